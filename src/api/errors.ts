@@ -1,0 +1,50 @@
+/** The `error.code` values the sandbox answers with (CONTRACT §4, plus the few it adds; see docs/errors.md). */
+export type ErrorCode =
+  | 'invalid_json'
+  | 'invalid_parameter'
+  | 'missing_parameter'
+  | 'unsupported_content_type'
+  | 'payload_too_large'
+  | 'invalid_api_key'
+  | 'live_key_not_allowed'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'unreachable_destination'
+  | 'call_not_active'
+  | 'number_unavailable'
+  | 'number_not_provisioned'
+  | 'rate_limited'
+  | 'not_implemented'
+  | 'internal_error'
+  | 'service_unavailable';
+
+/** The JSON error body of every non-2xx response. */
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; param?: string };
+}
+
+/**
+ * An error of the simulated API: a value with a status, code, message and optional
+ * param. Thrown inside the API layer and turned into a `Response` in one place
+ * (`pipeline.ts`); it never reaches the user's test as an exception.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly param?: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+
+  toBody(): ErrorBody {
+    return { error: { code: this.code, message: this.message, ...(this.param ? { param: this.param } : {}) } };
+  }
+}
+
+export const badRequest = (message: string, param?: string) => new ApiError(400, 'invalid_parameter', message, param);
+export const missing = (message: string, param: string) => new ApiError(400, 'missing_parameter', message, param);
+export const notFound = (message: string) => new ApiError(404, 'not_found', message);

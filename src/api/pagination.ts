@@ -1,0 +1,88 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Collection, StoredItem } from '../state/collection.js';
+import { badRequest } from './errors.js';
+import { dateTime, integer, object, optional, string, type Schema } from './schema.js';
+
+/** The list envelope of the spec. */
+export interface ListBody<J> {
+  data: J[];
+  next_cursor: string | null;
+  has_more: boolean;
+}
+
+/** Query parameters every list accepts (CONTRACT §4); a list adds its own filters beside them. */
+const LIST_PARAMS = {
+  limit: optional(integer({ description: 'Items per page (default 50).', min: 1, max: 200, fromQuery: true })),
+  cursor: optional(string({ description: 'The next_cursor of the previous page.', max: 200 })),
+  created_after: optional(dateTime('Only items created strictly after this instant.')),
+  created_before: optional(dateTime('Only items created strictly before this instant.')),
+};
+
+type Shape = Record<string, Schema<unknown>>;
+
+/** The query schema of one list: the shared parameters plus `filters`. */
+export function listQuery<S extends Shape>(filters: S, description: string) {
+  return object({ ...LIST_PARAMS, ...filters }, { description, label: 'query parameter' });
+}
+
+/**
+ * Cursors are opaque to clients: the position (`seq` of the last item served) signed with
+ * a key derived from the seed, bound to the list and the account. A forged cursor, or one
+ * from another list or account, fails the signature check: 400, never someone else's data.
+ * They stay valid while new items arrive, because positions never move.
+ */
+export class Cursors {
+  constructor(private readonly secret: string) {}
+
+  private sign(list: string, account: string, seq: number): Buffer {
+    return createHmac('sha256', this.secret).update(`${list}\n${account}\n${seq}`).digest().subarray(0, 12);
+  }
+
+  encode(list: string, account: string, seq: number): string {
+    return `${seq.toString(36)}.${this.sign(list, account, seq).toString('base64url')}`;
+  }
+
+  decode(list: string, account: string, cursor: string): number {
+    const [position, mac] = cursor.split('.');
+    const seq = position && /^[0-9a-z]{1,11}$/.test(position) ? parseInt(position, 36) : NaN;
+    const given = mac ? Buffer.from(mac, 'base64url') : Buffer.alloc(0);
+    if (!Number.isSafeInteger(seq) || given.length !== 12 || !timingSafeEqual(given, this.sign(list, account, seq))) {
+      throw badRequest(
+        '`cursor` is not a cursor of this list: pass the next_cursor of the previous page unchanged, with the same API key.',
+        'cursor',
+      );
+    }
+    return seq;
+  }
+}
+
+export interface ListParams {
+  limit?: number;
+  cursor?: string;
+  created_after?: number;
+  created_before?: number;
+}
+
+/** Serves one page of `collection` for `account`: the one pagination path every list uses. */
+export function paginate<T extends StoredItem, J>(
+  cursors: Cursors,
+  list: string,
+  collection: Collection<T>,
+  account: string,
+  params: ListParams,
+  toJson: (item: T) => J,
+  where?: (item: T) => boolean,
+): ListBody<J> {
+  const page = collection.page(account, {
+    limit: params.limit ?? 50,
+    beforeSeq: params.cursor === undefined ? undefined : cursors.decode(list, account, params.cursor),
+    createdAfterMs: params.created_after,
+    createdBeforeMs: params.created_before,
+    where,
+  });
+  return {
+    data: page.items.map(toJson),
+    next_cursor: page.nextSeq === null ? null : cursors.encode(list, account, page.nextSeq),
+    has_more: page.nextSeq !== null,
+  };
+}

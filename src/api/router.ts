@@ -1,0 +1,102 @@
+import type { Resource } from '../options.js';
+import type { Principal } from './auth.js';
+import { ApiError } from './errors.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface RequestContext {
+  principal: Principal;
+  /** Path parameters, e.g. `{ id: 'call_…' }`. */
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** The parsed JSON body of a POST or PUT; undefined for other methods. */
+  body: unknown;
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;
+
+/** One endpoint of the spec's table. */
+export interface Route {
+  method: Method;
+  /** Path relative to the base URL, with `{param}` placeholders: `/v1/calls/{id}`. */
+  path: string;
+  resource: Resource;
+  summary: string;
+  handle: Handler;
+}
+
+interface Compiled {
+  route: Route;
+  segments: string[];
+}
+
+export interface Match {
+  route: Route;
+  params: Record<string, string>;
+}
+
+/**
+ * Matches a method and path against the route table: an unknown path (or version) is
+ * 404, a known path with another method is 405 with an `Allow` header.
+ */
+export class Router {
+  private readonly compiled: Compiled[];
+
+  constructor(readonly routes: readonly Route[]) {
+    this.compiled = routes.map((route) => ({ route, segments: route.path.split('/').slice(1) }));
+  }
+
+  match(method: string, path: string): Match {
+    const segments = path.replace(/\/$/, '').split('/').slice(1);
+    const allowed: string[] = [];
+    let found: Match | undefined;
+    for (const { route, segments: pattern } of this.compiled) {
+      const params = matchSegments(pattern, segments);
+      if (!params) continue;
+      if (route.method === method) found ??= { route, params };
+      else allowed.push(route.method);
+    }
+    if (found) return found;
+    if (allowed.length > 0) {
+      throw new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${path}; use ${allowed.join(' or ')}.`, undefined, {
+        allow: allowed.join(', '),
+      });
+    }
+    const version = /^\/(v\d+)\//.exec(`${path}/`)?.[1];
+    const hint =
+      version && version !== 'v1'
+        ? `This API version does not exist: the current version is v1 (${path.replace(/^\/v\d+/, '/v1')}).`
+        : version === 'v1'
+          ? 'See the endpoint table in docs/ for the paths under /v1.'
+          : 'Every endpoint is under /v1/, e.g. /v1/calls.';
+    throw new ApiError(404, 'not_found', `No endpoint ${method} ${path}. ${hint}`);
+  }
+}
+
+function matchSegments(pattern: string[], actual: string[]): Record<string, string> | undefined {
+  if (pattern.length !== actual.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i++) {
+    const want = pattern[i]!;
+    const got = actual[i]!;
+    if (want.startsWith('{')) {
+      if (!got) return undefined;
+      params[want.slice(1, -1)] = safeDecode(got);
+    } else if (want !== got) return undefined;
+  }
+  return params;
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment; // a malformed escape is kept as written; the id lookup then finds nothing (404)
+  }
+}

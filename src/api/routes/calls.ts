@@ -1,0 +1,136 @@
+import type { Dialer } from '../../sim/dialer.js';
+import type { Network } from '../../sim/network.js';
+import type { CallRecord, CallService } from '../../state/calls.js';
+import { ApiError, badRequest, missing, notFound } from '../errors.js';
+import { listQuery, paginate, type Cursors } from '../pagination.js';
+import type { Handler, RequestContext } from '../router.js';
+import { array, boolean, object, oneOf, optional, phoneNumber, queryObject, string } from '../schema.js';
+
+export interface CallRoutesDeps {
+  calls: CallService;
+  dialer: Dialer;
+  network: Network;
+  cursors: Cursors;
+}
+
+/** The body of POST /v1/calls: one call, or a dialer campaign (see docs/calls.md). */
+export const placeCallBody = object(
+  {
+    to: optional(phoneNumber('Destination number in E.164.')),
+    from: optional(phoneNumber('Originating number in E.164.')),
+    ai_receptionist: optional(boolean('When true, an AI receptionist handles the call.')),
+    campaign: optional(
+      object(
+        {
+          to: array(phoneNumber('A number to dial.'), { description: 'Numbers to dial, in order.', min: 1, max: 1000 }),
+          from: phoneNumber('Originating number of every call.'),
+          ai_receptionist: optional(boolean('When true, an AI receptionist handles every call.')),
+        },
+        { description: 'A dialer campaign: its calls are dialled one after another on the clock.' },
+      ),
+    ),
+  },
+  { description: 'Start an outbound call, or a dialer campaign.' },
+);
+
+export const transferBody = object(
+  {
+    agent: optional(string({ description: 'Name of the agent who takes the call.', max: 64 })),
+    extension: optional(string({ description: 'Extension that takes the call.', pattern: /^\d{1,8}$/, patternHint: '1 to 8 digits, e.g. "204"' })),
+  },
+  { description: 'Transfer an answered call to exactly one of an agent or an extension.' },
+);
+
+export const listCallsQuery = listQuery(
+  {
+    status: optional(oneOf(['ringing', 'answered', 'completed'], 'Only calls in this status.')),
+    direction: optional(oneOf(['outbound', 'inbound'], 'Only calls in this direction.')),
+    campaign_id: optional(string({ description: 'Only calls of this dialer campaign.', max: 64 })),
+  },
+  'List calls, newest first.',
+);
+
+function unreachable(to: string, param: string): ApiError {
+  return new ApiError(
+    422,
+    'unreachable_destination',
+    `\`${param}\` ${to} is unreachable: no carrier serves that destination. Call another number (in the sandbox, +15005550001 and +999… are unreachable by design).`,
+    param,
+  );
+}
+
+export function callHandlers(deps: CallRoutesDeps): Record<'place' | 'list' | 'fetch' | 'transfer', Handler> {
+  const { calls, dialer, network, cursors } = deps;
+
+  const findCall = (ctx: RequestContext): CallRecord => {
+    const call = calls.store.get(ctx.principal.account, ctx.params.id!);
+    if (!call) throw notFound(`No call ${ctx.params.id} in this account: check the id returned by POST /v1/calls.`);
+    return call;
+  };
+
+  return {
+    place(ctx) {
+      const body = placeCallBody.parse(ctx.body, '');
+      const account = ctx.principal.account;
+      if (body.campaign) {
+        for (const field of ['to', 'from', 'ai_receptionist'] as const) {
+          if (body[field] !== undefined)
+            throw badRequest(`\`${field}\` cannot be combined with \`campaign\`: put it inside campaign (campaign.${field}).`, field);
+        }
+        const { to, from, ai_receptionist } = body.campaign;
+        const bad = to.findIndex((n) => network.isUnreachable(n));
+        if (bad >= 0) throw unreachable(to[bad]!, `campaign.to[${bad}]`);
+        const campaign = dialer.start(account, { to, from, aiReceptionist: ai_receptionist ?? false });
+        return { status: 201, body: dialer.toJson(campaign) };
+      }
+      if (body.to === undefined) throw missing('`to` is required: the destination number in E.164, e.g. +14155550123 (or send `campaign` to dial several).', 'to');
+      if (body.from === undefined) throw missing('`from` is required: the originating number in E.164, e.g. +14155550100.', 'from');
+      if (network.isUnreachable(body.to)) throw unreachable(body.to, 'to');
+      const call = calls.place({
+        account,
+        from: body.from,
+        to: body.to,
+        aiReceptionist: body.ai_receptionist ?? false,
+        direction: 'outbound',
+        campaignId: null,
+        behavior: network.nextCall(body.to),
+      });
+      return { status: 201, body: calls.toJson(call) };
+    },
+
+    list(ctx) {
+      const q = listCallsQuery.parse(queryObject(ctx.query), '');
+      const where =
+        q.status || q.direction || q.campaign_id
+          ? (c: CallRecord) =>
+              (!q.status || c.status === q.status) &&
+              (!q.direction || c.direction === q.direction) &&
+              (!q.campaign_id || c.campaignId === q.campaign_id)
+          : undefined;
+      return { status: 200, body: paginate(cursors, 'calls', calls.store, ctx.principal.account, q, (c) => calls.toJson(c), where) };
+    },
+
+    fetch(ctx) {
+      const id = ctx.params.id!;
+      if (id.startsWith('camp_')) {
+        const campaign = dialer.store.get(ctx.principal.account, id);
+        if (!campaign) throw notFound(`No campaign ${id} in this account.`);
+        return { status: 200, body: dialer.toJson(campaign) };
+      }
+      return { status: 200, body: calls.toJson(findCall(ctx)) };
+    },
+
+    transfer(ctx) {
+      const body = transferBody.parse(ctx.body, '');
+      if (body.agent !== undefined && body.extension !== undefined)
+        throw badRequest('Give exactly one of `agent` or `extension`, not both.', 'extension');
+      const target = body.agent !== undefined ? { agent: body.agent } : body.extension !== undefined ? { extension: body.extension } : undefined;
+      if (!target) throw missing('Give one of `agent` (an agent name) or `extension` (digits, e.g. "204") to transfer to.', 'agent');
+      const call = findCall(ctx);
+      if (!calls.transfer(call, target)) {
+        throw new ApiError(422, 'call_not_active', `Call ${call.id} is ${call.status}; only an answered call can be transferred.`);
+      }
+      return { status: 200, body: calls.toJson(call) };
+    },
+  };
+}

@@ -1,0 +1,32 @@
+/** Levenshtein distance, small inputs only (field and event names). */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return row[b.length]!;
+}
+
+/**
+ * The candidate nearest to `input`, if it is near enough to be a likely typo
+ * (`call.start` → `call.started`, `ai_recepcionist` → `ai_receptionist`).
+ */
+export function nearest(input: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestScore = Infinity;
+  const lower = input.toLowerCase();
+  for (const candidate of candidates) {
+    const score = candidate.startsWith(lower) || lower.startsWith(candidate) ? 0.5 : distance(lower, candidate);
+    if (score < bestScore) {
+      best = candidate;
+      bestScore = score;
+    }
+  }
+  return best !== undefined && bestScore <= Math.max(2, Math.floor(input.length / 3)) ? best : undefined;
+}

@@ -1,0 +1,325 @@
+import { Auth } from './api/auth.js';
+import { Cursors } from './api/pagination.js';
+import { Pipeline } from './api/pipeline.js';
+import { RateLimiter } from './api/rate-limit.js';
+import { Router } from './api/router.js';
+import { routeTable } from './api/routes/index.js';
+import { SandboxError } from './errors.js';
+import { EventBus } from './events/bus.js';
+import type { EventType, SandboxEvent } from './events/types.js';
+import { intercept } from './intercept/interceptor.js';
+import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js';
+import type { AnsweredBy } from './state/call-machine.js';
+import { CallService, type Call, type CallRecord } from './state/calls.js';
+import { VirtualClock } from './sim/clock.js';
+import { Dialer } from './sim/dialer.js';
+import { toMs, type Duration } from './sim/duration.js';
+import { checkBehavior, checkNumber, Network, resolveBehavior, type CallBehavior } from './sim/network.js';
+import { SeededRandom } from './sim/random.js';
+
+/** Options of {@link Sandbox.calls}.inbound. */
+export interface InboundCallOptions {
+  /** The caller (any E.164 number). */
+  from: string;
+  /** The number called, in the account of `apiKey`. */
+  to: string;
+  /** Whose account receives the call: one of its API keys. */
+  apiKey: string;
+  /** Let the AI receptionist answer. Default false. */
+  aiReceptionist?: boolean;
+  /** How the call goes; defaults as for outbound calls. */
+  behavior?: CallBehavior;
+}
+
+/** An unexpected exception inside the sandbox, kept for inspection (it was answered as a 500 or reported by `advance`). */
+export interface InternalError {
+  error: unknown;
+  requestId?: string;
+  at: string;
+}
+
+/**
+ * One simulated service: its own clock, seeded randomness, accounts, calls and event
+ * log. Nothing is shared between two sandboxes except the process-wide interception,
+ * which routes by base URL. Create it with {@link createSandbox}.
+ */
+export class Sandbox {
+  /** The base URL served, without a trailing slash. */
+  readonly baseUrl: string;
+  readonly seed: number;
+
+  private readonly options: ResolvedOptions;
+  private readonly clock: VirtualClock;
+  private readonly random: SeededRandom;
+  private readonly bus: EventBus;
+  private readonly networkSim = new Network();
+  private readonly callService: CallService;
+  private readonly dialer: Dialer;
+  private readonly auth: Auth;
+  private readonly limiter = new RateLimiter();
+  private readonly pipeline: Pipeline;
+  private readonly failures: InternalError[] = [];
+  /** Errors thrown by the user's own event listeners, rethrown by the next advance(). */
+  private readonly listenerErrors: unknown[] = [];
+  private stopIntercepting: (() => void) | null = null;
+  private closed = false;
+
+  constructor(options: SandboxOptions = {}) {
+    this.options = resolveOptions(options);
+    this.baseUrl = this.options.baseUrl;
+    this.seed = this.options.seed;
+    this.random = new SeededRandom(this.seed);
+    const onError = (error: unknown) => this.recordFailure(error);
+    this.clock = new VirtualClock(this.options.startMs, onError);
+    this.bus = new EventBus(this.random, () => this.clock.now(), onError);
+    this.callService = new CallService({
+      clock: this.clock,
+      random: this.random,
+      bus: this.bus,
+      baseUrl: this.baseUrl,
+      aiHandler: this.options.aiHandler,
+      onError,
+    });
+    this.dialer = new Dialer({
+      clock: this.clock,
+      random: this.random,
+      calls: this.callService,
+      network: this.networkSim,
+      aiHandler: this.options.aiHandler,
+      intervalMs: this.options.dialIntervalMs,
+    });
+    this.auth = new Auth(this.options);
+    const router = new Router(
+      routeTable({ calls: this.callService, dialer: this.dialer, network: this.networkSim, cursors: new Cursors(`svc-sandbox:${this.seed}`) }),
+    );
+    this.pipeline = new Pipeline({
+      router,
+      auth: this.auth,
+      limiter: this.limiter,
+      random: this.random,
+      now: () => this.clock.now(),
+      basePath: this.options.basePath,
+      onInternalError: (error, requestId) => this.recordFailure(error, requestId),
+    });
+  }
+
+  /**
+   * Starts answering requests to `baseUrl` made from this process by `fetch`,
+   * `node:http`/`node:https` (axios, got, SDKs) and `XMLHttpRequest`. Other origins pass through.
+   *
+   * @example
+   * const sandbox = createSandbox(); sandbox.listen();
+   * await fetch('https://api.svc.test/v1/calls', { headers: { authorization: 'Bearer SVC_TEST_me' } });
+   */
+  listen(): this {
+    this.assertOpen('listen');
+    this.stopIntercepting ??= intercept(new URL(this.baseUrl).origin, this.options.basePath, (request) => this.handle(request));
+    return this;
+  }
+
+  /**
+   * Stops intercepting (the last sandbox to close restores every patched global) and
+   * cancels all pending virtual work. Safe to call twice. A closed sandbox cannot be reused.
+   *
+   * @example
+   * afterEach(() => sandbox.close());
+   */
+  close(): void {
+    this.stopIntercepting?.();
+    this.stopIntercepting = null;
+    this.callService.stopAll();
+    this.clock.cancelAll();
+    this.closed = true;
+  }
+
+  /**
+   * Moves virtual time forward, running every transition, event and delivery due in the
+   * window in order; resolves when the work it started has settled. Idle time is free.
+   *
+   * @example
+   * await sandbox.advance('90s'); // ms number or '500ms' '30s' '5m' '2h' '1d'
+   */
+  async advance(duration: Duration): Promise<void> {
+    this.assertOpen('advance');
+    await this.clock.advance(toMs(duration, 'Failed to advance'));
+    if (this.listenerErrors.length > 0) {
+      const [first] = this.listenerErrors.splice(0);
+      throw new SandboxError('An event listener you registered with sandbox.events.subscribe() threw; see `cause`.', { cause: first });
+    }
+  }
+
+  /**
+   * Virtual now.
+   *
+   * @example
+   * sandbox.now().toISOString(); // '2026-01-01T00:00:00.000Z' right after creation
+   */
+  now(): Date {
+    return new Date(this.clock.now());
+  }
+
+  /**
+   * Answers one request without interception: the same pipeline `listen()` routes to.
+   * Never rejects for API errors (they are JSON responses) nor for sandbox bugs (500).
+   *
+   * @example
+   * const res = await sandbox.handle(new Request(`${sandbox.baseUrl}/v1/calls`, { headers: { authorization: 'Bearer SVC_TEST_me' } }));
+   */
+  handle(request: Request): Promise<Response> {
+    this.assertOpen('handle a request');
+    return this.pipeline.handle(request);
+  }
+
+  /**
+   * Empties the instance: calls, campaigns, events, rate windows, scripted behaviour; the
+   * clock returns to `startTime` and ids start over. It keeps listening.
+   *
+   * @example
+   * beforeEach(() => sandbox.reset());
+   */
+  reset(): void {
+    this.assertOpen('reset');
+    this.callService.clear();
+    this.dialer.store.clear();
+    this.clock.reset(this.options.startMs);
+    this.bus.clear();
+    this.limiter.clear();
+    this.auth.clear();
+    this.networkSim.clearBehavior();
+    this.random.reset();
+    this.failures.length = 0;
+    this.listenerErrors.length = 0;
+  }
+
+  /** Unexpected exceptions caught inside the sandbox (each was answered as a 500 or logged). Empty in a healthy run. */
+  internalErrors(): InternalError[] {
+    return [...this.failures];
+  }
+
+  /**
+   * Scripting live calls.
+   *
+   * @example
+   * sandbox.network.setBehavior('+14155550123', { ring: 'manual' });
+   * const { id } = await (await fetch(...POST /v1/calls...)).json();
+   * sandbox.calls.answer(id);        // answered now
+   * await sandbox.advance('42s');
+   * sandbox.calls.hangUp(id);        // completed, disposition answered, duration 42
+   */
+  readonly calls = {
+    /** The call as the API would show it, or undefined. Any account. */
+    get: (id: string): Call | undefined => {
+      const call = this.callService.store.find(id);
+      return call && this.callService.toJson(call);
+    },
+    /** Answers a ringing call now (by a human unless `by` says otherwise). */
+    answer: (id: string, options: { by?: Exclude<AnsweredBy, 'ai_receptionist'> } = {}): Call =>
+      this.act(id, 'answer', { type: 'ANSWERED', ...(options.by ? { by: options.by } : {}) }, 'ringing'),
+    /** Ends a live call now: an answered one completes `answered`, a ringing one `canceled`. */
+    hangUp: (id: string): Call => this.act(id, 'hang up', { type: 'HUNG_UP' }, 'ringing or answered'),
+    /**
+     * Rings a number of an account from outside: an inbound call, through the same
+     * lifecycle (and events) as an outbound one.
+     */
+    inbound: (options: InboundCallOptions): Call => {
+      this.assertOpen('place an inbound call');
+      const from = checkNumber(options.from, 'calls.inbound: from');
+      const to = checkNumber(options.to, 'calls.inbound: to');
+      const call = this.callService.place({
+        account: this.accountOf(options.apiKey, 'calls.inbound'),
+        from,
+        to,
+        aiReceptionist: options.aiReceptionist ?? false,
+        direction: 'inbound',
+        campaignId: null,
+        behavior: resolveBehavior(checkBehavior(options.behavior ?? {}, 'calls.inbound: behavior')),
+      });
+      return this.callService.toJson(call);
+    },
+  };
+
+  /**
+   * Scripting the simulated carrier per destination (CONTRACT §7 gives the defaults and
+   * magic numbers).
+   *
+   * @example
+   * sandbox.network.setBehavior('+14155550123', { outcome: 'busy' });
+   * sandbox.network.queueBehavior('+14155550124', { outcome: 'no_answer' }, { outcome: 'answered' }); // first call unanswered, the retry answered
+   */
+  readonly network = {
+    /** Every later call to `number` behaves so (until cleared). */
+    setBehavior: (number: string, behavior: CallBehavior): void => this.networkSim.setBehavior(number, behavior),
+    /** The next calls to `number` take these behaviours, one each, before the standing one applies again. */
+    queueBehavior: (number: string, ...behaviors: CallBehavior[]): void => this.networkSim.queueBehavior(number, behaviors),
+    /** Forgets scripted behaviour of `number`, or of every number. */
+    clearBehavior: (number?: string): void => this.networkSim.clearBehavior(number),
+  };
+
+  /**
+   * The ordered log of emitted events, and listeners on it.
+   *
+   * @example
+   * const types = sandbox.events.list({ apiKey: 'SVC_TEST_me' }).map((e) => e.type);
+   * const stop = sandbox.events.subscribe((event) => console.log(event.type));
+   */
+  readonly events = {
+    /** Emitted events in order, optionally of one type and/or one account (named by any of its keys). */
+    list: (filter: { type?: EventType; apiKey?: string } = {}): SandboxEvent[] =>
+      this.bus
+        .entries({ type: filter.type, account: filter.apiKey === undefined ? undefined : this.accountOf(filter.apiKey, 'events.list') })
+        .map((entry) => structuredClone(entry.event)),
+    /**
+     * Calls `listener` with each event as it is emitted. If it throws, the error is
+     * rethrown by the next `advance()`. Returns the function that unsubscribes.
+     */
+    subscribe: (listener: (event: SandboxEvent) => void, filter: { type?: EventType; apiKey?: string } = {}): (() => void) => {
+      const account = filter.apiKey === undefined ? undefined : this.accountOf(filter.apiKey, 'events.subscribe');
+      return this.bus.subscribe((event, eventAccount) => {
+        if ((filter.type && event.type !== filter.type) || (account !== undefined && eventAccount !== account)) return;
+        try {
+          listener(structuredClone(event));
+        } catch (error) {
+          this.listenerErrors.push(error);
+        }
+      });
+    },
+  };
+
+  private act(id: string, verb: string, event: Parameters<CallService['send']>[1], expected: string): Call {
+    this.assertOpen(`${verb} a call`);
+    const call: CallRecord | undefined = this.callService.store.find(id);
+    if (!call) throw new SandboxError(`Failed to ${verb} ${id}: no such call in this sandbox. Use the id from POST /v1/calls or calls.inbound().`);
+    if (!this.callService.send(call, event)) {
+      throw new SandboxError(`Failed to ${verb} ${id}: the call is ${call.status}, and only a ${expected} call can be.`);
+    }
+    return this.callService.toJson(call);
+  }
+
+  private accountOf(apiKey: string, where: string): string {
+    try {
+      return this.auth.authenticate(`Bearer ${apiKey}`).account;
+    } catch (error) {
+      throw new SandboxError(`${where}: ${JSON.stringify(apiKey)} is not an API key this sandbox accepts (${(error as Error).message})`);
+    }
+  }
+
+  private recordFailure(error: unknown, requestId?: string): void {
+    this.failures.push({ error, at: new Date(this.clock.now()).toISOString(), ...(requestId ? { requestId } : {}) });
+  }
+
+  private assertOpen(what: string): void {
+    if (this.closed) throw new SandboxError(`Failed to ${what}: the sandbox is closed. Create a new one with createSandbox().`);
+  }
+}
+
+/**
+ * Creates a sandbox. It intercepts nothing until `listen()`.
+ *
+ * @example
+ * import { createSandbox } from 'svc-sandbox';
+ * const sandbox = createSandbox({ seed: 42 });
+ * sandbox.listen();
+ */
+export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  return new Sandbox(options);
+}

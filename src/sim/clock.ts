@@ -1,0 +1,111 @@
+import FakeTimers from '@sinonjs/fake-timers';
+
+/** Node's timers reject delays above 2^31-1 ms; fake-timers mirrors that, so long advances move in chunks. */
+const MAX_STEP_MS = 2 ** 31 - 1;
+
+export type TimerHandle = ReturnType<FakeTimers.Clock['setTimeout']>;
+
+/**
+ * The sandbox's one clock: a private @sinonjs/fake-timers clock that installs nothing
+ * globally (so a user's `vi.useFakeTimers()` neither moves it nor is moved by it), plus
+ * the bookkeeping that lets {@link VirtualClock.advance} wait for asynchronous work such
+ * as webhook deliveries that a timer started.
+ */
+export class VirtualClock {
+  private readonly fake: FakeTimers.Clock;
+  private readonly inflight = new Set<Promise<unknown>>();
+  private queue: Promise<void> = Promise.resolve();
+
+  /** The adapter XState's `createActor(machine, { clock })` takes. */
+  readonly xstateClock = {
+    setTimeout: (fn: (...args: unknown[]) => void, ms: number) => this.setTimeout(fn, ms),
+    clearTimeout: (id: unknown) => this.clearTimeout(id as TimerHandle),
+  };
+
+  /** `onError` receives anything a timer callback throws; the clock itself never throws it on. */
+  constructor(startMs: number, private readonly onError: (error: unknown) => void) {
+    this.fake = FakeTimers.createClock(startMs, 100_000);
+  }
+
+  /** Virtual now, in epoch milliseconds. */
+  now(): number {
+    return this.fake.now;
+  }
+
+  /** Runs `fn` after `ms` of virtual time. */
+  setTimeout(fn: () => void, ms: number): TimerHandle {
+    return this.fake.setTimeout(() => {
+      try {
+        fn();
+      } catch (error) {
+        this.onError(error);
+      }
+    }, Math.max(0, ms));
+  }
+
+  clearTimeout(id: TimerHandle): void {
+    this.fake.clearTimeout(id);
+  }
+
+  /** Makes `advance` wait for `work` (a delivery in flight, a stream write) before moving on. */
+  track<T>(work: Promise<T>): Promise<T> {
+    const settled = work.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.inflight.add(settled);
+    void settled.then(() => this.inflight.delete(settled));
+    return work;
+  }
+
+  /** Whether any timer or tracked work is pending. */
+  get idle(): boolean {
+    return this.inflight.size === 0 && this.fake.countTimers() === 0;
+  }
+
+  /**
+   * Moves virtual time forward by `ms`, firing every timer due in the window in time
+   * order, and waiting for tracked work after each one, so that work started at an
+   * instant (a webhook attempt) settles before later instants run. Time with nothing
+   * scheduled costs nothing. Calls queue: a second `advance` starts when the first ends.
+   */
+  advance(ms: number): Promise<void> {
+    const run = this.queue.then(() => this.run(ms));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async run(ms: number): Promise<void> {
+    const end = this.fake.now + ms;
+    do {
+      await this.settle();
+      let reached = false;
+      // A sentinel timer marks the end of this step; timers due before it (or at the same
+      // instant, scheduled earlier) fire first, in order, one at a time.
+      this.fake.setTimeout(() => (reached = true), Math.min(end - this.fake.now, MAX_STEP_MS));
+      while (!reached) {
+        this.fake.next();
+        if (this.inflight.size > 0) await this.settle();
+      }
+      // Timers scheduled at this very instant while the step ran.
+      this.fake.tick(0);
+      await this.settle();
+    } while (this.fake.now < end);
+  }
+
+  /** Waits until no tracked work is in flight (work may start more work). */
+  async settle(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.all([...this.inflight]);
+  }
+
+  /** Drops every pending timer without firing it; virtual now stays where it is. */
+  cancelAll(): void {
+    this.reset(this.fake.now);
+  }
+
+  /** Drops every pending timer and sets virtual now to `nowMs`. */
+  reset(nowMs: number): void {
+    this.fake.reset();
+    this.fake.setSystemTime(nowMs);
+  }
+}

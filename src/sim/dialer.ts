@@ -1,0 +1,115 @@
+import { Collection, type StoredItem } from '../state/collection.js';
+import type { CallRecord, CallService } from '../state/calls.js';
+import type { VirtualClock } from './clock.js';
+import type { Network } from './network.js';
+import type { SeededRandom } from './random.js';
+
+export interface CampaignRecord extends StoredItem {
+  from: string;
+  to: string[];
+  aiReceptionist: boolean;
+  callIds: string[];
+  /** Calls dialled and not yet completed. */
+  live: number;
+  completedMs: number | null;
+}
+
+/** A dialer campaign as the API shows it (see docs/calls.md). */
+export interface Campaign {
+  id: string;
+  object: 'campaign';
+  status: 'running' | 'completed';
+  from: string;
+  to: string[];
+  ai_receptionist: boolean;
+  ai_handler: string;
+  call_ids: string[];
+  calls_dialed: number;
+  calls_completed: number;
+  created_at: string;
+  completed_at: string | null;
+}
+
+interface DialerDeps {
+  clock: VirtualClock;
+  random: SeededRandom;
+  calls: CallService;
+  network: Network;
+  aiHandler: string;
+  /** Virtual time between two dials of one campaign. */
+  intervalMs: number;
+}
+
+/**
+ * The simulated predictive dialer: a campaign dials its first number at once and the
+ * next one every `intervalMs` of virtual time, each as an ordinary outbound call, and is
+ * `completed` when its last call has completed.
+ */
+export class Dialer {
+  readonly store = new Collection<CampaignRecord>();
+
+  constructor(private readonly deps: DialerDeps) {
+    deps.calls.onCallCompleted((call) => this.callCompleted(call));
+  }
+
+  start(account: string, input: { from: string; to: string[]; aiReceptionist: boolean }): CampaignRecord {
+    const { clock, random } = this.deps;
+    const campaign = this.store.insert({
+      id: random.id('camp'),
+      account,
+      seq: this.store.allocateSeq(),
+      createdMs: clock.now(),
+      from: input.from,
+      to: [...input.to],
+      aiReceptionist: input.aiReceptionist,
+      callIds: [],
+      live: 0,
+      completedMs: null,
+    });
+    this.dialNext(campaign);
+    return campaign;
+  }
+
+  toJson(campaign: CampaignRecord): Campaign {
+    return {
+      id: campaign.id,
+      object: 'campaign',
+      status: campaign.completedMs === null ? 'running' : 'completed',
+      from: campaign.from,
+      to: [...campaign.to],
+      ai_receptionist: campaign.aiReceptionist,
+      ai_handler: campaign.aiReceptionist ? this.deps.aiHandler : 'none',
+      call_ids: [...campaign.callIds],
+      calls_dialed: campaign.callIds.length,
+      calls_completed: campaign.callIds.length - campaign.live,
+      created_at: new Date(campaign.createdMs).toISOString(),
+      completed_at: campaign.completedMs === null ? null : new Date(campaign.completedMs).toISOString(),
+    };
+  }
+
+  private dialNext(campaign: CampaignRecord): void {
+    const to = campaign.to[campaign.callIds.length]!;
+    campaign.live++;
+    const call = this.deps.calls.place({
+      account: campaign.account,
+      from: campaign.from,
+      to,
+      aiReceptionist: campaign.aiReceptionist,
+      direction: 'outbound',
+      campaignId: campaign.id,
+      behavior: this.deps.network.nextCall(to),
+    });
+    campaign.callIds.push(call.id);
+    if (campaign.callIds.length < campaign.to.length) {
+      this.deps.clock.setTimeout(() => this.dialNext(campaign), this.deps.intervalMs);
+    }
+  }
+
+  private callCompleted(call: CallRecord): void {
+    if (call.campaignId === null) return;
+    const campaign = this.store.find(call.campaignId);
+    if (!campaign) return;
+    campaign.live--;
+    if (campaign.live === 0 && campaign.callIds.length === campaign.to.length) campaign.completedMs = this.deps.clock.now();
+  }
+}

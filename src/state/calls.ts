@@ -1,0 +1,240 @@
+import { createActor, type Actor } from 'xstate';
+import type { EventBus } from '../events/bus.js';
+import type { VirtualClock } from '../sim/clock.js';
+import type { ResolvedBehavior } from '../sim/network.js';
+import type { SeededRandom } from '../sim/random.js';
+import { callMachine, type AnsweredBy, type CallMachineEvent, type Disposition, type TransferTarget } from './call-machine.js';
+import { Collection, type StoredItem } from './collection.js';
+
+export type CallStatus = 'ringing' | 'answered' | 'completed';
+export type CallDirection = 'outbound' | 'inbound';
+
+/** A call as stored: public fields in their cheapest form, times as epoch ms. */
+export interface CallRecord extends StoredItem {
+  status: CallStatus;
+  direction: CallDirection;
+  from: string;
+  to: string;
+  aiReceptionist: boolean;
+  answeredBy: AnsweredBy | null;
+  disposition: Disposition | null;
+  agent: string | null;
+  extension: string | null;
+  campaignId: string | null;
+  recordingId: string | null;
+  transcriptId: string | null;
+  answeredMs: number | null;
+  endedMs: number | null;
+}
+
+/** The call resource as the API shows it (CONTRACT §5; the extra fields are documented in docs/calls.md). */
+export interface Call {
+  id: string;
+  status: CallStatus;
+  ai_handler: string;
+  direction: CallDirection;
+  from: string;
+  to: string;
+  ai_receptionist: boolean;
+  answered_by: AnsweredBy | null;
+  disposition: Disposition | null;
+  /** Whole seconds from answer to end; 0 for a call never answered; null while live. */
+  duration: number | null;
+  agent: string | null;
+  extension: string | null;
+  campaign_id: string | null;
+  recording_id: string | null;
+  recording_url: string | null;
+  transcript_id: string | null;
+  created_at: string;
+  answered_at: string | null;
+  ended_at: string | null;
+}
+
+export interface PlaceCallInput {
+  account: string;
+  from: string;
+  to: string;
+  aiReceptionist: boolean;
+  direction: CallDirection;
+  campaignId: string | null;
+  behavior: ResolvedBehavior;
+}
+
+interface CallServiceDeps {
+  clock: VirtualClock;
+  random: SeededRandom;
+  bus: EventBus;
+  baseUrl: string;
+  aiHandler: string;
+  onError: (error: unknown) => void;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/**
+ * Owns every call of one sandbox: the records, and one running XState actor per live
+ * call. The machine decides every transition; this service supplies its side effects
+ * (update the record, publish the event) and drops the actor when the call completes,
+ * so a finished call costs only its record.
+ */
+export class CallService {
+  readonly store = new Collection<CallRecord>();
+  private readonly actors = new Map<string, Actor<typeof callMachine>>();
+  private readonly completedListeners = new Set<(call: CallRecord) => void>();
+  private readonly machine;
+
+  constructor(private readonly deps: CallServiceDeps) {
+    this.machine = callMachine.provide({
+      actions: {
+        started: ({ context }) => this.publish(this.record(context.callId), 'call.started'),
+        answered: ({ context }, { by }) => this.onAnswered(this.record(context.callId), by),
+        transferred: ({ context }, target) => this.onTransferred(this.record(context.callId), target),
+        completed: ({ context }, { disposition }) => this.onCompleted(this.record(context.callId), disposition),
+      },
+    });
+  }
+
+  /** Creates the call and starts its lifecycle now (publishing `call.started`). */
+  place(input: PlaceCallInput): CallRecord {
+    const { clock, random } = this.deps;
+    const call: CallRecord = this.store.insert({
+      id: random.id('call'),
+      account: input.account,
+      seq: this.store.allocateSeq(),
+      createdMs: clock.now(),
+      status: 'ringing',
+      direction: input.direction,
+      from: input.from,
+      to: input.to,
+      aiReceptionist: input.aiReceptionist,
+      answeredBy: null,
+      disposition: null,
+      agent: null,
+      extension: null,
+      campaignId: input.campaignId,
+      recordingId: null,
+      transcriptId: null,
+      answeredMs: null,
+      endedMs: null,
+    });
+    const { behavior } = input;
+    // The AI receptionist always answers (a test can still script busy or no answer).
+    const actor = createActor(this.machine, {
+      clock: clock.xstateClock,
+      input: {
+        callId: call.id,
+        ringMs: behavior.ringMs,
+        talkMs: behavior.talkMs,
+        outcome: behavior.outcome,
+        answeredBy: input.aiReceptionist ? 'ai_receptionist' : behavior.answeredBy,
+      },
+    });
+    this.actors.set(call.id, actor);
+    actor.subscribe({ error: (error) => this.deps.onError(error) });
+    if (behavior.agent !== null) call.agent = behavior.agent;
+    actor.start();
+    return call;
+  }
+
+  /**
+   * Sends a network or party event to a live call. Returns false, changing nothing, when
+   * the machine refuses it in the call's current state (or the call has ended).
+   */
+  send(call: CallRecord, event: CallMachineEvent): boolean {
+    const actor = this.actors.get(call.id);
+    if (!actor || !actor.getSnapshot().can(event)) return false;
+    actor.send(event);
+    return true;
+  }
+
+  transfer(call: CallRecord, target: TransferTarget): boolean {
+    return this.send(call, { type: 'TRANSFERRED', target });
+  }
+
+  /** Runs `listener` whenever a call completes (the dialer uses it to pace campaigns). */
+  onCallCompleted(listener: (call: CallRecord) => void): void {
+    this.completedListeners.add(listener);
+  }
+
+  /** The public JSON of a call. */
+  toJson(call: CallRecord): Call {
+    const recordingUrl = call.recordingId ? `${this.deps.baseUrl}/v1/recordings/${call.recordingId}/audio` : null;
+    return {
+      id: call.id,
+      status: call.status,
+      ai_handler: call.aiReceptionist ? this.deps.aiHandler : 'none',
+      direction: call.direction,
+      from: call.from,
+      to: call.to,
+      ai_receptionist: call.aiReceptionist,
+      answered_by: call.answeredBy,
+      disposition: call.disposition,
+      duration: call.endedMs === null ? null : call.answeredMs === null ? 0 : Math.round((call.endedMs - call.answeredMs) / 1000),
+      agent: call.agent,
+      extension: call.extension,
+      campaign_id: call.campaignId,
+      recording_id: call.recordingId,
+      recording_url: recordingUrl,
+      transcript_id: call.transcriptId,
+      created_at: new Date(call.createdMs).toISOString(),
+      answered_at: iso(call.answeredMs),
+      ended_at: iso(call.endedMs),
+    };
+  }
+
+  /** Stops every live call without completing it and forgets all calls. */
+  clear(): void {
+    this.stopAll();
+    this.store.clear();
+  }
+
+  /** Stops the actors (their timers belong to the clock, which the sandbox cancels). */
+  stopAll(): void {
+    for (const actor of this.actors.values()) actor.stop();
+    this.actors.clear();
+  }
+
+  get liveCount(): number {
+    return this.actors.size;
+  }
+
+  private record(id: string): CallRecord {
+    const call = this.store.find(id);
+    if (!call) throw new Error(`call ${id} has an actor but no record`);
+    return call;
+  }
+
+  private publish(call: CallRecord, type: 'call.started' | 'call.answered' | 'call.completed'): void {
+    this.deps.bus.publish(call.account, type, this.toJson(call) as unknown as Record<string, unknown>);
+  }
+
+  private onAnswered(call: CallRecord, by: AnsweredBy): void {
+    call.status = 'answered';
+    call.answeredBy = by;
+    call.answeredMs = this.deps.clock.now();
+    call.transcriptId = this.deps.random.id('trn');
+    if (by === 'ai_receptionist') call.agent = this.deps.aiHandler;
+    this.publish(call, 'call.answered');
+  }
+
+  private onTransferred(call: CallRecord, target: TransferTarget): void {
+    if ('agent' in target) {
+      call.agent = target.agent;
+      call.extension = null;
+    } else {
+      call.extension = target.extension;
+      call.agent = null;
+    }
+  }
+
+  private onCompleted(call: CallRecord, disposition: Disposition): void {
+    call.status = 'completed';
+    call.disposition = disposition;
+    call.endedMs = this.deps.clock.now();
+    if (call.answeredMs !== null) call.recordingId = this.deps.random.id('rec');
+    this.actors.delete(call.id);
+    this.publish(call, 'call.completed');
+    for (const listener of this.completedListeners) listener(call);
+  }
+}
