@@ -3,7 +3,12 @@ import FakeTimers from '@sinonjs/fake-timers';
 /** Node's timers reject delays above 2^31-1 ms; fake-timers mirrors that, so long advances move in chunks. */
 const MAX_STEP_MS = 2 ** 31 - 1;
 
-export type TimerHandle = ReturnType<FakeTimers.Clock['setTimeout']>;
+type FakeTimerId = ReturnType<FakeTimers.Clock['setTimeout']>;
+/** A timer longer than one native timer can be: re-armed in steps; `id` is the current step. */
+class LongTimer {
+  constructor(public id: FakeTimerId) {}
+}
+export type TimerHandle = FakeTimerId | LongTimer;
 
 /**
  * The sandbox's one clock: a private @sinonjs/fake-timers clock that installs nothing
@@ -34,17 +39,25 @@ export class VirtualClock {
 
   /** Runs `fn` after `ms` of virtual time. */
   setTimeout(fn: () => void, ms: number): TimerHandle {
-    return this.fake.setTimeout(() => {
+    const run = () => {
       try {
         fn();
       } catch (error) {
         this.onError(error);
       }
-    }, Math.max(0, ms));
+    };
+    if (!(ms > MAX_STEP_MS)) return this.fake.setTimeout(run, Math.max(0, ms || 0));
+    // Like Node's, fake-timers would turn a longer delay into 1 ms: re-arm in steps instead.
+    const timer = new LongTimer(0 as FakeTimerId);
+    const arm = (remaining: number) => {
+      timer.id = this.fake.setTimeout(remaining > MAX_STEP_MS ? () => arm(remaining - MAX_STEP_MS) : run, Math.min(remaining, MAX_STEP_MS));
+    };
+    arm(ms);
+    return timer;
   }
 
   clearTimeout(id: TimerHandle): void {
-    this.fake.clearTimeout(id);
+    this.fake.clearTimeout(id instanceof LongTimer ? id.id : id);
   }
 
   /** Makes `advance` wait for `work` (a delivery in flight, a stream write) before moving on. */

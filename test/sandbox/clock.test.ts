@@ -1,0 +1,87 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createSandbox, SandboxError, type Sandbox } from '../../src/index.js';
+import { client, TO } from '../helpers.js';
+
+let sandbox: Sandbox;
+beforeEach(() => {
+  sandbox = createSandbox({ seed: 1, startTime: '2026-03-01T12:00:00Z' }).listen();
+});
+afterEach(() => {
+  vi.useRealTimers();
+  sandbox.close();
+});
+
+describe('virtual clock', () => {
+  it('starts at startTime and moves only with advance', async () => {
+    expect(sandbox.now().toISOString()).toBe('2026-03-01T12:00:00.000Z');
+    await sandbox.advance(1500);
+    expect(sandbox.now().toISOString()).toBe('2026-03-01T12:00:01.500Z');
+    for (const [d, ms] of [['500ms', 500], ['30s', 30_000], ['5m', 300_000], ['2h', 7_200_000], ['1d', 86_400_000]] as const) {
+      const before = sandbox.now().getTime();
+      await sandbox.advance(d);
+      expect(sandbox.now().getTime() - before).toBe(ms);
+    }
+  });
+
+  it('idle time costs nothing: 30 days with nothing pending returns at once', async () => {
+    const started = performance.now();
+    await sandbox.advance('30d');
+    await sandbox.advance('365d');
+    expect(sandbox.now().toISOString()).toBe('2027-03-31T12:00:00.000Z');
+    // Generous bound: a per-millisecond loop would take minutes.
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('runs work due in a long window, even beyond 24.8 days of timers', async () => {
+    sandbox.network.setBehavior(TO, { ring: '30d', outcome: 'no_answer' });
+    const { body: call } = await client(sandbox).placeCall();
+    await sandbox.advance('29d');
+    expect(sandbox.calls.get(call.id)?.status).toBe('ringing');
+    await sandbox.advance('1d');
+    expect(sandbox.calls.get(call.id)).toMatchObject({ status: 'completed', ended_at: '2026-03-31T12:00:00.000Z' });
+  });
+
+  it('concurrent advances queue instead of interleaving', async () => {
+    await Promise.all([sandbox.advance('10s'), sandbox.advance('5s')]);
+    expect(sandbox.now().toISOString()).toBe('2026-03-01T12:00:15.000Z');
+  });
+
+  it('refuses a bad duration with a SandboxError naming the forms', async () => {
+    await expect(sandbox.advance('-1s')).rejects.toThrow(SandboxError);
+    await expect(sandbox.advance('soon')).rejects.toThrow(/'500ms', '30s', '5m', '2h' or '1d'/);
+    await expect(sandbox.advance(-5)).rejects.toThrow(SandboxError);
+    await expect(sandbox.advance(Number.NaN)).rejects.toThrow(SandboxError);
+  });
+
+  it('a whole scenario works under vi.useFakeTimers(), and the user’s fake clock does not move the sandbox', async () => {
+    vi.useFakeTimers();
+    vi.setSystemTime(new Date('2030-01-01T00:00:00Z'));
+    const api = client(sandbox);
+    const { body: call } = await api.placeCall();
+    expect(call.created_at).toBe('2026-03-01T12:00:00.000Z');
+    vi.advanceTimersByTime(3_600_000);
+    expect(sandbox.calls.get(call.id)?.status).toBe('ringing');
+    await sandbox.advance('65s');
+    expect((await api.get(`/v1/calls/${call.id}`)).body).toMatchObject({ status: 'completed', duration: 60 });
+    expect(sandbox.events.list().map((e) => e.type)).toEqual(['call.started', 'call.answered', 'call.completed']);
+    expect(Date.now()).toBe(Date.parse('2030-01-01T01:00:00Z'));
+  });
+});
+
+describe('options', () => {
+  it.each([
+    [{ seed: 1.5 }, /seed must be an integer/],
+    [{ baseUrl: 'not a url' }, /baseUrl .* is not a URL/],
+    [{ baseUrl: 'ftp://x.test' }, /http or https/],
+    [{ startTime: 'yesterday' }, /startTime .* is not a date/],
+    [{ keys: { SVC_LIVE_x: {} } }, /production key/],
+    [{ keys: { mykey: {} } }, /not a test key/],
+    [{ keys: { SVC_TEST_a: { scopes: ['calls:delete'] } } }, /not a scope/],
+    [{ keys: { SVC_TEST_a: { plan: 'gold' } } }, /plan must be/],
+    [{ dialInterval: 'fast' }, /dialInterval/],
+    [{ sede: 1 }, /unknown option 'sede'/],
+  ])('createSandbox(%j) throws a SandboxError', (options, message) => {
+    expect(() => createSandbox(options as never)).toThrow(SandboxError);
+    expect(() => createSandbox(options as never)).toThrow(message);
+  });
+});
