@@ -4,6 +4,7 @@ import FakeTimers from '@sinonjs/fake-timers';
 const MAX_STEP_MS = 2 ** 31 - 1;
 
 type FakeTimerId = ReturnType<FakeTimers.Clock['setTimeout']>;
+const NEVER = -1 as unknown as FakeTimerId;
 /** A timer longer than one native timer can be: re-armed in steps; `id` is the current step. */
 class LongTimer {
   constructor(public id: FakeTimerId) {}
@@ -20,6 +21,7 @@ export class VirtualClock {
   private readonly fake: FakeTimers.Clock;
   private readonly inflight = new Set<Promise<unknown>>();
   private queue: Promise<void> = Promise.resolve();
+  private readonly moveHooks: Array<() => void> = [];
 
   /** The adapter XState's `createActor(machine, { clock })` takes. */
   readonly xstateClock = {
@@ -47,6 +49,8 @@ export class VirtualClock {
       }
     };
     if (!(ms > MAX_STEP_MS)) return this.fake.setTimeout(run, Math.max(0, ms || 0));
+    // "Until something else happens": a handle that is never armed.
+    if (ms === Infinity) return new LongTimer(NEVER);
     // Like Node's, fake-timers would turn a longer delay into 1 ms: re-arm in steps instead.
     const timer = new LongTimer(0 as FakeTimerId);
     const arm = (remaining: number) => {
@@ -57,7 +61,27 @@ export class VirtualClock {
   }
 
   clearTimeout(id: TimerHandle): void {
-    this.fake.clearTimeout(id instanceof LongTimer ? id.id : id);
+    if (id instanceof LongTimer) {
+      if (id.id !== NEVER) this.fake.clearTimeout(id.id);
+    } else this.fake.clearTimeout(id);
+  }
+
+  /**
+   * Runs `hook` before each step of virtual time, so that work deferred to "still this
+   * instant" (a call's machine start) is done before the clock moves past it.
+   */
+  beforeMove(hook: () => void): void {
+    this.moveHooks.push(hook);
+  }
+
+  private runMoveHooks(): void {
+    for (const hook of this.moveHooks) {
+      try {
+        hook();
+      } catch (error) {
+        this.onError(error);
+      }
+    }
   }
 
   /** Makes `advance` wait for `work` (a delivery in flight, a stream write) before moving on. */
@@ -97,10 +121,12 @@ export class VirtualClock {
       // instant, scheduled earlier) fire first, in order, one at a time.
       this.fake.setTimeout(() => (reached = true), Math.min(end - this.fake.now, MAX_STEP_MS));
       while (!reached) {
+        this.runMoveHooks();
         this.fake.next();
         if (this.inflight.size > 0) await this.settle();
       }
       // Timers scheduled at this very instant while the step ran.
+      this.runMoveHooks();
       this.fake.tick(0);
       await this.settle();
     } while (this.fake.now < end);
