@@ -28,7 +28,7 @@ try {
   writeFileSync(
     join(app, 'smoke.mjs'),
     `
-import { createSandbox, SandboxError } from 'svc-sandbox';
+import { createSandbox, SandboxError, verifyWebhook } from 'svc-sandbox';
 const sandbox = createSandbox({ seed: 1 });
 sandbox.listen();
 const headers = { authorization: 'Bearer SVC_TEST_smoke', 'content-type': 'application/json' };
@@ -38,11 +38,22 @@ if (res.status !== 201 || call.status !== 'ringing') throw new Error('create fai
 await sandbox.advance('65s');
 const done = await (await fetch(sandbox.baseUrl + '/v1/calls/' + call.id, { headers })).json();
 if (done.status !== 'completed' || done.duration !== 60) throw new Error('lifecycle failed: ' + JSON.stringify(done));
+await sandbox.advance('30s'); // recording, then transcript and summary (fixtures/conversations)
 const types = sandbox.events.list().map((e) => e.type).join(',');
-if (types !== 'call.started,call.answered,call.completed') throw new Error('events: ' + types);
+if (types !== 'call.started,call.answered,call.completed,recording.ready,transcript.ready') throw new Error('events: ' + types);
+const transcript = await (await fetch(sandbox.baseUrl + '/v1/transcripts/' + done.transcript_id, { headers })).json();
+if (transcript.status !== 'ready' || !transcript.segments.length || !transcript.summary) throw new Error('transcript: ' + JSON.stringify(transcript));
+// The number pool comes from fixtures/number-inventory.json in the installed package.
+const found = await (await fetch(sandbox.baseUrl + '/v1/numbers?kind=local&limit=1', { headers })).json();
+const provisioned = await fetch(sandbox.baseUrl + '/v1/numbers', { method: 'POST', headers, body: JSON.stringify({ number: found.data[0].number }) });
+if (provisioned.status !== 201) throw new Error('provision: ' + provisioned.status);
 sandbox.close();
 if (typeof SandboxError !== 'function') throw new Error('SandboxError missing');
-console.log('pack smoke: installed svc-sandbox placed ' + call.id + ' -> ' + done.status + ' (' + done.duration + 's)');
+const secret = 'whsec_test';
+const body = '{"id":"evt_1"}';
+const { createHmac } = await import('node:crypto');
+if (!verifyWebhook(body, createHmac('sha256', secret).update(body).digest('hex'), secret) || verifyWebhook(body, 'nope', secret)) throw new Error('verifyWebhook');
+console.log('pack smoke: installed svc-sandbox placed ' + call.id + ' -> ' + done.status + ' (' + done.duration + 's), transcript ready, number provisioned, verifyWebhook ok');
 `,
   );
   process.stdout.write(execFileSync('node', ['smoke.mjs'], { cwd: app, encoding: 'utf8' }));

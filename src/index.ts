@@ -22,5 +22,26 @@ export { EVENT_TYPES } from './events/types.js';
 export type { ErrorBody, ErrorCode } from './api/errors.js';
 export type { ListBody } from './api/pagination.js';
 
+// Numbers and messaging (docs/numbers.md, docs/messaging.md)
+export type { PhoneNumber, AvailableNumber, NumberRouting, RoutingType } from './state/numbers.js';
+export type { NumberKind, NumberCapabilities } from './sim/inventory.js';
+export type { Message, MessageStatus, MessageDirection, MessageChannel, MessageMedia } from './state/messages.js';
+export type { InboundMessageOptions } from './sim/inbound.js';
+export { MAGIC_MESSAGE_NUMBERS } from './sim/message-network.js';
+
+// Webhooks: receiving, and watching deliveries
+export { verifyWebhook } from './events/signature.js';
+export type { RawBody } from './events/signature.js';
+export { WEBHOOK_RETRY_SCHEDULE } from './events/retry-schedule.js';
+export type { WebhookSubscription } from './events/subscriptions.js';
+export type { WebhookAttempt, WebhookDelivery, DeliveryState } from './events/webhooks.js';
+export type { WebhookFilter, WebhookScripting } from './events/webhook-scripting.js';
+
+// Recordings and transcripts (docs/recordings.md, docs/transcripts.md)
+export type { Recording, RecordingStatus, RecordingTiming } from './state/recordings.js';
+export type { Transcript, TranscriptSegment, TranscriptStatus } from './state/transcripts.js';
+export type { ConversationLine } from './sim/conversations.js';
+export type { RecordingScripting, TranscriptScripting } from './state/media-scripting.js';
+
 // Errors
 export { SandboxError } from './errors.js';

@@ -1,5 +1,6 @@
 import { SandboxError } from './errors.js';
 import { toMs, type Duration } from './sim/duration.js';
+import { checkTemplates } from './state/templates.js';
 
 /** The resources a key's scopes can name. */
 export const RESOURCES = ['calls', 'numbers', 'messages', 'recordings', 'transcripts', 'webhooks'] as const;
@@ -34,6 +35,16 @@ export interface SandboxOptions {
   aiHandler?: string;
   /** Virtual time between two dials of a campaign. Default `'1s'`. */
   dialInterval?: Duration;
+  /**
+   * Real (wall-clock) time a webhook receiver has to answer before the attempt counts as
+   * failed. Default `'10s'` (CONTRACT §6); lower it in tests of hanging receivers.
+   */
+  webhookTimeout?: Duration;
+  /**
+   * Message templates by id, added to those of fixtures/message-templates.json (same id:
+   * yours wins). `{{name}}` is a variable (docs/messaging.md).
+   */
+  templates?: Record<string, string>;
 }
 
 export interface ResolvedOptions {
@@ -47,11 +58,13 @@ export interface ResolvedOptions {
   onlyConfiguredKeys: boolean;
   aiHandler: string;
   dialIntervalMs: number;
+  webhookTimeoutMs: number;
+  templates: Map<string, string>;
 }
 
 export const TEST_KEY = /^SVC_TEST_[A-Za-z0-9_-]+$/;
 const SCOPE = new RegExp(`^(\\*|(${RESOURCES.join('|')}):(read|write|\\*))$`);
-const KNOWN = ['baseUrl', 'seed', 'startTime', 'keys', 'onlyConfiguredKeys', 'aiHandler', 'dialInterval'];
+const KNOWN = ['baseUrl', 'seed', 'startTime', 'keys', 'onlyConfiguredKeys', 'aiHandler', 'dialInterval', 'webhookTimeout', 'templates'];
 
 const fail = (message: string): never => {
   throw new SandboxError(`createSandbox: ${message}`);
@@ -93,6 +106,9 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   const aiHandler = options.aiHandler ?? 'ava';
   if (typeof aiHandler !== 'string' || !aiHandler) fail('aiHandler must be a non-empty string.');
   const dialIntervalMs = toMs(options.dialInterval ?? '1s', 'createSandbox: dialInterval');
+  const webhookTimeoutMs = toMs(options.webhookTimeout ?? '10s', 'createSandbox: webhookTimeout');
+  // Node turns a timer longer than 2^31-1 ms into 1 ms: refuse it rather than time out at once.
+  if (webhookTimeoutMs < 1 || webhookTimeoutMs > 2 ** 31 - 1) fail('webhookTimeout must be from 1 ms to 24 days, e.g. \'10s\' or \'200ms\'.');
 
   return {
     baseUrl: url.href.replace(/\/$/, ''),
@@ -104,5 +120,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     onlyConfiguredKeys: options.onlyConfiguredKeys ?? false,
     aiHandler,
     dialIntervalMs,
+    webhookTimeoutMs,
+    templates: checkTemplates(options.templates, 'createSandbox: templates'),
   };
 }

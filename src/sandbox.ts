@@ -6,28 +6,38 @@ import { Router } from './api/router.js';
 import { routeTable } from './api/routes/index.js';
 import { SandboxError } from './errors.js';
 import { EventBus } from './events/bus.js';
+import { TranscriptStreams } from './events/transcript-stream.js';
+import { webhookScripting, type WebhookScripting } from './events/webhook-scripting.js';
+import { Webhooks } from './events/webhooks.js';
 import type { EventType, SandboxEvent } from './events/types.js';
 import { intercept } from './intercept/interceptor.js';
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js';
 import type { AnsweredBy } from './state/call-machine.js';
 import { CallService, type Call, type CallRecord } from './state/calls.js';
+import { recordingScripting, transcriptScripting, type RecordingScripting, type TranscriptScripting } from './state/media-scripting.js';
+import { RecordingService } from './state/recordings.js';
+import { MessageService, type Message } from './state/messages.js';
+import { NumberService } from './state/numbers.js';
+import { Templates } from './state/templates.js';
+import { inboundMessage, routeInboundCall, type InboundMessageOptions } from './sim/inbound.js';
+import { NumberInventory } from './sim/inventory.js';
 import { VirtualClock } from './sim/clock.js';
 import { Dialer } from './sim/dialer.js';
 import { toMs, type Duration } from './sim/duration.js';
-import { checkBehavior, checkNumber, Network, resolveBehavior, type CallBehavior } from './sim/network.js';
+import { checkNumber, Network, type CallBehavior } from './sim/network.js';
 import { SeededRandom } from './sim/random.js';
 
 /** Options of {@link Sandbox.calls}.inbound. */
 export interface InboundCallOptions {
   /** The caller (any E.164 number). */
   from: string;
-  /** The number called, in the account of `apiKey`. */
+  /** The number called: a provisioned number (its routing decides who answers), or any number of the account of `apiKey`. */
   to: string;
-  /** Whose account receives the call: one of its API keys. */
-  apiKey: string;
-  /** Let the AI receptionist answer. Default false. */
+  /** Whose account receives the call: one of its API keys. Optional when `to` is a provisioned number (its account receives it). */
+  apiKey?: string;
+  /** Let the AI receptionist answer. Default: true when the number is routed to `ai_receptionist`, else false. */
   aiReceptionist?: boolean;
-  /** How the call goes; defaults as for outbound calls. */
+  /** How the call goes; defaults as for outbound calls (a number routed `forward` rings as its target would). */
   behavior?: CallBehavior;
 }
 
@@ -55,6 +65,11 @@ export class Sandbox {
   private readonly networkSim = new Network();
   private readonly callService: CallService;
   private readonly dialer: Dialer;
+  private readonly numberService: NumberService;
+  private readonly messageService: MessageService;
+  private readonly webhookService: Webhooks;
+  private readonly recordingService: RecordingService;
+  private readonly transcriptStreams: TranscriptStreams;
   private readonly auth: Auth;
   private readonly limiter = new RateLimiter();
   private readonly pipeline: Pipeline;
@@ -88,9 +103,23 @@ export class Sandbox {
       aiHandler: this.options.aiHandler,
       intervalMs: this.options.dialIntervalMs,
     });
+    this.webhookService = new Webhooks({
+      clock: this.clock,
+      random: this.random,
+      bus: this.bus,
+      timeoutMs: this.options.webhookTimeoutMs,
+      onError,
+    });
+    this.recordingService = new RecordingService({ clock: this.clock, bus: this.bus, calls: this.callService, baseUrl: this.baseUrl, aiHandler: this.options.aiHandler });
+    this.transcriptStreams = new TranscriptStreams({ clock: this.clock, recordings: this.recordingService });
+    this.recordings = recordingScripting(this.recordingService, (what) => this.assertOpen(what));
+    this.transcripts = transcriptScripting(this.recordingService, this.transcriptStreams, (what) => this.assertOpen(what));
+    this.webhooks = webhookScripting(this.webhookService, (key, where) => this.accountOf(key, where), (what) => this.assertOpen(what));
     this.auth = new Auth(this.options);
+    this.numberService = new NumberService({ clock: this.clock, random: this.random, inventory: new NumberInventory(this.random) });
+    this.messageService = new MessageService({ clock: this.clock, random: this.random, bus: this.bus });
     const router = new Router(
-      routeTable({ calls: this.callService, dialer: this.dialer, network: this.networkSim, cursors: new Cursors(`svc-sandbox:${this.seed}`) }),
+      routeTable({ calls: this.callService, dialer: this.dialer, network: this.networkSim, cursors: new Cursors(`svc-sandbox:${this.seed}`), recordings: this.recordingService, transcriptStreams: this.transcriptStreams, webhooks: this.webhookService, sandboxOrigin: this.options.origin, numbers: this.numberService, messages: this.messageService, templates: new Templates(this.options.templates) }),
     );
     this.pipeline = new Pipeline({
       router,
@@ -119,7 +148,8 @@ export class Sandbox {
 
   /**
    * Stops intercepting (the last sandbox to close restores every patched global) and
-   * cancels all pending virtual work. Safe to call twice. A closed sandbox cannot be reused.
+   * cancels all pending virtual work, webhook retries and attempts in flight. Safe to call
+   * twice. A closed sandbox cannot be reused.
    *
    * @example
    * afterEach(() => sandbox.close());
@@ -128,6 +158,8 @@ export class Sandbox {
     this.stopIntercepting?.();
     this.stopIntercepting = null;
     this.callService.stopAll();
+    this.webhookService.stopAll();
+    this.transcriptStreams.closeAll();
     this.clock.cancelAll();
     this.closed = true;
   }
@@ -171,7 +203,9 @@ export class Sandbox {
   }
 
   /**
-   * Empties the instance: calls, campaigns, events, rate windows, scripted behaviour; the
+   * Empties the instance: calls, campaigns, events, webhook subscriptions, deliveries and
+   * dead letters (attempts in flight are abandoned), provisioned numbers (all back in the
+   * pool), messages and conversations, rate windows, scripted behaviour; the
    * clock returns to `startTime` and ids start over. It keeps listening.
    *
    * @example
@@ -181,6 +215,11 @@ export class Sandbox {
     this.assertOpen('reset');
     this.callService.clear();
     this.dialer.store.clear();
+    this.webhookService.clear();
+    this.transcriptStreams.closeAll();
+    this.recordingService.clear();
+    this.numberService.clear();
+    this.messageService.clear();
     this.clock.reset(this.options.startMs);
     this.bus.clear();
     this.limiter.clear();
@@ -219,22 +258,46 @@ export class Sandbox {
     hangUp: (id: string): Call => this.act(id, 'hang up', { type: 'HUNG_UP' }, 'ringing or answered'),
     /**
      * Rings a number of an account from outside: an inbound call, through the same
-     * lifecycle (and events) as an outbound one.
+     * lifecycle (and events) as an outbound one. To a provisioned number, `apiKey` may be
+     * left out and the number's routing decides who answers (docs/numbers.md); a pool
+     * number nobody holds (e.g. released) receives nothing: SandboxError.
      */
     inbound: (options: InboundCallOptions): Call => {
       this.assertOpen('place an inbound call');
       const from = checkNumber(options.from, 'calls.inbound: from');
       const to = checkNumber(options.to, 'calls.inbound: to');
-      const call = this.callService.place({
-        account: this.accountOf(options.apiKey, 'calls.inbound'),
-        from,
-        to,
-        aiReceptionist: options.aiReceptionist ?? false,
-        direction: 'inbound',
-        campaignId: null,
-        behavior: resolveBehavior(checkBehavior(options.behavior ?? {}, 'calls.inbound: behavior')),
+      const route = routeInboundCall({ numbers: this.numberService, network: this.networkSim }, to, {
+        account: options.apiKey === undefined ? undefined : this.accountOf(options.apiKey, 'calls.inbound'),
+        aiReceptionist: options.aiReceptionist,
+        behavior: options.behavior,
       });
+      const call = this.callService.place({ ...route, from, to, direction: 'inbound', campaignId: null });
       return this.callService.toJson(call);
+    },
+  };
+
+  /**
+   * Scripting messaging traffic (docs/messaging.md).
+   *
+   * @example
+   * const msg = sandbox.messages.inbound({ from: '+14155550123', to: myNumber, body: 'STOP' });
+   * msg.status;                     // 'received'; message.received was emitted for the number's account
+   * sandbox.messages.get(msg.id);   // the message as the API shows it
+   */
+  readonly messages = {
+    /**
+     * Delivers an SMS (or, with `mediaUrls`, an MMS) from any number to a provisioned,
+     * SMS-enabled number now: stored as inbound, `received`, in the conversation of the
+     * two numbers, and `message.received` is emitted for the number's account.
+     */
+    inbound: (options: InboundMessageOptions): Message => {
+      this.assertOpen('deliver an inbound message');
+      return this.messageService.toJson(this.messageService.receive(inboundMessage(this.numberService, options)));
+    },
+    /** The message as the API would show it, or undefined. Any account. */
+    get: (id: string): Message | undefined => {
+      const message = this.messageService.store.find(id);
+      return message && this.messageService.toJson(message);
     },
   };
 
@@ -284,6 +347,38 @@ export class Sandbox {
       });
     },
   };
+
+  /**
+   * Webhook deliveries, their attempts and the dead-letter queue (docs/webhooks.md).
+   * Subscriptions themselves are made through the API: POST /v1/webhooks.
+   *
+   * @example
+   * await sandbox.advance('1d');
+   * sandbox.webhooks.attempts({ eventId }).map((a) => [a.attempt, a.at, a.status]);
+   * const [dead] = sandbox.webhooks.deadLetters({ apiKey: 'SVC_TEST_me' });
+   * await sandbox.webhooks.replay(dead.id); // same event id, X-Service-Delivery-Attempt: 1
+   */
+  readonly webhooks: WebhookScripting;
+
+  /**
+   * Recordings of answered calls: inspect them and time their processing (docs/recordings.md).
+   *
+   * @example
+   * sandbox.recordings.setTiming({ recordingDelay: '1s', transcriptDelay: '2s' }); // every call from now on
+   * sandbox.recordings.get('rec_…')?.status; // 'processing' | 'ready'
+   */
+  readonly recordings: RecordingScripting;
+
+  /**
+   * Transcripts: script a call's conversation, inspect transcripts, count open SSE streams
+   * (docs/transcripts.md).
+   *
+   * @example
+   * sandbox.transcripts.setScript(callId, [{ speaker: 'agent', text: 'Hello!' }, { speaker: 'customer', text: 'Hi, I need a refund.' }]);
+   * sandbox.transcripts.get('trn_…')?.segments;
+   * sandbox.transcripts.openStreams(); // 0 once every SSE client has gone
+   */
+  readonly transcripts: TranscriptScripting;
 
   private act(id: string, verb: string, event: Parameters<CallService['send']>[1], expected: string): Call {
     this.assertOpen(`${verb} a call`);

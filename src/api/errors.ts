@@ -14,8 +14,8 @@ export type ErrorCode =
   | 'call_not_active'
   | 'number_unavailable'
   | 'number_not_provisioned'
+  | 'recording_not_ready'
   | 'rate_limited'
-  | 'not_implemented'
   | 'internal_error'
   | 'service_unavailable';
 

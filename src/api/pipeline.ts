@@ -24,7 +24,8 @@ interface PipelineDeps {
 /**
  * The HTTP pipeline every endpoint shares, in this order: route (404/405), authenticate
  * (401), rate limit (429), authorise (403), read the JSON body (400/413), handle. Every
- * response is JSON with `X-Request-Id` and the three rate-limit headers; this is the one
+ * response is JSON (unless a handler replies with a `raw` body: audio, server-sent events)
+ * with `X-Request-Id` and the three rate-limit headers; this is the one
  * place where API errors become responses, and where an unexpected exception becomes a
  * 500 instead of escaping into the caller's process.
  */
@@ -49,7 +50,8 @@ export class Pipeline {
       }
       auth.authorize(principal, route.resource, route.method === 'GET' ? 'read' : 'write');
       const body = route.method === 'POST' || route.method === 'PUT' ? await readJson(request) : undefined;
-      const reply = await route.handle({ principal, params, query: url.searchParams, body });
+      const reply = await route.handle({ principal, params, query: url.searchParams, body, headers: request.headers, signal: request.signal });
+      if (reply.raw !== undefined) return new Response(reply.raw, { status: reply.status, headers: { ...base, ...reply.headers } });
       return respond(reply.status, reply.body, { ...base, ...reply.headers });
     } catch (error) {
       if (error instanceof ApiError) return respond(error.status, error.toBody(), { ...base, ...error.headers });

@@ -11,11 +11,18 @@ export interface RequestContext {
   query: URLSearchParams;
   /** The parsed JSON body of a POST or PUT; undefined for other methods. */
   body: unknown;
+  /** The request's headers (e.g. `Accept`, `Last-Event-ID`). */
+  headers: Headers;
+  /** Aborts when the client goes away: a streaming handler stops its work on it. */
+  signal: AbortSignal;
 }
 
 export interface Reply {
   status: number;
+  /** Sent as JSON. */
   body?: unknown;
+  /** Sent as is instead of `body` (audio, server-sent events); set `content-type` in `headers`. */
+  raw?: ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer>;
   headers?: Record<string, string>;
 }
 

@@ -4,7 +4,7 @@ const ID_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvw
 const ID_LENGTH = 16;
 
 /** The id prefixes of CONTRACT §4. */
-export type IdPrefix = 'call' | 'camp' | 'num' | 'msg' | 'conv' | 'rec' | 'trn' | 'wh' | 'evt' | 'req' | 'whsec';
+export type IdPrefix = 'call' | 'camp' | 'num' | 'msg' | 'conv' | 'rec' | 'trn' | 'wh' | 'evt' | 'req' | 'whsec' | 'dlv';
 
 /** cyrb128: a small, well-mixed string hash that gives the four 32-bit words sfc32 needs. */
 function hash128(text: string): [number, number, number, number] {

@@ -3,7 +3,7 @@ import type { EventBus } from '../events/bus.js';
 import type { VirtualClock } from '../sim/clock.js';
 import type { ResolvedBehavior } from '../sim/network.js';
 import type { SeededRandom } from '../sim/random.js';
-import { callMachine, type AnsweredBy, type CallMachineEvent, type Disposition, type TransferTarget } from './call-machine.js';
+import { callMachine, type AnsweredBy, type CallEffects, type CallMachineEvent, type Disposition, type TransferTarget } from './call-machine.js';
 import { Collection, type StoredItem } from './collection.js';
 
 export type CallStatus = 'ringing' | 'answered' | 'completed';
@@ -59,6 +59,8 @@ export interface PlaceCallInput {
   direction: CallDirection;
   campaignId: string | null;
   behavior: ResolvedBehavior;
+  /** Inbound calls: the extension the number's routing names (docs/numbers.md). */
+  extension?: string | null;
 }
 
 interface CallServiceDeps {
@@ -82,20 +84,26 @@ export class CallService {
   readonly store = new Collection<CallRecord>();
   private readonly actors = new Map<string, Actor<typeof callMachine>>();
   private readonly completedListeners = new Set<(call: CallRecord) => void>();
-  private readonly machine;
+  private readonly answeredListeners = new Set<(call: CallRecord, talkMs: number | null) => void>();
+  private readonly effects: CallEffects;
+  /** Calls placed at the current instant whose actor has not started yet (see place()). */
+  private readonly unstarted: Array<{ call: CallRecord; input: PlaceCallInput }> = [];
 
   constructor(private readonly deps: CallServiceDeps) {
-    this.machine = callMachine.provide({
-      actions: {
-        started: ({ context }) => this.publish(this.record(context.callId), 'call.started'),
-        answered: ({ context }, { by }) => this.onAnswered(this.record(context.callId), by),
-        transferred: ({ context }, target) => this.onTransferred(this.record(context.callId), target),
-        completed: ({ context }, { disposition }) => this.onCompleted(this.record(context.callId), disposition),
-      },
-    });
+    this.effects = {
+      answered: (id, by, talkMs) => this.onAnswered(this.record(id), by, talkMs),
+      transferred: (id, target) => this.onTransferred(this.record(id), target),
+      completed: (id, disposition) => this.onCompleted(this.record(id), disposition),
+    };
+    deps.clock.beforeMove(() => this.startPending());
   }
 
-  /** Creates the call and starts its lifecycle now (publishing `call.started`). */
+  /**
+   * Creates the call and publishes `call.started` now. Its machine is started lazily, before
+   * the clock next moves or anything is sent to the call: still at this virtual instant, so
+   * every timing is exact, but creating an XState actor (the costliest step of a request)
+   * leaves the request path, and a burst of requests holds only records.
+   */
   place(input: PlaceCallInput): CallRecord {
     const { clock, random } = this.deps;
     const call: CallRecord = this.store.insert({
@@ -111,19 +119,33 @@ export class CallService {
       answeredBy: null,
       disposition: null,
       agent: null,
-      extension: null,
+      extension: input.extension ?? null,
       campaignId: input.campaignId,
       recordingId: null,
       transcriptId: null,
       answeredMs: null,
       endedMs: null,
     });
+    if (input.behavior.agent !== null) call.agent = input.behavior.agent;
+    this.publish(call, 'call.started');
+    this.unstarted.push({ call, input });
+    return call;
+  }
+
+  /** Starts the machines of calls placed at the current instant. */
+  startPending(): void {
+    if (this.unstarted.length === 0) return;
+    for (const { call, input } of this.unstarted.splice(0)) this.startMachine(call, input);
+  }
+
+  private startMachine(call: CallRecord, input: PlaceCallInput): void {
     const { behavior } = input;
     // The AI receptionist always answers (a test can still script busy or no answer).
-    const actor = createActor(this.machine, {
-      clock: clock.xstateClock,
+    const actor = createActor(callMachine, {
+      clock: this.deps.clock.xstateClock,
       input: {
         callId: call.id,
+        effects: this.effects,
         ringMs: behavior.ringMs,
         talkMs: behavior.talkMs,
         outcome: behavior.outcome,
@@ -132,9 +154,7 @@ export class CallService {
     });
     this.actors.set(call.id, actor);
     actor.subscribe({ error: (error) => this.deps.onError(error) });
-    if (behavior.agent !== null) call.agent = behavior.agent;
     actor.start();
-    return call;
   }
 
   /**
@@ -142,6 +162,7 @@ export class CallService {
    * the machine refuses it in the call's current state (or the call has ended).
    */
   send(call: CallRecord, event: CallMachineEvent): boolean {
+    this.startPending();
     const actor = this.actors.get(call.id);
     if (!actor || !actor.getSnapshot().can(event)) return false;
     actor.send(event);
@@ -150,6 +171,14 @@ export class CallService {
 
   transfer(call: CallRecord, target: TransferTarget): boolean {
     return this.send(call, { type: 'TRANSFERRED', target });
+  }
+
+  /**
+   * Runs `listener` when a call is answered, before `call.answered` is emitted, with the
+   * planned talk time (null: until hung up by hand). The live transcript starts here.
+   */
+  onCallAnswered(listener: (call: CallRecord, talkMs: number | null) => void): void {
+    this.answeredListeners.add(listener);
   }
 
   /** Runs `listener` whenever a call completes (the dialer uses it to pace campaigns). */
@@ -191,6 +220,7 @@ export class CallService {
 
   /** Stops the actors (their timers belong to the clock, which the sandbox cancels). */
   stopAll(): void {
+    this.unstarted.length = 0;
     for (const actor of this.actors.values()) actor.stop();
     this.actors.clear();
   }
@@ -209,12 +239,13 @@ export class CallService {
     this.deps.bus.publish(call.account, type, this.toJson(call) as unknown as Record<string, unknown>);
   }
 
-  private onAnswered(call: CallRecord, by: AnsweredBy): void {
+  private onAnswered(call: CallRecord, by: AnsweredBy, talkMs: number | null): void {
     call.status = 'answered';
     call.answeredBy = by;
     call.answeredMs = this.deps.clock.now();
     call.transcriptId = this.deps.random.id('trn');
     if (by === 'ai_receptionist') call.agent = this.deps.aiHandler;
+    for (const listener of this.answeredListeners) listener(call, talkMs);
     this.publish(call, 'call.answered');
   }
 

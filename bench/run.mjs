@@ -1,0 +1,34 @@
+// npm run bench: every figure is a ratio measured side by side in this one run, with both
+// absolute numbers beside it. The last results go to bench/RESULTS.md.
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { requestOverhead } from './request-overhead.mjs';
+import { memoryPerItem, scale } from './scale.mjs';
+import { idleAdvance, lifecycles } from './virtual-time.mjs';
+import { startup } from './startup.mjs';
+
+const quick = process.argv.includes('--quick');
+const sections = [];
+async function section(title, run) {
+  const started = performance.now();
+  const lines = await run();
+  sections.push({ title, lines, seconds: (performance.now() - started) / 1000 });
+  console.log(`\n## ${title}\n${lines.join('\n')}`);
+}
+
+console.log(`svc-sandbox bench, ${new Date().toISOString()}, Node ${process.version}, ${os.cpus().length}× ${os.cpus()[0]?.model ?? 'cpu'}, ${quick ? 'quick' : 'full'} run`);
+await section('Request overhead', () => requestOverhead(quick ? 1000 : 5000));
+await section('Scale', async () => (await scale(quick ? [1_000, 10_000, 100_000] : [1_000, 100_000, 1_000_000])).lines);
+await section('Memory', () => memoryPerItem(quick ? 20_000 : 100_000));
+await section('Virtual time', async () => [...(await lifecycles(quick ? 2_000 : 10_000)), ...(await idleAdvance())]);
+await section('Start-up', () => startup(quick ? 100 : 300));
+
+const report = [
+  '# Benchmark results',
+  '',
+  `Last run: ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.release()}.`,
+  `Command: \`npm run bench${quick ? ' -- --quick' : ''}\`. A shared, noisy machine: read the ratios, not the absolute numbers.`,
+  '',
+  ...sections.flatMap((s) => [`## ${s.title}`, '', '```', ...s.lines, '```', '']),
+].join('\n');
+if (!quick) writeFileSync(new URL('./RESULTS.md', import.meta.url), report);

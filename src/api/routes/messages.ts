@@ -1,0 +1,181 @@
+import type { Network } from '../../sim/network.js';
+import type { MessageRecord, MessageService } from '../../state/messages.js';
+import type { NumberService } from '../../state/numbers.js';
+import { MAX_BODY_CHARS, type Templates } from '../../state/templates.js';
+import { nearest } from '../suggest.js';
+import { ApiError, badRequest, missing } from '../errors.js';
+import { listQuery, paginate, type Cursors } from '../pagination.js';
+import type { Handler } from '../router.js';
+import { array, object, oneOf, optional, phoneNumber, queryObject, show, string, type Infer, type Schema } from '../schema.js';
+
+export interface MessageRoutesDeps {
+  messages: MessageService;
+  numbers: NumberService;
+  templates: Templates;
+  network: Network;
+  cursors: Cursors;
+}
+
+/** Most attachments of one MMS (docs/messaging.md). */
+export const MAX_MEDIA = 10;
+
+/** An https URL, as carriers fetch MMS media. */
+const mediaUrl: Schema<string> = (() => {
+  const text = string({ description: 'An https URL of the attachment', max: 2048, example: 'https://example.com/cat.jpg' });
+  return {
+    hint: 'an https URL, e.g. "https://example.com/cat.jpg"',
+    parse(value, path) {
+      const url = text.parse(value, path);
+      if (!URL.canParse(url) || new URL(url).protocol !== 'https:')
+        throw badRequest(`\`${path}\` must be an https URL, e.g. "https://example.com/cat.jpg" (got ${show(url)}).`, path);
+      return url;
+    },
+    openapi: () => ({ ...text.openapi(), format: 'uri' }),
+  };
+})();
+
+/** Template variables: names to string (or number) values. */
+const variables: Schema<Record<string, string>> = {
+  hint: 'an object of variable name → text, e.g. {"name": "Ada"}',
+  parse(value, path) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      throw badRequest(`\`${path}\` must be an object of variable name → text, e.g. {"name": "Ada"} (got ${show(value)}).`, path);
+    // A null prototype keeps a `__proto__` variable an ordinary (and so unknown, refused) name.
+    const out: Record<string, string> = Object.create(null);
+    for (const [name, v] of Object.entries(value)) {
+      if (typeof v !== 'string' && typeof v !== 'number')
+        throw badRequest(`\`${path}.${name}\` must be a string or a number, got ${show(v)}.`, `${path}.${name}`);
+      out[name] = String(v);
+    }
+    return out;
+  },
+  openapi: () => ({ type: 'object', additionalProperties: { type: 'string' }, description: 'Values of the template\'s {{variables}}.' }),
+};
+
+export const sendMessageBody = object(
+  {
+    from: phoneNumber('One of your provisioned numbers with SMS enabled.'),
+    to: phoneNumber('The recipient, in E.164.'),
+    body: optional(string({ description: 'The text', max: MAX_BODY_CHARS })),
+    media_urls: optional(array(mediaUrl, { description: 'Attachments; any makes the message an MMS.', min: 0, max: MAX_MEDIA })),
+    template: optional(
+      object(
+        {
+          id: string({ description: 'A template id (fixtures/message-templates.json or the `templates` option)', max: 64 }),
+          variables: optional(variables),
+        },
+        { description: 'Send a template\'s text instead of `body`.' },
+      ),
+    ),
+  },
+  { description: 'Send an SMS, or an MMS when it has media: `body`, `media_urls` and/or `template`.' },
+);
+
+export const listMessagesQuery = listQuery(
+  {
+    direction: optional(oneOf(['outbound', 'inbound'], 'Only messages in this direction.')),
+    channel: optional(oneOf(['sms', 'mms'], 'Only messages of this channel.')),
+    status: optional(oneOf(['queued', 'sent', 'delivered', 'failed', 'received'], 'Only messages in this status.')),
+    conversation_id: optional(string({ description: 'Only messages of this conversation (conv_…)', max: 64 })),
+  },
+  'List messages, newest first.',
+);
+
+/** A message needs text and/or media; a template gives the text. */
+function textOf(body: Infer<typeof sendMessageBody>, templates: Templates): { text: string | null; template: MessageRecord['template'] } {
+  const { template } = body;
+  if (template && body.body !== undefined)
+    throw badRequest('Give either `body` or `template`, not both: the template supplies the text.', 'template');
+  if (!template) {
+    if (body.body === undefined && !body.media_urls?.length)
+      throw missing('A message needs `body` (text), `media_urls` (https URLs) and/or `template` ({id, variables}).', 'body');
+    return { text: body.body ?? null, template: null };
+  }
+  const found = templates.get(template.id);
+  if (!found) {
+    const guess = nearest(template.id, templates.ids);
+    throw badRequest(
+      `\`template.id\` ${JSON.stringify(template.id)} is not a template of this sandbox: ${guess ? `did you mean "${guess}"?` : `use one of ${templates.ids.slice(0, 10).join(', ')}`} (add your own with the \`templates\` option).`,
+      'template.id',
+    );
+  }
+  const values = template.variables ?? {};
+  for (const name of found.variables) {
+    if (!Object.hasOwn(values, name))
+      throw missing(`Template ${found.id} needs the variable \`${name}\`: add it to \`template.variables\`.`, `template.variables.${name}`);
+  }
+  for (const name of Object.keys(values)) {
+    if (!found.variables.includes(name)) {
+      const guess = nearest(name, found.variables);
+      throw badRequest(
+        `Template ${found.id} has no variable \`${name}\`: ${guess ? `did you mean \`${guess}\`?` : `its variables are ${found.variables.join(', ') || 'none'}.`}`,
+        `template.variables.${name}`,
+      );
+    }
+  }
+  const text = templates.render(found, values);
+  if (text.length > MAX_BODY_CHARS)
+    throw badRequest(`Template ${found.id} renders to ${text.length} characters; a message holds at most ${MAX_BODY_CHARS}: shorten the variables.`, 'template.variables');
+  return { text, template: { id: found.id, variables: values } };
+}
+
+/** The handlers of /v1/messages (docs/messaging.md). */
+export function messageHandlers(deps: MessageRoutesDeps): Record<'send' | 'list', Handler> {
+  const { messages, numbers, templates, network, cursors } = deps;
+  return {
+    send(ctx) {
+      const body = sendMessageBody.parse(ctx.body, '');
+      const { text, template } = textOf(body, templates);
+      const mediaUrls = body.media_urls ?? [];
+      if (body.to === body.from) throw badRequest('`to` and `from` are the same number: send to another number.', 'to');
+      const own = numbers.holderOf(body.from);
+      if (!own || own.account !== ctx.principal.account) {
+        throw new ApiError(
+          422,
+          'number_not_provisioned',
+          `\`from\` ${body.from} is not a number of this account: provision it with POST /v1/numbers, or send from one listed by GET /v1/numbers?provisioned=true.`,
+          'from',
+        );
+      }
+      if (!own.smsEnabled) {
+        throw new ApiError(
+          422,
+          'number_not_provisioned',
+          `\`from\` ${body.from} has SMS disabled: enable it with PUT /v1/numbers/${own.id} {"sms": {"enabled": true}}.`,
+          'from',
+        );
+      }
+      if (mediaUrls.length > 0 && !own.capabilities.mms) {
+        throw new ApiError(
+          422,
+          'number_not_provisioned',
+          `\`from\` ${body.from} cannot send MMS (a ${own.country} number carries SMS only): send without \`media_urls\`, or from a US or CA number.`,
+          'from',
+        );
+      }
+      if (network.isUnreachable(body.to)) {
+        throw new ApiError(
+          422,
+          'unreachable_destination',
+          `\`to\` ${body.to} is unreachable: no carrier serves that destination (in the sandbox, +15005550001 and +999… are unreachable by design).`,
+          'to',
+        );
+      }
+      const message = messages.send({ account: ctx.principal.account, from: body.from, to: body.to, body: text, mediaUrls, template });
+      return { status: 201, body: messages.toJson(message) };
+    },
+
+    list(ctx) {
+      const q = listMessagesQuery.parse(queryObject(ctx.query), '');
+      const where =
+        q.direction || q.channel || q.status || q.conversation_id
+          ? (m: MessageRecord) =>
+              (!q.direction || m.direction === q.direction) &&
+              (!q.channel || m.channel === q.channel) &&
+              (!q.status || m.status === q.status) &&
+              (!q.conversation_id || m.conversationId === q.conversation_id)
+          : undefined;
+      return { status: 200, body: paginate(cursors, 'messages', messages.store, ctx.principal.account, q, (m) => messages.toJson(m), where) };
+    },
+  };
+}

@@ -1,0 +1,223 @@
+import { NUMBER_KINDS, type InventoryEntry } from '../../sim/inventory.js';
+import type { Network } from '../../sim/network.js';
+import { E164 } from '../../sim/phone.js';
+import { ROUTING_TYPES, type NumberConfig, type NumberRecord, type NumberRouting, type NumberService } from '../../state/numbers.js';
+import { ApiError, badRequest, missing, notFound } from '../errors.js';
+import { listQuery, paginate, type Cursors, type ListBody } from '../pagination.js';
+import type { Handler, RequestContext } from '../router.js';
+import { boolean, object, oneOf, optional, phoneNumber, queryObject, string, type Infer, type Schema } from '../schema.js';
+
+export interface NumberRoutesDeps {
+  numbers: NumberService;
+  network: Network;
+  cursors: Cursors;
+}
+
+/** `null` is a value of its own here: it clears an aspect (see docs/numbers.md). */
+function nullable<T>(schema: Schema<T>): Schema<T | null> {
+  return {
+    hint: `${schema.hint}, or null`,
+    parse: (value, path) => (value === null ? null : schema.parse(value, path)),
+    openapi: () => ({ ...schema.openapi(), nullable: true }),
+  };
+}
+
+const kind = oneOf(NUMBER_KINDS, 'Number kind.');
+const country = string({ description: 'ISO 3166 alpha-2 country code', pattern: /^[A-Za-z]{2}$/, patternHint: 'a two-letter country code, e.g. "US"', example: 'US' });
+const areaCode = string({ description: 'Area code (toll-free prefix for toll_free)', pattern: /^\d{1,5}$/, patternHint: '1 to 5 digits, e.g. "415"', example: '415' });
+const contains = string({
+  description: 'Digits the number contains; letters stand for their keypad digits, * for any digit',
+  max: 15,
+  pattern: /^[0-9A-Za-z*]+$/,
+  patternHint: 'digits, letters (keypad) or * (any digit), e.g. "555" or "CAFE"',
+  example: '2233',
+});
+
+const routing = object(
+  {
+    type: oneOf(ROUTING_TYPES, 'Who takes inbound calls.'),
+    target: optional(nullable(string({ description: 'Agent name, extension digits or E.164 number, by type', max: 64 }))),
+  },
+  { description: 'Who takes inbound calls: the AI receptionist, an agent, an extension, or a forward to another number.' },
+);
+const callerId = object(
+  {
+    name: string({
+      description: 'Name shown to the people called',
+      max: 15,
+      pattern: /^[\x20-\x7E]+$/,
+      patternHint: 'printable ASCII (letters, digits, spaces, punctuation), as carriers show it',
+      example: 'Acme Dental',
+    }),
+  },
+  { description: 'Caller ID name, at most 15 characters.' },
+);
+const sms = object({ enabled: boolean('Whether the number sends and receives messages.') }, { description: 'SMS configuration.' });
+
+const CONFIG = {
+  routing: optional(nullable(routing)),
+  caller_id: optional(nullable(callerId)),
+  sms: optional(sms),
+};
+
+export const searchNumbersQuery = listQuery(
+  {
+    provisioned: optional(oneOf(['true', 'false'], 'true lists the account\'s own numbers instead of the available ones.')),
+    kind: optional(kind),
+    country: optional(country),
+    area_code: optional(areaCode),
+    contains: optional(contains),
+  },
+  'Search available numbers, or list your own with provisioned=true.',
+);
+
+export const provisionNumberBody = object(
+  {
+    number: optional(phoneNumber('A number from GET /v1/numbers.')),
+    kind: optional(kind),
+    country: optional(country),
+    area_code: optional(areaCode),
+    contains: optional(contains),
+    ...CONFIG,
+  },
+  { description: 'Provision a searched `number`, or the first available match of kind/country/area_code/contains.' },
+);
+
+export const updateNumberBody = object(CONFIG, { description: 'Replace the routing, caller ID and/or SMS configuration.' });
+
+const KEYPAD: Record<string, string> = Object.fromEntries(
+  ['ABC', 'DEF', 'GHI', 'JKL', 'MNO', 'PQRS', 'TUV', 'WXYZ'].flatMap((letters, i) => [...letters].map((l) => [l, String(i + 2)])),
+);
+
+/** `contains` as a test on the number's digits (calling code included). */
+function containsTest(pattern: string | undefined): (number: string) => boolean {
+  if (pattern === undefined) return () => true;
+  const digits = [...pattern.toUpperCase()].map((c) => (c === '*' ? '\\d' : (KEYPAD[c] ?? c))).join('');
+  const re = new RegExp(digits);
+  return (number) => re.test(number.slice(1));
+}
+
+type Criteria = Pick<Infer<typeof provisionNumberBody>, 'kind' | 'country' | 'area_code' | 'contains'>;
+const blockFilter = (c: Criteria) => ({ kind: c.kind, country: c.country?.toUpperCase(), areaCode: c.area_code });
+const criteriaText = (c: Criteria) =>
+  (['kind', 'country', 'area_code', 'contains'] as const).filter((k) => c[k] !== undefined).map((k) => `${k}=${c[k]}`).join(', ');
+
+/** Validates a routing's target for its type; `own` is the number being routed. */
+function checkRouting(value: Infer<typeof routing> | null | undefined, own: string, network: Network): NumberRouting | null | undefined {
+  if (!value) return value;
+  const target = value.target ?? null;
+  const param = 'routing.target';
+  if (value.type === 'ai_receptionist') return { type: value.type, target };
+  if (target === null || !target.trim()) {
+    const example = { agent: 'an agent name, e.g. "maria"', extension: 'extension digits, e.g. "204"', forward: 'an E.164 number, e.g. +14155550123' }[value.type];
+    throw missing(`\`${param}\` is required for routing type ${value.type}: ${example}.`, param);
+  }
+  if (value.type === 'extension' && !/^\d{1,8}$/.test(target))
+    throw badRequest(`\`${param}\` of an extension must be 1 to 8 digits, e.g. "204" (got ${JSON.stringify(target)}).`, param);
+  if (value.type === 'forward') {
+    if (!E164.test(target)) throw badRequest(`\`${param}\` of a forward must be E.164, e.g. +14155550123 (got ${JSON.stringify(target)}).`, param);
+    if (target === own) throw badRequest(`\`${param}\` cannot be ${own} itself: forward to another number.`, param);
+    if (network.isUnreachable(target))
+      throw new ApiError(422, 'unreachable_destination', `\`${param}\` ${target} is unreachable: no carrier serves it. Forward to another number.`, param);
+  }
+  return { type: value.type, target };
+}
+
+function config(body: Infer<typeof updateNumberBody>, own: string, network: Network): NumberConfig {
+  return {
+    routing: checkRouting(body.routing, own, network),
+    callerIdName: body.caller_id === undefined ? undefined : (body.caller_id?.name ?? null),
+    smsEnabled: body.sms?.enabled,
+  };
+}
+
+/** The handlers of /v1/numbers (docs/numbers.md). */
+export function numberHandlers(deps: NumberRoutesDeps): Record<'search' | 'provision' | 'update' | 'release', Handler> {
+  const { numbers, network, cursors } = deps;
+
+  const findNumber = (ctx: RequestContext): NumberRecord => {
+    const record = numbers.store.get(ctx.principal.account, ctx.params.id!);
+    if (!record) throw notFound(`No number ${ctx.params.id} in this account: use an id from POST /v1/numbers or GET /v1/numbers?provisioned=true (a released number is gone for good).`);
+    return record;
+  };
+
+  /** The entry to provision: the named number if it is free, else the first free match of the criteria. */
+  const pick = (body: Infer<typeof provisionNumberBody>, criterion: string): InventoryEntry => {
+    if (body.number !== undefined) {
+      const entry = numbers.inventory.lookup(body.number);
+      // Held by this account or another: the same answer, so nobody learns who holds what.
+      if (!entry || numbers.holderOf(body.number)) {
+        const why = entry ? 'is already provisioned' : "is not in the sandbox's number pool";
+        throw new ApiError(422, 'number_unavailable', `${body.number} ${why}: pick an available number from GET /v1/numbers.`, 'number');
+      }
+      return entry;
+    }
+    const first = numbers.available(blockFilter(body), containsTest(body.contains)).next();
+    if (first.done) {
+      throw new ApiError(422, 'number_unavailable', `No available number matches ${criteriaText(body)}: widen the criteria, or search GET /v1/numbers.`, criterion);
+    }
+    return first.value;
+  };
+
+  return {
+    search(ctx) {
+      const q = searchNumbersQuery.parse(queryObject(ctx.query), '');
+      const account = ctx.principal.account;
+      const filter = blockFilter(q);
+      const matches = containsTest(q.contains);
+      if (q.provisioned === 'true') {
+        const where = (n: NumberRecord) =>
+          (!filter.kind || n.kind === filter.kind) &&
+          (!filter.country || n.country === filter.country) &&
+          (!filter.areaCode || n.areaCode === filter.areaCode) &&
+          matches(n.number);
+        return { status: 200, body: paginate(cursors, 'numbers', numbers.store, account, q, (n) => numbers.toJson(n), where) };
+      }
+      for (const param of ['created_after', 'created_before'] as const) {
+        if (q[param] !== undefined) throw badRequest(`\`${param}\` filters your own numbers by provisioning date: add provisioned=true.`, param);
+      }
+      const limit = q.limit ?? 50;
+      const from = q.cursor === undefined ? 0 : cursors.decode('numbers:available', account, q.cursor) + 1;
+      const page: ListBody<ReturnType<NumberService['availableJson']>> = { data: [], next_cursor: null, has_more: false };
+      let last = -1;
+      for (const entry of numbers.available(filter, matches, from)) {
+        if (page.data.length === limit) {
+          page.has_more = true;
+          page.next_cursor = cursors.encode('numbers:available', account, last);
+          break;
+        }
+        page.data.push(numbers.availableJson(entry));
+        last = entry.position;
+      }
+      return { status: 200, body: page };
+    },
+
+    provision(ctx) {
+      const body = provisionNumberBody.parse(ctx.body, '');
+      const criteria = (['kind', 'country', 'area_code', 'contains'] as const).find((k) => body[k] !== undefined);
+      if (body.number !== undefined && criteria)
+        throw badRequest(`Give either \`number\` or search criteria, not both: \`${criteria}\` cannot be combined with \`number\`.`, criteria);
+      if (body.number === undefined && !criteria)
+        throw missing('Say which number to provision: `number` (from GET /v1/numbers), or criteria `kind`, `country`, `area_code` and/or `contains`.', 'number');
+      config(body, body.number ?? '', network); // bad configuration is refused before any number is looked for
+      const entry = pick(body, criteria ?? 'number');
+      const settings = config(body, entry.number, network);
+      const record = numbers.provision(ctx.principal.account, entry, settings);
+      return { status: 201, body: numbers.toJson(record) };
+    },
+
+    update(ctx) {
+      const body = updateNumberBody.parse(ctx.body, '');
+      if (body.routing === undefined && body.caller_id === undefined && body.sms === undefined)
+        throw missing('Name at least one aspect to replace: `routing`, `caller_id` or `sms`.', 'routing');
+      const record = findNumber(ctx);
+      numbers.configure(record, config(body, record.number, network));
+      return { status: 200, body: numbers.toJson(record) };
+    },
+
+    release(ctx) {
+      numbers.release(findNumber(ctx));
+      return { status: 204 };
+    },
+  };
+}

@@ -1,0 +1,96 @@
+import type { TranscriptStreams } from '../../events/transcript-stream.js';
+import { wavAudio } from '../../sim/wav.js';
+import type { RecordingRecord, RecordingService } from '../../state/recordings.js';
+import { ApiError, notFound } from '../errors.js';
+import { listQuery, paginate, type Cursors } from '../pagination.js';
+import type { Handler, RequestContext } from '../router.js';
+import { oneOf, optional, queryObject, string } from '../schema.js';
+
+export interface MediaRoutesDeps {
+  recordings: RecordingService;
+  transcriptStreams: TranscriptStreams;
+  cursors: Cursors;
+}
+
+export const listRecordingsQuery = listQuery(
+  {
+    agent: optional(string({ description: 'Only recordings of calls this agent had when they ended (the AI handler name for AI receptionist calls).', max: 64 })),
+    call_id: optional(string({ description: 'Only the recording of this call.', max: 64 })),
+    status: optional(oneOf(['processing', 'ready'], 'Only recordings in this status.')),
+  },
+  'List call recordings, newest first.',
+);
+
+/**
+ * Finds a recording of the caller's account (another account's is 404, as the contract says).
+ *
+ * @example
+ * const recording = findRecording(recordings, ctx); // throws ApiError 404 when absent
+ */
+export function findRecording(recordings: RecordingService, ctx: RequestContext): RecordingRecord {
+  const id = ctx.params.id!;
+  const recording = recordings.recordings.get(ctx.principal.account, id);
+  if (!recording) {
+    const hint = id.startsWith('call_')
+      ? ' That is a call id: use the call\'s recording_id (rec_…).'
+      : ' Use the recording_id of a completed, answered call.';
+    throw notFound(`No recording ${id} in this account.${hint}`);
+  }
+  return recording;
+}
+
+/**
+ * GET /v1/recordings, GET /v1/recordings/{id} and its audio (docs/recordings.md).
+ *
+ * @example
+ * const recordings = recordingHandlers(deps);
+ * { method: 'GET', path: '/v1/recordings/{id}/audio', resource: 'recordings', summary: '…', handle: recordings.audio }
+ */
+export function recordingHandlers(deps: MediaRoutesDeps): Record<'list' | 'fetch' | 'audio', Handler> {
+  const { recordings, cursors } = deps;
+  return {
+    list(ctx) {
+      const q = listRecordingsQuery.parse(queryObject(ctx.query), '');
+      const where =
+        q.agent !== undefined || q.call_id !== undefined || q.status !== undefined
+          ? (r: RecordingRecord) =>
+              (q.agent === undefined || r.agent === q.agent) &&
+              (q.call_id === undefined || r.callId === q.call_id) &&
+              (q.status === undefined || r.status === q.status)
+          : undefined;
+      const body = paginate(cursors, 'recordings', recordings.recordings, ctx.principal.account, q, (r) => recordings.recordingJson(r), where);
+      return { status: 200, body };
+    },
+
+    fetch(ctx) {
+      return { status: 200, body: recordings.recordingJson(findRecording(recordings, ctx)) };
+    },
+
+    audio(ctx) {
+      const recording = findRecording(recordings, ctx);
+      if (recording.status !== 'ready') {
+        throw new ApiError(
+          409,
+          'recording_not_ready',
+          `Recording ${recording.id} is still processing; its audio can be downloaded once it is ready (the recording.ready event, 10 s after the call ends by default).`,
+        );
+      }
+      const transcript = recordings.transcripts.find(recording.transcriptId);
+      const speakers: string[] = [];
+      const voiced = (transcript?.segments ?? []).map((s) => {
+        if (!speakers.includes(s.speaker)) speakers.push(s.speaker);
+        return { startMs: s.startMs, endMs: s.endMs, voice: speakers.indexOf(s.speaker) };
+      });
+      const { stream, byteLength } = wavAudio(recording.durationS, voiced);
+      return {
+        status: 200,
+        raw: stream,
+        headers: {
+          'content-type': 'audio/wav',
+          'content-length': String(byteLength),
+          'content-disposition': `attachment; filename="${recording.id}.wav"`,
+        },
+      };
+    },
+  };
+}

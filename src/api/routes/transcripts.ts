@@ -1,0 +1,64 @@
+import type { TranscriptRecord } from '../../state/transcripts.js';
+import { badRequest, notFound } from '../errors.js';
+import type { Handler, RequestContext } from '../router.js';
+import type { MediaRoutesDeps } from './recordings.js';
+
+/** Whether the client asks for server-sent events (any `text/event-stream` in Accept). */
+function wantsEventStream(accept: string | null): boolean {
+  return accept !== null && /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(accept);
+}
+
+/** `Last-Event-ID` of a reconnecting SSE client: the index of the last segment it received. */
+function lastEventId(header: string | null): number {
+  if (header === null || header.trim() === '') return -1;
+  if (!/^\d{1,9}$/.test(header.trim())) {
+    throw badRequest(
+      `Last-Event-ID must be the id of a segment event of this stream (a whole number such as "3"), got ${JSON.stringify(header.slice(0, 40))}. Omit it to start from the first segment.`,
+      'Last-Event-ID',
+    );
+  }
+  return Number(header.trim());
+}
+
+/**
+ * GET /v1/transcripts/{id}: the transcript as JSON, or as server-sent events with
+ * `Accept: text/event-stream`. The id may be the `trn_` id, or the `call_` or `rec_` id
+ * it belongs to (docs/transcripts.md).
+ *
+ * @example
+ * { method: 'GET', path: '/v1/transcripts/{id}', resource: 'transcripts', summary: '…', handle: transcriptHandlers(deps).fetch }
+ */
+export function transcriptHandlers(deps: MediaRoutesDeps): Record<'fetch', Handler> {
+  const { recordings, transcriptStreams } = deps;
+
+  const find = (ctx: RequestContext): TranscriptRecord => {
+    const id = ctx.params.id!;
+    const account = ctx.principal.account;
+    let transcriptId: string | null = id;
+    if (id.startsWith('call_')) {
+      const call = recordings.callOf(account, id);
+      if (!call) throw notFound(`No call ${id} in this account.`);
+      if (call.transcriptId === null) throw notFound(`Call ${id} has not been answered, so it has no transcript (a transcript exists from the answer on).`);
+      transcriptId = call.transcriptId;
+    } else if (id.startsWith('rec_')) {
+      transcriptId = recordings.recordings.get(account, id)?.transcriptId ?? null;
+      if (transcriptId === null) throw notFound(`No recording ${id} in this account.`);
+    }
+    const transcript = recordings.transcripts.get(account, transcriptId);
+    if (!transcript) throw notFound(`No transcript ${id} in this account: pass a call's transcript_id (trn_…), or its call_ or rec_ id.`);
+    return transcript;
+  };
+
+  return {
+    fetch(ctx) {
+      if (!wantsEventStream(ctx.headers.get('accept'))) return { status: 200, body: recordings.transcriptJson(find(ctx)) };
+      const after = lastEventId(ctx.headers.get('last-event-id'));
+      const stream = transcriptStreams.stream(find(ctx), { signal: ctx.signal, after });
+      return {
+        status: 200,
+        raw: stream,
+        headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' },
+      };
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import { EVENT_TYPES } from '../../events/types.js';
+import type { Webhooks } from '../../events/webhooks.js';
+import { badRequest, notFound } from '../errors.js';
+import { listQuery, paginate, type Cursors } from '../pagination.js';
+import type { Handler } from '../router.js';
+import { array, object, oneOf, queryObject, show, type Schema } from '../schema.js';
+
+export interface WebhookRoutesDeps {
+  webhooks: Webhooks;
+  cursors: Cursors;
+  /** The sandbox's own origin: a subscription may not deliver to it. */
+  sandboxOrigin: string;
+}
+
+const MAX_URL_LENGTH = 2048;
+const URL_HINT = 'an https URL, e.g. https://example.com/webhooks (plain http only to 127.0.0.1, localhost or [::1])';
+
+/** 127.0.0.0/8, localhost and [::1]: the hosts a plain-http receiver may use (a test's local server). */
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/** The receiver URL of a subscription (rules in docs/webhooks.md). */
+function webhookUrl(sandboxOrigin: string): Schema<string> {
+  const fail = (message: string): never => {
+    throw badRequest(`\`url\` ${message}`, 'url');
+  };
+  return {
+    hint: URL_HINT,
+    parse(value) {
+      if (typeof value !== 'string') return fail(`must be a string: ${URL_HINT} (got ${show(value)}).`);
+      if (value.length > MAX_URL_LENGTH) fail(`must be at most ${MAX_URL_LENGTH} characters, got ${value.length}.`);
+      if (/\s/.test(value)) fail('must not contain spaces or other whitespace.');
+      let url: URL;
+      try {
+        url = new URL(value);
+      } catch {
+        return fail(`must be an absolute URL: ${URL_HINT} (got ${show(value)}).`);
+      }
+      if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+        fail(`must use https: plain http is accepted only for loopback receivers (127.0.0.1, localhost, [::1]), got ${show(value)}.`);
+      }
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') fail(`must be ${URL_HINT} (got the scheme ${url.protocol}).`);
+      if (url.username || url.password) {
+        fail('must not carry credentials (user:password@): webhook requests are authenticated by the X-Service-Signature header instead.');
+      }
+      if (url.origin === sandboxOrigin) {
+        fail(`points at the sandbox itself (${sandboxOrigin}); give the address of your own receiver, e.g. http://127.0.0.1:<port>/webhooks.`);
+      }
+      return value;
+    },
+    openapi: () => ({ type: 'string', format: 'uri', maxLength: MAX_URL_LENGTH, description: `The receiver: ${URL_HINT}.` }),
+  };
+}
+
+export function createWebhookBody(sandboxOrigin: string) {
+  return object(
+    {
+      url: webhookUrl(sandboxOrigin),
+      events: array(oneOf(EVENT_TYPES, 'An event name, exactly as the event list names it.'), {
+        description: 'The events to receive (each named once; a repeated name counts once).',
+        min: 1,
+        max: EVENT_TYPES.length,
+      }),
+    },
+    { description: 'Subscribe a receiver URL to one or more events.' },
+  );
+}
+
+export const listWebhooksQuery = listQuery({}, 'List webhook subscriptions, newest first.');
+
+/** GET, POST /v1/webhooks and DELETE /v1/webhooks/{id} (CONTRACT §5; docs/webhooks.md). */
+export function webhookHandlers(deps: WebhookRoutesDeps): Record<'list' | 'create' | 'remove', Handler> {
+  const { webhooks, cursors, sandboxOrigin } = deps;
+  const subscriptions = webhooks.subscriptions;
+  const createBody = createWebhookBody(sandboxOrigin);
+
+  return {
+    list(ctx) {
+      const q = listWebhooksQuery.parse(queryObject(ctx.query), '');
+      return { status: 200, body: paginate(cursors, 'webhooks', subscriptions.store, ctx.principal.account, q, (s) => subscriptions.toJson(s)) };
+    },
+
+    create(ctx) {
+      const body = createBody.parse(ctx.body, '');
+      const record = subscriptions.create(ctx.principal.account, body.url, [...new Set(body.events)]);
+      return { status: 201, body: subscriptions.toJson(record, true) };
+    },
+
+    remove(ctx) {
+      const record = subscriptions.store.get(ctx.principal.account, ctx.params.id!);
+      if (!record) throw notFound(`No webhook subscription ${ctx.params.id} in this account: use an id from GET /v1/webhooks.`);
+      webhooks.unsubscribe(record);
+      return { status: 204 };
+    },
+  };
+}

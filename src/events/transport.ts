@@ -1,0 +1,92 @@
+import { performance } from 'node:perf_hooks';
+
+/** What one HTTP attempt of a webhook came to. */
+export interface PostResult {
+  /** The receiver's HTTP status; null when no response arrived. */
+  status: number | null;
+  /** A 2xx within the timeout. */
+  ok: boolean;
+  /** Why it failed; null on success. */
+  error: string | null;
+  /** Real (wall-clock) milliseconds the attempt took. */
+  durationMs: number;
+}
+
+export interface PostRequest {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  /** Real milliseconds to wait for the response headers. */
+  timeoutMs: number;
+  /** Aborts the attempt when the sandbox is reset or closed. */
+  stop: AbortSignal;
+}
+
+class Timeout extends Error {}
+class Stopped extends Error {}
+
+/**
+ * Sends one webhook POST for real, and never rejects.
+ *
+ * - It calls the global `fetch` as it is at this moment, not one captured at import, so
+ *   a receiver handled in-process (an msw handler, an interceptor of the user's) gets it;
+ *   the sandbox's own interception answers only its base URL and lets this through.
+ * - The timeout is real time and comes from `AbortSignal.timeout()`, whose timer lives in
+ *   Node's internals: a user's `vi.useFakeTimers()` replaces the global `setTimeout` but
+ *   cannot freeze it (test/webhooks/fake-timers.test.ts proves it). The race below ends
+ *   the attempt on time even when a fetch implementation ignores its signal.
+ * - Redirects are not followed: a 3xx is a failure, as with most webhook senders.
+ * - Duration uses `performance` from `node:perf_hooks`, which fake timers leave alone.
+ */
+export async function postWebhook(request: PostRequest): Promise<PostResult> {
+  const started = performance.now();
+  const controller = new AbortController();
+  const timeout = AbortSignal.timeout(request.timeoutMs);
+  const onTimeout = () => controller.abort(new Timeout());
+  const onStop = () => controller.abort(new Stopped());
+  timeout.addEventListener('abort', onTimeout, { once: true });
+  if (request.stop.aborted) onStop();
+  else request.stop.addEventListener('abort', onStop, { once: true });
+  const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
+  try {
+    const response = await abortable(
+      globalThis.fetch(request.url, {
+        method: 'POST',
+        headers: request.headers,
+        body: request.body,
+        redirect: 'manual',
+        signal: controller.signal,
+      }),
+      controller.signal,
+    );
+    // Only the status matters; drop the body so the connection is released.
+    response.body?.cancel().catch(() => undefined);
+    const ok = response.status >= 200 && response.status < 300;
+    return { status: response.status, ok, error: ok ? null : `the receiver answered HTTP ${response.status}`, durationMs: elapsed() };
+  } catch (error) {
+    return { status: null, ok: false, error: describe(controller.signal.reason ?? error, error, request.timeoutMs), durationMs: elapsed() };
+  } finally {
+    timeout.removeEventListener('abort', onTimeout);
+    request.stop.removeEventListener('abort', onStop);
+  }
+}
+
+/** `work`, or a rejection as soon as `signal` aborts. */
+function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function describe(reason: unknown, error: unknown, timeoutMs: number): string {
+  if (reason instanceof Timeout) return `no response within ${timeoutMs} ms (timed out)`;
+  if (reason instanceof Stopped) return 'abandoned: the sandbox was reset or closed';
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  if (code) return `connection failed: ${code} (${cause!.message})`;
+  if (cause) return `request failed: ${cause.message}`;
+  return `request failed: ${error instanceof Error ? error.message : String(error)}`;
+}

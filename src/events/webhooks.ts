@@ -1,0 +1,328 @@
+import { SandboxError } from '../errors.js';
+import type { TimerHandle, VirtualClock } from '../sim/clock.js';
+import type { SeededRandom } from '../sim/random.js';
+import type { EventBus } from './bus.js';
+import { attemptOffset } from './retry-schedule.js';
+import { sign } from './signature.js';
+import { Subscriptions, type SubscriptionRecord } from './subscriptions.js';
+import { postWebhook } from './transport.js';
+import type { EventType, SandboxEvent } from './types.js';
+
+/**
+ * Where a delivery stands: `pending` (in flight, queued or waiting for a retry),
+ * `delivered` (a 2xx arrived), `dead` (every attempt failed: the dead-letter queue) or
+ * `canceled` (its subscription was deleted before it was delivered).
+ */
+export type DeliveryState = 'pending' | 'delivered' | 'dead' | 'canceled';
+
+/** One HTTP attempt of one delivery, as `sandbox.webhooks.attempts()` shows it. */
+export interface WebhookAttempt {
+  deliveryId: string;
+  eventId: string;
+  eventType: EventType;
+  subscriptionId: string;
+  url: string;
+  /** 1-based, as sent in `X-Service-Delivery-Attempt`; starts over at 1 on a replay. */
+  attempt: number;
+  /** 0 for the run that began at emission, 1 for the first replay, and so on. */
+  replay: number;
+  /** Virtual instant the attempt was sent (ISO 8601). */
+  at: string;
+  /** The receiver's HTTP status; null when no response arrived (network error, timeout). */
+  status: number | null;
+  /** A 2xx within the timeout. */
+  ok: boolean;
+  /** Real (wall-clock) milliseconds the attempt took: the one non-deterministic field. */
+  durationMs: number;
+  /** Why the attempt failed; null when it succeeded. */
+  error: string | null;
+}
+
+/** One event on its way to one subscription: a dead letter when `state` is `dead`. */
+export interface WebhookDelivery {
+  /** `dlv_…`: names this delivery (and the dead letter it may become) for `replay()`. */
+  id: string;
+  eventId: string;
+  eventType: EventType;
+  subscriptionId: string;
+  url: string;
+  state: DeliveryState;
+  /** Every attempt so far, replays included, oldest first. */
+  attempts: WebhookAttempt[];
+  /** Virtual instant of the next scheduled attempt; null unless a retry is waiting. */
+  nextAttemptAt: string | null;
+  /** How many times it was replayed from the dead-letter queue. */
+  replays: number;
+  /** The event, as every attempt sent it. */
+  event: SandboxEvent;
+}
+
+interface DeliveryRecord {
+  id: string;
+  account: string;
+  event: SandboxEvent;
+  /** The exact bytes every attempt sends (serialised once per event). */
+  body: string;
+  signature: string;
+  subscription: SubscriptionRecord;
+  state: DeliveryState;
+  attempts: WebhookAttempt[];
+  /** Virtual instant of attempt 1 of the current run (emission, or the replay). */
+  firstMs: number;
+  nextMs: number | null;
+  timer: TimerHandle | null;
+  replays: number;
+}
+
+export interface DeliveryFilter {
+  account?: string;
+  eventId?: string;
+  subscriptionId?: string;
+  type?: EventType;
+  state?: DeliveryState;
+}
+
+interface WebhooksDeps {
+  clock: VirtualClock;
+  random: SeededRandom;
+  bus: EventBus;
+  /** Real milliseconds an attempt may take (option `webhookTimeout`, default 10 s). */
+  timeoutMs: number;
+  onError: (error: unknown) => void;
+}
+
+/**
+ * Webhook subscriptions and the delivery of every event to them (CONTRACT §6,
+ * docs/webhooks.md). Each event of the bus becomes one delivery per matching
+ * subscription of its account. Attempts to one subscription go out one at a time, in the
+ * order they fall due (its lane), so a receiver sees first attempts in event order.
+ * Each attempt is tracked on the clock, so `advance()` waits for it; a failed one
+ * schedules the next on the virtual clock per {@link WEBHOOK_RETRY_SCHEDULE}, and after
+ * the last the delivery is dead-lettered, from where it can be replayed.
+ */
+export class Webhooks {
+  readonly subscriptions: Subscriptions;
+  private readonly all: DeliveryRecord[] = [];
+  private readonly byId = new Map<string, DeliveryRecord>();
+  private readonly pending = new Set<DeliveryRecord>();
+  /** Per subscription id: the tail of its queue of attempts. */
+  private readonly lanes = new Map<string, Promise<void>>();
+  /** Attempts with the order they were sent in (they finish out of order across lanes). */
+  private readonly log: Array<{ sent: number; attempt: WebhookAttempt }> = [];
+  private sent = 0;
+  private stop = new AbortController();
+
+  constructor(private readonly deps: WebhooksDeps) {
+    this.subscriptions = new Subscriptions(deps);
+    deps.bus.subscribe((event, account) => this.onEvent(event, account));
+  }
+
+  /** Removes a subscription; its pending deliveries stop (`canceled`), an attempt in flight ends as it ends. */
+  unsubscribe(subscription: SubscriptionRecord): void {
+    this.subscriptions.store.remove(subscription);
+    for (const delivery of this.pending) {
+      if (delivery.subscription !== subscription) continue;
+      this.cancel(delivery);
+    }
+  }
+
+  /** Deliveries in creation order, narrowed by `filter`. */
+  deliveries(filter: DeliveryFilter = {}): WebhookDelivery[] {
+    return this.select(filter).map((d) => this.toJson(d));
+  }
+
+  /** Every attempt in the order sent, narrowed by `filter`. */
+  attempts(filter: DeliveryFilter = {}): WebhookAttempt[] {
+    const ids = new Set(this.select(filter).map((d) => d.id));
+    return this.log.filter((e) => ids.has(e.attempt.deliveryId)).map((e) => ({ ...e.attempt }));
+  }
+
+  /** The delivery by `dlv_` id, if any. */
+  find(id: string): WebhookDelivery | undefined {
+    const delivery = this.byId.get(id);
+    return delivery && this.toJson(delivery);
+  }
+
+  /** Whether the delivery's subscription still exists (a dead letter of a deleted one cannot be replayed). */
+  canReplay(id: string): boolean {
+    const delivery = this.byId.get(id);
+    return !!delivery && delivery.state === 'dead' && this.subscriptions.store.find(delivery.subscription.id) === delivery.subscription;
+  }
+
+  /**
+   * Takes a dead letter out of the queue and starts it over now: same event id and body,
+   * attempts counted from 1, the same retry schedule. Resolves with its first attempt.
+   * The caller checks {@link canReplay} first.
+   */
+  async replay(id: string): Promise<WebhookAttempt> {
+    const delivery = this.byId.get(id)!;
+    delivery.replays += 1;
+    const before = delivery.attempts.length;
+    await this.begin(delivery);
+    const first = delivery.attempts[before];
+    if (!first) throw new SandboxError(`Replay of ${id} was abandoned: the sandbox was reset or closed while it was in flight.`);
+    return { ...first };
+  }
+
+  /** Stops everything in flight or scheduled (close), keeping the records. */
+  stopAll(): void {
+    this.stop.abort();
+    this.stop = new AbortController();
+    for (const delivery of this.pending) this.cancel(delivery);
+    this.lanes.clear();
+  }
+
+  /** Forgets subscriptions, deliveries, dead letters and attempts (reset). */
+  clear(): void {
+    this.stopAll();
+    this.subscriptions.store.clear();
+    this.all.length = 0;
+    this.byId.clear();
+    this.log.length = 0;
+    this.sent = 0;
+  }
+
+  private onEvent(event: SandboxEvent, account: string): void {
+    const targets = this.subscriptions.matching(account, event.type);
+    if (targets.length === 0) return;
+    const body = JSON.stringify(event);
+    for (const subscription of targets) {
+      const delivery: DeliveryRecord = {
+        id: this.deps.random.id('dlv'),
+        account,
+        event,
+        body,
+        signature: sign(body, subscription.secret),
+        subscription,
+        state: 'pending',
+        attempts: [],
+        firstMs: this.deps.clock.now(),
+        nextMs: null,
+        timer: null,
+        replays: 0,
+      };
+      this.all.push(delivery);
+      this.byId.set(delivery.id, delivery);
+      void this.begin(delivery);
+    }
+  }
+
+  private begin(delivery: DeliveryRecord): Promise<void> {
+    delivery.state = 'pending';
+    delivery.firstMs = this.deps.clock.now();
+    this.pending.add(delivery);
+    return this.enqueue(delivery, 1);
+  }
+
+  /** Queues attempt `n` on the subscription's lane; `advance()` waits for it. */
+  private enqueue(delivery: DeliveryRecord, n: number): Promise<void> {
+    const key = delivery.subscription.id;
+    const run = (this.lanes.get(key) ?? Promise.resolve()).then(() => this.attempt(delivery, n));
+    this.lanes.set(key, run);
+    void run.then(() => {
+      if (this.lanes.get(key) === run) this.lanes.delete(key);
+    });
+    return this.deps.clock.track(run);
+  }
+
+  private async attempt(delivery: DeliveryRecord, n: number): Promise<void> {
+    if (delivery.state !== 'pending') return;
+    const stop = this.stop;
+    try {
+      const { clock } = this.deps;
+      const atMs = clock.now();
+      const sent = this.sent++;
+      delivery.nextMs = null;
+      const { event, subscription } = delivery;
+      const result = await postWebhook({
+        url: subscription.url,
+        body: delivery.body,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'svc-sandbox-webhooks',
+          'x-service-signature': delivery.signature,
+          'x-service-event-id': event.id,
+          'x-service-event-type': event.type,
+          'x-service-delivery-attempt': String(n),
+        },
+        timeoutMs: this.deps.timeoutMs,
+        stop: stop.signal,
+      });
+      if (stop !== this.stop) return; // reset or closed while in flight: the record is gone
+      const attempt: WebhookAttempt = {
+        deliveryId: delivery.id,
+        eventId: event.id,
+        eventType: event.type,
+        subscriptionId: subscription.id,
+        url: subscription.url,
+        attempt: n,
+        replay: delivery.replays,
+        at: new Date(atMs).toISOString(),
+        ...result,
+      };
+      delivery.attempts.push(attempt);
+      this.insertInLog(sent, attempt);
+      if (result.ok) {
+        // Also when the subscription was deleted while this attempt was in flight: it did arrive.
+        delivery.state = 'delivered';
+        this.pending.delete(delivery);
+        return;
+      }
+      if (delivery.state !== 'pending') return; // canceled, reset or closed meanwhile
+      const offset = attemptOffset(n + 1);
+      if (offset === null) {
+        delivery.state = 'dead';
+        this.pending.delete(delivery);
+        return;
+      }
+      delivery.nextMs = delivery.firstMs + offset;
+      delivery.timer = clock.setTimeout(() => {
+        delivery.timer = null;
+        void this.enqueue(delivery, n + 1);
+      }, delivery.nextMs - clock.now());
+    } catch (error) {
+      this.deps.onError(error); // a sandbox bug; postWebhook itself never rejects
+    }
+  }
+
+  private cancel(delivery: DeliveryRecord): void {
+    if (delivery.timer !== null) this.deps.clock.clearTimeout(delivery.timer);
+    delivery.timer = null;
+    delivery.nextMs = null;
+    delivery.state = 'canceled';
+    this.pending.delete(delivery);
+  }
+
+  /** Attempts finish out of order across lanes; the log keeps the order they were sent. */
+  private insertInLog(sent: number, attempt: WebhookAttempt): void {
+    let i = this.log.length;
+    while (i > 0 && this.log[i - 1]!.sent > sent) i--;
+    this.log.splice(i, 0, { sent, attempt });
+  }
+
+  private select(filter: DeliveryFilter): DeliveryRecord[] {
+    return this.all.filter(
+      (d) =>
+        (filter.account === undefined || d.account === filter.account) &&
+        (filter.eventId === undefined || d.event.id === filter.eventId) &&
+        (filter.subscriptionId === undefined || d.subscription.id === filter.subscriptionId) &&
+        (filter.type === undefined || d.event.type === filter.type) &&
+        (filter.state === undefined || d.state === filter.state),
+    );
+  }
+
+  private toJson(d: DeliveryRecord): WebhookDelivery {
+    return {
+      id: d.id,
+      eventId: d.event.id,
+      eventType: d.event.type,
+      subscriptionId: d.subscription.id,
+      url: d.subscription.url,
+      state: d.state,
+      attempts: d.attempts.map((a) => ({ ...a })),
+      nextAttemptAt: d.nextMs === null ? null : new Date(d.nextMs).toISOString(),
+      replays: d.replays,
+      event: structuredClone(d.event),
+    };
+  }
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { summarize } from './summarizer.js';
+
+describe('summarize', () => {
+  it('names the speakers, the first stated intent and the outcome', () => {
+    const lines = [
+      { speaker: 'agent', text: 'Northwind billing, how can I help?' },
+      { speaker: 'customer', text: 'I was charged twice for my invoice.' },
+      { speaker: 'agent', text: 'I have issued a refund.' },
+    ];
+    expect(summarize(lines, 42)).toBe(
+      'A 42-second call between the agent and the customer. The customer wanted to sort out a billing problem. A refund was issued.',
+    );
+  });
+
+  it('prefers a need stated in the first person over a greeting that names a department', () => {
+    const summary = summarize([{ speaker: 'agent', text: 'Billing department.' }, { speaker: 'customer', text: 'My internet is down.' }], 10);
+    expect(summary).toContain('The customer wanted to get help with a technical problem.');
+  });
+
+  it('quotes the opening line when no intent is recognised, and says when no outcome was reached', () => {
+    expect(summarize([{ speaker: 'Ann', text: 'Lovely weather today. Anyway.' }], 5)).toBe(
+      'A 5-second call with Ann. The call opened with "Lovely weather today." No clear outcome was reached before the call ended.',
+    );
+  });
+
+  it('extracts the day and time of a booking', () => {
+    const summary = summarize([{ speaker: 'caller', text: 'I would like an appointment.' }, { speaker: 'ai_receptionist', text: 'You are booked for Friday at 2:00 pm.' }], 30);
+    expect(summary).toBe('A 30-second call between the caller and the ai receptionist. The caller wanted to book an appointment. The appointment was booked for Friday at 2:00 pm.');
+  });
+
+  it('recognises voicemail, with or without a message', () => {
+    const greeting = { speaker: 'voicemail', text: 'Please leave a message after the tone.' };
+    expect(summarize([greeting], 8)).toBe('A 8-second call with the voicemail. The call reached voicemail and no message was left.');
+    expect(summarize([greeting, { speaker: 'caller', text: 'About my bill, please call me back.' }], 20)).toBe(
+      'A 20-second call between the voicemail and the caller. The call reached voicemail, and the caller left a message about a billing problem. A call back was requested.',
+    );
+  });
+
+  it('an empty transcript', () => {
+    expect(summarize([], 0)).toBe('A 0-second call in which nobody spoke.');
+  });
+
+  it('is a pure function of its input', () => {
+    const lines = [{ speaker: 'customer', text: 'Sounds good, sign me up for the upgrade.' }];
+    expect(summarize(lines, 12)).toBe(summarize(structuredClone(lines), 12));
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * The sandbox's "AI summary": a deterministic, rule-based summariser over the transcript
+ * (never a call to a real model), so a summary is the same for the same seed and the same
+ * transcript. It names who spoke, the caller's intent and the outcome, in three sentences.
+ * The rules are keyword patterns; docs/transcripts.md lists them.
+ */
+
+/** What the summariser reads of a segment. */
+export interface SpokenLine {
+  speaker: string;
+  text: string;
+}
+
+interface Intent {
+  pattern: RegExp;
+  /** "The customer wanted to …" */
+  goal: string;
+  /** "left a message about …" */
+  topic: string;
+}
+
+const INTENTS: Intent[] = [
+  { pattern: /\b(book|schedule|reschedule|appointment|reservation)\b/i, goal: 'book an appointment', topic: 'an appointment' },
+  { pattern: /\b(refund|charged|invoice|billing|bill|payment)\b/i, goal: 'sort out a billing problem', topic: 'a billing problem' },
+  { pattern: /\b(not (been )?working|stopped working|broken|error|outage|is down|cannot connect|can't connect)\b/i, goal: 'get help with a technical problem', topic: 'a technical problem' },
+  { pattern: /\b(upgrade|offer|discount|pricing|renewal|renew|plan)\b/i, goal: 'discuss a plan or an offer', topic: 'a plan or an offer' },
+  { pattern: /\b(returning your call|following up|follow up)\b/i, goal: 'follow up on an earlier conversation', topic: 'an earlier conversation' },
+];
+
+const VOICEMAIL = /\b(leave (a|your) message|after the (tone|beep)|cannot take your call|can't take your call|not available right now)\b/i;
+const WHEN = /\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today)\b(\s+at\s+\d{1,2}(:\d{2})?(\s*[ap]m)?)?/i;
+
+interface Outcome {
+  pattern: RegExp;
+  /** The sentence, given the matching line. */
+  say: (line: SpokenLine) => string;
+}
+
+/** In priority order: the first rule that matches any line decides (the latest matching line is quoted). */
+const OUTCOMES: Outcome[] = [
+  {
+    pattern: /\b(booked|you're all set|you are all set|appointment is confirmed|see you on)\b/i,
+    say: (line) => {
+      const when = WHEN.exec(line.text)?.[0];
+      return `The appointment was booked${when ? ` for ${when}` : ''}.`;
+    },
+  },
+  { pattern: /\b(issued a refund|refund (has been|was|is) (issued|processed)|refunded|credited)\b/i, say: () => 'A refund was issued.' },
+  { pattern: /\b(working now|works now|is fixed|that's fixed|that is fixed|resolved|sorted out)\b/i, say: () => 'The problem was resolved during the call.' },
+  { pattern: /\b(sounds good|let's do it|let us do it|sign me up|i'll take it|i will take it|deal)\b/i, say: (line) => `The ${role(line.speaker)} agreed to go ahead.` },
+  { pattern: /\b(not interested|no thanks|no, thank you|no thank you)\b/i, say: (line) => `The ${role(line.speaker)} declined.` },
+  { pattern: /\b(call (me|us|you) back|call back|get back to (you|me))\b/i, say: () => 'A call back was requested.' },
+];
+
+/** "agent" → "agent", "ai_receptionist" → "ai receptionist"; a proper name is kept as written. */
+function role(speaker: string): string {
+  return speaker.replace(/_/g, ' ');
+}
+
+function who(speaker: string): string {
+  return /^[a-z]/.test(speaker) ? `the ${role(speaker)}` : speaker;
+}
+
+function list(items: string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+function firstSentence(text: string): string {
+  const sentence = /^[^.!?]*[.!?]?/.exec(text.trim())?.[0] ?? text;
+  return sentence.length > 80 ? `${sentence.slice(0, 77)}…` : sentence;
+}
+
+/** Someone stating their own need ("I was charged", "my internet", "we can offer"), not a greeting naming a department. */
+const FIRST_PERSON = /\b(i was|i am|i'm|i would|i'd|i need|i want|my|our|we can|calling about)\b/i;
+
+/** The first line that states a known intent, preferring one said in the first person. */
+const matchIntent = (lines: readonly SpokenLine[]) => {
+  for (const personal of [true, false]) {
+    for (const line of lines) {
+      if (personal && !FIRST_PERSON.test(line.text)) continue;
+      const intent = INTENTS.find((i) => i.pattern.test(line.text));
+      if (intent) return { intent, line };
+    }
+  }
+  return undefined;
+};
+
+function outcomeOf(lines: readonly SpokenLine[]): string {
+  for (const rule of OUTCOMES) {
+    for (let i = lines.length - 1; i >= 0; i--) if (rule.pattern.test(lines[i]!.text)) return rule.say(lines[i]!);
+  }
+  return 'No clear outcome was reached before the call ended.';
+}
+
+/**
+ * Summarises a transcript of a call that lasted `durationS` seconds.
+ *
+ * @example
+ * summarize([{ speaker: 'caller', text: 'I would like to book an appointment.' }, { speaker: 'receptionist', text: 'You are booked for Monday at 9:30 am.' }], 40);
+ * // 'A 40-second call between the caller and the receptionist. The caller wanted to book an appointment. The appointment was booked for Monday at 9:30 am.'
+ */
+export function summarize(lines: readonly SpokenLine[], durationS: number): string {
+  if (lines.length === 0) return `A ${durationS}-second call in which nobody spoke.`;
+  const speakers = [...new Set(lines.map((l) => l.speaker))];
+  const opening = `A ${durationS}-second call ${speakers.length > 1 ? `between ${list(speakers.map(who))}` : `with ${who(speakers[0]!)}`}.`;
+
+  const greeting = lines.findIndex((l) => VOICEMAIL.test(l.text));
+  if (greeting >= 0) {
+    const message = lines.slice(greeting + 1).filter((l) => l.speaker !== lines[greeting]!.speaker);
+    if (message.length === 0) return `${opening} The call reached voicemail and no message was left.`;
+    const about = matchIntent(message)?.intent.topic;
+    const callBack = OUTCOMES[OUTCOMES.length - 1]!.pattern.test(message.map((l) => l.text).join(' '));
+    return `${opening} The call reached voicemail, and ${who(message[0]!.speaker)} left a message${about ? ` about ${about}` : ''}.${callBack ? ' A call back was requested.' : ''}`;
+  }
+
+  const found = matchIntent(lines);
+  const intent = found
+    ? `${capital(who(found.line.speaker))} wanted to ${found.intent.goal}.`
+    : `The call opened with "${firstSentence(lines[0]!.text)}"`;
+  return `${opening} ${intent} ${outcomeOf(lines)}`;
+}
+
+function capital(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -1,0 +1,164 @@
+import type { VirtualClock } from '../sim/clock.js';
+import type { BlockFilter, InventoryEntry, NumberCapabilities, NumberInventory, NumberKind } from '../sim/inventory.js';
+import type { SeededRandom } from '../sim/random.js';
+import { Collection, type StoredItem } from './collection.js';
+
+/** Who takes a number's inbound calls (CONTRACT §5). */
+export const ROUTING_TYPES = ['ai_receptionist', 'agent', 'extension', 'forward'] as const;
+export type RoutingType = (typeof ROUTING_TYPES)[number];
+
+/**
+ * A number's routing: `agent` names an agent, `extension` is digits, `forward` an E.164
+ * number; `ai_receptionist` may name a target (kept as given). See docs/numbers.md.
+ */
+export interface NumberRouting {
+  type: RoutingType;
+  target: string | null;
+}
+
+/** A provisioned number as stored. */
+export interface NumberRecord extends StoredItem {
+  number: string;
+  kind: NumberKind;
+  country: string;
+  areaCode: string;
+  capabilities: NumberCapabilities;
+  routing: NumberRouting | null;
+  callerIdName: string | null;
+  smsEnabled: boolean;
+}
+
+/** A provisioned number as the API shows it (CONTRACT §5; `area_code` is the sandbox's addition). */
+export interface PhoneNumber {
+  id: string;
+  number: string;
+  kind: NumberKind;
+  country: string;
+  area_code: string;
+  capabilities: NumberCapabilities;
+  /** null until set: inbound calls then ring as the network decides (see docs/numbers.md). */
+  routing: NumberRouting | null;
+  /** null until set. */
+  caller_id: { name: string } | null;
+  sms: { enabled: boolean };
+  status: 'provisioned';
+  created_at: string;
+}
+
+/** A number of the pool that nobody holds, as GET /v1/numbers shows it. */
+export interface AvailableNumber {
+  number: string;
+  kind: NumberKind;
+  country: string;
+  area_code: string;
+  capabilities: NumberCapabilities;
+  status: 'available';
+}
+
+/** The aspects PUT /v1/numbers/{id} (or POST) sets; an absent one is left as it is. */
+export interface NumberConfig {
+  routing?: NumberRouting | null;
+  callerIdName?: string | null;
+  smsEnabled?: boolean;
+}
+
+interface NumberServiceDeps {
+  clock: VirtualClock;
+  random: SeededRandom;
+  inventory: NumberInventory;
+}
+
+/**
+ * The numbers accounts hold. The pool is shared by every account of the sandbox: a
+ * number held by one is unavailable to all others until released, and a released
+ * number is forgotten (its id is 404) and back in the pool.
+ */
+export class NumberService {
+  readonly store = new Collection<NumberRecord>();
+  /** Every held number, by its E.164 text. */
+  private readonly held = new Map<string, NumberRecord>();
+
+  constructor(private readonly deps: NumberServiceDeps) {}
+
+  get inventory(): NumberInventory {
+    return this.deps.inventory;
+  }
+
+  /** The record of whoever holds `number`, if anyone does. */
+  holderOf(number: string): NumberRecord | undefined {
+    return this.held.get(number);
+  }
+
+  /** Pool entries from `from` on that nobody holds and that pass the filters. */
+  *available(filter: BlockFilter, matches: (number: string) => boolean, from = 0): Generator<InventoryEntry> {
+    for (const entry of this.deps.inventory.scan(filter, from)) {
+      if (!this.held.has(entry.number) && matches(entry.number)) yield entry;
+    }
+  }
+
+  /** Gives `entry` (which nobody holds) to `account`. */
+  provision(account: string, entry: InventoryEntry, config: NumberConfig): NumberRecord {
+    const record = this.store.insert({
+      id: this.deps.random.id('num'),
+      account,
+      seq: this.store.allocateSeq(),
+      createdMs: this.deps.clock.now(),
+      number: entry.number,
+      kind: entry.kind,
+      country: entry.country,
+      areaCode: entry.areaCode,
+      capabilities: entry.capabilities,
+      routing: null,
+      callerIdName: null,
+      smsEnabled: entry.capabilities.sms,
+    });
+    this.held.set(record.number, record);
+    this.configure(record, config);
+    return record;
+  }
+
+  /** Replaces the aspects `config` names. */
+  configure(record: NumberRecord, config: NumberConfig): void {
+    if (config.routing !== undefined) record.routing = config.routing && { ...config.routing };
+    if (config.callerIdName !== undefined) record.callerIdName = config.callerIdName;
+    if (config.smsEnabled !== undefined) record.smsEnabled = config.smsEnabled;
+  }
+
+  /** Releases the number for good: the record is gone and the number is back in the pool. */
+  release(record: NumberRecord): void {
+    this.store.remove(record);
+    this.held.delete(record.number);
+  }
+
+  toJson(record: NumberRecord): PhoneNumber {
+    return {
+      id: record.id,
+      number: record.number,
+      kind: record.kind,
+      country: record.country,
+      area_code: record.areaCode,
+      capabilities: { ...record.capabilities },
+      routing: record.routing && { ...record.routing },
+      caller_id: record.callerIdName === null ? null : { name: record.callerIdName },
+      sms: { enabled: record.smsEnabled },
+      status: 'provisioned',
+      created_at: new Date(record.createdMs).toISOString(),
+    };
+  }
+
+  availableJson(entry: InventoryEntry): AvailableNumber {
+    return {
+      number: entry.number,
+      kind: entry.kind,
+      country: entry.country,
+      area_code: entry.areaCode,
+      capabilities: { ...entry.capabilities },
+      status: 'available',
+    };
+  }
+
+  clear(): void {
+    this.store.clear();
+    this.held.clear();
+  }
+}

@@ -1,0 +1,111 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SandboxError, type Sandbox } from '../../src/index.js';
+import { KEY, OTHER_KEY, startSandbox } from '../helpers.js';
+import { numbersClient } from '../numbers/support.js';
+
+const ADA = '+14155550123';
+
+let sandbox: Sandbox;
+let api: ReturnType<typeof numbersClient>;
+let number: { id: string; number: string };
+beforeEach(async () => {
+  sandbox = startSandbox();
+  api = numbersClient(sandbox);
+  number = await api.provision({ kind: 'local' });
+});
+afterEach(() => sandbox.close());
+
+describe('sandbox.messages.inbound delivers a message to a provisioned number', () => {
+  it('stores an inbound SMS as received and emits message.received for the number\'s account', async () => {
+    await sandbox.advance('90s');
+    const msg = sandbox.messages.inbound({ from: ADA, to: number.number, body: 'Can I move my appointment?' });
+    expect(msg).toEqual({
+      id: expect.stringMatching(/^msg_/),
+      direction: 'inbound',
+      channel: 'sms',
+      from: ADA,
+      to: number.number,
+      body: 'Can I move my appointment?',
+      media: [],
+      template: null,
+      conversation_id: expect.stringMatching(/^conv_/),
+      status: 'received',
+      segments: 1,
+      created_at: '2026-01-01T00:01:30.000Z',
+      sent_at: null,
+      delivered_at: null,
+      failed_at: null,
+    });
+    expect((await api.get('/v1/messages')).body.data).toEqual([msg]);
+    expect(sandbox.messages.get(msg.id)).toEqual(msg);
+    const events = sandbox.events.list({ apiKey: KEY });
+    expect(events).toEqual([{ id: expect.stringMatching(/^evt_/), type: 'message.received', created_at: '2026-01-01T00:01:30.000Z', data: msg }]);
+    expect(sandbox.events.list({ apiKey: OTHER_KEY })).toEqual([]);
+    expect((await numbersClient(sandbox, OTHER_KEY).get('/v1/messages')).body.data).toEqual([]);
+  });
+
+  it('makes a message with mediaUrls an MMS, with or without body', () => {
+    const msg = sandbox.messages.inbound({ from: ADA, to: number.number, mediaUrls: ['https://e.com/photo.jpeg'] });
+    expect(msg).toMatchObject({ channel: 'mms', body: null, media: [{ url: 'https://e.com/photo.jpeg', content_type: 'image/jpeg' }], status: 'received' });
+    expect(sandbox.events.list({ type: 'message.received' })).toHaveLength(1);
+  });
+
+  it('stays received: the clock moves nothing and no message.delivered follows', async () => {
+    const msg = sandbox.messages.inbound({ from: ADA, to: number.number, body: 'hi' });
+    await sandbox.advance('1h');
+    expect(sandbox.messages.get(msg.id)!.status).toBe('received');
+    expect(sandbox.events.list().map((e) => e.type)).toEqual(['message.received']);
+  });
+});
+
+describe('sandbox.messages.inbound refuses what cannot arrive with a SandboxError, storing nothing', () => {
+  const refuse = (options: any, message: RegExp) => {
+    expect(() => sandbox.messages.inbound(options)).toThrow(SandboxError);
+    expect(() => sandbox.messages.inbound(options)).toThrow(message);
+  };
+  afterEach(async () => {
+    expect((await api.get('/v1/messages')).body.data).toEqual([]);
+    expect(sandbox.events.list()).toEqual([]);
+  });
+
+  it('a number nobody holds: released, never provisioned, or outside the pool', async () => {
+    const [free] = (await api.get('/v1/numbers?limit=1')).body.data;
+    refuse({ from: ADA, to: free.number, body: 'x' }, /not provisioned by any account/);
+    refuse({ from: ADA, to: '+14155550100', body: 'x' }, /not a provisioned number/);
+    await api.del(`/v1/numbers/${number.id}`);
+    refuse({ from: ADA, to: number.number, body: 'x' }, /not provisioned by any account/);
+  });
+
+  it('a number with SMS disabled', async () => {
+    await api.put(`/v1/numbers/${number.id}`, { sms: { enabled: false } });
+    refuse({ from: ADA, to: number.number, body: 'x' }, /SMS disabled/);
+  });
+
+  it('an MMS to a number that takes no MMS', async () => {
+    const uk = await api.provision({ country: 'GB' });
+    refuse({ from: ADA, to: uk.number, mediaUrls: ['https://e.com/a.png'] }, /takes no MMS/);
+  });
+
+  it('bad arguments, each named', () => {
+    refuse({ from: 'anonymous', to: number.number, body: 'x' }, /from: "anonymous" is not an E\.164 number/);
+    refuse({ from: ADA, to: number.number }, /give a body and\/or mediaUrls/);
+    refuse({ from: ADA, to: number.number, body: '' }, /body must be a text of 1 to 1600/);
+    refuse({ from: ADA, to: number.number, body: 'a'.repeat(1601) }, /1 to 1600/);
+    refuse({ from: ADA, to: number.number, mediaUrls: ['http://e.com/a.png'] }, /not an https URL/);
+    refuse({ from: ADA, to: number.number, mediaUrls: 'https://e.com/a.png' }, /array of at most 10/);
+    refuse({ from: ADA, to: number.number, body: 'x', media: [] }, /unknown option 'media'/);
+    refuse(null, /pass an object/);
+  });
+});
+
+describe('reset() forgets messages and conversations', () => {
+  it('empties the list and starts ids over', async () => {
+    const before = sandbox.messages.inbound({ from: ADA, to: number.number, body: 'x' });
+    sandbox.reset();
+    expect((await api.get('/v1/messages')).body.data).toEqual([]);
+    const again = await api.provision({ kind: 'local' });
+    expect(again.number).toBe(number.number);
+    const after = sandbox.messages.inbound({ from: ADA, to: again.number, body: 'x' });
+    expect([after.id, after.conversation_id]).toEqual([before.id, before.conversation_id]);
+  });
+});
