@@ -50,7 +50,17 @@ export class Pipeline {
       }
       auth.authorize(principal, route.resource, route.method === 'GET' ? 'read' : 'write');
       const body = route.method === 'POST' || route.method === 'PUT' ? await readJson(request) : undefined;
-      const reply = await route.handle({ principal, params, query: url.searchParams, body, headers: request.headers, signal: request.signal });
+      const reply = await route.handle({
+        principal,
+        params,
+        query: url.searchParams,
+        body,
+        headers: request.headers,
+        // undici makes a Request's AbortSignal on first access: only streaming handlers need it.
+        get signal() {
+          return request.signal;
+        },
+      });
       if (reply.raw !== undefined) return new Response(reply.raw, { status: reply.status, headers: { ...base, ...reply.headers } });
       return respond(reply.status, reply.body, { ...base, ...reply.headers });
     } catch (error) {

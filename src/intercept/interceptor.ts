@@ -53,11 +53,21 @@ const listener: Listener = async ({ request, controller }) => {
   const found = findTarget(request.url);
   // Not ours: leave it alone, so it reaches the network (or another interceptor).
   if (!found) return;
-  // Read a copy of the body: another listener of a joined interceptor (a user's msw) may
-  // clone the request after us, and cannot clone a consumed one.
-  const own = request.body === null ? request : request.clone();
+  // When another party (a user's msw) listens too, read a copy of the body: it may clone the
+  // request after us, and cannot clone a consumed one. Cloning costs a stream tee, so only then.
+  const own = request.body !== null && othersListen() ? request.clone() : request;
   controller.respondWith(await found.handle(abortsWithClient(own)));
 };
+
+/** Whether a listener other than ours is on any running instance we use. */
+function othersListen(): boolean {
+  if (!active) return false;
+  for (const interceptor of active.interceptors) {
+    const running = (interceptor as unknown as Internals).getInstance() as Internals | undefined;
+    if (running && running.emitter.listenerCount('request') > 1) return true;
+  }
+  return false;
+}
 
 const makers: Array<() => Interceptor> = [
   () => new ClientRequestInterceptor(),
