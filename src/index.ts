@@ -5,7 +5,10 @@
 
 // The sandbox
 export { createSandbox, Sandbox } from './sandbox.js';
-export type { InboundCallOptions, InternalError } from './sandbox.js';
+export type { InternalError } from './sandbox.js';
+export type { InboundCallOptions, CallScripting } from './state/call-scripting.js';
+export type { MessageScripting } from './state/message-scripting.js';
+export type { EventLog, EventFilter } from './events/event-log.js';
 export type { SandboxOptions, KeyOptions, Scope, Resource } from './options.js';
 export type { Duration } from './sim/duration.js';
 

@@ -9,37 +9,23 @@ import { EventBus } from './events/bus.js';
 import { TranscriptStreams } from './events/transcript-stream.js';
 import { webhookScripting, type WebhookScripting } from './events/webhook-scripting.js';
 import { Webhooks } from './events/webhooks.js';
-import type { EventType, SandboxEvent } from './events/types.js';
+import { eventLog, type EventLog } from './events/event-log.js';
 import { intercept } from './intercept/interceptor.js';
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js';
-import type { AnsweredBy } from './state/call-machine.js';
-import { CallService, type Call, type CallRecord } from './state/calls.js';
+import { callScripting, type CallScripting } from './state/call-scripting.js';
+import { CallService } from './state/calls.js';
 import { recordingScripting, transcriptScripting, type RecordingScripting, type TranscriptScripting } from './state/media-scripting.js';
 import { RecordingService } from './state/recordings.js';
-import { MessageService, type Message } from './state/messages.js';
+import { messageScripting, type MessageScripting } from './state/message-scripting.js';
+import { MessageService } from './state/messages.js';
 import { NumberService } from './state/numbers.js';
 import { Templates } from './state/templates.js';
-import { inboundMessage, routeInboundCall, type InboundMessageOptions } from './sim/inbound.js';
 import { NumberInventory } from './sim/inventory.js';
 import { VirtualClock } from './sim/clock.js';
 import { Dialer } from './sim/dialer.js';
 import { toMs, type Duration } from './sim/duration.js';
-import { checkNumber, Network, type CallBehavior } from './sim/network.js';
+import { Network, type CallBehavior } from './sim/network.js';
 import { SeededRandom } from './sim/random.js';
-
-/** Options of {@link Sandbox.calls}.inbound. */
-export interface InboundCallOptions {
-  /** The caller (any E.164 number). */
-  from: string;
-  /** The number called: a provisioned number (its routing decides who answers), or any number of the account of `apiKey`. */
-  to: string;
-  /** Whose account receives the call: one of its API keys. Optional when `to` is a provisioned number (its account receives it). */
-  apiKey?: string;
-  /** Let the AI receptionist answer. Default: true when the number is routed to `ai_receptionist`, else false. */
-  aiReceptionist?: boolean;
-  /** How the call goes; defaults as for outbound calls (a number routed `forward` rings as its target would). */
-  behavior?: CallBehavior;
-}
 
 /** An unexpected exception inside the sandbox, kept for inspection (it was answered as a 500 or reported by `advance`). */
 export interface InternalError {
@@ -118,6 +104,11 @@ export class Sandbox {
     this.auth = new Auth(this.options);
     this.numberService = new NumberService({ clock: this.clock, random: this.random, inventory: new NumberInventory(this.random) });
     this.messageService = new MessageService({ clock: this.clock, random: this.random, bus: this.bus });
+    const accountOf = (key: string, where: string) => this.accountOf(key, where);
+    const assertOpen = (what: string) => this.assertOpen(what);
+    this.calls = callScripting({ calls: this.callService, numbers: this.numberService, network: this.networkSim, accountOf, assertOpen });
+    this.messages = messageScripting(this.messageService, this.numberService, assertOpen);
+    this.events = eventLog(this.bus, accountOf, (error) => this.listenerErrors.push(error));
     const router = new Router(
       routeTable({ calls: this.callService, dialer: this.dialer, network: this.networkSim, cursors: new Cursors(`svc-sandbox:${this.seed}`), recordings: this.recordingService, transcriptStreams: this.transcriptStreams, webhooks: this.webhookService, sandboxOrigin: this.options.origin, numbers: this.numberService, messages: this.messageService, templates: new Templates(this.options.templates) }),
     );
@@ -236,7 +227,7 @@ export class Sandbox {
   }
 
   /**
-   * Scripting live calls.
+   * Scripting live calls: answer, hang up, ring a number from outside (docs/scripting.md).
    *
    * @example
    * sandbox.network.setBehavior('+14155550123', { ring: 'manual' });
@@ -245,61 +236,16 @@ export class Sandbox {
    * await sandbox.advance('42s');
    * sandbox.calls.hangUp(id);        // completed, disposition answered, duration 42
    */
-  readonly calls = {
-    /** The call as the API would show it, or undefined. Any account. */
-    get: (id: string): Call | undefined => {
-      const call = this.callService.store.find(id);
-      return call && this.callService.toJson(call);
-    },
-    /** Answers a ringing call now (by a human unless `by` says otherwise). */
-    answer: (id: string, options: { by?: Exclude<AnsweredBy, 'ai_receptionist'> } = {}): Call =>
-      this.act(id, 'answer', { type: 'ANSWERED', ...(options.by ? { by: options.by } : {}) }, 'ringing'),
-    /** Ends a live call now: an answered one completes `answered`, a ringing one `canceled`. */
-    hangUp: (id: string): Call => this.act(id, 'hang up', { type: 'HUNG_UP' }, 'ringing or answered'),
-    /**
-     * Rings a number of an account from outside: an inbound call, through the same
-     * lifecycle (and events) as an outbound one. To a provisioned number, `apiKey` may be
-     * left out and the number's routing decides who answers (docs/numbers.md); a pool
-     * number nobody holds (e.g. released) receives nothing: SandboxError.
-     */
-    inbound: (options: InboundCallOptions): Call => {
-      this.assertOpen('place an inbound call');
-      const from = checkNumber(options.from, 'calls.inbound: from');
-      const to = checkNumber(options.to, 'calls.inbound: to');
-      const route = routeInboundCall({ numbers: this.numberService, network: this.networkSim }, to, {
-        account: options.apiKey === undefined ? undefined : this.accountOf(options.apiKey, 'calls.inbound'),
-        aiReceptionist: options.aiReceptionist,
-        behavior: options.behavior,
-      });
-      const call = this.callService.place({ ...route, from, to, direction: 'inbound', campaignId: null });
-      return this.callService.toJson(call);
-    },
-  };
+  readonly calls: CallScripting;
 
   /**
    * Scripting messaging traffic (docs/messaging.md).
    *
    * @example
    * const msg = sandbox.messages.inbound({ from: '+14155550123', to: myNumber, body: 'STOP' });
-   * msg.status;                     // 'received'; message.received was emitted for the number's account
    * sandbox.messages.get(msg.id);   // the message as the API shows it
    */
-  readonly messages = {
-    /**
-     * Delivers an SMS (or, with `mediaUrls`, an MMS) from any number to a provisioned,
-     * SMS-enabled number now: stored as inbound, `received`, in the conversation of the
-     * two numbers, and `message.received` is emitted for the number's account.
-     */
-    inbound: (options: InboundMessageOptions): Message => {
-      this.assertOpen('deliver an inbound message');
-      return this.messageService.toJson(this.messageService.receive(inboundMessage(this.numberService, options)));
-    },
-    /** The message as the API would show it, or undefined. Any account. */
-    get: (id: string): Message | undefined => {
-      const message = this.messageService.store.find(id);
-      return message && this.messageService.toJson(message);
-    },
-  };
+  readonly messages: MessageScripting;
 
   /**
    * Scripting the simulated carrier per destination (CONTRACT §7 gives the defaults and
@@ -325,28 +271,7 @@ export class Sandbox {
    * const types = sandbox.events.list({ apiKey: 'SVC_TEST_me' }).map((e) => e.type);
    * const stop = sandbox.events.subscribe((event) => console.log(event.type));
    */
-  readonly events = {
-    /** Emitted events in order, optionally of one type and/or one account (named by any of its keys). */
-    list: (filter: { type?: EventType; apiKey?: string } = {}): SandboxEvent[] =>
-      this.bus
-        .entries({ type: filter.type, account: filter.apiKey === undefined ? undefined : this.accountOf(filter.apiKey, 'events.list') })
-        .map((entry) => structuredClone(entry.event)),
-    /**
-     * Calls `listener` with each event as it is emitted. If it throws, the error is
-     * rethrown by the next `advance()`. Returns the function that unsubscribes.
-     */
-    subscribe: (listener: (event: SandboxEvent) => void, filter: { type?: EventType; apiKey?: string } = {}): (() => void) => {
-      const account = filter.apiKey === undefined ? undefined : this.accountOf(filter.apiKey, 'events.subscribe');
-      return this.bus.subscribe((event, eventAccount) => {
-        if ((filter.type && event.type !== filter.type) || (account !== undefined && eventAccount !== account)) return;
-        try {
-          listener(structuredClone(event));
-        } catch (error) {
-          this.listenerErrors.push(error);
-        }
-      });
-    },
-  };
+  readonly events: EventLog;
 
   /**
    * Webhook deliveries, their attempts and the dead-letter queue (docs/webhooks.md).
@@ -379,16 +304,6 @@ export class Sandbox {
    * sandbox.transcripts.openStreams(); // 0 once every SSE client has gone
    */
   readonly transcripts: TranscriptScripting;
-
-  private act(id: string, verb: string, event: Parameters<CallService['send']>[1], expected: string): Call {
-    this.assertOpen(`${verb} a call`);
-    const call: CallRecord | undefined = this.callService.store.find(id);
-    if (!call) throw new SandboxError(`Failed to ${verb} ${id}: no such call in this sandbox. Use the id from POST /v1/calls or calls.inbound().`);
-    if (!this.callService.send(call, event)) {
-      throw new SandboxError(`Failed to ${verb} ${id}: the call is ${call.status}, and only a ${expected} call can be.`);
-    }
-    return this.callService.toJson(call);
-  }
 
   private accountOf(apiKey: string, where: string): string {
     try {
