@@ -2,7 +2,8 @@ import { Auth } from './api/auth.js';
 import { Cursors } from './api/pagination.js';
 import { Pipeline } from './api/pipeline.js';
 import { RateLimiter } from './api/rate-limit.js';
-import { Router } from './api/router.js';
+import { Router, type Route } from './api/router.js';
+import { openApiDocument } from './api/openapi.js';
 import { routeTable } from './api/routes/index.js';
 import { SandboxError } from './errors.js';
 import { EventBus } from './events/bus.js';
@@ -59,6 +60,7 @@ export class Sandbox {
   private readonly auth: Auth;
   private readonly limiter = new RateLimiter();
   private readonly pipeline: Pipeline;
+  private readonly routes: readonly Route[];
   private readonly failures: InternalError[] = [];
   /** Errors thrown by the user's own event listeners, rethrown by the next advance(). */
   private readonly listenerErrors: unknown[] = [];
@@ -110,8 +112,21 @@ export class Sandbox {
     this.messages = messageScripting(this.messageService, this.numberService, assertOpen);
     this.events = eventLog(this.bus, accountOf, (error) => this.listenerErrors.push(error));
     const router = new Router(
-      routeTable({ calls: this.callService, dialer: this.dialer, network: this.networkSim, cursors: new Cursors(`svc-sandbox:${this.seed}`), recordings: this.recordingService, transcriptStreams: this.transcriptStreams, webhooks: this.webhookService, sandboxOrigin: this.options.origin, numbers: this.numberService, messages: this.messageService, templates: new Templates(this.options.templates) }),
+      routeTable({
+        calls: this.callService,
+        dialer: this.dialer,
+        network: this.networkSim,
+        cursors: new Cursors(`svc-sandbox:${this.seed}`),
+        recordings: this.recordingService,
+        transcriptStreams: this.transcriptStreams,
+        webhooks: this.webhookService,
+        sandboxOrigin: this.options.origin,
+        numbers: this.numberService,
+        messages: this.messageService,
+        templates: new Templates(this.options.templates),
+      }),
     );
+    this.routes = router.routes;
     this.pipeline = new Pipeline({
       router,
       auth: this.auth,
@@ -222,6 +237,17 @@ export class Sandbox {
   }
 
   /** Unexpected exceptions caught inside the sandbox (each was answered as a 500 or logged). Empty in a healthy run. */
+  /**
+   * The OpenAPI 3.1 description of this sandbox's API (paths, parameters, request bodies,
+   * errors), generated from the same schemas that validate requests.
+   *
+   * @example
+   * writeFileSync('openapi.json', JSON.stringify(sandbox.openapi(), null, 2));
+   */
+  openapi(): Record<string, unknown> {
+    return openApiDocument(this.routes, this.baseUrl);
+  }
+
   internalErrors(): InternalError[] {
     return [...this.failures];
   }

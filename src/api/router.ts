@@ -1,6 +1,7 @@
 import type { Resource } from '../options.js';
 import type { Principal } from './auth.js';
 import { ApiError } from './errors.js';
+import type { Schema } from './schema.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -36,6 +37,12 @@ export interface Route {
   resource: Resource;
   summary: string;
   handle: Handler;
+  /** The request body's schema (POST, PUT), for the OpenAPI description. */
+  body?: Schema<unknown>;
+  /** The query string's schema (lists), for the OpenAPI description. */
+  query?: Schema<unknown>;
+  /** The success status when not the method's usual one (GET 200, POST 201, PUT 200, DELETE 204). */
+  status?: number;
 }
 
 interface Compiled {
