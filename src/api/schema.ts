@@ -113,12 +113,19 @@ export function integer(opts: { description: string; min: number; max: number; f
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
+/** Date.parse rolls a day past its month's end over (2026-02-30 → 2026-03-02); such a date is refused instead. */
+function dayExists(text: string): boolean {
+  const [year, month, day] = [Number(text.slice(0, 4)), Number(text.slice(5, 7)), Number(text.slice(8, 10))];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= ([31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0);
+}
+
 /** An ISO 8601 date or date-time; parsed to epoch milliseconds. */
 export function dateTime(description: string): Schema<number> {
   return {
     hint: 'an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z',
     parse(value, path) {
-      const ms = typeof value === 'string' && ISO_8601.test(value) ? Date.parse(value) : NaN;
+      const ms = typeof value === 'string' && ISO_8601.test(value) && dayExists(value) ? Date.parse(value) : NaN;
       if (Number.isNaN(ms))
         throw badRequest(`${name(path)} must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z (got ${show(value)}).`, path);
       return ms;

@@ -26,7 +26,8 @@ const mediaUrl: Schema<string> = (() => {
     hint: 'an https URL, e.g. "https://example.com/cat.jpg"',
     parse(value, path) {
       const url = text.parse(value, path);
-      if (!URL.canParse(url) || new URL(url).protocol !== 'https:')
+      // The URL parser drops leading and trailing control characters; the stored URL would keep them.
+      if (/[\x00-\x1f\x7f]/.test(url) || !URL.canParse(url) || new URL(url).protocol !== 'https:')
         throw badRequest(`\`${path}\` must be an https URL, e.g. "https://example.com/cat.jpg" (got ${show(url)}).`, path);
       return url;
     },

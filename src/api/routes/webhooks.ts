@@ -30,7 +30,7 @@ function webhookUrl(sandboxOrigin: string): Schema<string> {
     parse(value) {
       if (typeof value !== 'string') return fail(`must be a string: ${URL_HINT} (got ${show(value)}).`);
       if (value.length > MAX_URL_LENGTH) fail(`must be at most ${MAX_URL_LENGTH} characters, got ${value.length}.`);
-      if (/\s/.test(value)) fail('must not contain spaces or other whitespace.');
+      if (/[\s\x00-\x1f\x7f]/.test(value)) fail('must not contain spaces, other whitespace or control characters (such as NUL).');
       let url: URL;
       try {
         url = new URL(value);
