@@ -12,17 +12,24 @@ interface Window {
 }
 
 /**
- * Per-key fixed windows of one second of virtual time (CONTRACT §3). Only the current
- * window of each key is kept, so memory grows with keys, not with requests.
+ * Per-key fixed windows of one second of virtual time (CONTRACT §3). Every key's windows
+ * share the same boundaries, so when the clock enters a new second every counter is stale
+ * and all are dropped: memory holds only the keys seen in the current second (a flood of
+ * junk tokens cannot make it grow).
  */
 export class RateLimiter {
   private readonly windows = new Map<string, Window>();
+  private current = Number.NaN;
 
   /** Counts one request of `bucket` at `nowMs` against `limit` (null: no cap). */
   take(bucket: string, limit: number | null, nowMs: number): RateDecision {
     const start = nowMs - (nowMs % 1000);
+    if (start !== this.current) {
+      this.windows.clear();
+      this.current = start;
+    }
     let window = this.windows.get(bucket);
-    if (!window || window.start !== start) {
+    if (!window) {
       window = { start, count: 0 };
       this.windows.set(bucket, window);
     }
@@ -41,5 +48,6 @@ export class RateLimiter {
 
   clear(): void {
     this.windows.clear();
+    this.current = Number.NaN;
   }
 }
