@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox } from '../../src/index.js';
+import { Driver, KEYS } from './driver.js';
 
 /**
  * Model-based test of calls: random sequences of API requests (three keys), scripted network
@@ -11,8 +11,6 @@ import { createSandbox, type Sandbox } from '../../src/index.js';
  * calls; the same seed and steps give byte-identical responses and event logs.
  */
 
-const KEYS = ['SVC_TEST_k1', 'SVC_TEST_k2', 'SVC_TEST_k3'] as const;
-const START = Date.parse('2026-01-01T00:00:00Z');
 /** Destinations and their default behaviour (CONTRACT §7). */
 const DESTINATIONS: Record<string, { ring: number; outcome: 'answered' | 'busy' | 'no_answer' | 'failed' } | 'unreachable' | 'invalid'> = {
   '+14155550123': { ring: 5_000, outcome: 'answered' },
@@ -57,46 +55,26 @@ interface ModelCall {
 const EDGES = new Set(['ringing>ringing', 'ringing>answered', 'ringing>completed', 'answered>answered', 'answered>completed', 'completed>completed']);
 
 class Model {
-  now = START;
   calls: ModelCall[] = [];
-  windows = new Map<number, { start: number; count: number }>();
+
+  constructor(private readonly driver: Driver) {}
+
+  get now(): number {
+    return this.driver.now;
+  }
 
   status(call: ModelCall): string {
     if (call.endedAt !== undefined && call.endedAt <= this.now) return 'completed';
     if (call.answeredAt !== undefined && call.answeredAt <= this.now) return 'answered';
     return 'ringing';
   }
-
-  /** True when this request of `key` is over the limit (every request counts). */
-  limited(key: number): boolean {
-    const start = this.now - (this.now % 1000);
-    const w = this.windows.get(key);
-    if (!w || w.start !== start) {
-      this.windows.set(key, { start, count: 1 });
-      return false;
-    }
-    return ++w.count > 100;
-  }
 }
 
 async function runSteps(seed: number, steps: Step[]): Promise<string> {
-  const sandbox: Sandbox = createSandbox({ seed });
-  const model = new Model();
-  const transcript: string[] = [];
+  const d = new Driver({ seed });
+  const { sandbox } = d;
+  const model = new Model(d);
   const lastStatus = new Map<string, string>();
-  const send = async (key: number, method: string, path: string, body?: unknown) => {
-    const res = await sandbox.handle(
-      new Request(`${sandbox.baseUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${KEYS[key]}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      }),
-    );
-    const text = await res.text();
-    transcript.push(`${method} ${path} ${res.status} ${text}`);
-    expect(res.status, `${method} ${path}: ${text}`).toBeLessThan(500);
-    return { status: res.status, body: JSON.parse(text) };
-  };
   const observe = (json: { id: string; status: string }) => {
     const before = lastStatus.get(json.id) ?? 'ringing';
     expect(EDGES.has(`${before}>${json.status}`), `${json.id}: ${before} → ${json.status}`).toBe(true);
@@ -108,11 +86,10 @@ async function runSteps(seed: number, steps: Step[]): Promise<string> {
     for (const step of steps) {
       switch (step.kind) {
         case 'place': {
-          const limited = model.limited(step.key);
-          const res = await send(step.key, 'POST', '/v1/calls', { to: step.to, from: '+14155550100', ai_receptionist: step.ai });
+          const res = await d.request(step.key, 'POST', '/v1/calls', { to: step.to, from: '+14155550100', ai_receptionist: step.ai });
           const dest = DESTINATIONS[step.to]!;
-          if (limited) expect(res.status).toBe(429);
-          else if (dest === 'invalid') expect(res.status).toBe(400);
+          if (res.limited) break;
+          if (dest === 'invalid') expect(res.status).toBe(400);
           else if (dest === 'unreachable') expect(res.status).toBe(422);
           else {
             expect(res.status).toBe(201);
@@ -133,10 +110,9 @@ async function runSteps(seed: number, steps: Step[]): Promise<string> {
         case 'fetch': {
           const call = pick(step.pick);
           if (!call) break;
-          const limited = model.limited(step.key);
-          const res = await send(step.key, 'GET', `/v1/calls/${call.id}`);
-          if (limited) expect(res.status).toBe(429);
-          else if (call.account !== step.key) expect(res.status).toBe(404);
+          const res = await d.request(step.key, 'GET', `/v1/calls/${call.id}`);
+          if (res.limited) break;
+          if (call.account !== step.key) expect(res.status).toBe(404);
           else {
             expect(res.status).toBe(200);
             expect(res.body.status).toBe(model.status(call));
@@ -151,31 +127,16 @@ async function runSteps(seed: number, steps: Step[]): Promise<string> {
             .filter((c) => c.account === step.key && (!step.status || model.status(c) === step.status))
             .map((c) => c.id)
             .reverse();
-          const seen: string[] = [];
-          let cursor: string | null = null;
-          let limited = false;
-          do {
-            if (model.limited(step.key)) limited = true;
-            const res = await send(step.key, 'GET', `/v1/calls?${q}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-            if (limited) {
-              expect(res.status).toBe(429);
-              break;
-            }
-            expect(res.body.data.length).toBeLessThanOrEqual(step.limit);
-            for (const item of res.body.data) observe(item);
-            seen.push(...res.body.data.map((c: { id: string }) => c.id));
-            cursor = res.body.next_cursor;
-          } while (cursor);
-          if (!limited) expect(seen).toEqual(expected);
+          const seen = await d.walk(step.key, `/v1/calls?${q}`, step.limit, observe);
+          if (seen) expect(seen.map((c: { id: string }) => c.id)).toEqual(expected);
           break;
         }
         case 'transfer': {
           const call = pick(step.pick);
           if (!call) break;
-          const limited = model.limited(step.key);
-          const res = await send(step.key, 'POST', `/v1/calls/${call.id}/transfer`, { agent: 'maria' });
-          if (limited) expect(res.status).toBe(429);
-          else if (call.account !== step.key) expect(res.status).toBe(404);
+          const res = await d.request(step.key, 'POST', `/v1/calls/${call.id}/transfer`, { agent: 'maria' });
+          if (res.limited) break;
+          if (call.account !== step.key) expect(res.status).toBe(404);
           else expect(res.status).toBe(model.status(call) === 'answered' ? 200 : 422);
           break;
         }
@@ -188,7 +149,7 @@ async function runSteps(seed: number, steps: Step[]): Promise<string> {
             call.endedAt = model.now + TALK;
             call.disposition = 'answered';
           } else expect(() => sandbox.calls.answer(call.id)).toThrow(/only a ringing call/);
-          transcript.push(`answer ${call.id}`);
+          d.note(`answer ${call.id}`);
           break;
         }
         case 'hangUp': {
@@ -204,13 +165,11 @@ async function runSteps(seed: number, steps: Step[]): Promise<string> {
             }
             call.endedAt = model.now;
           }
-          transcript.push(`hangUp ${call.id}`);
+          d.note(`hangUp ${call.id}`);
           break;
         }
         case 'advance': {
-          await sandbox.advance(step.ms);
-          model.now += step.ms;
-          expect(sandbox.now().getTime()).toBe(model.now);
+          await d.advance(step.ms);
           break;
         }
       }
@@ -228,8 +187,7 @@ async function runSteps(seed: number, steps: Step[]): Promise<string> {
         expect(sandbox.events.list({ apiKey: KEYS[other] }).some((e) => e.data.id === call.id)).toBe(false);
       }
     }
-    expect(sandbox.internalErrors()).toEqual([]);
-    return `${transcript.join('\n')}\n${JSON.stringify(events)}`;
+    return d.finish();
   } finally {
     sandbox.close();
   }
