@@ -25,6 +25,21 @@ async function floor(n) {
   }
 }
 
+/** The floor plus what any real handler must do: read and parse the JSON body. */
+async function floorReadingBody(n) {
+  const interceptor = new BatchInterceptor({ name: 'floor-body', interceptors: [new ClientRequestInterceptor(), new FetchInterceptor()] });
+  interceptor.on('request', async ({ request, controller }) => {
+    JSON.parse(await request.text());
+    controller.respondWith(Response.json(CONSTANT, { status: 201 }));
+  });
+  interceptor.apply();
+  try {
+    return await measure(n, post);
+  } finally {
+    interceptor.dispose();
+  }
+}
+
 async function msw(n) {
   const server = setupServer(http.post(URL_, () => HttpResponse.json(CONSTANT, { status: 201 })));
   server.listen({ onUnhandledRequest: 'bypass' });
@@ -68,9 +83,10 @@ async function sandboxDirect(n) {
 
 export async function requestOverhead(n) {
   // Interleave rounds so that machine noise hits every contender alike; keep each one's best round.
-  const best = { floor: Infinity, msw: Infinity, nock: Infinity, sandbox: Infinity, direct: Infinity };
+  const best = { floor: Infinity, floorBody: Infinity, msw: Infinity, nock: Infinity, sandbox: Infinity, direct: Infinity };
   for (let round = 0; round < 3; round++) {
     best.floor = Math.min(best.floor, await floor(n));
+    best.floorBody = Math.min(best.floorBody, await floorReadingBody(n));
     best.sandbox = Math.min(best.sandbox, await sandboxIntercepted(n));
     best.msw = Math.min(best.msw, await msw(n));
     best.direct = Math.min(best.direct, await sandboxDirect(n));
@@ -78,6 +94,7 @@ export async function requestOverhead(n) {
   }
   return [
     ratioLine('POST /v1/calls: sandbox vs bare interceptor floor', best.sandbox, best.floor, 'µs/req', 1.3),
+    ratioLine('POST /v1/calls: sandbox vs floor that reads the JSON body', best.sandbox, best.floorBody, 'µs/req'),
     ratioLine('POST /v1/calls: sandbox vs msw 2 constant handler', best.sandbox, best.msw, 'µs/req', 1.0),
     ratioLine('POST /v1/calls: sandbox vs nock constant', best.sandbox, best.nock, 'µs/req'),
     ratioLine('POST /v1/calls: handle() direct vs intercepted fetch', best.direct, best.sandbox, 'µs/req'),

@@ -75,9 +75,16 @@ export class Pipeline {
   }
 }
 
+/**
+ * Headers go in as a `Headers` instance: while interception is applied, the patched
+ * `Response` constructor re-reads a plain-object init into a second `Headers` to record raw
+ * header names, which made every response markedly dearer.
+ */
 function respond(status: number, body: unknown, headers: Record<string, string>): Response {
-  if (status === 204) return new Response(null, { status, headers });
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+  if (status === 204) return new Response(null, { status, headers: new Headers(headers) });
+  const all = new Headers(headers);
+  all.set('content-type', 'application/json; charset=utf-8');
+  return new Response(JSON.stringify(body), { status, headers: all });
 }
 
 /** Reads a request body as JSON, refusing other content types, oversize bodies and bad UTF-8. */
