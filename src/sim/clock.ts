@@ -95,11 +95,6 @@ export class VirtualClock {
     return work;
   }
 
-  /** Whether any timer or tracked work is pending. */
-  get idle(): boolean {
-    return this.inflight.size === 0 && this.fake.countTimers() === 0;
-  }
-
   /**
    * Moves virtual time forward by `ms`, firing every timer due in the window in time
    * order, and waiting for tracked work after each one, so that work started at an

@@ -67,11 +67,6 @@ export class SeededRandom {
     return next;
   }
 
-  /** A float in [0, 1) from the named stream. */
-  float(name: string): number {
-    return this.stream(name)() / 4294967296;
-  }
-
   /** A new id such as `call_4Fh2kP0qZr8sLm1X`: the prefix, an underscore and 16 characters of [0-9A-Za-z]. */
   id(prefix: IdPrefix): string {
     let make = this.idMakers.get(prefix);

@@ -225,10 +225,6 @@ export class CallService {
     this.actors.clear();
   }
 
-  get liveCount(): number {
-    return this.actors.size;
-  }
-
   private record(id: string): CallRecord {
     const call = this.store.find(id);
     if (!call) throw new Error(`call ${id} has an actor but no record`);

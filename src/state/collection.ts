@@ -84,10 +84,6 @@ export class Collection<T extends StoredItem> {
     return { items, nextSeq: null };
   }
 
-  get size(): number {
-    return this.byId.size;
-  }
-
   clear(): void {
     this.byId.clear();
     this.byAccount.clear();
