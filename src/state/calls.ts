@@ -261,7 +261,9 @@ export class CallService {
     call.endedMs = this.deps.clock.now();
     if (call.answeredMs !== null) call.recordingId = this.deps.random.id('rec');
     this.actors.delete(call.id);
-    this.publish(call, 'call.completed');
+    // Listeners first (the recording is stored, a campaign counts the call), so that whoever
+    // receives call.completed can already fetch what its recording_url points to.
     for (const listener of this.completedListeners) listener(call);
+    this.publish(call, 'call.completed');
   }
 }

@@ -75,6 +75,14 @@ describe('a completed, answered call', () => {
     ]);
   });
 
+  it('regression: a call.completed listener could not fetch the recording its recording_url names (it was stored after the event)', async () => {
+    const seen: Array<string | undefined> = [];
+    sandbox.events.subscribe((event) => seen.push(sandbox.recordings.get(event.data.recording_id as string)?.status), { type: 'call.completed' });
+    await api.placeCall();
+    await sandbox.advance('65s');
+    expect(seen).toEqual(['processing']);
+  });
+
   it('keeps the agent the call had when it ended (AI handler, scripted agent, transfer target)', async () => {
     const ai = await api.placeCall({ ai_receptionist: true });
     sandbox.network.setBehavior('+14155550124', { agent: 'maria' });
