@@ -7,6 +7,7 @@ import { sign } from './signature.js';
 import { Subscriptions, type SubscriptionRecord } from './subscriptions.js';
 import { postWebhook } from './transport.js';
 import type { EventType, SandboxEvent } from './types.js';
+import { isoOrNull } from '../state/timestamps.js';
 
 /**
  * Where a delivery stands: `pending` (in flight, queued or waiting for a retry),
@@ -320,7 +321,7 @@ export class Webhooks {
       url: d.subscription.url,
       state: d.state,
       attempts: d.attempts.map((a) => ({ ...a })),
-      nextAttemptAt: d.nextMs === null ? null : new Date(d.nextMs).toISOString(),
+      nextAttemptAt: isoOrNull(d.nextMs),
       replays: d.replays,
       event: structuredClone(d.event),
     };

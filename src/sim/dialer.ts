@@ -3,6 +3,7 @@ import type { CallRecord, CallService } from '../state/calls.js';
 import type { VirtualClock } from './clock.js';
 import type { Network } from './network.js';
 import type { SeededRandom } from './random.js';
+import { isoOrNull } from '../state/timestamps.js';
 
 export interface CampaignRecord extends StoredItem {
   from: string;
@@ -83,7 +84,7 @@ export class Dialer {
       calls_dialed: campaign.callIds.length,
       calls_completed: campaign.callIds.length - campaign.live,
       created_at: new Date(campaign.createdMs).toISOString(),
-      completed_at: campaign.completedMs === null ? null : new Date(campaign.completedMs).toISOString(),
+      completed_at: isoOrNull(campaign.completedMs),
     };
   }
 

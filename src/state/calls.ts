@@ -5,6 +5,7 @@ import type { ResolvedBehavior } from '../sim/network.js';
 import type { SeededRandom } from '../sim/random.js';
 import { callMachine, type AnsweredBy, type CallEffects, type CallMachineEvent, type Disposition, type TransferTarget } from './call-machine.js';
 import { Collection, type StoredItem } from './collection.js';
+import { isoOrNull } from './timestamps.js';
 
 export type CallStatus = 'ringing' | 'answered' | 'completed';
 export type CallDirection = 'outbound' | 'inbound';
@@ -72,7 +73,6 @@ interface CallServiceDeps {
   onError: (error: unknown) => void;
 }
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /**
  * Owns every call of one sandbox: the records, and one running XState actor per live
@@ -207,8 +207,8 @@ export class CallService {
       recording_url: recordingUrl,
       transcript_id: call.transcriptId,
       created_at: new Date(call.createdMs).toISOString(),
-      answered_at: iso(call.answeredMs),
-      ended_at: iso(call.endedMs),
+      answered_at: isoOrNull(call.answeredMs),
+      ended_at: isoOrNull(call.endedMs),
     };
   }
 

@@ -4,6 +4,7 @@ import { deliveryOutcome, REPORT_AFTER_MS, SENT_AFTER_MS } from '../sim/message-
 import type { SeededRandom } from '../sim/random.js';
 import { countSegments } from '../sim/segments.js';
 import { Collection, type StoredItem } from './collection.js';
+import { isoOrNull } from './timestamps.js';
 
 export type MessageDirection = 'outbound' | 'inbound';
 export type MessageChannel = 'sms' | 'mms';
@@ -88,7 +89,6 @@ function contentType(url: string): string {
   return (extension && CONTENT_TYPES[extension]) ?? 'application/octet-stream';
 }
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /**
  * Every message of one sandbox, and the conversations they form. An outbound message
@@ -136,9 +136,9 @@ export class MessageService {
       status: message.status,
       segments: message.segments,
       created_at: new Date(message.createdMs).toISOString(),
-      sent_at: iso(message.sentMs),
-      delivered_at: iso(message.deliveredMs),
-      failed_at: iso(message.failedMs),
+      sent_at: isoOrNull(message.sentMs),
+      delivered_at: isoOrNull(message.deliveredMs),
+      failed_at: isoOrNull(message.failedMs),
     };
   }
 

@@ -8,6 +8,7 @@ import { summarize } from '../sim/summarizer.js';
 import type { CallRecord, CallService } from './calls.js';
 import { Collection, type StoredItem } from './collection.js';
 import { transcriptJson, type Transcript, type TranscriptRecord } from './transcripts.js';
+import { isoOrNull } from './timestamps.js';
 
 export type RecordingStatus = 'processing' | 'ready';
 
@@ -141,7 +142,7 @@ export class RecordingService {
       transcript: ready,
       summary: ready?.summary ?? null,
       created_at: new Date(recording.createdMs).toISOString(),
-      ready_at: recording.readyMs === null ? null : new Date(recording.readyMs).toISOString(),
+      ready_at: isoOrNull(recording.readyMs),
     };
   }
 

@@ -1,5 +1,6 @@
 import type { TimedSegment } from '../sim/speech-timing.js';
 import type { StoredItem } from './collection.js';
+import { isoOrNull } from './timestamps.js';
 
 /**
  * `live` while the call is answered (segments so far), `processing` from the hang-up
@@ -81,6 +82,6 @@ export function transcriptJson(transcript: TranscriptRecord, nowMs: number): Tra
     text: segments.map((s) => `${s.speaker}: ${s.text}`).join('\n'),
     summary: transcript.summary,
     created_at: new Date(transcript.createdMs).toISOString(),
-    ready_at: transcript.readyMs === null ? null : new Date(transcript.readyMs).toISOString(),
+    ready_at: isoOrNull(transcript.readyMs),
   };
 }
