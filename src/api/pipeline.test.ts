@@ -1,8 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { resolveOptions } from '../options.js';
 import { SeededRandom } from '../sim/random.js';
 import { Auth } from './auth.js';
-import { Pipeline } from './pipeline.js';
+import { Pipeline, splitUrl } from './pipeline.js';
 import { RateLimiter } from './rate-limit.js';
 import { Router } from './router.js';
 
@@ -33,5 +34,32 @@ describe('Pipeline', () => {
     expect(body.error.message).toContain(res.headers.get('x-request-id'));
     expect(res.headers.get('x-ratelimit-limit')).toBe('100');
     expect(failures).toEqual([[bug, res.headers.get('x-request-id')]]);
+  });
+});
+
+describe('splitUrl', () => {
+  it('gives the pathname below the base path and the query string, as new URL() would', () => {
+    const base = fc.constantFrom('', '/api', '/svc/sandbox');
+    const url = fc.webUrl({ withQueryParameters: true, withFragments: true, authoritySettings: { withPort: true } });
+    fc.assert(
+      fc.property(url, base, (raw, basePath) => {
+        const parsed = new URL(raw);
+        // The pipeline serves only URLs under its base path, as interception routes them.
+        const served = new Request(parsed.origin + basePath + parsed.pathname + parsed.search + parsed.hash).url;
+        const expected = new URL(served);
+        expect(splitUrl(served, basePath)).toEqual({
+          path: expected.pathname.slice(basePath.length) || '/',
+          query: expected.search.slice(1),
+        });
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('handles a bare origin, an empty query and a fragment holding a question mark', () => {
+    expect(splitUrl('https://api.svc.test/', '')).toEqual({ path: '/', query: '' });
+    expect(splitUrl('https://api.svc.test/v1/calls?', '')).toEqual({ path: '/v1/calls', query: '' });
+    expect(splitUrl('https://api.svc.test/v1/calls#a?b=1', '')).toEqual({ path: '/v1/calls', query: '' });
+    expect(splitUrl('https://api.svc.test:8443/api/v1/calls?limit=2#x', '/api')).toEqual({ path: '/v1/calls', query: 'limit=2' });
   });
 });

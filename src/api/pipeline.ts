@@ -41,8 +41,7 @@ export class Pipeline {
     const rate = limiter.take(token ?? '(no key)', auth.limitFor(token), now());
     const base = { 'x-request-id': requestId, ...rate.headers };
     try {
-      const url = new URL(request.url);
-      const path = url.pathname.slice(this.deps.basePath.length) || '/';
+      const { path, query } = splitUrl(request.url, this.deps.basePath);
       const { route, params } = this.deps.router.match(request.method, path);
       const principal = auth.authenticate(header);
       if (!rate.allowed) {
@@ -53,7 +52,7 @@ export class Pipeline {
       const reply = await route.handle({
         principal,
         params,
-        query: url.searchParams,
+        query: new URLSearchParams(query),
         body,
         headers: request.headers,
         // undici makes a Request's AbortSignal on first access: only streaming handlers need it.
@@ -76,15 +75,31 @@ export class Pipeline {
 }
 
 /**
+ * The path below the base path, and the query string, of a Request's URL. A Request's `url`
+ * is already parsed and serialised (absolute, dot segments resolved, percent-encoded), so
+ * slicing it gives what `new URL(url)` would, for a fraction of the cost on every request.
+ */
+export function splitUrl(url: string, basePath: string): { path: string; query: string } {
+  const pathStart = url.indexOf('/', url.indexOf('//') + 2);
+  if (pathStart === -1) return { path: '/', query: '' };
+  let end = url.indexOf('#', pathStart);
+  if (end === -1) end = url.length;
+  const question = url.indexOf('?', pathStart);
+  const pathEnd = question === -1 || question > end ? end : question;
+  return {
+    path: url.slice(pathStart + basePath.length, pathEnd) || '/',
+    query: pathEnd === end ? '' : url.slice(pathEnd + 1, end),
+  };
+}
+
+/**
  * Headers go in as a `Headers` instance: while interception is applied, the patched
  * `Response` constructor re-reads a plain-object init into a second `Headers` to record raw
  * header names, which made every response markedly dearer.
  */
 function respond(status: number, body: unknown, headers: Record<string, string>): Response {
   if (status === 204) return new Response(null, { status, headers: new Headers(headers) });
-  const all = new Headers(headers);
-  all.set('content-type', 'application/json; charset=utf-8');
-  return new Response(JSON.stringify(body), { status, headers: all });
+  return new Response(JSON.stringify(body), { status, headers: new Headers({ ...headers, 'content-type': 'application/json; charset=utf-8' }) });
 }
 
 /** Reads a request body as JSON, refusing other content types, oversize bodies and bad UTF-8. */

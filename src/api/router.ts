@@ -95,14 +95,14 @@ export class Router {
 
 function matchSegments(pattern: string[], actual: string[]): Record<string, string> | undefined {
   if (pattern.length !== actual.length) return undefined;
-  const params: Record<string, string> = {};
   for (let i = 0; i < pattern.length; i++) {
     const want = pattern[i]!;
-    const got = actual[i]!;
-    if (want.startsWith('{')) {
-      if (!got) return undefined;
-      params[want.slice(1, -1)] = safeDecode(got);
-    } else if (want !== got) return undefined;
+    if (want.startsWith('{') ? actual[i] === '' : want !== actual[i]) return undefined;
+  }
+  // Only a route that matches pays for its parameters.
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i]!.startsWith('{')) params[pattern[i]!.slice(1, -1)] = safeDecode(actual[i]!);
   }
   return params;
 }
