@@ -1,6 +1,7 @@
 import type { VirtualClock } from '../sim/clock.js';
 import type { SeededRandom } from '../sim/random.js';
 import { Collection, type StoredItem } from '../state/collection.js';
+import { iso } from '../state/timestamps.js';
 import type { EventType } from './types.js';
 
 /** A webhook subscription as stored. */
@@ -38,7 +39,8 @@ export class Subscriptions {
     const { random, clock } = this.deps;
     // `whsec_` and 32 characters: two draws of the secret's own id stream.
     const secret = `${random.id('whsec')}${random.id('whsec').slice('whsec_'.length)}`;
-    return this.store.insert({ id: random.id('wh'), account, seq: this.store.allocateSeq(), createdMs: clock.now(), url, events, secret });
+    const now = clock.now();
+    return this.store.insert({ id: random.id('wh'), account, seq: this.store.allocateSeq(), createdMs: now, createdAt: iso(now), url, events, secret });
   }
 
   /** The account's subscriptions that receive `type`, oldest first. */
@@ -53,7 +55,7 @@ export class Subscriptions {
       url: record.url,
       events: [...record.events],
       ...(withSecret ? { secret: record.secret } : {}),
-      created_at: new Date(record.createdMs).toISOString(),
+      created_at: record.createdAt,
     };
   }
 }

@@ -3,7 +3,7 @@ import type { CallRecord, CallService } from '../state/calls.js';
 import type { VirtualClock } from './clock.js';
 import type { Network } from './network.js';
 import type { SeededRandom } from './random.js';
-import { isoOrNull } from '../state/timestamps.js';
+import { iso, isoOrNull } from '../state/timestamps.js';
 
 export interface CampaignRecord extends StoredItem {
   from: string;
@@ -60,6 +60,7 @@ export class Dialer {
       account,
       seq: this.store.allocateSeq(),
       createdMs: clock.now(),
+      createdAt: iso(clock.now()),
       from: input.from,
       to: [...input.to],
       aiReceptionist: input.aiReceptionist,
@@ -83,7 +84,7 @@ export class Dialer {
       call_ids: [...campaign.callIds],
       calls_dialed: campaign.callIds.length,
       calls_completed: campaign.callIds.length - campaign.live,
-      created_at: new Date(campaign.createdMs).toISOString(),
+      created_at: campaign.createdAt,
       completed_at: isoOrNull(campaign.completedMs),
     };
   }

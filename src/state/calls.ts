@@ -5,7 +5,7 @@ import type { ResolvedBehavior } from '../sim/network.js';
 import type { SeededRandom } from '../sim/random.js';
 import { callMachine, type AnsweredBy, type CallEffects, type CallMachineEvent, type Disposition, type TransferTarget } from './call-machine.js';
 import { Collection, type StoredItem } from './collection.js';
-import { isoOrNull } from './timestamps.js';
+import { iso, isoOrNull } from './timestamps.js';
 
 export type CallStatus = 'ringing' | 'answered' | 'completed';
 export type CallDirection = 'outbound' | 'inbound';
@@ -111,6 +111,7 @@ export class CallService {
       account: input.account,
       seq: this.store.allocateSeq(),
       createdMs: clock.now(),
+      createdAt: iso(clock.now()),
       status: 'ringing',
       direction: input.direction,
       from: input.from,
@@ -206,7 +207,7 @@ export class CallService {
       recording_id: call.recordingId,
       recording_url: recordingUrl,
       transcript_id: call.transcriptId,
-      created_at: new Date(call.createdMs).toISOString(),
+      created_at: call.createdAt,
       answered_at: isoOrNull(call.answeredMs),
       ended_at: isoOrNull(call.endedMs),
     };

@@ -6,6 +6,12 @@ export interface StoredItem {
   readonly seq: number;
   /** Creation instant, epoch ms of the virtual clock. */
   readonly createdMs: number;
+  /**
+   * `createdMs` as the API writes it, formatted once: every response and every event
+   * snapshot of the item then shares this one string (a list page of 50 no longer formats
+   * 50 dates, and the event log does not keep a copy per snapshot).
+   */
+  readonly createdAt: string;
 }
 
 export interface PageQuery<T> {

@@ -4,7 +4,7 @@ import { deliveryOutcome, REPORT_AFTER_MS, SENT_AFTER_MS } from '../sim/message-
 import type { SeededRandom } from '../sim/random.js';
 import { countSegments } from '../sim/segments.js';
 import { Collection, type StoredItem } from './collection.js';
-import { isoOrNull } from './timestamps.js';
+import { iso, isoOrNull } from './timestamps.js';
 
 export type MessageDirection = 'outbound' | 'inbound';
 export type MessageChannel = 'sms' | 'mms';
@@ -135,7 +135,7 @@ export class MessageService {
       conversation_id: message.conversationId,
       status: message.status,
       segments: message.segments,
-      created_at: new Date(message.createdMs).toISOString(),
+      created_at: message.createdAt,
       sent_at: isoOrNull(message.sentMs),
       delivered_at: isoOrNull(message.deliveredMs),
       failed_at: isoOrNull(message.failedMs),
@@ -159,6 +159,7 @@ export class MessageService {
       account: input.account,
       seq: this.store.allocateSeq(),
       createdMs: clock.now(),
+      createdAt: iso(clock.now()),
       direction,
       channel,
       from: input.from,

@@ -2,6 +2,7 @@ import type { VirtualClock } from '../sim/clock.js';
 import type { BlockFilter, InventoryEntry, NumberCapabilities, NumberInventory, NumberKind } from '../sim/inventory.js';
 import type { SeededRandom } from '../sim/random.js';
 import { Collection, type StoredItem } from './collection.js';
+import { iso } from './timestamps.js';
 
 /** Who takes a number's inbound calls (CONTRACT §5). */
 export const ROUTING_TYPES = ['ai_receptionist', 'agent', 'extension', 'forward'] as const;
@@ -103,6 +104,7 @@ export class NumberService {
       account,
       seq: this.store.allocateSeq(),
       createdMs: this.deps.clock.now(),
+      createdAt: iso(this.deps.clock.now()),
       number: entry.number,
       kind: entry.kind,
       country: entry.country,
@@ -142,7 +144,7 @@ export class NumberService {
       caller_id: record.callerIdName === null ? null : { name: record.callerIdName },
       sms: { enabled: record.smsEnabled },
       status: 'provisioned',
-      created_at: new Date(record.createdMs).toISOString(),
+      created_at: record.createdAt,
     };
   }
 

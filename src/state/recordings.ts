@@ -8,7 +8,7 @@ import { summarize } from '../sim/summarizer.js';
 import type { CallRecord, CallService } from './calls.js';
 import { Collection, type StoredItem } from './collection.js';
 import { transcriptJson, type Transcript, type TranscriptRecord } from './transcripts.js';
-import { isoOrNull } from './timestamps.js';
+import { iso, isoOrNull } from './timestamps.js';
 
 export type RecordingStatus = 'processing' | 'ready';
 
@@ -141,7 +141,7 @@ export class RecordingService {
       transcript_id: recording.transcriptId,
       transcript: ready,
       summary: ready?.summary ?? null,
-      created_at: new Date(recording.createdMs).toISOString(),
+      created_at: recording.createdAt,
       ready_at: isoOrNull(recording.readyMs),
     };
   }
@@ -179,6 +179,7 @@ export class RecordingService {
       account: call.account,
       seq: this.transcripts.allocateSeq(),
       createdMs: this.deps.clock.now(),
+      createdAt: iso(this.deps.clock.now()),
       callId: call.id,
       recordingId: null,
       status: 'live',
@@ -206,6 +207,7 @@ export class RecordingService {
       account: call.account,
       seq: this.recordings.allocateSeq(),
       createdMs: clock.now(),
+      createdAt: iso(clock.now()),
       callId: call.id,
       agent: call.agent,
       durationS,

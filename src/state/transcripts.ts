@@ -81,7 +81,7 @@ export function transcriptJson(transcript: TranscriptRecord, nowMs: number): Tra
     segments,
     text: segments.map((s) => `${s.speaker}: ${s.text}`).join('\n'),
     summary: transcript.summary,
-    created_at: new Date(transcript.createdMs).toISOString(),
+    created_at: transcript.createdAt,
     ready_at: isoOrNull(transcript.readyMs),
   };
 }
