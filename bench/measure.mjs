@@ -1,6 +1,6 @@
-/** Mean microseconds per call of `fn` over `n` sequential calls, after a warm-up. */
+/** Mean microseconds per call of `fn` over `n` sequential calls, after a warm-up of up to 200 calls. */
 export async function measure(n, fn) {
-  for (let i = 0; i < Math.min(1000, n); i++) await fn();
+  for (let i = 0; i < Math.min(200, n); i++) await fn();
   const start = performance.now();
   for (let i = 0; i < n; i++) await fn();
   return ((performance.now() - start) * 1000) / n;

@@ -35,7 +35,7 @@ const spread = (size) => Array.from({ length: SAMPLE }, (_, j) => Math.floor((j 
  */
 async function collected() {
   globalThis.gc?.();
-  await sleep(3000);
+  await sleep(2000);
 }
 
 async function costAt(sandbox, ids) {
@@ -43,10 +43,15 @@ async function costAt(sandbox, ids) {
   const firstPage = await get('/v1/calls?limit=50');
   const cursor = encodeURIComponent(firstPage.next_cursor);
   let k = 0;
-  await collected();
-  const page = await measure(2000, () => get(`/v1/calls?limit=50&cursor=${cursor}`));
-  await collected();
-  const one = await measure(5000, () => get(`/v1/calls/${ids[(k = (k + 7919) % ids.length)]}`));
+  // Best of three rounds each, as elsewhere: a noisy neighbour slows a round, never speeds one.
+  let page = Infinity;
+  let one = Infinity;
+  for (let round = 0; round < 3; round++) {
+    await collected();
+    page = Math.min(page, await measure(2000, () => get(`/v1/calls?limit=50&cursor=${cursor}`)));
+    await collected();
+    one = Math.min(one, await measure(5000, () => get(`/v1/calls/${ids[(k = (k + 7919) % ids.length)]}`)));
+  }
   return { page, one };
 }
 
