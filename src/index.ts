@@ -14,6 +14,7 @@ export type { Duration } from './sim/duration.js';
 
 // Scripting the simulated network
 export type { CallBehavior, CallOutcome, Answerer } from './sim/network.js';
+export type { FaultRule, ActiveFault } from './api/faults.js';
 export { MAGIC_NUMBERS } from './sim/network.js';
 
 // Resources and events as the API shows them

@@ -1,4 +1,5 @@
 import { Auth } from './api/auth.js';
+import { Faults, type ActiveFault, type FaultRule } from './api/faults.js';
 import { Cursors } from './api/pagination.js';
 import { Pipeline } from './api/pipeline.js';
 import { RateLimiter } from './api/rate-limit.js';
@@ -50,6 +51,7 @@ export class Sandbox {
   private readonly random: SeededRandom;
   private readonly bus: EventBus;
   private readonly networkSim = new Network();
+  private readonly faultRules = new Faults();
   private readonly callService: CallService;
   private readonly dialer: Dialer;
   private readonly numberService: NumberService;
@@ -134,6 +136,7 @@ export class Sandbox {
       random: this.random,
       now: () => this.clock.now(),
       basePath: this.options.basePath,
+      faults: this.faultRules,
       onInternalError: (error, requestId) => this.recordFailure(error, requestId),
     });
   }
@@ -231,12 +234,12 @@ export class Sandbox {
     this.limiter.clear();
     this.auth.clear();
     this.networkSim.clearBehavior();
+    this.faultRules.clear();
     this.random.reset();
     this.failures.length = 0;
     this.listenerErrors.length = 0;
   }
 
-  /** Unexpected exceptions caught inside the sandbox (each was answered as a 500 or logged). Empty in a healthy run. */
   /**
    * The OpenAPI 3.1 description of this sandbox's API (paths, parameters, request bodies,
    * errors), generated from the same schemas that validate requests.
@@ -248,6 +251,7 @@ export class Sandbox {
     return openApiDocument(this.routes, this.baseUrl);
   }
 
+  /** Unexpected exceptions caught inside the sandbox (each was answered as a 500 or logged). Empty in a healthy run. */
   internalErrors(): InternalError[] {
     return [...this.failures];
   }
@@ -288,6 +292,28 @@ export class Sandbox {
     queueBehavior: (number: string, ...behaviors: CallBehavior[]): void => this.networkSim.queueBehavior(number, behaviors),
     /** Forgets scripted behaviour of `number`, or of every number. */
     clearBehavior: (number?: string): void => this.networkSim.clearBehavior(number),
+  };
+
+  /**
+   * Injected faults: the next matching requests fail as a broken server or network would,
+   * and change nothing (docs/scripting.md).
+   *
+   * @example
+   * sandbox.faults.inject({ method: 'POST', path: '/v1/calls', status: 503, retryAfter: 1 }); // the next POST /v1/calls only
+   * sandbox.faults.inject({ path: '/v1/calls/{id}', network: true, times: 2 });               // fetch rejects twice
+   * sandbox.faults.list();   // the rules with hits left
+   * sandbox.faults.clear();
+   */
+  readonly faults = {
+    /** Adds a rule; rules apply in the order they were injected. Throws SandboxError on a malformed rule. */
+    inject: (rule: FaultRule = {}): void => {
+      this.assertOpen('inject a fault');
+      this.faultRules.inject(rule);
+    },
+    /** The rules with hits left, in order. */
+    list: (): ActiveFault[] => this.faultRules.list(),
+    /** Forgets every rule. */
+    clear: (): void => this.faultRules.clear(),
   };
 
   /**

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveOptions } from '../options.js';
 import { SeededRandom } from '../sim/random.js';
 import { Auth } from './auth.js';
+import { Faults } from './faults.js';
 import { Pipeline, splitUrl } from './pipeline.js';
 import { RateLimiter } from './rate-limit.js';
 import { Router } from './router.js';
@@ -16,6 +17,7 @@ function pipelineWith(handle: () => never) {
     random: new SeededRandom(0),
     now: () => 0,
     basePath: '',
+    faults: new Faults(),
     onInternalError: (error, requestId) => failures.push([error, requestId]),
   });
   return { pipeline, failures };

@@ -1,6 +1,7 @@
 import type { SeededRandom } from '../sim/random.js';
 import { Auth } from './auth.js';
 import { ApiError } from './errors.js';
+import type { Faults } from './faults.js';
 import { RateLimiter } from './rate-limit.js';
 import type { Router } from './router.js';
 
@@ -17,15 +18,18 @@ interface PipelineDeps {
   now: () => number;
   /** Path prefix of the base URL ('' for a bare origin). */
   basePath: string;
+  /** Injected faults, taken before anything else looks at the request. */
+  faults: Faults;
   /** Receives exceptions that were not API errors (they become 500 responses). */
   onInternalError: (error: unknown, requestId: string) => void;
 }
 
 /**
- * The HTTP pipeline every endpoint shares, in this order: route (404/405), authenticate
- * (401), rate limit (429), authorise (403), read the JSON body (400/413), handle. Every
- * response is JSON (unless a handler replies with a `raw` body: audio, server-sent events)
- * with `X-Request-Id` and the three rate-limit headers; this is the one
+ * The HTTP pipeline every endpoint shares, in this order: injected faults (see faults.ts),
+ * route (404/405), authenticate (401), rate limit (429), authorise (403), read the JSON body
+ * (400/413), handle. Every response is JSON (unless a handler replies with a `raw` body:
+ * audio, server-sent events; or a fault is a network error) with `X-Request-Id` and the
+ * three rate-limit headers; this is the one
  * place where API errors become responses, and where an unexpected exception becomes a
  * 500 instead of escaping into the caller's process.
  */
@@ -42,6 +46,9 @@ export class Pipeline {
     const base = { 'x-request-id': requestId, ...rate.headers };
     try {
       const { path, query } = splitUrl(request.url, this.deps.basePath);
+      const fault = this.deps.faults.take(request.method, path);
+      if (fault?.network) return Response.error();
+      if (fault) throw fault.error;
       const { route, params } = this.deps.router.match(request.method, path);
       const principal = auth.authenticate(header);
       if (!rate.allowed) {

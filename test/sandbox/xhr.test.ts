@@ -31,3 +31,14 @@ it('answers XMLHttpRequest where a DOM exists', async () => {
   expect(globalThis.XMLHttpRequest).toBe(original);
   sandbox = createSandbox(); // for afterEach
 });
+
+it('fires error on XMLHttpRequest for an injected network fault, and load with the status for a 503', async () => {
+  sandbox = createSandbox().listen();
+  sandbox.faults.inject({ method: 'POST', network: true });
+  await expect(xhr('POST', `${sandbox.baseUrl}/v1/calls`, { to: TO, from: FROM })).rejects.toThrow('xhr failed');
+  sandbox.faults.inject({ status: 503 });
+  const unavailable = await xhr('GET', `${sandbox.baseUrl}/v1/calls`);
+  expect(unavailable.status).toBe(503);
+  expect(unavailable.body.error.code).toBe('service_unavailable');
+  expect((await xhr('GET', `${sandbox.baseUrl}/v1/calls`)).body.data).toEqual([]);
+});

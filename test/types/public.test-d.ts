@@ -2,8 +2,10 @@ import { describe, expectTypeOf, it } from 'vitest';
 import {
   createSandbox,
   SandboxError,
+  type ActiveFault,
   type Call,
   type CallBehavior,
+  type FaultRule,
   type Sandbox,
   type SandboxEvent,
   type SandboxOptions,
@@ -32,6 +34,9 @@ describe('public surface types', () => {
     expectTypeOf(sandbox.events.list).returns.toEqualTypeOf<SandboxEvent[]>();
     expectTypeOf<CallBehavior['outcome']>().toEqualTypeOf<'answered' | 'busy' | 'no_answer' | 'failed' | 'unreachable' | undefined>();
     expectTypeOf<Call['status']>().toEqualTypeOf<'ringing' | 'answered' | 'completed'>();
+    expectTypeOf(sandbox.faults.inject).parameter(0).toEqualTypeOf<FaultRule | undefined>();
+    expectTypeOf(sandbox.faults.list).returns.toEqualTypeOf<ActiveFault[]>();
+    expectTypeOf<FaultRule['method']>().toEqualTypeOf<'GET' | 'POST' | 'PUT' | 'DELETE' | undefined>();
   });
 
   it('SandboxError is an Error', () => {
