@@ -1,6 +1,7 @@
 import { SandboxError } from '../errors.js';
 import { E164 } from './phone.js';
 import { toMs, type Duration } from './duration.js';
+import { PerNumber } from './scripted.js';
 
 /** How a call ends when nobody intervenes. `unreachable` refuses the call at creation (422). */
 export type CallOutcome = 'answered' | 'busy' | 'no_answer' | 'failed' | 'unreachable';
@@ -66,49 +67,34 @@ const ANSWERERS: readonly Answerer[] = ['human', 'voicemail'];
  * by a test, and one-shot behaviours queued for the next calls to a number.
  */
 export class Network {
-  private readonly standing = new Map<string, CallBehavior>();
-  private readonly queued = new Map<string, CallBehavior[]>();
+  private readonly scripted = new PerNumber<CallBehavior>();
 
   setBehavior(number: string, behavior: CallBehavior): void {
-    this.standing.set(checkNumber(number, 'setBehavior'), checkBehavior(behavior, 'setBehavior'));
+    this.scripted.set(checkNumber(number, 'setBehavior'), checkBehavior(behavior, 'setBehavior'));
   }
 
   queueBehavior(number: string, behaviors: CallBehavior[]): void {
     const key = checkNumber(number, 'queueBehavior');
-    const list = this.queued.get(key) ?? [];
-    for (const b of behaviors) list.push(checkBehavior(b, 'queueBehavior'));
-    this.queued.set(key, list);
+    this.scripted.queue(key, behaviors.map((b) => checkBehavior(b, 'queueBehavior')));
   }
 
   clearBehavior(number?: string): void {
-    if (number === undefined) {
-      this.standing.clear();
-      this.queued.clear();
-    } else {
-      this.standing.delete(number);
-      this.queued.delete(number);
-    }
+    this.scripted.clear(number);
   }
 
-  /** The behaviour the next call to `to` would get, without using up a queued one. */
-  private peek(to: string): CallBehavior {
-    return this.queued.get(to)?.[0] ?? this.standing.get(to) ?? MAGIC_NUMBERS[to] ?? (to.startsWith(UNASSIGNED_PREFIX) ? { outcome: 'unreachable' } : {});
+  /** What a call to `to` gets when nothing is scripted for it. */
+  private fallback(to: string): CallBehavior {
+    return MAGIC_NUMBERS[to] ?? (to.startsWith(UNASSIGNED_PREFIX) ? { outcome: 'unreachable' } : {});
   }
 
   /** Whether creating a call (or message) to `to` is refused with 422 `unreachable_destination`. */
   isUnreachable(to: string): boolean {
-    return this.peek(to).outcome === 'unreachable';
+    return (this.scripted.peek(to) ?? this.fallback(to)).outcome === 'unreachable';
   }
 
   /** The behaviour of a call being placed to `to` now; uses up one queued behaviour. */
   nextCall(to: string): ResolvedBehavior {
-    const behavior = this.peek(to);
-    const queue = this.queued.get(to);
-    if (queue?.length) {
-      queue.shift();
-      if (queue.length === 0) this.queued.delete(to);
-    }
-    return resolveBehavior(behavior);
+    return resolveBehavior(this.scripted.take(to) ?? this.fallback(to));
   }
 }
 

@@ -56,6 +56,14 @@ describe('network.queueBehavior', () => {
     await sandbox.advance('2m');
     expect(ids.map((id) => sandbox.calls.get(id)?.disposition)).toEqual(['busy', 'no_answer', 'answered']);
   });
+
+  it('adds none of a queue that holds a bad behaviour, even behind an existing queue', async () => {
+    sandbox.network.queueBehavior(TO, { outcome: 'busy' });
+    expect(() => sandbox.network.queueBehavior(TO, { outcome: 'no_answer' }, { outcome: 'lost' as never })).toThrow(/outcome must be one of/);
+    const ids = [(await api.placeCall()).body.id, (await api.placeCall()).body.id];
+    await sandbox.advance('2m');
+    expect(ids.map((id) => sandbox.calls.get(id)?.disposition)).toEqual(['busy', 'answered']);
+  });
 });
 
 describe('manual control', () => {
