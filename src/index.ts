@@ -32,6 +32,7 @@ export type { NumberKind, NumberCapabilities } from './sim/inventory.js';
 export type { Message, MessageStatus, MessageDirection, MessageChannel, MessageMedia } from './state/messages.js';
 export type { InboundMessageOptions } from './sim/inbound.js';
 export { MAGIC_MESSAGE_NUMBERS } from './sim/message-network.js';
+export type { MessageBehavior, MessageOutcome } from './sim/message-network.js';
 
 // Webhooks: receiving, and watching deliveries
 export { verifyWebhook } from './events/signature.js';

@@ -26,6 +26,7 @@ import { NumberInventory } from './sim/inventory.js';
 import { VirtualClock } from './sim/clock.js';
 import { Dialer } from './sim/dialer.js';
 import { toMs, type Duration } from './sim/duration.js';
+import { MessageNetwork, type MessageBehavior } from './sim/message-network.js';
 import { Network, type CallBehavior } from './sim/network.js';
 import { SeededRandom } from './sim/random.js';
 
@@ -51,6 +52,7 @@ export class Sandbox {
   private readonly random: SeededRandom;
   private readonly bus: EventBus;
   private readonly networkSim = new Network();
+  private readonly messageNetworkSim = new MessageNetwork();
   private readonly faultRules = new Faults();
   private readonly callService: CallService;
   private readonly dialer: Dialer;
@@ -118,6 +120,7 @@ export class Sandbox {
         calls: this.callService,
         dialer: this.dialer,
         network: this.networkSim,
+        messageNetwork: this.messageNetworkSim,
         cursors: new Cursors(`svc-sandbox:${this.seed}`),
         recordings: this.recordingService,
         transcriptStreams: this.transcriptStreams,
@@ -234,6 +237,7 @@ export class Sandbox {
     this.limiter.clear();
     this.auth.clear();
     this.networkSim.clearBehavior();
+    this.messageNetworkSim.clearBehavior();
     this.faultRules.clear();
     this.random.reset();
     this.failures.length = 0;
@@ -284,14 +288,22 @@ export class Sandbox {
    * @example
    * sandbox.network.setBehavior('+14155550123', { outcome: 'busy' });
    * sandbox.network.queueBehavior('+14155550124', { outcome: 'no_answer' }, { outcome: 'answered' }); // first call unanswered, the retry answered
+   * sandbox.network.setMessageBehavior('+14155550125', { outcome: 'failed' }); // its SMS end `failed`
    */
   readonly network = {
     /** Every later call to `number` behaves so (until cleared). */
     setBehavior: (number: string, behavior: CallBehavior): void => this.networkSim.setBehavior(number, behavior),
     /** The next calls to `number` take these behaviours, one each, before the standing one applies again. */
     queueBehavior: (number: string, ...behaviors: CallBehavior[]): void => this.networkSim.queueBehavior(number, behaviors),
-    /** Forgets scripted behaviour of `number`, or of every number. */
-    clearBehavior: (number?: string): void => this.networkSim.clearBehavior(number),
+    /** Every later message to `number` ends so (until cleared): `{ outcome: 'failed' }` or `'delivered'`. */
+    setMessageBehavior: (number: string, behavior: MessageBehavior): void => this.messageNetworkSim.setBehavior(number, behavior),
+    /** The next messages to `number` take these behaviours, one each, before the standing one applies again. */
+    queueMessageBehavior: (number: string, ...behaviors: MessageBehavior[]): void => this.messageNetworkSim.queueBehavior(number, behaviors),
+    /** Forgets scripted call and message behaviour of `number`, or of every number. */
+    clearBehavior: (number?: string): void => {
+      this.networkSim.clearBehavior(number);
+      this.messageNetworkSim.clearBehavior(number);
+    },
   };
 
   /**

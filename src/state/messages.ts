@@ -1,6 +1,6 @@
 import type { EventBus } from '../events/bus.js';
 import type { VirtualClock } from '../sim/clock.js';
-import { deliveryOutcome, REPORT_AFTER_MS, SENT_AFTER_MS } from '../sim/message-network.js';
+import { REPORT_AFTER_MS, SENT_AFTER_MS, type MessageOutcome } from '../sim/message-network.js';
 import type { SeededRandom } from '../sim/random.js';
 import { countSegments } from '../sim/segments.js';
 import { Collection, type StoredItem } from './collection.js';
@@ -103,14 +103,17 @@ export class MessageService {
 
   constructor(private readonly deps: MessageServiceDeps) {}
 
-  /** Stores an outbound message, `queued`, and starts its delivery on the clock. */
-  send(input: MessageInput): MessageRecord {
+  /**
+   * Stores an outbound message, `queued`, and starts its delivery on the clock; the
+   * carrier's report will say `outcome` (taken from the network when the message was accepted).
+   */
+  send(input: MessageInput, outcome: MessageOutcome): MessageRecord {
     const message = this.insert(input, 'outbound', 'queued', input.from, input.to);
     const { clock } = this.deps;
     clock.setTimeout(() => {
       message.status = 'sent';
       message.sentMs = clock.now();
-      clock.setTimeout(() => this.report(message), REPORT_AFTER_MS);
+      clock.setTimeout(() => this.report(message, outcome), REPORT_AFTER_MS);
     }, SENT_AFTER_MS);
     return message;
   }
@@ -176,9 +179,9 @@ export class MessageService {
     });
   }
 
-  private report(message: MessageRecord): void {
+  private report(message: MessageRecord, outcome: MessageOutcome): void {
     const now = this.deps.clock.now();
-    if (deliveryOutcome(message.to) === 'failed') {
+    if (outcome === 'failed') {
       message.status = 'failed';
       message.failedMs = now;
       return;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/index.js';
+import { SandboxError, type Sandbox } from '../../src/index.js';
 import { KEY, OTHER_KEY, startSandbox, TO } from '../helpers.js';
 import { numbersClient } from '../numbers/support.js';
 
@@ -219,5 +219,83 @@ describe('POST /v1/messages refuses bad input with a 4xx naming the field, and s
     } finally {
       fresh.close();
     }
+  });
+});
+
+const sendTo = async (to = TO) => (await api.sendMessage({ from: mine, to, body: 'Your code is 123456.' })).body.id as string;
+const statusesAfter = async (ids: string[]) => {
+  await sandbox.advance('3s');
+  return ids.map((id) => sandbox.messages.get(id)!.status);
+};
+
+describe('network.setMessageBehavior / queueMessageBehavior: message outcomes per destination', () => {
+  it('makes every later message to a number end `failed`, with no message.delivered, until cleared', async () => {
+    sandbox.network.setMessageBehavior(TO, { outcome: 'failed' });
+    const failed = [await sendTo(), await sendTo()];
+    const other = await sendTo('+14155550199');
+    expect(await statusesAfter([...failed, other])).toEqual(['failed', 'failed', 'delivered']);
+    expect(sandbox.messages.get(failed[0]!)).toMatchObject({ sent_at: '2026-01-01T00:00:01.000Z', failed_at: '2026-01-01T00:00:03.000Z', delivered_at: null });
+    expect(sandbox.events.list({ type: 'message.delivered' }).map((e) => e.data.id)).toEqual([other]);
+
+    sandbox.network.clearBehavior(TO);
+    expect(await statusesAfter([await sendTo()])).toEqual(['delivered']);
+  });
+
+  it('queues one-shot outcomes, used up in order by the messages accepted, before the standing one', async () => {
+    sandbox.network.setMessageBehavior(TO, { outcome: 'failed' });
+    sandbox.network.queueMessageBehavior(TO, { outcome: 'delivered' }, { outcome: 'failed' }, {});
+    const ids = [await sendTo(), await sendTo(), await sendTo(), await sendTo()];
+    // `{}` takes the defaults of the destination, not the standing behaviour.
+    expect(await statusesAfter(ids)).toEqual(['delivered', 'failed', 'delivered', 'failed']);
+  });
+
+  it('takes the outcome when the message is accepted: scripting afterwards does not change it', async () => {
+    const before = await sendTo();
+    sandbox.network.setMessageBehavior(TO, { outcome: 'failed' });
+    expect(await statusesAfter([before])).toEqual(['delivered']);
+  });
+
+  it('overrides the magic failing number, and leaves calls to the same number alone', async () => {
+    sandbox.network.setMessageBehavior('+15005550009', { outcome: 'delivered' });
+    expect(await statusesAfter([await sendTo('+15005550009')])).toEqual(['delivered']);
+    sandbox.network.setMessageBehavior(TO, { outcome: 'failed' });
+    const call = await api.post('/v1/calls', { to: TO, from: mine });
+    await sandbox.advance('2m');
+    expect(sandbox.calls.get(call.body.id)).toMatchObject({ status: 'completed', disposition: 'answered' });
+  });
+
+  it('a refused message uses nothing up', async () => {
+    sandbox.network.queueMessageBehavior(TO, { outcome: 'failed' });
+    const refused = await api.sendMessage({ from: '+14155550100', to: TO, body: 'not my number' });
+    expect(refused.status).toBe(422);
+    expect(await statusesAfter([await sendTo()])).toEqual(['failed']);
+  });
+
+  it('reset() and clearBehavior() forget message behaviour too', async () => {
+    sandbox.network.setMessageBehavior(TO, { outcome: 'failed' });
+    sandbox.network.queueMessageBehavior('+14155550199', { outcome: 'failed' });
+    sandbox.network.clearBehavior();
+    expect(await statusesAfter([await sendTo(), await sendTo('+14155550199')])).toEqual(['delivered', 'delivered']);
+    sandbox.network.setMessageBehavior(TO, { outcome: 'failed' });
+    sandbox.reset();
+    api = numbersClient(sandbox);
+    mine = (await api.provision({ kind: 'local', area_code: '415' })).number;
+    expect(await statusesAfter([await sendTo()])).toEqual(['delivered']);
+  });
+
+  it.each([
+    [['14155550123', { outcome: 'failed' }], /not an E\.164 number/],
+    [[TO, { outcome: 'unreachable' }], /outcome must be 'delivered' or 'failed'.*network\.setBehavior/],
+    [[TO, { outcome: 'failed', ring: '1s' }], /unknown behaviour field 'ring'/],
+    [[TO, null], /must be an object/],
+  ])('refuses setMessageBehavior(%j) with a SandboxError naming the fix', ([number, behavior], message) => {
+    expect(() => sandbox.network.setMessageBehavior(number as string, behavior as never)).toThrow(SandboxError);
+    expect(() => sandbox.network.setMessageBehavior(number as string, behavior as never)).toThrow(message);
+    expect(() => sandbox.network.queueMessageBehavior(number as string, behavior as never)).toThrow(message);
+  });
+
+  it('a bad behaviour in a queue adds none of the queue', async () => {
+    expect(() => sandbox.network.queueMessageBehavior(TO, { outcome: 'failed' }, { outcome: 'lost' as never })).toThrow(SandboxError);
+    expect(await statusesAfter([await sendTo()])).toEqual(['delivered']);
   });
 });

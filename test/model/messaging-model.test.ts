@@ -204,7 +204,7 @@ async function runSteps(seed: number, steps: Step[], options: { webhooks?: boole
               conversationId: model.conversation(step.key, from, to, res.body.conversation_id),
               segments: content.segments!,
               created: d.now,
-              outcome: dest.failed ? 'failed' : 'delivered',
+              outcome: model.nextOutcome(to, dest.failed === true),
             });
             model.observe(res.body);
           }
@@ -346,6 +346,26 @@ async function runSteps(seed: number, steps: Step[], options: { webhooks?: boole
             .filter((n) => (!step.numberKind || n.entry.kind === step.numberKind) && (after === undefined || n.created > after))
             .reverse();
           expect(items).toEqual(expected.map((n) => model.numberJson(n)));
+          break;
+        }
+        case 'messageBehavior': {
+          const to = DESTINATIONS[step.to]!.to;
+          if (step.how === 'set') {
+            d.sandbox.network.setMessageBehavior(to, { outcome: step.outcome });
+            model.messageStanding.set(to, step.outcome);
+          } else if (step.how === 'queue') {
+            d.sandbox.network.queueMessageBehavior(to, { outcome: step.outcome });
+            model.messageQueued.set(to, [...(model.messageQueued.get(to) ?? []), step.outcome]);
+          } else if (step.how === 'clear') {
+            d.sandbox.network.clearBehavior(to);
+            model.messageStanding.delete(to);
+            model.messageQueued.delete(to);
+          } else {
+            d.sandbox.network.clearBehavior();
+            model.messageStanding.clear();
+            model.messageQueued.clear();
+          }
+          d.note(`message behaviour ${step.how} ${to} ${step.outcome}`);
           break;
         }
         case 'advance':

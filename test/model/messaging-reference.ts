@@ -220,8 +220,17 @@ export class MessagingModel {
   /** Each key's message walk left half-way: its filters, cursor and the last message served. */
   readonly pagings = new Map<number, { direction?: string; status?: string; cursor: string; last: string }>();
   private readonly lastStatus = new Map<string, string>();
+  /** Scripted message outcomes per destination: the standing one, and one-shot ones queued. */
+  readonly messageStanding = new Map<string, 'delivered' | 'failed'>();
+  readonly messageQueued = new Map<string, Array<'delivered' | 'failed'>>();
 
   constructor(private readonly driver: Driver) {}
+
+  /** The outcome of a message accepted for `to` now: a queued one (used up), the standing one, the magic number, or delivered. */
+  nextOutcome(to: string, magicFailed: boolean): 'delivered' | 'failed' {
+    const queued = this.messageQueued.get(to)?.shift();
+    return queued ?? this.messageStanding.get(to) ?? (magicFailed ? 'failed' : 'delivered');
+  }
 
   get now(): number {
     return this.driver.now;

@@ -23,6 +23,7 @@ export type Step =
   | ({ kind: 'listMessages'; key: number; limit: number; direction?: string; channel?: string; status?: string; conversation: boolean; after?: number; before?: number } & Pick)
   | { kind: 'messagesPage'; key: number; limit: number; fresh: boolean; direction?: string; status?: string }
   | { kind: 'listNumbers'; key: number; limit: number; numberKind?: string; after?: number }
+  | { kind: 'messageBehavior'; to: number; how: 'set' | 'queue' | 'clear' | 'clearAll'; outcome: 'delivered' | 'failed' }
   | { kind: 'advance'; ms: number };
 
 const key = fc.nat(2);
@@ -93,5 +94,15 @@ export const stepArb: fc.Arbitrary<Step> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('listNumbers' as const), key, limit: fc.integer({ min: 1, max: 20 }), numberKind: rarely(fc.constantFrom('local', 'toll_free', 'international')), after: rarely(fc.constantFrom(0, 5_000, 3_600_000)) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('messageBehavior' as const),
+      // Only destinations that are fixed numbers: HELD and SELF change from run to run.
+      to: fc.constantFrom(...DESTINATIONS.flatMap((d, i) => (d.to.startsWith('+') && !d.refused ? [i] : []))),
+      how: fc.constantFrom(...(['set', 'queue', 'queue', 'clear', 'clearAll'] as const)),
+      outcome: fc.constantFrom(...(['delivered', 'failed'] as const)),
+    }),
+  },
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.constantFrom(0, 1, 999, 1_000, 1_001, 2_000, 2_999, 3_000, 5_000, 65_000, 3_600_000) }) },
 );

@@ -6,6 +6,7 @@ import {
   type Call,
   type CallBehavior,
   type FaultRule,
+  type MessageBehavior,
   type Sandbox,
   type SandboxEvent,
   type SandboxOptions,
@@ -35,6 +36,8 @@ describe('public surface types', () => {
     expectTypeOf<CallBehavior['outcome']>().toEqualTypeOf<'answered' | 'busy' | 'no_answer' | 'failed' | 'unreachable' | undefined>();
     expectTypeOf<Call['status']>().toEqualTypeOf<'ringing' | 'answered' | 'completed'>();
     expectTypeOf(sandbox.faults.inject).parameter(0).toEqualTypeOf<FaultRule | undefined>();
+    expectTypeOf(sandbox.network.setMessageBehavior).parameter(1).toEqualTypeOf<MessageBehavior>();
+    expectTypeOf<MessageBehavior['outcome']>().toEqualTypeOf<'delivered' | 'failed' | undefined>();
     expectTypeOf(sandbox.faults.list).returns.toEqualTypeOf<ActiveFault[]>();
     expectTypeOf<FaultRule['method']>().toEqualTypeOf<'GET' | 'POST' | 'PUT' | 'DELETE' | undefined>();
   });

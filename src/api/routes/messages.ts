@@ -1,3 +1,4 @@
+import type { MessageNetwork } from '../../sim/message-network.js';
 import type { Network } from '../../sim/network.js';
 import type { MessageRecord, MessageService } from '../../state/messages.js';
 import type { NumberService } from '../../state/numbers.js';
@@ -13,6 +14,7 @@ export interface MessageRoutesDeps {
   numbers: NumberService;
   templates: Templates;
   network: Network;
+  messageNetwork: MessageNetwork;
   cursors: Cursors;
 }
 
@@ -122,7 +124,7 @@ function textOf(body: Infer<typeof sendMessageBody>, templates: Templates): { te
 
 /** The handlers of /v1/messages (docs/messaging.md). */
 export function messageHandlers(deps: MessageRoutesDeps): Record<'send' | 'list', Handler> {
-  const { messages, numbers, templates, network, cursors } = deps;
+  const { messages, numbers, templates, network, messageNetwork, cursors } = deps;
   return {
     send(ctx) {
       const body = sendMessageBody.parse(ctx.body, '');
@@ -162,7 +164,10 @@ export function messageHandlers(deps: MessageRoutesDeps): Record<'send' | 'list'
           'to',
         );
       }
-      const message = messages.send({ account: ctx.principal.account, from: body.from, to: body.to, body: text, mediaUrls, template });
+      const message = messages.send(
+        { account: ctx.principal.account, from: body.from, to: body.to, body: text, mediaUrls, template },
+        messageNetwork.nextMessage(body.to),
+      );
       return { status: 201, body: messages.toJson(message) };
     },
 
