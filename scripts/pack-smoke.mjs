@@ -47,13 +47,18 @@ if (transcript.status !== 'ready' || !transcript.segments.length || !transcript.
 const found = await (await fetch(sandbox.baseUrl + '/v1/numbers?kind=local&limit=1', { headers })).json();
 const provisioned = await fetch(sandbox.baseUrl + '/v1/numbers', { method: 'POST', headers, body: JSON.stringify({ number: found.data[0].number }) });
 if (provisioned.status !== 201) throw new Error('provision: ' + provisioned.status);
+// Scenario control: an injected fault, then the same request served.
+sandbox.faults.inject({ method: 'GET', path: '/v1/calls/{id}', status: 503 });
+const faulted = await fetch(sandbox.baseUrl + '/v1/calls/' + call.id, { headers });
+if (faulted.status !== 503 || (await faulted.json()).error.code !== 'service_unavailable') throw new Error('fault: ' + faulted.status);
+if ((await fetch(sandbox.baseUrl + '/v1/calls/' + call.id, { headers })).status !== 200) throw new Error('fault not used up');
 sandbox.close();
 if (typeof SandboxError !== 'function') throw new Error('SandboxError missing');
 const secret = 'whsec_test';
 const body = '{"id":"evt_1"}';
 const { createHmac } = await import('node:crypto');
 if (!verifyWebhook(body, createHmac('sha256', secret).update(body).digest('hex'), secret) || verifyWebhook(body, 'nope', secret)) throw new Error('verifyWebhook');
-console.log('pack smoke: installed svc-sandbox placed ' + call.id + ' -> ' + done.status + ' (' + done.duration + 's), transcript ready, number provisioned, verifyWebhook ok');
+console.log('pack smoke: installed svc-sandbox placed ' + call.id + ' -> ' + done.status + ' (' + done.duration + 's), transcript ready, number provisioned, fault injected, verifyWebhook ok');
 `,
   );
   process.stdout.write(execFileSync('node', ['smoke.mjs'], { cwd: app, encoding: 'utf8' }));
