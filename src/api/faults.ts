@@ -1,6 +1,6 @@
 import { SandboxError } from '../errors.js';
 import { ApiError, type ErrorCode } from './errors.js';
-import type { Method } from './router.js';
+import { fitsPattern, segmentsOf, type Method } from './router.js';
 
 /**
  * A fault to inject: which requests it hits, what they get instead of an answer, and how
@@ -73,18 +73,14 @@ export class Faults {
   /** The answer for a request to `path` (relative to the base URL), if a rule takes it. */
   take(method: string, path: string): FaultAnswer | undefined {
     if (this.rules.length === 0) return undefined;
-    const actual = path.replace(/\/$/, '').split('/').slice(1);
-    const index = this.rules.findIndex((rule) => (rule.method === null || rule.method === method) && (rule.segments === null || sameShape(rule.segments, actual)));
+    const actual = segmentsOf(path);
+    const index = this.rules.findIndex((rule) => (rule.method === null || rule.method === method) && (rule.segments === null || fitsPattern(rule.segments, actual)));
     if (index === -1) return undefined;
     const rule = this.rules[index]!;
     if (--rule.remaining === 0) this.rules.splice(index, 1);
     if (rule.network) return { network: true };
     return { network: false, error: faultError(rule.status!, rule.retryAfter) };
   }
-}
-
-function sameShape(pattern: string[], actual: string[]): boolean {
-  return pattern.length === actual.length && pattern.every((want, i) => (want.startsWith('{') ? actual[i] !== '' : want === actual[i]));
 }
 
 function faultError(status: number, retryAfter: number | null): ApiError {
@@ -129,6 +125,6 @@ function checkRule(rule: FaultRule): Rule {
     network,
     retryAfter: retryAfter ?? null,
     remaining: times,
-    segments: path === undefined ? null : path.replace(/\/$/, '').split('/').slice(1),
+    segments: path === undefined ? null : segmentsOf(path),
   };
 }

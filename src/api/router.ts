@@ -63,11 +63,11 @@ export class Router {
   private readonly compiled: Compiled[];
 
   constructor(readonly routes: readonly Route[]) {
-    this.compiled = routes.map((route) => ({ route, segments: route.path.split('/').slice(1) }));
+    this.compiled = routes.map((route) => ({ route, segments: segmentsOf(route.path) }));
   }
 
   match(method: string, path: string): Match {
-    const segments = path.replace(/\/$/, '').split('/').slice(1);
+    const segments = segmentsOf(path);
     const allowed: string[] = [];
     let found: Match | undefined;
     for (const { route, segments: pattern } of this.compiled) {
@@ -93,12 +93,18 @@ export class Router {
   }
 }
 
+/** The segments of a path, a trailing slash ignored: `/v1/calls/` → `['v1', 'calls']`. */
+export function segmentsOf(path: string): string[] {
+  return path.replace(/\/$/, '').split('/').slice(1);
+}
+
+/** Whether `actual` fits `pattern`, where a `{name}` segment stands for any non-empty one. */
+export function fitsPattern(pattern: readonly string[], actual: readonly string[]): boolean {
+  return pattern.length === actual.length && pattern.every((want, i) => (want.startsWith('{') ? actual[i] !== '' : want === actual[i]));
+}
+
 function matchSegments(pattern: string[], actual: string[]): Record<string, string> | undefined {
-  if (pattern.length !== actual.length) return undefined;
-  for (let i = 0; i < pattern.length; i++) {
-    const want = pattern[i]!;
-    if (want.startsWith('{') ? actual[i] === '' : want !== actual[i]) return undefined;
-  }
+  if (!fitsPattern(pattern, actual)) return undefined;
   // Only a route that matches pays for its parameters.
   const params: Record<string, string> = {};
   for (let i = 0; i < pattern.length; i++) {
