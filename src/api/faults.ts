@@ -116,6 +116,7 @@ function checkRule(rule: FaultRule): Rule {
   if (retryAfter !== undefined) {
     if (!(Number.isInteger(retryAfter) && retryAfter >= 0)) fail(`retryAfter must be whole seconds (0 or more), got ${JSON.stringify(retryAfter)}.`);
     if (finalStatus !== 503 && finalStatus !== 429) fail(`retryAfter goes with status 503 or 429, not ${finalStatus}.`);
+    if (finalStatus === 429 && retryAfter < 1) fail('retryAfter of a 429 is at least 1 second, as the rate limiter sends it.');
   }
   if (!(times === Infinity || (Number.isInteger(times) && times >= 1))) fail(`times must be a whole number of 1 or more, or Infinity, got ${JSON.stringify(times)}.`);
   return {

@@ -118,6 +118,7 @@ describe('sandbox.faults: injected server and network failures', () => {
     [{ network: true, status: 503 }, /a network fault has no status/],
     [{ status: 500, retryAfter: 1 }, /retryAfter goes with status 503 or 429/],
     [{ retryAfter: -1 }, /retryAfter must be whole seconds/],
+    [{ status: 429, retryAfter: 0 }, /retryAfter of a 429 is at least 1 second/],
     [{ times: 0 }, /times must be a whole number of 1 or more/],
     [{ statuss: 503 }, /unknown field "statuss"/],
   ])('refuses the malformed rule %j with a SandboxError naming the field', (rule, message) => {
