@@ -22,6 +22,7 @@ import { messageScripting, type MessageScripting } from './state/message-scripti
 import { MessageService } from './state/messages.js';
 import { NumberService } from './state/numbers.js';
 import { Templates } from './state/templates.js';
+import { iso } from './state/timestamps.js';
 import { NumberInventory } from './sim/inventory.js';
 import { VirtualClock } from './sim/clock.js';
 import { Dialer } from './sim/dialer.js';
@@ -378,7 +379,7 @@ export class Sandbox {
   }
 
   private recordFailure(error: unknown, requestId?: string): void {
-    this.failures.push({ error, at: new Date(this.clock.now()).toISOString(), ...(requestId ? { requestId } : {}) });
+    this.failures.push({ error, at: iso(this.clock.now()), ...(requestId ? { requestId } : {}) });
   }
 
   private assertOpen(what: string): void {

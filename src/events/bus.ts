@@ -1,4 +1,5 @@
 import type { SeededRandom } from '../sim/random.js';
+import { iso } from '../state/timestamps.js';
 import type { EventType, SandboxEvent } from './types.js';
 
 /** An event as the bus keeps it: the public envelope plus the account it belongs to. */
@@ -30,7 +31,7 @@ export class EventBus {
     const event: SandboxEvent = {
       id: this.random.id('evt'),
       type,
-      created_at: new Date(this.now()).toISOString(),
+      created_at: iso(this.now()),
       data,
     };
     this.log.push({ account, event });

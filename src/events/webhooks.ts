@@ -7,7 +7,7 @@ import { sign } from './signature.js';
 import { Subscriptions, type SubscriptionRecord } from './subscriptions.js';
 import { postWebhook } from './transport.js';
 import type { EventType, SandboxEvent } from './types.js';
-import { isoOrNull } from '../state/timestamps.js';
+import { iso, isoOrNull } from '../state/timestamps.js';
 
 /**
  * Where a delivery stands: `pending` (in flight, queued or waiting for a retry),
@@ -263,7 +263,7 @@ export class Webhooks {
         url: subscription.url,
         attempt: n,
         replay: delivery.replays,
-        at: new Date(atMs).toISOString(),
+        at: iso(atMs),
         ...result,
       };
       delivery.attempts.push(attempt);
