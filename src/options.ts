@@ -1,5 +1,5 @@
-import { SandboxError } from './errors.js';
-import { toMs, type Duration } from './sim/duration.js';
+import { SandboxError } from './core/errors.js';
+import { toMs, type Duration } from './core/duration.js';
 import { checkTemplates } from './state/templates.js';
 
 /** The resources a key's scopes can name. */

@@ -1,4 +1,4 @@
-import { SandboxError } from '../errors.js';
+import { SandboxError } from '../core/errors.js';
 import { ApiError, type ErrorCode } from './errors.js';
 import { fitsPattern, segmentsOf, type Method } from './router.js';
 

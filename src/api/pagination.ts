@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Collection, StoredItem } from '../state/collection.js';
+import type { Collection, StoredItem } from '../core/collection.js';
 import { badRequest } from './errors.js';
-import { dateTime, integer, object, optional, string, type Schema } from './schema.js';
+import { dateTime, integer, object, optional, string, type Schema } from '../core/schema.js';
 
 /** The list envelope of the spec. */
 export interface ListBody<J> {

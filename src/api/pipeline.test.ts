@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { resolveOptions } from '../options.js';
-import { SeededRandom } from '../sim/random.js';
+import { SeededRandom } from '../core/random.js';
 import { Auth } from './auth.js';
 import { Faults } from './faults.js';
 import { Pipeline, splitUrl } from './pipeline.js';

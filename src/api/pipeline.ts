@@ -1,4 +1,4 @@
-import type { SeededRandom } from '../sim/random.js';
+import type { SeededRandom } from '../core/random.js';
 import { Auth } from './auth.js';
 import { ApiError } from './errors.js';
 import type { Faults } from './faults.js';

@@ -1,7 +1,7 @@
 import type { Resource } from '../options.js';
 import type { Principal } from './auth.js';
 import { ApiError } from './errors.js';
-import type { Schema } from './schema.js';
+import type { Schema } from '../core/schema.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 

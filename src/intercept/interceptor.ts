@@ -3,7 +3,7 @@ import { getRawRequest, type HttpRequestEventMap } from '@mswjs/interceptors';
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest';
 import { FetchInterceptor } from '@mswjs/interceptors/fetch';
 import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest';
-import { SandboxError } from '../errors.js';
+import { SandboxError } from '../core/errors.js';
 
 /**
  * The only module that knows @mswjs/interceptors (0.41 is the last line that runs on

@@ -1,6 +1,6 @@
-import { SandboxError } from '../errors.js';
+import { SandboxError } from '../core/errors.js';
 import type { AnsweredBy } from '../state/call-machine.js';
-import { readFixture } from './fixtures.js';
+import { readFixture } from '../core/fixtures.js';
 
 /**
  * One line of a conversation script: who speaks, what they say and, optionally, when

@@ -1,5 +1,5 @@
-import { readFixture } from './fixtures.js';
-import type { SeededRandom } from './random.js';
+import { readFixture } from '../core/fixtures.js';
+import type { SeededRandom } from '../core/random.js';
 
 /** The kinds of number the service sells (spec: local, toll-free and international). */
 export const NUMBER_KINDS = ['local', 'toll_free', 'international'] as const;

@@ -1,11 +1,11 @@
 import { createActor, type Actor } from 'xstate';
-import type { EventBus } from '../events/bus.js';
-import type { VirtualClock } from '../sim/clock.js';
-import type { ResolvedBehavior } from '../sim/network.js';
-import type { SeededRandom } from '../sim/random.js';
+import type { EventBus } from './event-bus.js';
+import type { VirtualClock } from '../core/clock.js';
+import type { ResolvedBehavior } from './network.js';
+import type { SeededRandom } from '../core/random.js';
 import { callMachine, type AnsweredBy, type CallEffects, type CallMachineEvent, type Disposition, type TransferTarget } from './call-machine.js';
-import { Collection, type StoredItem } from './collection.js';
-import { iso, isoOrNull } from './timestamps.js';
+import { Collection, type StoredItem } from '../core/collection.js';
+import { iso, isoOrNull } from '../core/time.js';
 
 export type CallStatus = 'ringing' | 'answered' | 'completed';
 export type CallDirection = 'outbound' | 'inbound';

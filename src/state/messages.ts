@@ -1,10 +1,10 @@
-import type { EventBus } from '../events/bus.js';
-import type { VirtualClock } from '../sim/clock.js';
-import { REPORT_AFTER_MS, SENT_AFTER_MS, type MessageOutcome } from '../sim/message-network.js';
-import type { SeededRandom } from '../sim/random.js';
+import type { EventBus } from './event-bus.js';
+import type { VirtualClock } from '../core/clock.js';
+import { REPORT_AFTER_MS, SENT_AFTER_MS, type MessageOutcome } from './message-network.js';
+import type { SeededRandom } from '../core/random.js';
 import { countSegments } from '../sim/segments.js';
-import { Collection, type StoredItem } from './collection.js';
-import { iso, isoOrNull } from './timestamps.js';
+import { Collection, type StoredItem } from '../core/collection.js';
+import { iso, isoOrNull } from '../core/time.js';
 
 export type MessageDirection = 'outbound' | 'inbound';
 export type MessageChannel = 'sms' | 'mms';

@@ -1,8 +1,8 @@
-import type { VirtualClock } from '../sim/clock.js';
+import type { VirtualClock } from '../core/clock.js';
 import type { BlockFilter, InventoryEntry, NumberCapabilities, NumberInventory, NumberKind } from '../sim/inventory.js';
-import type { SeededRandom } from '../sim/random.js';
-import { Collection, type StoredItem } from './collection.js';
-import { iso } from './timestamps.js';
+import type { SeededRandom } from '../core/random.js';
+import { Collection, type StoredItem } from '../core/collection.js';
+import { iso } from '../core/time.js';
 
 /** Who takes a number's inbound calls (CONTRACT §5). */
 export const ROUTING_TYPES = ['ai_receptionist', 'agent', 'extension', 'forward'] as const;

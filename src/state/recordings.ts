@@ -1,14 +1,14 @@
-import { SandboxError } from '../errors.js';
-import type { EventBus } from '../events/bus.js';
-import type { VirtualClock } from '../sim/clock.js';
+import { SandboxError } from '../core/errors.js';
+import type { EventBus } from './event-bus.js';
+import type { VirtualClock } from '../core/clock.js';
 import { checkScript, ConversationLibrary, type ConversationLine } from '../sim/conversations.js';
-import { toMs, type Duration } from '../sim/duration.js';
+import { toMs, type Duration } from '../core/duration.js';
 import { planSegments, trimSegments } from '../sim/speech-timing.js';
 import { summarize } from '../sim/summarizer.js';
 import type { CallRecord, CallService } from './calls.js';
-import { Collection, type StoredItem } from './collection.js';
+import { Collection, type StoredItem } from '../core/collection.js';
 import { transcriptJson, type Transcript, type TranscriptRecord } from './transcripts.js';
-import { iso, isoOrNull } from './timestamps.js';
+import { iso, isoOrNull } from '../core/time.js';
 
 export type RecordingStatus = 'processing' | 'ready';
 

@@ -1,5 +1,5 @@
-import { SandboxError } from '../errors.js';
-import { readFixture } from '../sim/fixtures.js';
+import { SandboxError } from '../core/errors.js';
+import { readFixture } from '../core/fixtures.js';
 
 /** A message template: its text, with `{{variable}}` placeholders. */
 export interface MessageTemplate {

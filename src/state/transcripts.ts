@@ -1,6 +1,6 @@
 import type { TimedSegment } from '../sim/speech-timing.js';
-import type { StoredItem } from './collection.js';
-import { isoOrNull } from './timestamps.js';
+import type { StoredItem } from '../core/collection.js';
+import { isoOrNull } from '../core/time.js';
 
 /**
  * `live` while the call is answered (segments so far), `processing` from the hang-up

@@ -1,10 +1,10 @@
-import type { Dialer } from '../../sim/dialer.js';
-import type { Network } from '../../sim/network.js';
+import type { Dialer } from '../../state/dialer.js';
+import type { Network } from '../../state/network.js';
 import type { CallRecord, CallService } from '../../state/calls.js';
 import { ApiError, badRequest, missing, notFound } from '../errors.js';
 import { listQuery, paginate, type Cursors } from '../pagination.js';
 import type { Handler, RequestContext } from '../router.js';
-import { array, boolean, object, oneOf, optional, phoneNumber, queryObject, string } from '../schema.js';
+import { array, boolean, object, oneOf, optional, phoneNumber, queryObject, string } from '../../core/schema.js';
 
 export interface CallRoutesDeps {
   calls: CallService;

@@ -1,13 +1,13 @@
-import type { MessageNetwork } from '../../sim/message-network.js';
-import type { Network } from '../../sim/network.js';
+import type { MessageNetwork } from '../../state/message-network.js';
+import type { Network } from '../../state/network.js';
 import type { MessageRecord, MessageService } from '../../state/messages.js';
 import type { NumberService } from '../../state/numbers.js';
 import { MAX_BODY_CHARS, type Templates } from '../../state/templates.js';
-import { nearest } from '../suggest.js';
+import { nearest } from '../../core/suggest.js';
 import { ApiError, badRequest, missing } from '../errors.js';
 import { listQuery, paginate, type Cursors } from '../pagination.js';
 import type { Handler } from '../router.js';
-import { array, object, oneOf, optional, phoneNumber, queryObject, show, string, type Infer, type Schema } from '../schema.js';
+import { array, object, oneOf, optional, phoneNumber, queryObject, show, string, type Infer, type Schema } from '../../core/schema.js';
 
 export interface MessageRoutesDeps {
   messages: MessageService;

@@ -1,11 +1,11 @@
 import { NUMBER_KINDS, type InventoryEntry } from '../../sim/inventory.js';
-import type { Network } from '../../sim/network.js';
-import { E164 } from '../../sim/phone.js';
+import type { Network } from '../../state/network.js';
+import { E164 } from '../../core/phone.js';
 import { ROUTING_TYPES, type NumberConfig, type NumberRecord, type NumberRouting, type NumberService } from '../../state/numbers.js';
 import { ApiError, badRequest, missing, notFound } from '../errors.js';
 import { listQuery, paginate, type Cursors, type ListBody } from '../pagination.js';
 import type { Handler, RequestContext } from '../router.js';
-import { boolean, object, oneOf, optional, phoneNumber, queryObject, string, type Infer, type Schema } from '../schema.js';
+import { boolean, object, oneOf, optional, phoneNumber, queryObject, string, type Infer, type Schema } from '../../core/schema.js';
 
 export interface NumberRoutesDeps {
   numbers: NumberService;

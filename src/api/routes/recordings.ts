@@ -1,10 +1,10 @@
-import type { TranscriptStreams } from '../../events/transcript-stream.js';
+import type { TranscriptStreams } from '../transcript-stream.js';
 import { wavAudio } from '../../sim/wav.js';
 import type { RecordingRecord, RecordingService } from '../../state/recordings.js';
 import { ApiError, notFound } from '../errors.js';
 import { listQuery, paginate, type Cursors } from '../pagination.js';
 import type { Handler, RequestContext } from '../router.js';
-import { oneOf, optional, queryObject, string } from '../schema.js';
+import { oneOf, optional, queryObject, string } from '../../core/schema.js';
 
 export interface MediaRoutesDeps {
   recordings: RecordingService;

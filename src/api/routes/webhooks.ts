@@ -1,9 +1,9 @@
-import { EVENT_TYPES } from '../../events/types.js';
-import type { Webhooks } from '../../events/webhooks.js';
+import { EVENT_TYPES } from '../../state/event-types.js';
+import type { Webhooks } from '../../events/deliveries.js';
 import { badRequest, notFound } from '../errors.js';
 import { listQuery, paginate, type Cursors } from '../pagination.js';
 import type { Handler } from '../router.js';
-import { array, object, oneOf, queryObject, show, type Schema } from '../schema.js';
+import { array, object, oneOf, queryObject, show, type Schema } from '../../core/schema.js';
 
 export interface WebhookRoutesDeps {
   webhooks: Webhooks;

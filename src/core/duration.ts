@@ -1,4 +1,4 @@
-import { SandboxError } from '../errors.js';
+import { SandboxError } from './errors.js';
 
 /** A span of virtual time: milliseconds as a number, or a string such as `'500ms'`, `'30s'`, `'5m'`, `'2h'`, `'1d'`. */
 export type Duration = number | `${number}${DurationUnit}` | string;

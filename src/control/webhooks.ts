@@ -1,7 +1,7 @@
-import { SandboxError } from '../errors.js';
-import { nearest } from '../api/suggest.js';
-import { EVENT_TYPES, type EventType } from './types.js';
-import type { DeliveryFilter, DeliveryState, WebhookAttempt, WebhookDelivery, Webhooks } from './webhooks.js';
+import { SandboxError } from '../core/errors.js';
+import { nearest } from '../core/suggest.js';
+import { EVENT_TYPES, type EventType } from '../state/event-types.js';
+import type { DeliveryFilter, DeliveryState, WebhookAttempt, WebhookDelivery, Webhooks } from '../events/deliveries.js';
 
 /** Narrows `sandbox.webhooks` lists; every field is optional and they combine with AND. */
 export interface WebhookFilter {

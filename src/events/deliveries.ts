@@ -1,13 +1,13 @@
-import { SandboxError } from '../errors.js';
-import type { TimerHandle, VirtualClock } from '../sim/clock.js';
-import type { SeededRandom } from '../sim/random.js';
-import type { EventBus } from './bus.js';
+import { SandboxError } from '../core/errors.js';
+import type { TimerHandle, VirtualClock } from '../core/clock.js';
+import type { SeededRandom } from '../core/random.js';
+import type { EventBus } from '../state/event-bus.js';
 import { attemptOffset } from './retry-schedule.js';
 import { sign } from './signature.js';
-import { Subscriptions, type SubscriptionRecord } from './subscriptions.js';
+import { Subscriptions, type SubscriptionRecord } from '../state/subscriptions.js';
 import { postWebhook } from './transport.js';
-import type { EventType, SandboxEvent } from './types.js';
-import { iso, isoOrNull } from '../state/timestamps.js';
+import type { EventType, SandboxEvent } from '../state/event-types.js';
+import { iso, isoOrNull } from '../core/time.js';
 
 /**
  * Where a delivery stands: `pending` (in flight, queued or waiting for a retry),

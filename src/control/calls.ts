@@ -1,9 +1,9 @@
-import { SandboxError } from '../errors.js';
-import { routeInboundCall } from '../sim/inbound.js';
-import { checkNumber, type CallBehavior, type Network } from '../sim/network.js';
-import type { AnsweredBy, CallMachineEvent } from './call-machine.js';
-import type { Call, CallService } from './calls.js';
-import type { NumberService } from './numbers.js';
+import { SandboxError } from '../core/errors.js';
+import { routeInboundCall } from '../state/inbound.js';
+import { checkNumber, type CallBehavior, type Network } from '../state/network.js';
+import type { AnsweredBy, CallMachineEvent } from '../state/call-machine.js';
+import type { Call, CallService } from '../state/calls.js';
+import type { NumberService } from '../state/numbers.js';
 
 /** Options of `sandbox.calls.inbound`. */
 export interface InboundCallOptions {

@@ -1,5 +1,5 @@
-import type { EventBus } from './bus.js';
-import type { EventType, SandboxEvent } from './types.js';
+import type { EventBus } from '../state/event-bus.js';
+import type { EventType, SandboxEvent } from '../state/event-types.js';
 
 /** Narrows the log to one type and/or one account (named by any of its keys). */
 export interface EventFilter {

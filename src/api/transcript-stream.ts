@@ -1,4 +1,4 @@
-import type { TimerHandle, VirtualClock } from '../sim/clock.js';
+import type { TimerHandle, VirtualClock } from '../core/clock.js';
 import type { RecordingService } from '../state/recordings.js';
 import { segmentJson, type TranscriptRecord } from '../state/transcripts.js';
 

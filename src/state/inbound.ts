@@ -1,7 +1,7 @@
-import { SandboxError } from '../errors.js';
-import type { NumberRecord, NumberService } from '../state/numbers.js';
-import { MAX_BODY_CHARS } from '../state/templates.js';
-import type { MessageInput } from '../state/messages.js';
+import { SandboxError } from '../core/errors.js';
+import type { NumberRecord, NumberService } from './numbers.js';
+import { MAX_BODY_CHARS } from './templates.js';
+import type { MessageInput } from './messages.js';
 import { checkBehavior, checkNumber, resolveBehavior, type CallBehavior, type Network, type ResolvedBehavior } from './network.js';
 
 /** Options of `sandbox.messages.inbound`. */

@@ -1,8 +1,8 @@
-import type { VirtualClock } from '../sim/clock.js';
-import type { SeededRandom } from '../sim/random.js';
-import { Collection, type StoredItem } from '../state/collection.js';
-import { iso } from '../state/timestamps.js';
-import type { EventType } from './types.js';
+import type { VirtualClock } from '../core/clock.js';
+import type { SeededRandom } from '../core/random.js';
+import { Collection, type StoredItem } from '../core/collection.js';
+import { iso } from '../core/time.js';
+import type { EventType } from './event-types.js';
 
 /** A webhook subscription as stored. */
 export interface SubscriptionRecord extends StoredItem {

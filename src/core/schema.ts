@@ -1,6 +1,6 @@
-import { ApiError, badRequest, missing } from './errors.js';
+import { ApiError, badRequest, missing } from '../api/errors.js';
 import { nearest } from './suggest.js';
-import { E164 } from '../sim/phone.js';
+import { E164 } from './phone.js';
 
 /**
  * A tiny schema kit: each resource's request shape is written once, and that one

@@ -1,7 +1,7 @@
-import { SandboxError } from '../errors.js';
-import { E164 } from './phone.js';
-import { toMs, type Duration } from './duration.js';
-import { PerNumber } from './scripted.js';
+import { SandboxError } from '../core/errors.js';
+import { E164 } from '../core/phone.js';
+import { toMs, type Duration } from '../core/duration.js';
+import { PerNumber } from './per-number.js';
 
 /** How a call ends when nobody intervenes. `unreachable` refuses the call at creation (422). */
 export type CallOutcome = 'answered' | 'busy' | 'no_answer' | 'failed' | 'unreachable';

@@ -1,6 +1,6 @@
-import { inboundMessage, type InboundMessageOptions } from '../sim/inbound.js';
-import type { Message, MessageService } from './messages.js';
-import type { NumberService } from './numbers.js';
+import { inboundMessage, type InboundMessageOptions } from '../state/inbound.js';
+import type { Message, MessageService } from '../state/messages.js';
+import type { NumberService } from '../state/numbers.js';
 
 /** `sandbox.messages`: messaging traffic, scripted (docs/messaging.md). */
 export interface MessageScripting {

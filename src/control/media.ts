@@ -1,7 +1,7 @@
-import type { TranscriptStreams } from '../events/transcript-stream.js';
+import type { TranscriptStreams } from '../api/transcript-stream.js';
 import type { ConversationLine } from '../sim/conversations.js';
-import type { Recording, RecordingService, RecordingTiming } from './recordings.js';
-import type { Transcript } from './transcripts.js';
+import type { Recording, RecordingService, RecordingTiming } from '../state/recordings.js';
+import type { Transcript } from '../state/transcripts.js';
 
 /** `sandbox.recordings`: inspecting recordings and timing their processing (docs/recordings.md). */
 export interface RecordingScripting {

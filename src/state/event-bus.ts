@@ -1,6 +1,6 @@
-import type { SeededRandom } from '../sim/random.js';
-import { iso } from '../state/timestamps.js';
-import type { EventType, SandboxEvent } from './types.js';
+import type { SeededRandom } from '../core/random.js';
+import { iso } from '../core/time.js';
+import type { EventType, SandboxEvent } from './event-types.js';
 
 /** An event as the bus keeps it: the public envelope plus the account it belongs to. */
 export interface LoggedEvent {

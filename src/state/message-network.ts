@@ -1,6 +1,6 @@
-import { SandboxError } from '../errors.js';
+import { SandboxError } from '../core/errors.js';
 import { checkNumber } from './network.js';
-import { PerNumber } from './scripted.js';
+import { PerNumber } from './per-number.js';
 
 /**
  * The simulated messaging network's defaults (CONTRACT §7): an outbound message is

@@ -1,9 +1,9 @@
-import { Collection, type StoredItem } from '../state/collection.js';
-import type { CallRecord, CallService } from '../state/calls.js';
-import type { VirtualClock } from './clock.js';
+import { Collection, type StoredItem } from '../core/collection.js';
+import type { CallRecord, CallService } from './calls.js';
+import type { VirtualClock } from '../core/clock.js';
 import type { Network } from './network.js';
-import type { SeededRandom } from './random.js';
-import { iso, isoOrNull } from '../state/timestamps.js';
+import type { SeededRandom } from '../core/random.js';
+import { iso, isoOrNull } from '../core/time.js';
 
 export interface CampaignRecord extends StoredItem {
   from: string;
