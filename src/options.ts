@@ -1,23 +1,11 @@
+import { DURATION_HINT, parseDuration, type Duration } from './core/duration.js';
 import { SandboxError } from './core/errors.js';
-import { toMs, type Duration } from './core/duration.js';
-import { checkTemplates } from './state/templates.js';
-
-/** The resources a key's scopes can name. */
-export const RESOURCES = ['calls', 'numbers', 'messages', 'recordings', 'transcripts', 'webhooks'] as const;
-export type Resource = (typeof RESOURCES)[number];
-
-/** `calls:read`, `calls:write`, `calls:*` or `*`. Reads are GET; writes are POST, PUT and DELETE. */
-export type Scope = `${Resource}:${'read' | 'write' | '*'}` | '*';
-
-/** How one API key behaves. Keys not listed behave as `{}` unless `onlyConfiguredKeys` is set. */
-export interface KeyOptions {
-  /** Keys naming the same account share its resources. Default: the key is its own account. */
-  account?: string;
-  /** `enterprise` has no rate cap (spec, Limits). Default `standard`: 100 requests per second. */
-  plan?: 'standard' | 'enterprise';
-  /** Restricts the key; a request outside them is 403 `forbidden`. Default: everything. */
-  scopes?: Scope[];
-}
+import { array, boolean, custom, integer, invalid, name, object, oneOf, optional, record, show, string, type Schema } from './core/schema.js';
+import { MAX_TIME_MS } from './core/time.js';
+import { PLANS, RESOURCES, TEST_KEY, type KeyOptions, type Scope } from './state/accounts.js';
+import { MAX_BODY_CHARS } from './state/message-content.js';
+import { TEMPLATE_ID } from './state/templates.js';
+import { check } from './control/context.js';
 
 /** Options of {@link createSandbox}. Every field is optional. */
 export interface SandboxOptions {
@@ -25,11 +13,11 @@ export interface SandboxOptions {
   baseUrl?: string;
   /** Ids and generated content derive from it. Default 0. */
   seed?: number;
-  /** Virtual clock start. Default `2026-01-01T00:00:00Z`. */
+  /** Virtual clock start. Default `2026-01-01T00:00:00Z`. Within the range a Date holds. */
   startTime?: string | number | Date;
   /** Per-key settings, by the full key (`SVC_TEST_…`). */
   keys?: Record<string, KeyOptions>;
-  /** Accept only the keys in `keys`; any other is 401 `invalid_api_key`. Default false. */
+  /** Accept only the keys in `keys` (and keys made with `sandbox.keys.create`); any other is 401 `invalid_api_key`. Default false. */
   onlyConfiguredKeys?: boolean;
   /** The AI receptionist's name, shown as `ai_handler`. Default `"ava"`. */
   aiHandler?: string;
@@ -62,65 +50,122 @@ export interface ResolvedOptions {
   templates: Map<string, string>;
 }
 
-export const TEST_KEY = /^SVC_TEST_[A-Za-z0-9_-]+$/;
 const SCOPE = new RegExp(`^(\\*|(${RESOURCES.join('|')}):(read|write|\\*))$`);
-const KNOWN = ['baseUrl', 'seed', 'startTime', 'keys', 'onlyConfiguredKeys', 'aiHandler', 'dialInterval', 'webhookTimeout', 'templates'];
 
-const fail = (message: string): never => {
-  throw new SandboxError(`createSandbox: ${message}`);
-};
+const baseUrl = custom<URL>({
+  hint: "an absolute http(s) URL such as 'https://api.svc.test'",
+  parse(value, path) {
+    const url = typeof value === 'string' && URL.canParse(value) ? new URL(value) : null;
+    if (!url) throw invalid(`${name(path)} ${JSON.stringify(value)} is not a URL; use an absolute http(s) URL such as 'https://api.svc.test'.`, path);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid(`${name(path)} must be http or https, got ${url.protocol}`, path);
+    if (url.search || url.hash) throw invalid(`${name(path)} must not have a query or fragment.`, path);
+    if (url.username || url.password) throw invalid(`${name(path)} must not carry credentials.`, path);
+    return url;
+  },
+  openapi: () => ({ type: 'string', format: 'uri' }),
+});
+
+/** A duration within `max` ms. */
+const span = (max: number, hint: string) =>
+  custom<number>({
+    hint: DURATION_HINT,
+    parse(value, path) {
+      const ms = parseDuration(value);
+      if (ms === null) throw invalid(`${name(path)} ${JSON.stringify(value)} is not a duration. Pass ${DURATION_HINT}.`, path);
+      if (ms > max || (max < Infinity && ms < 1)) throw invalid(`${name(path)} must be ${hint}.`, path);
+      return ms;
+    },
+    openapi: () => ({ anyOf: [{ type: 'number', minimum: 0 }, { type: 'string' }] }),
+  });
+
+/** An instant a Date can hold, as an ISO 8601 string, epoch milliseconds or a Date. */
+export const instant = custom<number>({
+  hint: "an ISO 8601 string such as '2026-01-01T00:00:00Z', epoch milliseconds or a Date",
+  parse(value, path) {
+    const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : NaN;
+    if (!Number.isFinite(ms)) throw invalid(`${name(path)} ${show(value)} is not a date; use an ISO 8601 string such as '2026-01-01T00:00:00Z'.`, path);
+    if (Math.abs(ms) > MAX_TIME_MS) throw invalid(`${name(path)} ${show(value)} is outside the range a Date can hold (±8.64e15 ms, years -271821 to 275760).`, path);
+    return ms;
+  },
+  openapi: () => ({ type: 'string', format: 'date-time' }),
+});
+
+const keyOptions: Schema<KeyOptions> = object(
+  {
+    account: optional(string({ description: 'The account the key belongs to', max: 200 })),
+    plan: optional(oneOf(PLANS, 'The key\'s plan.')),
+    scopes: optional(
+      array(
+        string({ description: 'A scope', pattern: SCOPE, patternHint: `'<resource>:read', '<resource>:write', '<resource>:*' or '*' with a resource among ${RESOURCES.join(', ')}` }),
+        { description: 'What the key may do.' },
+      ) as Schema<Scope[]>,
+    ),
+  },
+  { description: 'How one API key behaves.', label: 'option' },
+);
+
+const keysOption = custom<Map<string, KeyOptions>>({
+  hint: 'an object of SVC_TEST_ key → { account?, plan?, scopes? }',
+  parse(value, path) {
+    const all = record(keyOptions, { description: 'Per-key settings.', key: /^/, keyHint: 'a key' }).parse(value, path);
+    const keys = new Map<string, KeyOptions>();
+    for (const [key, settings] of Object.entries(all)) {
+      if (key.startsWith('SVC_LIVE_')) throw invalid(`${name(path)}: ${key} is a production key; the sandbox accepts only SVC_TEST_ keys.`, `${path}.${key}`);
+      if (!TEST_KEY.test(key)) throw invalid(`${name(path)}: '${key}' is not a test key; write SVC_TEST_ followed by letters, digits, _ or -.`, `${path}.${key}`);
+      keys.set(key, settings);
+    }
+    return keys;
+  },
+  openapi: () => ({ type: 'object' }),
+});
+
+const templatesOption = custom<Map<string, string>>({
+  hint: "an object of template id → text, e.g. { welcome: 'Welcome, {{name}}!' }",
+  parse(value, path) {
+    const text = string({ description: 'A template text with {{variable}} placeholders', max: MAX_BODY_CHARS, multiline: true });
+    const all = record(text, { description: 'Templates.', key: TEMPLATE_ID, keyHint: 'a template id (1 to 64 letters, digits, _ . or -)' }).parse(value, path);
+    return new Map(Object.entries(all));
+  },
+  openapi: () => ({ type: 'object' }),
+});
+
+const optionsSchema = object(
+  {
+    baseUrl: optional(baseUrl),
+    seed: optional(integer({ description: 'The seed', min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER })),
+    startTime: optional(instant),
+    keys: optional(keysOption),
+    onlyConfiguredKeys: optional(boolean('Accept only the configured keys.')),
+    aiHandler: optional(string({ description: "The AI receptionist's name", max: 64 })),
+    dialInterval: optional(span(Infinity, 'a duration')),
+    // Node turns a timer longer than 2^31-1 ms into 1 ms: refuse it rather than time out at once.
+    webhookTimeout: optional(span(2 ** 31 - 1, "from 1 ms to 24 days, e.g. '10s' or '200ms'")),
+    templates: optional(templatesOption),
+  },
+  { description: 'createSandbox options.', label: 'option' },
+);
 
 /** Checks options once, at creation, so a mistake fails where it was written. */
 export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
-  if (options === null || typeof options !== 'object') fail('options must be an object, e.g. { seed: 42 }.');
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.includes(key)) fail(`unknown option '${key}'; the options are ${KNOWN.join(', ')}.`);
-  }
-  let url: URL;
+  let o;
   try {
-    url = new URL(options.baseUrl ?? 'https://api.svc.test');
-  } catch {
-    return fail(`baseUrl ${JSON.stringify(options.baseUrl)} is not a URL; use an absolute http(s) URL such as 'https://api.svc.test'.`);
+    o = check(optionsSchema, options, 'createSandbox');
+  } catch (error) {
+    if (error instanceof SandboxError) throw new SandboxError(error.message, { code: 'invalid_options', param: error.param });
+    throw error;
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail(`baseUrl must be http or https, got ${url.protocol}`);
-  if (url.search || url.hash) fail('baseUrl must not have a query or fragment.');
-  const seed = options.seed ?? 0;
-  if (!Number.isSafeInteger(seed)) fail(`seed must be an integer, got ${String(seed)}.`);
-  const start = options.startTime ?? '2026-01-01T00:00:00Z';
-  const startMs = start instanceof Date ? start.getTime() : typeof start === 'number' ? start : Date.parse(start);
-  if (!Number.isFinite(startMs)) fail(`startTime ${JSON.stringify(start)} is not a date; use an ISO 8601 string such as '2026-01-01T00:00:00Z'.`);
-
-  const keys = new Map<string, KeyOptions>();
-  for (const [key, settings] of Object.entries(options.keys ?? {})) {
-    if (key.startsWith('SVC_LIVE_')) fail(`keys: ${key} is a production key; the sandbox accepts only SVC_TEST_ keys.`);
-    if (!TEST_KEY.test(key)) fail(`keys: '${key}' is not a test key; write SVC_TEST_ followed by letters, digits, _ or -.`);
-    if (settings.plan !== undefined && settings.plan !== 'standard' && settings.plan !== 'enterprise')
-      fail(`keys.${key}.plan must be 'standard' or 'enterprise', got ${JSON.stringify(settings.plan)}.`);
-    for (const scope of settings.scopes ?? []) {
-      if (!SCOPE.test(scope)) fail(`keys.${key}.scopes: '${scope}' is not a scope; use '<resource>:read', '<resource>:write', '<resource>:*' or '*' with a resource among ${RESOURCES.join(', ')}.`);
-    }
-    if (settings.account !== undefined && (typeof settings.account !== 'string' || !settings.account))
-      fail(`keys.${key}.account must be a non-empty string.`);
-    keys.set(key, settings);
-  }
-  const aiHandler = options.aiHandler ?? 'ava';
-  if (typeof aiHandler !== 'string' || !aiHandler) fail('aiHandler must be a non-empty string.');
-  const dialIntervalMs = toMs(options.dialInterval ?? '1s', 'createSandbox: dialInterval');
-  const webhookTimeoutMs = toMs(options.webhookTimeout ?? '10s', 'createSandbox: webhookTimeout');
-  // Node turns a timer longer than 2^31-1 ms into 1 ms: refuse it rather than time out at once.
-  if (webhookTimeoutMs < 1 || webhookTimeoutMs > 2 ** 31 - 1) fail('webhookTimeout must be from 1 ms to 24 days, e.g. \'10s\' or \'200ms\'.');
-
+  const url = o.baseUrl ?? new URL('https://api.svc.test');
   return {
     baseUrl: url.href.replace(/\/$/, ''),
     origin: url.origin,
     basePath: url.pathname.replace(/\/$/, ''),
-    seed,
-    startMs,
-    keys,
-    onlyConfiguredKeys: options.onlyConfiguredKeys ?? false,
-    aiHandler,
-    dialIntervalMs,
-    webhookTimeoutMs,
-    templates: checkTemplates(options.templates, 'createSandbox: templates'),
+    seed: o.seed ?? 0,
+    startMs: o.startTime ?? Date.parse('2026-01-01T00:00:00Z'),
+    keys: o.keys ?? new Map(),
+    onlyConfiguredKeys: o.onlyConfiguredKeys ?? false,
+    aiHandler: o.aiHandler ?? 'ava',
+    dialIntervalMs: o.dialInterval ?? 1000,
+    webhookTimeoutMs: o.webhookTimeout ?? 10_000,
+    templates: o.templates ?? new Map(),
   };
 }

@@ -1,35 +1,43 @@
-import { Auth } from './api/auth.js';
-import { Faults, type ActiveFault, type FaultRule } from './api/faults.js';
+import { openApiDocument } from './api/openapi.js';
 import { Cursors } from './api/pagination.js';
 import { Pipeline } from './api/pipeline.js';
 import { RateLimiter } from './api/rate-limit.js';
-import { Router, type Route } from './api/router.js';
-import { openApiDocument } from './api/openapi.js';
+import { Router } from './api/router.js';
 import { routeTable } from './api/routes/index.js';
-import { SandboxError } from './core/errors.js';
-import { EventBus } from './state/event-bus.js';
 import { TranscriptStreams } from './api/transcript-stream.js';
-import { webhookScripting, type WebhookScripting } from './control/webhooks.js';
-import { Webhooks } from './events/deliveries.js';
+import { callScripting, type CallScripting } from './control/calls.js';
+import type { ControlContext } from './control/context.js';
 import { eventLog, type EventLog } from './control/events.js';
+import { faultScripting, type FaultScripting } from './control/faults.js';
+import { keyScripting, type KeyScripting } from './control/keys.js';
+import { recordingScripting, transcriptScripting, type RecordingScripting, type TranscriptScripting } from './control/media.js';
+import { messageScripting, type MessageScripting } from './control/messages.js';
+import { networkScripting, type NetworkScripting } from './control/network.js';
+import { webhookScripting, type WebhookScripting } from './control/webhooks.js';
+import { ClockStopped, VirtualClock, type ClockEvents } from './core/clock.js';
+import { toMs, type Duration } from './core/duration.js';
+import { Emitter } from './core/emitter.js';
+import { SandboxError } from './core/errors.js';
+import { Lifecycle } from './core/lifecycle.js';
+import { SeededRandom } from './core/random.js';
+import { Steps } from './core/steps.js';
+import { safeIso } from './core/time.js';
+import { Deliveries } from './events/deliveries.js';
 import { intercept } from './intercept/interceptor.js';
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js';
-import { callScripting, type CallScripting } from './control/calls.js';
-import { CallService } from './state/calls.js';
-import { recordingScripting, transcriptScripting, type RecordingScripting, type TranscriptScripting } from './control/media.js';
-import { RecordingService } from './state/recordings.js';
-import { messageScripting, type MessageScripting } from './control/messages.js';
-import { MessageService } from './state/messages.js';
-import { NumberService } from './state/numbers.js';
-import { Templates } from './state/templates.js';
-import { iso } from './core/time.js';
 import { NumberInventory } from './sim/inventory.js';
-import { VirtualClock } from './core/clock.js';
+import { Accounts } from './state/accounts.js';
+import { CallService, type CallEvents } from './state/calls.js';
 import { Dialer } from './state/dialer.js';
-import { toMs, type Duration } from './core/duration.js';
-import { MessageNetwork, type MessageBehavior } from './state/message-network.js';
-import { Network, type CallBehavior } from './state/network.js';
-import { SeededRandom } from './core/random.js';
+import { EventBus, type BusEvents } from './state/event-bus.js';
+import { Faults } from './state/faults.js';
+import { MessageService } from './state/messages.js';
+import { Network } from './state/network.js';
+import { NumberService } from './state/numbers.js';
+import { RecordingService } from './state/recordings.js';
+import { Subscriptions, type SubscriptionEvents } from './state/subscriptions.js';
+import { Templates } from './state/templates.js';
+import { TranscriptService, type TranscriptEvents } from './state/transcripts.js';
 
 /** An unexpected exception inside the sandbox, kept for inspection (it was answered as a 500 or reported by `advance`). */
 export interface InternalError {
@@ -38,10 +46,17 @@ export interface InternalError {
   at: string;
 }
 
+/** Everything the parts of one sandbox announce to each other, on its one emitter. */
+type SandboxEvents = ClockEvents & CallEvents & TranscriptEvents & BusEvents & SubscriptionEvents;
+
 /**
  * One simulated service: its own clock, seeded randomness, accounts, calls and event
  * log. Nothing is shared between two sandboxes except the process-wide interception,
  * which routes by base URL. Create it with {@link createSandbox}.
+ *
+ * This file is the composition root (every part is made and registered here, once) and
+ * the lifecycle (`listen`, `advance`, `reset`, `close`); the scripting namespaces are
+ * src/control/, the HTTP API src/api/ (docs/architecture.md).
  */
 export class Sandbox {
   /** The base URL served, without a trailing slash. */
@@ -49,100 +64,92 @@ export class Sandbox {
   readonly seed: number;
 
   private readonly options: ResolvedOptions;
+  private readonly life: Lifecycle;
   private readonly clock: VirtualClock;
-  private readonly random: SeededRandom;
-  private readonly bus: EventBus;
-  private readonly networkSim = new Network();
-  private readonly messageNetworkSim = new MessageNetwork();
-  private readonly faultRules = new Faults();
-  private readonly callService: CallService;
-  private readonly dialer: Dialer;
-  private readonly numberService: NumberService;
-  private readonly messageService: MessageService;
-  private readonly webhookService: Webhooks;
-  private readonly recordingService: RecordingService;
-  private readonly transcriptStreams: TranscriptStreams;
-  private readonly auth: Auth;
-  private readonly limiter = new RateLimiter();
   private readonly pipeline: Pipeline;
-  private readonly routes: readonly Route[];
+  private readonly router: Router;
   private readonly failures: InternalError[] = [];
   /** Errors thrown by the user's own event listeners, rethrown by the next advance(). */
   private readonly listenerErrors: unknown[] = [];
-  private stopIntercepting: (() => void) | null = null;
-  private closed = false;
+  private listening = false;
 
   constructor(options: SandboxOptions = {}) {
-    this.options = resolveOptions(options);
-    this.baseUrl = this.options.baseUrl;
-    this.seed = this.options.seed;
-    this.random = new SeededRandom(this.seed);
+    const o = (this.options = resolveOptions(options));
+    this.baseUrl = o.baseUrl;
+    this.seed = o.seed;
     const onError = (error: unknown) => this.recordFailure(error);
-    this.clock = new VirtualClock(this.options.startMs, onError);
-    this.bus = new EventBus(this.random, () => this.clock.now(), onError);
-    this.callService = new CallService({
-      clock: this.clock,
-      random: this.random,
-      bus: this.bus,
-      baseUrl: this.baseUrl,
-      aiHandler: this.options.aiHandler,
-      onError,
-    });
-    this.dialer = new Dialer({
-      clock: this.clock,
-      random: this.random,
-      calls: this.callService,
-      network: this.networkSim,
-      aiHandler: this.options.aiHandler,
-      intervalMs: this.options.dialIntervalMs,
-    });
-    this.webhookService = new Webhooks({
-      clock: this.clock,
-      random: this.random,
-      bus: this.bus,
-      timeoutMs: this.options.webhookTimeoutMs,
-      onError,
-    });
-    this.recordingService = new RecordingService({ clock: this.clock, bus: this.bus, calls: this.callService, baseUrl: this.baseUrl, aiHandler: this.options.aiHandler });
-    this.transcriptStreams = new TranscriptStreams({ clock: this.clock, recordings: this.recordingService });
-    this.recordings = recordingScripting(this.recordingService, (what) => this.assertOpen(what));
-    this.transcripts = transcriptScripting(this.recordingService, this.transcriptStreams, (what) => this.assertOpen(what));
-    this.webhooks = webhookScripting(this.webhookService, (key, where) => this.accountOf(key, where), (what) => this.assertOpen(what));
-    this.auth = new Auth(this.options);
-    this.numberService = new NumberService({ clock: this.clock, random: this.random, inventory: new NumberInventory(this.random) });
-    this.messageService = new MessageService({ clock: this.clock, random: this.random, bus: this.bus });
-    const accountOf = (key: string, where: string) => this.accountOf(key, where);
-    const assertOpen = (what: string) => this.assertOpen(what);
-    this.calls = callScripting({ calls: this.callService, numbers: this.numberService, network: this.networkSim, accountOf, assertOpen });
-    this.messages = messageScripting(this.messageService, this.numberService, assertOpen);
-    this.events = eventLog(this.bus, accountOf, (error) => this.listenerErrors.push(error));
-    const router = new Router(
+    const life = (this.life = new Lifecycle(onError));
+    const add = life.add.bind(life);
+
+    // core: one clock, one seeded random source, one emitter, steps.
+    const steps = add(new Steps(onError));
+    const events = new Emitter<SandboxEvents>(onError);
+    const clock = (this.clock = add(new VirtualClock(o.startMs, { onError, events, steps })));
+    const random = add(new SeededRandom(o.seed));
+    const now = () => clock.now();
+
+    // state: stores, machines and domain services. Listeners on the emitter run in the
+    // order the parts are made here: on call.completed the recording is stored, then the
+    // campaign counts the call, and only then is call.completed published.
+    const bus = add(new EventBus({ random, now, events, steps }));
+    const accounts = add(new Accounts({ keys: o.keys, onlyConfiguredKeys: o.onlyConfiguredKeys, seed: o.seed }, now));
+    const network = add(new Network());
+    const faults = add(new Faults());
+    const calls = add(new CallService({ clock, random, bus, events, baseUrl: o.baseUrl, aiHandler: o.aiHandler, onError }));
+    const transcripts = add(new TranscriptService({ clock, events, aiHandler: o.aiHandler }));
+    const recordings = add(new RecordingService({ clock, bus, events, calls, transcripts, baseUrl: o.baseUrl }));
+    const dialer = add(new Dialer({ clock, random, calls, events, network, aiHandler: o.aiHandler, intervalMs: o.dialIntervalMs }));
+    const numbers = add(new NumberService({ clock, random, inventory: new NumberInventory(random) }));
+    const messages = add(new MessageService({ clock, random, bus }));
+    const subscriptions = add(new Subscriptions({ clock, random, events }));
+
+    // events (out): webhook delivery.
+    const deliveries = add(new Deliveries({ clock, random, subscriptions, events, timeoutMs: o.webhookTimeoutMs, onError }));
+
+    // api (HTTP in).
+    const streams = add(new TranscriptStreams({ clock, transcripts, events }));
+    const limiter = add(new RateLimiter());
+    this.router = new Router(
       routeTable({
-        calls: this.callService,
-        dialer: this.dialer,
-        network: this.networkSim,
-        messageNetwork: this.messageNetworkSim,
-        cursors: new Cursors(`svc-sandbox:${this.seed}`),
-        recordings: this.recordingService,
-        transcriptStreams: this.transcriptStreams,
-        webhooks: this.webhookService,
-        sandboxOrigin: this.options.origin,
-        numbers: this.numberService,
-        messages: this.messageService,
-        templates: new Templates(this.options.templates),
+        calls,
+        dialer,
+        network,
+        cursors: new Cursors(`svc-sandbox:${o.seed}`),
+        recordings,
+        transcripts,
+        transcriptStreams: streams,
+        subscriptions,
+        sandboxOrigin: o.origin,
+        numbers,
+        messages,
+        templates: new Templates(o.templates),
       }),
     );
-    this.routes = router.routes;
     this.pipeline = new Pipeline({
-      router,
-      auth: this.auth,
-      limiter: this.limiter,
-      random: this.random,
-      now: () => this.clock.now(),
-      basePath: this.options.basePath,
-      faults: this.faultRules,
+      router: this.router,
+      accounts,
+      limiter,
+      random,
+      now,
+      origin: o.origin,
+      basePath: o.basePath,
+      faults,
+      steps,
+      generation: () => life.generation,
       onInternalError: (error, requestId) => this.recordFailure(error, requestId),
     });
+
+    // control (scripting in): the namespaces below, which the standalone server's control API calls too.
+    const ctx: ControlContext = { steps, accounts, assertOpen: (what) => this.assertOpen(what) };
+    this.calls = callScripting(ctx, { calls, numbers, network });
+    this.network = networkScripting(ctx, network);
+    this.messages = messageScripting(ctx, messages, numbers);
+    this.faults = faultScripting(ctx, faults);
+    this.events = eventLog(ctx, bus, (error) => this.listenerErrors.push(error));
+    this.webhooks = webhookScripting(ctx, deliveries);
+    this.recordings = recordingScripting(ctx, recordings, calls);
+    this.transcripts = transcriptScripting(ctx, transcripts, calls, () => streams.count);
+    this.keys = keyScripting(ctx, accounts);
   }
 
   /**
@@ -155,41 +162,60 @@ export class Sandbox {
    */
   listen(): this {
     this.assertOpen('listen');
-    this.stopIntercepting ??= intercept(new URL(this.baseUrl).origin, this.options.basePath, (request) => this.handle(request));
+    if (!this.listening) {
+      this.life.defer(intercept(this.options.origin, this.options.basePath, (request) => this.pipeline.handle(request)));
+      this.listening = true;
+    }
     return this;
   }
 
   /**
    * Stops intercepting (the last sandbox to close restores every patched global) and
-   * cancels all pending virtual work, webhook retries and attempts in flight. Safe to call
-   * twice. A closed sandbox cannot be reused.
+   * cancels all pending virtual work, webhook retries and attempts in flight; an
+   * `advance()` in progress rejects with a SandboxError (`interrupted`). Safe to call twice,
+   * and at any moment (from an event listener, during an advance). A closed sandbox cannot
+   * be reused.
    *
    * @example
    * afterEach(() => sandbox.close());
    */
   close(): void {
-    this.stopIntercepting?.();
-    this.stopIntercepting = null;
-    this.callService.stopAll();
-    this.webhookService.stopAll();
-    this.transcriptStreams.closeAll();
-    this.clock.cancelAll();
-    this.closed = true;
+    this.life.close();
   }
 
   /**
    * Moves virtual time forward, running every transition, event and delivery due in the
    * window in order; resolves when the work it started has settled. Idle time is free.
+   * Rejects with a SandboxError when the sandbox is closed, when the duration is not one or
+   * would leave the range a Date holds, and (code `interrupted`) when `reset()` or `close()`
+   * cuts it short.
    *
    * @example
    * await sandbox.advance('90s'); // ms number or '500ms' '30s' '5m' '2h' '1d'
    */
   async advance(duration: Duration): Promise<void> {
     this.assertOpen('advance');
-    await this.clock.advance(toMs(duration, 'Failed to advance'));
+    const ms = toMs(duration, 'Failed to advance');
+    if (ms > this.clock.headroomMs) {
+      throw new SandboxError(
+        `Failed to advance: ${JSON.stringify(duration)} from ${this.now().toISOString()} is past the last instant a Date can hold (+275760-09-13T00:00:00Z); advance less.`,
+        { param: 'duration' },
+      );
+    }
+    try {
+      await this.clock.advance(ms);
+    } catch (error) {
+      if (!(error instanceof ClockStopped)) throw error;
+      throw new SandboxError(
+        this.life.closed
+          ? 'advance() was interrupted: the sandbox was closed while it ran, so its pending work was cancelled.'
+          : 'advance() was interrupted: the sandbox was reset while it ran; the clock is back at startTime.',
+        { code: 'interrupted' },
+      );
+    }
     if (this.listenerErrors.length > 0) {
       const [first] = this.listenerErrors.splice(0);
-      throw new SandboxError('An event listener you registered with sandbox.events.subscribe() threw; see `cause`.', { cause: first });
+      throw new SandboxError('An event listener you registered with sandbox.events.subscribe() threw; see `cause`.', { cause: first, code: 'listener_failed' });
     }
   }
 
@@ -205,58 +231,53 @@ export class Sandbox {
 
   /**
    * Answers one request without interception: the same pipeline `listen()` routes to.
-   * Never rejects for API errors (they are JSON responses) nor for sandbox bugs (500).
+   * Never rejects for API errors (they are JSON responses) nor for sandbox bugs (500); a
+   * closed sandbox rejects with a SandboxError.
    *
    * @example
    * const res = await sandbox.handle(new Request(`${sandbox.baseUrl}/v1/calls`, { headers: { authorization: 'Bearer SVC_TEST_me' } }));
    */
   handle(request: Request): Promise<Response> {
-    this.assertOpen('handle a request');
+    if (this.life.closed) return Promise.reject(this.closedError('handle a request'));
     return this.pipeline.handle(request);
   }
 
   /**
    * Empties the instance: calls, campaigns, events, webhook subscriptions, deliveries and
    * dead letters (attempts in flight are abandoned), provisioned numbers (all back in the
-   * pool), messages and conversations, rate windows, scripted behaviour; the
-   * clock returns to `startTime` and ids start over. It keeps listening.
+   * pool), messages and conversations, rate windows, scripted behaviour and faults; the
+   * clock returns to `startTime` and ids and cursors start over, so the same requests
+   * then get the same answers, byte for byte, as from a new sandbox. Keys made with
+   * `keys.create` stay valid. It keeps listening. An `advance()` in progress rejects
+   * (`interrupted`), and nothing begun before the reset touches what comes after.
    *
    * @example
    * beforeEach(() => sandbox.reset());
    */
   reset(): void {
     this.assertOpen('reset');
-    this.callService.clear();
-    this.dialer.store.clear();
-    this.webhookService.clear();
-    this.transcriptStreams.closeAll();
-    this.recordingService.clear();
-    this.numberService.clear();
-    this.messageService.clear();
-    this.clock.reset(this.options.startMs);
-    this.bus.clear();
-    this.limiter.clear();
-    this.auth.clear();
-    this.networkSim.clearBehavior();
-    this.messageNetworkSim.clearBehavior();
-    this.faultRules.clear();
-    this.random.reset();
+    this.life.reset();
     this.failures.length = 0;
     this.listenerErrors.length = 0;
   }
 
   /**
    * The OpenAPI 3.1 description of this sandbox's API (paths, parameters, request bodies,
-   * errors), generated from the same schemas that validate requests.
+   * responses, errors), generated from the same schemas that validate requests.
    *
    * @example
    * writeFileSync('openapi.json', JSON.stringify(sandbox.openapi(), null, 2));
    */
   openapi(): Record<string, unknown> {
-    return openApiDocument(this.routes, this.baseUrl);
+    return openApiDocument(this.router.routes, this.baseUrl);
   }
 
-  /** Unexpected exceptions caught inside the sandbox (each was answered as a 500 or logged). Empty in a healthy run. */
+  /**
+   * Unexpected exceptions caught inside the sandbox (each was answered as a 500 or logged). Empty in a healthy run.
+   *
+   * @example
+   * afterEach(() => expect(sandbox.internalErrors()).toEqual([]));
+   */
   internalErrors(): InternalError[] {
     return [...this.failures];
   }
@@ -291,21 +312,7 @@ export class Sandbox {
    * sandbox.network.queueBehavior('+14155550124', { outcome: 'no_answer' }, { outcome: 'answered' }); // first call unanswered, the retry answered
    * sandbox.network.setMessageBehavior('+14155550125', { outcome: 'failed' }); // its SMS end `failed`
    */
-  readonly network = {
-    /** Every later call to `number` behaves so (until cleared). */
-    setBehavior: (number: string, behavior: CallBehavior): void => this.networkSim.setBehavior(number, behavior),
-    /** The next calls to `number` take these behaviours, one each, before the standing one applies again. */
-    queueBehavior: (number: string, ...behaviors: CallBehavior[]): void => this.networkSim.queueBehavior(number, behaviors),
-    /** Every later message to `number` ends so (until cleared): `{ outcome: 'failed' }` or `'delivered'`. */
-    setMessageBehavior: (number: string, behavior: MessageBehavior): void => this.messageNetworkSim.setBehavior(number, behavior),
-    /** The next messages to `number` take these behaviours, one each, before the standing one applies again. */
-    queueMessageBehavior: (number: string, ...behaviors: MessageBehavior[]): void => this.messageNetworkSim.queueBehavior(number, behaviors),
-    /** Forgets scripted call and message behaviour of `number`, or of every number. */
-    clearBehavior: (number?: string): void => {
-      this.networkSim.clearBehavior(number);
-      this.messageNetworkSim.clearBehavior(number);
-    },
-  };
+  readonly network: NetworkScripting;
 
   /**
    * Injected faults: the next matching requests fail as a broken server or network would,
@@ -317,17 +324,7 @@ export class Sandbox {
    * sandbox.faults.list();   // the rules with hits left
    * sandbox.faults.clear();
    */
-  readonly faults = {
-    /** Adds a rule; rules apply in the order they were injected. Throws SandboxError on a malformed rule. */
-    inject: (rule: FaultRule = {}): void => {
-      this.assertOpen('inject a fault');
-      this.faultRules.inject(rule);
-    },
-    /** The rules with hits left, in order. */
-    list: (): ActiveFault[] => this.faultRules.list(),
-    /** Forgets every rule. */
-    clear: (): void => this.faultRules.clear(),
-  };
+  readonly faults: FaultScripting;
 
   /**
    * The ordered log of emitted events, and listeners on it.
@@ -370,20 +367,30 @@ export class Sandbox {
    */
   readonly transcripts: TranscriptScripting;
 
-  private accountOf(apiKey: string, where: string): string {
+  /**
+   * The account console's API keys: make, list and revoke test keys (docs/auth-and-accounts.md).
+   *
+   * @example
+   * const { key } = sandbox.keys.create();
+   * sandbox.keys.revoke(key); // requests with it are 401 from now on
+   */
+  readonly keys: KeyScripting;
+
+  /** Records a failure; it cannot throw (a failing report must not turn into a crash). */
+  private recordFailure(error: unknown, requestId?: string): void {
     try {
-      return this.auth.authenticate(`Bearer ${apiKey}`).account;
-    } catch (error) {
-      throw new SandboxError(`${where}: ${JSON.stringify(apiKey)} is not an API key this sandbox accepts (${(error as Error).message})`);
+      this.failures.push({ error, at: safeIso(this.clock?.now() ?? Number.NaN), ...(requestId ? { requestId } : {}) });
+    } catch {
+      // nothing left to do safely
     }
   }
 
-  private recordFailure(error: unknown, requestId?: string): void {
-    this.failures.push({ error, at: iso(this.clock.now()), ...(requestId ? { requestId } : {}) });
+  private closedError(what: string): SandboxError {
+    return new SandboxError(`Failed to ${what}: the sandbox is closed. Create a new one with createSandbox().`, { code: 'closed' });
   }
 
   private assertOpen(what: string): void {
-    if (this.closed) throw new SandboxError(`Failed to ${what}: the sandbox is closed. Create a new one with createSandbox().`);
+    if (this.life.closed) throw this.closedError(what);
   }
 }
 

@@ -26,29 +26,40 @@ export function listQuery<S extends Shape>(filters: S, description: string) {
 }
 
 /**
- * Cursors are opaque to clients: the position (`seq` of the last item served) signed with
- * a key derived from the seed, bound to the list and the account. A forged cursor, or one
- * from another list or account, fails the signature check: 400, never someone else's data.
- * They stay valid while new items arrive, because positions never move.
+ * Cursors are opaque to clients: the position (`seq` of the last item served) and that
+ * item's id, signed with a key derived from the seed, bound to the list and the account. A
+ * forged cursor, or one from another list or account, fails the signature check: 400, never
+ * someone else's data. They stay valid while new items arrive, because positions never move.
+ * A cursor from before a `reset()` names a position the reset world has not reached, or one
+ * that holds another item: 400 too (issue 10 item 4). A fresh and a reset sandbox that
+ * replay the same requests hand out the same cursors, byte for byte.
  */
 export class Cursors {
   constructor(private readonly secret: string) {}
 
-  private sign(list: string, account: string, seq: number): Buffer {
-    return createHmac('sha256', this.secret).update(`${list}\n${account}\n${seq}`).digest().subarray(0, 12);
+  private sign(list: string, account: string, seq: number, id: string): Buffer {
+    return createHmac('sha256', this.secret).update(`${list}\n${account}\n${seq}\n${id}`).digest().subarray(0, 12);
   }
 
-  encode(list: string, account: string, seq: number): string {
-    return `${seq.toString(36)}.${this.sign(list, account, seq).toString('base64url')}`;
+  encode(list: string, account: string, seq: number, id = ''): string {
+    return `${seq.toString(36)}.${id}.${this.sign(list, account, seq, id).toString('base64url')}`;
   }
 
-  decode(list: string, account: string, cursor: string): number {
-    const [position, mac] = cursor.split('.');
+  /** The position a cursor names; `collection` (when the list is one) checks the position is of this world. */
+  decode(list: string, account: string, cursor: string, collection?: Collection<StoredItem>): number {
+    const [position, id = '', mac, extra] = cursor.split('.');
     const seq = position && /^[0-9a-z]{1,11}$/.test(position) ? parseInt(position, 36) : NaN;
     const given = mac ? Buffer.from(mac, 'base64url') : Buffer.alloc(0);
-    if (!Number.isSafeInteger(seq) || given.length !== 12 || !timingSafeEqual(given, this.sign(list, account, seq))) {
+    const valid =
+      extra === undefined &&
+      Number.isSafeInteger(seq) &&
+      /^[0-9A-Za-z_]{0,40}$/.test(id) &&
+      given.length === 12 &&
+      timingSafeEqual(given, this.sign(list, account, seq, id)) &&
+      (!collection || (collection.issued(seq) && (collection.atSeq(account, seq)?.id ?? id) === id));
+    if (!valid) {
       throw badRequest(
-        '`cursor` is not a cursor of this list: pass the next_cursor of the previous page unchanged, with the same API key.',
+        '`cursor` is not a cursor of this list: pass the next_cursor of the previous page unchanged, with the same API key (cursors from before a reset() are refused).',
         'cursor',
       );
     }
@@ -75,14 +86,15 @@ export function paginate<T extends StoredItem, J>(
 ): ListBody<J> {
   const page = collection.page(account, {
     limit: params.limit ?? 50,
-    beforeSeq: params.cursor === undefined ? undefined : cursors.decode(list, account, params.cursor),
+    beforeSeq: params.cursor === undefined ? undefined : cursors.decode(list, account, params.cursor, collection as Collection<StoredItem>),
     createdAfterMs: params.created_after,
     createdBeforeMs: params.created_before,
     where,
   });
+  const last = page.items[page.items.length - 1];
   return {
     data: page.items.map(toJson),
-    next_cursor: page.nextSeq === null ? null : cursors.encode(list, account, page.nextSeq),
+    next_cursor: page.nextSeq === null ? null : cursors.encode(list, account, page.nextSeq, last?.id),
     has_more: page.nextSeq !== null,
   };
 }

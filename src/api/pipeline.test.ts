@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { resolveOptions } from '../options.js';
 import { SeededRandom } from '../core/random.js';
-import { Auth } from './auth.js';
-import { Faults } from './faults.js';
+import { Steps } from '../core/steps.js';
+import { Accounts } from '../state/accounts.js';
+import { Faults } from '../state/faults.js';
 import { Pipeline, splitUrl } from './pipeline.js';
 import { RateLimiter } from './rate-limit.js';
 import { Router } from './router.js';
@@ -12,12 +12,15 @@ function pipelineWith(handle: () => never) {
   const failures: Array<[unknown, string]> = [];
   const pipeline = new Pipeline({
     router: new Router([{ method: 'GET', path: '/v1/boom', resource: 'calls', summary: 'always throws', handle }]),
-    auth: new Auth(resolveOptions()),
+    accounts: new Accounts({ keys: new Map(), onlyConfiguredKeys: false, seed: 0 }, () => 0),
     limiter: new RateLimiter(),
     random: new SeededRandom(0),
     now: () => 0,
+    origin: 'https://api.svc.test',
     basePath: '',
     faults: new Faults(),
+    steps: new Steps((error) => failures.push([error, ''])),
+    generation: () => 0,
     onInternalError: (error, requestId) => failures.push([error, requestId]),
   });
   return { pipeline, failures };

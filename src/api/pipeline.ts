@@ -1,8 +1,11 @@
 import type { SeededRandom } from '../core/random.js';
-import { Auth } from './auth.js';
-import { ApiError } from './errors.js';
-import type { Faults } from './faults.js';
-import { RateLimiter } from './rate-limit.js';
+import { Invalid } from '../core/schema.js';
+import type { Steps } from '../core/steps.js';
+import type { Accounts } from '../state/accounts.js';
+import type { ActiveFault, Faults } from '../state/faults.js';
+import { authenticate, authorize, bearerToken } from './auth.js';
+import { ApiError, type ErrorBody } from './errors.js';
+import type { RateLimiter } from './rate-limit.js';
 import type { Router } from './router.js';
 
 /** Largest request body accepted, in bytes (see docs/errors.md). */
@@ -12,51 +15,63 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 interface PipelineDeps {
   router: Router;
-  auth: Auth;
+  accounts: Accounts;
   limiter: RateLimiter;
   random: SeededRandom;
   now: () => number;
+  /** The origin of the base URL (`https://api.svc.test`). */
+  origin: string;
   /** Path prefix of the base URL ('' for a bare origin). */
   basePath: string;
   /** Injected faults, taken before anything else looks at the request. */
   faults: Faults;
+  steps: Steps;
+  /** The sandbox's generation: a request that began before a reset must not touch what came after. */
+  generation: () => number;
   /** Receives exceptions that were not API errors (they become 500 responses). */
   onInternalError: (error: unknown, requestId: string) => void;
 }
 
 /**
- * The HTTP pipeline every endpoint shares, in this order: injected faults (see faults.ts),
- * route (404/405), authenticate (401), rate limit (429), authorise (403), read the JSON body
- * (400/413), handle. Every response is JSON (unless a handler replies with a `raw` body:
- * audio, server-sent events; or a fault is a network error) with `X-Request-Id` and the
- * three rate-limit headers; this is the one
- * place where API errors become responses, and where an unexpected exception becomes a
- * 500 instead of escaping into the caller's process.
+ * The HTTP pipeline every endpoint shares, in this order: the request's URL is this
+ * sandbox's (404 otherwise), injected faults (see state/faults.ts), route (404/405),
+ * authenticate (401), rate limit (429), authorise (403), read the JSON body (400/413),
+ * handle. Every response is JSON (unless a handler replies with a `raw` body: audio,
+ * server-sent events; or a fault is a network error) with `X-Request-Id` and the three
+ * rate-limit headers; this is the one place where API errors become responses, and where
+ * an unexpected exception becomes a 500 instead of escaping into the caller's process.
+ * The handler runs as one step (core/steps.ts).
  */
 export class Pipeline {
-  constructor(private readonly deps: PipelineDeps) {}
+  private readonly prefix: string;
+
+  constructor(private readonly deps: PipelineDeps) {
+    this.prefix = deps.origin + deps.basePath;
+  }
 
   async handle(request: Request): Promise<Response> {
-    const { random, auth, limiter, now } = this.deps;
+    const { random, accounts, limiter, now } = this.deps;
+    const generation = this.deps.generation();
     const requestId = random.id('req');
     const header = request.headers.get('authorization');
-    const token = Auth.token(header);
+    const token = bearerToken(header);
     // Every request counts against its key's window, so every response can carry the headers.
-    const rate = limiter.take(token ?? '(no key)', auth.limitFor(token), now());
+    const rate = limiter.take(token ?? '(no key)', accounts.limitFor(token), now());
     const base = { 'x-request-id': requestId, ...rate.headers };
     try {
-      const { path, query } = splitUrl(request.url, this.deps.basePath);
+      const { path, query } = this.split(request.url);
       const fault = this.deps.faults.take(request.method, path);
       if (fault?.network) return Response.error();
-      if (fault) throw fault.error;
+      if (fault) throw faultError(fault);
       const { route, params } = this.deps.router.match(request.method, path);
-      const principal = auth.authenticate(header);
+      const principal = authenticate(accounts, header);
       if (!rate.allowed) {
         throw new ApiError(429, 'rate_limited', `Rate limit of ${principal.limit} requests per second exceeded for this key; retry after the Retry-After header's seconds.`);
       }
-      auth.authorize(principal, route.resource, route.method === 'GET' ? 'read' : 'write');
+      authorize(principal, route.resource, route.method === 'GET' ? 'read' : 'write');
       const body = route.method === 'POST' || route.method === 'PUT' ? await readJson(request) : undefined;
-      const reply = await route.handle({
+      if (this.deps.generation() !== generation) throw interrupted();
+      const context = {
         principal,
         params,
         query: new URLSearchParams(query),
@@ -66,18 +81,37 @@ export class Pipeline {
         get signal() {
           return request.signal;
         },
-      });
+      };
+      const reply = this.deps.steps.run(() => route.handle(context));
       if (reply.raw !== undefined) return new Response(reply.raw, { status: reply.status, headers: { ...base, ...reply.headers } });
       return respond(reply.status, reply.body, { ...base, ...reply.headers });
     } catch (error) {
       if (error instanceof ApiError) return respond(error.status, error.toBody(), { ...base, ...error.headers });
-      this.deps.onInternalError(error, requestId);
-      return respond(
-        500,
-        { error: { code: 'internal_error', message: `The sandbox failed unexpectedly (request ${requestId}); this is a sandbox bug, retrying is safe.` } },
-        base,
-      );
+      if (error instanceof Invalid) return respond(400, { error: { code: error.code, message: error.message, ...(error.param ? { param: error.param } : {}) } }, base);
+      return this.internalError(error, requestId, base);
     }
+  }
+
+  /** The 500 answer. It cannot throw: the report of a failure must not fail itself. */
+  private internalError(error: unknown, requestId: string, headers: Record<string, string>): Response {
+    try {
+      this.deps.onInternalError(error, requestId);
+    } catch {
+      // a failing recorder must not turn a 500 into an exception in the caller's process
+    }
+    const body: ErrorBody = {
+      error: { code: 'internal_error', message: `The sandbox failed unexpectedly (request ${requestId}); this is a sandbox bug, retrying is safe.` },
+    };
+    return respond(500, body, headers);
+  }
+
+  /** The path below the base URL and the query; a URL of another origin or base path is 404. */
+  private split(url: string): { path: string; query: string } {
+    const next = url.charAt(this.prefix.length);
+    if (!url.startsWith(this.prefix) || (next !== '' && next !== '/' && next !== '?' && next !== '#')) {
+      throw new ApiError(404, 'not_found', `This sandbox serves ${this.prefix}/v1/…; ${url.slice(0, 200)} is outside it. Send the request to its base URL.`);
+    }
+    return splitUrl(url, this.deps.basePath);
   }
 }
 
@@ -99,6 +133,28 @@ export function splitUrl(url: string, basePath: string): { path: string; query: 
   };
 }
 
+/** What an injected fault answers (CONTRACT §3's Retry-After rule holds for an injected 429 too). */
+function faultError(fault: ActiveFault): ApiError {
+  const status = fault.status!;
+  const code = status === 429 ? 'rate_limited' : status === 500 ? 'internal_error' : 'service_unavailable';
+  const wait = fault.retryAfter ?? (status === 429 ? 1 : null);
+  const message =
+    status === 429
+      ? `Too many requests (an injected fault); retry after ${wait} second${wait === 1 ? '' : 's'}.`
+      : `The service failed to answer (an injected ${status} fault)${wait === null ? '' : `; retry after ${wait} second${wait === 1 ? '' : 's'}`}.`;
+  return new ApiError(status, code, message, undefined, wait === null ? {} : { 'retry-after': String(wait) });
+}
+
+function interrupted(): ApiError {
+  return new ApiError(
+    503,
+    'service_unavailable',
+    'The sandbox was reset or closed while this request was in flight, so it changed nothing; send it again.',
+    undefined,
+    { 'retry-after': '1' },
+  );
+}
+
 /**
  * Headers go in as a `Headers` instance: while interception is applied, the patched
  * `Response` constructor re-reads a plain-object init into a second `Headers` to record raw
@@ -109,13 +165,44 @@ function respond(status: number, body: unknown, headers: Record<string, string>)
   return new Response(JSON.stringify(body), { status, headers: new Headers({ ...headers, 'content-type': 'application/json; charset=utf-8' }) });
 }
 
+/**
+ * The body's bytes, read no further than the limit: a client that sends 200 MB gets its 413
+ * after the first MiB, and the sandbox never holds more than that (issue 10 item 10).
+ */
+async function readLimited(request: Request): Promise<Uint8Array> {
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  if (declared > MAX_BODY_BYTES) {
+    void request.body?.cancel().catch(() => undefined);
+    throw tooLarge(declared);
+  }
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_BODY_BYTES) {
+      void reader.cancel().catch(() => undefined);
+      throw tooLarge(total, true);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
 /** Reads a request body as JSON, refusing other content types, oversize bodies and bad UTF-8. */
 async function readJson(request: Request): Promise<unknown> {
   const type = request.headers.get('content-type');
-  const declared = Number(request.headers.get('content-length') ?? 0);
-  if (declared > MAX_BODY_BYTES) throw tooLarge(declared);
-  const bytes = new Uint8Array(await request.arrayBuffer());
-  if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge(bytes.byteLength);
+  const bytes = await readLimited(request);
   if (bytes.byteLength === 0) {
     throw new ApiError(400, 'invalid_json', 'The request body is empty: send a JSON object with Content-Type: application/json.');
   }
@@ -140,6 +227,6 @@ async function readJson(request: Request): Promise<unknown> {
   }
 }
 
-function tooLarge(bytes: number): ApiError {
-  return new ApiError(413, 'payload_too_large', `The request body is ${bytes} bytes; the limit is ${MAX_BODY_BYTES} bytes (1 MiB).`);
+function tooLarge(bytes: number, atLeast = false): ApiError {
+  return new ApiError(413, 'payload_too_large', `The request body is ${atLeast ? 'more than ' : ''}${atLeast ? MAX_BODY_BYTES : bytes} bytes; the limit is ${MAX_BODY_BYTES} bytes (1 MiB).`);
 }

@@ -1,3 +1,5 @@
+import type { Service } from '../core/lifecycle.js';
+
 /** Number-valued stand-in for "no cap" in headers: enterprise keys (see docs/rate-limits.md). */
 export const UNCAPPED = 2_147_483_647;
 
@@ -17,7 +19,7 @@ interface Window {
  * and all are dropped: memory holds only the keys seen in the current second (a flood of
  * junk tokens cannot make it grow).
  */
-export class RateLimiter {
+export class RateLimiter implements Service {
   private readonly windows = new Map<string, Window>();
   private current = Number.NaN;
 
@@ -46,7 +48,7 @@ export class RateLimiter {
     return { allowed, headers };
   }
 
-  clear(): void {
+  reset(): void {
     this.windows.clear();
     this.current = Number.NaN;
   }

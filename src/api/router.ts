@@ -1,9 +1,9 @@
-import type { Resource } from '../options.js';
-import type { Principal } from './auth.js';
-import { ApiError } from './errors.js';
+import { fitsPattern, segmentsOf, type Method } from '../core/path-pattern.js';
 import type { Schema } from '../core/schema.js';
+import type { Principal, Resource } from '../state/accounts.js';
+import { ApiError } from './errors.js';
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type { Method };
 
 export interface RequestContext {
   principal: Principal;
@@ -27,7 +27,8 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;
+/** Synchronous: a handler runs as one step of the sandbox (core/steps.ts). */
+export type Handler = (ctx: RequestContext) => Reply;
 
 /** One endpoint of the spec's table. */
 export interface Route {
@@ -91,16 +92,6 @@ export class Router {
           : 'Every endpoint is under /v1/, e.g. /v1/calls.';
     throw new ApiError(404, 'not_found', `No endpoint ${method} ${path}. ${hint}`);
   }
-}
-
-/** The segments of a path, a trailing slash ignored: `/v1/calls/` → `['v1', 'calls']`. */
-export function segmentsOf(path: string): string[] {
-  return path.replace(/\/$/, '').split('/').slice(1);
-}
-
-/** Whether `actual` fits `pattern`, where a `{name}` segment stands for any non-empty one. */
-export function fitsPattern(pattern: readonly string[], actual: readonly string[]): boolean {
-  return pattern.length === actual.length && pattern.every((want, i) => (want.startsWith('{') ? actual[i] !== '' : want === actual[i]));
 }
 
 function matchSegments(pattern: string[], actual: string[]): Record<string, string> | undefined {

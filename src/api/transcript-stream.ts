@@ -1,6 +1,7 @@
 import type { TimerHandle, VirtualClock } from '../core/clock.js';
-import type { RecordingService } from '../state/recordings.js';
-import { segmentJson, type TranscriptRecord } from '../state/transcripts.js';
+import type { Channel } from '../core/emitter.js';
+import type { Service } from '../core/lifecycle.js';
+import { segmentJson, type TranscriptEvents, type TranscriptRecord, type TranscriptService } from '../state/transcripts.js';
 
 const encoder = new TextEncoder();
 
@@ -26,11 +27,11 @@ interface OpenStream {
  * as soon as the client goes away (request aborted or body cancelled), the sandbox is
  * closed or reset: nothing keeps running for a client that left.
  */
-export class TranscriptStreams {
+export class TranscriptStreams implements Service {
   private readonly open = new Set<OpenStream>();
 
-  constructor(private readonly deps: { clock: VirtualClock; recordings: RecordingService }) {
-    deps.recordings.onTranscriptEnded((transcript) => {
+  constructor(private readonly deps: { clock: VirtualClock; transcripts: TranscriptService; events: Channel<TranscriptEvents> }) {
+    deps.events.on('transcript.ended', ({ transcript }) => {
       for (const stream of [...this.open]) if (stream.transcript === transcript) stream.finish();
     });
   }
@@ -46,7 +47,7 @@ export class TranscriptStreams {
    * sent whole at once, followed by `end`.
    */
   stream(transcript: TranscriptRecord, options: { signal: AbortSignal; after: number }): ReadableStream<Uint8Array> {
-    const { clock, recordings } = this.deps;
+    const { clock, transcripts } = this.deps;
     const { signal } = options;
     let next = Math.max(0, options.after + 1);
     let timer: TimerHandle | null = null;
@@ -82,7 +83,7 @@ export class TranscriptStreams {
       finish: () => {
         if (!this.open.has(handle)) return;
         sendDue();
-        send(sseEvent('end', recordings.transcriptJson(transcript)));
+        send(sseEvent('end', transcripts.toJson(transcript)));
         handle.stop();
       },
       stop: () => {
@@ -114,7 +115,7 @@ export class TranscriptStreams {
   }
 
   /** Ends every open stream (without the `end` event): the sandbox is closing or resetting. */
-  closeAll(): void {
+  stop(): void {
     for (const stream of [...this.open]) stream.stop();
   }
 }

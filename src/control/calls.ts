@@ -1,9 +1,14 @@
 import { SandboxError } from '../core/errors.js';
+import { boolean, object, oneOf, optional, phoneNumber, string } from '../core/schema.js';
+import { ANSWERERS, type Answerer, type CallBehavior } from '../sim/carrier.js';
+import type { CallMachineEvent } from '../state/call-machine.js';
+import type { CallService } from '../state/calls.js';
 import { routeInboundCall } from '../state/inbound.js';
-import { checkNumber, type CallBehavior, type Network } from '../state/network.js';
-import type { AnsweredBy, CallMachineEvent } from '../state/call-machine.js';
-import type { Call, CallService } from '../state/calls.js';
+import type { Network } from '../state/network.js';
 import type { NumberService } from '../state/numbers.js';
+import type { Call } from '../state/resources.js';
+import { accountOf, act, check, type ControlContext } from './context.js';
+import { callBehavior } from './network.js';
 
 /** Options of `sandbox.calls.inbound`. */
 export interface InboundCallOptions {
@@ -19,12 +24,33 @@ export interface InboundCallOptions {
   behavior?: CallBehavior;
 }
 
+/** Options of `sandbox.calls.answer`. */
+export interface AnswerOptions {
+  /** Who picks up. Default `human`. */
+  by?: Answerer;
+}
+
+const inboundOptions = object(
+  {
+    from: phoneNumber('The caller.'),
+    to: phoneNumber('The number called.'),
+    apiKey: optional(string({ description: 'An API key of the receiving account', max: 200 })),
+    aiReceptionist: optional(boolean('Let the AI receptionist answer.')),
+    behavior: optional(callBehavior),
+  },
+  { description: 'An inbound call to a number of an account.', label: 'option' },
+);
+
+const answerOptions = object({ by: optional(oneOf(ANSWERERS, 'Who picks up.')) }, { description: 'How the call is answered.', label: 'option' });
+
 /** `sandbox.calls`: live calls, scripted (docs/scripting.md). */
 export interface CallScripting {
   /** The call as the API would show it, or undefined. Any account. */
   get(id: string): Call | undefined;
+  /** Every call of the sandbox (every account), newest first. */
+  list(): Call[];
   /** Answers a ringing call now (by a human unless `by` says otherwise). */
-  answer(id: string, options?: { by?: Exclude<AnsweredBy, 'ai_receptionist'> }): Call;
+  answer(id: string, options?: AnswerOptions): Call;
   /** Ends a live call now: an answered one completes `answered`, a ringing one `canceled`. */
   hangUp(id: string): Call;
   /**
@@ -40,13 +66,11 @@ interface CallScriptingDeps {
   calls: CallService;
   numbers: NumberService;
   network: Network;
-  accountOf: (apiKey: string, where: string) => string;
-  assertOpen: (what: string) => void;
 }
 
 /**
- * Builds `sandbox.calls`. A call in the wrong state for an action throws `SandboxError`:
- * the machine refused the event.
+ * Builds `sandbox.calls`. A call in the wrong state for an action throws `SandboxError`
+ * (code `conflict`): the machine refused the event.
  *
  * @example
  * sandbox.network.setBehavior('+14155550123', { ring: 'manual' });
@@ -55,34 +79,39 @@ interface CallScriptingDeps {
  * await sandbox.advance('42s');
  * sandbox.calls.hangUp(id);        // completed, disposition answered, duration 42
  */
-export function callScripting(deps: CallScriptingDeps): CallScripting {
+export function callScripting(ctx: ControlContext, deps: CallScriptingDeps): CallScripting {
   const { calls } = deps;
-  const act = (id: string, verb: string, event: CallMachineEvent, expected: string): Call => {
-    deps.assertOpen(`${verb} a call`);
-    const call = calls.store.find(id);
-    if (!call) throw new SandboxError(`Failed to ${verb} ${id}: no such call in this sandbox. Use the id from POST /v1/calls or calls.inbound().`);
-    if (!calls.send(call, event)) {
-      throw new SandboxError(`Failed to ${verb} ${id}: the call is ${call.status}, and only a ${expected} call can be.`);
-    }
-    return calls.toJson(call);
-  };
+  const act_ = (id: unknown, verb: string, event: CallMachineEvent, expected: string): Call =>
+    act(ctx, `${verb} a call`, () => {
+      const call = typeof id === 'string' ? calls.store.find(id) : undefined;
+      if (!call) {
+        throw new SandboxError(`Failed to ${verb} ${String(id)}: no such call in this sandbox. Use the id from POST /v1/calls or calls.inbound().`, { code: 'not_found', param: 'id' });
+      }
+      if (!calls.send(call, event)) {
+        throw new SandboxError(`Failed to ${verb} ${call.id}: the call is ${call.status}, and only a ${expected} call can be.`, { code: 'conflict', param: 'id' });
+      }
+      return calls.toJson(call);
+    });
   return {
     get: (id) => {
       const call = calls.store.find(id);
       return call && calls.toJson(call);
     },
-    answer: (id, options = {}) => act(id, 'answer', { type: 'ANSWERED', ...(options.by ? { by: options.by } : {}) }, 'ringing'),
-    hangUp: (id) => act(id, 'hang up', { type: 'HUNG_UP' }, 'ringing or answered'),
-    inbound: (options) => {
-      deps.assertOpen('place an inbound call');
-      const from = checkNumber(options.from, 'calls.inbound: from');
-      const to = checkNumber(options.to, 'calls.inbound: to');
-      const route = routeInboundCall({ numbers: deps.numbers, network: deps.network }, to, {
-        account: options.apiKey === undefined ? undefined : deps.accountOf(options.apiKey, 'calls.inbound'),
-        aiReceptionist: options.aiReceptionist,
-        behavior: options.behavior,
-      });
-      return calls.toJson(calls.place({ ...route, from, to, direction: 'inbound', campaignId: null }));
+    list: () => calls.store.all().map((call) => calls.toJson(call)),
+    answer: (id, options = {}) => {
+      const { by } = check(answerOptions, options, 'calls.answer', '');
+      return act_(id, 'answer', { type: 'ANSWERED', ...(by ? { by } : {}) }, 'ringing');
     },
+    hangUp: (id) => act_(id, 'hang up', { type: 'HUNG_UP' }, 'ringing or answered'),
+    inbound: (options) =>
+      act(ctx, 'place an inbound call', () => {
+        const input = check(inboundOptions, options, 'calls.inbound');
+        const route = routeInboundCall({ numbers: deps.numbers, network: deps.network }, input.to, {
+          account: input.apiKey === undefined ? undefined : accountOf(ctx, input.apiKey, 'calls.inbound'),
+          aiReceptionist: input.aiReceptionist,
+          behavior: input.behavior,
+        });
+        return calls.toJson(calls.place({ ...route, from: input.from, to: input.to, direction: 'inbound', campaignId: null }));
+      }),
   };
 }

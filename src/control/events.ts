@@ -1,21 +1,32 @@
+import { object, oneOf, optional, string } from '../core/schema.js';
 import type { EventBus } from '../state/event-bus.js';
-import type { EventType, SandboxEvent } from '../state/event-types.js';
+import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/resources.js';
+import { accountOf, check, type ControlContext } from './context.js';
 
 /** Narrows the log to one type and/or one account (named by any of its keys). */
-export interface EventFilter {
-  type?: EventType;
+export interface EventFilter<K extends EventType = EventType> {
+  type?: K;
   apiKey?: string;
 }
 
+const filterSchema = object(
+  {
+    type: optional(oneOf(EVENT_TYPES, 'An event type.')),
+    apiKey: optional(string({ description: 'An API key of the account', max: 200 })),
+  },
+  { description: 'Narrows the event log.', label: 'option' },
+);
+
 /** `sandbox.events`: the ordered event log, and listeners on it (docs/scripting.md). */
 export interface EventLog {
-  /** Emitted events in order (deep copies). */
-  list(filter?: EventFilter): SandboxEvent[];
+  /** Emitted events in order (deep copies); with `type`, typed as that event. */
+  list<K extends EventType = EventType>(filter?: EventFilter<K>): SandboxEvent<K>[];
   /**
-   * Calls `listener` with each event as it is emitted. If it throws, the error is
+   * Calls `listener` with each event, when the step that emitted it has ended (so the
+   * listener may script the sandbox, or reset or close it). If it throws, the error is
    * rethrown by the next `advance()`. Returns the function that unsubscribes.
    */
-  subscribe(listener: (event: SandboxEvent) => void, filter?: EventFilter): () => void;
+  subscribe<K extends EventType = EventType>(listener: (event: SandboxEvent<K>) => void, filter?: EventFilter<K>): () => void;
 }
 
 /**
@@ -24,18 +35,22 @@ export interface EventLog {
  *
  * @example
  * const types = sandbox.events.list({ apiKey: 'SVC_TEST_me' }).map((e) => e.type);
- * const stop = sandbox.events.subscribe((event) => console.log(event.type), { type: 'call.completed' });
+ * const stop = sandbox.events.subscribe((event) => console.log(event.data.disposition), { type: 'call.completed' });
  */
-export function eventLog(bus: EventBus, accountOf: (apiKey: string, where: string) => string, onListenerError: (error: unknown) => void): EventLog {
-  const account = (filter: EventFilter, where: string) => (filter.apiKey === undefined ? undefined : accountOf(filter.apiKey, where));
+export function eventLog(ctx: ControlContext, bus: EventBus, onListenerError: (error: unknown) => void): EventLog {
+  const resolve = (filter: EventFilter | undefined, where: string) => {
+    const { type, apiKey } = check(filterSchema, filter ?? {}, `events.${where}`);
+    return { type, account: apiKey === undefined ? undefined : accountOf(ctx, apiKey, `events.${where}`) };
+  };
   return {
-    list: (filter = {}) => bus.entries({ type: filter.type, account: account(filter, 'events.list') }).map((entry) => structuredClone(entry.event)),
-    subscribe: (listener, filter = {}) => {
-      const only = account(filter, 'events.subscribe');
-      return bus.subscribe((event, eventAccount) => {
-        if ((filter.type && event.type !== filter.type) || (only !== undefined && eventAccount !== only)) return;
+    list: <K extends EventType>(filter?: EventFilter<K>) =>
+      bus.entries(resolve(filter, 'list')).map((entry) => structuredClone(entry.event) as SandboxEvent<K>),
+    subscribe: <K extends EventType>(listener: (event: SandboxEvent<K>) => void, filter?: EventFilter<K>) => {
+      const only = resolve(filter, 'subscribe');
+      return bus.subscribe((event, account) => {
+        if ((only.type && event.type !== only.type) || (only.account !== undefined && account !== only.account)) return;
         try {
-          listener(structuredClone(event));
+          listener(structuredClone(event) as SandboxEvent<K>);
         } catch (error) {
           onListenerError(error);
         }

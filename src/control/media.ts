@@ -1,7 +1,57 @@
-import type { TranscriptStreams } from '../api/transcript-stream.js';
+import { SandboxError } from '../core/errors.js';
+import { DURATION_HINT, parseDuration } from '../core/duration.js';
+import { array, custom, invalid, map, name, number, object, optional, show, string, type Schema } from '../core/schema.js';
 import type { ConversationLine } from '../sim/conversations.js';
-import type { Recording, RecordingService, RecordingTiming } from '../state/recordings.js';
-import type { Transcript } from '../state/transcripts.js';
+import type { CallRecord, CallService } from '../state/calls.js';
+import type { RecordingService, RecordingTiming, ResolvedTiming } from '../state/recordings.js';
+import type { Recording, Transcript } from '../state/resources.js';
+import type { TranscriptService } from '../state/transcripts.js';
+import { act, check, type ControlContext } from './context.js';
+
+const delay = map(
+  custom<unknown>({
+    hint: DURATION_HINT,
+    parse(value, path) {
+      if (parseDuration(value) === null) throw invalid(`${name(path)} is not a duration: pass ${DURATION_HINT} (got ${show(value)}).`, path);
+      return value;
+    },
+    openapi: () => ({ anyOf: [{ type: 'number', minimum: 0 }, { type: 'string', pattern: '^\\d+(\\.\\d+)?\\s*(ms|s|m|h|d)$' }] }),
+  }),
+  (value) => parseDuration(value)!,
+);
+
+const timingOptions: Schema<ResolvedTiming> = map(
+  object({ recordingDelay: optional(delay), transcriptDelay: optional(delay) }, { description: 'When recordings and transcripts become ready.', label: 'option' }),
+  (t) => ({ ...(t.recordingDelay === undefined ? {} : { recordingMs: t.recordingDelay }), ...(t.transcriptDelay === undefined ? {} : { transcriptMs: t.transcriptDelay }) }),
+);
+
+const line = object(
+  {
+    speaker: string({ description: 'Who speaks', max: 64 }),
+    text: string({ description: 'What is said', max: 2000, multiline: true }),
+    start: optional(number({ description: 'Seconds from the answer when the line starts', min: 0 })),
+    end: optional(number({ description: 'Seconds from the answer when the line ends', min: 0 })),
+  },
+  { description: 'One line of a conversation.', label: 'option' },
+);
+
+/** A conversation script: lines all timed or none, in order, each ending after it starts. */
+const script: Schema<ConversationLine[]> = map(array(line, { description: 'The conversation, in order.', min: 1, max: 1000 }), (lines, path) => {
+  const timed = lines.some((l) => l.start !== undefined || l.end !== undefined);
+  let previousStart = 0;
+  lines.forEach((l, i) => {
+    const at = `${path}[${i}]`;
+    if (!l.speaker.trim() || !l.text.trim()) throw invalid(`\`${at}\`: speaker and text must not be blank.`, at);
+    if (!timed) return;
+    if (l.start === undefined || l.end === undefined) {
+      throw invalid(`\`${at}\`: give start and end (seconds from the answer) on every line, or on none to let the sandbox pace the script.`, at);
+    }
+    if (l.end <= l.start) throw invalid(`\`${at}\`: need 0 <= start < end, got start ${l.start} and end ${l.end}.`, at);
+    if (l.start < previousStart) throw invalid(`\`${at}\` starts at ${l.start} s, before the line before it (${previousStart} s); list lines in order.`, at);
+    previousStart = l.start;
+  });
+  return lines.map((l) => ({ ...l }));
+});
 
 /** `sandbox.recordings`: inspecting recordings and timing their processing (docs/recordings.md). */
 export interface RecordingScripting {
@@ -29,6 +79,14 @@ export interface TranscriptScripting {
   openStreams(): number;
 }
 
+function callFor(calls: CallService, callId: unknown, where: string): CallRecord {
+  const call = typeof callId === 'string' ? calls.store.find(callId) : undefined;
+  if (!call) {
+    throw new SandboxError(`${where}: no call ${JSON.stringify(callId)} in this sandbox. Use the id from POST /v1/calls or calls.inbound().`, { code: 'not_found', param: 'callId' });
+  }
+  return call;
+}
+
 /**
  * Builds `sandbox.recordings`.
  *
@@ -37,21 +95,27 @@ export interface TranscriptScripting {
  * await sandbox.advance('2m');
  * sandbox.recordings.get(sandbox.calls.get(callId)!.recording_id!)?.summary;
  */
-export function recordingScripting(service: RecordingService, assertOpen: (what: string) => void): RecordingScripting {
+export function recordingScripting(ctx: ControlContext, recordings: RecordingService, calls: CallService): RecordingScripting {
   return {
     get: (id) => {
-      const recording = service.recordings.find(id);
-      return recording && service.recordingJson(recording);
+      const recording = recordings.store.find(id);
+      return recording && recordings.toJson(recording);
     },
-    setTiming: (timing, callId) => {
-      assertOpen('set recording timing');
-      service.setTiming(timing, callId);
-    },
+    setTiming: (timing, callId) =>
+      act(ctx, 'set recording timing', () => {
+        const where = 'recordings.setTiming';
+        const resolved = check(timingOptions, timing, where);
+        if (callId !== undefined) {
+          const call = callFor(calls, callId, where);
+          if (call.status === 'completed') throw new SandboxError(`${where}: call ${callId} has already ended; set its timing before it ends.`, { code: 'conflict', param: 'callId' });
+        }
+        recordings.setTiming(resolved, callId);
+      }),
   };
 }
 
 /**
- * Builds `sandbox.transcripts`.
+ * Builds `sandbox.transcripts`. `openStreams` counts the live streams the HTTP layer holds.
  *
  * @example
  * const { id } = await (await fetch(...POST /v1/calls...)).json();
@@ -60,16 +124,22 @@ export function recordingScripting(service: RecordingService, assertOpen: (what:
  *   { speaker: 'customer', text: 'I would like to book an appointment.' },
  * ]);
  */
-export function transcriptScripting(service: RecordingService, streams: TranscriptStreams, assertOpen: (what: string) => void): TranscriptScripting {
+export function transcriptScripting(ctx: ControlContext, transcripts: TranscriptService, calls: CallService, openStreams: () => number): TranscriptScripting {
   return {
     get: (id) => {
-      const transcript = service.transcripts.find(id);
-      return transcript && service.transcriptJson(transcript);
+      const transcript = transcripts.store.find(id);
+      return transcript && transcripts.toJson(transcript);
     },
-    setScript: (callId, lines) => {
-      assertOpen('set a conversation script');
-      service.setScript(callId, lines);
-    },
-    openStreams: () => streams.count,
+    setScript: (callId, lines) =>
+      act(ctx, 'set a conversation script', () => {
+        const where = 'transcripts.setScript';
+        const call = callFor(calls, callId, where);
+        const checked = check(script, lines, where, 'lines');
+        if (call.status !== 'ringing') {
+          throw new SandboxError(`${where}: call ${callId} is ${call.status}; set its script while it rings (e.g. right after POST /v1/calls), before it is answered.`, { code: 'conflict', param: 'callId' });
+        }
+        transcripts.setScript(call.id, checked);
+      }),
+    openStreams,
   };
 }

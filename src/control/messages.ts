@@ -1,6 +1,42 @@
-import { inboundMessage, type InboundMessageOptions } from '../state/inbound.js';
-import type { Message, MessageService } from '../state/messages.js';
+import { object, optional, phoneNumber } from '../core/schema.js';
+import { inboundMessage } from '../state/inbound.js';
+import { mediaUrls, messageText } from '../state/message-content.js';
+import type { MessageService } from '../state/messages.js';
 import type { NumberService } from '../state/numbers.js';
+import type { Message } from '../state/resources.js';
+import { act, check, type ControlContext } from './context.js';
+import { SandboxError } from '../core/errors.js';
+
+/** Options of `sandbox.messages.inbound`. */
+export interface InboundMessageOptions {
+  /** The sender: any E.164 number. */
+  from: string;
+  /** A provisioned number with SMS enabled; its account receives the message. */
+  to: string;
+  /** The text. A message needs `body` and/or `mediaUrls`. */
+  body?: string;
+  /** https URLs of attachments (at most 10); any makes it an MMS. */
+  mediaUrls?: string[];
+}
+
+/** The same content rules as POST /v1/messages (src/state/message-content.ts). */
+const inboundOptions = object(
+  {
+    from: phoneNumber('The sender.'),
+    to: phoneNumber('A provisioned number with SMS enabled.'),
+    body: optional(messageText),
+    mediaUrls: optional(mediaUrls),
+  },
+  {
+    description: 'An inbound SMS or MMS.',
+    label: 'option',
+    check: (value) => {
+      if (value.body === undefined && !value.mediaUrls?.length) {
+        throw new SandboxError('messages.inbound: give a body and/or mediaUrls.', { code: 'missing_parameter', param: 'body' });
+      }
+    },
+  },
+);
 
 /** `sandbox.messages`: messaging traffic, scripted (docs/messaging.md). */
 export interface MessageScripting {
@@ -22,12 +58,14 @@ export interface MessageScripting {
  * msg.status;                     // 'received'; message.received was emitted for the number's account
  * sandbox.messages.get(msg.id);   // the message as the API shows it
  */
-export function messageScripting(messages: MessageService, numbers: NumberService, assertOpen: (what: string) => void): MessageScripting {
+export function messageScripting(ctx: ControlContext, messages: MessageService, numbers: NumberService): MessageScripting {
   return {
-    inbound: (options) => {
-      assertOpen('deliver an inbound message');
-      return messages.toJson(messages.receive(inboundMessage(numbers, options)));
-    },
+    inbound: (options) =>
+      act(ctx, 'deliver an inbound message', () => {
+        const input = check(inboundOptions, options, 'messages.inbound');
+        const message = inboundMessage(numbers, { from: input.from, to: input.to, body: input.body ?? null, mediaUrls: input.mediaUrls ?? [] });
+        return messages.toJson(messages.receive(message));
+      }),
     get: (id) => {
       const message = messages.store.find(id);
       return message && messages.toJson(message);

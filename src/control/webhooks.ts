@@ -1,7 +1,8 @@
 import { SandboxError } from '../core/errors.js';
-import { nearest } from '../core/suggest.js';
-import { EVENT_TYPES, type EventType } from '../state/event-types.js';
-import type { DeliveryFilter, DeliveryState, WebhookAttempt, WebhookDelivery, Webhooks } from '../events/deliveries.js';
+import { object, oneOf, optional, string } from '../core/schema.js';
+import { DELIVERY_STATES, type DeliveryFilter, type DeliveryState, type Deliveries, type WebhookAttempt, type WebhookDelivery } from '../events/deliveries.js';
+import { EVENT_TYPES, type EventType } from '../state/resources.js';
+import { accountOf, check, type ControlContext } from './context.js';
 
 /** Narrows `sandbox.webhooks` lists; every field is optional and they combine with AND. */
 export interface WebhookFilter {
@@ -13,8 +14,16 @@ export interface WebhookFilter {
   state?: DeliveryState;
 }
 
-const STATES: readonly DeliveryState[] = ['pending', 'delivered', 'dead', 'canceled'];
-const FILTER_KEYS = ['apiKey', 'eventId', 'subscriptionId', 'type', 'state'];
+const filterSchema = object(
+  {
+    apiKey: optional(string({ description: 'An API key of the account', max: 200 })),
+    eventId: optional(string({ description: 'An event id (evt_…)', max: 64 })),
+    subscriptionId: optional(string({ description: 'A subscription id (wh_…)', max: 64 })),
+    type: optional(oneOf(EVENT_TYPES, 'An event type.')),
+    state: optional(oneOf(DELIVERY_STATES, 'A delivery state.')),
+  },
+  { description: 'Narrows the deliveries.', label: 'option' },
+);
 
 /** The `sandbox.webhooks` namespace (see {@link webhookScripting}). */
 export interface WebhookScripting {
@@ -27,7 +36,8 @@ export interface WebhookScripting {
   /**
    * Replays dead letters now: a `dlv_` id replays that one, an `evt_` id every dead letter
    * of that event. Same event id and body, `X-Service-Delivery-Attempt` from 1 again,
-   * the same retry schedule from now. Resolves with the first attempt of each.
+   * the same retry schedule from now. Resolves with the first attempt of each; rejects
+   * (never throws) with a SandboxError when there is nothing to replay.
    */
   replay(id: string): Promise<WebhookAttempt[]>;
   /** Replays every dead letter (matching `filter`) whose subscription still exists. */
@@ -35,75 +45,60 @@ export interface WebhookScripting {
 }
 
 /**
- * Builds the scripting API over the sandbox's webhook service. `accountOf` resolves an
- * API key as the sandbox does; `assertOpen` throws once the sandbox is closed.
+ * Builds the scripting API over the sandbox's webhook deliveries.
  *
  * @example
  * await sandbox.advance('1d');
  * const [dead] = sandbox.webhooks.deadLetters({ apiKey: 'SVC_TEST_me' });
  * const [first] = await sandbox.webhooks.replay(dead.id); // first.attempt === 1
  */
-export function webhookScripting(
-  service: Webhooks,
-  accountOf: (apiKey: string, where: string) => string,
-  assertOpen: (what: string) => void,
-): WebhookScripting {
+export function webhookScripting(ctx: ControlContext, service: Deliveries): WebhookScripting {
   const resolve = (filter: WebhookFilter | undefined, where: string): DeliveryFilter => {
+    ctx.assertOpen(`list webhook ${where === 'attempts' ? 'attempts' : 'deliveries'}`);
     if (filter === undefined) return {};
-    if (filter === null || typeof filter !== 'object') throw new SandboxError(`webhooks.${where}: the filter must be an object such as { apiKey: 'SVC_TEST_me' }.`);
-    for (const key of Object.keys(filter)) {
-      if (!FILTER_KEYS.includes(key)) {
-        const guess = nearest(key, FILTER_KEYS);
-        throw new SandboxError(`webhooks.${where}: unknown filter '${key}'; ${guess ? `did you mean '${guess}'?` : `use ${FILTER_KEYS.join(', ')}.`}`);
-      }
-    }
-    if (filter.type !== undefined && !(EVENT_TYPES as readonly string[]).includes(filter.type)) {
-      const guess = typeof filter.type === 'string' ? nearest(filter.type, EVENT_TYPES) : undefined;
-      throw new SandboxError(`webhooks.${where}: type ${JSON.stringify(filter.type)} is not an event type${guess ? `; did you mean '${guess}'?` : `; use one of ${EVENT_TYPES.join(', ')}.`}`);
-    }
-    if (filter.state !== undefined && !STATES.includes(filter.state)) {
-      throw new SandboxError(`webhooks.${where}: state ${JSON.stringify(filter.state)} is not a delivery state; use one of ${STATES.join(', ')}.`);
-    }
-    const { apiKey, ...rest } = filter;
-    return { ...rest, ...(apiKey === undefined ? {} : { account: accountOf(apiKey, `webhooks.${where}`) }) };
+    const { apiKey, ...rest } = check(filterSchema, filter, `webhooks.${where}`, '');
+    return { ...rest, ...(apiKey === undefined ? {} : { account: accountOf(ctx, apiKey, `webhooks.${where}`) }) };
   };
 
   const replayable = (ids: string[]): Promise<WebhookAttempt[]> => Promise.all(ids.map((id) => service.replay(id)));
 
+  /** The dead letters `id` names, or why there are none to replay. */
+  const deadLettersOf = (id: unknown): string[] => {
+    ctx.assertOpen('replay a dead letter');
+    if (typeof id !== 'string') throw new SandboxError('webhooks.replay: pass a dead letter id (dlv_…) or an event id (evt_…) from webhooks.deadLetters().', { param: 'id' });
+    const dead = id.startsWith('evt_') ? service.deliveries({ eventId: id, state: 'dead' }) : [service.find(id)].filter((d) => d !== undefined);
+    if (dead.length === 0) {
+      throw new SandboxError(`webhooks.replay: no dead letter ${id}. Pass a dead letter id (dlv_…) or an event id (evt_…) from webhooks.deadLetters().`, { code: 'not_found', param: 'id' });
+    }
+    for (const delivery of dead) {
+      if (delivery.state !== 'dead') {
+        throw new SandboxError(`webhooks.replay: delivery ${delivery.id} is ${delivery.state}, not in the dead-letter queue; only dead letters can be replayed.`, { code: 'conflict', param: 'id' });
+      }
+      if (!service.canReplay(delivery.id)) {
+        throw new SandboxError(`webhooks.replay: dead letter ${delivery.id} belongs to subscription ${delivery.subscriptionId}, which was deleted; create a new subscription instead.`, { code: 'conflict', param: 'id' });
+      }
+    }
+    return dead.map((d) => d.id);
+  };
+
+  // Promise-returning members reject; they never throw synchronously (issue 10 item 11).
+  const later = <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return fn();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+
   return {
-    deliveries: (filter) => {
-      assertOpen('list webhook deliveries');
-      return service.deliveries(resolve(filter, 'deliveries'));
-    },
-    attempts: (filter) => {
-      assertOpen('list webhook attempts');
-      return service.attempts(resolve(filter, 'attempts'));
-    },
-    deadLetters: (filter) => {
-      assertOpen('list dead letters');
-      return service.deliveries({ ...resolve(filter, 'deadLetters'), state: 'dead' });
-    },
-    replay: (id) => {
-      assertOpen('replay a dead letter');
-      if (typeof id !== 'string') throw new SandboxError('webhooks.replay: pass a dead letter id (dlv_…) or an event id (evt_…) from webhooks.deadLetters().');
-      const dead = id.startsWith('evt_') ? service.deliveries({ eventId: id, state: 'dead' }) : [service.find(id)].filter((d) => d !== undefined);
-      if (dead.length === 0) {
-        throw new SandboxError(`webhooks.replay: no dead letter ${id}. Pass a dead letter id (dlv_…) or an event id (evt_…) from webhooks.deadLetters().`);
-      }
-      for (const delivery of dead) {
-        if (delivery.state !== 'dead') {
-          throw new SandboxError(`webhooks.replay: delivery ${delivery.id} is ${delivery.state}, not in the dead-letter queue; only dead letters can be replayed.`);
-        }
-        if (!service.canReplay(delivery.id)) {
-          throw new SandboxError(`webhooks.replay: dead letter ${delivery.id} belongs to subscription ${delivery.subscriptionId}, which was deleted; create a new subscription instead.`);
-        }
-      }
-      return replayable(dead.map((d) => d.id));
-    },
-    replayAll: (filter) => {
-      assertOpen('replay dead letters');
-      const dead = service.deliveries({ ...resolve(filter, 'replayAll'), state: 'dead' });
-      return replayable(dead.map((d) => d.id).filter((id) => service.canReplay(id)));
-    },
+    deliveries: (filter) => service.deliveries(resolve(filter, 'deliveries')),
+    attempts: (filter) => service.attempts(resolve(filter, 'attempts')),
+    deadLetters: (filter) => service.deliveries({ ...resolve(filter, 'deadLetters'), state: 'dead' }),
+    replay: (id) => later(() => ctx.steps.run(() => replayable(deadLettersOf(id)))),
+    replayAll: (filter) =>
+      later(() => {
+        const dead = service.deliveries({ ...resolve(filter, 'replayAll'), state: 'dead' });
+        return ctx.steps.run(() => replayable(dead.map((d) => d.id).filter((id) => service.canReplay(id))));
+      }),
   };
 }

@@ -1,4 +1,9 @@
 import FakeTimers from '@sinonjs/fake-timers';
+import type { Channel } from './emitter.js';
+import { SandboxError } from './errors.js';
+import type { Service } from './lifecycle.js';
+import type { Steps } from './steps.js';
+import { MAX_TIME_MS } from './time.js';
 
 /** Node's timers reject delays above 2^31-1 ms; fake-timers mirrors that, so long advances move in chunks. */
 const MAX_STEP_MS = 2 ** 31 - 1;
@@ -11,17 +16,40 @@ class LongTimer {
 }
 export type TimerHandle = FakeTimerId | LongTimer;
 
+/** What the clock announces on the sandbox's emitter. */
+export interface ClockEvents {
+  /** Virtual time is about to move on: work deferred to "still this instant" must run now. */
+  'clock.moving': undefined;
+}
+
+/** Thrown by an `advance` that `stop()` (reset or close) cut short; the sandbox words it for the user. */
+export class ClockStopped {
+  readonly reason = 'stopped';
+}
+
+interface ClockDeps {
+  /** Receives anything a timer callback throws; the clock itself never throws it on. */
+  onError: (error: unknown) => void;
+  events: Channel<ClockEvents>;
+  /** Every timer callback runs as one step (see core/steps.ts). */
+  steps: Steps;
+}
+
 /**
  * The sandbox's one clock: a private @sinonjs/fake-timers clock that installs nothing
  * globally (so a user's `vi.useFakeTimers()` neither moves it nor is moved by it), plus
  * the bookkeeping that lets {@link VirtualClock.advance} wait for asynchronous work such
  * as webhook deliveries that a timer started.
  */
-export class VirtualClock {
+export class VirtualClock implements Service {
   private readonly fake: FakeTimers.Clock;
   private readonly inflight = new Set<Promise<unknown>>();
   private queue: Promise<void> = Promise.resolve();
-  private readonly moveHooks: Array<() => void> = [];
+  /** Increases at every stop(): an advance that sees it change was interrupted. */
+  private epoch = 0;
+  /** Resolves at the next stop(), so an advance waiting for work in flight wakes at once. */
+  private stopped!: Promise<void>;
+  private wake!: () => void;
 
   /** The adapter XState's `createActor(machine, { clock })` takes. */
   readonly xstateClock = {
@@ -29,9 +57,12 @@ export class VirtualClock {
     clearTimeout: (id: unknown) => this.clearTimeout(id as TimerHandle),
   };
 
-  /** `onError` receives anything a timer callback throws; the clock itself never throws it on. */
-  constructor(startMs: number, private readonly onError: (error: unknown) => void) {
+  constructor(
+    private readonly startMs: number,
+    private readonly deps: ClockDeps,
+  ) {
     this.fake = FakeTimers.createClock(startMs, 100_000);
+    this.arm();
   }
 
   /** Virtual now, in epoch milliseconds. */
@@ -39,18 +70,18 @@ export class VirtualClock {
     return this.fake.now;
   }
 
-  /** Runs `fn` after `ms` of virtual time. */
+  /** Runs `fn` after `ms` of virtual time, as one step. */
   setTimeout(fn: () => void, ms: number): TimerHandle {
     const run = () => {
       try {
-        fn();
+        this.deps.steps.run(fn);
       } catch (error) {
-        this.onError(error);
+        this.deps.onError(error);
       }
     };
     if (!(ms > MAX_STEP_MS)) return this.fake.setTimeout(run, Math.max(0, ms || 0));
-    // "Until something else happens": a handle that is never armed.
-    if (ms === Infinity) return new LongTimer(NEVER);
+    // "Until something else happens", or past the last instant a Date can hold: never armed.
+    if (ms === Infinity || this.fake.now + ms > MAX_TIME_MS) return new LongTimer(NEVER);
     // Like Node's, fake-timers would turn a longer delay into 1 ms: re-arm in steps instead.
     const timer = new LongTimer(0 as FakeTimerId);
     const arm = (remaining: number) => {
@@ -66,24 +97,6 @@ export class VirtualClock {
     } else this.fake.clearTimeout(id);
   }
 
-  /**
-   * Runs `hook` before each step of virtual time, so that work deferred to "still this
-   * instant" (a call's machine start) is done before the clock moves past it.
-   */
-  beforeMove(hook: () => void): void {
-    this.moveHooks.push(hook);
-  }
-
-  private runMoveHooks(): void {
-    for (const hook of this.moveHooks) {
-      try {
-        hook();
-      } catch (error) {
-        this.onError(error);
-      }
-    }
-  }
-
   /** Makes `advance` wait for `work` (a delivery in flight, a stream write) before moving on. */
   track<T>(work: Promise<T>): Promise<T> {
     const settled = work.then(
@@ -95,23 +108,39 @@ export class VirtualClock {
     return work;
   }
 
+  /** How far `advance(ms)` may go: the last instant a Date can hold, minus now. */
+  get headroomMs(): number {
+    return MAX_TIME_MS - this.fake.now;
+  }
+
   /**
    * Moves virtual time forward by `ms`, firing every timer due in the window in time
-   * order, and waiting for tracked work after each one, so that work started at an
-   * instant (a webhook attempt) settles before later instants run. Time with nothing
-   * scheduled costs nothing. Calls queue: a second `advance` starts when the first ends.
+   * order. Timers due at one instant all fire before the work they started (webhook
+   * attempts) is awaited, so attempts to different receivers run side by side; then that
+   * work settles before later instants run. Time with nothing scheduled costs nothing.
+   * Calls queue: a second `advance` starts when the first ends. A `stop()` (reset, close)
+   * makes every advance begun or queued before it reject with {@link ClockStopped}.
    */
   advance(ms: number): Promise<void> {
-    const run = this.queue.then(() => this.run(ms));
+    const epoch = this.epoch;
+    const run = this.queue.then(() => this.run(ms, epoch));
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  private async run(ms: number): Promise<void> {
+  private async run(ms: number, epoch: number): Promise<void> {
+    const check = () => {
+      if (this.epoch !== epoch) throw new ClockStopped();
+    };
+    check();
     const end = this.fake.now + ms;
+    if (end > MAX_TIME_MS) {
+      throw new SandboxError(`Failed to advance: ${ms} ms from ${new Date(this.fake.now).toISOString()} is past the last instant a Date can hold (+275760-09-13); advance less.`);
+    }
     do {
-      await this.settle();
-      this.runMoveHooks();
+      await this.settle(check);
+      this.moving();
+      check();
       if (this.fake.countTimers() === 0) {
         // Nothing scheduled: jump straight to the end, however far (idle time is free).
         this.fake.tick(end - this.fake.now);
@@ -119,33 +148,54 @@ export class VirtualClock {
       }
       let reached = false;
       // A sentinel timer marks the end of this step; timers due before it (or at the same
-      // instant, scheduled earlier) fire first, in order, one at a time.
+      // instant, scheduled earlier) fire first, in order.
       this.fake.setTimeout(() => (reached = true), Math.min(end - this.fake.now, MAX_STEP_MS));
       while (!reached) {
-        this.runMoveHooks();
+        this.moving();
         this.fake.next();
-        if (this.inflight.size > 0) await this.settle();
+        check();
+        // The other timers of this same instant, before their work is awaited.
+        this.fake.tick(0);
+        check();
+        if (this.inflight.size > 0) await this.settle(check);
       }
       // Timers scheduled at this very instant while the step ran.
-      this.runMoveHooks();
+      this.moving();
       this.fake.tick(0);
-      await this.settle();
+      check();
+      await this.settle(check);
     } while (this.fake.now < end);
   }
 
-  /** Waits until no tracked work is in flight (work may start more work). */
-  async settle(): Promise<void> {
-    while (this.inflight.size > 0) await Promise.all([...this.inflight]);
+  private moving(): void {
+    this.deps.events.emit('clock.moving', undefined);
   }
 
-  /** Drops every pending timer without firing it; virtual now stays where it is. */
-  cancelAll(): void {
-    this.reset(this.fake.now);
+  /** Waits until no tracked work is in flight (work may start more work), or the clock is stopped. */
+  async settle(check: () => void = () => undefined): Promise<void> {
+    while (this.inflight.size > 0) {
+      await Promise.race([Promise.all([...this.inflight]), this.stopped]);
+      check();
+    }
   }
 
-  /** Drops every pending timer and sets virtual now to `nowMs`. */
-  reset(nowMs: number): void {
-    this.fake.reset();
-    this.fake.setSystemTime(nowMs);
+  /** Drops every pending timer and forgets work in flight; an advance in progress rejects. Virtual now stays. */
+  stop(): void {
+    this.epoch++;
+    const now = this.fake.now;
+    this.fake.reset(); // also sets now back to the clock's creation instant
+    this.fake.setSystemTime(now);
+    this.inflight.clear();
+    this.wake();
+    this.arm();
+  }
+
+  /** Back to the start time (after stop()). */
+  reset(): void {
+    this.fake.setSystemTime(this.startMs);
+  }
+
+  private arm(): void {
+    this.stopped = new Promise((resolve) => (this.wake = resolve));
   }
 }

@@ -72,6 +72,11 @@ export class Collection<T extends StoredItem> {
     if (list && list[at] === item) list.splice(at, 1);
   }
 
+  /** Every item of every account, newest first (for the scripting API and the console, never for a request). */
+  all(): T[] {
+    return [...this.byId.values()].sort((a, b) => b.seq - a.seq);
+  }
+
   /** Newest first. */
   page(account: string, query: PageQuery<T>): Page<T> {
     const list = this.byAccount.get(account) ?? [];
@@ -90,9 +95,24 @@ export class Collection<T extends StoredItem> {
     return { items, nextSeq: null };
   }
 
+  /** Forgets every item; positions start over, as in a new collection. */
   clear(): void {
     this.byId.clear();
     this.byAccount.clear();
+    this.nextSeq = 1;
+  }
+
+  /** Whether `seq` was handed out by this collection since it was made or cleared. */
+  issued(seq: number): boolean {
+    return seq >= 1 && seq < this.nextSeq;
+  }
+
+  /** The item of `account` at position `seq`, if it is still there. */
+  atSeq(account: string, seq: number): T | undefined {
+    const list = this.byAccount.get(account);
+    if (!list) return undefined;
+    const item = list[lowerBound(list, seq, (x) => x.seq)];
+    return item?.seq === seq ? item : undefined;
   }
 }
 

@@ -1,14 +1,48 @@
 /**
+ * What kind of misuse a {@link SandboxError} reports, so that a program (the standalone
+ * server's control API, a test) can tell them apart without reading the message:
+ *
+ * - `invalid_parameter` / `missing_parameter`: a scripting argument is wrong or absent (`param` names it);
+ * - `not_found`: it names a call, message, dead letter or key the sandbox does not have;
+ * - `conflict`: the thing exists but is in the wrong state (answering a completed call);
+ * - `closed`: the sandbox was closed;
+ * - `interrupted`: an `advance()` was cut short by `reset()` or `close()`;
+ * - `listener_failed`: an `events.subscribe` listener threw (see `cause`);
+ * - `invalid_options`: `createSandbox` options are wrong.
+ */
+export type SandboxErrorCode =
+  | 'invalid_parameter'
+  | 'missing_parameter'
+  | 'not_found'
+  | 'conflict'
+  | 'closed'
+  | 'interrupted'
+  | 'listener_failed'
+  | 'invalid_options';
+
+export interface SandboxErrorOptions {
+  cause?: unknown;
+  /** Default `invalid_parameter`. */
+  code?: SandboxErrorCode;
+  /** The argument or field at fault, e.g. `behavior.ring`. */
+  param?: string;
+}
+
+/**
  * The one error class thrown for misuse of the library (bad options, advancing a
  * closed sandbox, scripting a call that does not exist). Errors of the simulated
  * HTTP API are never thrown at the user: they are JSON responses (see `src/api/errors.ts`).
  *
  * @example
- * try { await sandbox.advance('-1s'); } catch (e) { if (e instanceof SandboxError) console.log(e.message); }
+ * try { await sandbox.advance('-1s'); } catch (e) { if (e instanceof SandboxError) console.log(e.code, e.message); }
  */
 export class SandboxError extends Error {
   override name = 'SandboxError';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  readonly code: SandboxErrorCode;
+  readonly param: string | undefined;
+  constructor(message: string, options: SandboxErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = options.code ?? 'invalid_parameter';
+    this.param = options.param;
   }
 }

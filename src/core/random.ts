@@ -1,10 +1,11 @@
 import { customRandom } from 'nanoid';
+import type { Service } from './lifecycle.js';
 
 const ID_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const ID_LENGTH = 16;
 
 /** The id prefixes of CONTRACT §4. */
-export type IdPrefix = 'call' | 'camp' | 'num' | 'msg' | 'conv' | 'rec' | 'trn' | 'wh' | 'evt' | 'req' | 'whsec' | 'dlv';
+export type IdPrefix = 'call' | 'camp' | 'num' | 'msg' | 'conv' | 'rec' | 'trn' | 'wh' | 'evt' | 'req' | 'whsec' | 'dlv' | 'key' | 'ses';
 
 /** cyrb128: a small, well-mixed string hash that gives the four 32-bit words sfc32 needs. */
 function hash128(text: string): [number, number, number, number] {
@@ -45,13 +46,12 @@ function sfc32(seed: [number, number, number, number]): () => number {
  * the calls created after them: the same seed and the same creating requests give the
  * same resource ids.
  */
-export class SeededRandom {
-  private readonly streams = new Map<string, () => number>();
+export class SeededRandom implements Service {
+    private readonly streams = new Map<string, () => number>();
   private readonly idMakers = new Map<string, () => string>();
 
   constructor(readonly seed: number) {}
 
-  /** Starts every stream over, as a new instance with the same seed would. */
   reset(): void {
     this.streams.clear();
     this.idMakers.clear();

@@ -1,25 +1,44 @@
-import { ApiError, badRequest, missing } from '../api/errors.js';
-import { nearest } from './suggest.js';
 import { E164 } from './phone.js';
+import { nearest } from './suggest.js';
 
 /**
- * A tiny schema kit: each resource's request shape is written once, and that one
- * definition validates input (with messages that name the field and the fix), gives the
- * TypeScript type (`Infer`) and the OpenAPI description (`openapi()`), so there is never
- * a second hand-written copy of a shape.
+ * A small schema kit: each shape is written once, and that one definition validates input
+ * (with messages that name the field and the fix), gives the TypeScript type (`Infer`) and
+ * its JSON Schema (OpenAPI 3.1 dialect) through `openapi()`. The HTTP routes, the scripting
+ * API (`sandbox.calls.inbound`, `network.setBehavior`, ...), the control API of the
+ * standalone server and `createSandbox` options all validate with it; each turns the
+ * neutral {@link Invalid} into its own error (a 400 response, or a `SandboxError`).
+ * Why a kit of our own rather than zod: docs/decisions/0001-schema-kit.md.
  */
 export interface Schema<T> {
   parse(value: unknown, path: string): T;
-  openapi(): Record<string, unknown>;
+  openapi(): JsonSchema;
   /** What a valid value looks like, for "is required" messages. */
   readonly hint: string;
 }
 
+export type JsonSchema = Record<string, unknown>;
 export type Infer<S> = S extends Schema<infer T> ? T : never;
 
 export interface Optional<T> extends Schema<T | undefined> {
   readonly optional: true;
 }
+
+/**
+ * A value refused by a schema: a plain value, not an `Error` (a stack trace would describe
+ * the kit, not the input, and capturing one on every refused request was a visible cost).
+ */
+export class Invalid {
+  constructor(
+    readonly code: 'invalid_parameter' | 'missing_parameter',
+    readonly message: string,
+    /** The field at fault, as a path (`campaign.to[2]`); absent when it is the whole value. */
+    readonly param?: string,
+  ) {}
+}
+
+export const invalid = (message: string, param?: string) => new Invalid('invalid_parameter', message, param || undefined);
+export const missing = (message: string, param: string) => new Invalid('missing_parameter', message, param);
 
 /** Shows a rejected value briefly inside a message. */
 export function show(value: unknown): string {
@@ -30,7 +49,28 @@ export function show(value: unknown): string {
   return String(value);
 }
 
-const name = (path: string) => `\`${path}\``;
+/** How a field is named in a message: `` `to` ``, or "the value" at the top. */
+export const name = (path: string) => (path ? `\`${path}\`` : 'the value');
+
+/**
+ * The one rule for text (docs/errors.md, "Text"): no control characters (C0 and DEL), and
+ * no lone UTF-16 surrogates, which no UTF-8 client could have meant and which JSON.stringify
+ * would send on as escapes that receivers choke on. Multi-line text may carry tab, line
+ * feed and carriage return.
+ */
+const CONTROL_LINE = /[\x00-\x1f\x7f]/;
+const CONTROL_MULTILINE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/;
+
+/** Why `text` breaks the text rule, or null when it keeps it. */
+export function textProblem(text: string, multiline = false): string | null {
+  if ((multiline ? CONTROL_MULTILINE : CONTROL_LINE).test(text)) {
+    return multiline
+      ? 'must not contain control characters (such as NUL); tab, line feed and carriage return are allowed'
+      : 'must not contain control characters (such as NUL, tab or a line break)';
+  }
+  if (!text.isWellFormed()) return 'must be well-formed Unicode (it contains a lone surrogate)';
+  return null;
+}
 
 export function string(opts: {
   description: string;
@@ -40,35 +80,41 @@ export function string(opts: {
   /** Completes "must be …" when the pattern fails, e.g. "E.164, e.g. +14155550123". */
   patternHint?: string;
   example?: string;
+  /** Tab, line feed and carriage return allowed (message bodies). Default false. */
+  multiline?: boolean;
+  format?: string;
 }): Schema<string> {
   const min = opts.min ?? 1;
   return {
     hint: opts.patternHint ?? `a string (${opts.description})`,
     parse(value, path) {
-      if (typeof value !== 'string') throw badRequest(`${name(path)} must be a string, got ${show(value)}.`, path);
-      if (value.length < min) throw badRequest(`${name(path)} must not be empty: ${opts.description}.`, path);
+      if (typeof value !== 'string') throw invalid(`${name(path)} must be a string, got ${show(value)}.`, path);
+      if (value.length < min) throw invalid(`${name(path)} must not be empty: ${opts.description.replace(/\.$/, '')}.`, path);
       if (opts.max !== undefined && value.length > opts.max)
-        throw badRequest(`${name(path)} must be at most ${opts.max} characters, got ${value.length}.`, path);
+        throw invalid(`${name(path)} must be at most ${opts.max} characters, got ${value.length}.`, path);
+      const problem = textProblem(value, opts.multiline);
+      if (problem) throw invalid(`${name(path)} ${problem}.`, path);
       if (opts.pattern && !opts.pattern.test(value))
-        throw badRequest(`${name(path)} must be ${opts.patternHint ?? `a string matching ${opts.pattern}`} (got ${show(value)}).`, path);
+        throw invalid(`${name(path)} must be ${opts.patternHint ?? `a string matching ${opts.pattern}`} (got ${show(value)}).`, path);
       return value;
     },
     openapi: () => ({
       type: 'string',
       description: opts.description,
-      minLength: min,
+      ...(min > 0 ? { minLength: min } : {}),
       ...(opts.max !== undefined ? { maxLength: opts.max } : {}),
       ...(opts.pattern ? { pattern: opts.pattern.source } : {}),
-      ...(opts.example ? { example: opts.example } : {}),
+      ...(opts.format ? { format: opts.format } : {}),
+      ...(opts.example ? { examples: [opts.example] } : {}),
     }),
   };
 }
-
 
 export function phoneNumber(description: string): Schema<string> {
   return string({ description, pattern: E164, patternHint: 'E.164, e.g. +14155550123', example: '+14155550123' });
 }
 
+/** One of a fixed list of strings; give it the shared `as const` array, never a retyped copy. */
 export function oneOf<const V extends string>(values: readonly V[], description: string): Schema<V> {
   const list = values.map((v) => `"${v}"`).join(', ');
   return {
@@ -76,12 +122,21 @@ export function oneOf<const V extends string>(values: readonly V[], description:
     parse(value, path) {
       if (typeof value === 'string' && (values as readonly string[]).includes(value)) return value as V;
       const guess = typeof value === 'string' ? nearest(value, values) : undefined;
-      throw badRequest(
-        `${name(path)} must be one of ${list}, got ${show(value)}${guess ? `: did you mean "${guess}"?` : '.'}`,
-        path,
-      );
+      throw invalid(`${name(path)} must be one of ${list}, got ${show(value)}${guess ? `: did you mean "${guess}"?` : '.'}`, path);
     },
     openapi: () => ({ type: 'string', enum: [...values], description }),
+  };
+}
+
+/** Exactly `value`: the constant fields of a shape (`object: "campaign"`). */
+export function literal<const V extends string>(value: V, description: string): Schema<V> {
+  return {
+    hint: JSON.stringify(value),
+    parse(input, path) {
+      if (input !== value) throw invalid(`${name(path)} must be ${JSON.stringify(value)}, got ${show(input)}.`, path);
+      return value;
+    },
+    openapi: () => ({ type: 'string', const: value, description }),
   };
 }
 
@@ -89,7 +144,7 @@ export function boolean(description: string): Schema<boolean> {
   return {
     hint: 'true or false',
     parse(value, path) {
-      if (typeof value !== 'boolean') throw badRequest(`${name(path)} must be a boolean (true or false), got ${show(value)}.`, path);
+      if (typeof value !== 'boolean') throw invalid(`${name(path)} must be a boolean (true or false), got ${show(value)}.`, path);
       return value;
     },
     openapi: () => ({ type: 'boolean', description }),
@@ -104,10 +159,24 @@ export function integer(opts: { description: string; min: number; max: number; f
     parse(value, path) {
       const n = opts.fromQuery && typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
       if (typeof n !== 'number' || !Number.isInteger(n) || n < opts.min || n > opts.max)
-        throw badRequest(`${name(path)} must be ${range}, got ${show(value)}.`, path);
+        throw invalid(`${name(path)} must be ${range}, got ${show(value)}.`, path);
       return n;
     },
     openapi: () => ({ type: 'integer', minimum: opts.min, maximum: opts.max, description: opts.description }),
+  };
+}
+
+/** A finite number within bounds (seconds of a transcript segment, say). */
+export function number(opts: { description: string; min: number; max?: number }): Schema<number> {
+  const range = opts.max === undefined ? `a number of at least ${opts.min}` : `a number from ${opts.min} to ${opts.max}`;
+  return {
+    hint: range,
+    parse(value, path) {
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < opts.min || (opts.max !== undefined && value > opts.max))
+        throw invalid(`${name(path)} must be ${range}, got ${show(value)}.`, path);
+      return value;
+    },
+    openapi: () => ({ type: 'number', minimum: opts.min, ...(opts.max === undefined ? {} : { maximum: opts.max }), description: opts.description }),
   };
 }
 
@@ -126,24 +195,44 @@ export function dateTime(description: string): Schema<number> {
     hint: 'an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z',
     parse(value, path) {
       const ms = typeof value === 'string' && ISO_8601.test(value) && dayExists(value) ? Date.parse(value) : NaN;
-      if (Number.isNaN(ms))
-        throw badRequest(`${name(path)} must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z (got ${show(value)}).`, path);
+      if (Number.isNaN(ms)) throw invalid(`${name(path)} must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z (got ${show(value)}).`, path);
       return ms;
     },
     openapi: () => ({ type: 'string', format: 'date-time', description }),
   };
 }
 
-export function array<T>(item: Schema<T>, opts: { description: string; min: number; max: number }): Schema<T[]> {
+/** A timestamp the sandbox writes (ISO 8601 UTC): output only, kept as the string. */
+export function timestamp(description: string): Schema<string> {
+  const inner = dateTime(description);
   return {
-    hint: `an array of ${opts.min} to ${opts.max} items, each ${item.hint}`,
+    hint: inner.hint,
+    parse: (value, path) => {
+      inner.parse(value, path);
+      return value as string;
+    },
+    openapi: inner.openapi,
+  };
+}
+
+export function array<T>(item: Schema<T>, opts: { description: string; min?: number; max?: number }): Schema<T[]> {
+  const min = opts.min ?? 0;
+  const count = opts.max === undefined ? `at least ${min}` : `${min} to ${opts.max}`;
+  return {
+    hint: `an array of ${count} items, each ${item.hint}`,
     parse(value, path) {
-      if (!Array.isArray(value)) throw badRequest(`${name(path)} must be an array, got ${show(value)}.`, path);
-      if (value.length < opts.min || value.length > opts.max)
-        throw badRequest(`${name(path)} must hold ${opts.min} to ${opts.max} items, got ${value.length}.`, path);
+      if (!Array.isArray(value)) throw invalid(`${name(path)} must be an array, got ${show(value)}.`, path);
+      if (value.length < min || (opts.max !== undefined && value.length > opts.max))
+        throw invalid(`${name(path)} must hold ${count} items, got ${value.length}.`, path);
       return value.map((v, i) => item.parse(v, `${path}[${i}]`));
     },
-    openapi: () => ({ type: 'array', items: item.openapi(), minItems: opts.min, maxItems: opts.max, description: opts.description }),
+    openapi: () => ({
+      type: 'array',
+      items: item.openapi(),
+      ...(min > 0 ? { minItems: min } : {}),
+      ...(opts.max === undefined ? {} : { maxItems: opts.max }),
+      description: opts.description,
+    }),
   };
 }
 
@@ -156,62 +245,143 @@ export function optional<T>(schema: Schema<T>): Optional<T> {
   };
 }
 
+/** `null` is a value of its own (it clears a number's aspect; a call not yet ended has `ended_at: null`). */
+export function nullable<T>(schema: Schema<T>): Schema<T | null> {
+  return {
+    hint: `${schema.hint}, or null`,
+    parse: (value, path) => (value === null ? null : schema.parse(value, path)),
+    openapi: () => {
+      const inner = schema.openapi();
+      // OpenAPI 3.1 (JSON Schema 2020-12) spells it as a type list, or anyOf for a schema without one.
+      if (typeof inner.type === 'string') {
+        const { enum: values, ...rest } = inner;
+        return { ...rest, type: [inner.type, 'null'], ...(Array.isArray(values) ? { enum: [...values, null] } : {}) };
+      }
+      return { anyOf: [inner, { type: 'null' }] };
+    },
+  };
+}
+
+/** A dictionary of name → value (template variables). */
+export function record<T>(value: Schema<T>, opts: { description: string; key: RegExp; keyHint: string }): Schema<Record<string, T>> {
+  return {
+    hint: `an object of ${opts.keyHint} → ${value.hint}`,
+    parse(input, path) {
+      if (input === null || typeof input !== 'object' || Array.isArray(input))
+        throw invalid(`${name(path)} must be an object of ${opts.keyHint} → ${value.hint} (got ${show(input)}).`, path);
+      // A null prototype keeps a `__proto__` key an ordinary (and so unknown, refused) name.
+      const out: Record<string, T> = Object.create(null);
+      for (const [key, v] of Object.entries(input)) {
+        const full = `${path}.${key}`;
+        if (!opts.key.test(key)) throw invalid(`${name(full)}: ${JSON.stringify(key)} is not ${opts.keyHint}.`, full);
+        out[key] = value.parse(v, full);
+      }
+      return out;
+    },
+    openapi: () => ({ type: 'object', propertyNames: { pattern: opts.key.source }, additionalProperties: value.openapi(), description: opts.description }),
+  };
+}
+
+/** A schema with its own parse and the JSON Schema it keeps to (a URL with rules beyond a pattern, say). */
+export function custom<T>(opts: { hint: string; parse(value: unknown, path: string): T; openapi(): JsonSchema }): Schema<T> {
+  return opts;
+}
+
+/** A value `inner` accepts, then turned into what the code needs (`'30s'` → 30000). */
+export function map<A, B>(inner: Schema<A>, to: (value: A, path: string) => B): Schema<B> {
+  return { hint: inner.hint, parse: (value, path) => to(inner.parse(value, path), path), openapi: inner.openapi };
+}
+
+/** Either of two schemas, tried in order; the message of the one that fits best is kept. */
+export function either<A, B>(a: Schema<A>, b: Schema<B>, hint: string): Schema<A | B> {
+  return {
+    hint,
+    parse(value, path) {
+      try {
+        return a.parse(value, path);
+      } catch (first) {
+        if (!(first instanceof Invalid)) throw first;
+        try {
+          return b.parse(value, path);
+        } catch (second) {
+          if (!(second instanceof Invalid)) throw second;
+          throw invalid(`${name(path)} must be ${hint}, got ${show(value)}.`, path);
+        }
+      }
+    },
+    openapi: () => ({ anyOf: [a.openapi(), b.openapi()] }),
+  };
+}
+
 type Shape = Record<string, Schema<unknown>>;
 type RequiredKeys<S extends Shape> = { [K in keyof S]: S[K] extends Optional<unknown> ? never : K }[keyof S];
-type ObjectOf<S extends Shape> = { [K in RequiredKeys<S>]: Infer<S[K]> } & {
-  [K in Exclude<keyof S, RequiredKeys<S>>]?: Infer<S[K]>;
-};
+type Flatten<T> = { [K in keyof T]: T[K] } & {};
+export type ObjectOf<S extends Shape> = Flatten<
+  { [K in RequiredKeys<S>]: Infer<S[K]> } & { [K in Exclude<keyof S, RequiredKeys<S>>]?: Infer<S[K]> }
+>;
+
+export interface ObjectSchema<S extends Shape> extends Schema<ObjectOf<S>> {
+  readonly shape: S;
+}
 
 /**
  * A JSON object with known fields only: an unknown field is refused with the nearest
  * known name (a typo such as `ai_recepcionist` would otherwise be silently ignored).
- * `label` words the messages for a body (`field`) or a query string (`query parameter`).
+ * `label` words the messages for a body (`field`), a query string (`query parameter`) or
+ * a scripting call (`option`). `rules` adds the either/or rules between fields; the
+ * same rules are written into the JSON Schema (`openapi`), so a document-driven client is
+ * exactly as strict as the sandbox.
  */
 export function object<S extends Shape>(
   shape: S,
-  opts: { description: string; label?: 'field' | 'query parameter' },
-): Schema<ObjectOf<S>> {
+  opts: {
+    description: string;
+    label?: 'field' | 'query parameter' | 'option';
+    /** Checks across fields, run after each field has parsed. */
+    check?: (value: ObjectOf<S>, path: string) => void;
+    /** The JSON Schema form of `check` (`oneOf`, `not`, `dependentRequired`...). */
+    rules?: JsonSchema;
+  },
+): ObjectSchema<S> {
   const keys = Object.keys(shape);
   const label = opts.label ?? 'field';
   return {
+    shape,
     hint: `an object with ${keys.map((k) => `\`${k}\``).join(', ')}`,
     parse(value, path) {
       if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-        throw badRequest(
-          path ? `${name(path)} must be an object, got ${show(value)}.` : `The body must be a JSON object, got ${show(value)}.`,
-          path || undefined,
-        );
+        throw invalid(path ? `${name(path)} must be an object, got ${show(value)}.` : `The body must be a JSON object, got ${show(value)}.`, path);
       }
       const input = value as Record<string, unknown>;
       for (const key of Object.keys(input)) {
         if (Object.hasOwn(shape, key)) continue;
         const full = path ? `${path}.${key}` : key;
         const guess = nearest(key, keys);
-        throw badRequest(
-          `Unknown ${label} ${name(full)}: ${guess ? `did you mean \`${guess}\`?` : `remove it. Accepted: ${keys.join(', ')}.`}`,
-          full,
-        );
+        throw invalid(`Unknown ${label} ${name(full)}: ${guess ? `did you mean \`${guess}\`?` : `remove it. Accepted: ${keys.join(', ')}.`}`, full);
       }
       const out: Record<string, unknown> = {};
       for (const key of keys) {
         const schema = shape[key]!;
         const full = path ? `${path}.${key}` : key;
         const raw = input[key];
-        if (raw === undefined && !('optional' in schema)) {
-          throw missing(`${name(full)} is required: ${schema.hint}.`, full);
-        }
+        if (raw === undefined && !('optional' in schema)) throw missing(`${name(full)} is required: ${schema.hint}.`, full);
         const parsed = schema.parse(raw, full);
         if (parsed !== undefined) out[key] = parsed;
       }
+      opts.check?.(out as ObjectOf<S>, path);
       return out as ObjectOf<S>;
     },
-    openapi: () => ({
-      type: 'object',
-      description: opts.description,
-      additionalProperties: false,
-      properties: Object.fromEntries(keys.map((k) => [k, shape[k]!.openapi()])),
-      required: keys.filter((k) => !('optional' in shape[k]!)),
-    }),
+    openapi: () => {
+      const required = keys.filter((k) => !('optional' in shape[k]!));
+      return {
+        type: 'object',
+        description: opts.description,
+        additionalProperties: false,
+        properties: Object.fromEntries(keys.map((k) => [k, shape[k]!.openapi()])),
+        ...(required.length > 0 ? { required } : {}),
+        ...opts.rules,
+      };
+    },
   };
 }
 
@@ -220,10 +390,8 @@ export function queryObject(params: URLSearchParams): Record<string, string> {
   // A null prototype keeps a `__proto__` parameter an ordinary (and so unknown, refused) key.
   const out: Record<string, string> = Object.create(null);
   for (const [key, value] of params) {
-    if (Object.hasOwn(out, key)) throw badRequest(`Query parameter \`${key}\` is given more than once; give it once.`, key);
+    if (Object.hasOwn(out, key)) throw invalid(`Query parameter \`${key}\` is given more than once; give it once.`, key);
     out[key] = value;
   }
   return out;
 }
-
-export { ApiError };

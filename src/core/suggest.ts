@@ -22,7 +22,8 @@ export function nearest(input: string, candidates: readonly string[]): string | 
   let bestScore = Infinity;
   const lower = input.toLowerCase();
   for (const candidate of candidates) {
-    const score = candidate.startsWith(lower) || lower.startsWith(candidate) ? 0.5 : distance(lower, candidate);
+    const folded = candidate.toLowerCase();
+    const score = folded === lower ? 0 : folded.startsWith(lower) || lower.startsWith(folded) ? 0.5 : distance(lower, folded);
     if (score < bestScore) {
       best = candidate;
       bestScore = score;

@@ -1,3 +1,10 @@
+/**
+ * The instants a JavaScript Date can hold: ±8.64e15 ms around 1970 (ECMA-262 §21.4.1.1).
+ * The virtual clock never leaves this range, so `now()` is always a valid Date and every
+ * timestamp the sandbox writes is a valid ISO 8601 string.
+ */
+export const MAX_TIME_MS = 8.64e15;
+
 /** An epoch-ms instant as the API writes timestamps (ISO 8601 UTC). */
 export function iso(ms: number): string {
   return new Date(ms).toISOString();
@@ -6,4 +13,9 @@ export function iso(ms: number): string {
 /** `iso(ms)`, or null when it has not happened. */
 export function isoOrNull(ms: number | null): string | null {
   return ms === null ? null : iso(ms);
+}
+
+/** `iso(ms)` that cannot throw: for the paths that report failures, which must never fail themselves. */
+export function safeIso(ms: number): string {
+  return Number.isFinite(ms) && Math.abs(ms) <= MAX_TIME_MS ? iso(ms) : String(ms);
 }

@@ -1,20 +1,24 @@
+import { setMaxListeners } from 'node:events';
 import { SandboxError } from '../core/errors.js';
 import type { TimerHandle, VirtualClock } from '../core/clock.js';
+import type { Channel } from '../core/emitter.js';
+import type { Service } from '../core/lifecycle.js';
 import type { SeededRandom } from '../core/random.js';
-import type { EventBus } from '../state/event-bus.js';
+import { iso, isoOrNull } from '../core/time.js';
+import type { BusEvents } from '../state/event-bus.js';
+import type { EventType, SandboxEvent } from '../state/resources.js';
+import type { SubscriptionEvents, SubscriptionRecord, Subscriptions } from '../state/subscriptions.js';
 import { attemptOffset } from './retry-schedule.js';
 import { sign } from './signature.js';
-import { Subscriptions, type SubscriptionRecord } from '../state/subscriptions.js';
 import { postWebhook } from './transport.js';
-import type { EventType, SandboxEvent } from '../state/event-types.js';
-import { iso, isoOrNull } from '../core/time.js';
 
 /**
  * Where a delivery stands: `pending` (in flight, queued or waiting for a retry),
  * `delivered` (a 2xx arrived), `dead` (every attempt failed: the dead-letter queue) or
  * `canceled` (its subscription was deleted before it was delivered).
  */
-export type DeliveryState = 'pending' | 'delivered' | 'dead' | 'canceled';
+export const DELIVERY_STATES = ['pending', 'delivered', 'dead', 'canceled'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
 /** One HTTP attempt of one delivery, as `sandbox.webhooks.attempts()` shows it. */
 export interface WebhookAttempt {
@@ -83,10 +87,11 @@ export interface DeliveryFilter {
   state?: DeliveryState;
 }
 
-interface WebhooksDeps {
+interface DeliveriesDeps {
   clock: VirtualClock;
   random: SeededRandom;
-  bus: EventBus;
+  subscriptions: Subscriptions;
+  events: Channel<BusEvents & SubscriptionEvents>;
   /** Real milliseconds an attempt may take (option `webhookTimeout`, default 10 s). */
   timeoutMs: number;
   onError: (error: unknown) => void;
@@ -101,8 +106,7 @@ interface WebhooksDeps {
  * schedules the next on the virtual clock per {@link WEBHOOK_RETRY_SCHEDULE}, and after
  * the last the delivery is dead-lettered, from where it can be replayed.
  */
-export class Webhooks {
-  readonly subscriptions: Subscriptions;
+export class Deliveries implements Service {
   private readonly all: DeliveryRecord[] = [];
   private readonly byId = new Map<string, DeliveryRecord>();
   private readonly pending = new Set<DeliveryRecord>();
@@ -116,19 +120,17 @@ export class Webhooks {
    * attempt, not up front: making and aborting one costs about 20 µs, which every
    * `close()` of a sandbox that never delivered a webhook used to pay.
    */
-  private stop: AbortController | null = null;
+  private abort: AbortController | null = null;
 
-  constructor(private readonly deps: WebhooksDeps) {
-    this.subscriptions = new Subscriptions(deps);
-    deps.bus.subscribe((event, account) => this.onEvent(event, account));
+  constructor(private readonly deps: DeliveriesDeps) {
+    deps.events.on('event.published', ({ event, account }) => this.onEvent(event, account));
+    deps.events.on('subscription.removed', ({ subscription }) => this.canceled(subscription));
   }
 
-  /** Removes a subscription; its pending deliveries stop (`canceled`), an attempt in flight ends as it ends. */
-  unsubscribe(subscription: SubscriptionRecord): void {
-    this.subscriptions.store.remove(subscription);
+  /** A removed subscription's pending deliveries stop (`canceled`); an attempt in flight ends as it ends. */
+  private canceled(subscription: SubscriptionRecord): void {
     for (const delivery of this.pending) {
-      if (delivery.subscription !== subscription) continue;
-      this.cancel(delivery);
+      if (delivery.subscription === subscription) this.cancel(delivery);
     }
   }
 
@@ -152,7 +154,7 @@ export class Webhooks {
   /** Whether the delivery's subscription still exists (a dead letter of a deleted one cannot be replayed). */
   canReplay(id: string): boolean {
     const delivery = this.byId.get(id);
-    return !!delivery && delivery.state === 'dead' && this.subscriptions.store.find(delivery.subscription.id) === delivery.subscription;
+    return !!delivery && delivery.state === 'dead' && this.deps.subscriptions.exists(delivery.subscription);
   }
 
   /**
@@ -170,18 +172,16 @@ export class Webhooks {
     return { ...first };
   }
 
-  /** Stops everything in flight or scheduled (close), keeping the records. */
-  stopAll(): void {
-    this.stop?.abort();
-    this.stop = null;
+  /** Stops everything in flight or scheduled (reset, close), keeping the records. */
+  stop(): void {
+    this.abort?.abort();
+    this.abort = null;
     for (const delivery of this.pending) this.cancel(delivery);
     this.lanes.clear();
   }
 
-  /** Forgets subscriptions, deliveries, dead letters and attempts (reset). */
-  clear(): void {
-    this.stopAll();
-    this.subscriptions.store.clear();
+  /** Forgets deliveries, dead letters and attempts (after stop()). */
+  reset(): void {
     this.all.length = 0;
     this.byId.clear();
     this.log.length = 0;
@@ -189,7 +189,7 @@ export class Webhooks {
   }
 
   private onEvent(event: SandboxEvent, account: string): void {
-    const targets = this.subscriptions.matching(account, event.type);
+    const targets = this.deps.subscriptions.matching(account, event.type);
     if (targets.length === 0) return;
     const body = JSON.stringify(event);
     for (const subscription of targets) {
@@ -233,7 +233,7 @@ export class Webhooks {
 
   private async attempt(delivery: DeliveryRecord, n: number): Promise<void> {
     if (delivery.state !== 'pending') return;
-    const stop = (this.stop ??= new AbortController());
+    const stop = (this.abort ??= this.newAbort());
     try {
       const { clock } = this.deps;
       const atMs = clock.now();
@@ -254,7 +254,7 @@ export class Webhooks {
         timeoutMs: this.deps.timeoutMs,
         stop: stop.signal,
       });
-      if (stop !== this.stop) return; // reset or closed while in flight: the record is gone
+      if (stop !== this.abort) return; // reset or closed while in flight: the record is gone
       const attempt: WebhookAttempt = {
         deliveryId: delivery.id,
         eventId: event.id,
@@ -289,6 +289,16 @@ export class Webhooks {
     } catch (error) {
       this.deps.onError(error); // a sandbox bug; postWebhook itself never rejects
     }
+  }
+
+  /**
+   * Every attempt in flight listens on one signal; with ten or more at once Node would warn
+   * about a possible listener leak (MaxListenersExceededWarning) into the user's process.
+   */
+  private newAbort(): AbortController {
+    const controller = new AbortController();
+    setMaxListeners(0, controller.signal);
+    return controller;
   }
 
   private cancel(delivery: DeliveryRecord): void {

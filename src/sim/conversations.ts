@@ -1,5 +1,4 @@
-import { SandboxError } from '../core/errors.js';
-import type { AnsweredBy } from '../state/call-machine.js';
+import type { AnsweredBy } from './carrier.js';
 import { readFixture } from '../core/fixtures.js';
 
 /**
@@ -84,38 +83,4 @@ export class ConversationLibrary {
     }
     return this.fixtures;
   }
-}
-
-/**
- * Checks a script a test supplies, so a mistake fails where it was written; returns a copy.
- *
- * @example
- * checkScript([{ speaker: 'agent', text: 'Hi' }], 'transcripts.setScript'); // ok
- * checkScript([], 'transcripts.setScript');                                  // throws SandboxError
- */
-export function checkScript(lines: unknown, where: string): ConversationLine[] {
-  const fail = (message: string): never => {
-    throw new SandboxError(`${where}: ${message}`);
-  };
-  if (!Array.isArray(lines) || lines.length === 0) {
-    return fail("the script must be a non-empty array of lines such as { speaker: 'agent', text: 'Hello' }.");
-  }
-  const timed = lines.some((line) => line && typeof line === 'object' && ('start' in line || 'end' in line));
-  let previousStart = 0;
-  return lines.map((line: unknown, i) => {
-    if (line === null || typeof line !== 'object') return fail(`line ${i} must be an object such as { speaker: 'agent', text: 'Hello' }.`);
-    const { speaker, text, start, end, ...rest } = line as Record<string, unknown>;
-    const unknown = Object.keys(rest)[0];
-    if (unknown !== undefined) fail(`line ${i} has an unknown field '${unknown}'; a line has speaker, text and optionally start and end.`);
-    if (typeof speaker !== 'string' || !speaker.trim()) fail(`line ${i}: speaker must be a non-empty string.`);
-    if (typeof text !== 'string' || !text.trim()) fail(`line ${i}: text must be a non-empty string.`);
-    if (!timed) return { speaker: speaker as string, text: text as string };
-    if (typeof start !== 'number' || typeof end !== 'number' || !Number.isFinite(start) || !Number.isFinite(end)) {
-      return fail(`line ${i}: give start and end (seconds from the answer) on every line, or on none to let the sandbox pace the script.`);
-    }
-    if (start < 0 || end <= start) fail(`line ${i}: need 0 <= start < end, got start ${start} and end ${end}.`);
-    if (start < previousStart) fail(`line ${i} starts at ${start} s, before line ${i - 1} (${previousStart} s); list lines in order.`);
-    previousStart = start;
-    return { speaker: speaker as string, text: text as string, start, end };
-  });
 }

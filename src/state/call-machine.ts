@@ -1,25 +1,9 @@
-import { setup } from 'xstate';
+import { emit, setup } from 'xstate';
+import type { Answerer, AnsweredBy, Disposition } from '../sim/carrier.js';
 
-/** How an ended call ended (CONTRACT §5). */
-export type Disposition = 'answered' | 'busy' | 'no_answer' | 'failed' | 'canceled';
-export type AnsweredBy = 'human' | 'voicemail' | 'ai_receptionist';
 export type TransferTarget = { agent: string } | { extension: string };
 
-/**
- * Where the machine's named actions send their side effects: the call service, which
- * updates the record and publishes events. Passed in through input (rather than
- * `machine.provide`, which rebuilds the whole machine definition and made every new
- * sandbox markedly slower to create).
- */
-export interface CallEffects {
-  answered(callId: string, by: AnsweredBy, talkMs: number | null): void;
-  transferred(callId: string, target: TransferTarget): void;
-  completed(callId: string, disposition: Disposition): void;
-}
-
 export interface CallMachineInput {
-  callId: string;
-  effects: CallEffects;
   /** Ring time before the network's outcome; `null` rings until ANSWERED or HUNG_UP. */
   ringMs: number | null;
   /** Talk time once answered; `null` talks until HUNG_UP. */
@@ -32,21 +16,28 @@ export interface CallMachineInput {
 
 /** Events are what the network or a party did, in the past tense. */
 export type CallMachineEvent =
-  | { type: 'ANSWERED'; by?: AnsweredBy }
+  | { type: 'ANSWERED'; by?: Answerer }
   | { type: 'HUNG_UP' }
   | { type: 'TRANSFERRED'; target: TransferTarget };
+
+/** What the machine emits (xstate `emit`); the call service updates the record and publishes the API's events. */
+export type CallEmitted =
+  | { type: 'answered'; by: AnsweredBy; talkMs: number | null }
+  | { type: 'transferred'; target: TransferTarget }
+  | { type: 'completed'; disposition: Disposition };
 
 /**
  * The call lifecycle: `ringing` → `answered` → `completed`, or `ringing` → `completed`
  * (busy, no answer, failure, or the caller hanging up: canceled). State names are the
  * API's statuses. `call.started` is published by the call service when the call is placed
- * (the machine starts lazily at that same virtual instant; see CallService.place). Delays come from `after`, driven by the clock the actor is
- * created with (the sandbox's virtual clock). Side effects are the named actions below,
- * which hand them to the `effects` of the input (the call service). TRANSFERRED is accepted only while answered: the API's 422 `call_not_active`
- * is this machine refusing the event.
+ * (the machine starts lazily at that same virtual instant; see CallService.place). Delays
+ * come from `after`, driven by the clock the actor is created with (the sandbox's virtual
+ * clock). Side effects are emitted (`emit`), and the call service listens on the actor.
+ * TRANSFERRED is accepted only while answered: the API's 422 `call_not_active` is this
+ * machine refusing the event.
  */
 export const callMachine = setup({
-  types: {} as { context: CallMachineInput; input: CallMachineInput; events: CallMachineEvent },
+  types: {} as { context: CallMachineInput; input: CallMachineInput; events: CallMachineEvent; emitted: CallEmitted },
   // A call that waits for the test (ring or talk 'manual') gets an infinite delay, which the
   // sandbox clock never fires; this keeps the machine flat (no eventless "choosing" states,
   // which made each actor markedly more expensive to create).
@@ -56,11 +47,6 @@ export const callMachine = setup({
   },
   guards: {
     networkAnswers: ({ context }) => context.outcome === 'answered',
-  },
-  actions: {
-    answered: ({ context }, { by }: { by: AnsweredBy }) => context.effects.answered(context.callId, by, context.talkMs),
-    transferred: ({ context }, target: TransferTarget) => context.effects.transferred(context.callId, target),
-    completed: ({ context }, { disposition }: { disposition: Disposition }) => context.effects.completed(context.callId, disposition),
   },
 }).createMachine({
   id: 'call',
@@ -73,26 +59,26 @@ export const callMachine = setup({
           {
             guard: 'networkAnswers',
             target: 'answered',
-            actions: { type: 'answered', params: ({ context }) => ({ by: context.answeredBy }) },
+            actions: emit(({ context }) => ({ type: 'answered', by: context.answeredBy, talkMs: context.talkMs }) as const),
           },
-          { target: 'completed', actions: { type: 'completed', params: ({ context }) => ({ disposition: context.outcome }) } },
+          { target: 'completed', actions: emit(({ context }) => ({ type: 'completed', disposition: context.outcome }) as const) },
         ],
       },
       on: {
         ANSWERED: {
           target: 'answered',
-          actions: { type: 'answered', params: ({ context, event }) => ({ by: event.by ?? context.answeredBy }) },
+          actions: emit(({ context, event }) => ({ type: 'answered', by: event.by ?? context.answeredBy, talkMs: context.talkMs }) as const),
         },
-        HUNG_UP: { target: 'completed', actions: { type: 'completed', params: { disposition: 'canceled' } } },
+        HUNG_UP: { target: 'completed', actions: emit({ type: 'completed', disposition: 'canceled' } as const) },
       },
     },
     answered: {
       after: {
-        talkTime: { target: 'completed', actions: { type: 'completed', params: { disposition: 'answered' } } },
+        talkTime: { target: 'completed', actions: emit({ type: 'completed', disposition: 'answered' } as const) },
       },
       on: {
-        HUNG_UP: { target: 'completed', actions: { type: 'completed', params: { disposition: 'answered' } } },
-        TRANSFERRED: { actions: { type: 'transferred', params: ({ event }) => event.target } },
+        HUNG_UP: { target: 'completed', actions: emit({ type: 'completed', disposition: 'answered' } as const) },
+        TRANSFERRED: { actions: emit(({ event }) => ({ type: 'transferred', target: event.target }) as const) },
       },
     },
     completed: { type: 'final' },

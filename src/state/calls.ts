@@ -1,14 +1,14 @@
 import { createActor, type Actor } from 'xstate';
-import type { EventBus } from './event-bus.js';
-import type { VirtualClock } from '../core/clock.js';
-import type { ResolvedBehavior } from './network.js';
-import type { SeededRandom } from '../core/random.js';
-import { callMachine, type AnsweredBy, type CallEffects, type CallMachineEvent, type Disposition, type TransferTarget } from './call-machine.js';
+import type { ClockEvents, VirtualClock } from '../core/clock.js';
 import { Collection, type StoredItem } from '../core/collection.js';
+import type { Channel } from '../core/emitter.js';
+import type { Service } from '../core/lifecycle.js';
+import type { SeededRandom } from '../core/random.js';
 import { iso, isoOrNull } from '../core/time.js';
-
-export type CallStatus = 'ringing' | 'answered' | 'completed';
-export type CallDirection = 'outbound' | 'inbound';
+import type { AnsweredBy, Disposition, ResolvedBehavior } from '../sim/carrier.js';
+import { callMachine, type CallEmitted, type CallMachineEvent, type TransferTarget } from './call-machine.js';
+import type { EventBus } from './event-bus.js';
+import type { Call, CallDirection, CallStatus } from './resources.js';
 
 /** A call as stored: public fields in their cheapest form, times as epoch ms. */
 export interface CallRecord extends StoredItem {
@@ -28,30 +28,6 @@ export interface CallRecord extends StoredItem {
   endedMs: number | null;
 }
 
-/** The call resource as the API shows it (CONTRACT §5; the extra fields are documented in docs/calls.md). */
-export interface Call {
-  id: string;
-  status: CallStatus;
-  ai_handler: string;
-  direction: CallDirection;
-  from: string;
-  to: string;
-  ai_receptionist: boolean;
-  answered_by: AnsweredBy | null;
-  disposition: Disposition | null;
-  /** Whole seconds from answer to end; 0 for a call never answered; null while live. */
-  duration: number | null;
-  agent: string | null;
-  extension: string | null;
-  campaign_id: string | null;
-  recording_id: string | null;
-  recording_url: string | null;
-  transcript_id: string | null;
-  created_at: string;
-  answered_at: string | null;
-  ended_at: string | null;
-}
-
 export interface PlaceCallInput {
   account: string;
   from: string;
@@ -64,10 +40,19 @@ export interface PlaceCallInput {
   extension?: string | null;
 }
 
+/** What the call service announces to the rest of the sandbox, before the API's own event. */
+export interface CallEvents {
+  /** Answered, with the planned talk time (null: until hung up by hand). The live transcript starts here. */
+  'call.answered': { call: CallRecord; talkMs: number | null };
+  /** Completed: the recording is stored and a campaign counts the call before call.completed is published. */
+  'call.completed': { call: CallRecord };
+}
+
 interface CallServiceDeps {
   clock: VirtualClock;
   random: SeededRandom;
   bus: EventBus;
+  events: Channel<CallEvents & ClockEvents>;
   baseUrl: string;
   aiHandler: string;
   onError: (error: unknown) => void;
@@ -80,22 +65,14 @@ interface CallServiceDeps {
  * (update the record, publish the event) and drops the actor when the call completes,
  * so a finished call costs only its record.
  */
-export class CallService {
+export class CallService implements Service {
   readonly store = new Collection<CallRecord>();
   private readonly actors = new Map<string, Actor<typeof callMachine>>();
-  private readonly completedListeners = new Set<(call: CallRecord) => void>();
-  private readonly answeredListeners = new Set<(call: CallRecord, talkMs: number | null) => void>();
-  private readonly effects: CallEffects;
   /** Calls placed at the current instant whose actor has not started yet (see place()). */
-  private readonly unstarted: Array<{ call: CallRecord; input: PlaceCallInput }> = [];
+  private unstarted: Array<{ call: CallRecord; input: PlaceCallInput }> = [];
 
   constructor(private readonly deps: CallServiceDeps) {
-    this.effects = {
-      answered: (id, by, talkMs) => this.onAnswered(this.record(id), by, talkMs),
-      transferred: (id, target) => this.onTransferred(this.record(id), target),
-      completed: (id, disposition) => this.onCompleted(this.record(id), disposition),
-    };
-    deps.clock.beforeMove(() => this.startPending());
+    deps.events.on('clock.moving', () => this.startPending());
   }
 
   /**
@@ -136,7 +113,9 @@ export class CallService {
   /** Starts the machines of calls placed at the current instant. */
   startPending(): void {
     if (this.unstarted.length === 0) return;
-    for (const { call, input } of this.unstarted.splice(0)) this.startMachine(call, input);
+    const pending = this.unstarted;
+    this.unstarted = [];
+    for (const { call, input } of pending) this.startMachine(call, input);
   }
 
   private startMachine(call: CallRecord, input: PlaceCallInput): void {
@@ -145,8 +124,6 @@ export class CallService {
     const actor = createActor(callMachine, {
       clock: this.deps.clock.xstateClock,
       input: {
-        callId: call.id,
-        effects: this.effects,
         ringMs: behavior.ringMs,
         talkMs: behavior.talkMs,
         outcome: behavior.outcome,
@@ -155,6 +132,14 @@ export class CallService {
     });
     this.actors.set(call.id, actor);
     actor.subscribe({ error: (error) => this.deps.onError(error) });
+    // xstate reports a throwing handler on a global timer, outside any test: catch here instead.
+    actor.on('*', (emitted) => {
+      try {
+        this.onEmitted(call, emitted);
+      } catch (error) {
+        this.deps.onError(error);
+      }
+    });
     actor.start();
   }
 
@@ -172,19 +157,6 @@ export class CallService {
 
   transfer(call: CallRecord, target: TransferTarget): boolean {
     return this.send(call, { type: 'TRANSFERRED', target });
-  }
-
-  /**
-   * Runs `listener` when a call is answered, before `call.answered` is emitted, with the
-   * planned talk time (null: until hung up by hand). The live transcript starts here.
-   */
-  onCallAnswered(listener: (call: CallRecord, talkMs: number | null) => void): void {
-    this.answeredListeners.add(listener);
-  }
-
-  /** Runs `listener` whenever a call completes (the dialer uses it to pace campaigns). */
-  onCallCompleted(listener: (call: CallRecord) => void): void {
-    this.completedListeners.add(listener);
   }
 
   /** The public JSON of a call. */
@@ -213,27 +185,26 @@ export class CallService {
     };
   }
 
-  /** Stops every live call without completing it and forgets all calls. */
-  clear(): void {
-    this.stopAll();
+  /** Forgets all calls (after stop()). */
+  reset(): void {
     this.store.clear();
   }
 
-  /** Stops the actors (their timers belong to the clock, which the sandbox cancels). */
-  stopAll(): void {
-    this.unstarted.length = 0;
+  /** Stops every live call without completing it (its timers belong to the clock, which stops too). */
+  stop(): void {
+    this.unstarted = [];
     for (const actor of this.actors.values()) actor.stop();
     this.actors.clear();
   }
 
-  private record(id: string): CallRecord {
-    const call = this.store.find(id);
-    if (!call) throw new Error(`call ${id} has an actor but no record`);
-    return call;
+  private onEmitted(call: CallRecord, emitted: CallEmitted): void {
+    if (emitted.type === 'answered') this.onAnswered(call, emitted.by, emitted.talkMs);
+    else if (emitted.type === 'transferred') this.onTransferred(call, emitted.target);
+    else this.onCompleted(call, emitted.disposition);
   }
 
   private publish(call: CallRecord, type: 'call.started' | 'call.answered' | 'call.completed'): void {
-    this.deps.bus.publish(call.account, type, this.toJson(call) as unknown as Record<string, unknown>);
+    this.deps.bus.publish(call.account, type, this.toJson(call));
   }
 
   private onAnswered(call: CallRecord, by: AnsweredBy, talkMs: number | null): void {
@@ -242,7 +213,7 @@ export class CallService {
     call.answeredMs = this.deps.clock.now();
     call.transcriptId = this.deps.random.id('trn');
     if (by === 'ai_receptionist') call.agent = this.deps.aiHandler;
-    for (const listener of this.answeredListeners) listener(call, talkMs);
+    this.deps.events.emit('call.answered', { call, talkMs });
     this.publish(call, 'call.answered');
   }
 
@@ -264,7 +235,7 @@ export class CallService {
     this.actors.delete(call.id);
     // Listeners first (the recording is stored, a campaign counts the call), so that whoever
     // receives call.completed can already fetch what its recording_url points to.
-    for (const listener of this.completedListeners) listener(call);
+    this.deps.events.emit('call.completed', { call });
     this.publish(call, 'call.completed');
   }
 }

@@ -1,9 +1,12 @@
-import { Collection, type StoredItem } from '../core/collection.js';
-import type { CallRecord, CallService } from './calls.js';
 import type { VirtualClock } from '../core/clock.js';
-import type { Network } from './network.js';
+import { Collection, type StoredItem } from '../core/collection.js';
+import type { Channel } from '../core/emitter.js';
+import type { Service } from '../core/lifecycle.js';
 import type { SeededRandom } from '../core/random.js';
 import { iso, isoOrNull } from '../core/time.js';
+import type { CallEvents, CallRecord, CallService } from './calls.js';
+import type { Network } from './network.js';
+import type { Campaign } from './resources.js';
 
 export interface CampaignRecord extends StoredItem {
   from: string;
@@ -15,26 +18,11 @@ export interface CampaignRecord extends StoredItem {
   completedMs: number | null;
 }
 
-/** A dialer campaign as the API shows it (see docs/calls.md). */
-export interface Campaign {
-  id: string;
-  object: 'campaign';
-  status: 'running' | 'completed';
-  from: string;
-  to: string[];
-  ai_receptionist: boolean;
-  ai_handler: string;
-  call_ids: string[];
-  calls_dialed: number;
-  calls_completed: number;
-  created_at: string;
-  completed_at: string | null;
-}
-
 interface DialerDeps {
   clock: VirtualClock;
   random: SeededRandom;
   calls: CallService;
+  events: Channel<CallEvents>;
   network: Network;
   aiHandler: string;
   /** Virtual time between two dials of one campaign. */
@@ -46,11 +34,16 @@ interface DialerDeps {
  * next one every `intervalMs` of virtual time, each as an ordinary outbound call, and is
  * `completed` when its last call has completed.
  */
-export class Dialer {
+export class Dialer implements Service {
   readonly store = new Collection<CampaignRecord>();
 
   constructor(private readonly deps: DialerDeps) {
-    deps.calls.onCallCompleted((call) => this.callCompleted(call));
+    deps.events.on('call.completed', ({ call }) => this.callCompleted(call));
+  }
+
+  /** Forgets every campaign (their pending dials belong to the clock, which stops too). */
+  reset(): void {
+    this.store.clear();
   }
 
   start(account: string, input: { from: string; to: string[]; aiReceptionist: boolean }): CampaignRecord {

@@ -1,6 +1,9 @@
+import type { Channel } from '../core/emitter.js';
+import type { Service } from '../core/lifecycle.js';
 import type { SeededRandom } from '../core/random.js';
+import type { Steps } from '../core/steps.js';
 import { iso } from '../core/time.js';
-import type { EventType, SandboxEvent } from './event-types.js';
+import type { EventData, EventType, SandboxEvent } from './resources.js';
 
 /** An event as the bus keeps it: the public envelope plus the account it belongs to. */
 export interface LoggedEvent {
@@ -8,43 +11,44 @@ export interface LoggedEvent {
   event: SandboxEvent;
 }
 
+/** What the bus announces inside the sandbox (webhook delivery listens). */
+export interface BusEvents {
+  'event.published': LoggedEvent;
+}
+
 export type EventListener = (event: SandboxEvent, account: string) => void;
 
+interface EventBusDeps {
+  random: SeededRandom;
+  now: () => number;
+  events: Channel<BusEvents>;
+  steps: Steps;
+}
+
 /**
- * The sandbox's event bus: every emitted event is appended to an ordered log and handed,
- * synchronously and in emission order, to each subscriber (webhook delivery, the user's
- * own listeners). A subscriber that throws is reported to `onError` and never stops the
- * others or the simulation.
+ * The platform events of one sandbox: every event is appended to an ordered log and
+ * announced at once inside the sandbox (`event.published`: webhook delivery starts its
+ * attempts there). The user's listeners (`sandbox.events.subscribe`) are called when the
+ * step that emitted the event ends, in emission order, so they always find the sandbox
+ * between two steps (core/steps.ts).
  */
-export class EventBus {
-  private readonly log: LoggedEvent[] = [];
+export class EventBus implements Service {
+  private log: LoggedEvent[] = [];
   private readonly listeners = new Set<EventListener>();
 
-  constructor(
-    private readonly random: SeededRandom,
-    private readonly now: () => number,
-    private readonly onError: (error: unknown) => void,
-  ) {}
+  constructor(private readonly deps: EventBusDeps) {}
 
   /** Emits an event of `account` now; `data` is a snapshot of the resource at this instant. */
-  publish(account: string, type: EventType, data: Record<string, unknown>): SandboxEvent {
-    const event: SandboxEvent = {
-      id: this.random.id('evt'),
-      type,
-      created_at: iso(this.now()),
-      data,
-    };
-    this.log.push({ account, event });
-    for (const listener of this.listeners) {
-      try {
-        listener(event, account);
-      } catch (error) {
-        this.onError(error);
-      }
-    }
+  publish<K extends EventType>(account: string, type: K, data: EventData[K]): SandboxEvent<K> {
+    const event = { id: this.deps.random.id('evt'), type, created_at: iso(this.deps.now()), data } as SandboxEvent<K>;
+    const entry: LoggedEvent = { account, event: event as SandboxEvent };
+    this.log.push(entry);
+    this.deps.events.emit('event.published', entry);
+    if (this.listeners.size > 0) this.deps.steps.after(() => this.notify(entry));
     return event;
   }
 
+  /** Calls `listener` with each later event, between steps. Returns the function that unsubscribes. */
   subscribe(listener: EventListener): () => void {
     this.listeners.add(listener);
     return () => void this.listeners.delete(listener);
@@ -59,7 +63,22 @@ export class EventBus {
     );
   }
 
-  clear(): void {
-    this.log.length = 0;
+  /** How many events were emitted: a position in the log (the console's streams resume from one). */
+  get size(): number {
+    return this.log.length;
+  }
+
+  /** The entries from position `from` on. */
+  since(from: number): LoggedEvent[] {
+    return this.log.slice(from);
+  }
+
+  reset(): void {
+    this.log = [];
+  }
+
+  private notify(entry: LoggedEvent): void {
+    // A listener removed before this event's step ended does not get it.
+    for (const listener of [...this.listeners]) listener(entry.event, entry.account);
   }
 }

@@ -1,42 +1,12 @@
-import type { EventBus } from './event-bus.js';
 import type { VirtualClock } from '../core/clock.js';
-import { REPORT_AFTER_MS, SENT_AFTER_MS, type MessageOutcome } from './message-network.js';
-import type { SeededRandom } from '../core/random.js';
-import { countSegments } from '../sim/segments.js';
 import { Collection, type StoredItem } from '../core/collection.js';
+import type { Service } from '../core/lifecycle.js';
+import type { SeededRandom } from '../core/random.js';
 import { iso, isoOrNull } from '../core/time.js';
-
-export type MessageDirection = 'outbound' | 'inbound';
-export type MessageChannel = 'sms' | 'mms';
-/** Outbound: `queued` → `sent` → `delivered` or `failed`. Inbound: `received`. */
-export type MessageStatus = 'queued' | 'sent' | 'delivered' | 'failed' | 'received';
-
-/** One attachment of an MMS. `content_type` is guessed from the URL's extension. */
-export interface MessageMedia {
-  url: string;
-  content_type: string;
-}
-
-/** A message as the API shows it (CONTRACT §5; `segments` and `failed_at` are the sandbox's additions, see docs/messaging.md). */
-export interface Message {
-  id: string;
-  direction: MessageDirection;
-  channel: MessageChannel;
-  from: string;
-  to: string;
-  /** The text (a template's rendered text); null for an MMS without text. */
-  body: string | null;
-  media: MessageMedia[];
-  template: { id: string; variables: Record<string, string> } | null;
-  conversation_id: string;
-  status: MessageStatus;
-  /** SMS segments as carriers count them; 1 for an MMS. */
-  segments: number;
-  created_at: string;
-  sent_at: string | null;
-  delivered_at: string | null;
-  failed_at: string | null;
-}
+import { REPORT_AFTER_MS, SENT_AFTER_MS, type MessageOutcome } from '../sim/carrier.js';
+import { countSegments } from '../sim/segments.js';
+import type { EventBus } from './event-bus.js';
+import type { Message, MessageChannel, MessageDirection, MessageStatus } from './resources.js';
 
 export interface MessageRecord extends StoredItem {
   direction: MessageDirection;
@@ -96,7 +66,7 @@ function contentType(url: string): string {
  * path is linear, nothing outside can act on a message once accepted, and so no API
  * request is ever refused by its state (docs/messaging.md).
  */
-export class MessageService {
+export class MessageService implements Service {
   readonly store = new Collection<MessageRecord>();
   /** Conversation id by account, account number and remote number. */
   private readonly conversations = new Map<string, string>();
@@ -121,7 +91,7 @@ export class MessageService {
   /** Stores an inbound message, `received`, and emits `message.received` for the account. */
   receive(input: MessageInput): MessageRecord {
     const message = this.insert(input, 'inbound', 'received', input.to, input.from);
-    this.deps.bus.publish(message.account, 'message.received', this.toJson(message) as unknown as Record<string, unknown>);
+    this.deps.bus.publish(message.account, 'message.received', this.toJson(message));
     return message;
   }
 
@@ -145,8 +115,8 @@ export class MessageService {
     };
   }
 
-  /** Forgets every message and conversation (pending timers belong to the clock, which the sandbox resets). */
-  clear(): void {
+  /** Forgets every message and conversation (pending timers belong to the clock, which stops too). */
+  reset(): void {
     this.store.clear();
     this.conversations.clear();
   }
@@ -188,6 +158,6 @@ export class MessageService {
     }
     message.status = 'delivered';
     message.deliveredMs = now;
-    this.deps.bus.publish(message.account, 'message.delivered', this.toJson(message) as unknown as Record<string, unknown>);
+    this.deps.bus.publish(message.account, 'message.delivered', this.toJson(message));
   }
 }

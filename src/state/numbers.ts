@@ -1,21 +1,10 @@
 import type { VirtualClock } from '../core/clock.js';
-import type { BlockFilter, InventoryEntry, NumberCapabilities, NumberInventory, NumberKind } from '../sim/inventory.js';
-import type { SeededRandom } from '../core/random.js';
 import { Collection, type StoredItem } from '../core/collection.js';
+import type { Service } from '../core/lifecycle.js';
+import type { SeededRandom } from '../core/random.js';
 import { iso } from '../core/time.js';
-
-/** Who takes a number's inbound calls (CONTRACT §5). */
-export const ROUTING_TYPES = ['ai_receptionist', 'agent', 'extension', 'forward'] as const;
-export type RoutingType = (typeof ROUTING_TYPES)[number];
-
-/**
- * A number's routing: `agent` names an agent, `extension` is digits, `forward` an E.164
- * number; `ai_receptionist` may name a target (kept as given). See docs/numbers.md.
- */
-export interface NumberRouting {
-  type: RoutingType;
-  target: string | null;
-}
+import type { BlockFilter, InventoryEntry, NumberCapabilities, NumberInventory, NumberKind } from '../sim/inventory.js';
+import type { AvailableNumber, NumberRouting, PhoneNumber } from './resources.js';
 
 /** A provisioned number as stored. */
 export interface NumberRecord extends StoredItem {
@@ -27,33 +16,6 @@ export interface NumberRecord extends StoredItem {
   routing: NumberRouting | null;
   callerIdName: string | null;
   smsEnabled: boolean;
-}
-
-/** A provisioned number as the API shows it (CONTRACT §5; `area_code` is the sandbox's addition). */
-export interface PhoneNumber {
-  id: string;
-  number: string;
-  kind: NumberKind;
-  country: string;
-  area_code: string;
-  capabilities: NumberCapabilities;
-  /** null until set: inbound calls then ring as the network decides (see docs/numbers.md). */
-  routing: NumberRouting | null;
-  /** null until set. */
-  caller_id: { name: string } | null;
-  sms: { enabled: boolean };
-  status: 'provisioned';
-  created_at: string;
-}
-
-/** A number of the pool that nobody holds, as GET /v1/numbers shows it. */
-export interface AvailableNumber {
-  number: string;
-  kind: NumberKind;
-  country: string;
-  area_code: string;
-  capabilities: NumberCapabilities;
-  status: 'available';
 }
 
 /** The aspects PUT /v1/numbers/{id} (or POST) sets; an absent one is left as it is. */
@@ -74,7 +36,7 @@ interface NumberServiceDeps {
  * number held by one is unavailable to all others until released, and a released
  * number is forgotten (its id is 404) and back in the pool.
  */
-export class NumberService {
+export class NumberService implements Service {
   readonly store = new Collection<NumberRecord>();
   /** Every held number, by its E.164 text. */
   private readonly held = new Map<string, NumberRecord>();
@@ -159,7 +121,7 @@ export class NumberService {
     };
   }
 
-  clear(): void {
+  reset(): void {
     this.store.clear();
     this.held.clear();
   }

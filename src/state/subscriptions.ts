@@ -1,8 +1,10 @@
 import type { VirtualClock } from '../core/clock.js';
-import type { SeededRandom } from '../core/random.js';
 import { Collection, type StoredItem } from '../core/collection.js';
+import type { Channel } from '../core/emitter.js';
+import type { Service } from '../core/lifecycle.js';
+import type { SeededRandom } from '../core/random.js';
 import { iso } from '../core/time.js';
-import type { EventType } from './event-types.js';
+import type { EventType, WebhookSubscription } from './resources.js';
 
 /** A webhook subscription as stored. */
 export interface SubscriptionRecord extends StoredItem {
@@ -12,16 +14,9 @@ export interface SubscriptionRecord extends StoredItem {
   secret: string;
 }
 
-/**
- * The subscription resource as the API shows it (CONTRACT §5). `secret` appears only in
- * the create response (see docs/webhooks.md).
- */
-export interface WebhookSubscription {
-  id: string;
-  url: string;
-  events: EventType[];
-  secret?: string;
-  created_at: string;
+/** What the subscription store announces (webhook delivery cancels what was pending). */
+export interface SubscriptionEvents {
+  'subscription.removed': { subscription: SubscriptionRecord };
 }
 
 /**
@@ -29,10 +24,10 @@ export interface WebhookSubscription {
  * seeded generator, so the same seed and the same requests give the same secrets: the
  * sandbox is for tests, not for keeping anything secret.
  */
-export class Subscriptions {
+export class Subscriptions implements Service {
   readonly store = new Collection<SubscriptionRecord>();
 
-  constructor(private readonly deps: { clock: VirtualClock; random: SeededRandom }) {}
+  constructor(private readonly deps: { clock: VirtualClock; random: SeededRandom; events: Channel<SubscriptionEvents> }) {}
 
   /** Stores a subscription; the caller has validated `url` and `events`. */
   create(account: string, url: string, events: EventType[]): SubscriptionRecord {
@@ -41,6 +36,17 @@ export class Subscriptions {
     const secret = `${random.id('whsec')}${random.id('whsec').slice('whsec_'.length)}`;
     const now = clock.now();
     return this.store.insert({ id: random.id('wh'), account, seq: this.store.allocateSeq(), createdMs: now, createdAt: iso(now), url, events, secret });
+  }
+
+  /** Removes a subscription: its pending deliveries are canceled; an attempt in flight ends as it ends. */
+  remove(subscription: SubscriptionRecord): void {
+    this.store.remove(subscription);
+    this.deps.events.emit('subscription.removed', { subscription });
+  }
+
+  /** Whether `subscription` is still stored (a dead letter of a removed one cannot be replayed). */
+  exists(subscription: SubscriptionRecord): boolean {
+    return this.store.find(subscription.id) === subscription;
   }
 
   /** The account's subscriptions that receive `type`, oldest first. */
@@ -57,5 +63,9 @@ export class Subscriptions {
       ...(withSecret ? { secret: record.secret } : {}),
       created_at: record.createdAt,
     };
+  }
+
+  reset(): void {
+    this.store.clear();
   }
 }

@@ -1,4 +1,3 @@
-import { SandboxError } from '../core/errors.js';
 import { readFixture } from '../core/fixtures.js';
 
 /** A message template: its text, with `{{variable}}` placeholders. */
@@ -10,33 +9,12 @@ export interface MessageTemplate {
 }
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
-const TEMPLATE_ID = /^[A-Za-z0-9_.-]{1,64}$/;
-/** The most characters a message body may have (see docs/messaging.md). */
-export const MAX_BODY_CHARS = 1600;
+/** A template id: what the `templates` option and `template.id` accept. */
+export const TEMPLATE_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 
 function parse(id: string, body: string): MessageTemplate {
   const variables = [...new Set([...body.matchAll(PLACEHOLDER)].map((m) => m[1]!))];
   return { id, body, variables };
-}
-
-/**
- * Validates the `templates` sandbox option: template id → body text.
- *
- * @example
- * checkTemplates({ welcome: 'Welcome, {{name}}!' }, 'createSandbox: templates');
- */
-export function checkTemplates(value: unknown, where: string): Map<string, string> {
-  const out = new Map<string, string>();
-  if (value === undefined) return out;
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new SandboxError(`${where} must be an object of template id → text, e.g. { welcome: 'Welcome, {{name}}!' }.`);
-  for (const [id, body] of Object.entries(value)) {
-    if (!TEMPLATE_ID.test(id)) throw new SandboxError(`${where}: '${id}' is not a template id; use 1 to 64 letters, digits, _ . or -.`);
-    if (typeof body !== 'string' || body.length === 0 || body.length > MAX_BODY_CHARS)
-      throw new SandboxError(`${where}.${id} must be a text of 1 to ${MAX_BODY_CHARS} characters with {{variable}} placeholders.`);
-    out.set(id, body);
-  }
-  return out;
 }
 
 /**

@@ -1,36 +1,13 @@
-import type { TimedSegment } from '../sim/speech-timing.js';
-import type { StoredItem } from '../core/collection.js';
-import { isoOrNull } from '../core/time.js';
-
-/**
- * `live` while the call is answered (segments so far), `processing` from the hang-up
- * until `transcript.ready`, then `ready` with the summary (see docs/transcripts.md).
- */
-export type TranscriptStatus = 'live' | 'processing' | 'ready';
-
-/** One speaker-labelled stretch of speech; `start` and `end` are seconds from the answer. */
-export interface TranscriptSegment {
-  speaker: string;
-  text: string;
-  start: number;
-  end: number;
-}
-
-/** The transcript resource (CONTRACT §5; `summary`, `created_at` and `ready_at` are sandbox additions). */
-export interface Transcript {
-  id: string;
-  call_id: string;
-  /** Set when the call ends (the recording is made then). */
-  recording_id: string | null;
-  status: TranscriptStatus;
-  segments: TranscriptSegment[];
-  /** The segments as lines of `speaker: text`. */
-  text: string;
-  /** The AI summary, once `ready`. */
-  summary: string | null;
-  created_at: string;
-  ready_at: string | null;
-}
+import type { VirtualClock } from '../core/clock.js';
+import { Collection, type StoredItem } from '../core/collection.js';
+import type { Channel } from '../core/emitter.js';
+import type { Service } from '../core/lifecycle.js';
+import { iso, isoOrNull } from '../core/time.js';
+import { ConversationLibrary, type ConversationLine } from '../sim/conversations.js';
+import { planSegments, trimSegments, type TimedSegment } from '../sim/speech-timing.js';
+import { summarize } from '../sim/summarizer.js';
+import type { CallEvents, CallRecord } from './calls.js';
+import type { Transcript, TranscriptSegment, TranscriptStatus } from './resources.js';
 
 /** A transcript as stored. It is created when its call is answered. */
 export interface TranscriptRecord extends StoredItem {
@@ -42,6 +19,12 @@ export interface TranscriptRecord extends StoredItem {
   segments: TimedSegment[];
   summary: string | null;
   readyMs: number | null;
+}
+
+/** What the transcript service announces. */
+export interface TranscriptEvents {
+  /** A live transcript ended (its call completed): live streams send what is left and close. */
+  'transcript.ended': { transcript: TranscriptRecord };
 }
 
 /**
@@ -65,23 +48,90 @@ export function segmentJson(segment: TimedSegment): TranscriptSegment {
   return { speaker: segment.speaker, text: segment.text, start: segment.startMs / 1000, end: segment.endMs / 1000 };
 }
 
+interface TranscriptServiceDeps {
+  clock: VirtualClock;
+  events: Channel<CallEvents & TranscriptEvents>;
+  aiHandler: string;
+}
+
 /**
- * The public JSON of a transcript at `nowMs`.
- *
- * @example
- * transcriptJson(transcript, clock.now()).status; // 'live' | 'processing' | 'ready'
+ * The transcripts of answered calls. On answer, the call's live transcript is made from its
+ * conversation script (supplied by the test, or a fixture chosen by the call's seeded id);
+ * when the call ends the recording service cuts it at the hang-up ({@link end}) and later
+ * makes it ready with its AI summary ({@link ready}). See docs/transcripts.md.
  */
-export function transcriptJson(transcript: TranscriptRecord, nowMs: number): Transcript {
-  const segments = spokenSegments(transcript, nowMs).map(segmentJson);
-  return {
-    id: transcript.id,
-    call_id: transcript.callId,
-    recording_id: transcript.recordingId,
-    status: transcript.status,
-    segments,
-    text: segments.map((s) => `${s.speaker}: ${s.text}`).join('\n'),
-    summary: transcript.summary,
-    created_at: transcript.createdAt,
-    ready_at: isoOrNull(transcript.readyMs),
-  };
+export class TranscriptService implements Service {
+  readonly store = new Collection<TranscriptRecord>();
+  private readonly library = new ConversationLibrary();
+  private readonly scripts = new Map<string, ConversationLine[]>();
+
+  constructor(private readonly deps: TranscriptServiceDeps) {
+    deps.events.on('call.answered', ({ call, talkMs }) => this.callAnswered(call, talkMs));
+  }
+
+  /** The conversation a ringing call will carry, instead of a fixture's (validated by the caller). */
+  setScript(callId: string, lines: ConversationLine[]): void {
+    this.scripts.set(callId, lines);
+  }
+
+  /** Cuts the live transcript of `call` at its end and marks it `processing`; streams are told. */
+  end(call: CallRecord, recordingId: string, durationS: number): TranscriptRecord | undefined {
+    this.scripts.delete(call.id);
+    const transcript = call.transcriptId ? this.store.find(call.transcriptId) : undefined;
+    if (!transcript || call.answeredMs === null || call.endedMs === null) return undefined;
+    // The transcript fits the recording: cut at the hang-up, and within its whole seconds.
+    transcript.segments = trimSegments(transcript.segments, Math.min(call.endedMs - call.answeredMs, durationS * 1000));
+    transcript.status = 'processing';
+    transcript.recordingId = recordingId;
+    this.deps.events.emit('transcript.ended', { transcript });
+    return transcript;
+  }
+
+  /** Processing is done: the summary is written and the transcript is `ready`. */
+  ready(transcript: TranscriptRecord, durationS: number): void {
+    transcript.summary = summarize(transcript.segments, durationS);
+    transcript.status = 'ready';
+    transcript.readyMs = this.deps.clock.now();
+  }
+
+  /** The public JSON of a transcript, now. */
+  toJson(transcript: TranscriptRecord): Transcript {
+    const segments = spokenSegments(transcript, this.deps.clock.now()).map(segmentJson);
+    return {
+      id: transcript.id,
+      call_id: transcript.callId,
+      recording_id: transcript.recordingId,
+      status: transcript.status,
+      segments,
+      text: segments.map((s) => `${s.speaker}: ${s.text}`).join('\n'),
+      summary: transcript.summary,
+      created_at: transcript.createdAt,
+      ready_at: isoOrNull(transcript.readyMs),
+    };
+  }
+
+  reset(): void {
+    this.store.clear();
+    this.scripts.clear();
+  }
+
+  private callAnswered(call: CallRecord, talkMs: number | null): void {
+    const lines = this.scripts.get(call.id) ?? this.library.scriptFor(call, this.deps.aiHandler);
+    this.scripts.delete(call.id);
+    const now = this.deps.clock.now();
+    this.store.insert({
+      id: call.transcriptId!,
+      account: call.account,
+      seq: this.store.allocateSeq(),
+      createdMs: now,
+      createdAt: iso(now),
+      callId: call.id,
+      recordingId: null,
+      status: 'live',
+      answeredMs: call.answeredMs!,
+      segments: planSegments(lines, talkMs),
+      summary: null,
+      readyMs: null,
+    });
+  }
 }

@@ -42,9 +42,9 @@ describe('network.setBehavior', () => {
 
   it('throws SandboxError for a bad number or behaviour, naming the fix', () => {
     expect(() => sandbox.network.setBehavior('4155550123', {})).toThrow(SandboxError);
-    expect(() => sandbox.network.setBehavior(TO, { outcome: 'maybe' as never })).toThrow(/outcome must be one of/);
+    expect(() => sandbox.network.setBehavior(TO, { outcome: 'maybe' as never })).toThrow(/`behavior.outcome` must be one of "answered", "busy"/);
     expect(() => sandbox.network.setBehavior(TO, { ring: 'soon' })).toThrow(/'30s'/);
-    expect(() => sandbox.network.setBehavior(TO, { rnig: '1s' } as never)).toThrow(/unknown behaviour field 'rnig'/);
+    expect(() => sandbox.network.setBehavior(TO, { rnig: '1s' } as never)).toThrow(/Unknown option `behavior.rnig`: did you mean `ring`\?/);
   });
 });
 
@@ -59,7 +59,7 @@ describe('network.queueBehavior', () => {
 
   it('adds none of a queue that holds a bad behaviour, even behind an existing queue', async () => {
     sandbox.network.queueBehavior(TO, { outcome: 'busy' });
-    expect(() => sandbox.network.queueBehavior(TO, { outcome: 'no_answer' }, { outcome: 'lost' as never })).toThrow(/outcome must be one of/);
+    expect(() => sandbox.network.queueBehavior(TO, { outcome: 'no_answer' }, { outcome: 'lost' as never })).toThrow(/`behaviors\[1\].outcome` must be one of "answered", "busy"/);
     const ids = [(await api.placeCall()).body.id, (await api.placeCall()).body.id];
     await sandbox.advance('2m');
     expect(ids.map((id) => sandbox.calls.get(id)?.disposition)).toEqual(['busy', 'answered']);

@@ -87,14 +87,18 @@ describe('sandbox.messages.inbound refuses what cannot arrive with a SandboxErro
   });
 
   it('bad arguments, each named', () => {
-    refuse({ from: 'anonymous', to: number.number, body: 'x' }, /from: "anonymous" is not an E\.164 number/);
+    refuse({ from: 'anonymous', to: number.number, body: 'x' }, /`from` must be E\.164, e\.g\. \+14155550123 \(got "anonymous"\)/);
     refuse({ from: ADA, to: number.number }, /give a body and\/or mediaUrls/);
-    refuse({ from: ADA, to: number.number, body: '' }, /body must be a text of 1 to 1600/);
-    refuse({ from: ADA, to: number.number, body: 'a'.repeat(1601) }, /1 to 1600/);
-    refuse({ from: ADA, to: number.number, mediaUrls: ['http://e.com/a.png'] }, /not an https URL/);
-    refuse({ from: ADA, to: number.number, mediaUrls: 'https://e.com/a.png' }, /array of at most 10/);
-    refuse({ from: ADA, to: number.number, body: 'x', media: [] }, /unknown option 'media'/);
-    refuse(null, /pass an object/);
+    refuse({ from: ADA, to: number.number, body: '' }, /`body` must not be empty/);
+    refuse({ from: ADA, to: number.number, body: 'a'.repeat(1601) }, /`body` must be at most 1600 characters/);
+    refuse({ from: ADA, to: number.number, mediaUrls: Array(11).fill('https://e.com/a.png') }, /`mediaUrls` must hold 0 to 10 items/);
+    refuse({ from: ADA, to: number.number, mediaUrls: ['https://e.com/\u0000.png'] }, /`mediaUrls\[0\]` must not contain control characters/);
+    refuse({ from: ADA, to: number.number, body: 'a\u0000b' }, /`body` must not contain control characters/);
+    refuse({ from: ADA, to: number.number, body: 'a\ud800b' }, /`body` must be well-formed Unicode/);
+    refuse({ from: ADA, to: number.number, mediaUrls: ['http://e.com/a.png'] }, /`mediaUrls\[0\]` must be an https URL/);
+    refuse({ from: ADA, to: number.number, mediaUrls: 'https://e.com/a.png' }, /`mediaUrls` must be an array/);
+    refuse({ from: ADA, to: number.number, body: 'x', media: [] }, /Unknown option `media`: did you mean `mediaUrls`\?/);
+    refuse(null, /The body must be a JSON object|must be an object/);
   });
 });
 

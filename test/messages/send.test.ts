@@ -284,9 +284,9 @@ describe('network.setMessageBehavior / queueMessageBehavior: message outcomes pe
   });
 
   it.each([
-    [['14155550123', { outcome: 'failed' }], /not an E\.164 number/],
-    [[TO, { outcome: 'unreachable' }], /outcome must be 'delivered' or 'failed'.*network\.setBehavior/],
-    [[TO, { outcome: 'failed', ring: '1s' }], /unknown behaviour field 'ring'/],
+    [['14155550123', { outcome: 'failed' }], /`number` must be E\.164/],
+    [[TO, { outcome: 'unreachable' }], /`behavior(s\[0\])?.outcome` must be "delivered" or "failed".*network\.setBehavior/],
+    [[TO, { outcome: 'failed', ring: '1s' }], /Unknown option `behavior(s\[0\])?.ring`: remove it/],
     [[TO, null], /must be an object/],
   ])('refuses setMessageBehavior(%j) with a SandboxError naming the fix', ([number, behavior], message) => {
     expect(() => sandbox.network.setMessageBehavior(number as string, behavior as never)).toThrow(SandboxError);

@@ -164,8 +164,8 @@ describe('sandbox.recordings.setTiming', () => {
 
   it('refuses misuse with a SandboxError that names the fix', async () => {
     const { body } = await api.placeCall();
-    expect(() => sandbox.recordings.setTiming({ recordingDelay: 'soon' })).toThrow(/recordingDelay.*not a duration/);
-    expect(() => sandbox.recordings.setTiming({ delay: '1s' } as never)).toThrow(/unknown field 'delay'; use recordingDelay/);
+    expect(() => sandbox.recordings.setTiming({ recordingDelay: 'soon' })).toThrow(/`recordingDelay` is not a duration/);
+    expect(() => sandbox.recordings.setTiming({ delay: '1s' } as never)).toThrow(/Unknown option `delay`: remove it. Accepted: recordingDelay, transcriptDelay/);
     expect(() => sandbox.recordings.setTiming({}, 'call_nope')).toThrow(/no call "call_nope"/);
     await sandbox.advance('65s');
     expect(() => sandbox.recordings.setTiming({ recordingDelay: '1s' }, body.id)).toThrow(SandboxError);

@@ -135,7 +135,11 @@ describe('the body size limit: exactly MAX_BODY_BYTES is read, one byte more is 
 
     const over = await post(padded(MAX_BODY_BYTES + 1));
     expect(over.status).toBe(413);
-    expect(JSON.parse(over.text).error).toEqual({ code: 'payload_too_large', message: `The request body is ${MAX_BODY_BYTES + 1} bytes; the limit is ${MAX_BODY_BYTES} bytes (1 MiB).` });
+    expect(JSON.parse(over.text).error).toEqual({
+      code: 'payload_too_large',
+      // Read as a stream, the count stops at the limit (issue 10 item 10); a declared Content-Length is reported as sent.
+      message: expect.stringMatching(new RegExp(`^The request body is (${MAX_BODY_BYTES + 1}|more than ${MAX_BODY_BYTES}) bytes; the limit is ${MAX_BODY_BYTES} bytes \\(1 MiB\\)\\.$`)),
+    });
     expect(await list()).toHaveLength(count);
 
     const exact = await post(padded(MAX_BODY_BYTES));

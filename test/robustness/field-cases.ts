@@ -222,7 +222,10 @@ const ENDPOINTS: Endpoint[] = [
       ['the same number twice', { from: NUMBER, to: NUMBER, body: 'Hi' }, bad('to')],
       ["the other account's number as from", { from: '<<other_number>>', to: TO, body: 'Hi' }, unprocessable('number_not_provisioned', 'from')],
       ['an unprovisioned from', { from: NOWHERE, to: TO, body: 'Hi' }, unprocessable('number_not_provisioned', 'from')],
-      ['odd Unicode text from an unprovisioned number', { from: NOWHERE, to: TO, body: '\ud800\u0000\u202e😀\ufeff' }, unprocessable('number_not_provisioned', 'from')],
+      ['odd Unicode text from an unprovisioned number', { from: NOWHERE, to: TO, body: '\u202e😀\ufeff\n\t' }, unprocessable('number_not_provisioned', 'from')],
+      // One rule for free text (docs/errors.md, "Text"): no control characters, no lone surrogates.
+      ['a NUL in the text', { from: NUMBER, to: TO, body: 'a\u0000b' }, bad('body')],
+      ['a lone surrogate in the text', { from: NUMBER, to: TO, body: 'a\ud800b' }, bad('body')],
       ['an unreachable destination', { from: NUMBER, to: '+15005550001', body: 'Hi' }, unprocessable('unreachable_destination', 'to')],
       ['a channel field', { from: NUMBER, to: TO, body: 'Hi', channel: 'sms' }, bad('channel')],
     ],
@@ -273,7 +276,9 @@ const ENDPOINTS: Endpoint[] = [
 const STATE_CASES: BadRequest[] = [
   { name: 'POST /v1/calls/<<call>>/transfer: a completed call', method: 'POST', path: '/v1/calls/<<call>>/transfer', body: json({ agent: 'maria' }), expect: unprocessable('call_not_active', null) },
   { name: 'POST /v1/calls/<<busy_call>>/transfer: a busy call', method: 'POST', path: '/v1/calls/<<busy_call>>/transfer', body: json({ extension: '204' }), expect: unprocessable('call_not_active', null) },
-  { name: 'POST /v1/calls/<<call>>/transfer: odd Unicode agent to a completed call', method: 'POST', path: '/v1/calls/<<call>>/transfer', body: json({ agent: '\u202eairam\u0000\ud800😀' }), expect: unprocessable('call_not_active', null) },
+  { name: 'POST /v1/calls/<<call>>/transfer: odd Unicode agent to a completed call', method: 'POST', path: '/v1/calls/<<call>>/transfer', body: json({ agent: '\u202eairam😀' }), expect: unprocessable('call_not_active', null) },
+  { name: 'POST /v1/calls/<<call>>/transfer: a NUL in the agent', method: 'POST', path: '/v1/calls/<<call>>/transfer', body: json({ agent: 'mar\u0000ia' }), expect: bad('agent') },
+  { name: 'POST /v1/calls/<<call>>/transfer: a lone surrogate in the agent', method: 'POST', path: '/v1/calls/<<call>>/transfer', body: json({ agent: 'mar\udc00ia' }), expect: bad('agent') },
   { name: 'POST /v1/calls/call_0000000000000000/transfer: an unknown call', method: 'POST', path: '/v1/calls/call_0000000000000000/transfer', body: json({ agent: 'maria' }), expect: notFound },
   { name: 'PUT /v1/numbers/num_0000000000000000: an unknown number', method: 'PUT', path: '/v1/numbers/num_0000000000000000', body: json({ sms: { enabled: false } }), expect: notFound },
   { name: 'PUT /v1/numbers/<<number_id>> as the other account', method: 'PUT', path: '/v1/numbers/<<number_id>>', headers: { authorization: OTHER_AUTH }, body: json({ routing: null }), expect: notFound },

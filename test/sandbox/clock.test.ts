@@ -70,18 +70,21 @@ describe('virtual clock', () => {
 
 describe('options', () => {
   it.each([
-    [{ seed: 1.5 }, /seed must be an integer/],
-    [{ baseUrl: 'not a url' }, /baseUrl .* is not a URL/],
+    [{ seed: 1.5 }, /`seed` must be an integer/],
+    [{ baseUrl: 'not a url' }, /`baseUrl` .* is not a URL/],
     [{ baseUrl: 'ftp://x.test' }, /http or https/],
-    [{ startTime: 'yesterday' }, /startTime .* is not a date/],
+    [{ startTime: 'yesterday' }, /`startTime` .* is not a date/],
+    [{ startTime: 8.64e15 + 1 }, /outside the range a Date can hold/],
+    [{ startTime: '+275760-09-14T00:00:00Z' }, /is not a date/],
     [{ keys: { SVC_LIVE_x: {} } }, /production key/],
     [{ keys: { mykey: {} } }, /not a test key/],
-    [{ keys: { SVC_TEST_a: { scopes: ['calls:delete'] } } }, /not a scope/],
-    [{ keys: { SVC_TEST_a: { plan: 'gold' } } }, /plan must be/],
+    [{ keys: { SVC_TEST_a: { scopes: ['calls:delete'] } } }, /`keys.SVC_TEST_a.scopes\[0\]` must be '<resource>:read'/],
+    [{ keys: { SVC_TEST_a: { plan: 'gold' } } }, /`keys.SVC_TEST_a.plan` must be one of "standard", "enterprise"/],
     [{ dialInterval: 'fast' }, /dialInterval/],
-    [{ sede: 1 }, /unknown option 'sede'/],
+    [{ sede: 1 }, /Unknown option `sede`: did you mean `seed`\?/],
   ])('createSandbox(%j) throws a SandboxError', (options, message) => {
     expect(() => createSandbox(options as never)).toThrow(SandboxError);
     expect(() => createSandbox(options as never)).toThrow(message);
+    expect(() => createSandbox(options as never)).toThrow(expect.objectContaining({ code: 'invalid_options' }));
   });
 });

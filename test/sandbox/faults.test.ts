@@ -110,21 +110,22 @@ describe('sandbox.faults: injected server and network failures', () => {
   });
 
   it.each([
-    [{ status: 404 }, /status must be 429 or an integer from 500 to 599/],
-    [{ status: 503.5 }, /status must be/],
-    [{ method: 'post' }, /method must be one of GET, POST, PUT, DELETE/],
-    [{ path: 'v1/calls' }, /path must start with \//],
-    [{ path: '/v1/calls?limit=1' }, /hold no query/],
-    [{ network: true, status: 503 }, /a network fault has no status/],
-    [{ status: 500, retryAfter: 1 }, /retryAfter goes with status 503 or 429/],
-    [{ retryAfter: -1 }, /retryAfter must be whole seconds/],
-    [{ status: 429, retryAfter: 0 }, /retryAfter of a 429 is at least 1 second/],
-    [{ times: 0 }, /times must be a whole number of 1 or more/],
-    [{ statuss: 503 }, /unknown field "statuss"/],
-  ])('refuses the malformed rule %j with a SandboxError naming the field', (rule, message) => {
+    [{ status: 404 }, /`status` must be 429 or an integer from 500 to 599/, 'status'],
+    [{ status: 503.5 }, /`status` must be/, 'status'],
+    [{ method: 'post' }, /`method` must be one of "GET", "POST", "PUT", "DELETE", got "post": did you mean "POST"\?/, 'method'],
+    [{ path: 'v1/calls' }, /`path` must be a path that starts with \//, 'path'],
+    [{ path: '/v1/calls?limit=1' }, /hold(s)? no query/, 'path'],
+    [{ network: true, status: 503 }, /a network fault has no status/, 'network'],
+    [{ status: 500, retryAfter: 1 }, /`retryAfter` goes with status 503 or 429/, 'retryAfter'],
+    [{ retryAfter: -1 }, /`retryAfter` must be an integer from 0/, 'retryAfter'],
+    [{ status: 429, retryAfter: 0 }, /`retryAfter` of a 429 is at least 1 second/, 'retryAfter'],
+    [{ times: 0 }, /`times` must be a whole number of 1 or more/, 'times'],
+    [{ statuss: 503 }, /Unknown option `statuss`: did you mean `status`\?/, 'statuss'],
+  ])('refuses the malformed rule %j with a SandboxError naming the field', (rule, message, param) => {
     sandbox = startSandbox();
     expect(() => sandbox.faults.inject(rule as never)).toThrow(SandboxError);
     expect(() => sandbox.faults.inject(rule as never)).toThrow(message);
+    expect(() => sandbox.faults.inject(rule as never)).toThrow(expect.objectContaining({ param }));
     expect(sandbox.faults.list()).toEqual([]);
   });
 

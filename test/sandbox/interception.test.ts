@@ -89,6 +89,6 @@ describe('interception', () => {
     sandbox.close(); // twice is fine
     await expect(sandbox.advance('1s')).rejects.toThrow('Failed to advance: the sandbox is closed. Create a new one with createSandbox().');
     expect(() => sandbox.listen()).toThrow(SandboxError);
-    expect(() => sandbox.handle(new Request(`${sandbox.baseUrl}/v1/calls`))).toThrow(/closed/);
+    await expect(sandbox.handle(new Request(`${sandbox.baseUrl}/v1/calls`))).rejects.toThrow(/closed/);
   });
 });

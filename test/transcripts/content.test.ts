@@ -73,13 +73,13 @@ describe('a supplied script', () => {
   it('is refused with a SandboxError naming the fix', async () => {
     const { body } = await api.placeCall();
     const set = (lines: unknown) => () => sandbox.transcripts.setScript(body.id, lines as never);
-    expect(set([])).toThrow(/non-empty array/);
-    expect(set([{ speaker: 'a' }])).toThrow(/line 0: text must be a non-empty string/);
-    expect(set([{ speaker: '', text: 'x' }])).toThrow(/line 0: speaker/);
-    expect(set([{ speaker: 'a', text: 'x', mood: 'happy' }])).toThrow(/unknown field 'mood'/);
-    expect(set([{ speaker: 'a', text: 'x', start: 0, end: 1 }, { speaker: 'b', text: 'y' }])).toThrow(/line 1: give start and end .* or on none/);
+    expect(set([])).toThrow(/`lines` must hold 1 to 1000 items, got 0/);
+    expect(set([{ speaker: 'a' }])).toThrow(/`lines\[0\].text` is required/);
+    expect(set([{ speaker: '', text: 'x' }])).toThrow(/`lines\[0\].speaker` must not be empty/);
+    expect(set([{ speaker: 'a', text: 'x', mood: 'happy' }])).toThrow(/Unknown option `lines\[0\].mood`/);
+    expect(set([{ speaker: 'a', text: 'x', start: 0, end: 1 }, { speaker: 'b', text: 'y' }])).toThrow(/`lines\[1\]`: give start and end .* or on none/);
     expect(set([{ speaker: 'a', text: 'x', start: 2, end: 1 }])).toThrow(/0 <= start < end/);
-    expect(set([{ speaker: 'a', text: 'x', start: 5, end: 6 }, { speaker: 'b', text: 'y', start: 1, end: 2 }])).toThrow(/before line 0/);
+    expect(set([{ speaker: 'a', text: 'x', start: 5, end: 6 }, { speaker: 'b', text: 'y', start: 1, end: 2 }])).toThrow(/`lines\[1\]` starts at 1 s, before the line before it/);
     expect(() => sandbox.transcripts.setScript('call_nope', [{ speaker: 'a', text: 'x' }])).toThrow(SandboxError);
     await sandbox.advance('5s');
     expect(set([{ speaker: 'a', text: 'x' }])).toThrow(/is answered; set its script while it rings/);

@@ -131,14 +131,14 @@ describe('webhook retries', () => {
     const receiver = await startReceiver(() => 200);
     const { event } = await oneEventTo(receiver.url);
     await sandbox.advance(0);
-    expect(() => sandbox.webhooks.replay('dlv_nope')).toThrow(/no dead letter dlv_nope.*deadLetters\(\)/);
-    expect(() => sandbox.webhooks.replay(event.id)).toThrow(SandboxError);
+    await expect(sandbox.webhooks.replay('dlv_nope')).rejects.toThrow(/no dead letter dlv_nope.*deadLetters\(\)/);
+    await expect(sandbox.webhooks.replay(event.id)).rejects.toThrow(SandboxError);
     const [delivered] = sandbox.webhooks.deliveries();
-    expect(() => sandbox.webhooks.replay(delivered!.id)).toThrow(/is delivered, not in the dead-letter queue/);
-    expect(() => sandbox.webhooks.replay(42 as never)).toThrow(SandboxError);
-    expect(() => sandbox.webhooks.deliveries({ type: 'call.start' as never })).toThrow(/did you mean 'call.started'/);
-    expect(() => sandbox.webhooks.deliveries({ state: 'failed' as never })).toThrow(/pending, delivered, dead, canceled/);
-    expect(() => sandbox.webhooks.attempts({ eventID: 'x' } as never)).toThrow(/did you mean 'eventId'/);
+    await expect(sandbox.webhooks.replay(delivered!.id)).rejects.toThrow(/is delivered, not in the dead-letter queue/);
+    await expect(sandbox.webhooks.replay(42 as never)).rejects.toThrow(SandboxError);
+    expect(() => sandbox.webhooks.deliveries({ type: 'call.start' as never })).toThrow(/did you mean "call.started"/);
+    expect(() => sandbox.webhooks.deliveries({ state: 'failed' as never })).toThrow(/"pending", "delivered", "dead", "canceled"/);
+    expect(() => sandbox.webhooks.attempts({ eventID: 'x' } as never)).toThrow(/did you mean `eventId`/);
   });
 
   it('times out a hanging receiver without hanging advance, and retries it', async () => {
@@ -205,7 +205,7 @@ describe('webhook retries', () => {
     const [dead] = sandbox.webhooks.deadLetters();
     await client(sandbox).send('DELETE', `/v1/webhooks/${sub.id}`);
     expect(sandbox.webhooks.deadLetters()).toHaveLength(1);
-    expect(() => sandbox.webhooks.replay(dead!.id)).toThrow(/was deleted/);
+    await expect(sandbox.webhooks.replay(dead!.id)).rejects.toThrow(/was deleted/);
     expect(await sandbox.webhooks.replayAll()).toEqual([]);
     expect(receiver.received).toHaveLength(12);
   });

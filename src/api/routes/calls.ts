@@ -1,10 +1,11 @@
+import { array, boolean, object, oneOf, optional, phoneNumber, queryObject, string } from '../../core/schema.js';
+import type { CallRecord, CallService } from '../../state/calls.js';
 import type { Dialer } from '../../state/dialer.js';
 import type { Network } from '../../state/network.js';
-import type { CallRecord, CallService } from '../../state/calls.js';
+import { CALL_STATUSES, DIRECTIONS } from '../../state/resources.js';
 import { ApiError, badRequest, missing, notFound } from '../errors.js';
 import { listQuery, paginate, type Cursors } from '../pagination.js';
 import type { Handler, RequestContext } from '../router.js';
-import { array, boolean, object, oneOf, optional, phoneNumber, queryObject, string } from '../../core/schema.js';
 
 export interface CallRoutesDeps {
   calls: CallService;
@@ -43,8 +44,8 @@ export const transferBody = object(
 
 export const listCallsQuery = listQuery(
   {
-    status: optional(oneOf(['ringing', 'answered', 'completed'], 'Only calls in this status.')),
-    direction: optional(oneOf(['outbound', 'inbound'], 'Only calls in this direction.')),
+    status: optional(oneOf(CALL_STATUSES, 'Only calls in this status.')),
+    direction: optional(oneOf(DIRECTIONS, 'Only calls in this direction.')),
     campaign_id: optional(string({ description: 'Only calls of this dialer campaign.', max: 64 })),
   },
   'List calls, newest first.',

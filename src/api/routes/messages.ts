@@ -1,66 +1,35 @@
-import type { MessageNetwork } from '../../state/message-network.js';
-import type { Network } from '../../state/network.js';
-import type { MessageRecord, MessageService } from '../../state/messages.js';
-import type { NumberService } from '../../state/numbers.js';
-import { MAX_BODY_CHARS, type Templates } from '../../state/templates.js';
+import { either, integer, map, object, oneOf, optional, phoneNumber, queryObject, record, string, type Infer } from '../../core/schema.js';
 import { nearest } from '../../core/suggest.js';
+import type { MessageRecord, MessageService } from '../../state/messages.js';
+import type { Network } from '../../state/network.js';
+import type { NumberService } from '../../state/numbers.js';
+import { DIRECTIONS, MESSAGE_CHANNELS, MESSAGE_STATUSES } from '../../state/resources.js';
+import { MAX_BODY_CHARS, mediaUrls, messageText } from '../../state/message-content.js';
+import type { Templates } from '../../state/templates.js';
 import { ApiError, badRequest, missing } from '../errors.js';
 import { listQuery, paginate, type Cursors } from '../pagination.js';
 import type { Handler } from '../router.js';
-import { array, object, oneOf, optional, phoneNumber, queryObject, show, string, type Infer, type Schema } from '../../core/schema.js';
 
 export interface MessageRoutesDeps {
   messages: MessageService;
   numbers: NumberService;
   templates: Templates;
   network: Network;
-  messageNetwork: MessageNetwork;
   cursors: Cursors;
 }
 
-/** Most attachments of one MMS (docs/messaging.md). */
-export const MAX_MEDIA = 10;
-
-/** An https URL, as carriers fetch MMS media. */
-const mediaUrl: Schema<string> = (() => {
-  const text = string({ description: 'An https URL of the attachment', max: 2048, example: 'https://example.com/cat.jpg' });
-  return {
-    hint: 'an https URL, e.g. "https://example.com/cat.jpg"',
-    parse(value, path) {
-      const url = text.parse(value, path);
-      // The URL parser drops leading and trailing control characters; the stored URL would keep them.
-      if (/[\x00-\x1f\x7f]/.test(url) || !URL.canParse(url) || new URL(url).protocol !== 'https:')
-        throw badRequest(`\`${path}\` must be an https URL, e.g. "https://example.com/cat.jpg" (got ${show(url)}).`, path);
-      return url;
-    },
-    openapi: () => ({ ...text.openapi(), format: 'uri' }),
-  };
-})();
-
-/** Template variables: names to string (or number) values. */
-const variables: Schema<Record<string, string>> = {
-  hint: 'an object of variable name → text, e.g. {"name": "Ada"}',
-  parse(value, path) {
-    if (value === null || typeof value !== 'object' || Array.isArray(value))
-      throw badRequest(`\`${path}\` must be an object of variable name → text, e.g. {"name": "Ada"} (got ${show(value)}).`, path);
-    // A null prototype keeps a `__proto__` variable an ordinary (and so unknown, refused) name.
-    const out: Record<string, string> = Object.create(null);
-    for (const [name, v] of Object.entries(value)) {
-      if (typeof v !== 'string' && typeof v !== 'number')
-        throw badRequest(`\`${path}.${name}\` must be a string or a number, got ${show(v)}.`, `${path}.${name}`);
-      out[name] = String(v);
-    }
-    return out;
-  },
-  openapi: () => ({ type: 'object', additionalProperties: { type: 'string' }, description: 'Values of the template\'s {{variables}}.' }),
-};
+/** Template variables: names to text (a number is taken as its text). */
+const variables = record(
+  map(either(string({ description: 'A value', max: MAX_BODY_CHARS, min: 0 }), integer({ description: 'A value', min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }), 'a string or a number'), String),
+  { description: "Values of the template's {{variables}}.", key: /^[^\x00-\x1f\x7f]{1,64}$/, keyHint: 'variable name' },
+);
 
 export const sendMessageBody = object(
   {
     from: phoneNumber('One of your provisioned numbers with SMS enabled.'),
     to: phoneNumber('The recipient, in E.164.'),
-    body: optional(string({ description: 'The text', max: MAX_BODY_CHARS })),
-    media_urls: optional(array(mediaUrl, { description: 'Attachments; any makes the message an MMS.', min: 0, max: MAX_MEDIA })),
+    body: optional(messageText),
+    media_urls: optional(mediaUrls),
     template: optional(
       object(
         {
@@ -76,9 +45,9 @@ export const sendMessageBody = object(
 
 export const listMessagesQuery = listQuery(
   {
-    direction: optional(oneOf(['outbound', 'inbound'], 'Only messages in this direction.')),
-    channel: optional(oneOf(['sms', 'mms'], 'Only messages of this channel.')),
-    status: optional(oneOf(['queued', 'sent', 'delivered', 'failed', 'received'], 'Only messages in this status.')),
+    direction: optional(oneOf(DIRECTIONS, 'Only messages in this direction.')),
+    channel: optional(oneOf(MESSAGE_CHANNELS, 'Only messages of this channel.')),
+    status: optional(oneOf(MESSAGE_STATUSES, 'Only messages in this status.')),
     conversation_id: optional(string({ description: 'Only messages of this conversation (conv_…)', max: 64 })),
   },
   'List messages, newest first.',
@@ -124,7 +93,7 @@ function textOf(body: Infer<typeof sendMessageBody>, templates: Templates): { te
 
 /** The handlers of /v1/messages (docs/messaging.md). */
 export function messageHandlers(deps: MessageRoutesDeps): Record<'send' | 'list', Handler> {
-  const { messages, numbers, templates, network, messageNetwork, cursors } = deps;
+  const { messages, numbers, templates, network, cursors } = deps;
   return {
     send(ctx) {
       const body = sendMessageBody.parse(ctx.body, '');
@@ -166,7 +135,7 @@ export function messageHandlers(deps: MessageRoutesDeps): Record<'send' | 'list'
       }
       const message = messages.send(
         { account: ctx.principal.account, from: body.from, to: body.to, body: text, mediaUrls, template },
-        messageNetwork.nextMessage(body.to),
+        network.nextMessage(body.to),
       );
       return { status: 201, body: messages.toJson(message) };
     },

@@ -1,25 +1,17 @@
+import { E164 } from '../../core/phone.js';
+import { boolean, nullable, object, oneOf, optional, phoneNumber, queryObject, string, type Infer } from '../../core/schema.js';
 import { NUMBER_KINDS, type InventoryEntry } from '../../sim/inventory.js';
 import type { Network } from '../../state/network.js';
-import { E164 } from '../../core/phone.js';
-import { ROUTING_TYPES, type NumberConfig, type NumberRecord, type NumberRouting, type NumberService } from '../../state/numbers.js';
+import type { NumberConfig, NumberRecord, NumberService } from '../../state/numbers.js';
+import { ROUTING_TYPES, type NumberRouting } from '../../state/resources.js';
 import { ApiError, badRequest, missing, notFound } from '../errors.js';
 import { listQuery, paginate, type Cursors, type ListBody } from '../pagination.js';
 import type { Handler, RequestContext } from '../router.js';
-import { boolean, object, oneOf, optional, phoneNumber, queryObject, string, type Infer, type Schema } from '../../core/schema.js';
 
 export interface NumberRoutesDeps {
   numbers: NumberService;
   network: Network;
   cursors: Cursors;
-}
-
-/** `null` is a value of its own here: it clears an aspect (see docs/numbers.md). */
-function nullable<T>(schema: Schema<T>): Schema<T | null> {
-  return {
-    hint: `${schema.hint}, or null`,
-    parse: (value, path) => (value === null ? null : schema.parse(value, path)),
-    openapi: () => ({ ...schema.openapi(), nullable: true }),
-  };
 }
 
 const kind = oneOf(NUMBER_KINDS, 'Number kind.');

@@ -1,13 +1,18 @@
-import type { TranscriptStreams } from '../transcript-stream.js';
 import { wavAudio } from '../../sim/wav.js';
+import type { CallService } from '../../state/calls.js';
 import type { RecordingRecord, RecordingService } from '../../state/recordings.js';
+import { RECORDING_STATUSES } from '../../state/resources.js';
+import type { TranscriptService } from '../../state/transcripts.js';
+import type { TranscriptStreams } from '../transcript-stream.js';
+import { oneOf, optional, queryObject, string } from '../../core/schema.js';
 import { ApiError, notFound } from '../errors.js';
 import { listQuery, paginate, type Cursors } from '../pagination.js';
 import type { Handler, RequestContext } from '../router.js';
-import { oneOf, optional, queryObject, string } from '../../core/schema.js';
 
 export interface MediaRoutesDeps {
+  calls: CallService;
   recordings: RecordingService;
+  transcripts: TranscriptService;
   transcriptStreams: TranscriptStreams;
   cursors: Cursors;
 }
@@ -16,7 +21,7 @@ export const listRecordingsQuery = listQuery(
   {
     agent: optional(string({ description: 'Only recordings of calls this agent had when they ended (the AI handler name for AI receptionist calls).', max: 64 })),
     call_id: optional(string({ description: 'Only the recording of this call.', max: 64 })),
-    status: optional(oneOf(['processing', 'ready'], 'Only recordings in this status.')),
+    status: optional(oneOf(RECORDING_STATUSES, 'Only recordings in this status.')),
   },
   'List call recordings, newest first.',
 );
@@ -29,7 +34,7 @@ export const listRecordingsQuery = listQuery(
  */
 export function findRecording(recordings: RecordingService, ctx: RequestContext): RecordingRecord {
   const id = ctx.params.id!;
-  const recording = recordings.recordings.get(ctx.principal.account, id);
+  const recording = recordings.store.get(ctx.principal.account, id);
   if (!recording) {
     const hint = id.startsWith('call_')
       ? ' That is a call id: use the call\'s recording_id (rec_…).'
@@ -47,7 +52,7 @@ export function findRecording(recordings: RecordingService, ctx: RequestContext)
  * { method: 'GET', path: '/v1/recordings/{id}/audio', resource: 'recordings', summary: '…', handle: recordings.audio }
  */
 export function recordingHandlers(deps: MediaRoutesDeps): Record<'list' | 'fetch' | 'audio', Handler> {
-  const { recordings, cursors } = deps;
+  const { recordings, transcripts, cursors } = deps;
   return {
     list(ctx) {
       const q = listRecordingsQuery.parse(queryObject(ctx.query), '');
@@ -58,12 +63,12 @@ export function recordingHandlers(deps: MediaRoutesDeps): Record<'list' | 'fetch
               (q.call_id === undefined || r.callId === q.call_id) &&
               (q.status === undefined || r.status === q.status)
           : undefined;
-      const body = paginate(cursors, 'recordings', recordings.recordings, ctx.principal.account, q, (r) => recordings.recordingJson(r), where);
+      const body = paginate(cursors, 'recordings', recordings.store, ctx.principal.account, q, (r) => recordings.toJson(r), where);
       return { status: 200, body };
     },
 
     fetch(ctx) {
-      return { status: 200, body: recordings.recordingJson(findRecording(recordings, ctx)) };
+      return { status: 200, body: recordings.toJson(findRecording(recordings, ctx)) };
     },
 
     audio(ctx) {
@@ -75,7 +80,7 @@ export function recordingHandlers(deps: MediaRoutesDeps): Record<'list' | 'fetch
           `Recording ${recording.id} is still processing; its audio can be downloaded once it is ready (the recording.ready event, 10 s after the call ends by default).`,
         );
       }
-      const transcript = recordings.transcripts.find(recording.transcriptId);
+      const transcript = transcripts.store.find(recording.transcriptId);
       const speakers: string[] = [];
       const voiced = (transcript?.segments ?? []).map((s) => {
         if (!speakers.includes(s.speaker)) speakers.push(s.speaker);

@@ -29,29 +29,29 @@ function lastEventId(header: string | null): number {
  * { method: 'GET', path: '/v1/transcripts/{id}', resource: 'transcripts', summary: '…', handle: transcriptHandlers(deps).fetch }
  */
 export function transcriptHandlers(deps: MediaRoutesDeps): Record<'fetch', Handler> {
-  const { recordings, transcriptStreams } = deps;
+  const { calls, recordings, transcripts, transcriptStreams } = deps;
 
   const find = (ctx: RequestContext): TranscriptRecord => {
     const id = ctx.params.id!;
     const account = ctx.principal.account;
     let transcriptId: string | null = id;
     if (id.startsWith('call_')) {
-      const call = recordings.callOf(account, id);
+      const call = calls.store.get(account, id);
       if (!call) throw notFound(`No call ${id} in this account.`);
       if (call.transcriptId === null) throw notFound(`Call ${id} has not been answered, so it has no transcript (a transcript exists from the answer on).`);
       transcriptId = call.transcriptId;
     } else if (id.startsWith('rec_')) {
-      transcriptId = recordings.recordings.get(account, id)?.transcriptId ?? null;
+      transcriptId = recordings.store.get(account, id)?.transcriptId ?? null;
       if (transcriptId === null) throw notFound(`No recording ${id} in this account.`);
     }
-    const transcript = recordings.transcripts.get(account, transcriptId);
+    const transcript = transcripts.store.get(account, transcriptId);
     if (!transcript) throw notFound(`No transcript ${id} in this account: pass a call's transcript_id (trn_…), or its call_ or rec_ id.`);
     return transcript;
   };
 
   return {
     fetch(ctx) {
-      if (!wantsEventStream(ctx.headers.get('accept'))) return { status: 200, body: recordings.transcriptJson(find(ctx)) };
+      if (!wantsEventStream(ctx.headers.get('accept'))) return { status: 200, body: transcripts.toJson(find(ctx)) };
       const after = lastEventId(ctx.headers.get('last-event-id'));
       const stream = transcriptStreams.stream(find(ctx), { signal: ctx.signal, after });
       return {

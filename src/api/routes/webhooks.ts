@@ -1,12 +1,12 @@
-import { EVENT_TYPES } from '../../state/event-types.js';
-import type { Webhooks } from '../../events/deliveries.js';
-import { badRequest, notFound } from '../errors.js';
+import { array, custom, invalid, object, oneOf, queryObject, show, type Schema } from '../../core/schema.js';
+import { EVENT_TYPES } from '../../state/resources.js';
+import type { Subscriptions } from '../../state/subscriptions.js';
+import { notFound } from '../errors.js';
 import { listQuery, paginate, type Cursors } from '../pagination.js';
 import type { Handler } from '../router.js';
-import { array, object, oneOf, queryObject, show, type Schema } from '../../core/schema.js';
 
 export interface WebhookRoutesDeps {
-  webhooks: Webhooks;
+  subscriptions: Subscriptions;
   cursors: Cursors;
   /** The sandbox's own origin: a subscription may not deliver to it. */
   sandboxOrigin: string;
@@ -20,17 +20,46 @@ function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
-/** The receiver URL of a subscription (rules in docs/webhooks.md). */
+/** The IPv4 address a hostname names, also inside an IPv4-mapped IPv6 address (`[::ffff:a9fe:a9fe]`). */
+function ipv4Of(hostname: string): number[] | null {
+  const dotted = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(hostname);
+  if (dotted) return dotted.slice(1).map(Number);
+  const mapped = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/.exec(hostname);
+  if (!mapped) return null;
+  const [hi, lo] = [parseInt(mapped[1]!, 16), parseInt(mapped[2]!, 16)];
+  return [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff];
+}
+
+/**
+ * Link-local and cloud-metadata addresses: a sandbox that runs in CI must never be the
+ * way a test (or a hostile input) reaches a machine's instance metadata. The URL parser has
+ * already turned other spellings (`http://2852039166/`, `0xa9.0xfe...`) into these forms.
+ */
+function isLinkLocalOrMetadata(hostname: string): boolean {
+  const v4 = ipv4Of(hostname);
+  if (v4) return v4[0] === 169 && v4[1] === 254;
+  const v6 = /^\[([0-9a-f:.]+)\]$/.exec(hostname)?.[1];
+  if (v6) return /^fe[89ab][0-9a-f]?:/.test(v6) || v6 === 'fd00:ec2::254';
+  return hostname === 'metadata.google.internal' || hostname === 'metadata.google.internal.';
+}
+
+/** The URL's origin with a trailing dot of its host dropped (`api.svc.test.` is `api.svc.test`). */
+function canonicalOrigin(url: URL): string {
+  return `${url.protocol}//${url.hostname.replace(/\.$/, '')}${url.port ? `:${url.port}` : ''}`;
+}
+
+/** The receiver URL of a subscription (rules in docs/webhooks.md, "Receiver URLs"). */
 function webhookUrl(sandboxOrigin: string): Schema<string> {
   const fail = (message: string): never => {
-    throw badRequest(`\`url\` ${message}`, 'url');
+    throw invalid(`\`url\` ${message}`, 'url');
   };
-  return {
+  return custom({
     hint: URL_HINT,
     parse(value) {
       if (typeof value !== 'string') return fail(`must be a string: ${URL_HINT} (got ${show(value)}).`);
       if (value.length > MAX_URL_LENGTH) fail(`must be at most ${MAX_URL_LENGTH} characters, got ${value.length}.`);
       if (/[\s\x00-\x1f\x7f]/.test(value)) fail('must not contain spaces, other whitespace or control characters (such as NUL).');
+      if (!value.isWellFormed()) fail('must be well-formed Unicode (it contains a lone surrogate).');
       let url: URL;
       try {
         url = new URL(value);
@@ -44,13 +73,16 @@ function webhookUrl(sandboxOrigin: string): Schema<string> {
       if (url.username || url.password) {
         fail('must not carry credentials (user:password@): webhook requests are authenticated by the X-Service-Signature header instead.');
       }
-      if (url.origin === sandboxOrigin) {
+      if (isLinkLocalOrMetadata(url.hostname)) {
+        fail(`points at a link-local or cloud-metadata address (${url.hostname}), which the sandbox never calls; give the address of your own receiver.`);
+      }
+      if (canonicalOrigin(url) === sandboxOrigin) {
         fail(`points at the sandbox itself (${sandboxOrigin}); give the address of your own receiver, e.g. http://127.0.0.1:<port>/webhooks.`);
       }
       return value;
     },
     openapi: () => ({ type: 'string', format: 'uri', maxLength: MAX_URL_LENGTH, description: `The receiver: ${URL_HINT}.` }),
-  };
+  });
 }
 
 export function createWebhookBody(sandboxOrigin: string) {
@@ -71,8 +103,7 @@ export const listWebhooksQuery = listQuery({}, 'List webhook subscriptions, newe
 
 /** GET, POST /v1/webhooks and DELETE /v1/webhooks/{id} (CONTRACT §5; docs/webhooks.md). */
 export function webhookHandlers(deps: WebhookRoutesDeps): Record<'list' | 'create' | 'remove', Handler> {
-  const { webhooks, cursors, sandboxOrigin } = deps;
-  const subscriptions = webhooks.subscriptions;
+  const { subscriptions, cursors, sandboxOrigin } = deps;
   const createBody = createWebhookBody(sandboxOrigin);
 
   return {
@@ -90,7 +121,7 @@ export function webhookHandlers(deps: WebhookRoutesDeps): Record<'list' | 'creat
     remove(ctx) {
       const record = subscriptions.store.get(ctx.principal.account, ctx.params.id!);
       if (!record) throw notFound(`No webhook subscription ${ctx.params.id} in this account: use an id from GET /v1/webhooks.`);
-      webhooks.unsubscribe(record);
+      subscriptions.remove(record);
       return { status: 204 };
     },
   };

@@ -1,0 +1,51 @@
+/**
+ * The layers of docs/architecture.md, enforced in `npm test` (npm run lint:layers).
+ * A folder may import its own files and the layers below it, never one above or beside it
+ * unless a rule below allows it.
+ */
+const layer = (name, allowed) => ({
+  name: `${name}-imports-only-${allowed.join('-') || 'itself'}`,
+  severity: 'error',
+  comment: `src/${name} may import only ${['itself', ...allowed.map((l) => `src/${l}`)].join(', ')} (docs/architecture.md).`,
+  from: { path: `^src/${name}/` },
+  to: { path: '^src/', pathNot: [`^src/${name}/`, ...allowed.map((l) => `^src/${l}/`)] },
+});
+
+module.exports = {
+  forbidden: [
+    layer('core', []),
+    layer('sim', ['core']),
+    layer('state', ['sim', 'core']),
+    layer('events', ['state', 'sim', 'core']),
+    layer('api', ['state', 'sim', 'core']),
+    layer('control', ['events', 'state', 'sim', 'core']),
+    layer('intercept', ['core']),
+    layer('server', ['control', 'api', 'core', 'sandbox\\.ts$']),
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      comment: 'A cycle makes the layers meaningless: break it by moving the shared piece down.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'only-the-root-composes',
+      severity: 'error',
+      comment: 'Only src/index.ts and the server import the composition root (src/sandbox.ts).',
+      from: { path: '^src/', pathNot: ['^src/index\\.ts$', '^src/server/'] },
+      to: { path: '^src/sandbox\\.ts$' },
+    },
+    {
+      name: 'tests-stay-out-of-src',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^(test|bench|scripts)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    exclude: { path: '\\.test\\.ts$' },
+  },
+};

@@ -1,0 +1,86 @@
+import { METHODS } from '../core/path-pattern.js';
+import { boolean, custom, integer, invalid, name, object, oneOf, optional, show, string, type Schema } from '../core/schema.js';
+import type { ActiveFault, FaultRule, Faults } from '../state/faults.js';
+import { act, check, type ControlContext } from './context.js';
+
+const times = custom<number>({
+  hint: 'a whole number of 1 or more, or Infinity',
+  parse(value, path) {
+    if (value === Infinity || value === 'Infinity' || (Number.isInteger(value) && (value as number) >= 1)) return Number(value);
+    throw invalid(`${name(path)} must be a whole number of 1 or more, or Infinity, got ${show(value)}.`, path);
+  },
+  openapi: () => ({ anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', const: 'Infinity' }], description: 'Matching requests it hits; "Infinity" until cleared.' }),
+});
+
+const status = custom<number>({
+  hint: '429 or an integer from 500 to 599',
+  parse(value, path) {
+    if (Number.isInteger(value) && (value === 429 || ((value as number) >= 500 && (value as number) <= 599))) return value as number;
+    throw invalid(`${name(path)} must be 429 or an integer from 500 to 599, got ${show(value)}. (A 4xx of the API itself comes from a real request: send one.)`, path);
+  },
+  openapi: () => ({ anyOf: [{ type: 'integer', const: 429 }, { type: 'integer', minimum: 500, maximum: 599 }], description: 'The status of the error answer.' }),
+});
+
+const ruleSchema: Schema<FaultRule> = object(
+  {
+    method: optional(oneOf(METHODS, 'Only requests with this method (upper case).')),
+    path: optional(string({ description: 'Only requests to this path, with {name} for a segment', pattern: /^\/[^?#\s]*$/, patternHint: 'a path that starts with / and holds no query, like "/v1/calls/{id}"', max: 500 })),
+    status: optional(status),
+    network: optional(boolean('A connection failure instead of an answer.')),
+    retryAfter: optional(integer({ description: 'Seconds for a Retry-After header', min: 0, max: 86_400 })),
+    times: optional(times),
+  },
+  {
+    description: 'A fault to inject (docs/scripting.md, "Faults").',
+    label: 'option',
+    check: (rule) => {
+      const { status, network = false, retryAfter } = rule;
+      if (network && (status !== undefined || retryAfter !== undefined)) {
+        throw invalid('a network fault has no status or retryAfter: give network: true alone, or a status.', 'network');
+      }
+      const finalStatus = network ? null : (status ?? 503);
+      if (retryAfter !== undefined) {
+        if (finalStatus !== 503 && finalStatus !== 429) throw invalid(`\`retryAfter\` goes with status 503 or 429, not ${finalStatus}.`, 'retryAfter');
+        if (finalStatus === 429 && retryAfter < 1) throw invalid('`retryAfter` of a 429 is at least 1 second, as the rate limiter sends it.', 'retryAfter');
+      }
+    },
+  },
+);
+
+/** `sandbox.faults`: injected faults (docs/scripting.md). */
+export interface FaultScripting {
+  /** Adds a rule; rules apply in the order they were injected. Throws SandboxError on a malformed rule. */
+  inject(rule?: FaultRule): void;
+  /** The rules with hits left, in order. */
+  list(): ActiveFault[];
+  /** Forgets every rule. */
+  clear(): void;
+}
+
+/**
+ * Builds `sandbox.faults`: the next matching requests fail as a broken server or network
+ * would, and change nothing.
+ *
+ * @example
+ * sandbox.faults.inject({ method: 'POST', path: '/v1/calls', status: 503, retryAfter: 1 }); // the next POST /v1/calls only
+ * sandbox.faults.inject({ path: '/v1/calls/{id}', network: true, times: 2 });               // fetch rejects twice
+ */
+export function faultScripting(ctx: ControlContext, faults: Faults): FaultScripting {
+  return {
+    inject: (rule = {}) =>
+      act(ctx, 'inject a fault', () => {
+        const r = check(ruleSchema, rule, 'faults.inject');
+        const network = r.network ?? false;
+        faults.add({
+          method: r.method ?? null,
+          path: r.path ?? null,
+          status: network ? null : (r.status ?? 503),
+          network,
+          retryAfter: r.retryAfter ?? null,
+          remaining: r.times ?? 1,
+        });
+      }),
+    list: () => faults.list(),
+    clear: () => act(ctx, 'clear faults', () => faults.reset()),
+  };
+}

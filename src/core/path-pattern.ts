@@ -1,0 +1,18 @@
+/**
+ * Paths with `{name}` placeholders (`/v1/calls/{id}`): the router's matching, shared with
+ * fault rules, which must match exactly the requests the router would route there.
+ */
+
+/** The segments of a path, a trailing slash ignored: `/v1/calls/` → `['v1', 'calls']`. */
+export function segmentsOf(path: string): string[] {
+  return path.replace(/\/$/, '').split('/').slice(1);
+}
+
+/** Whether `actual` fits `pattern`, where a `{name}` segment stands for any non-empty one. */
+export function fitsPattern(pattern: readonly string[], actual: readonly string[]): boolean {
+  return pattern.length === actual.length && pattern.every((want, i) => (want.startsWith('{') ? actual[i] !== '' : want === actual[i]));
+}
+
+/** The methods the API's routes use (HEAD and OPTIONS are answered for every route; see src/api/pipeline.ts). */
+export const METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
+export type Method = (typeof METHODS)[number];

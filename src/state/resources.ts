@@ -1,0 +1,319 @@
+import {
+  array,
+  boolean,
+  integer,
+  literal,
+  nullable,
+  number,
+  object,
+  oneOf,
+  phoneNumber,
+  record,
+  string,
+  timestamp,
+  type Infer,
+} from '../core/schema.js';
+import { ANSWERED_BY, DISPOSITIONS } from '../sim/carrier.js';
+import { NUMBER_KINDS } from '../sim/inventory.js';
+
+/**
+ * Every resource as the API shows it, written once. Each schema gives the public TypeScript
+ * type (`Call = Infer<typeof callSchema>`), the response schema of the OpenAPI document,
+ * and a check the tests run on every response they see (src/api/openapi.ts,
+ * test/api/openapi-conformance.test.ts). The fields beyond the spec are the sandbox's
+ * choices (CONTRACT §5; docs/ per resource).
+ */
+
+const id = (prefix: string, what: string) =>
+  string({ description: `${what} id: \`${prefix}_\` and 16 characters [0-9A-Za-z].`, pattern: new RegExp(`^${prefix}_[0-9A-Za-z]{16}$`), patternHint: `a ${prefix}_ id` });
+const at = (what: string) => timestamp(`${what} (ISO 8601 UTC).`);
+const atOrNull = (what: string) => nullable(at(what));
+/** Free text the sandbox stores as given (names, bodies). */
+const text = (description: string, max: number, multiline = false) => string({ description, max, min: 0, multiline });
+
+// Enumerations, shared with every schema and type that names them.
+export const CALL_STATUSES = ['ringing', 'answered', 'completed'] as const;
+export const DIRECTIONS = ['outbound', 'inbound'] as const;
+export const CAMPAIGN_STATUSES = ['running', 'completed'] as const;
+export const ROUTING_TYPES = ['ai_receptionist', 'agent', 'extension', 'forward'] as const;
+export const MESSAGE_CHANNELS = ['sms', 'mms'] as const;
+export const MESSAGE_STATUSES = ['queued', 'sent', 'delivered', 'failed', 'received'] as const;
+export const RECORDING_STATUSES = ['processing', 'ready'] as const;
+export const TRANSCRIPT_STATUSES = ['live', 'processing', 'ready'] as const;
+
+export type CallStatus = (typeof CALL_STATUSES)[number];
+export type CallDirection = (typeof DIRECTIONS)[number];
+export type RoutingType = (typeof ROUTING_TYPES)[number];
+export type MessageDirection = (typeof DIRECTIONS)[number];
+export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];
+/** Outbound: `queued` → `sent` → `delivered` or `failed`. Inbound: `received`. */
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+export type RecordingStatus = (typeof RECORDING_STATUSES)[number];
+/**
+ * `live` while the call is answered (segments so far), `processing` from the hang-up
+ * until `transcript.ready`, then `ready` with the summary (see docs/transcripts.md).
+ */
+export type TranscriptStatus = (typeof TRANSCRIPT_STATUSES)[number];
+
+/** The call resource (CONTRACT §5; docs/calls.md). */
+export const callSchema = object(
+  {
+    id: id('call', 'The call'),
+    status: oneOf(CALL_STATUSES, '`ringing` → `answered` → `completed`, or `ringing` → `completed`.'),
+    ai_handler: string({ description: 'The AI receptionist\'s name when `ai_receptionist` is true, else "none".', max: 64 }),
+    direction: oneOf(DIRECTIONS, 'Who placed the call.'),
+    from: phoneNumber('The calling number.'),
+    to: phoneNumber('The called number.'),
+    ai_receptionist: boolean('Whether the AI receptionist handles the call.'),
+    answered_by: nullable(oneOf(ANSWERED_BY, 'Who picked up; null until answered, and for a call never answered.')),
+    disposition: nullable(oneOf(DISPOSITIONS, 'How the call ended; null until completed.')),
+    duration: nullable(integer({ description: 'Whole seconds from answer to end; 0 for a call never answered; null while live.', min: 0, max: Number.MAX_SAFE_INTEGER })),
+    agent: nullable(text('The agent who has the call (the AI handler for AI receptionist calls).', 64)),
+    extension: nullable(string({ description: 'The extension that has the call.', pattern: /^\d{1,8}$/ })),
+    campaign_id: nullable(id('camp', 'The dialer campaign')),
+    recording_id: nullable(id('rec', 'The recording')),
+    recording_url: nullable(string({ description: 'The recording\'s audio (GET with the same key).', format: 'uri', max: 4096 })),
+    transcript_id: nullable(id('trn', 'The transcript (set at the answer)')),
+    created_at: at('When the call was placed'),
+    answered_at: atOrNull('When it was answered'),
+    ended_at: atOrNull('When it ended'),
+  },
+  { description: 'A voice call.' },
+);
+
+/** A dialer campaign (docs/calls.md). */
+export const campaignSchema = object(
+  {
+    id: id('camp', 'The campaign'),
+    object: literal('campaign', 'Tells a campaign from a call in POST /v1/calls answers.'),
+    status: oneOf(CAMPAIGN_STATUSES, '`completed` once its last call has completed.'),
+    from: phoneNumber('The originating number of every call.'),
+    to: array(phoneNumber('A number to dial.'), { description: 'The numbers, in dialling order.', min: 1 }),
+    ai_receptionist: boolean('Whether the AI receptionist handles every call.'),
+    ai_handler: string({ description: 'The AI receptionist\'s name, or "none".', max: 64 }),
+    call_ids: array(id('call', 'A dialled call'), { description: 'The calls dialled so far, in order.' }),
+    calls_dialed: integer({ description: 'Calls dialled so far.', min: 0, max: 1000 }),
+    calls_completed: integer({ description: 'Calls completed so far.', min: 0, max: 1000 }),
+    created_at: at('When the campaign started'),
+    completed_at: atOrNull('When its last call completed'),
+  },
+  { description: 'A dialer campaign: its calls are dialled one after another on the virtual clock.' },
+);
+
+const capabilities = object(
+  {
+    voice: boolean('Takes calls.'),
+    sms: boolean('Sends and receives SMS.'),
+    mms: boolean('Sends and receives MMS (US and CA numbers).'),
+  },
+  { description: 'What the number can carry.' },
+);
+
+const numberFields = {
+  number: phoneNumber('The number, E.164.'),
+  kind: oneOf(NUMBER_KINDS, 'The kind of number.'),
+  country: string({ description: 'ISO 3166 alpha-2 country code.', pattern: /^[A-Z]{2}$/ }),
+  area_code: string({ description: 'Area code (toll-free prefix for toll_free).', pattern: /^\d{1,5}$/ }),
+  capabilities,
+};
+
+/** Who takes a number's inbound calls (docs/numbers.md). */
+export const routingSchema = object(
+  {
+    type: oneOf(ROUTING_TYPES, 'Who takes inbound calls.'),
+    target: nullable(text('Agent name, extension digits or E.164 number, by type.', 64)),
+  },
+  { description: 'Who takes inbound calls: the AI receptionist, an agent, an extension, or a forward to another number.' },
+);
+
+/** A provisioned number (CONTRACT §5; docs/numbers.md). */
+export const phoneNumberSchema = object(
+  {
+    id: id('num', 'The number'),
+    ...numberFields,
+    routing: nullable(routingSchema),
+    caller_id: nullable(object({ name: string({ description: 'Caller ID name.', max: 15 }) }, { description: 'Caller ID, null until set.' })),
+    sms: object({ enabled: boolean('Whether the number sends and receives messages.') }, { description: 'SMS configuration.' }),
+    status: literal('provisioned', 'A number of the account.'),
+    created_at: at('When it was provisioned'),
+  },
+  { description: 'A number of the account.' },
+);
+
+/** A number of the pool nobody holds, as GET /v1/numbers shows it. */
+export const availableNumberSchema = object(
+  { ...numberFields, status: literal('available', 'Nobody holds it: POST /v1/numbers provisions it.') },
+  { description: 'A number available to provision.' },
+);
+
+const templateUse = object(
+  {
+    id: string({ description: 'The template id.', max: 64 }),
+    variables: record(text('A variable\'s value.', 1600), { description: 'Values of the template\'s variables.', key: /^[A-Za-z_][A-Za-z0-9_]*$/, keyHint: 'a variable name' }),
+  },
+  { description: 'The template the text came from.' },
+);
+
+/** A message (CONTRACT §5; docs/messaging.md). */
+export const messageSchema = object(
+  {
+    id: id('msg', 'The message'),
+    direction: oneOf(DIRECTIONS, 'Sent by the account (outbound) or received (inbound).'),
+    channel: oneOf(MESSAGE_CHANNELS, '`mms` when it carries media.'),
+    from: phoneNumber('The sender.'),
+    to: phoneNumber('The recipient.'),
+    body: nullable(text('The text (a template\'s rendered text); null for an MMS without text.', 1600, true)),
+    media: array(
+      object(
+        {
+          url: string({ description: 'An https URL of the attachment.', format: 'uri', max: 2048 }),
+          content_type: string({ description: 'Guessed from the URL\'s extension.', max: 100 }),
+        },
+        { description: 'One attachment.' },
+      ),
+      { description: 'Attachments of an MMS.', max: 10 },
+    ),
+    template: nullable(templateUse),
+    conversation_id: id('conv', 'The conversation (the pair of numbers)'),
+    status: oneOf(MESSAGE_STATUSES, 'Outbound: queued → sent → delivered or failed. Inbound: received.'),
+    segments: integer({ description: 'SMS segments as carriers count them; 1 for an MMS.', min: 1, max: 1600 }),
+    created_at: at('When it was accepted or received'),
+    sent_at: atOrNull('When the carrier took it'),
+    delivered_at: atOrNull('When the carrier reported delivery'),
+    failed_at: atOrNull('When the carrier reported failure'),
+  },
+  { description: 'An SMS or MMS.' },
+);
+
+const segmentSchema = object(
+  {
+    speaker: text('Who speaks.', 64),
+    text: text('What was said.', 2000, true),
+    start: number({ description: 'Seconds from the answer when the line starts.', min: 0 }),
+    end: number({ description: 'Seconds from the answer when the line ends.', min: 0 }),
+  },
+  { description: 'One speaker-labelled stretch of speech.' },
+);
+
+/** A transcript (CONTRACT §5; docs/transcripts.md). */
+export const transcriptSchema = object(
+  {
+    id: id('trn', 'The transcript'),
+    call_id: id('call', 'The call'),
+    recording_id: nullable(id('rec', 'The recording (set when the call ends)')),
+    status: oneOf(TRANSCRIPT_STATUSES, '`live` while the call is answered, `processing` after it, `ready` with the summary.'),
+    segments: array(segmentSchema, { description: 'What has been said, in order.' }),
+    text: text('The segments as lines of `speaker: text`.', 1_000_000, true),
+    summary: nullable(text('The AI summary, once ready.', 10_000, true)),
+    created_at: at('When the call was answered'),
+    ready_at: atOrNull('When transcript.ready was emitted'),
+  },
+  { description: 'The transcript of a call.' },
+);
+
+/** A recording (CONTRACT §5; docs/recordings.md). */
+export const recordingSchema = object(
+  {
+    id: id('rec', 'The recording'),
+    call_id: id('call', 'The call'),
+    agent: nullable(text('Who had the call when it ended.', 64)),
+    duration: integer({ description: 'Whole seconds, the call\'s duration.', min: 0, max: Number.MAX_SAFE_INTEGER }),
+    status: oneOf(RECORDING_STATUSES, '`ready` once recording.ready was emitted.'),
+    url: string({ description: 'The audio (WAV), served with the same key; 409 until ready.', format: 'uri', max: 4096 }),
+    transcript_id: id('trn', 'The transcript'),
+    transcript: nullable(transcriptSchema),
+    summary: nullable(text('The AI summary, with the transcript.', 10_000, true)),
+    created_at: at('When the call ended'),
+    ready_at: atOrNull('When recording.ready was emitted'),
+  },
+  { description: 'The recording of an answered call, with its transcript and AI summary once ready.' },
+);
+
+export const EVENT_TYPES = ['call.started', 'call.answered', 'call.completed', 'message.received', 'message.delivered', 'recording.ready', 'transcript.ready'] as const;
+/** The seven event types of the spec, named exactly as its event list names them. */
+export type EventType = (typeof EVENT_TYPES)[number];
+
+const subscriptionFields = {
+  id: id('wh', 'The subscription'),
+  url: string({ description: 'The receiver.', format: 'uri', max: 2048 }),
+  events: array(oneOf(EVENT_TYPES, 'An event type.'), { description: 'The events it receives.', min: 1, max: EVENT_TYPES.length }),
+};
+
+/** A webhook subscription as lists and reads show it (CONTRACT §5; docs/webhooks.md). */
+export const subscriptionSchema = object({ ...subscriptionFields, created_at: at('When it was created') }, { description: 'A webhook subscription.' });
+
+/** The create response: the only one that shows the signing secret. */
+export const createdSubscriptionSchema = object(
+  {
+    ...subscriptionFields,
+    secret: string({ description: 'The signing secret (`whsec_…`): shown only here.', pattern: /^whsec_[0-9A-Za-z]{32}$/ }),
+    created_at: at('When it was created'),
+  },
+  { description: 'A new webhook subscription, with its signing secret.' },
+);
+
+export type Call = Infer<typeof callSchema>;
+export type Campaign = Infer<typeof campaignSchema>;
+export type NumberRouting = Infer<typeof routingSchema>;
+export type PhoneNumber = Infer<typeof phoneNumberSchema>;
+export type AvailableNumber = Infer<typeof availableNumberSchema>;
+export type NumberCapabilities = Infer<typeof capabilities>;
+export type Message = Infer<typeof messageSchema>;
+export type MessageMedia = Message['media'][number];
+export type TranscriptSegment = Infer<typeof segmentSchema>;
+export type Transcript = Infer<typeof transcriptSchema>;
+export type Recording = Infer<typeof recordingSchema>;
+/** `secret` appears only in the create response. */
+export type WebhookSubscription = Infer<typeof subscriptionSchema> & { secret?: string };
+
+/** The resource each event carries as `data`. */
+export interface EventData {
+  'call.started': Call;
+  'call.answered': Call;
+  'call.completed': Call;
+  'message.received': Message;
+  'message.delivered': Message;
+  'recording.ready': Recording;
+  'transcript.ready': Transcript;
+}
+
+/** The schema of each event's `data`. */
+export const EVENT_DATA_SCHEMAS = {
+  'call.started': callSchema,
+  'call.answered': callSchema,
+  'call.completed': callSchema,
+  'message.received': messageSchema,
+  'message.delivered': messageSchema,
+  'recording.ready': recordingSchema,
+  'transcript.ready': transcriptSchema,
+} as const satisfies { [K in EventType]: unknown };
+
+/**
+ * One platform event, in the envelope of CONTRACT §6: a union discriminated by `type`, so
+ * `if (event.type === 'call.completed') event.data.disposition` type-checks. The same object
+ * is the webhook body (serialised once, signed over those exact bytes) and an entry of the
+ * event log.
+ */
+export type SandboxEvent<K extends EventType = EventType> = {
+  [T in K]: { id: string; type: T; created_at: string; data: EventData[T] };
+}[K];
+
+/** The event envelope's schema: one alternative per type. */
+export const eventSchema = {
+  hint: 'an event',
+  openapi: () => ({
+    oneOf: EVENT_TYPES.map((type) => ({
+      type: 'object',
+      additionalProperties: false,
+      required: ['id', 'type', 'created_at', 'data'],
+      properties: {
+        id: id('evt', 'The event').openapi(),
+        type: { type: 'string', const: type },
+        created_at: at('When it happened').openapi(),
+        data: EVENT_DATA_SCHEMAS[type].openapi(),
+      },
+    })),
+    discriminator: { propertyName: 'type' },
+    description: 'A platform event, as webhooks deliver it.',
+  }),
+};
