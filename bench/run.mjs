@@ -6,6 +6,7 @@ import { requestOverhead } from './request-overhead.mjs';
 import { memoryPerItem, scale } from './scale.mjs';
 import { idleAdvance, lifecycles } from './virtual-time.mjs';
 import { startup } from './startup.mjs';
+import { schemaKit } from './schema.mjs';
 
 const quick = process.argv.includes('--quick');
 const sections = [];
@@ -23,6 +24,7 @@ await section('Scale', async () => (await scale(quick ? [1_000, 10_000, 100_000]
 await section('Memory', () => memoryPerItem(quick ? 20_000 : 100_000));
 await section('Virtual time', async () => [...(await lifecycles(quick ? 2_000 : 10_000)), ...(await idleAdvance())]);
 await section('Start-up', () => startup(quick ? 100 : 300));
+await section('Schema kit', () => schemaKit({ quick }));
 
 const report = [
   '# Benchmark results',
