@@ -1,9 +1,9 @@
-// What replacing src/api/schema.ts with valibot 1 would take, for bench/schema.mjs: the same
+// What replacing src/core/schema.ts with valibot 1 would take, for bench/schema.mjs: the same
 // three request shapes as bench/schema-zod.mjs, with the code needed to keep our messages and
 // ApiError values. valibot is not a dependency of the project: bench/schema.mjs passes it in
 // from a scratch install, with the project's helpers.
 
-// ---- kit: the generic part, what would replace src/api/schema.ts ----
+// ---- kit: the generic part, what would replace src/core/schema.ts ----
 export function valibotKit({ v, toJsonSchema, badRequest, missing, nearest }) {
   const show = (value) =>
     value === null ? 'null'

@@ -1,10 +1,10 @@
-// What replacing src/api/schema.ts with zod 4 would take, for bench/schema.mjs: the same
+// What replacing src/core/schema.ts with zod 4 would take, for bench/schema.mjs: the same
 // three request shapes, and the code needed to keep our error messages (the field's name
 // and the fix, "is required" with a hint, did-you-mean for unknown fields, the first error
 // in the order our kit reports it) and our ApiError values. No imports here: bench/schema.mjs
 // passes zod and the project's helpers in, so every import path stays in one place.
 
-// ---- kit: the generic part, what would replace src/api/schema.ts ----
+// ---- kit: the generic part, what would replace src/core/schema.ts ----
 export function zodKit({ z, badRequest, missing, nearest }) {
   const show = (value) =>
     value === null ? 'null'

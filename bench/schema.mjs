@@ -1,4 +1,4 @@
-// Schema kit: our hand-written kit (src/api/schema.ts) against zod 4, and valibot 1 when it is
+// Schema kit: our hand-written kit (src/core/schema.ts) against zod 4, and valibot 1 when it is
 // installed outside the repo, doing the same work: the same three request shapes, the same
 // error messages and ApiError values (bench/schema-zod.mjs, bench/schema-valibot.mjs hold the
 // code that takes). Parse cost side by side in interleaved best-of rounds, module import time
@@ -14,14 +14,14 @@ import { ratioLine } from './measure.mjs';
 const rel = (p) => new URL(p, import.meta.url).href;
 const VALIBOT_DIR = pathToFileURL(process.env.VALIBOT_DIR ?? '/tmp/valibot-scratch/node_modules').href;
 const PATHS = {
-  kit: rel('../dist/api/schema.js'), // object, queryObject, …
-  errors: rel('../dist/api/errors.js'), // badRequest, missing
-  suggest: rel('../dist/api/suggest.js'), // nearest
-  phone: rel('../dist/sim/phone.js'), // E164
-  templates: rel('../dist/state/templates.js'), // MAX_BODY_CHARS
+  kit: rel('../dist/core/schema.js'), // object, queryObject, …
+  errors: rel('../dist/core/schema.js'), // invalid, missing (the kit's neutral refusals)
+  suggest: rel('../dist/core/suggest.js'), // nearest
+  phone: rel('../dist/core/phone.js'), // E164
+  templates: rel('../dist/state/message-content.js'), // MAX_BODY_CHARS
   calls: rel('../dist/api/routes/calls.js'), // placeCallBody, listCallsQuery
   messages: rel('../dist/api/routes/messages.js'), // sendMessageBody
-  kitSource: rel('../src/api/schema.ts'), // for the line count only
+  kitSource: rel('../src/core/schema.ts'), // for the line count only
   zod: import.meta.resolve('zod'),
   zodMini: import.meta.resolve('zod/mini'),
   zodPackage: rel('../node_modules/zod'),
@@ -90,7 +90,7 @@ async function contenders() {
   const [kit, errors, suggest, phone, templates, calls, messages] = await Promise.all(
     [PATHS.kit, PATHS.errors, PATHS.suggest, PATHS.phone, PATHS.templates, PATHS.calls, PATHS.messages].map((p) => import(p)),
   );
-  const helpers = { badRequest: errors.badRequest, missing: errors.missing, nearest: suggest.nearest };
+  const helpers = { badRequest: errors.invalid, missing: errors.missing, nearest: suggest.nearest };
   const constants = { E164: phone.E164, MAX_BODY_CHARS: templates.MAX_BODY_CHARS };
   const out = {
     kit: {
@@ -153,7 +153,7 @@ function perParse(n, parse, input) {
 // ---- Import time, in fresh child processes. ----
 const CHILD = {
   'empty module': `await import('data:text/javascript,export{}')`,
-  'kit (dist/api/schema.js)': `await import(${JSON.stringify(PATHS.kit)})`,
+  'kit (dist/core/schema.js)': `await import(${JSON.stringify(PATHS.kit)})`,
   'zod': `await import(${JSON.stringify(PATHS.zod)})`,
   'zod/mini': `await import(${JSON.stringify(PATHS.zodMini)})`,
   'valibot': `await import(${JSON.stringify(PATHS.valibot)})`,
@@ -165,12 +165,12 @@ const COLD = {
     const parse = { calls: (v) => calls.placeCallBody.parse(v, ''), messages: (v) => messages.sendMessageBody.parse(v, ''), query: (v) => calls.listCallsQuery.parse(v, '') };`,
   zod: `
     const [z, errors, suggest, phone, templates, adapter] = await Promise.all([${[PATHS.zod, PATHS.errors, PATHS.suggest, PATHS.phone, PATHS.templates, PATHS.zodAdapter].map((p) => `import(${JSON.stringify(p)})`).join(', ')}]);
-    const k = adapter.zodKit({ z, badRequest: errors.badRequest, missing: errors.missing, nearest: suggest.nearest });
+    const k = adapter.zodKit({ z, badRequest: errors.invalid, missing: errors.missing, nearest: suggest.nearest });
     const s = adapter.zodShapes(k, { E164: phone.E164, MAX_BODY_CHARS: templates.MAX_BODY_CHARS });
     const parse = { calls: k.parser(s.placeCallBody), messages: k.parser(s.sendMessageBody), query: k.parser(s.listCallsQuery) };`,
   valibot: `
     const [v, j, errors, suggest, phone, templates, adapter] = await Promise.all([${[PATHS.valibot, PATHS.valibotJsonSchema, PATHS.errors, PATHS.suggest, PATHS.phone, PATHS.templates, PATHS.valibotAdapter].map((p) => `import(${JSON.stringify(p)})`).join(', ')}]);
-    const k = adapter.valibotKit({ v, toJsonSchema: j.toJsonSchema, badRequest: errors.badRequest, missing: errors.missing, nearest: suggest.nearest });
+    const k = adapter.valibotKit({ v, toJsonSchema: j.toJsonSchema, badRequest: errors.invalid, missing: errors.missing, nearest: suggest.nearest });
     const s = adapter.valibotShapes(k, { E164: phone.E164, MAX_BODY_CHARS: templates.MAX_BODY_CHARS });
     const parse = { calls: k.parser(s.placeCallBody), messages: k.parser(s.sendMessageBody), query: k.parser(s.listCallsQuery) };`,
 };
@@ -266,7 +266,7 @@ export async function schemaKit({ quick = false } = {}) {
     for (const [label, script] of Object.entries(CHILD)) if (label !== 'valibot' || hasValibot) imports[label] = Math.min(imports[label], childMs(script));
     for (const name of names) cold[name] = Math.min(cold[name], childColdMs(COLD[name]));
   }
-  const kitImport = imports['kit (dist/api/schema.js)'];
+  const kitImport = imports['kit (dist/core/schema.js)'];
   lines.push(ratioLine('import: zod vs kit', imports.zod, kitImport, 'ms'));
   lines.push(ratioLine('import: zod/mini (not used by the adapter) vs kit', imports['zod/mini'], kitImport, 'ms'));
   if (hasValibot) lines.push(ratioLine('import: valibot vs kit', imports.valibot, kitImport, 'ms'));
