@@ -68,3 +68,26 @@ describe('splitUrl', () => {
     expect(splitUrl('https://api.svc.test:8443/api/v1/calls?limit=2#x', '/api')).toEqual({ path: '/v1/calls', query: 'limit=2' });
   });
 });
+
+describe('the 500 path', () => {
+  it('regression (issue 10.2): the internal-error path could itself throw into the caller; a failing recorder still gives the 500', async () => {
+    const pipeline = new Pipeline({
+      router: new Router([{ method: 'GET', path: '/v1/boom', resource: 'calls', summary: 'always throws', handle: () => { throw new Error('bug'); } }]),
+      accounts: new Accounts({ keys: new Map(), onlyConfiguredKeys: false, seed: 0 }, () => 0),
+      limiter: new RateLimiter(),
+      random: new SeededRandom(0),
+      now: () => 0,
+      origin: 'https://api.svc.test',
+      basePath: '',
+      faults: new Faults(),
+      steps: new Steps(() => undefined),
+      generation: () => 0,
+      onInternalError: () => {
+        throw new RangeError('Invalid time value');
+      },
+    });
+    const res = await pipeline.handle(new Request('https://api.svc.test/v1/boom', { headers: { authorization: 'Bearer SVC_TEST_a' } }));
+    expect(res.status).toBe(500);
+    expect((await res.json()).error.code).toBe('internal_error');
+  });
+});

@@ -46,10 +46,15 @@ interface Internals {
   };
 }
 
+/** Listening sandboxes, longest prefix first (an overlapping `https://x` and `https://x/tenant2` route by the longer). */
 const targets: Target[] = [];
-let active: { interceptors: Interceptor[] } | null = null;
+let active: { interceptors: Interceptor[]; restoreGlobals: () => void } | null = null;
+/** Base URLs (origin + base path) that were listened on and closed: see {@link refuseClosed}. */
+const closed = new Set<string>();
+const tombstoned = new WeakSet<object>();
 
 const listener: Listener = async ({ request, controller }) => {
+  if (request.method === 'CONNECT') return refuseConnect(request, controller);
   const found = findTarget(request.url);
   // Not ours: leave it alone, so it reaches the network (or another interceptor).
   if (!found) return;
@@ -67,6 +72,102 @@ function othersListen(): boolean {
     if (running && running.emitter.listenerCount('request') > 1) return true;
   }
   return false;
+}
+
+type Controller = Parameters<Listener>[0]['controller'];
+
+/**
+ * A `CONNECT` (a proxy tunnel) to a base URL cannot be answered in-process: a tunnel would
+ * carry TLS to the real host. It is refused with a clear error instead of reaching the
+ * network (issue 10 item 7). The interceptor rewrites a CONNECT's URL, so the tunnel's
+ * target is read from the raw request. CONNECTs to any other host are left alone.
+ */
+function refuseConnect(request: Request, controller: Controller): void {
+  const raw = getRawRequest(request) as ClientRequest | undefined;
+  const authority = String(raw?.path ?? request.url).replace(/^\/+/, '');
+  const sentTo = request.headers.get('host') ?? undefined;
+  const target = targets.find((t) => aimsAt(t.origin, authority) || aimsAt(t.origin, sentTo));
+  if (!target) return;
+  const host = new URL(target.origin).hostname;
+  controller.errorWith(
+    new SandboxError(
+      `svc-sandbox refused "CONNECT ${authority}": ${target.origin} is answered in-process and cannot be tunnelled. Send requests to it directly, without a proxy (add ${host} to NO_PROXY).`,
+      { code: 'conflict' },
+    ),
+  );
+}
+
+/** Whether `hostPort` (an authority such as `api.svc.test:443`) names `origin`'s host and port. */
+function aimsAt(origin: string, hostPort: string | undefined): boolean {
+  if (!hostPort || !URL.canParse(`http://${hostPort}`)) return false;
+  const want = new URL(origin);
+  const got = new URL(`http://${hostPort}`);
+  const port = want.port || (want.protocol === 'https:' ? '443' : '80');
+  return got.hostname === want.hostname && (!hostPort.includes(':') || (got.port || '80') === port);
+}
+
+/**
+ * Refuses a request to a base URL whose sandbox has closed, when nobody listens to it any
+ * more. It is put on an interceptor's emitter as that interceptor is released: a
+ * `node:http` request made in the same tick as `close()` reaches the interceptor only on
+ * the next tick, after its listener has gone, and would otherwise go to real DNS (issue 10
+ * item 7). Requests another party answers, or that a sandbox listens to again, are left alone.
+ */
+const refuseClosed: Listener = async ({ request, controller }) => {
+  if (controller.readyState !== 0 || findTarget(request.url)) return;
+  for (const prefix of closed) {
+    if (!under(request.url, prefix)) continue;
+    const error = new SandboxError(`svc-sandbox for ${prefix} was closed before ${request.method} ${request.url} was sent; nothing answers it (no request reached the network).`, { code: 'closed' });
+    controller.errorWith(Object.assign(error, { errno: 'ECONNREFUSED' }));
+    return;
+  }
+};
+
+function tombstone(interceptor: Interceptor): void {
+  const { emitter } = interceptor as unknown as Internals & { emitter: { on(event: 'request', fn: Listener): void } };
+  if (tombstoned.has(emitter)) return;
+  tombstoned.add(emitter);
+  emitter.on('request', refuseClosed);
+}
+
+/** Listeners on `interceptor`'s emitter that are not the tombstone. */
+function liveListeners(internals: Internals): number {
+  return internals.emitter.listenerCount('request') - (tombstoned.has(internals.emitter) ? 1 : 0);
+}
+
+/**
+ * The globals the interceptors patch, saved as they were before the first `apply()`.
+ * @mswjs/interceptors 0.41 redefines `Headers`, `Request` and `Response` as enumerable data
+ * properties and, on dispose, assigns the old values back without their descriptors, so
+ * leak checks (mocha's `--check-leaks`) flag them. While listening they keep the patch but
+ * regain their original enumerability; on release they get their exact descriptors back.
+ */
+const PATCHED_GLOBALS = ['Headers', 'Request', 'Response', 'fetch', 'XMLHttpRequest'] as const;
+
+function saveGlobals(): () => void {
+  const g = globalThis as unknown as Record<string, unknown>;
+  // The descriptor before the value: reading Node 20's lazy `Headers` accessor turns it into a value.
+  const saved = PATCHED_GLOBALS.map((name) => {
+    const descriptor = Object.getOwnPropertyDescriptor(globalThis, name);
+    return { name, descriptor, value: descriptor ? g[name] : undefined };
+  });
+  return () => {
+    for (const { name, descriptor, value } of saved) {
+      const now = Object.getOwnPropertyDescriptor(globalThis, name);
+      if (!descriptor || !now?.configurable) continue;
+      // Someone else patched it since, and still does: theirs to restore.
+      if ('value' in now ? now.value !== value : now.get !== descriptor.get) continue;
+      Object.defineProperty(globalThis, name, descriptor);
+    }
+  };
+}
+
+function hideLikeBefore(before: Map<string, PropertyDescriptor | undefined>): void {
+  for (const name of PATCHED_GLOBALS) {
+    const now = Object.getOwnPropertyDescriptor(globalThis, name);
+    const was = before.get(name);
+    if (now && was && now.configurable && now.enumerable !== was.enumerable) Object.defineProperty(globalThis, name, { enumerable: was.enumerable });
+  }
 }
 
 const makers: Array<() => Interceptor> = [
@@ -98,18 +199,23 @@ function applyOne(make: () => Interceptor, slot: number): Interceptor {
   return interceptor;
 }
 
-function release(interceptor: Interceptor): void {
+function release(interceptor: Interceptor, restoreGlobals: () => void): void {
   const internals = interceptor as unknown as Internals;
   if (internals.getInstance() !== interceptor) {
     // Joined someone else's instance (or never applied, as XHR without a DOM): drop our listener only.
     for (const undo of internals.subscriptions.splice(0)) undo();
+    const running = internals.getInstance() as Interceptor | undefined;
+    if (running) tombstone(running);
     return;
   }
   interceptor.off('request', listener);
-  if (internals.emitter.listenerCount('request') === 0) {
+  if (liveListeners(internals) === 0) {
     interceptor.dispose();
+    tombstone(interceptor);
+    restoreGlobals();
     return;
   }
+  tombstone(interceptor);
   // Someone joined our instance and still listens: keep its patches alive for them, and
   // restore the globals when its last listener leaves (its own dispose cannot: it clears
   // the instance's global symbol but runs only its own subscriptions).
@@ -117,9 +223,10 @@ function release(interceptor: Interceptor): void {
   const removeListener = emitter.removeListener.bind(emitter);
   emitter.removeListener = (event, fn) => {
     const result = removeListener(event, fn);
-    if (emitter.listenerCount('request') === 0) {
+    if (liveListeners(internals) === 0) {
       if (internals.getInstance() === interceptor) internals.clearInstance();
       for (const undo of internals.subscriptions.splice(0)) undo();
+      restoreGlobals();
     }
     return result;
   };
@@ -131,13 +238,15 @@ function release(interceptor: Interceptor): void {
  * on this path, which every intercepted request of the process takes.
  */
 function findTarget(url: string): Target | undefined {
-  for (const target of targets) {
-    const prefix = target.origin + target.basePath;
-    if (!url.startsWith(prefix)) continue;
-    const next = url.charAt(prefix.length);
-    if (next === '' || next === '/' || next === '?' || next === '#') return target;
-  }
+  for (const target of targets) if (under(url, target.origin + target.basePath)) return target;
   return undefined;
+}
+
+/** Whether `url` is `prefix` or below it (`https://x/base` covers `https://x/base/v1` but not `https://x/basement`). */
+function under(url: string, prefix: string): boolean {
+  if (!url.startsWith(prefix)) return false;
+  const next = url.charAt(prefix.length);
+  return next === '' || next === '/' || next === '?' || next === '#';
 }
 
 /**
@@ -163,15 +272,24 @@ export function intercept(origin: string, basePath: string, handle: RequestHandl
   }
   const target: Target = { origin, basePath, handle };
   targets.push(target);
-  active ??= { interceptors: applyAll() };
+  targets.sort((a, b) => (b.origin + b.basePath).length - (a.origin + a.basePath).length);
+  closed.delete(origin + basePath);
+  if (!active) {
+    const before = new Map(PATCHED_GLOBALS.map((name) => [name, Object.getOwnPropertyDescriptor(globalThis, name)]));
+    const restoreGlobals = saveGlobals();
+    active = { interceptors: applyAll(), restoreGlobals };
+    hideLikeBefore(before);
+  }
   let stopped = false;
   return () => {
     if (stopped) return;
     stopped = true;
     targets.splice(targets.indexOf(target), 1);
+    closed.add(origin + basePath);
     if (targets.length === 0 && active) {
-      for (const interceptor of active.interceptors) release(interceptor);
+      const { interceptors, restoreGlobals } = active;
       active = null;
+      for (const interceptor of interceptors) release(interceptor, restoreGlobals);
     }
   };
 }
