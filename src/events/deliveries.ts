@@ -168,7 +168,7 @@ export class Deliveries implements Service {
     const before = delivery.attempts.length;
     await this.begin(delivery);
     const first = delivery.attempts[before];
-    if (!first) throw new SandboxError(`Replay of ${id} was abandoned: the sandbox was reset or closed while it was in flight.`);
+    if (!first) throw new SandboxError(`Replay of ${id} was abandoned: the sandbox was reset or closed while it was in flight.`, { code: 'interrupted' });
     return { ...first };
   }
 
