@@ -2,6 +2,7 @@ import https from 'node:https';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { client, KEY, OTHER_KEY, startSandbox, TO } from '../helpers.js';
+import { readWav } from './wav.js';
 
 let sandbox: Sandbox;
 let api: ReturnType<typeof client>;
@@ -21,61 +22,36 @@ async function recordedCall(talk: string): Promise<{ url: string; duration: numb
   return { url: call.recording_url!, duration: call.duration!, recordingId: call.recording_id! };
 }
 
-/** Reads the fields of a canonical 44-byte WAV header. */
-function parseWav(bytes: Uint8Array) {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const ascii = (at: number) => String.fromCharCode(...bytes.subarray(at, at + 4));
-  return {
-    riff: ascii(0),
-    riffSize: view.getUint32(4, true),
-    wave: ascii(8),
-    fmt: ascii(12),
-    fmtSize: view.getUint32(16, true),
-    format: view.getUint16(20, true),
-    channels: view.getUint16(22, true),
-    sampleRate: view.getUint32(24, true),
-    byteRate: view.getUint32(28, true),
-    blockAlign: view.getUint16(32, true),
-    bitsPerSample: view.getUint16(34, true),
-    data: ascii(36),
-    dataSize: view.getUint32(40, true),
-    sample: (second: number) => view.getInt16(44 + Math.round(second * 8000) * 2, true),
-  };
-}
-
 describe('GET /v1/recordings/{id}/audio (the recording’s url)', () => {
   it('serves an 8 kHz 16-bit mono WAV whose length matches the recording’s duration', async () => {
-    const { url, duration } = await recordedCall('7s');
+    const { url, duration, recordingId } = await recordedCall('7s');
     expect(duration).toBe(7);
     const res = await fetch(url, { headers: { authorization: `Bearer ${KEY}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('audio/wav');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="${recordingId}.wav"`);
     expect(res.headers.get('x-request-id')).toMatch(/^req_/);
     const bytes = new Uint8Array(await res.arrayBuffer());
     expect(Number(res.headers.get('content-length'))).toBe(bytes.byteLength);
-    const wav = parseWav(bytes);
+    const wav = readWav(bytes);
     expect(wav).toMatchObject({
-      riff: 'RIFF',
-      riffSize: bytes.byteLength - 8,
-      wave: 'WAVE',
-      fmt: 'fmt ',
-      fmtSize: 16,
-      format: 1,
-      channels: 1,
-      sampleRate: 8000,
-      byteRate: 16000,
-      blockAlign: 2,
-      bitsPerSample: 16,
-      data: 'data',
-      dataSize: 7 * 8000 * 2,
+      container: 'RIFF',
+      chunkSize: bytes.byteLength - 8,
+      format: 'WAVE',
+      fmt: { chunkId: 'fmt ', chunkSize: 16, audioFormat: 1, numChannels: 1, sampleRate: 8000, byteRate: 16000, blockAlign: 2, bitsPerSample: 16 },
+      data: { chunkId: 'data', chunkSize: 7 * 8000 * 2 },
     });
-    expect(bytes.byteLength).toBe(44 + wav.dataSize);
-    expect(wav.dataSize / wav.byteRate).toBe(duration);
-    // A quiet tone while the line is spoken (1–2 s), silence elsewhere.
-    const loudest = Math.max(...Array.from({ length: 80 }, (_, i) => Math.abs(wav.sample(1.5 + i / 8000))));
-    expect(loudest).toBeGreaterThan(100);
-    expect(loudest).toBeLessThan(2000);
-    expect([0.5, 3, 6.9].map((s) => wav.sample(s))).toEqual([0, 0, 0]);
+    // A canonical 44-byte header: RIFF (12) + fmt (8 + 16) + data (8), nothing else.
+    expect(bytes.byteLength).toBe(44 + wav.data.chunkSize);
+    expect(wav.samples).toHaveLength(duration * 8000);
+    expect(wav.data.chunkSize / wav.fmt.byteRate).toBe(duration);
+    // A quiet tone (about -32 dBFS) while the line is spoken (1–2 s), silence everywhere else.
+    const spoken = wav.samples.subarray(1 * 8000, 2 * 8000);
+    const peak = Math.max(...Array.from(spoken, Math.abs));
+    expect(20 * Math.log10(peak / 32768)).toBeCloseTo(-32, 0);
+    expect(spoken.filter((s) => s !== 0).length).toBeGreaterThan(0.9 * spoken.length);
+    const rest = [...wav.samples.subarray(0, 1 * 8000), ...wav.samples.subarray(2 * 8000)];
+    expect(rest.filter((s) => s !== 0)).toEqual([]);
   });
 
   it('is the same file through node:https', async () => {
