@@ -76,6 +76,10 @@ describe('GET /v1/transcripts/{id} with Accept: text/event-stream, while the cal
     expect(end.id).toBeUndefined();
     expect(end.data).toMatchObject({ id: transcriptId, call_id: callId, status: 'processing', recording_id: sandbox.calls.get(callId)!.recording_id });
     expect(end.data.segments).toHaveLength(3);
+    // Nothing else on the wire: no retry interval, no field a client would not know.
+    expect(parser.comments).toEqual([`transcript ${transcriptId}`]);
+    expect(parser.retries).toEqual([]);
+    expect(parser.errors).toEqual([]);
     expect(sandbox.transcripts.openStreams()).toBe(0);
     expect(sandbox.internalErrors()).toEqual([]);
   });
@@ -95,6 +99,7 @@ describe('GET /v1/transcripts/{id} with Accept: text/event-stream, while the cal
     await sandbox.advance('10s');
     const events = await parser.waitForEnd();
     expect(events.map((e) => e.event)).toEqual(['segment', 'segment', 'segment', 'end']);
+    expect([parser.comments, parser.retries, parser.errors]).toEqual([[`transcript ${transcriptId}`], [], []]);
     expect(sandbox.transcripts.openStreams()).toBe(0);
   });
 
