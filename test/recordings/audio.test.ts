@@ -1,19 +1,10 @@
 import https from 'node:https';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/index.js';
-import { client, KEY, OTHER_KEY, startSandbox, TO } from '../helpers.js';
+import { describe, expect, it, type SandboxContext } from '../fixture.js';
+import { KEY, OTHER_KEY, TO } from '../helpers.js';
 import { readWav } from './wav.js';
 
-let sandbox: Sandbox;
-let api: ReturnType<typeof client>;
-beforeEach(() => {
-  sandbox = startSandbox();
-  api = client(sandbox);
-});
-afterEach(() => sandbox.close());
-
 /** A call that talks `talk`, with a one-line script spoken from 1 s to 2 s; returns its ready recording's audio URL. */
-async function recordedCall(talk: string): Promise<{ url: string; duration: number; recordingId: string }> {
+async function recordedCall({ sandbox, api }: SandboxContext, talk: string): Promise<{ url: string; duration: number; recordingId: string }> {
   sandbox.network.setBehavior(TO, { talk });
   const { body } = await api.placeCall();
   sandbox.transcripts.setScript(body.id, [{ speaker: 'agent', text: 'Hello.', start: 1, end: 2 }]);
@@ -23,8 +14,8 @@ async function recordedCall(talk: string): Promise<{ url: string; duration: numb
 }
 
 describe('GET /v1/recordings/{id}/audio (the recording’s url)', () => {
-  it('serves an 8 kHz 16-bit mono WAV whose length matches the recording’s duration', async () => {
-    const { url, duration, recordingId } = await recordedCall('7s');
+  it('serves an 8 kHz 16-bit mono WAV whose length matches the recording’s duration', async ({ sandbox, api }) => {
+    const { url, duration, recordingId } = await recordedCall({ sandbox, api }, '7s');
     expect(duration).toBe(7);
     const res = await fetch(url, { headers: { authorization: `Bearer ${KEY}` } });
     expect(res.status).toBe(200);
@@ -54,8 +45,8 @@ describe('GET /v1/recordings/{id}/audio (the recording’s url)', () => {
     expect(rest.filter((s) => s !== 0)).toEqual([]);
   });
 
-  it('is the same file through node:https', async () => {
-    const { url } = await recordedCall('3s');
+  it('is the same file through node:https', async ({ sandbox, api }) => {
+    const { url } = await recordedCall({ sandbox, api }, '3s');
     const viaFetch = new Uint8Array(await (await fetch(url, { headers: { authorization: `Bearer ${KEY}` } })).arrayBuffer());
     const viaHttps = await new Promise<Buffer>((resolve, reject) => {
       https
@@ -71,15 +62,15 @@ describe('GET /v1/recordings/{id}/audio (the recording’s url)', () => {
     expect(new Uint8Array(viaHttps)).toEqual(viaFetch);
   });
 
-  it('a long call streams its file without trouble (two hours: 115 MB)', async () => {
-    const { url, duration } = await recordedCall('2h');
+  it('a long call streams its file without trouble (two hours: 115 MB)', async ({ sandbox, api }) => {
+    const { url, duration } = await recordedCall({ sandbox, api }, '2h');
     const res = await fetch(url, { headers: { authorization: `Bearer ${KEY}` } });
     let total = 0;
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) total += chunk.byteLength;
     expect(total).toBe(44 + duration * 16000);
   });
 
-  it('is 409 recording_not_ready while the recording is processing', async () => {
+  it('is 409 recording_not_ready while the recording is processing', async ({ sandbox, api }) => {
     const { body } = await api.placeCall();
     await sandbox.advance('65s');
     const call = sandbox.calls.get(body.id)!;
@@ -91,8 +82,8 @@ describe('GET /v1/recordings/{id}/audio (the recording’s url)', () => {
     expect((await fetch(call.recording_url!, { headers: { authorization: `Bearer ${KEY}` } })).status).toBe(200);
   });
 
-  it('needs the same key auth as the API: 401 without a key, 404 for another account', async () => {
-    const { url } = await recordedCall('3s');
+  it('needs the same key auth as the API: 401 without a key, 404 for another account', async ({ sandbox, api }) => {
+    const { url } = await recordedCall({ sandbox, api }, '3s');
     const anonymous = await fetch(url);
     expect(anonymous.status).toBe(401);
     expect((await anonymous.json()).error.code).toBe('invalid_api_key');
