@@ -1,12 +1,15 @@
-import { test as baseTest } from 'vitest';
+import { expect, test as baseTest } from 'vitest';
 import type { Sandbox, SandboxOptions } from '../src/index.js';
 import { client, startSandbox } from './helpers.js';
 
 /**
  * The behaviour tests' set-up as vitest fixtures: each test that names `sandbox` (or `api`)
- * gets its own listening sandbox (seed 1), closed when the test ends.
+ * gets its own listening sandbox (seed 1), closed when the test ends; the test fails if the
+ * sandbox recorded an internal error.
  *
- * A file (or a `describe`) changes the sandbox's options with `test.override`:
+ * A file (or a `describe`) changes the sandbox's options with `override` on the test API it
+ * uses (after `const it = test.extend(...)`, `it.override(...)`). At a file's top level the
+ * override holds for that file only: vitest isolates test files.
  *
  * @example
  * import { expect, test } from '../fixture.js';
@@ -36,6 +39,8 @@ export const test = baseTest.extend<SandboxFixtures>({
     const sandbox = startSandbox(sandboxOptions);
     try {
       await use(sandbox);
+      // An exception inside the sandbox becomes a 500 and is recorded: no test may leave one behind.
+      expect(sandbox.internalErrors(), 'unexpected exceptions inside the sandbox').toEqual([]);
     } finally {
       sandbox.close();
     }
