@@ -5,7 +5,7 @@ export const OTHER_KEY = 'SVC_TEST_bob';
 export const FROM = '+14155550100';
 export const TO = '+14155550123';
 
-/** A listening sandbox; close it in afterEach. */
+/** A listening sandbox (seed 1). A test gets one from the `sandbox` fixture of fixture.ts; one made here, the caller closes. */
 export function startSandbox(options: SandboxOptions = {}): Sandbox {
   return createSandbox({ seed: 1, ...options }).listen();
 }

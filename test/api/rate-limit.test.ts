@@ -1,18 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/index.js';
-import { client, KEY, startSandbox } from '../helpers.js';
+import { describe, expect, it, test } from '../fixture.js';
+import { client } from '../helpers.js';
 
-let sandbox: Sandbox;
-beforeEach(() => {
-  sandbox = startSandbox({ keys: { SVC_TEST_big: { plan: 'enterprise' } } });
-});
-afterEach(() => sandbox.close());
+test.override({ sandboxOptions: { keys: { SVC_TEST_big: { plan: 'enterprise' } } } });
 
 const START_S = Date.parse('2026-01-01T00:00:00Z') / 1000;
 
 describe('rate limits', () => {
-  it('100 requests pass in one window and the 101st is 429 with Retry-After', async () => {
-    const api = client(sandbox);
+  it('100 requests pass in one window and the 101st is 429 with Retry-After', async ({ sandbox, api }) => {
     for (let i = 1; i <= 100; i++) {
       const res = await api.get('/v1/calls');
       expect(res.status).toBe(200);
@@ -29,8 +23,7 @@ describe('rate limits', () => {
     expect(sandbox.events.list()).toEqual([]);
   });
 
-  it('the next window of the virtual clock starts afresh', async () => {
-    const api = client(sandbox);
+  it('the next window of the virtual clock starts afresh', async ({ sandbox, api }) => {
     for (let i = 0; i < 101; i++) await api.get('/v1/calls');
     await sandbox.advance('1s');
     const res = await api.get('/v1/calls');
@@ -39,21 +32,21 @@ describe('rate limits', () => {
     expect(res.headers.get('x-ratelimit-reset')).toBe(String(START_S + 2));
   });
 
-  it('limits each key separately', async () => {
-    for (let i = 0; i < 101; i++) await client(sandbox).get('/v1/calls');
+  it('limits each key separately', async ({ sandbox, api }) => {
+    for (let i = 0; i < 100; i++) await api.get('/v1/calls');
+    expect((await api.get('/v1/calls')).status).toBe(429);
     expect((await client(sandbox, 'SVC_TEST_other').get('/v1/calls')).status).toBe(200);
   });
 
-  it('an enterprise key has no cap', async () => {
-    const api = client(sandbox, 'SVC_TEST_big');
+  it('an enterprise key has no cap', async ({ sandbox }) => {
+    const big = client(sandbox, 'SVC_TEST_big');
     let last;
-    for (let i = 0; i < 250; i++) last = await api.get('/v1/calls');
+    for (let i = 0; i < 250; i++) last = await big.get('/v1/calls');
     expect(last!.status).toBe(200);
     expect(Number(last!.headers.get('x-ratelimit-limit'))).toBeGreaterThan(100);
   });
 
-  it('every response carries the headers, errors included', async () => {
-    const api = client(sandbox, KEY);
+  it('every response carries the headers, errors included', async ({ api }) => {
     for (const res of [await api.get('/v1/nothing'), await api.get('/v1/calls/call_x'), await api.post('/v1/calls', {})]) {
       expect(res.status).toBeGreaterThanOrEqual(400);
       for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id']) expect(res.headers.get(h)).not.toBeNull();

@@ -1,47 +1,39 @@
 import { createServer, type Server } from 'node:http';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/index.js';
-import { client, startSandbox } from '../helpers.js';
-
-let sandbox: Sandbox;
-let api: ReturnType<typeof client>;
-beforeEach(() => {
-  sandbox = startSandbox();
-  api = client(sandbox);
-});
-afterEach(() => sandbox.close());
+import { afterEach, beforeEach } from 'vitest';
+import { describe, expect, it, test } from '../fixture.js';
+import { client } from '../helpers.js';
 
 describe('routing and versioning', () => {
-  it.each([
+  it.for<[string, RegExp]>([
     ['/v2/calls', /current version is v1 \(\/v1\/calls\)/],
     ['/v1/call', /No endpoint GET \/v1\/call/],
     ['/calls', /under \/v1\//],
     ['/', /under \/v1\//],
     ['/v1/calls/call_x/transfer/extra', /No endpoint/],
-  ])('GET %s is 404 JSON', async (path, message) => {
+  ])('GET %s is 404 JSON', async ([path, message], { api }) => {
     const res = await api.get(path);
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('not_found');
     expect(res.body.error.message).toMatch(message);
   });
 
-  it.each([
+  it.for([
     ['DELETE', '/v1/calls', 'GET, POST'],
     ['PUT', '/v1/calls/call_x', 'GET'],
     ['GET', '/v1/calls/call_x/transfer', 'POST'],
     ['PATCH', '/v1/numbers/num_x', 'PUT, DELETE'],
-  ])('%s %s is 405 with Allow: %s', async (method, path, allow) => {
-    const res = await api.send(method, path);
+  ])('%s %s is 405 with Allow: %s', async ([method, path, allow], { api }) => {
+    const res = await api.send(method!, path!);
     expect(res.status).toBe(405);
     expect(res.body.error.code).toBe('method_not_allowed');
     expect(res.headers.get('allow')).toBe(allow);
   });
 
-  it('accepts a trailing slash', async () => {
+  it('accepts a trailing slash', async ({ api }) => {
     expect((await api.get('/v1/calls/')).status).toBe(200);
   });
 
-  it('every one of the 16 endpoints answers through auth and rate limits', async () => {
+  it('every one of the 16 endpoints answers through auth and rate limits', async ({ sandbox }) => {
     const endpoints = [
       ['GET', '/v1/calls'], ['POST', '/v1/calls'], ['GET', '/v1/calls/x'], ['POST', '/v1/calls/x/transfer'],
       ['GET', '/v1/numbers'], ['POST', '/v1/numbers'], ['PUT', '/v1/numbers/x'], ['DELETE', '/v1/numbers/x'],
@@ -68,19 +60,19 @@ describe('interception is limited to the base URL', () => {
   });
   afterEach(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  it('lets requests to other origins through untouched', async () => {
+  it('lets requests to other origins through untouched', async ({ api }) => {
     const res = await fetch(url);
     expect(await res.text()).toBe('real network');
+    expect((await api.get('/v1/calls')).status).toBe(200); // while the sandbox intercepts its own
   });
 
-  it('serves a base URL with a path prefix, and only under it', async () => {
-    const prefixed = startSandbox({ baseUrl: 'https://gateway.example.test/comms' });
-    try {
-      const ok = await client(prefixed).get('/v1/calls');
+  describe('with a base URL that has a path prefix', () => {
+    test.override({ sandboxOptions: { baseUrl: 'https://gateway.example.test/comms' } });
+
+    it('serves the API under it', async ({ sandbox, api }) => {
+      const ok = await api.get('/v1/calls');
       expect(ok.status).toBe(200);
-      expect(prefixed.baseUrl).toBe('https://gateway.example.test/comms');
-    } finally {
-      prefixed.close();
-    }
+      expect(sandbox.baseUrl).toBe('https://gateway.example.test/comms');
+    });
   });
 });

@@ -1,22 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox, SandboxEvent } from '../../src/index.js';
-import { client, FROM, KEY, startSandbox, TO } from '../helpers.js';
-
-let sandbox: Sandbox;
-let api: ReturnType<typeof client>;
-beforeEach(() => {
-  sandbox = startSandbox();
-  api = client(sandbox);
-});
-afterEach(() => sandbox.close());
+import { describe, expect, it } from '../fixture.js';
+import { client, KEY } from '../helpers.js';
 
 const START = Date.parse('2026-01-01T00:00:00Z');
 const at = (event: SandboxEvent) => (Date.parse(event.created_at) - START) / 1000;
-// Every event of these tests is a call event: list({ type }) would narrow one type, a union of three needs the cast.
-const timeline = () => sandbox.events.list<'call.started' | 'call.answered' | 'call.completed'>().map((e) => [at(e), e.type, e.data.status, e.data.disposition]);
+// Every event of these tests is a call event: list({ type }) narrows one type; a union of three needs the type argument.
+const timeline = (sandbox: Sandbox) => sandbox.events.list<'call.started' | 'call.answered' | 'call.completed'>().map((e) => [at(e), e.type, e.data.status, e.data.disposition]);
 
 describe('call lifecycle on the virtual clock', () => {
-  it('default: rings 5 s, answered by a human, talks 60 s, completes answered', async () => {
+  it('default: rings 5 s, answered by a human, talks 60 s, completes answered', async ({ sandbox, api }) => {
     const { body: call } = await api.placeCall();
     await sandbox.advance('4999ms');
     expect((await api.get(`/v1/calls/${call.id}`)).body.status).toBe('ringing');
@@ -34,18 +26,18 @@ describe('call lifecycle on the virtual clock', () => {
       recording_url: `${sandbox.baseUrl}/v1/recordings/${done.recording_id}/audio`,
     });
     expect(done.recording_id).toMatch(/^rec_[0-9A-Za-z]{16}$/);
-    expect(timeline()).toEqual([
+    expect(timeline(sandbox)).toEqual([
       [0, 'call.started', 'ringing', null],
       [5, 'call.answered', 'answered', null],
       [65, 'call.completed', 'completed', 'answered'],
     ]);
   });
 
-  it.each([
+  it.for<[string, string, number]>([
     ['+15005550002', 'busy', 1],
     ['+15005550003', 'no_answer', 30],
     ['+15005550004', 'failed', 1],
-  ])('magic number %s completes %s after %i s with no answer, recording or duration', async (to, disposition, seconds) => {
+  ])('magic number %s completes %s after %i s with no answer, recording or duration', async ([to, disposition, seconds], { sandbox, api }) => {
     const { body: call } = await api.placeCall({ to });
     await sandbox.advance(seconds * 1000 - 1);
     expect(sandbox.calls.get(call.id)?.status).toBe('ringing');
@@ -60,19 +52,19 @@ describe('call lifecycle on the virtual clock', () => {
       recording_url: null,
       transcript_id: null,
     });
-    expect(timeline()).toEqual([
+    expect(timeline(sandbox)).toEqual([
       [0, 'call.started', 'ringing', null],
       [seconds, 'call.completed', 'completed', disposition],
     ]);
   });
 
-  it('the AI receptionist answers when asked, and is the agent', async () => {
+  it('the AI receptionist answers when asked, and is the agent', async ({ sandbox, api }) => {
     const { body: call } = await api.placeCall({ ai_receptionist: true });
     await sandbox.advance('5s');
     expect(sandbox.calls.get(call.id)).toMatchObject({ status: 'answered', answered_by: 'ai_receptionist', agent: 'ava', ai_handler: 'ava' });
   });
 
-  it('events use the envelope of CONTRACT §6 with the call as data', async () => {
+  it('events use the envelope of CONTRACT §6 with the call as data', async ({ sandbox, api }) => {
     const { body: call } = await api.placeCall();
     await sandbox.advance('65s');
     const events = sandbox.events.list();
@@ -88,13 +80,13 @@ describe('call lifecycle on the virtual clock', () => {
     expect(completed.data.recording_url).toMatch(/^https:\/\/api\.svc\.test\/v1\/recordings\/rec_/);
   });
 
-  it('event data is a snapshot: later changes do not rewrite logged events', async () => {
+  it('event data is a snapshot: later changes do not rewrite logged events', async ({ sandbox, api }) => {
     await api.placeCall();
     await sandbox.advance('65s');
     expect(sandbox.events.list({ type: 'call.started' })[0]!.data.status).toBe('ringing');
   });
 
-  it('events.subscribe sees events as they happen, filtered by type and account', async () => {
+  it('events.subscribe sees events as they happen, filtered by type and account', async ({ sandbox, api }) => {
     const seen: string[] = [];
     const stop = sandbox.events.subscribe((e) => seen.push(`${e.type}@${sandbox.now().toISOString().slice(17, 19)}`), { apiKey: KEY });
     const others: string[] = [];
@@ -108,7 +100,7 @@ describe('call lifecycle on the virtual clock', () => {
     expect(others).toEqual(['call.answered', 'call.answered']);
   });
 
-  it('a listener that throws does not stop the simulation; advance reports it', async () => {
+  it('a listener that throws does not stop the simulation; advance reports it', async ({ sandbox, api }) => {
     sandbox.events.subscribe(() => {
       throw new Error('assertion in listener');
     });
@@ -119,7 +111,7 @@ describe('call lifecycle on the virtual clock', () => {
     expect(sandbox.calls.get(call.id)?.status).toBe('completed');
   });
 
-  it('many calls keep their own timings', async () => {
+  it('many calls keep their own timings', async ({ sandbox, api }) => {
     sandbox.network.setBehavior('+14155550111', { ring: '2s', talk: '10s' });
     const a = (await api.placeCall({ to: '+14155550111' })).body;
     await sandbox.advance('1s');
@@ -131,7 +123,7 @@ describe('call lifecycle on the virtual clock', () => {
 });
 
 describe('POST /v1/calls/{id}/transfer', () => {
-  it('moves an answered call to an agent, then to an extension', async () => {
+  it('moves an answered call to an agent, then to an extension', async ({ sandbox, api }) => {
     const { body: call } = await api.placeCall();
     await sandbox.advance('5s');
     const toAgent = await api.post(`/v1/calls/${call.id}/transfer`, { agent: 'maria' });
@@ -142,7 +134,7 @@ describe('POST /v1/calls/{id}/transfer', () => {
     expect((await api.get(`/v1/calls/${call.id}`)).body.extension).toBe('204');
   });
 
-  it('keeps the call going: it still completes after its talk time', async () => {
+  it('keeps the call going: it still completes after its talk time', async ({ sandbox, api }) => {
     const { body: call } = await api.placeCall();
     await sandbox.advance('30s');
     await api.post(`/v1/calls/${call.id}/transfer`, { agent: 'maria' });
@@ -150,7 +142,7 @@ describe('POST /v1/calls/{id}/transfer', () => {
     expect(sandbox.calls.get(call.id)).toMatchObject({ status: 'completed', agent: 'maria', duration: 60 });
   });
 
-  it('refuses a ringing call and a completed call with 422 call_not_active', async () => {
+  it('refuses a ringing call and a completed call with 422 call_not_active', async ({ sandbox, api }) => {
     const { body: call } = await api.placeCall();
     const ringing = await api.post(`/v1/calls/${call.id}/transfer`, { agent: 'maria' });
     expect(ringing.status).toBe(422);
@@ -162,13 +154,13 @@ describe('POST /v1/calls/{id}/transfer', () => {
     expect(sandbox.calls.get(call.id)).toMatchObject({ agent: null, extension: null });
   });
 
-  it.each([
+  it.for<[string, Record<string, string>, string, string]>([
     ['neither target', {}, 'missing_parameter', 'agent'],
     ['both targets', { agent: 'maria', extension: '204' }, 'invalid_parameter', 'extension'],
     ['a non-digit extension', { extension: 'x12' }, 'invalid_parameter', 'extension'],
     ['an empty agent', { agent: '' }, 'invalid_parameter', 'agent'],
     ['an unknown field', { agnet: 'maria' }, 'invalid_parameter', 'agnet'],
-  ])('refuses %s with 400, changing nothing', async (_name, body, code, param) => {
+  ])('refuses %s with 400, changing nothing', async ([, body, code, param], { sandbox, api }) => {
     const { body: call } = await api.placeCall();
     await sandbox.advance('5s');
     const res = await api.post(`/v1/calls/${call.id}/transfer`, body);
@@ -177,7 +169,7 @@ describe('POST /v1/calls/{id}/transfer', () => {
     expect(sandbox.calls.get(call.id)).toMatchObject({ agent: null, extension: null });
   });
 
-  it('is 404 for an unknown call and for another account’s call', async () => {
+  it('is 404 for an unknown call and for another account’s call', async ({ sandbox, api }) => {
     expect((await api.post('/v1/calls/call_0000000000000000/transfer', { agent: 'x' })).status).toBe(404);
     const { body: call } = await api.placeCall();
     await sandbox.advance('5s');
@@ -188,7 +180,7 @@ describe('POST /v1/calls/{id}/transfer', () => {
 });
 
 describe('GET /v1/calls/{id}', () => {
-  it('is 404 not_found for an unknown id and another account’s call', async () => {
+  it('is 404 not_found for an unknown id and another account’s call', async ({ sandbox, api }) => {
     const { body: call } = await api.placeCall();
     const unknown = await api.get('/v1/calls/call_doesnotexist0000');
     expect(unknown.status).toBe(404);
@@ -196,7 +188,7 @@ describe('GET /v1/calls/{id}', () => {
     expect((await client(sandbox, 'SVC_TEST_mallory').get(`/v1/calls/${call.id}`)).status).toBe(404);
   });
 
-  it('shows full metadata', async () => {
+  it('shows full metadata', async ({ api }) => {
     const { body: call } = await api.placeCall({ ai_receptionist: true });
     const { body } = await api.get(`/v1/calls/${call.id}`);
     expect(Object.keys(body).sort()).toEqual(

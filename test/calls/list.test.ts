@@ -1,17 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/index.js';
-import { client, startSandbox, TO, type Reply } from '../helpers.js';
+import { describe, expect, it, test, type SandboxContext } from '../fixture.js';
+import { client, TO, type Reply } from '../helpers.js';
 
-let sandbox: Sandbox;
-let api: ReturnType<typeof client>;
-beforeEach(() => {
-  // Enterprise: no rate cap, so a test can create many calls within one virtual second.
-  sandbox = startSandbox({ keys: { SVC_TEST_alice: { plan: 'enterprise' } } });
-  api = client(sandbox);
-});
-afterEach(() => sandbox.close());
+// Enterprise: no rate cap, so a test can create many calls within one virtual second.
+test.override({ sandboxOptions: { keys: { SVC_TEST_alice: { plan: 'enterprise' } } } });
 
-async function placeMany(n: number, spacing = 0): Promise<string[]> {
+async function placeMany({ sandbox, api }: SandboxContext, n: number, spacing = 0): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     ids.push((await api.placeCall()).body.id);
@@ -20,7 +13,7 @@ async function placeMany(n: number, spacing = 0): Promise<string[]> {
   return ids;
 }
 
-async function walk(query: string): Promise<{ pages: number; ids: string[] }> {
+async function walk(api: SandboxContext['api'], query: string): Promise<{ pages: number; ids: string[] }> {
   const ids: string[] = [];
   let pages = 0;
   let cursor: string | null = null;
@@ -37,32 +30,32 @@ async function walk(query: string): Promise<{ pages: number; ids: string[] }> {
 }
 
 describe('GET /v1/calls', () => {
-  it('pages 130 calls with limit=50 in three pages, newest first, each exactly once', async () => {
-    const created = await placeMany(130);
+  it('pages 130 calls with limit=50 in three pages, newest first, each exactly once', async ({ sandbox, api }) => {
+    const created = await placeMany({ sandbox, api }, 130);
     const first = await api.get('/v1/calls?limit=50');
     expect(first.body.data).toHaveLength(50);
     expect(first.body.has_more).toBe(true);
-    const { pages, ids } = await walk('limit=50');
+    const { pages, ids } = await walk(api, 'limit=50');
     expect(pages).toBe(3);
     expect(ids).toEqual([...created].reverse());
   });
 
-  it('defaults to 50 per page and accepts up to 200', async () => {
-    await placeMany(201);
+  it('defaults to 50 per page and accepts up to 200', async ({ sandbox, api }) => {
+    await placeMany({ sandbox, api }, 201);
     expect((await api.get('/v1/calls')).body.data).toHaveLength(50);
     const big = await api.get('/v1/calls?limit=200');
     expect(big.body.data).toHaveLength(200);
     expect(big.body.has_more).toBe(true);
   });
 
-  it('an empty list has next_cursor null and has_more false', async () => {
+  it('an empty list has next_cursor null and has_more false', async ({ api }) => {
     expect((await api.get('/v1/calls')).body).toEqual({ data: [], next_cursor: null, has_more: false });
   });
 
-  it('a cursor stays valid while new calls arrive: no item twice, none skipped', async () => {
-    const created = await placeMany(30);
+  it('a cursor stays valid while new calls arrive: no item twice, none skipped', async ({ sandbox, api }) => {
+    const created = await placeMany({ sandbox, api }, 30);
     const first = await api.get('/v1/calls?limit=10');
-    const newer = await placeMany(5);
+    const newer = await placeMany({ sandbox, api }, 5);
     const ids = [...first.body.data.map((c: { id: string }) => c.id)];
     let cursor: string | null = first.body.next_cursor;
     while (cursor) {
@@ -72,21 +65,21 @@ describe('GET /v1/calls', () => {
     }
     expect(ids).toEqual([...created].reverse());
     // A fresh walk sees the newer calls first.
-    expect((await walk('limit=10')).ids).toEqual([...created, ...newer].reverse());
+    expect((await walk(api, 'limit=10')).ids).toEqual([...created, ...newer].reverse());
   });
 
-  it('filters by created_after and created_before (both exclusive)', async () => {
-    const ids = await placeMany(10, 1000); // one call per virtual second, from 00:00:00
+  it('filters by created_after and created_before (both exclusive)', async ({ sandbox, api }) => {
+    const ids = await placeMany({ sandbox, api }, 10, 1000); // one call per virtual second, from 00:00:00
     const res = await api.get('/v1/calls?created_after=2026-01-01T00:00:02Z&created_before=2026-01-01T00:00:06Z');
     expect(res.body.data.map((c: { id: string }) => c.id)).toEqual([ids[5], ids[4], ids[3]]);
-    const paged = await walk('limit=2&created_after=2026-01-01T00:00:02Z&created_before=2026-01-01T00:00:06Z');
+    const paged = await walk(api, 'limit=2&created_after=2026-01-01T00:00:02Z&created_before=2026-01-01T00:00:06Z');
     expect(paged.ids).toEqual([ids[5], ids[4], ids[3]]);
     expect(paged.pages).toBe(2);
   });
 
-  it('filters by status and direction', async () => {
+  it('filters by status and direction', async ({ sandbox, api }) => {
     sandbox.network.setBehavior(TO, { ring: 'manual' });
-    const [a, b, c] = await placeMany(3);
+    const [a, b, c] = await placeMany({ sandbox, api }, 3);
     sandbox.calls.answer(b!);
     sandbox.calls.hangUp(c!);
     sandbox.calls.inbound({ from: '+442071234567', to: '+14155550100', apiKey: 'SVC_TEST_alice', behavior: { ring: 'manual' } });
@@ -97,14 +90,14 @@ describe('GET /v1/calls', () => {
     expect(await ids('direction=inbound')).toHaveLength(1);
   });
 
-  it('lists only the calls of the key’s account', async () => {
-    await placeMany(3);
+  it('lists only the calls of the key’s account', async ({ sandbox, api }) => {
+    await placeMany({ sandbox, api }, 3);
     await client(sandbox, 'SVC_TEST_bob').placeCall();
     expect((await api.get('/v1/calls')).body.data).toHaveLength(3);
     expect((await client(sandbox, 'SVC_TEST_bob').get('/v1/calls')).body.data).toHaveLength(1);
   });
 
-  it.each([
+  it.for<[string, string, RegExp]>([
     ['limit=0', 'limit', /integer from 1 to 200/],
     ['limit=201', 'limit', /integer from 1 to 200/],
     ['limit=ten', 'limit', /integer/],
@@ -116,7 +109,7 @@ describe('GET /v1/calls', () => {
     ['direction=out', 'direction', /did you mean "outbound"/],
     ['page=2', 'page', /Unknown query parameter/],
     ['limit=1&limit=2', 'limit', /more than once/],
-  ])('refuses ?%s with 400 naming %s', async (query, param, message) => {
+  ])('refuses ?%s with 400 naming %s', async ([query, param, message], { api }) => {
     const res = await api.get(`/v1/calls?${query}`);
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_parameter');
@@ -124,8 +117,8 @@ describe('GET /v1/calls', () => {
     expect(res.body.error.message).toMatch(message);
   });
 
-  it('refuses another account’s cursor', async () => {
-    await placeMany(3);
+  it('refuses another account’s cursor', async ({ sandbox, api }) => {
+    await placeMany({ sandbox, api }, 3);
     const bob = client(sandbox, 'SVC_TEST_bob');
     await bob.placeCall();
     await bob.placeCall();
@@ -136,8 +129,8 @@ describe('GET /v1/calls', () => {
     expect(res.body.error.param).toBe('cursor');
   });
 
-  it('refuses a tampered cursor', async () => {
-    await placeMany(3);
+  it('refuses a tampered cursor', async ({ sandbox, api }) => {
+    await placeMany({ sandbox, api }, 3);
     const cursor: string = (await api.get('/v1/calls?limit=1')).body.next_cursor;
     const tampered = `${(parseInt(cursor.split('.')[0]!, 36) + 1).toString(36)}.${cursor.split('.')[1]}`;
     expect((await api.get(`/v1/calls?cursor=${encodeURIComponent(tampered)}`)).status).toBe(400);

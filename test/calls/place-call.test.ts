@@ -1,17 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/index.js';
-import { client, FROM, startSandbox, TO } from '../helpers.js';
-
-let sandbox: Sandbox;
-let api: ReturnType<typeof client>;
-beforeEach(() => {
-  sandbox = startSandbox();
-  api = client(sandbox);
-});
-afterEach(() => sandbox.close());
+import { describe, expect, it, test } from '../fixture.js';
+import { FROM, TO } from '../helpers.js';
 
 describe('POST /v1/calls', () => {
-  it('creates a ringing call: 201 with id, status and ai_handler', async () => {
+  it('creates a ringing call: 201 with id, status and ai_handler', async ({ api }) => {
     const res = await api.placeCall();
     expect(res.status).toBe(201);
     expect(res.body.id).toMatch(/^call_[0-9A-Za-z]{16}$/);
@@ -31,19 +22,21 @@ describe('POST /v1/calls', () => {
     expect(res.headers.get('x-request-id')).toMatch(/^req_[0-9A-Za-z]{16}$/);
   });
 
-  it('names the AI handler when ai_receptionist is true', async () => {
+  it('names the AI handler when ai_receptionist is true', async ({ api }) => {
     const res = await api.placeCall({ ai_receptionist: true });
     expect(res.body).toMatchObject({ status: 'ringing', ai_receptionist: true, ai_handler: 'ava' });
   });
 
-  it('uses the configured AI handler name', async () => {
-    sandbox.close();
-    sandbox = startSandbox({ aiHandler: 'Reception-2' });
-    const res = await client(sandbox).placeCall({ ai_receptionist: true });
-    expect(res.body.ai_handler).toBe('Reception-2');
+  describe('with the aiHandler option', () => {
+    test.override({ sandboxOptions: { aiHandler: 'Reception-2' } });
+
+    it('uses the configured AI handler name', async ({ api }) => {
+      const res = await api.placeCall({ ai_receptionist: true });
+      expect(res.body.ai_handler).toBe('Reception-2');
+    });
   });
 
-  it('stores the call: GET /v1/calls/{id} returns the same call', async () => {
+  it('stores the call: GET /v1/calls/{id} returns the same call', async ({ api }) => {
     const created = await api.placeCall();
     const fetched = await api.get(`/v1/calls/${created.body.id}`);
     expect(fetched.status).toBe(200);
@@ -74,7 +67,7 @@ describe('POST /v1/calls refuses bad input with a 4xx that names the field, and 
     ['an unreachable campaign number', { campaign: { to: [TO, '+15005550001'], from: FROM } }, 422, 'unreachable_destination', 'campaign.to[1]', /unreachable/],
   ];
 
-  it.each(cases)('%s', async (_name, body, status, code, param, message) => {
+  it.for(cases)('%s', async ([, body, status, code, param, message], { sandbox, api }) => {
     const res = await api.post('/v1/calls', body);
     expect(res.status).toBe(status);
     expect(res.body.error.code).toBe(code);
@@ -86,33 +79,33 @@ describe('POST /v1/calls refuses bad input with a 4xx that names the field, and 
     expect(sandbox.events.list()).toEqual([]);
   });
 
-  it('refuses malformed JSON with invalid_json', async () => {
+  it('refuses malformed JSON with invalid_json', async ({ api }) => {
     const res = await api.post('/v1/calls', '{"to": "+14155550123",');
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_json');
     expect(res.body.error.message).toMatch(/not valid JSON/);
   });
 
-  it('refuses an empty body', async () => {
+  it('refuses an empty body', async ({ api }) => {
     const res = await api.send('POST', '/v1/calls', undefined, { 'content-type': 'application/json' });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'invalid_json', message: expect.stringMatching(/empty/) });
   });
 
-  it('refuses a body that is not JSON by content type, and says how to fix it', async () => {
+  it('refuses a body that is not JSON by content type, and says how to fix it', async ({ api }) => {
     const res = await api.post('/v1/calls', 'to=%2B14155550123', { 'content-type': 'application/x-www-form-urlencoded' });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('unsupported_content_type');
     expect(res.body.error.message).toMatch(/application\/json/);
   });
 
-  it('refuses a body over 1 MiB with 413', async () => {
+  it('refuses a body over 1 MiB with 413', async ({ api }) => {
     const res = await api.post('/v1/calls', { to: TO, from: FROM, pad: 'x'.repeat(1_100_000) });
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('payload_too_large');
   });
 
-  it('refuses invalid UTF-8', async () => {
+  it('refuses invalid UTF-8', async ({ sandbox }) => {
     const res = await fetch(`${sandbox.baseUrl}/v1/calls`, {
       method: 'POST',
       headers: { authorization: 'Bearer SVC_TEST_alice', 'content-type': 'application/json' },
@@ -122,7 +115,7 @@ describe('POST /v1/calls refuses bad input with a 4xx that names the field, and 
     expect((await res.json()).error.code).toBe('invalid_json');
   });
 
-  it('does not use up a queued behaviour when the request is refused', async () => {
+  it('does not use up a queued behaviour when the request is refused', async ({ sandbox, api }) => {
     sandbox.network.queueBehavior(TO, { outcome: 'busy' });
     expect((await api.post('/v1/calls', { to: TO })).status).toBe(400);
     const call = await api.placeCall();

@@ -1,17 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SandboxError, type Sandbox } from '../../src/index.js';
-import { client, KEY, startSandbox, TO } from '../helpers.js';
-
-let sandbox: Sandbox;
-let api: ReturnType<typeof client>;
-beforeEach(() => {
-  sandbox = startSandbox();
-  api = client(sandbox);
-});
-afterEach(() => sandbox.close());
+import { SandboxError } from '../../src/index.js';
+import { describe, expect, it } from '../fixture.js';
+import { client, KEY, TO } from '../helpers.js';
 
 describe('network.setBehavior', () => {
-  it('sets ring time, answerer, agent and talk time for every call to a number', async () => {
+  it('sets ring time, answerer, agent and talk time for every call to a number', async ({ sandbox, api }) => {
     sandbox.network.setBehavior(TO, { ring: '12s', answeredBy: 'voicemail', talk: '20s', agent: 'vm-box' });
     for (let i = 0; i < 2; i++) {
       const { body: call } = await api.placeCall();
@@ -22,7 +14,7 @@ describe('network.setBehavior', () => {
     }
   });
 
-  it('overrides a magic number, and clearBehavior restores it', async () => {
+  it('overrides a magic number, and clearBehavior restores it', async ({ sandbox, api }) => {
     sandbox.network.setBehavior('+15005550002', { outcome: 'answered' });
     const a = (await api.placeCall({ to: '+15005550002' })).body;
     await sandbox.advance('5s');
@@ -33,14 +25,14 @@ describe('network.setBehavior', () => {
     expect(sandbox.calls.get(b.id)?.disposition).toBe('busy');
   });
 
-  it('can make any number unreachable', async () => {
+  it('can make any number unreachable', async ({ sandbox, api }) => {
     sandbox.network.setBehavior(TO, { outcome: 'unreachable' });
     const res = await api.placeCall();
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('unreachable_destination');
   });
 
-  it('throws SandboxError for a bad number or behaviour, naming the fix', () => {
+  it('throws SandboxError for a bad number or behaviour, naming the fix', ({ sandbox }) => {
     expect(() => sandbox.network.setBehavior('4155550123', {})).toThrow(SandboxError);
     expect(() => sandbox.network.setBehavior(TO, { outcome: 'maybe' as never })).toThrow(/`behavior.outcome` must be one of "answered", "busy"/);
     expect(() => sandbox.network.setBehavior(TO, { ring: 'soon' })).toThrow(/'30s'/);
@@ -49,7 +41,7 @@ describe('network.setBehavior', () => {
 });
 
 describe('network.queueBehavior', () => {
-  it('applies one behaviour per call, in order, then falls back', async () => {
+  it('applies one behaviour per call, in order, then falls back', async ({ sandbox, api }) => {
     sandbox.network.queueBehavior(TO, { outcome: 'busy' }, { outcome: 'no_answer', ring: '3s' });
     const ids = [];
     for (let i = 0; i < 3; i++) ids.push((await api.placeCall()).body.id);
@@ -57,7 +49,7 @@ describe('network.queueBehavior', () => {
     expect(ids.map((id) => sandbox.calls.get(id)?.disposition)).toEqual(['busy', 'no_answer', 'answered']);
   });
 
-  it('adds none of a queue that holds a bad behaviour, even behind an existing queue', async () => {
+  it('adds none of a queue that holds a bad behaviour, even behind an existing queue', async ({ sandbox, api }) => {
     sandbox.network.queueBehavior(TO, { outcome: 'busy' });
     expect(() => sandbox.network.queueBehavior(TO, { outcome: 'no_answer' }, { outcome: 'lost' as never })).toThrow(/`behaviors\[1\].outcome` must be one of "answered", "busy"/);
     const ids = [(await api.placeCall()).body.id, (await api.placeCall()).body.id];
@@ -67,7 +59,7 @@ describe('network.queueBehavior', () => {
 });
 
 describe('manual control', () => {
-  it('answer and hangUp drive a call that rings and talks until the test acts', async () => {
+  it('answer and hangUp drive a call that rings and talks until the test acts', async ({ sandbox, api }) => {
     sandbox.network.setBehavior(TO, { ring: 'manual', talk: 'manual' });
     const { body: call } = await api.placeCall();
     await sandbox.advance('1h');
@@ -78,7 +70,7 @@ describe('manual control', () => {
     expect(sandbox.events.list().map((e) => e.type)).toEqual(['call.started', 'call.answered', 'call.completed']);
   });
 
-  it('answer can come early and by voicemail; hangUp ends a talk early', async () => {
+  it('answer can come early and by voicemail; hangUp ends a talk early', async ({ sandbox, api }) => {
     const { body: call } = await api.placeCall();
     await sandbox.advance('2s');
     sandbox.calls.answer(call.id, { by: 'voicemail' });
@@ -89,12 +81,12 @@ describe('manual control', () => {
     expect(sandbox.events.list({ type: 'call.completed' })).toHaveLength(1);
   });
 
-  it('hanging up a ringing call cancels it', async () => {
+  it('hanging up a ringing call cancels it', async ({ sandbox, api }) => {
     const { body: call } = await api.placeCall();
     expect(sandbox.calls.hangUp(call.id)).toMatchObject({ status: 'completed', disposition: 'canceled', duration: 0, recording_id: null });
   });
 
-  it('refuses to act on a call in the wrong state or an unknown call', async () => {
+  it('refuses to act on a call in the wrong state or an unknown call', async ({ sandbox, api }) => {
     const { body: call } = await api.placeCall();
     await sandbox.advance('5s');
     expect(() => sandbox.calls.answer(call.id)).toThrow(/the call is answered, and only a ringing call can be/);
@@ -105,7 +97,7 @@ describe('manual control', () => {
 });
 
 describe('calls.inbound', () => {
-  it('rings an account’s number from outside through the same lifecycle', async () => {
+  it('rings an account’s number from outside through the same lifecycle', async ({ sandbox, api }) => {
     const call = sandbox.calls.inbound({ from: '+442071234567', to: '+14155550100', apiKey: KEY, aiReceptionist: true });
     expect(call).toMatchObject({ direction: 'inbound', status: 'ringing', from: '+442071234567', ai_handler: 'ava' });
     await sandbox.advance('65s');
@@ -116,7 +108,7 @@ describe('calls.inbound', () => {
     expect(sandbox.events.list({ apiKey: KEY }).map((e) => e.type)).toEqual(['call.started', 'call.answered', 'call.completed']);
   });
 
-  it('takes a behaviour, and refuses bad arguments', () => {
+  it('takes a behaviour, and refuses bad arguments', ({ sandbox }) => {
     const call = sandbox.calls.inbound({ from: '+442071234567', to: '+14155550100', apiKey: KEY, behavior: { outcome: 'no_answer' } });
     expect(call.status).toBe('ringing');
     expect(() => sandbox.calls.inbound({ from: 'anonymous', to: '+14155550100', apiKey: KEY })).toThrow(/E\.164/);
@@ -125,7 +117,7 @@ describe('calls.inbound', () => {
 });
 
 describe('dialer campaigns', () => {
-  it('dials each number one second apart and completes when all calls have', async () => {
+  it('dials each number one second apart and completes when all calls have', async ({ sandbox, api }) => {
     sandbox.network.setBehavior('+14155550002', { outcome: 'busy' });
     const res = await api.post('/v1/calls', { campaign: { to: ['+14155550001', '+14155550002', '+14155550003'], from: '+14155550100', ai_receptionist: true } });
     expect(res.status).toBe(201);
@@ -144,7 +136,7 @@ describe('dialer campaigns', () => {
     expect(finals).toEqual([['answered', 'ava'], ['busy', 'ava'], ['answered', 'ava']]);
   });
 
-  it('is 404 for another account', async () => {
+  it('is 404 for another account', async ({ sandbox, api }) => {
     const res = await api.post('/v1/calls', { campaign: { to: [TO], from: '+14155550100' } });
     expect((await client(sandbox, 'SVC_TEST_other').get(`/v1/calls/${res.body.id}`)).status).toBe(404);
   });

@@ -1,22 +1,23 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SandboxError, type Sandbox } from '../../src/index.js';
+import { describe, expect } from '../fixture.js';
 import { KEY, OTHER_KEY, startSandbox, TO } from '../helpers.js';
-import { numbersClient } from '../numbers/support.js';
+import { numbersClient, test, type NumbersClient } from '../numbers/support.js';
 
-let sandbox: Sandbox;
-let api: ReturnType<typeof numbersClient>;
-let mine: string;
-beforeEach(async () => {
-  sandbox = startSandbox();
-  api = numbersClient(sandbox);
-  mine = (await api.provision({ kind: 'local', area_code: '415' })).number;
+/** Every test starts with a local 415 number of Alice's (`mine`); `send` sends from it to TO. */
+const it = test.extend<{ mine: string; send: (body: Record<string, unknown>) => ReturnType<NumbersClient['sendMessage']> }>({
+  mine: [
+    async ({ api }, use) => {
+      await use((await api.provision({ kind: 'local', area_code: '415' })).number);
+    },
+    { auto: true },
+  ],
+  send: async ({ api, mine }, use) => {
+    await use((body) => api.sendMessage({ from: mine, to: TO, ...body }));
+  },
 });
-afterEach(() => sandbox.close());
-
-const send = (body: Record<string, unknown>) => api.sendMessage({ from: mine, to: TO, ...body });
 
 describe('POST /v1/messages sends an SMS or MMS', () => {
-  it('queues an SMS: 201 with the Message record', async () => {
+  it('queues an SMS: 201 with the Message record', async ({ mine, send }) => {
     const res = await send({ body: 'Your table is ready.' });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
@@ -38,7 +39,7 @@ describe('POST /v1/messages sends an SMS or MMS', () => {
     });
   });
 
-  it('makes a message with media an MMS, with or without text', async () => {
+  it('makes a message with media an MMS, with or without text', async ({ send }) => {
     const res = await send({ media_urls: ['https://cdn.example.com/menu.PDF', 'https://cdn.example.com/photo.jpg?size=2', 'https://cdn.example.com/x'] });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
@@ -57,7 +58,7 @@ describe('POST /v1/messages sends an SMS or MMS', () => {
     expect((await send({ body: 'hi', media_urls: [] })).body.channel).toBe('sms');
   });
 
-  it('counts segments as carriers do: GSM-7 160/153, UCS-2 70/67', async () => {
+  it('counts segments as carriers do: GSM-7 160/153, UCS-2 70/67', async ({ send }) => {
     const segments = async (body: string) => (await send({ body })).body.segments;
     expect(await segments('a'.repeat(160))).toBe(1);
     expect(await segments('a'.repeat(161))).toBe(2);
@@ -71,7 +72,7 @@ describe('POST /v1/messages sends an SMS or MMS', () => {
     expect(await segments('a'.repeat(1600))).toBe(11);
   });
 
-  it('fills a template from fixtures with its variables (numbers accepted) and keeps the template on the message', async () => {
+  it('fills a template from fixtures with its variables (numbers accepted) and keeps the template on the message', async ({ send }) => {
     const res = await send({ template: { id: 'appointment_reminder', variables: { name: 'Ada', date: 'March 3', time: 1530 } } });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
@@ -83,19 +84,19 @@ describe('POST /v1/messages sends an SMS or MMS', () => {
     expect(mms.body).toMatchObject({ channel: 'mms', body: 'Your verification code is 123456. It expires in 10 minutes.' });
   });
 
-  it('uses templates from the `templates` option, which may replace a fixture template', async () => {
-    sandbox.close();
-    sandbox = startSandbox({ templates: { welcome: 'Welcome to {{ shop }}, {{name}}!', verification_code: 'Code: {{code}}' } });
-    api = numbersClient(sandbox);
-    mine = (await api.provision()).number;
-    expect((await send({ template: { id: 'welcome', variables: { shop: 'Acme', name: 'Ada' } } })).body.body).toBe('Welcome to Acme, Ada!');
-    expect((await send({ template: { id: 'verification_code', variables: { code: 42 } } })).body.body).toBe('Code: 42');
-    expect((await send({ template: { id: 'missed_call', variables: { name: 'Ada' } } })).status).toBe(201);
+  describe('with the templates option', () => {
+    it.override({ sandboxOptions: { templates: { welcome: 'Welcome to {{ shop }}, {{name}}!', verification_code: 'Code: {{code}}' } } });
+
+    it('uses its templates, which may replace a fixture template', async ({ send }) => {
+      expect((await send({ template: { id: 'welcome', variables: { shop: 'Acme', name: 'Ada' } } })).body.body).toBe('Welcome to Acme, Ada!');
+      expect((await send({ template: { id: 'verification_code', variables: { code: 42 } } })).body.body).toBe('Code: 42');
+      expect((await send({ template: { id: 'missed_call', variables: { name: 'Ada' } } })).status).toBe(201);
+    });
   });
 });
 
 describe('the outbound lifecycle on the virtual clock', () => {
-  it('is queued, sent after 1 s, delivered 2 s later with message.delivered', async () => {
+  it('is queued, sent after 1 s, delivered 2 s later with message.delivered', async ({ sandbox, api, send }) => {
     const { id } = (await send({ body: 'hello' })).body;
     const status = async () => (await api.get('/v1/messages')).body.data[0];
     await sandbox.advance(999);
@@ -114,7 +115,7 @@ describe('the outbound lifecycle on the virtual clock', () => {
     expect(sandbox.events.list({ apiKey: OTHER_KEY })).toEqual([]);
   });
 
-  it('ends `failed` for the magic number +15005550009, with no message.delivered', async () => {
+  it('ends `failed` for the magic number +15005550009, with no message.delivered', async ({ sandbox, send }) => {
     const { id } = (await send({ to: '+15005550009', body: 'hello' })).body;
     await sandbox.advance('1s');
     expect(sandbox.messages.get(id)).toMatchObject({ status: 'sent' });
@@ -125,7 +126,7 @@ describe('the outbound lifecycle on the virtual clock', () => {
     expect(sandbox.events.list()).toEqual([]);
   });
 
-  it('keeps going for a message whose number is released meanwhile', async () => {
+  it('keeps going for a message whose number is released meanwhile', async ({ sandbox, api, send }) => {
     const n = (await api.get('/v1/numbers?provisioned=true')).body.data[0];
     const { id } = (await send({ body: 'bye' })).body;
     await api.del(`/v1/numbers/${n.id}`);
@@ -165,7 +166,7 @@ describe('POST /v1/messages refuses bad input with a 4xx naming the field, and s
     ['to an unassigned +999 prefix', { to: '+9995550123', body: 'x' }, 422, 'unreachable_destination', 'to', /unreachable/],
   ];
 
-  it.each(cases)('%s', async (_name, overrides, status, code, param, message) => {
+  it.for(cases)('%s', async ([, overrides, status, code, param, message], { sandbox, api, mine }) => {
     const body = { from: mine, to: TO, ...overrides };
     if (body.to === 'FROM') body.to = mine;
     for (const key of Object.keys(body)) if (body[key as keyof typeof body] === undefined) delete body[key as keyof typeof body];
@@ -177,7 +178,7 @@ describe('POST /v1/messages refuses bad input with a 4xx naming the field, and s
     expect(sandbox.events.list()).toEqual([]);
   });
 
-  it('answers 422 number_not_provisioned for another account\'s number and for a released one', async () => {
+  it('answers 422 number_not_provisioned for another account\'s number and for a released one', async ({ sandbox, api, send }) => {
     const theirs = await numbersClient(sandbox, OTHER_KEY).provision();
     const res = await api.sendMessage({ from: theirs.number, to: TO, body: 'x' });
     expect(res.status).toBe(422);
@@ -188,7 +189,7 @@ describe('POST /v1/messages refuses bad input with a 4xx naming the field, and s
     expect((await api.get('/v1/messages')).body.data).toEqual([]);
   });
 
-  it('answers 422 when the number has SMS disabled, and says how to enable it', async () => {
+  it('answers 422 when the number has SMS disabled, and says how to enable it', async ({ api, send }) => {
     const own = (await api.get('/v1/numbers?provisioned=true')).body.data[0];
     await api.put(`/v1/numbers/${own.id}`, { sms: { enabled: false } });
     const res = await send({ body: 'x' });
@@ -198,7 +199,7 @@ describe('POST /v1/messages refuses bad input with a 4xx naming the field, and s
     expect((await send({ body: 'x' })).status).toBe(201);
   });
 
-  it('answers 422 for an MMS from a number that carries no MMS, and sends its SMS', async () => {
+  it('answers 422 for an MMS from a number that carries no MMS, and sends its SMS', async ({ api, send }) => {
     const uk = (await api.provision({ country: 'GB' })).number;
     const res = await api.sendMessage({ from: uk, to: TO, body: 'x', media_urls: ['https://e.com/a.png'] });
     expect(res.status).toBe(422);
@@ -206,7 +207,7 @@ describe('POST /v1/messages refuses bad input with a 4xx naming the field, and s
     expect((await api.sendMessage({ from: uk, to: TO, body: 'x' })).status).toBe(201);
   });
 
-  it('uses up no id on a refused request: the next message gets the ids a fresh sandbox would give', async () => {
+  it('uses up no id on a refused request: the next message gets the ids a fresh sandbox would give', async ({ send }) => {
     await send({ to: '+15005550001', body: 'x' });
     await send({ template: { id: 'nope' } });
     const sent = (await send({ body: 'x' })).body;
@@ -222,80 +223,80 @@ describe('POST /v1/messages refuses bad input with a 4xx naming the field, and s
   });
 });
 
-const sendTo = async (to = TO) => (await api.sendMessage({ from: mine, to, body: 'Your code is 123456.' })).body.id as string;
-const statusesAfter = async (ids: string[]) => {
+const sendTo = async ({ api, mine }: { api: NumbersClient; mine: string }, to = TO) =>
+  (await api.sendMessage({ from: mine, to, body: 'Your code is 123456.' })).body.id as string;
+const statusesAfter = async (sandbox: Sandbox, ids: string[]) => {
   await sandbox.advance('3s');
   return ids.map((id) => sandbox.messages.get(id)!.status);
 };
 
 describe('network.setMessageBehavior / queueMessageBehavior: message outcomes per destination', () => {
-  it('makes every later message to a number end `failed`, with no message.delivered, until cleared', async () => {
+  it('makes every later message to a number end `failed`, with no message.delivered, until cleared', async ({ sandbox, api, mine }) => {
     sandbox.network.setMessageBehavior(TO, { outcome: 'failed' });
-    const failed = [await sendTo(), await sendTo()];
-    const other = await sendTo('+14155550199');
-    expect(await statusesAfter([...failed, other])).toEqual(['failed', 'failed', 'delivered']);
+    const failed = [await sendTo({ api, mine }), await sendTo({ api, mine })];
+    const other = await sendTo({ api, mine }, '+14155550199');
+    expect(await statusesAfter(sandbox, [...failed, other])).toEqual(['failed', 'failed', 'delivered']);
     expect(sandbox.messages.get(failed[0]!)).toMatchObject({ sent_at: '2026-01-01T00:00:01.000Z', failed_at: '2026-01-01T00:00:03.000Z', delivered_at: null });
     expect(sandbox.events.list({ type: 'message.delivered' }).map((e) => e.data.id)).toEqual([other]);
 
     sandbox.network.clearBehavior(TO);
-    expect(await statusesAfter([await sendTo()])).toEqual(['delivered']);
+    expect(await statusesAfter(sandbox, [await sendTo({ api, mine })])).toEqual(['delivered']);
   });
 
-  it('queues one-shot outcomes, used up in order by the messages accepted, before the standing one', async () => {
+  it('queues one-shot outcomes, used up in order by the messages accepted, before the standing one', async ({ sandbox, api, mine }) => {
     sandbox.network.setMessageBehavior(TO, { outcome: 'failed' });
     sandbox.network.queueMessageBehavior(TO, { outcome: 'delivered' }, { outcome: 'failed' }, {});
-    const ids = [await sendTo(), await sendTo(), await sendTo(), await sendTo()];
+    const ids = [await sendTo({ api, mine }), await sendTo({ api, mine }), await sendTo({ api, mine }), await sendTo({ api, mine })];
     // `{}` takes the defaults of the destination, not the standing behaviour.
-    expect(await statusesAfter(ids)).toEqual(['delivered', 'failed', 'delivered', 'failed']);
+    expect(await statusesAfter(sandbox, ids)).toEqual(['delivered', 'failed', 'delivered', 'failed']);
   });
 
-  it('takes the outcome when the message is accepted: scripting afterwards does not change it', async () => {
-    const before = await sendTo();
+  it('takes the outcome when the message is accepted: scripting afterwards does not change it', async ({ sandbox, api, mine }) => {
+    const before = await sendTo({ api, mine });
     sandbox.network.setMessageBehavior(TO, { outcome: 'failed' });
-    expect(await statusesAfter([before])).toEqual(['delivered']);
+    expect(await statusesAfter(sandbox, [before])).toEqual(['delivered']);
   });
 
-  it('overrides the magic failing number, and leaves calls to the same number alone', async () => {
+  it('overrides the magic failing number, and leaves calls to the same number alone', async ({ sandbox, api, mine }) => {
     sandbox.network.setMessageBehavior('+15005550009', { outcome: 'delivered' });
-    expect(await statusesAfter([await sendTo('+15005550009')])).toEqual(['delivered']);
+    expect(await statusesAfter(sandbox, [await sendTo({ api, mine }, '+15005550009')])).toEqual(['delivered']);
     sandbox.network.setMessageBehavior(TO, { outcome: 'failed' });
     const call = await api.post('/v1/calls', { to: TO, from: mine });
     await sandbox.advance('2m');
     expect(sandbox.calls.get(call.body.id)).toMatchObject({ status: 'completed', disposition: 'answered' });
   });
 
-  it('a refused message uses nothing up', async () => {
+  it('a refused message uses nothing up', async ({ sandbox, api, mine }) => {
     sandbox.network.queueMessageBehavior(TO, { outcome: 'failed' });
     const refused = await api.sendMessage({ from: '+14155550100', to: TO, body: 'not my number' });
     expect(refused.status).toBe(422);
-    expect(await statusesAfter([await sendTo()])).toEqual(['failed']);
+    expect(await statusesAfter(sandbox, [await sendTo({ api, mine })])).toEqual(['failed']);
   });
 
-  it('reset() and clearBehavior() forget message behaviour too', async () => {
+  it('reset() and clearBehavior() forget message behaviour too', async ({ sandbox, api, mine }) => {
     sandbox.network.setMessageBehavior(TO, { outcome: 'failed' });
     sandbox.network.queueMessageBehavior('+14155550199', { outcome: 'failed' });
     sandbox.network.clearBehavior();
-    expect(await statusesAfter([await sendTo(), await sendTo('+14155550199')])).toEqual(['delivered', 'delivered']);
+    expect(await statusesAfter(sandbox, [await sendTo({ api, mine }), await sendTo({ api, mine }, '+14155550199')])).toEqual(['delivered', 'delivered']);
     sandbox.network.setMessageBehavior(TO, { outcome: 'failed' });
     sandbox.reset();
-    api = numbersClient(sandbox);
-    mine = (await api.provision({ kind: 'local', area_code: '415' })).number;
-    expect(await statusesAfter([await sendTo()])).toEqual(['delivered']);
+    const again = (await api.provision({ kind: 'local', area_code: '415' })).number;
+    expect(await statusesAfter(sandbox, [await sendTo({ api, mine: again })])).toEqual(['delivered']);
   });
 
-  it.each([
+  it.for<[[string, unknown], RegExp]>([
     [['14155550123', { outcome: 'failed' }], /`number` must be E\.164/],
     [[TO, { outcome: 'unreachable' }], /`behavior(s\[0\])?.outcome` must be "delivered" or "failed".*network\.setBehavior/],
     [[TO, { outcome: 'failed', ring: '1s' }], /Unknown option `behavior(s\[0\])?.ring`: remove it/],
     [[TO, null], /must be an object/],
-  ])('refuses setMessageBehavior(%j) with a SandboxError naming the fix', ([number, behavior], message) => {
+  ])('refuses setMessageBehavior(%j) with a SandboxError naming the fix', ([[number, behavior], message], { sandbox }) => {
     expect(() => sandbox.network.setMessageBehavior(number as string, behavior as never)).toThrow(SandboxError);
     expect(() => sandbox.network.setMessageBehavior(number as string, behavior as never)).toThrow(message);
     expect(() => sandbox.network.queueMessageBehavior(number as string, behavior as never)).toThrow(message);
   });
 
-  it('a bad behaviour in a queue adds none of the queue', async () => {
+  it('a bad behaviour in a queue adds none of the queue', async ({ sandbox, api, mine }) => {
     expect(() => sandbox.network.queueMessageBehavior(TO, { outcome: 'failed' }, { outcome: 'lost' as never })).toThrow(SandboxError);
-    expect(await statusesAfter([await sendTo()])).toEqual(['delivered']);
+    expect(await statusesAfter(sandbox, [await sendTo({ api, mine })])).toEqual(['delivered']);
   });
 });

@@ -5,6 +5,7 @@ import { CONFIGS, CONTENTS, CRITERIA, DESTINATIONS, INBOUND_CONTENTS, REMOTES, S
  * The steps of messaging-model.test.ts and how often each comes: indexes into the tables of
  * messaging-reference.ts, keys by index, and `pick`s that choose among what the model knows.
  * Weights favour accepted inputs and a key's own numbers, so most runs build up real traffic.
+ * messaging-commands.ts makes each step a fast-check command.
  */
 
 type Pick = { pick: number };

@@ -1,22 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SandboxError, type Sandbox } from '../../src/index.js';
-import { KEY, OTHER_KEY, startSandbox } from '../helpers.js';
-import { numbersClient } from './support.js';
+import { SandboxError } from '../../src/index.js';
+import { describe, expect } from '../fixture.js';
+import { KEY, OTHER_KEY } from '../helpers.js';
+import { numbersClient, test as it, type NumbersClient } from './support.js';
 
 const CALLER = '+442071234567';
 
-let sandbox: Sandbox;
-let api: ReturnType<typeof numbersClient>;
-beforeEach(() => {
-  sandbox = startSandbox();
-  api = numbersClient(sandbox);
-});
-afterEach(() => sandbox.close());
-
-const numberRoutedTo = (routing: unknown) => api.provision({ kind: 'local', routing });
+const numberRoutedTo = (api: NumbersClient, routing: unknown) => api.provision({ kind: 'local', routing });
 
 describe('inbound calls to a provisioned number follow its routing', () => {
-  it('needs no apiKey: the number\'s account receives the call, and only that account', async () => {
+  it('needs no apiKey: the number\'s account receives the call, and only that account', async ({ sandbox, api }) => {
     const n = await api.provision();
     const call = sandbox.calls.inbound({ from: CALLER, to: n.number });
     expect(call).toMatchObject({ direction: 'inbound', from: CALLER, to: n.number, status: 'ringing', ai_receptionist: false, agent: null, extension: null });
@@ -27,31 +19,31 @@ describe('inbound calls to a provisioned number follow its routing', () => {
     expect(sandbox.calls.get(call.id)).toMatchObject({ status: 'answered', answered_by: 'human' });
   });
 
-  it('ai_receptionist: the AI receptionist answers', async () => {
-    const n = await numberRoutedTo({ type: 'ai_receptionist' });
+  it('ai_receptionist: the AI receptionist answers', async ({ sandbox, api }) => {
+    const n = await numberRoutedTo(api, { type: 'ai_receptionist' });
     const call = sandbox.calls.inbound({ from: CALLER, to: n.number });
     expect(call).toMatchObject({ ai_receptionist: true, ai_handler: 'ava' });
     await sandbox.advance('5s');
     expect(sandbox.calls.get(call.id)).toMatchObject({ status: 'answered', answered_by: 'ai_receptionist', agent: 'ava' });
   });
 
-  it('agent: the call is the agent\'s', async () => {
-    const n = await numberRoutedTo({ type: 'agent', target: 'maria' });
+  it('agent: the call is the agent\'s', async ({ sandbox, api }) => {
+    const n = await numberRoutedTo(api, { type: 'agent', target: 'maria' });
     const call = sandbox.calls.inbound({ from: CALLER, to: n.number });
     expect(call).toMatchObject({ agent: 'maria', extension: null, ai_receptionist: false });
     await sandbox.advance('70s');
     expect(sandbox.calls.get(call.id)).toMatchObject({ status: 'completed', disposition: 'answered', agent: 'maria' });
   });
 
-  it('extension: the call rings that extension', async () => {
-    const n = await numberRoutedTo({ type: 'extension', target: '204' });
+  it('extension: the call rings that extension', async ({ sandbox, api }) => {
+    const n = await numberRoutedTo(api, { type: 'extension', target: '204' });
     const call = sandbox.calls.inbound({ from: CALLER, to: n.number });
     expect(call).toMatchObject({ extension: '204', agent: null });
     expect(sandbox.events.list({ type: 'call.started' })[0]!.data).toMatchObject({ extension: '204' });
   });
 
-  it('forward: the call to the number rings as a call to the target would (a busy target makes it busy)', async () => {
-    const n = await numberRoutedTo({ type: 'forward', target: '+15005550002' });
+  it('forward: the call to the number rings as a call to the target would (a busy target makes it busy)', async ({ sandbox, api }) => {
+    const n = await numberRoutedTo(api, { type: 'forward', target: '+15005550002' });
     const call = sandbox.calls.inbound({ from: CALLER, to: n.number });
     expect(call).toMatchObject({ to: n.number, agent: null, extension: null });
     await sandbox.advance('1s');
@@ -66,23 +58,23 @@ describe('inbound calls to a provisioned number follow its routing', () => {
     expect(sandbox.calls.get(second.id)).toMatchObject({ status: 'answered', to: n.number });
   });
 
-  it('lets explicit options win over the routing', async () => {
-    const n = await numberRoutedTo({ type: 'ai_receptionist' });
+  it('lets explicit options win over the routing', async ({ sandbox, api }) => {
+    const n = await numberRoutedTo(api, { type: 'ai_receptionist' });
     const call = sandbox.calls.inbound({ from: CALLER, to: n.number, aiReceptionist: false, behavior: { outcome: 'no_answer' } });
     expect(call.ai_receptionist).toBe(false);
     await sandbox.advance('30s');
     expect(sandbox.calls.get(call.id)).toMatchObject({ status: 'completed', disposition: 'no_answer' });
   });
 
-  it('follows a routing changed by PUT for the next call', async () => {
-    const n = await numberRoutedTo({ type: 'agent', target: 'maria' });
+  it('follows a routing changed by PUT for the next call', async ({ sandbox, api }) => {
+    const n = await numberRoutedTo(api, { type: 'agent', target: 'maria' });
     await api.put(`/v1/numbers/${n.id}`, { routing: { type: 'agent', target: 'sam' } });
     expect(sandbox.calls.inbound({ from: CALLER, to: n.number }).agent).toBe('sam');
   });
 });
 
 describe('inbound calls that nobody can receive throw a SandboxError', () => {
-  it('a released number receives nothing, even given an apiKey', async () => {
+  it('a released number receives nothing, even given an apiKey', async ({ sandbox, api }) => {
     const n = await api.provision();
     await api.del(`/v1/numbers/${n.id}`);
     expect(() => sandbox.calls.inbound({ from: CALLER, to: n.number })).toThrow(SandboxError);
@@ -91,18 +83,18 @@ describe('inbound calls that nobody can receive throw a SandboxError', () => {
     expect(sandbox.events.list()).toEqual([]);
   });
 
-  it('a pool number never provisioned receives nothing', async () => {
+  it('a pool number never provisioned receives nothing', async ({ sandbox, api }) => {
     const [free] = (await api.get('/v1/numbers?limit=1')).body.data;
     expect(() => sandbox.calls.inbound({ from: CALLER, to: free.number, apiKey: KEY })).toThrow(/Provision it first/);
   });
 
-  it('a number outside the pool needs an apiKey, as before', async () => {
+  it('a number outside the pool needs an apiKey, as before', async ({ sandbox }) => {
     expect(() => sandbox.calls.inbound({ from: CALLER, to: '+14155550100' })).toThrow(/give `apiKey`/);
     const call = sandbox.calls.inbound({ from: CALLER, to: '+14155550100', apiKey: OTHER_KEY });
     expect((await numbersClient(sandbox, OTHER_KEY).get(`/v1/calls/${call.id}`)).status).toBe(200);
   });
 
-  it('an apiKey of another account than the number\'s is refused', async () => {
+  it('an apiKey of another account than the number\'s is refused', async ({ sandbox, api }) => {
     const n = await api.provision();
     expect(() => sandbox.calls.inbound({ from: CALLER, to: n.number, apiKey: OTHER_KEY })).toThrow(/another account/);
     expect(sandbox.calls.inbound({ from: CALLER, to: n.number, apiKey: KEY }).to).toBe(n.number);

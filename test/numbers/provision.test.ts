@@ -1,23 +1,19 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/index.js';
+import { describe, expect } from '../fixture.js';
 import { OTHER_KEY, startSandbox } from '../helpers.js';
-import { allPages, numbersClient } from './support.js';
+import { allPages, numbersClient, test, type NumbersClient } from './support.js';
 
-let sandbox: Sandbox;
-let api: ReturnType<typeof numbersClient>;
-let bob: ReturnType<typeof numbersClient>;
-beforeEach(() => {
-  sandbox = startSandbox();
-  api = numbersClient(sandbox);
-  bob = numbersClient(sandbox, OTHER_KEY);
+/** `api` is Alice's numbers client; `bob` is another account's. */
+const it = test.extend<{ bob: NumbersClient }>({
+  bob: async ({ sandbox }, use) => {
+    await use(numbersClient(sandbox, OTHER_KEY));
+  },
 });
-afterEach(() => sandbox.close());
 
-const available = async (c = api, query = 'limit=200') => (await allPages(c, `/v1/numbers?${query}`)).map((n) => n.number);
-const mine = async (c = api) => (await allPages(c, '/v1/numbers?provisioned=true')).map((n) => n.id);
+const available = async (c: NumbersClient, query = 'limit=200') => (await allPages(c, `/v1/numbers?${query}`)).map((n) => n.number);
+const mine = async (c: NumbersClient) => (await allPages(c, '/v1/numbers?provisioned=true')).map((n) => n.id);
 
 describe('POST /v1/numbers provisions a number', () => {
-  it('provisions a searched number: 201 with the Number record', async () => {
+  it('provisions a searched number: 201 with the Number record', async ({ api }) => {
     const [first] = (await api.get('/v1/numbers?country=CA&limit=1')).body.data;
     const res = await api.post('/v1/numbers', { number: first.number });
     expect(res.status).toBe(201);
@@ -34,11 +30,11 @@ describe('POST /v1/numbers provisions a number', () => {
       status: 'provisioned',
       created_at: '2026-01-01T00:00:00.000Z',
     });
-    expect(await available()).not.toContain(first.number);
-    expect(await mine()).toEqual([res.body.id]);
+    expect(await available(api)).not.toContain(first.number);
+    expect(await mine(api)).toEqual([res.body.id]);
   });
 
-  it('provisions the first available match of kind, country and area_code', async () => {
+  it('provisions the first available match of kind, country and area_code', async ({ api, bob }) => {
     const [expected, next] = (await api.get('/v1/numbers?kind=international&country=DE&area_code=89&limit=2')).body.data;
     const a = await api.provision({ kind: 'international', country: 'DE', area_code: '89' });
     expect(a).toMatchObject({ number: expected.number, kind: 'international', country: 'DE', area_code: '89', capabilities: { mms: false } });
@@ -46,12 +42,12 @@ describe('POST /v1/numbers provisions a number', () => {
     expect(b.number).toBe(next.number);
   });
 
-  it('takes the configuration with it: routing, caller_id and sms', async () => {
+  it('takes the configuration with it: routing, caller_id and sms', async ({ api }) => {
     const n = await api.provision({ kind: 'toll_free', routing: { type: 'agent', target: 'maria' }, caller_id: { name: 'Acme Dental' }, sms: { enabled: false } });
     expect(n).toMatchObject({ kind: 'toll_free', routing: { type: 'agent', target: 'maria' }, caller_id: { name: 'Acme Dental' }, sms: { enabled: false } });
   });
 
-  it('makes a number held by one account unavailable to another until it is released', async () => {
+  it('makes a number held by one account unavailable to another until it is released', async ({ api, bob }) => {
     const n = await api.provision({ area_code: '617' });
     expect(await available(bob, 'area_code=617')).not.toContain(n.number);
 
@@ -70,7 +66,7 @@ describe('POST /v1/numbers provisions a number', () => {
     expect(again.body.routing).toBeNull();
   });
 
-  it('answers 422 number_unavailable for a number outside the pool or criteria nothing matches, and stores nothing', async () => {
+  it('answers 422 number_unavailable for a number outside the pool or criteria nothing matches, and stores nothing', async ({ sandbox, api, bob }) => {
     const outside = await api.post('/v1/numbers', { number: '+14155550123' });
     expect(outside.status).toBe(422);
     expect(outside.body.error).toMatchObject({ code: 'number_unavailable', param: 'number', message: expect.stringMatching(/not in the sandbox's number pool/) });
@@ -79,10 +75,10 @@ describe('POST /v1/numbers provisions a number', () => {
     expect(nothing.body.error).toMatchObject({ code: 'number_unavailable', param: 'country', message: expect.stringMatching(/No available number matches country=FR/) });
     const mismatch = await api.post('/v1/numbers', { kind: 'toll_free', country: 'GB' });
     expect(mismatch.body.error.code).toBe('number_unavailable');
-    expect(await mine()).toEqual([]);
+    expect(await mine(api)).toEqual([]);
   });
 
-  it('runs out: the 51st number of one area code is unavailable', async () => {
+  it('runs out: the 51st number of one area code is unavailable', async ({ api, bob }) => {
     for (let i = 0; i < 50; i++) await (i % 2 ? bob : api).provision({ area_code: '305' });
     const res = await api.post('/v1/numbers', { area_code: '305' });
     expect(res.status).toBe(422);
@@ -104,15 +100,15 @@ describe('POST /v1/numbers refuses bad input with a 4xx naming the field, and st
     ['a forward to an unreachable number', { kind: 'local', routing: { type: 'forward', target: '+15005550001' } }, 422, 'unreachable_destination', 'routing.target', /unreachable/],
     ['a non-JSON-object body', [1], 400, 'invalid_parameter', undefined, /JSON object/],
   ];
-  it.each(cases)('%s', async (_name, body, status, code, param, message) => {
+  it.for(cases)('%s', async ([, body, status, code, param, message], { api }) => {
     const res = await api.post('/v1/numbers', body);
     expect(res.status).toBe(status);
     expect(res.body.error).toMatchObject({ code, message: expect.stringMatching(message) });
     expect(res.body.error.param).toBe(param);
-    expect(await mine()).toEqual([]);
+    expect(await mine(api)).toEqual([]);
   });
 
-  it('uses up no id on a refused request: the next number gets the id a fresh sandbox would give', async () => {
+  it('uses up no id on a refused request: the next number gets the id a fresh sandbox would give', async ({ api }) => {
     await api.post('/v1/numbers', { kind: 'local', routing: { type: 'extension', target: 'abc' } });
     await api.post('/v1/numbers', { country: 'FR' });
     const n = await api.provision({ kind: 'local' });
@@ -126,7 +122,7 @@ describe('POST /v1/numbers refuses bad input with a 4xx naming the field, and st
 });
 
 describe('PUT /v1/numbers/{id} replaces the aspects it names', () => {
-  it('sets routing of each type, caller ID and SMS, leaving the others as they were', async () => {
+  it('sets routing of each type, caller ID and SMS, leaving the others as they were', async ({ api }) => {
     const n = await api.provision();
     const put = (body: unknown) => api.put(`/v1/numbers/${n.id}`, body);
 
@@ -170,7 +166,7 @@ describe('PUT /v1/numbers/{id} replaces the aspects it names', () => {
     ['sms.enabled a string', { sms: { enabled: 'yes' } }, 400, 'invalid_parameter', 'sms.enabled', /boolean/],
     ['an unknown aspect', { voicemail: true }, 400, 'invalid_parameter', 'voicemail', /Unknown field/],
   ];
-  it.each(cases)('refuses %s and changes nothing', async (_name, body, status, code, param, message) => {
+  it.for(cases)('refuses %s and changes nothing', async ([, body, status, code, param, message], { api }) => {
     const n = await api.provision({ kind: 'local', routing: { type: 'agent', target: 'sam' }, caller_id: { name: 'Sam' } });
     const res = await api.put(`/v1/numbers/${n.id}`, body);
     expect(res.status).toBe(status);
@@ -178,14 +174,14 @@ describe('PUT /v1/numbers/{id} replaces the aspects it names', () => {
     expect((await api.get('/v1/numbers?provisioned=true')).body.data).toEqual([n]);
   });
 
-  it('refuses a forward to the number itself', async () => {
+  it('refuses a forward to the number itself', async ({ api }) => {
     const n = await api.provision();
     const res = await api.put(`/v1/numbers/${n.id}`, { routing: { type: 'forward', target: n.number } });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ param: 'routing.target', message: expect.stringMatching(/itself/) });
   });
 
-  it('is 404 for an unknown id and for another account\'s number', async () => {
+  it('is 404 for an unknown id and for another account\'s number', async ({ api, bob }) => {
     const n = await api.provision();
     expect((await api.put('/v1/numbers/num_0000000000000000', { sms: { enabled: false } })).status).toBe(404);
     const theirs = await bob.put(`/v1/numbers/${n.id}`, { sms: { enabled: false } });
@@ -196,35 +192,35 @@ describe('PUT /v1/numbers/{id} replaces the aspects it names', () => {
 });
 
 describe('DELETE /v1/numbers/{id} releases the number for good', () => {
-  it('answers 204; the id is then 404 everywhere and the number is back in the search', async () => {
+  it('answers 204; the id is then 404 everywhere and the number is back in the search', async ({ api }) => {
     const n = await api.provision({ area_code: '512' });
     const res = await api.del(`/v1/numbers/${n.id}`);
     expect(res.status).toBe(204);
     expect(res.body).toBeNull();
     expect((await api.del(`/v1/numbers/${n.id}`)).status).toBe(404);
     expect((await api.put(`/v1/numbers/${n.id}`, { sms: { enabled: true } })).status).toBe(404);
-    expect(await mine()).toEqual([]);
+    expect(await mine(api)).toEqual([]);
     expect(await available(api, 'area_code=512')).toContain(n.number);
   });
 
-  it('is 404 for another account\'s number, which stays held', async () => {
+  it('is 404 for another account\'s number, which stays held', async ({ api, bob }) => {
     const n = await api.provision();
     const res = await bob.del(`/v1/numbers/${n.id}`);
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('not_found');
-    expect(await mine()).toEqual([n.id]);
+    expect(await mine(api)).toEqual([n.id]);
   });
 
-  it('is forgotten by reset(), which empties every account', async () => {
+  it('is forgotten by reset(), which empties every account', async ({ sandbox, api }) => {
     const n = await api.provision();
     sandbox.reset();
-    expect(await mine()).toEqual([]);
-    expect(await available()).toContain(n.number);
+    expect(await mine(api)).toEqual([]);
+    expect(await available(api)).toContain(n.number);
   });
 });
 
 describe('scopes and keys apply to numbers and messages', () => {
-  it('refuses writes to a read-only key with 403, storing nothing, and shares numbers between keys of one account', async () => {
+  it('refuses writes to a read-only key with 403, storing nothing, and shares numbers between keys of one account', async ({ sandbox }) => {
     sandbox.close();
     sandbox = startSandbox({
       keys: {

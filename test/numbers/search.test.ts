@@ -1,18 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
+import { describe, expect } from '../fixture.js';
 import { client, OTHER_KEY, startSandbox } from '../helpers.js';
-import { allPages, numbersClient } from './support.js';
-
-let sandbox: Sandbox;
-let api: ReturnType<typeof numbersClient>;
-beforeEach(() => {
-  sandbox = startSandbox();
-  api = numbersClient(sandbox);
-});
-afterEach(() => sandbox.close());
+import { allPages, numbersClient, test as it } from './support.js';
 
 describe('GET /v1/numbers searches the available inventory', () => {
-  it('answers a page of available numbers in the list envelope', async () => {
+  it('answers a page of available numbers in the list envelope', async ({ api }) => {
     const res = await api.get('/v1/numbers');
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(50);
@@ -30,7 +22,7 @@ describe('GET /v1/numbers searches the available inventory', () => {
     }
   });
 
-  it('holds every kind across several countries and area codes', async () => {
+  it('holds every kind across several countries and area codes', async ({ api }) => {
     const all = await allPages(api, '/v1/numbers?limit=200');
     expect(new Set(all.map((n) => n.kind))).toEqual(new Set(['local', 'toll_free', 'international']));
     expect(new Set(all.map((n) => n.country)).size).toBeGreaterThanOrEqual(4);
@@ -40,7 +32,7 @@ describe('GET /v1/numbers searches the available inventory', () => {
     expect(all.filter((n) => /^\+1\d{3}555/.test(n.number))).toEqual([]);
   });
 
-  it('filters by kind, country (any case), area_code and contains', async () => {
+  it('filters by kind, country (any case), area_code and contains', async ({ api }) => {
     const tollFree = await allPages(api, '/v1/numbers?kind=toll_free&limit=200');
     expect(tollFree.length).toBeGreaterThan(0);
     expect(tollFree.every((n) => n.kind === 'toll_free' && n.country === 'US')).toBe(true);
@@ -63,7 +55,7 @@ describe('GET /v1/numbers searches the available inventory', () => {
     expect(none.body).toEqual({ data: [], next_cursor: null, has_more: false });
   });
 
-  it('reads letters in contains as keypad digits and * as any digit', async () => {
+  it('reads letters in contains as keypad digits and * as any digit', async ({ api }) => {
     const sf = await allPages(api, '/v1/numbers?area_code=415');
     const digits = sf[3].number.slice(5, 8); // the exchange, e.g. "723"
     const wild = await allPages(api, `/v1/numbers?area_code=415&contains=415${digits[0]}*${digits[2]}`);
@@ -75,7 +67,7 @@ describe('GET /v1/numbers searches the available inventory', () => {
     expect(lettered).toEqual(numeric);
   });
 
-  it('pages with a stable cursor: every number once, in a fixed order', async () => {
+  it('pages with a stable cursor: every number once, in a fixed order', async ({ sandbox, api }) => {
     const whole = await allPages(api, '/v1/numbers?limit=200');
     const paged = await allPages(api, '/v1/numbers?limit=37');
     expect(paged.map((n) => n.number)).toEqual(whole.map((n) => n.number));
@@ -93,7 +85,7 @@ describe('GET /v1/numbers searches the available inventory', () => {
     expect(all).not.toContain(ahead);
   });
 
-  it('is the same pool for the same seed, survives reset, and differs for another seed', async () => {
+  it('is the same pool for the same seed, survives reset, and differs for another seed', async ({ sandbox }) => {
     const pool = async (s: Sandbox) => (await allPages(client(s), '/v1/numbers?limit=200')).map((n) => n.number);
     const mine = await pool(sandbox);
     const twin = startSandbox({ baseUrl: 'https://twin.svc.test' });
@@ -113,7 +105,7 @@ describe('GET /v1/numbers searches the available inventory', () => {
 });
 
 describe('GET /v1/numbers?provisioned=true lists the account\'s own numbers', () => {
-  it('lists only this account\'s numbers, newest first, with the filters and date bounds', async () => {
+  it('lists only this account\'s numbers, newest first, with the filters and date bounds', async ({ sandbox, api }) => {
     const a = await api.provision({ kind: 'local', area_code: '212' });
     await sandbox.advance('1m');
     const b = await api.provision({ kind: 'toll_free' });
@@ -148,14 +140,14 @@ describe('GET /v1/numbers refuses bad queries with a 400 naming the parameter', 
     ['date bounds without provisioned=true', 'created_after=2026-01-01T00:00:00Z', 'created_after', /provisioned=true/],
     ['a forged cursor', 'cursor=abc.def', 'cursor', /not a cursor of this list/],
   ];
-  it.each(cases)('%s', async (_name, query, param, message) => {
+  it.for(cases)('%s', async ([, query, param, message], { api }) => {
     const res = await api.get(`/v1/numbers?${query}`);
     expect(res.status).toBe(400);
     expect(res.body.error.param).toBe(param);
     expect(res.body.error.message).toMatch(message);
   });
 
-  it('refuses a cursor of another list or another account', async () => {
+  it('refuses a cursor of another list or another account', async ({ sandbox, api }) => {
     await api.placeCall();
     await api.placeCall();
     const calls = await api.get('/v1/calls?limit=1');

@@ -1,4 +1,5 @@
 import type { Sandbox } from '../../src/index.js';
+import { test as sandboxTest } from '../fixture.js';
 import { client, KEY } from '../helpers.js';
 
 /** The helpers client plus the verbs of /v1/numbers and /v1/messages. */
@@ -17,6 +18,15 @@ export function numbersClient(sandbox: Sandbox, key: string | null = KEY) {
     sendMessage: (body: Record<string, unknown>) => api.post('/v1/messages', body),
   };
 }
+
+export type NumbersClient = ReturnType<typeof numbersClient>;
+
+/** The sandbox fixtures of ../fixture.ts, with `api` a numbers client. */
+export const test = sandboxTest.extend<{ api: NumbersClient }>({
+  api: async ({ sandbox }, use) => {
+    await use(numbersClient(sandbox));
+  },
+});
 
 /** Every page of a list (from the cursor `from`, if given), following next_cursor. */
 export async function allPages(api: ReturnType<typeof client>, path: string, from: string | null = null): Promise<any[]> {

@@ -1,18 +1,10 @@
 import https from 'node:https';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/index.js';
-import { client, KEY, OTHER_KEY, startSandbox, TO } from '../helpers.js';
-
-let sandbox: Sandbox;
-let api: ReturnType<typeof client>;
-beforeEach(() => {
-  sandbox = startSandbox();
-  api = client(sandbox);
-});
-afterEach(() => sandbox.close());
+import { describe, expect, it, type SandboxContext } from '../fixture.js';
+import { KEY, OTHER_KEY, TO } from '../helpers.js';
+import { readWav } from './wav.js';
 
 /** A call that talks `talk`, with a one-line script spoken from 1 s to 2 s; returns its ready recording's audio URL. */
-async function recordedCall(talk: string): Promise<{ url: string; duration: number; recordingId: string }> {
+async function recordedCall({ sandbox, api }: SandboxContext, talk: string): Promise<{ url: string; duration: number; recordingId: string }> {
   sandbox.network.setBehavior(TO, { talk });
   const { body } = await api.placeCall();
   sandbox.transcripts.setScript(body.id, [{ speaker: 'agent', text: 'Hello.', start: 1, end: 2 }]);
@@ -21,65 +13,40 @@ async function recordedCall(talk: string): Promise<{ url: string; duration: numb
   return { url: call.recording_url!, duration: call.duration!, recordingId: call.recording_id! };
 }
 
-/** Reads the fields of a canonical 44-byte WAV header. */
-function parseWav(bytes: Uint8Array) {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const ascii = (at: number) => String.fromCharCode(...bytes.subarray(at, at + 4));
-  return {
-    riff: ascii(0),
-    riffSize: view.getUint32(4, true),
-    wave: ascii(8),
-    fmt: ascii(12),
-    fmtSize: view.getUint32(16, true),
-    format: view.getUint16(20, true),
-    channels: view.getUint16(22, true),
-    sampleRate: view.getUint32(24, true),
-    byteRate: view.getUint32(28, true),
-    blockAlign: view.getUint16(32, true),
-    bitsPerSample: view.getUint16(34, true),
-    data: ascii(36),
-    dataSize: view.getUint32(40, true),
-    sample: (second: number) => view.getInt16(44 + Math.round(second * 8000) * 2, true),
-  };
-}
-
 describe('GET /v1/recordings/{id}/audio (the recording’s url)', () => {
-  it('serves an 8 kHz 16-bit mono WAV whose length matches the recording’s duration', async () => {
-    const { url, duration } = await recordedCall('7s');
+  it('serves an 8 kHz 16-bit mono WAV whose length matches the recording’s duration', async ({ sandbox, api }) => {
+    const { url, duration, recordingId } = await recordedCall({ sandbox, api }, '7s');
     expect(duration).toBe(7);
     const res = await fetch(url, { headers: { authorization: `Bearer ${KEY}` } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('audio/wav');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="${recordingId}.wav"`);
     expect(res.headers.get('x-request-id')).toMatch(/^req_/);
     const bytes = new Uint8Array(await res.arrayBuffer());
     expect(Number(res.headers.get('content-length'))).toBe(bytes.byteLength);
-    const wav = parseWav(bytes);
+    const wav = readWav(bytes);
     expect(wav).toMatchObject({
-      riff: 'RIFF',
-      riffSize: bytes.byteLength - 8,
-      wave: 'WAVE',
-      fmt: 'fmt ',
-      fmtSize: 16,
-      format: 1,
-      channels: 1,
-      sampleRate: 8000,
-      byteRate: 16000,
-      blockAlign: 2,
-      bitsPerSample: 16,
-      data: 'data',
-      dataSize: 7 * 8000 * 2,
+      container: 'RIFF',
+      chunkSize: bytes.byteLength - 8,
+      format: 'WAVE',
+      fmt: { chunkId: 'fmt ', chunkSize: 16, audioFormat: 1, numChannels: 1, sampleRate: 8000, byteRate: 16000, blockAlign: 2, bitsPerSample: 16 },
+      data: { chunkId: 'data', chunkSize: 7 * 8000 * 2 },
     });
-    expect(bytes.byteLength).toBe(44 + wav.dataSize);
-    expect(wav.dataSize / wav.byteRate).toBe(duration);
-    // A quiet tone while the line is spoken (1–2 s), silence elsewhere.
-    const loudest = Math.max(...Array.from({ length: 80 }, (_, i) => Math.abs(wav.sample(1.5 + i / 8000))));
-    expect(loudest).toBeGreaterThan(100);
-    expect(loudest).toBeLessThan(2000);
-    expect([0.5, 3, 6.9].map((s) => wav.sample(s))).toEqual([0, 0, 0]);
+    // A canonical 44-byte header: RIFF (12) + fmt (8 + 16) + data (8), nothing else.
+    expect(bytes.byteLength).toBe(44 + wav.data.chunkSize);
+    expect(wav.samples).toHaveLength(duration * 8000);
+    expect(wav.data.chunkSize / wav.fmt.byteRate).toBe(duration);
+    // A quiet tone (about -32 dBFS) while the line is spoken (1–2 s), silence everywhere else.
+    const spoken = wav.samples.subarray(1 * 8000, 2 * 8000);
+    const peak = Math.max(...Array.from(spoken, Math.abs));
+    expect(20 * Math.log10(peak / 32768)).toBeCloseTo(-32, 0);
+    expect(spoken.filter((s) => s !== 0).length).toBeGreaterThan(0.9 * spoken.length);
+    const rest = [...wav.samples.subarray(0, 1 * 8000), ...wav.samples.subarray(2 * 8000)];
+    expect(rest.filter((s) => s !== 0)).toEqual([]);
   });
 
-  it('is the same file through node:https', async () => {
-    const { url } = await recordedCall('3s');
+  it('is the same file through node:https', async ({ sandbox, api }) => {
+    const { url } = await recordedCall({ sandbox, api }, '3s');
     const viaFetch = new Uint8Array(await (await fetch(url, { headers: { authorization: `Bearer ${KEY}` } })).arrayBuffer());
     const viaHttps = await new Promise<Buffer>((resolve, reject) => {
       https
@@ -95,15 +62,15 @@ describe('GET /v1/recordings/{id}/audio (the recording’s url)', () => {
     expect(new Uint8Array(viaHttps)).toEqual(viaFetch);
   });
 
-  it('a long call streams its file without trouble (two hours: 115 MB)', async () => {
-    const { url, duration } = await recordedCall('2h');
+  it('a long call streams its file without trouble (two hours: 115 MB)', async ({ sandbox, api }) => {
+    const { url, duration } = await recordedCall({ sandbox, api }, '2h');
     const res = await fetch(url, { headers: { authorization: `Bearer ${KEY}` } });
     let total = 0;
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) total += chunk.byteLength;
     expect(total).toBe(44 + duration * 16000);
   });
 
-  it('is 409 recording_not_ready while the recording is processing', async () => {
+  it('is 409 recording_not_ready while the recording is processing', async ({ sandbox, api }) => {
     const { body } = await api.placeCall();
     await sandbox.advance('65s');
     const call = sandbox.calls.get(body.id)!;
@@ -115,8 +82,8 @@ describe('GET /v1/recordings/{id}/audio (the recording’s url)', () => {
     expect((await fetch(call.recording_url!, { headers: { authorization: `Bearer ${KEY}` } })).status).toBe(200);
   });
 
-  it('needs the same key auth as the API: 401 without a key, 404 for another account', async () => {
-    const { url } = await recordedCall('3s');
+  it('needs the same key auth as the API: 401 without a key, 404 for another account', async ({ sandbox, api }) => {
+    const { url } = await recordedCall({ sandbox, api }, '3s');
     const anonymous = await fetch(url);
     expect(anonymous.status).toBe(401);
     expect((await anonymous.json()).error.code).toBe('invalid_api_key');

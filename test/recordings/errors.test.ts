@@ -1,20 +1,23 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/index.js';
-import { client, OTHER_KEY, startSandbox } from '../helpers.js';
+import { describe, expect, test } from '../fixture.js';
+import { client, OTHER_KEY } from '../helpers.js';
 
 const CALLS_ONLY = 'SVC_TEST_callsonly';
-let sandbox: Sandbox;
-let api: ReturnType<typeof client>;
-let recordingId: string;
-let callId: string;
-beforeEach(async () => {
-  sandbox = startSandbox({ keys: { [CALLS_ONLY]: { account: 'SVC_TEST_alice', scopes: ['calls:*'] } } });
-  api = client(sandbox);
-  callId = (await api.placeCall()).body.id;
-  await sandbox.advance('2m');
-  recordingId = sandbox.calls.get(callId)!.recording_id!;
+
+/** Every test starts with a call of Alice's that ended and whose recording is ready. */
+const it = test.extend<{ callId: string; recordingId: string }>({
+  callId: [
+    async ({ sandbox, api }, use) => {
+      const { id } = (await api.placeCall()).body;
+      await sandbox.advance('2m');
+      await use(id);
+    },
+    { auto: true },
+  ],
+  recordingId: async ({ sandbox, callId }, use) => {
+    await use(sandbox.calls.get(callId)!.recording_id!);
+  },
 });
-afterEach(() => sandbox.close());
+it.override({ sandboxOptions: { keys: { [CALLS_ONLY]: { account: 'SVC_TEST_alice', scopes: ['calls:*'] } } } });
 
 /** Every 4xx changes nothing: no event, no stored item. */
 async function expectError(res: { status: number; body: any; headers: Headers }, status: number, code: string, message: RegExp, param?: string) {
@@ -40,13 +43,13 @@ describe('GET /v1/recordings refuses bad queries with 400 naming the parameter',
     ['a bad status', 'status=done', 'status', /one of "processing", "ready"/],
     ['a repeated parameter', 'agent=a&agent=b', 'agent', /more than once/],
   ];
-  it.each(cases)('%s', async (_name, query, param, message) => {
+  it.for(cases)('%s', async ([, query, param, message], { sandbox, api }) => {
     const before = sandbox.events.list().length;
     await expectError(await api.get(`/v1/recordings?${query}`), 400, 'invalid_parameter', message, param);
     expect(sandbox.events.list()).toHaveLength(before);
   });
 
-  it('a cursor of another account is refused', async () => {
+  it('a cursor of another account is refused', async ({ sandbox, api }) => {
     await api.placeCall({ to: '+14155550124' });
     await sandbox.advance('2m');
     const page = await api.get('/v1/recordings?limit=1');
@@ -55,37 +58,37 @@ describe('GET /v1/recordings refuses bad queries with 400 naming the parameter',
 });
 
 describe('404 for unknown or foreign recordings', () => {
-  it.each([
+  it.for<[string, (ids: { callId: string; recordingId: string }) => string]>([
     ['an unknown id', () => '/v1/recordings/rec_0000000000000000'],
-    ['another account’s recording', () => `/v1/recordings/${recordingId}`],
-    ['a call id', () => `/v1/recordings/${callId}`],
+    ['another account’s recording', ({ recordingId }) => `/v1/recordings/${recordingId}`],
+    ['a call id', ({ callId }) => `/v1/recordings/${callId}`],
     ['unknown audio', () => '/v1/recordings/rec_0000000000000000/audio'],
-    ['another account’s audio', () => `/v1/recordings/${recordingId}/audio`],
-  ])('%s', async (name, path) => {
+    ['another account’s audio', ({ recordingId }) => `/v1/recordings/${recordingId}/audio`],
+  ])('%s', async ([name, path], { sandbox, api, callId, recordingId }) => {
     const who = name.includes('another') ? client(sandbox, OTHER_KEY) : api;
-    await expectError(await who.get(path()), 404, 'not_found', /No recording/);
+    await expectError(await who.get(path({ callId, recordingId })), 404, 'not_found', /No recording/);
   });
 
-  it('a call id gets a hint', async () => {
+  it('a call id gets a hint', async ({ api, callId }) => {
     expect((await api.get(`/v1/recordings/${callId}`)).body.error.message).toMatch(/call id: use the call's recording_id/);
   });
 });
 
 describe('auth, scopes and methods', () => {
-  it('401 without a key and with a live key', async () => {
+  it('401 without a key and with a live key', async ({ sandbox, recordingId }) => {
     for (const path of ['/v1/recordings', `/v1/recordings/${recordingId}`, `/v1/recordings/${recordingId}/audio`]) {
       await expectError(await client(sandbox, null).get(path), 401, 'invalid_api_key', /API key/);
       await expectError(await client(sandbox, 'SVC_LIVE_abc').get(path), 401, 'live_key_not_allowed', /production key/);
     }
   });
 
-  it('403 for a key without the recordings scope', async () => {
+  it('403 for a key without the recordings scope', async ({ sandbox, recordingId }) => {
     for (const path of ['/v1/recordings', `/v1/recordings/${recordingId}`, `/v1/recordings/${recordingId}/audio`]) {
       await expectError(await client(sandbox, CALLS_ONLY).get(path), 403, 'forbidden', /recordings:read/);
     }
   });
 
-  it('405 for other methods, with Allow', async () => {
+  it('405 for other methods, with Allow', async ({ api, recordingId }) => {
     const res = await api.post('/v1/recordings', {});
     await expectError(res, 405, 'method_not_allowed', /POST is not allowed/);
     expect(res.headers.get('allow')).toBe('GET');
@@ -93,13 +96,13 @@ describe('auth, scopes and methods', () => {
     await expectError(await api.post(`/v1/recordings/${recordingId}/audio`, {}), 405, 'method_not_allowed', /use GET/);
   });
 
-  it('409 for audio still processing', async () => {
+  it('409 for audio still processing', async ({ sandbox, api }) => {
     const { body } = await api.placeCall({ to: '+14155550124' });
     await sandbox.advance('65s');
     await expectError(await api.get(`/v1/recordings/${sandbox.calls.get(body.id)!.recording_id}/audio`), 409, 'recording_not_ready', /still processing/);
   });
 
-  it('429 past the rate limit', async () => {
+  it('429 past the rate limit', async ({ api, recordingId }) => {
     for (let i = 0; i < 100; i++) await api.get(`/v1/recordings/${recordingId}`);
     const res = await api.get(`/v1/recordings/${recordingId}/audio`);
     await expectError(res, 429, 'rate_limited', /Rate limit/);

@@ -1,14 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/index.js';
-import { client, OTHER_KEY, startSandbox } from '../helpers.js';
-
-let sandbox: Sandbox;
-let api: ReturnType<typeof client>;
-beforeEach(() => {
-  sandbox = startSandbox();
-  api = client(sandbox);
-});
-afterEach(() => sandbox.close());
+import { describe, expect, it, type SandboxContext } from '../fixture.js';
+import { client, OTHER_KEY } from '../helpers.js';
 
 const at = (seconds: number) => new Date(Date.parse('2026-01-01T00:00:00Z') + seconds * 1000).toISOString();
 
@@ -16,7 +7,7 @@ const at = (seconds: number) => new Date(Date.parse('2026-01-01T00:00:00Z') + se
  * Four answered calls ending at 65 s (ai, agent ava), 125 s (agent maria), 185 s (no agent)
  * and 245 s (agent maria), one a minute; and a busy call, which has no recording.
  */
-async function fourRecordings(): Promise<string[]> {
+async function fourRecordings({ sandbox, api }: SandboxContext): Promise<string[]> {
   sandbox.network.setBehavior('+14155550124', { agent: 'maria' });
   const calls: string[] = [];
   calls.push((await api.placeCall({ ai_receptionist: true })).body.id);
@@ -32,8 +23,8 @@ async function fourRecordings(): Promise<string[]> {
 }
 
 describe('GET /v1/recordings', () => {
-  it('lists the account’s recordings newest first, in the list envelope', async () => {
-    const ids = await fourRecordings();
+  it('lists the account’s recordings newest first, in the list envelope', async ({ sandbox, api }) => {
+    const ids = await fourRecordings({ sandbox, api });
     const res = await api.get('/v1/recordings');
     expect(res.status).toBe(200);
     expect(res.body.data.map((r: any) => r.id)).toEqual([...ids].reverse());
@@ -42,8 +33,8 @@ describe('GET /v1/recordings', () => {
     expect(res.body.data[0]).toMatchObject({ status: 'ready', transcript: { status: 'ready' }, summary: expect.any(String) });
   });
 
-  it('pages with limit and cursor, each recording exactly once', async () => {
-    const ids = await fourRecordings();
+  it('pages with limit and cursor, each recording exactly once', async ({ sandbox, api }) => {
+    const ids = await fourRecordings({ sandbox, api });
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
@@ -55,8 +46,8 @@ describe('GET /v1/recordings', () => {
     expect(seen).toEqual([...ids].reverse());
   });
 
-  it('filters by date', async () => {
-    const ids = await fourRecordings();
+  it('filters by date', async ({ sandbox, api }) => {
+    const ids = await fourRecordings({ sandbox, api });
     const after = await api.get(`/v1/recordings?created_after=${at(125)}`);
     expect(after.body.data.map((r: any) => r.id)).toEqual([ids[3], ids[2]]);
     const before = await api.get(`/v1/recordings?created_before=${at(185)}`);
@@ -65,8 +56,8 @@ describe('GET /v1/recordings', () => {
     expect(between.body.data.map((r: any) => r.id)).toEqual([ids[2], ids[1]]);
   });
 
-  it('filters by agent, call and status', async () => {
-    const ids = await fourRecordings();
+  it('filters by agent, call and status', async ({ sandbox, api }) => {
+    const ids = await fourRecordings({ sandbox, api });
     expect((await api.get('/v1/recordings?agent=maria')).body.data.map((r: any) => r.id)).toEqual([ids[3], ids[1]]);
     expect((await api.get('/v1/recordings?agent=ava')).body.data.map((r: any) => r.id)).toEqual([ids[0]]);
     expect((await api.get('/v1/recordings?agent=nobody')).body.data).toEqual([]);
@@ -81,15 +72,15 @@ describe('GET /v1/recordings', () => {
     expect((await api.get('/v1/recordings?status=ready')).body.data).toHaveLength(4);
   });
 
-  it('shows only the caller’s account', async () => {
-    await fourRecordings();
+  it('shows only the caller’s account', async ({ sandbox, api }) => {
+    await fourRecordings({ sandbox, api });
     expect((await client(sandbox, OTHER_KEY).get('/v1/recordings')).body).toEqual({ data: [], next_cursor: null, has_more: false });
   });
 });
 
 describe('GET /v1/recordings/{id}', () => {
-  it('returns one recording with its transcript and summary embedded once ready', async () => {
-    const [id] = await fourRecordings();
+  it('returns one recording with its transcript and summary embedded once ready', async ({ sandbox, api }) => {
+    const [id] = await fourRecordings({ sandbox, api });
     const res = await api.get(`/v1/recordings/${id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual(sandbox.recordings.get(id!));

@@ -1,20 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SandboxError, type Sandbox } from '../../src/index.js';
+import { describe, expect, it } from '../fixture.js';
 import { client, startSandbox, TO } from '../helpers.js';
 
-let sandbox: Sandbox;
-let api: ReturnType<typeof client>;
-beforeEach(() => {
-  sandbox = startSandbox();
-  api = client(sandbox);
-});
-afterEach(() => sandbox.close());
-
 const at = (seconds: number) => new Date(Date.parse('2026-01-01T00:00:00Z') + seconds * 1000).toISOString();
-const types = () => sandbox.events.list().map((e) => `${e.type}@${e.created_at}`);
+const types = (sandbox: Sandbox) => sandbox.events.list().map((e) => `${e.type}@${e.created_at}`);
 
 describe('a completed, answered call', () => {
-  it('yields a recording ready 10 s after the end, then the transcript and summary 20 s later, with both events', async () => {
+  it('yields a recording ready 10 s after the end, then the transcript and summary 20 s later, with both events', async ({ sandbox, api }) => {
     const { body: placed } = await api.placeCall();
     await sandbox.advance('65s'); // rings 5 s, talks 60 s
     const call = (await api.get(`/v1/calls/${placed.id}`)).body;
@@ -66,7 +58,7 @@ describe('a completed, answered call', () => {
     expect(transcriptReady).toHaveLength(1);
     expect(transcriptReady[0]!.data).toEqual(done.transcript);
 
-    expect(types()).toEqual([
+    expect(types(sandbox)).toEqual([
       `call.started@${at(0)}`,
       `call.answered@${at(5)}`,
       `call.completed@${at(65)}`,
@@ -75,7 +67,7 @@ describe('a completed, answered call', () => {
     ]);
   });
 
-  it('regression: a call.completed listener could not fetch the recording its recording_url names (it was stored after the event)', async () => {
+  it('regression: a call.completed listener could not fetch the recording its recording_url names (it was stored after the event)', async ({ sandbox, api }) => {
     const seen: Array<string | undefined> = [];
     sandbox.events.subscribe((event) => seen.push(sandbox.recordings.get(event.data.recording_id as string)?.status), { type: 'call.completed' });
     await api.placeCall();
@@ -83,7 +75,7 @@ describe('a completed, answered call', () => {
     expect(seen).toEqual(['processing']);
   });
 
-  it('keeps the agent the call had when it ended (AI handler, scripted agent, transfer target)', async () => {
+  it('keeps the agent the call had when it ended (AI handler, scripted agent, transfer target)', async ({ sandbox, api }) => {
     const ai = await api.placeCall({ ai_receptionist: true });
     sandbox.network.setBehavior('+14155550124', { agent: 'maria' });
     const agent = await api.placeCall({ to: '+14155550124' });
@@ -95,7 +87,7 @@ describe('a completed, answered call', () => {
     expect([agentOf(ai.body.id), agentOf(agent.body.id), agentOf(moved.body.id)]).toEqual(['ava', 'maria', 'li']);
   });
 
-  it('a call answered and hung up at once still gets a recording of 0 s, with an empty transcript', async () => {
+  it('a call answered and hung up at once still gets a recording of 0 s, with an empty transcript', async ({ sandbox, api }) => {
     sandbox.network.setBehavior(TO, { ring: 'manual', talk: 'manual' });
     const { body } = await api.placeCall();
     sandbox.calls.answer(body.id);
@@ -108,11 +100,11 @@ describe('a completed, answered call', () => {
 });
 
 describe('calls that were never answered have no recording and no transcript', () => {
-  it.each([
+  it.for([
     ['busy', '+15005550002'],
     ['no answer', '+15005550003'],
     ['carrier failure', '+15005550004'],
-  ])('%s', async (_name, to) => {
+  ])('%s', async ([, to], { sandbox, api }) => {
     const { body } = await api.placeCall({ to });
     await sandbox.advance('1h');
     const call = (await api.get(`/v1/calls/${body.id}`)).body;
@@ -122,7 +114,7 @@ describe('calls that were never answered have no recording and no transcript', (
     expect((await api.get(`/v1/transcripts/${body.id}`)).status).toBe(404);
   });
 
-  it('a call canceled while ringing', async () => {
+  it('a call canceled while ringing', async ({ sandbox, api }) => {
     sandbox.network.setBehavior(TO, { ring: 'manual' });
     const { body } = await api.placeCall();
     sandbox.calls.hangUp(body.id);
@@ -133,7 +125,7 @@ describe('calls that were never answered have no recording and no transcript', (
 });
 
 describe('sandbox.recordings.setTiming', () => {
-  it('changes the delays for one call, before it ends', async () => {
+  it('changes the delays for one call, before it ends', async ({ sandbox, api }) => {
     const fast = await api.placeCall();
     const normal = await api.placeCall({ to: '+14155550124' });
     sandbox.recordings.setTiming({ recordingDelay: '1s', transcriptDelay: '2s' }, fast.body.id);
@@ -146,7 +138,7 @@ describe('sandbox.recordings.setTiming', () => {
     expect(recOf(normal.body.id)).toMatchObject({ ready_at: at(75), transcript: { ready_at: at(95) } });
   });
 
-  it('changes the delays of every later call, field by field; reset() restores the defaults', async () => {
+  it('changes the delays of every later call, field by field; reset() restores the defaults', async ({ sandbox, api }) => {
     sandbox.recordings.setTiming({ recordingDelay: '0s' });
     sandbox.recordings.setTiming({ transcriptDelay: '5s' });
     const { body } = await api.placeCall();
@@ -162,7 +154,7 @@ describe('sandbox.recordings.setTiming', () => {
     expect(sandbox.recordings.get(sandbox.calls.get(again.body.id)!.recording_id!)!.transcript).not.toBeNull();
   });
 
-  it('refuses misuse with a SandboxError that names the fix', async () => {
+  it('refuses misuse with a SandboxError that names the fix', async ({ sandbox, api }) => {
     const { body } = await api.placeCall();
     expect(() => sandbox.recordings.setTiming({ recordingDelay: 'soon' })).toThrow(/`recordingDelay` is not a duration/);
     expect(() => sandbox.recordings.setTiming({ delay: '1s' } as never)).toThrow(/Unknown option `delay`: remove it. Accepted: recordingDelay, transcriptDelay/);

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES } from '../../src/api/pipeline.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/index.js';
-import { client } from '../helpers.js';
+import { test } from '../fixture.js';
 import { closeReceivers, startReceiver, type Receiver } from '../webhooks/receivers.js';
 import { buildCorpus, ENDPOINTS } from './corpus.js';
 import { KEY, OTHER_KEY, TRANSPORTS, type BadRequest } from './kit.js';
@@ -149,15 +149,9 @@ describe('the body size limit: exactly MAX_BODY_BYTES is read, one byte more is 
 });
 
 describe('regressions the corpus found', () => {
-  let fresh: Sandbox;
-  let api: ReturnType<typeof client>;
-  beforeEach(() => {
-    fresh = createSandbox(OPTIONS).listen();
-    api = client(fresh, KEY);
-  });
-  afterEach(() => fresh.close());
+  test.override({ sandboxOptions: OPTIONS }); // api: client(sandbox) is KEY's
 
-  it('Regression: an impossible date (created_after=2026-02-30) was read as the day it rolls over to (2026-03-02) instead of 400', async () => {
+  test('Regression: an impossible date (created_after=2026-02-30) was read as the day it rolls over to (2026-03-02) instead of 400', async ({ api }) => {
     await api.placeCall({ from: '+14155550100' });
     for (const date of ['2026-02-30', '2026-02-29', '2026-04-31', '2100-02-29', '2026-06-31T00:00:00Z']) {
       for (const param of ['created_after', 'created_before']) {
@@ -175,7 +169,7 @@ describe('regressions the corpus found', () => {
     expect((await api.get('/v1/calls?created_after=2024-02-29')).body.data).toHaveLength(1);
   });
 
-  it('Regression: a webhook url with a NUL or another control character was stored as given (201)', async () => {
+  test('Regression: a webhook url with a NUL or another control character was stored as given (201)', async ({ api }) => {
     for (const url of ['https://example.com/hooks\u0000', '\u0001https://example.com/hooks', 'https://example.com/ho\u007fks', 'https://example.com/\u001bhooks']) {
       const res = await api.post('/v1/webhooks', { url, events: ['call.started'] });
       expect(res.status, JSON.stringify(url)).toBe(400);
@@ -185,7 +179,7 @@ describe('regressions the corpus found', () => {
     expect((await api.post('/v1/webhooks', { url: 'https://example.com/hooks', events: ['call.started'] })).status).toBe(201);
   });
 
-  it('Regression: a media URL with a NUL or another control character was accepted and kept on the message (201)', async () => {
+  test('Regression: a media URL with a NUL or another control character was accepted and kept on the message (201)', async ({ sandbox, api }) => {
     const number = (await api.post('/v1/numbers', { kind: 'local', country: 'US' })).body.number as string;
     for (const url of ['https://example.com/a.jpg\u0000', '\u0001https://example.com/a.jpg', 'https://example.com/\u007fa.jpg']) {
       const res = await api.post('/v1/messages', { from: number, to: '+14155550123', media_urls: [url] });
@@ -193,7 +187,7 @@ describe('regressions the corpus found', () => {
       expect(res.body.error).toMatchObject({ code: 'invalid_parameter', param: 'media_urls[0]' });
     }
     expect((await api.get('/v1/messages')).body.data).toEqual([]);
-    expect(fresh.events.list({ apiKey: KEY }).filter((e) => e.type.startsWith('message.'))).toEqual([]);
+    expect(sandbox.events.list({ apiKey: KEY }).filter((e) => e.type.startsWith('message.'))).toEqual([]);
     expect((await api.post('/v1/messages', { from: number, to: '+14155550123', media_urls: ['https://example.com/a.jpg'] })).status).toBe(201);
   });
 });

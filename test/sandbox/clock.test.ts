@@ -1,18 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createSandbox, SandboxError, type Sandbox } from '../../src/index.js';
+import { afterEach, vi } from 'vitest';
+import { createSandbox, SandboxError } from '../../src/index.js';
+import { describe, expect, it, test } from '../fixture.js';
 import { client, TO } from '../helpers.js';
 
-let sandbox: Sandbox;
-beforeEach(() => {
-  sandbox = createSandbox({ seed: 1, startTime: '2026-03-01T12:00:00Z' }).listen();
-});
-afterEach(() => {
-  vi.useRealTimers();
-  sandbox.close();
-});
+test.override({ sandboxOptions: { startTime: '2026-03-01T12:00:00Z' } });
+afterEach(() => vi.useRealTimers());
 
 describe('virtual clock', () => {
-  it('starts at startTime and moves only with advance', async () => {
+  it('starts at startTime and moves only with advance', async ({ sandbox }) => {
     expect(sandbox.now().toISOString()).toBe('2026-03-01T12:00:00.000Z');
     await sandbox.advance(1500);
     expect(sandbox.now().toISOString()).toBe('2026-03-01T12:00:01.500Z');
@@ -23,7 +18,7 @@ describe('virtual clock', () => {
     }
   });
 
-  it('idle time costs nothing: 30 days with nothing pending returns at once', async () => {
+  it('idle time costs nothing: 30 days with nothing pending returns at once', async ({ sandbox }) => {
     const started = performance.now();
     await sandbox.advance('30d');
     await sandbox.advance('365d');
@@ -32,7 +27,7 @@ describe('virtual clock', () => {
     expect(performance.now() - started).toBeLessThan(1000);
   });
 
-  it('runs work due in a long window, even beyond 24.8 days of timers', async () => {
+  it('runs work due in a long window, even beyond 24.8 days of timers', async ({ sandbox }) => {
     sandbox.network.setBehavior(TO, { ring: '30d', outcome: 'no_answer' });
     const { body: call } = await client(sandbox).placeCall();
     await sandbox.advance('29d');
@@ -41,22 +36,21 @@ describe('virtual clock', () => {
     expect(sandbox.calls.get(call.id)).toMatchObject({ status: 'completed', ended_at: '2026-03-31T12:00:00.000Z' });
   });
 
-  it('concurrent advances queue instead of interleaving', async () => {
+  it('concurrent advances queue instead of interleaving', async ({ sandbox }) => {
     await Promise.all([sandbox.advance('10s'), sandbox.advance('5s')]);
     expect(sandbox.now().toISOString()).toBe('2026-03-01T12:00:15.000Z');
   });
 
-  it('refuses a bad duration with a SandboxError naming the forms', async () => {
+  it('refuses a bad duration with a SandboxError naming the forms', async ({ sandbox }) => {
     await expect(sandbox.advance('-1s')).rejects.toThrow(SandboxError);
     await expect(sandbox.advance('soon')).rejects.toThrow(/'500ms', '30s', '5m', '2h' or '1d'/);
     await expect(sandbox.advance(-5)).rejects.toThrow(SandboxError);
     await expect(sandbox.advance(Number.NaN)).rejects.toThrow(SandboxError);
   });
 
-  it('a whole scenario works under vi.useFakeTimers(), and the user’s fake clock does not move the sandbox', async () => {
+  it('a whole scenario works under vi.useFakeTimers(), and the user’s fake clock does not move the sandbox', async ({ sandbox, api }) => {
     vi.useFakeTimers();
     vi.setSystemTime(new Date('2030-01-01T00:00:00Z'));
-    const api = client(sandbox);
     const { body: call } = await api.placeCall();
     expect(call.created_at).toBe('2026-03-01T12:00:00.000Z');
     vi.advanceTimersByTime(3_600_000);

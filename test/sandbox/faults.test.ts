@@ -1,16 +1,11 @@
 import https from 'node:https';
 import axios from 'axios';
-import { afterEach, describe, expect, it } from 'vitest';
-import { SandboxError, type Sandbox } from '../../src/index.js';
-import { client, FROM, KEY, startSandbox, TO } from '../helpers.js';
-
-let sandbox: Sandbox;
-afterEach(() => sandbox?.close());
+import { SandboxError } from '../../src/index.js';
+import { describe, expect, it } from '../fixture.js';
+import { client, FROM, KEY, TO } from '../helpers.js';
 
 describe('sandbox.faults: injected server and network failures', () => {
-  it('answers the next matching request with the injected 503, changes nothing, then serves normally', async () => {
-    sandbox = startSandbox();
-    const api = client(sandbox);
+  it('answers the next matching request with the injected 503, changes nothing, then serves normally', async ({ sandbox, api }) => {
     sandbox.faults.inject({ method: 'POST', path: '/v1/calls', status: 503, retryAfter: 2 });
 
     const failed = await api.placeCall();
@@ -29,9 +24,7 @@ describe('sandbox.faults: injected server and network failures', () => {
     expect(sandbox.internalErrors()).toEqual([]);
   });
 
-  it('matches by method and by path pattern, and leaves other requests alone', async () => {
-    sandbox = startSandbox();
-    const api = client(sandbox);
+  it('matches by method and by path pattern, and leaves other requests alone', async ({ sandbox, api }) => {
     const { id } = (await api.placeCall()).body;
     sandbox.faults.inject({ method: 'GET', path: '/v1/calls/{id}', status: 500 });
 
@@ -45,9 +38,7 @@ describe('sandbox.faults: injected server and network failures', () => {
     expect(sandbox.internalErrors()).toEqual([]); // injected, not a sandbox bug
   });
 
-  it('hits `times` requests, or every one until cleared with Infinity, first rule first', async () => {
-    sandbox = startSandbox();
-    const api = client(sandbox);
+  it('hits `times` requests, or every one until cleared with Infinity, first rule first', async ({ sandbox, api }) => {
     sandbox.faults.inject({ path: '/v1/numbers', status: 502, times: 2 });
     sandbox.faults.inject({ status: 504, times: Infinity });
     expect(sandbox.faults.list()).toEqual([
@@ -65,8 +56,7 @@ describe('sandbox.faults: injected server and network failures', () => {
     expect((await api.placeCall()).status).toBe(201);
   });
 
-  it('answers 429 with the rate-limit code and a Retry-After of at least 1 second', async () => {
-    sandbox = startSandbox();
+  it('answers 429 with the rate-limit code and a Retry-After of at least 1 second', async ({ sandbox }) => {
     sandbox.faults.inject({ status: 429 });
     const res = await client(sandbox).placeCall();
     expect(res.status).toBe(429);
@@ -74,8 +64,7 @@ describe('sandbox.faults: injected server and network failures', () => {
     expect(res.headers.get('retry-after')).toBe('1');
   });
 
-  it('a network fault makes fetch reject, axios fail and node:https emit error, with nothing stored', async () => {
-    sandbox = startSandbox();
+  it('a network fault makes fetch reject, axios fail and node:https emit error, with nothing stored', async ({ sandbox }) => {
     sandbox.faults.inject({ network: true, times: 3 });
     const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
     const body = JSON.stringify({ to: TO, from: FROM });
@@ -93,23 +82,21 @@ describe('sandbox.faults: injected server and network failures', () => {
     expect(sandbox.events.list()).toEqual([]);
   });
 
-  it('through handle(), a network fault is Response.error()', async () => {
-    sandbox = startSandbox();
+  it('through handle(), a network fault is Response.error()', async ({ sandbox }) => {
     sandbox.faults.inject({ network: true });
     const res = await sandbox.handle(new Request(`${sandbox.baseUrl}/v1/calls`, { headers: { authorization: `Bearer ${KEY}` } }));
     expect(res.type).toBe('error');
     expect(res.status).toBe(0);
   });
 
-  it('reset() forgets the rules', async () => {
-    sandbox = startSandbox();
+  it('reset() forgets the rules', async ({ sandbox }) => {
     sandbox.faults.inject({ times: Infinity });
     sandbox.reset();
     expect(sandbox.faults.list()).toEqual([]);
     expect((await client(sandbox).placeCall()).status).toBe(201);
   });
 
-  it.each([
+  it.for<[object, RegExp, string]>([
     [{ status: 404 }, /`status` must be 429 or an integer from 500 to 599/, 'status'],
     [{ status: 503.5 }, /`status` must be/, 'status'],
     [{ method: 'post' }, /`method` must be one of "GET", "POST", "PUT", "DELETE", got "post": did you mean "POST"\?/, 'method'],
@@ -121,16 +108,14 @@ describe('sandbox.faults: injected server and network failures', () => {
     [{ status: 429, retryAfter: 0 }, /`retryAfter` of a 429 is at least 1 second/, 'retryAfter'],
     [{ times: 0 }, /`times` must be a whole number of 1 or more/, 'times'],
     [{ statuss: 503 }, /Unknown option `statuss`: did you mean `status`\?/, 'statuss'],
-  ])('refuses the malformed rule %j with a SandboxError naming the field', (rule, message, param) => {
-    sandbox = startSandbox();
+  ])('refuses the malformed rule %j with a SandboxError naming the field', ([rule, message, param], { sandbox }) => {
     expect(() => sandbox.faults.inject(rule as never)).toThrow(SandboxError);
     expect(() => sandbox.faults.inject(rule as never)).toThrow(message);
     expect(() => sandbox.faults.inject(rule as never)).toThrow(expect.objectContaining({ param }));
     expect(sandbox.faults.list()).toEqual([]);
   });
 
-  it('refuses to inject into a closed sandbox', () => {
-    sandbox = startSandbox();
+  it('refuses to inject into a closed sandbox', ({ sandbox }) => {
     sandbox.close();
     expect(() => sandbox.faults.inject({})).toThrow(/closed/);
   });

@@ -1,17 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SandboxError, type Sandbox } from '../../src/index.js';
+import { SandboxError } from '../../src/index.js';
+import { describe, expect, it, type SandboxContext } from '../fixture.js';
 import { client, startSandbox, TO } from '../helpers.js';
 
-let sandbox: Sandbox;
-let api: ReturnType<typeof client>;
-beforeEach(() => {
-  sandbox = startSandbox();
-  api = client(sandbox);
-});
-afterEach(() => sandbox.close());
-
 /** Places a call to TO (behaviour as given), lets it finish and its transcript become ready. */
-async function finishedTranscript(body: Record<string, unknown> = {}, before?: (callId: string) => void) {
+async function finishedTranscript({ sandbox, api }: SandboxContext, body: Record<string, unknown> = {}, before?: (callId: string) => void) {
   const { body: call } = await api.placeCall(body);
   before?.(call.id);
   await sandbox.advance('3h');
@@ -22,20 +14,20 @@ async function finishedTranscript(body: Record<string, unknown> = {}, before?: (
 }
 
 describe('a supplied script', () => {
-  it('comes back as the transcript, times as given', async () => {
+  it('comes back as the transcript, times as given', async ({ sandbox, api }) => {
     const script = [
       { speaker: 'Alice', text: 'Hi, I was charged twice this month.', start: 0.5, end: 3 },
       { speaker: 'Bob', text: 'Sorry about that. I have issued a refund.', start: 3.5, end: 7.25 },
     ];
     sandbox.network.setBehavior(TO, { talk: '30s' });
-    const { call, transcript } = await finishedTranscript({}, (id) => sandbox.transcripts.setScript(id, script));
+    const { call, transcript } = await finishedTranscript({ sandbox, api }, {}, (id) => sandbox.transcripts.setScript(id, script));
     expect(transcript).toMatchObject({ id: call.transcript_id, call_id: call.id, recording_id: call.recording_id, status: 'ready' });
     expect(transcript.segments).toEqual(script);
     expect(transcript.text).toBe('Alice: Hi, I was charged twice this month.\nBob: Sorry about that. I have issued a refund.');
     expect(transcript.summary).toBe('A 30-second call between Alice and Bob. Alice wanted to sort out a billing problem. A refund was issued.');
   });
 
-  it('without times, is paced and fitted to the call, in order and within its duration', async () => {
+  it('without times, is paced and fitted to the call, in order and within its duration', async ({ sandbox, api }) => {
     const script = [
       { speaker: 'agent', text: 'Northwind, how can I help?' },
       { speaker: 'customer', text: 'My router is broken.' },
@@ -43,7 +35,7 @@ describe('a supplied script', () => {
       { speaker: 'customer', text: 'It is working now, thanks.' },
     ];
     sandbox.network.setBehavior(TO, { talk: '20s' });
-    const { transcript } = await finishedTranscript({}, (id) => sandbox.transcripts.setScript(id, script));
+    const { transcript } = await finishedTranscript({ sandbox, api }, {}, (id) => sandbox.transcripts.setScript(id, script));
     expect(transcript.segments.map((s: any) => [s.speaker, s.text])).toEqual(script.map((l) => [l.speaker, l.text]));
     const last = transcript.segments[transcript.segments.length - 1];
     expect(last.end).toBeLessThanOrEqual(20);
@@ -52,7 +44,7 @@ describe('a supplied script', () => {
     expect(transcript.summary).toMatch(/The customer wanted to get help with a technical problem\. The problem was resolved during the call\.$/);
   });
 
-  it('is cut at the hang-up when the call ends early', async () => {
+  it('is cut at the hang-up when the call ends early', async ({ sandbox, api }) => {
     sandbox.network.setBehavior(TO, { ring: '5s', talk: 'manual' });
     const { body } = await api.placeCall();
     sandbox.transcripts.setScript(body.id, [
@@ -70,7 +62,7 @@ describe('a supplied script', () => {
     ]);
   });
 
-  it('is refused with a SandboxError naming the fix', async () => {
+  it('is refused with a SandboxError naming the fix', async ({ sandbox, api }) => {
     const { body } = await api.placeCall();
     const set = (lines: unknown) => () => sandbox.transcripts.setScript(body.id, lines as never);
     expect(set([])).toThrow(/`lines` must hold 1 to 1000 items, got 0/);
@@ -87,8 +79,8 @@ describe('a supplied script', () => {
 });
 
 describe('fixture conversations', () => {
-  it('an AI receptionist call books an appointment', async () => {
-    const { call, transcript } = await finishedTranscript({ ai_receptionist: true });
+  it('an AI receptionist call books an appointment', async ({ sandbox, api }) => {
+    const { call, transcript } = await finishedTranscript({ sandbox, api }, { ai_receptionist: true });
     expect(call.answered_by).toBe('ai_receptionist');
     expect(new Set(transcript.segments.map((s: any) => s.speaker))).toEqual(new Set(['receptionist', 'caller']));
     expect(transcript.segments[0].text).toContain('I am Ava, the virtual receptionist');
@@ -97,9 +89,9 @@ describe('fixture conversations', () => {
     );
   });
 
-  it('a call answered by voicemail carries a message', async () => {
+  it('a call answered by voicemail carries a message', async ({ sandbox, api }) => {
     sandbox.network.setBehavior(TO, { answeredBy: 'voicemail', talk: '25s' });
-    const { transcript } = await finishedTranscript();
+    const { transcript } = await finishedTranscript({ sandbox, api });
     expect(transcript.segments[0].speaker).toBe('voicemail');
     expect(transcript.summary).toBe(
       'A 25-second call between the voicemail and the caller. The call reached voicemail, and the caller left a message about a plan or an offer. A call back was requested.',
@@ -129,16 +121,16 @@ describe('fixture conversations', () => {
     for (const r of first) for (const s of r.segments) expect(s.end).toBeLessThanOrEqual(60);
   });
 
-  it('a long call keeps a natural pace: the conversation is at most twice as slow, then silence', async () => {
+  it('a long call keeps a natural pace: the conversation is at most twice as slow, then silence', async ({ sandbox, api }) => {
     sandbox.network.setBehavior(TO, { talk: '10m' });
-    const { transcript } = await finishedTranscript();
+    const { transcript } = await finishedTranscript({ sandbox, api });
     const last = transcript.segments[transcript.segments.length - 1];
     expect(last.end).toBeLessThan(200);
   });
 });
 
 describe('GET /v1/transcripts/{id} as JSON', () => {
-  it('while live shows the lines said so far; the call and recording ids find the same transcript', async () => {
+  it('while live shows the lines said so far; the call and recording ids find the same transcript', async ({ sandbox, api }) => {
     const { body } = await api.placeCall();
     sandbox.transcripts.setScript(body.id, [
       { speaker: 'a', text: 'One.', start: 0, end: 2 },

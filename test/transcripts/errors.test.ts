@@ -1,15 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/index.js';
-import { client, OTHER_KEY, startSandbox, TO } from '../helpers.js';
+import { describe, expect, it, test } from '../fixture.js';
+import { client, OTHER_KEY, TO } from '../helpers.js';
 
 const RECORDINGS_ONLY = 'SVC_TEST_reconly';
-let sandbox: Sandbox;
-let api: ReturnType<typeof client>;
-beforeEach(() => {
-  sandbox = startSandbox({ keys: { [RECORDINGS_ONLY]: { account: 'SVC_TEST_alice', scopes: ['recordings:read'] } } });
-  api = client(sandbox);
-});
-afterEach(() => sandbox.close());
+test.override({ sandboxOptions: { keys: { [RECORDINGS_ONLY]: { account: 'SVC_TEST_alice', scopes: ['recordings:read'] } } } });
 
 const SSE = { accept: 'text/event-stream' };
 
@@ -22,7 +15,7 @@ async function expectError(res: { status: number; body: any; headers: Headers },
 }
 
 describe('GET /v1/transcripts/{id}: 404 for unknown or foreign ids, JSON or SSE alike', () => {
-  it.each([{}, SSE])('with headers %j', async (headers) => {
+  it.for([{}, SSE])('with headers %j', async (headers, { sandbox, api }) => {
     sandbox.network.setBehavior(TO, { ring: 'manual' });
     const ringing = (await api.placeCall()).body.id;
     const answered = (await api.placeCall({ to: '+14155550124' })).body.id;
@@ -44,7 +37,7 @@ describe('GET /v1/transcripts/{id}: 404 for unknown or foreign ids, JSON or SSE 
 });
 
 describe('GET /v1/transcripts/{id}: other 4xx', () => {
-  it('400 for a Last-Event-ID that is not a segment id (SSE only); nothing is opened', async () => {
+  it('400 for a Last-Event-ID that is not a segment id (SSE only); nothing is opened', async ({ sandbox, api }) => {
     const { body } = await api.placeCall();
     await sandbox.advance('5s');
     for (const bad of ['abc', '-1', '1.5', '99999999999']) {
@@ -55,7 +48,7 @@ describe('GET /v1/transcripts/{id}: other 4xx', () => {
     expect((await api.get(`/v1/transcripts/${body.id}`, { 'last-event-id': 'abc' })).status).toBe(200);
   });
 
-  it('401 without a key, 403 without the transcripts scope, 405 for other methods', async () => {
+  it('401 without a key, 403 without the transcripts scope, 405 for other methods', async ({ sandbox, api }) => {
     const { body } = await api.placeCall();
     await sandbox.advance('5s');
     const path = `/v1/transcripts/${body.id}`;
@@ -69,7 +62,7 @@ describe('GET /v1/transcripts/{id}: other 4xx', () => {
     expect(sandbox.transcripts.openStreams()).toBe(0);
   });
 
-  it('429 past the rate limit, for a stream as for JSON', async () => {
+  it('429 past the rate limit, for a stream as for JSON', async ({ sandbox, api }) => {
     const { body } = await api.placeCall();
     await sandbox.advance('5s');
     for (let i = 0; i < 100; i++) await api.get(`/v1/transcripts/${body.id}`);

@@ -1,15 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ConversationLine, Sandbox } from '../../src/index.js';
-import { client, startSandbox, TO } from '../helpers.js';
+import { vi } from 'vitest';
+import type { ConversationLine } from '../../src/index.js';
+import { describe, expect, it, type SandboxContext } from '../fixture.js';
+import { TO } from '../helpers.js';
 import { drain, openWithFetch, openWithHttps } from './sse-client.js';
-
-let sandbox: Sandbox;
-let api: ReturnType<typeof client>;
-beforeEach(() => {
-  sandbox = startSandbox();
-  api = client(sandbox);
-});
-afterEach(() => sandbox.close());
 
 /** Three timed lines: spoken in full 2 s, 6 s and 10 s after the answer. */
 const SCRIPT: ConversationLine[] = [
@@ -19,7 +12,7 @@ const SCRIPT: ConversationLine[] = [
 ];
 
 /** A call answered at 5 s that talks 20 s, carrying SCRIPT; returns its transcript id once answered. */
-async function liveCall(): Promise<{ callId: string; transcriptId: string }> {
+async function liveCall({ sandbox, api }: SandboxContext): Promise<{ callId: string; transcriptId: string }> {
   sandbox.network.setBehavior(TO, { ring: '5s', talk: '20s' });
   const { body } = await api.placeCall();
   sandbox.transcripts.setScript(body.id, SCRIPT);
@@ -36,8 +29,8 @@ const segment = (index: number) => ({
 });
 
 describe('GET /v1/transcripts/{id} with Accept: text/event-stream, while the call is live', () => {
-  it('streams each segment at the instant it has been spoken, then `end` when the call ends (fetch)', async () => {
-    const { callId, transcriptId } = await liveCall();
+  it('streams each segment at the instant it has been spoken, then `end` when the call ends (fetch)', async ({ sandbox, api }) => {
+    const { callId, transcriptId } = await liveCall({ sandbox, api });
     const { res, parser, done } = await openWithFetch(sandbox, transcriptId);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
@@ -76,12 +69,16 @@ describe('GET /v1/transcripts/{id} with Accept: text/event-stream, while the cal
     expect(end.id).toBeUndefined();
     expect(end.data).toMatchObject({ id: transcriptId, call_id: callId, status: 'processing', recording_id: sandbox.calls.get(callId)!.recording_id });
     expect(end.data.segments).toHaveLength(3);
+    // Nothing else on the wire: no retry interval, no field a client would not know.
+    expect(parser.comments).toEqual([`transcript ${transcriptId}`]);
+    expect(parser.retries).toEqual([]);
+    expect(parser.errors).toEqual([]);
     expect(sandbox.transcripts.openStreams()).toBe(0);
     expect(sandbox.internalErrors()).toEqual([]);
   });
 
-  it('works the same through node:https (a comment first, so the headers arrive at once)', async () => {
-    const { transcriptId } = await liveCall();
+  it('works the same through node:https (a comment first, so the headers arrive at once)', async ({ sandbox, api }) => {
+    const { transcriptId } = await liveCall({ sandbox, api });
     const { status, headers, parser } = await openWithHttps(sandbox, transcriptId);
     expect(status).toBe(200);
     expect(headers['content-type']).toBe('text/event-stream; charset=utf-8');
@@ -95,10 +92,11 @@ describe('GET /v1/transcripts/{id} with Accept: text/event-stream, while the cal
     await sandbox.advance('10s');
     const events = await parser.waitForEnd();
     expect(events.map((e) => e.event)).toEqual(['segment', 'segment', 'segment', 'end']);
+    expect([parser.comments, parser.retries, parser.errors]).toEqual([[`transcript ${transcriptId}`], [], []]);
     expect(sandbox.transcripts.openStreams()).toBe(0);
   });
 
-  it('streams a fixture conversation in order, and `end` carries exactly the streamed segments', async () => {
+  it('streams a fixture conversation in order, and `end` carries exactly the streamed segments', async ({ sandbox, api }) => {
     const { body } = await api.placeCall({ ai_receptionist: true });
     await sandbox.advance('5s');
     const { parser } = await openWithFetch(sandbox, body.id); // a call id is accepted too
@@ -115,8 +113,8 @@ describe('GET /v1/transcripts/{id} with Accept: text/event-stream, while the cal
     expect(end.data.segments).toEqual(segments.map(({ data: { index, ...s } }) => s));
   });
 
-  it('a client that joins late first gets the segments already said; Last-Event-ID resumes after the one given', async () => {
-    const { transcriptId } = await liveCall();
+  it('a client that joins late first gets the segments already said; Last-Event-ID resumes after the one given', async ({ sandbox, api }) => {
+    const { transcriptId } = await liveCall({ sandbox, api });
     await sandbox.advance('7s'); // two lines said
     const late = await openWithFetch(sandbox, transcriptId);
     expect(await late.parser.waitFor(2)).toEqual([segment(0), segment(1)]);
@@ -131,7 +129,7 @@ describe('GET /v1/transcripts/{id} with Accept: text/event-stream, while the cal
     expect(sandbox.transcripts.openStreams()).toBe(0);
   });
 
-  it('a line in progress at the hang-up is cut there and sent before `end`', async () => {
+  it('a line in progress at the hang-up is cut there and sent before `end`', async ({ sandbox, api }) => {
     sandbox.network.setBehavior(TO, { ring: '5s', talk: 'manual' });
     const { body } = await api.placeCall();
     sandbox.transcripts.setScript(body.id, SCRIPT);
@@ -147,8 +145,8 @@ describe('GET /v1/transcripts/{id} with Accept: text/event-stream, while the cal
 });
 
 describe('a client that goes away leaves nothing running', () => {
-  it('fetch with an AbortController', async () => {
-    const { transcriptId } = await liveCall();
+  it('fetch with an AbortController', async ({ sandbox, api }) => {
+    const { transcriptId } = await liveCall({ sandbox, api });
     const controller = new AbortController();
     const { parser, done } = await openWithFetch(sandbox, transcriptId, { signal: controller.signal });
     await sandbox.advance('2s');
@@ -162,8 +160,8 @@ describe('a client that goes away leaves nothing running', () => {
     expect(parser.events).toHaveLength(1);
   });
 
-  it('fetch whose reader cancels the body', async () => {
-    const { transcriptId } = await liveCall();
+  it('fetch whose reader cancels the body', async ({ sandbox, api }) => {
+    const { transcriptId } = await liveCall({ sandbox, api });
     const { reader, done } = await openWithFetch(sandbox, transcriptId);
     await drain();
     await reader.cancel();
@@ -173,8 +171,8 @@ describe('a client that goes away leaves nothing running', () => {
     expect(sandbox.internalErrors()).toEqual([]);
   });
 
-  it('node:https whose request is destroyed', async () => {
-    const { transcriptId } = await liveCall();
+  it('node:https whose request is destroyed', async ({ sandbox, api }) => {
+    const { transcriptId } = await liveCall({ sandbox, api });
     const { parser, request } = await openWithHttps(sandbox, transcriptId);
     await sandbox.advance('2s');
     await parser.waitFor(1);
@@ -187,24 +185,24 @@ describe('a client that goes away leaves nothing running', () => {
     expect(parser.events).toHaveLength(1);
   });
 
-  it('sandbox.close() and reset() end open streams (without an `end` event)', async () => {
-    const { transcriptId } = await liveCall();
+  it('sandbox.close() and reset() end open streams (without an `end` event)', async ({ sandbox, api }) => {
+    const { transcriptId } = await liveCall({ sandbox, api });
     const first = await openWithFetch(sandbox, transcriptId);
     sandbox.reset();
     expect(await first.parser.waitForEnd()).toEqual([]);
     expect(sandbox.transcripts.openStreams()).toBe(0);
 
-    const again = await liveCall();
+    const again = await liveCall({ sandbox, api });
     const second = await openWithFetch(sandbox, again.transcriptId);
     sandbox.close();
     expect(await second.parser.waitForEnd()).toEqual([]);
   });
 });
 
-it('streams under the test’s own vi.useFakeTimers(): only the sandbox clock drives it', async () => {
+it('streams under the test’s own vi.useFakeTimers(): only the sandbox clock drives it', async ({ sandbox, api }) => {
   vi.useFakeTimers();
   try {
-    const { transcriptId } = await liveCall();
+    const { transcriptId } = await liveCall({ sandbox, api });
     const { parser } = await openWithFetch(sandbox, transcriptId);
     await sandbox.advance('2s');
     expect(await parser.waitFor(1)).toEqual([segment(0)]);
@@ -216,8 +214,8 @@ it('streams under the test’s own vi.useFakeTimers(): only the sandbox clock dr
 });
 
 describe('a transcript that is no longer live', () => {
-  it('is sent whole at once, then `end`, and the stream closes (also by rec_ id)', async () => {
-    const { callId, transcriptId } = await liveCall();
+  it('is sent whole at once, then `end`, and the stream closes (also by rec_ id)', async ({ sandbox, api }) => {
+    const { callId, transcriptId } = await liveCall({ sandbox, api });
     await sandbox.advance('20s'); // ended
     const processing = await openWithFetch(sandbox, transcriptId);
     const events = await processing.parser.waitForEnd();

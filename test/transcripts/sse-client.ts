@@ -1,4 +1,5 @@
 import https from 'node:https';
+import { createParser, type EventSourceParser } from 'eventsource-parser';
 import type { Sandbox } from '../../src/index.js';
 import { KEY } from '../helpers.js';
 
@@ -9,33 +10,38 @@ export interface SseEvent {
 }
 
 /**
- * A minimal server-sent-events reader, as a user's client would parse the stream: blocks
- * separated by a blank line, `:` comments, `event`, `id` and `data` fields.
+ * A server-sent-events reader, as a user's client would parse the stream: the framing is
+ * eventsource-parser's (the WHATWG rules, independent of the sandbox's writer); `data` must be
+ * JSON. A field the spec does not know, a bad `retry`, or data that is not JSON is recorded in
+ * `errors`, and makes `waitFor` and `waitForEnd` reject.
  */
 export class SseParser {
   readonly events: SseEvent[] = [];
   readonly comments: string[] = [];
+  /** Reconnection intervals the server sent (`retry:`). */
+  readonly retries: number[] = [];
+  readonly errors: string[] = [];
   ended = false;
-  private buffer = '';
   private waiters: Array<() => void> = [];
+  private readonly parser: EventSourceParser = createParser({
+    // Without an `event:` field the spec's type is `message`; eventsource-parser leaves it undefined.
+    onEvent: ({ event = 'message', id, data }) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(data);
+      } catch {
+        this.errors.push(`event ${event}: data is not JSON: ${data}`);
+        return;
+      }
+      this.events.push({ event, ...(id === undefined ? {} : { id }), data: json });
+    },
+    onComment: (comment) => this.comments.push(comment),
+    onRetry: (retry) => this.retries.push(retry),
+    onError: (error) => this.errors.push(`${error.type}: ${error.message}`),
+  });
 
   push(text: string): void {
-    this.buffer += text;
-    let cut: number;
-    while ((cut = this.buffer.indexOf('\n\n')) >= 0) {
-      const block = this.buffer.slice(0, cut);
-      this.buffer = this.buffer.slice(cut + 2);
-      const event: Partial<SseEvent> & { dataLines: string[] } = { event: 'message', dataLines: [] };
-      for (const line of block.split('\n')) {
-        if (line.startsWith(':')) this.comments.push(line.slice(1).trim());
-        else if (line.startsWith('event: ')) event.event = line.slice(7);
-        else if (line.startsWith('id: ')) event.id = line.slice(4);
-        else if (line.startsWith('data: ')) event.dataLines.push(line.slice(6));
-      }
-      if (event.dataLines.length > 0) {
-        this.events.push({ event: event.event!, ...(event.id === undefined ? {} : { id: event.id }), data: JSON.parse(event.dataLines.join('\n')) });
-      }
-    }
+    this.parser.feed(text);
     this.wake();
   }
 
@@ -46,14 +52,20 @@ export class SseParser {
 
   /** Resolves once `count` events have arrived, or the stream has ended. */
   async waitFor(count: number): Promise<SseEvent[]> {
-    while (this.events.length < count && !this.ended) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    while (this.events.length < count && !this.ended && this.errors.length === 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    this.throwErrors();
     return this.events.slice(0, count);
   }
 
   /** Resolves when the stream has ended. */
   async waitForEnd(): Promise<SseEvent[]> {
-    while (!this.ended) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    while (!this.ended && this.errors.length === 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    this.throwErrors();
     return this.events;
+  }
+
+  private throwErrors(): void {
+    if (this.errors.length > 0) throw new Error(`not a valid event stream:\n${this.errors.join('\n')}`);
   }
 
   private wake(): void {

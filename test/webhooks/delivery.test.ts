@@ -1,26 +1,18 @@
 import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { verifyWebhook, type Sandbox } from '../../src/index.js';
-import { client, KEY, OTHER_KEY, startSandbox, TO } from '../helpers.js';
+import { afterEach } from 'vitest';
+import { verifyWebhook } from '../../src/index.js';
+import { describe, expect, it, test } from '../fixture.js';
+import { client, KEY, OTHER_KEY, TO } from '../helpers.js';
 import { closeReceivers, startReceiver, subscribe } from './receivers.js';
 
-let sandbox: Sandbox;
-let api: ReturnType<typeof client>;
-beforeEach(() => {
-  sandbox = startSandbox();
-  api = client(sandbox);
-});
-afterEach(async () => {
-  sandbox.close();
-  await closeReceivers();
-});
+afterEach(closeReceivers);
 
 const CALL_EVENTS = ['call.started', 'call.answered', 'call.completed'];
 
 describe('webhook delivery', () => {
-  it("delivers a call's three events, signed, in order, each at its virtual instant", async () => {
+  it("delivers a call's three events, signed, in order, each at its virtual instant", async ({ sandbox, api }) => {
     const receiver = await startReceiver(() => 200, sandbox);
     const sub = await subscribe(sandbox, receiver.url, CALL_EVENTS);
     const { body: call } = await api.placeCall();
@@ -56,7 +48,7 @@ describe('webhook delivery', () => {
     expect(sandbox.webhooks.attempts()[0]).toMatchObject({ attempt: 1, replay: 0, status: 200, ok: true, error: null, url: receiver.url });
   });
 
-  it('sends only the subscribed events', async () => {
+  it('sends only the subscribed events', async ({ sandbox, api }) => {
     const receiver = await startReceiver();
     await subscribe(sandbox, receiver.url, ['call.completed']);
     await api.placeCall();
@@ -69,7 +61,7 @@ describe('webhook delivery', () => {
     expect(sandbox.webhooks.deliveries().every((d) => d.eventType === 'call.completed')).toBe(true);
   });
 
-  it('delivers each event to every matching subscription of the account, each signed with its own secret', async () => {
+  it('delivers each event to every matching subscription of the account, each signed with its own secret', async ({ sandbox, api }) => {
     const a = await startReceiver();
     const b = await startReceiver();
     const subA = await subscribe(sandbox, a.url, ['call.started']);
@@ -84,7 +76,7 @@ describe('webhook delivery', () => {
     expect(a.received[0]!.headers['x-service-signature']).not.toBe(b.received[0]!.headers['x-service-signature']);
   });
 
-  it("never delivers one account's events to another account's subscription", async () => {
+  it("never delivers one account's events to another account's subscription", async ({ sandbox, api }) => {
     const mine = await startReceiver();
     const theirs = await startReceiver();
     await subscribe(sandbox, mine.url, CALL_EVENTS, KEY);
@@ -96,7 +88,7 @@ describe('webhook delivery', () => {
     expect(sandbox.webhooks.deliveries({ apiKey: OTHER_KEY })).toEqual([]);
   });
 
-  it('keeps event order per subscription when several events happen at the same instant', async () => {
+  it('keeps event order per subscription when several events happen at the same instant', async ({ sandbox, api }) => {
     const receiver = await startReceiver();
     await subscribe(sandbox, receiver.url, ['call.started']);
     for (let i = 0; i < 8; i++) await api.placeCall({ to: `+1415555020${i}` });
@@ -105,43 +97,45 @@ describe('webhook delivery', () => {
     expect(receiver.received.map((r) => r.body.id)).toEqual(placed);
   });
 
-  it('sends to one subscription one request at a time: the next leaves only when the previous has settled', async () => {
-    sandbox.close();
-    sandbox = startSandbox({ webhookTimeout: '300ms' });
-    // Holds each request until another one arrives; a sender that overlapped requests
-    // would release it at once, a sender that waits sees the first time out.
-    let open = 0;
-    let maxOpen = 0;
-    let held: (() => void) | null = null;
-    const server = createServer((req, res) => {
-      open += 1;
-      maxOpen = Math.max(maxOpen, open);
-      res.on('close', () => (open -= 1));
-      held?.();
-      held = () => res.writeHead(200).end();
-      req.resume();
+  describe('with webhookTimeout 300ms', () => {
+    test.override({ sandboxOptions: { webhookTimeout: '300ms' } });
+
+    it('sends to one subscription one request at a time: the next leaves only when the previous has settled', async ({ sandbox }) => {
+      // Holds each request until another one arrives; a sender that overlapped requests
+      // would release it at once, a sender that waits sees the first time out.
+      let open = 0;
+      let maxOpen = 0;
+      let held: (() => void) | null = null;
+      const server = createServer((req, res) => {
+        open += 1;
+        maxOpen = Math.max(maxOpen, open);
+        res.on('close', () => (open -= 1));
+        held?.();
+        held = () => res.writeHead(200).end();
+        req.resume();
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        await subscribe(sandbox, `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, ['call.started']);
+        await client(sandbox).placeCall();
+        await client(sandbox).placeCall();
+        await sandbox.advance(0);
+        expect(maxOpen).toBe(1);
+        const attempts = sandbox.webhooks.attempts();
+        const [first, second] = sandbox.events.list().map((e) => e.id);
+        expect(attempts.map((a) => [a.eventId, a.attempt, a.ok])).toEqual([
+          [first, 1, false],
+          [second, 1, false],
+        ]);
+        expect(attempts[0]!.error).toMatch(/timed out/);
+      } finally {
+        server.closeAllConnections();
+        server.close();
+      }
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      await subscribe(sandbox, `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, ['call.started']);
-      await client(sandbox).placeCall();
-      await client(sandbox).placeCall();
-      await sandbox.advance(0);
-      expect(maxOpen).toBe(1);
-      const attempts = sandbox.webhooks.attempts();
-      const [first, second] = sandbox.events.list().map((e) => e.id);
-      expect(attempts.map((a) => [a.eventId, a.attempt, a.ok])).toEqual([
-        [first, 1, false],
-        [second, 1, false],
-      ]);
-      expect(attempts[0]!.error).toMatch(/timed out/);
-    } finally {
-      server.closeAllConnections();
-      server.close();
-    }
   });
 
-  it('delivers nothing for events before the subscription existed, and nothing at all without one', async () => {
+  it('delivers nothing for events before the subscription existed, and nothing at all without one', async ({ sandbox, api }) => {
     const receiver = await startReceiver();
     await api.placeCall();
     await sandbox.advance('1s');

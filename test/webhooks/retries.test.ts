@@ -1,22 +1,19 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach } from 'vitest';
 import { SandboxError, verifyWebhook, WEBHOOK_RETRY_SCHEDULE, type Sandbox } from '../../src/index.js';
+import { describe, expect, it, test } from '../fixture.js';
 import { client, startSandbox } from '../helpers.js';
 import { closedPortUrl, closeReceivers, startReceiver, subscribe } from './receivers.js';
 
-let sandbox: Sandbox;
-afterEach(async () => {
-  sandbox?.close();
-  await closeReceivers();
-});
+afterEach(closeReceivers);
 
 const START = Date.parse('2026-01-01T00:00:00Z');
 const at = (ms: number) => new Date(START + ms).toISOString();
 
 /** A sandbox with one call.started subscription to `url`, and one call placed at the start. */
-async function oneEventTo(url: string) {
+async function oneEventTo(sandbox: Sandbox, url: string) {
   const sub = await subscribe(sandbox, url, ['call.started']);
   const { body: call } = await client(sandbox).placeCall();
   const [event] = sandbox.events.list({ type: 'call.started' });
@@ -24,10 +21,9 @@ async function oneEventTo(url: string) {
 }
 
 describe('webhook retries', () => {
-  it('retries a failing receiver at 0, +30 s, +1 m 30 s, +3 m 30 s with one event id, and stops once it succeeds', async () => {
-    sandbox = startSandbox();
+  it('retries a failing receiver at 0, +30 s, +1 m 30 s, +3 m 30 s with one event id, and stops once it succeeds', async ({ sandbox }) => {
     const receiver = await startReceiver((_, n) => (n <= 3 ? 500 : 204), sandbox);
-    const { event } = await oneEventTo(receiver.url);
+    const { event } = await oneEventTo(sandbox, receiver.url);
 
     await sandbox.advance(0);
     expect(receiver.received).toHaveLength(1);
@@ -56,21 +52,19 @@ describe('webhook retries', () => {
     expect(sandbox.webhooks.deliveries({ eventId: event.id })[0]).toMatchObject({ state: 'delivered', nextAttemptAt: null });
   });
 
-  it('shows the next scheduled attempt while a retry waits', async () => {
-    sandbox = startSandbox();
+  it('shows the next scheduled attempt while a retry waits', async ({ sandbox }) => {
     const receiver = await startReceiver(() => 503);
-    await oneEventTo(receiver.url);
+    await oneEventTo(sandbox, receiver.url);
     await sandbox.advance('31s');
     const [delivery] = sandbox.webhooks.deliveries();
     expect(delivery).toMatchObject({ state: 'pending', nextAttemptAt: at(90_000) });
     expect(delivery!.attempts.map((a) => a.status)).toEqual([503, 503]);
   });
 
-  it('makes every attempt of the schedule inside 24 h, dead-letters the event, and replay delivers it', async () => {
-    sandbox = startSandbox();
+  it('makes every attempt of the schedule inside 24 h, dead-letters the event, and replay delivers it', async ({ sandbox }) => {
     let healthy = false;
     const receiver = await startReceiver(() => (healthy ? 200 : 500), sandbox);
-    const { event, sub } = await oneEventTo(receiver.url);
+    const { event, sub } = await oneEventTo(sandbox, receiver.url);
 
     await sandbox.advance(WEBHOOK_RETRY_SCHEDULE[11]! - 30_000); // 17 h 3 m
     expect(receiver.received).toHaveLength(11);
@@ -101,8 +95,7 @@ describe('webhook retries', () => {
     expect(sandbox.webhooks.attempts()).toHaveLength(13);
   });
 
-  it('replays by event id, replayAll replays every dead letter, and a failing replay runs the schedule again', async () => {
-    sandbox = startSandbox();
+  it('replays by event id, replayAll replays every dead letter, and a failing replay runs the schedule again', async ({ sandbox }) => {
     const receiver = await startReceiver(() => 500, sandbox);
     await subscribe(sandbox, receiver.url, ['call.started', 'call.answered']);
     await client(sandbox).placeCall();
@@ -126,10 +119,9 @@ describe('webhook retries', () => {
     ]);
   });
 
-  it('refuses to replay what is not a dead letter, with a SandboxError naming the fix', async () => {
-    sandbox = startSandbox();
+  it('refuses to replay what is not a dead letter, with a SandboxError naming the fix', async ({ sandbox }) => {
     const receiver = await startReceiver(() => 200);
-    const { event } = await oneEventTo(receiver.url);
+    const { event } = await oneEventTo(sandbox, receiver.url);
     await sandbox.advance(0);
     await expect(sandbox.webhooks.replay('dlv_nope')).rejects.toThrow(/no dead letter dlv_nope.*deadLetters\(\)/);
     await expect(sandbox.webhooks.replay(event.id)).rejects.toThrow(SandboxError);
@@ -141,27 +133,29 @@ describe('webhook retries', () => {
     expect(() => sandbox.webhooks.attempts({ eventID: 'x' } as never)).toThrow(/did you mean `eventId`/);
   });
 
-  it('times out a hanging receiver without hanging advance, and retries it', async () => {
-    sandbox = startSandbox({ webhookTimeout: '150ms' });
-    const receiver = await startReceiver((_, n) => (n === 1 ? 'hang' : 200));
-    await oneEventTo(receiver.url);
-    const started = performance.now();
-    await sandbox.advance('1s');
-    const waited = performance.now() - started;
-    expect(waited).toBeGreaterThanOrEqual(100);
-    expect(waited).toBeLessThan(5_000);
-    const [first] = sandbox.webhooks.attempts();
-    expect(first).toMatchObject({ attempt: 1, status: null, ok: false });
-    expect(first!.error).toMatch(/no response within 150 ms \(timed out\)/);
-    expect(first!.durationMs).toBeGreaterThanOrEqual(100);
-    await sandbox.advance('30s');
-    expect(sandbox.webhooks.deliveries()[0]).toMatchObject({ state: 'delivered' });
-    expect(receiver.received).toHaveLength(2);
+  describe('with webhookTimeout 150ms', () => {
+    test.override({ sandboxOptions: { webhookTimeout: '150ms' } });
+
+    it('times out a hanging receiver without hanging advance, and retries it', async ({ sandbox }) => {
+      const receiver = await startReceiver((_, n) => (n === 1 ? 'hang' : 200));
+      await oneEventTo(sandbox, receiver.url);
+      const started = performance.now();
+      await sandbox.advance('1s');
+      const waited = performance.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(100);
+      expect(waited).toBeLessThan(5_000);
+      const [first] = sandbox.webhooks.attempts();
+      expect(first).toMatchObject({ attempt: 1, status: null, ok: false });
+      expect(first!.error).toMatch(/no response within 150 ms \(timed out\)/);
+      expect(first!.durationMs).toBeGreaterThanOrEqual(100);
+      await sandbox.advance('30s');
+      expect(sandbox.webhooks.deliveries()[0]).toMatchObject({ state: 'delivered' });
+      expect(receiver.received).toHaveLength(2);
+    });
   });
 
-  it('retries when the connection is refused (nothing listens on the port)', async () => {
-    sandbox = startSandbox();
-    const { event } = await oneEventTo(await closedPortUrl());
+  it('retries when the connection is refused (nothing listens on the port)', async ({ sandbox }) => {
+    const { event } = await oneEventTo(sandbox, await closedPortUrl());
     await sandbox.advance('2m');
     const attempts = sandbox.webhooks.attempts({ eventId: event.id });
     expect(attempts.map((a) => [a.attempt, a.at, a.status])).toEqual([
@@ -172,10 +166,9 @@ describe('webhook retries', () => {
     expect(attempts[0]!.error).toMatch(/ECONNREFUSED/);
   });
 
-  it('does not follow redirects: a 3xx is a failed attempt', async () => {
-    sandbox = startSandbox();
+  it('does not follow redirects: a 3xx is a failed attempt', async ({ sandbox }) => {
     const receiver = await startReceiver((_, n) => (n === 1 ? 302 : 200));
-    await oneEventTo(receiver.url);
+    await oneEventTo(sandbox, receiver.url);
     await sandbox.advance('30s');
     expect(sandbox.webhooks.attempts().map((a) => [a.status, a.ok])).toEqual([
       [302, false],
@@ -183,10 +176,9 @@ describe('webhook retries', () => {
     ]);
   });
 
-  it('stops pending retries when the subscription is deleted', async () => {
-    sandbox = startSandbox();
+  it('stops pending retries when the subscription is deleted', async ({ sandbox }) => {
     const receiver = await startReceiver(() => 500);
-    const { sub } = await oneEventTo(receiver.url);
+    const { sub } = await oneEventTo(sandbox, receiver.url);
     await sandbox.advance('40s');
     expect(receiver.received).toHaveLength(2);
     expect((await client(sandbox).send('DELETE', `/v1/webhooks/${sub.id}`)).status).toBe(204);
@@ -197,10 +189,9 @@ describe('webhook retries', () => {
     expect(sandbox.webhooks.deadLetters()).toEqual([]);
   });
 
-  it('keeps dead letters of a deleted subscription visible but refuses to replay them', async () => {
-    sandbox = startSandbox();
+  it('keeps dead letters of a deleted subscription visible but refuses to replay them', async ({ sandbox }) => {
     const receiver = await startReceiver(() => 500);
-    const { sub } = await oneEventTo(receiver.url);
+    const { sub } = await oneEventTo(sandbox, receiver.url);
     await sandbox.advance('1d');
     const [dead] = sandbox.webhooks.deadLetters();
     await client(sandbox).send('DELETE', `/v1/webhooks/${sub.id}`);
@@ -210,10 +201,9 @@ describe('webhook retries', () => {
     expect(receiver.received).toHaveLength(12);
   });
 
-  it('reset() forgets subscriptions, deliveries and dead letters, and cancels pending retries', async () => {
-    sandbox = startSandbox();
+  it('reset() forgets subscriptions, deliveries and dead letters, and cancels pending retries', async ({ sandbox }) => {
     const receiver = await startReceiver(() => 500);
-    await oneEventTo(receiver.url);
+    await oneEventTo(sandbox, receiver.url);
     await sandbox.advance('1m');
     sandbox.reset();
     expect(sandbox.webhooks.deliveries()).toEqual([]);
@@ -224,22 +214,25 @@ describe('webhook retries', () => {
     expect(receiver.received).toHaveLength(before);
   });
 
-  it('close() abandons an attempt in flight at once, and the scripting API then refuses', async () => {
-    sandbox = startSandbox({ webhookTimeout: '10s' });
-    let arrived!: () => void;
-    const arrival = new Promise<void>((resolve) => (arrived = resolve));
-    const server = createServer((req) => {
-      arrived();
-      req.resume(); // never answers
+  describe('with webhookTimeout 10s', () => {
+    test.override({ sandboxOptions: { webhookTimeout: '10s' } });
+
+    it('close() abandons an attempt in flight at once, and the scripting API then refuses', async ({ sandbox }) => {
+      let arrived!: () => void;
+      const arrival = new Promise<void>((resolve) => (arrived = resolve));
+      const server = createServer((req) => {
+        arrived();
+        req.resume(); // never answers
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const aborted = new Promise<void>((resolve) => server.on('connection', (socket) => socket.on('close', () => resolve())));
+      await oneEventTo(sandbox, `http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+      await arrival;
+      sandbox.close();
+      await aborted; // the sandbox dropped the connection instead of waiting 10 s
+      server.close();
+      expect(() => sandbox.webhooks.deliveries()).toThrow(/closed/);
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const aborted = new Promise<void>((resolve) => server.on('connection', (socket) => socket.on('close', () => resolve())));
-    await oneEventTo(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-    await arrival;
-    sandbox.close();
-    await aborted; // the sandbox dropped the connection instead of waiting 10 s
-    server.close();
-    expect(() => sandbox.webhooks.deliveries()).toThrow(/closed/);
   });
 });
 
