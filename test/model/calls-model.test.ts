@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { toDirectedGraph } from 'xstate/graph';
+import { callMachine } from '../../src/state/call-machine.js';
 import { Driver, KEYS } from './driver.js';
 
 /**
@@ -28,7 +30,27 @@ const DESTINATIONS: Record<string, { ring: number; outcome: 'answered' | 'busy' 
   '4155550123': 'invalid',
 };
 const TALK = 60_000;
-const EDGES = new Set(['ringing>ringing', 'ringing>answered', 'ringing>completed', 'answered>answered', 'answered>completed', 'completed>completed']);
+/**
+ * The status changes one observation to the next may show, derived from the call machine
+ * (xstate's graph helpers): each edge, closed under "several edges between two looks" and
+ * "nothing happened". The test below holds the derivation to CONTRACT §5's wording.
+ */
+function observableEdges(): Set<string> {
+  type Node = { stateNode: { key: string }; edges: Array<{ source: { key: string }; target: { key: string } }>; children: Node[] };
+  const all = (n: Node): Node[] => [n, ...n.children.flatMap(all)];
+  const nodes = all(toDirectedGraph(callMachine) as unknown as Node).filter((n) => n.stateNode.key !== 'call');
+  const edges = new Set(nodes.flatMap((n) => [`${n.stateNode.key}>${n.stateNode.key}`, ...n.edges.map((e) => `${e.source.key}>${e.target.key}`)]));
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const ab of [...edges]) for (const bc of [...edges]) {
+      const [a, b] = ab.split('>');
+      const [b2, c] = bc.split('>');
+      if (b === b2 && !edges.has(`${a}>${c}`)) grew = edges.add(`${a}>${c}`) !== undefined;
+    }
+  }
+  return edges;
+}
+const EDGES = observableEdges();
 
 interface ModelCall {
   id: string;
@@ -238,6 +260,11 @@ async function runCommands(seed: number, commands: Iterable<CallCommand>): Promi
 // shrunk commands; `{ seed, path }` in this fc.assert's parameters replays them. A case that found
 // a bug becomes a named regression test of its own.
 describe('calls against a reference model', () => {
+  it('takes its status edges from the machine, and they are the lifecycle CONTRACT §5 states', () => {
+    // ringing → answered → completed; ringing → completed (busy, no answer, failure, canceled); and no way back.
+    expect([...EDGES].sort()).toEqual(['answered>answered', 'answered>completed', 'completed>completed', 'ringing>answered', 'ringing>completed', 'ringing>ringing']);
+  });
+
   it('holds over random command sequences (thousands of commands in all)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: 1000 }), callCommands(250), async (seed, commands) => {
