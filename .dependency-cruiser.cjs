@@ -20,7 +20,13 @@ module.exports = {
     layer('api', ['state', 'sim', 'core']),
     layer('control', ['events', 'state', 'sim', 'core']),
     layer('intercept', ['core']),
-    layer('server', ['control', 'api', 'core', 'sandbox\\.ts$']),
+    {
+      name: 'server-imports-only-control-api-core-and-the-root',
+      severity: 'error',
+      comment: 'src/server may import itself, src/control, src/api, src/core and the composition root (docs/architecture.md).',
+      from: { path: '^src/server/' },
+      to: { path: '^src/', pathNot: ['^src/server/', '^src/control/', '^src/api/', '^src/core/', '^src/sandbox\\.ts$'] },
+    },
     {
       name: 'no-cycles',
       severity: 'error',

@@ -10,6 +10,10 @@ export type { SandboxOptions } from './options.js';
 export type { KeyOptions, Scope, Resource, ApiKey } from './state/accounts.js';
 export type { Duration } from './core/duration.js';
 
+// The standalone server (CONTRACT §8; docs/server.md)
+export { startServer } from './server/server.js';
+export type { ServerOptions, SandboxServer } from './server/server.js';
+
 // Scripting (src/control/): the same functions the standalone server's control API calls
 export type { CallScripting, InboundCallOptions, AnswerOptions } from './control/calls.js';
 export type { MessageScripting, InboundMessageOptions } from './control/messages.js';

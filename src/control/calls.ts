@@ -30,7 +30,7 @@ export interface AnswerOptions {
   by?: Answerer;
 }
 
-const inboundOptions = object(
+export const inboundCallOptions = object(
   {
     from: phoneNumber('The caller.'),
     to: phoneNumber('The number called.'),
@@ -41,7 +41,7 @@ const inboundOptions = object(
   { description: 'An inbound call to a number of an account.', label: 'option' },
 );
 
-const answerOptions = object({ by: optional(oneOf(ANSWERERS, 'Who picks up.')) }, { description: 'How the call is answered.', label: 'option' });
+export const answerOptions = object({ by: optional(oneOf(ANSWERERS, 'Who picks up.')) }, { description: 'How the call is answered.', label: 'option' });
 
 /** `sandbox.calls`: live calls, scripted (docs/scripting.md). */
 export interface CallScripting {
@@ -105,7 +105,7 @@ export function callScripting(ctx: ControlContext, deps: CallScriptingDeps): Cal
     hangUp: (id) => act_(id, 'hang up', { type: 'HUNG_UP' }, 'ringing or answered'),
     inbound: (options) =>
       act(ctx, 'place an inbound call', () => {
-        const input = check(inboundOptions, options, 'calls.inbound');
+        const input = check(inboundCallOptions, options, 'calls.inbound');
         const route = routeInboundCall({ numbers: deps.numbers, network: deps.network }, input.to, {
           account: input.apiKey === undefined ? undefined : accountOf(ctx, input.apiKey, 'calls.inbound'),
           aiReceptionist: input.aiReceptionist,

@@ -21,7 +21,7 @@ const status = custom<number>({
   openapi: () => ({ anyOf: [{ type: 'integer', const: 429 }, { type: 'integer', minimum: 500, maximum: 599 }], description: 'The status of the error answer.' }),
 });
 
-const ruleSchema: Schema<FaultRule> = object(
+export const faultRule: Schema<FaultRule> = object(
   {
     method: optional(oneOf(METHODS, 'Only requests with this method (upper case).')),
     path: optional(string({ description: 'Only requests to this path, with {name} for a segment', pattern: /^\/[^?#\s]*$/, patternHint: 'a path that starts with / and holds no query, like "/v1/calls/{id}"', max: 500 })),
@@ -69,7 +69,7 @@ export function faultScripting(ctx: ControlContext, faults: Faults): FaultScript
   return {
     inject: (rule = {}) =>
       act(ctx, 'inject a fault', () => {
-        const r = check(ruleSchema, rule, 'faults.inject');
+        const r = check(faultRule, rule, 'faults.inject');
         const network = r.network ?? false;
         faults.add({
           method: r.method ?? null,

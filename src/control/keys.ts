@@ -4,7 +4,7 @@ import { TEST_KEY, type ApiKey, type Accounts } from '../state/accounts.js';
 import { act, check, type ControlContext } from './context.js';
 
 const testKey = string({ description: 'A test key', pattern: TEST_KEY, patternHint: 'SVC_TEST_ followed by letters, digits, _ or -, e.g. SVC_TEST_alice', max: 200 });
-const createOptions = object({ key: optional(testKey) }, { description: 'A key to make.', label: 'option' });
+export const keyOptions = object({ key: optional(testKey) }, { description: 'A key to make.', label: 'option' });
 
 /** `sandbox.keys`: the API tab of the account console (docs/auth-and-accounts.md). */
 export interface KeyScripting {
@@ -31,7 +31,7 @@ export function keyScripting(ctx: ControlContext, accounts: Accounts): KeyScript
   return {
     create: (options = {}) =>
       act(ctx, 'create an API key', () => {
-        const { key } = check(createOptions, options, 'keys.create');
+        const { key } = check(keyOptions, options, 'keys.create');
         if (key !== undefined && accounts.owns(key)) throw new SandboxError(`keys.create: ${key} exists already; pick another key or leave it out.`, { code: 'conflict', param: 'key' });
         return accounts.create(key);
       }),

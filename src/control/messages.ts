@@ -20,7 +20,7 @@ export interface InboundMessageOptions {
 }
 
 /** The same content rules as POST /v1/messages (src/state/message-content.ts). */
-const inboundOptions = object(
+export const inboundMessageOptions = object(
   {
     from: phoneNumber('The sender.'),
     to: phoneNumber('A provisioned number with SMS enabled.'),
@@ -62,7 +62,7 @@ export function messageScripting(ctx: ControlContext, messages: MessageService, 
   return {
     inbound: (options) =>
       act(ctx, 'deliver an inbound message', () => {
-        const input = check(inboundOptions, options, 'messages.inbound');
+        const input = check(inboundMessageOptions, options, 'messages.inbound');
         const message = inboundMessage(numbers, { from: input.from, to: input.to, body: input.body ?? null, mediaUrls: input.mediaUrls ?? [] });
         return messages.toJson(messages.receive(message));
       }),

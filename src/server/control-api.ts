@@ -1,0 +1,378 @@
+import { answerOptions, inboundCallOptions } from '../control/calls.js';
+import { faultRule } from '../control/faults.js';
+import { keyOptions } from '../control/keys.js';
+import { inboundMessageOptions } from '../control/messages.js';
+import { callBehavior } from '../control/network.js';
+import { DURATION_HINT, parseDuration } from '../core/duration.js';
+import { SandboxError } from '../core/errors.js';
+import { fitsPattern, segmentsOf, type Method } from '../core/path-pattern.js';
+import { custom, integer, invalid, name, object, optional, show, string, type JsonSchema, type Schema } from '../core/schema.js';
+import { json } from './http.js';
+import { DEFAULT_SESSION, type Session, type Sessions } from './sessions.js';
+
+/**
+ * The control API (CONTRACT §8): JSON in and out, under `/__sandbox`. Every row calls the
+ * library's own scripting surface on the session's sandbox (`sandbox.calls.answer`,
+ * `sandbox.network.setBehavior`, ...), which validates its input with the same schemas, so
+ * the library and the control API are one surface seen twice and cannot drift. Errors are
+ * the §4 envelope: a `SandboxError` becomes 400 (bad input, `param` set), 404 (unknown
+ * session or thing), 409 (wrong state, or an advance cut short by a reset or delete).
+ */
+
+export interface ControlContext {
+  sessions: Sessions;
+  /** The session named in the path (404 when unknown). */
+  session: Session;
+  params: Record<string, string>;
+  body: unknown;
+}
+
+export interface ControlRoute {
+  method: Method;
+  /** Below `/__sandbox`, with `{s}` for the session and `{name}` for other segments. */
+  path: string;
+  summary: string;
+  operationId: string;
+  /** The JSON body's schema (for the OpenAPI document and a first check); the library checks it again. */
+  body?: Schema<unknown>;
+  /** The success status and its body's schema. */
+  status: number;
+  response?: JsonSchema;
+  run(ctx: ControlContext): Promise<Response> | Response;
+  /** Runs without a session in the path. */
+  global?: true;
+}
+
+const duration = custom<string | number>({
+  hint: DURATION_HINT,
+  parse(value, path) {
+    if (parseDuration(value) === null) throw invalid(`${name(path)} is not a duration: pass ${DURATION_HINT} (got ${show(value)}).`, path);
+    return value as string | number;
+  },
+  openapi: () => ({ anyOf: [{ type: 'number', minimum: 0, description: 'Milliseconds.' }, { type: 'string', pattern: '^\\d+(\\.\\d+)?\\s*(ms|s|m|h|d)$', examples: ['90s', '25h'] }] }),
+});
+
+const advanceBody = object({ duration }, { description: 'How far to move the session\'s virtual clock.' });
+const sessionBody = object(
+  {
+    seed: optional(integer({ description: 'The seed of the new sandbox (default: the server\'s)', min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER })),
+    startTime: optional(string({ description: 'Virtual clock start, ISO 8601 (default: the server\'s)', max: 64, format: 'date-time' })),
+  },
+  { description: 'A new session.' },
+);
+
+const list = (items: JsonSchema): JsonSchema => ({ type: 'object', required: ['data'], properties: { data: { type: 'array', items } } });
+const anyObject: JsonSchema = { type: 'object' };
+
+/** The control routes, in the order of CONTRACT §8's table (then the console's extras). */
+export const controlRoutes: ControlRoute[] = [
+  {
+    method: 'GET',
+    path: '/health',
+    summary: 'Is the server up',
+    operationId: 'health',
+    status: 200,
+    global: true,
+    response: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } },
+    run: () => json(200, { status: 'ok' }),
+  },
+  {
+    method: 'POST',
+    path: '/sessions',
+    summary: 'Start a session: a sandbox of its own, with its own clock and seed',
+    operationId: 'createSession',
+    body: sessionBody,
+    status: 201,
+    global: true,
+    response: { type: 'object', required: ['id', 'apiKey', 'now'], properties: { id: { type: 'string' }, apiKey: { type: 'string' }, now: { type: 'string', format: 'date-time' } } },
+    run: ({ sessions, body }) => {
+      const options = check(sessionBody, body ?? {});
+      const { session, apiKey } = sessions.create(options);
+      return json(201, { id: session.id, apiKey, now: session.sandbox.now().toISOString() });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/sessions',
+    summary: 'List sessions',
+    operationId: 'listSessions',
+    status: 200,
+    global: true,
+    response: list({ type: 'object', required: ['id', 'seed', 'now'], properties: { id: { type: 'string' }, seed: { type: 'integer' }, now: { type: 'string', format: 'date-time' } } }),
+    run: ({ sessions }) => json(200, { data: sessions.list().map((s) => ({ id: s.id, seed: s.seed, now: s.sandbox.now().toISOString() })) }),
+  },
+  {
+    method: 'DELETE',
+    path: '/sessions/{s}',
+    summary: 'End a session; its keys are 401 from then on',
+    operationId: 'deleteSession',
+    status: 204,
+    run: ({ sessions, session }) => {
+      sessions.delete(session.id);
+      return json(204, null);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/sessions/{s}/advance',
+    summary: 'Move the session\'s virtual clock (sandbox.advance)',
+    operationId: 'advance',
+    body: advanceBody,
+    status: 200,
+    response: { type: 'object', required: ['now', 'events'], properties: { now: { type: 'string', format: 'date-time' }, events: { type: 'array', items: anyObject } } },
+    run: async ({ session, body }) => {
+      const { duration: d } = check(advanceBody, body);
+      const before = session.sandbox.events.list().length;
+      try {
+        await session.sandbox.advance(d);
+      } finally {
+        session.streams.changed();
+      }
+      return json(200, { now: session.sandbox.now().toISOString(), events: session.sandbox.events.list().slice(before) });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/sessions/{s}/reset',
+    summary: 'Reset the session (sandbox.reset); keys it made stay valid',
+    operationId: 'reset',
+    status: 204,
+    run: ({ session }) => {
+      session.sandbox.reset();
+      session.streams.changed();
+      return json(204, null);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/sessions/{s}/events',
+    summary: 'The event log, oldest first (sandbox.events.list)',
+    operationId: 'listEvents',
+    status: 200,
+    response: list(anyObject),
+    run: ({ session }) => json(200, { data: session.sandbox.events.list() }),
+  },
+  {
+    method: 'GET',
+    path: '/sessions/{s}/deliveries',
+    summary: 'Webhook deliveries with their attempts (sandbox.webhooks.deliveries)',
+    operationId: 'listDeliveries',
+    status: 200,
+    response: list(anyObject),
+    run: ({ session }) => json(200, { data: session.sandbox.webhooks.deliveries() }),
+  },
+  {
+    method: 'GET',
+    path: '/sessions/{s}/dead-letters',
+    summary: 'The dead-letter queue (sandbox.webhooks.deadLetters)',
+    operationId: 'listDeadLetters',
+    status: 200,
+    response: list(anyObject),
+    run: ({ session }) => json(200, { data: session.sandbox.webhooks.deadLetters() }),
+  },
+  {
+    method: 'POST',
+    path: '/sessions/{s}/dead-letters/{id}/replay',
+    summary: 'Replay a dead letter (sandbox.webhooks.replay): a dlv_ id, or an evt_ id for all of that event',
+    operationId: 'replayDeadLetter',
+    status: 200,
+    response: list(anyObject),
+    run: async ({ session, params }) => {
+      try {
+        return json(200, { data: await session.sandbox.webhooks.replay(params.id!) });
+      } finally {
+        session.streams.changed();
+      }
+    },
+  },
+  {
+    method: 'POST',
+    path: '/sessions/{s}/keys',
+    summary: 'Make a test key of this session (sandbox.keys.create)',
+    operationId: 'createKey',
+    status: 201,
+    response: { type: 'object', required: ['key'], properties: { key: { type: 'string' }, createdAt: { type: 'string', format: 'date-time' } } },
+    run: ({ sessions, session, body }) => {
+      check(object({}, { description: 'No fields.' }), body ?? {});
+      const key = sessions.makeKey(session);
+      session.streams.changed();
+      return json(201, { key, createdAt: session.sandbox.keys.list().find((k) => k.key === key)?.createdAt });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/sessions/{s}/keys',
+    summary: 'The keys made (sandbox.keys.list)',
+    operationId: 'listKeys',
+    status: 200,
+    response: list({ type: 'object', required: ['key', 'createdAt'], properties: { key: { type: 'string' }, createdAt: { type: 'string', format: 'date-time' } } }),
+    run: ({ session }) => json(200, { data: session.sandbox.keys.list() }),
+  },
+  {
+    method: 'DELETE',
+    path: '/sessions/{s}/keys/{key}',
+    summary: 'Revoke a key (sandbox.keys.revoke): 401 from then on',
+    operationId: 'revokeKey',
+    status: 204,
+    run: ({ session, params }) => {
+      session.sandbox.keys.revoke(params.key!);
+      session.streams.changed();
+      return json(204, null);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/sessions/{s}/faults',
+    summary: 'Inject a fault (sandbox.faults.inject)',
+    operationId: 'injectFault',
+    body: faultRule as Schema<unknown>,
+    status: 201,
+    response: anyObject,
+    run: ({ session, body }) => {
+      session.sandbox.faults.inject((body ?? {}) as never);
+      return json(201, { data: session.sandbox.faults.list() });
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/sessions/{s}/faults',
+    summary: 'Forget every fault (sandbox.faults.clear)',
+    operationId: 'clearFaults',
+    status: 204,
+    run: ({ session }) => {
+      session.sandbox.faults.clear();
+      return json(204, null);
+    },
+  },
+  {
+    method: 'PUT',
+    path: '/sessions/{s}/network/{number}',
+    summary: 'Script calls to a number (sandbox.network.setBehavior)',
+    operationId: 'setBehavior',
+    body: callBehavior as Schema<unknown>,
+    status: 204,
+    run: ({ session, params, body }) => {
+      try {
+        session.sandbox.network.setBehavior(params.number!, (body ?? {}) as never);
+      } catch (error) {
+        // The body is the library's `behavior` argument: name its fields as the body does.
+        if (error instanceof SandboxError && error.param?.startsWith('behavior')) {
+          throw new SandboxError(error.message, { code: error.code, param: error.param.replace(/^behavior\.?/, '') || undefined });
+        }
+        throw error;
+      }
+      return json(204, null);
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/sessions/{s}/network/{number}',
+    summary: 'Forget a number\'s scripted behaviour (sandbox.network.clearBehavior)',
+    operationId: 'clearBehavior',
+    status: 204,
+    run: ({ session, params }) => {
+      session.sandbox.network.clearBehavior(params.number!);
+      return json(204, null);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/sessions/{s}/calls/{id}/answer',
+    summary: 'Answer a ringing call now (sandbox.calls.answer)',
+    operationId: 'answerCall',
+    body: answerOptions as Schema<unknown>,
+    status: 200,
+    response: anyObject,
+    run: ({ session, params, body }) => changed(session, json(200, session.sandbox.calls.answer(params.id!, (body ?? {}) as never))),
+  },
+  {
+    method: 'POST',
+    path: '/sessions/{s}/calls/{id}/hang-up',
+    summary: 'End a live call now (sandbox.calls.hangUp)',
+    operationId: 'hangUpCall',
+    status: 200,
+    response: anyObject,
+    run: ({ session, params, body }) => {
+      check(object({}, { description: 'No fields.' }), body ?? {});
+      return changed(session, json(200, session.sandbox.calls.hangUp(params.id!)));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/sessions/{s}/calls/inbound',
+    summary: 'Ring a number of an account from outside (sandbox.calls.inbound)',
+    operationId: 'inboundCall',
+    body: inboundCallOptions as Schema<unknown>,
+    status: 201,
+    response: anyObject,
+    run: ({ session, body }) => changed(session, json(201, session.sandbox.calls.inbound(body as never))),
+  },
+  {
+    method: 'POST',
+    path: '/sessions/{s}/messages/inbound',
+    summary: 'Deliver an inbound SMS or MMS (sandbox.messages.inbound)',
+    operationId: 'inboundMessage',
+    body: inboundMessageOptions as Schema<unknown>,
+    status: 201,
+    response: anyObject,
+    run: ({ session, body }) => changed(session, json(201, session.sandbox.messages.inbound(body as never))),
+  },
+  // For the console.
+  {
+    method: 'GET',
+    path: '/sessions/{s}/calls',
+    summary: 'Every call of the session, newest first, with its timeline (for the console)',
+    operationId: 'listCalls',
+    status: 200,
+    response: list(anyObject),
+    run: ({ session }) => json(200, { data: session.sandbox.calls.list() }),
+  },
+];
+
+/** A body checked with a control schema: a refusal is a SandboxError naming the field. */
+function check<T>(schema: Schema<T>, value: unknown): T {
+  try {
+    return schema.parse(value, '');
+  } catch (error) {
+    const refusal = error as { code?: string; message?: string; param?: string };
+    if (refusal && typeof refusal.message === 'string' && (refusal.code === 'invalid_parameter' || refusal.code === 'missing_parameter')) {
+      throw new SandboxError(refusal.message, { code: refusal.code, param: refusal.param });
+    }
+    throw error;
+  }
+}
+
+function changed(session: Session, response: Response): Response {
+  session.streams.changed();
+  return response;
+}
+
+/** The route and its parameters for a path below `/__sandbox`, or why none fits. */
+export function matchControl(method: string, path: string): { route: ControlRoute; params: Record<string, string> } | { allowed: Method[] } | null {
+  const actual = segmentsOf(path);
+  const allowed: Method[] = [];
+  for (const route of controlRoutes) {
+    const pattern = segmentsOf(route.path);
+    if (!fitsPattern(pattern, actual)) continue;
+    if (route.method !== method) {
+      allowed.push(route.method);
+      continue;
+    }
+    const params: Record<string, string> = {};
+    pattern.forEach((segment, i) => {
+      if (segment.startsWith('{')) params[segment.slice(1, -1)] = safeDecode(actual[i]!);
+    });
+    return { route, params };
+  }
+  return allowed.length > 0 ? { allowed } : null;
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+export { DEFAULT_SESSION };

@@ -1,0 +1,63 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+
+/**
+ * The standalone server's HTTP layer: `node:http`, with every request turned into a web
+ * `Request` and answered by the same `handle(Request)` the in-process sandbox uses. No
+ * framework: the sandbox already has its router, and `node:http` adds no dependency and no
+ * second request path to keep in step (docs/server.md, "Why node:http").
+ */
+
+/** The web Request of a `node:http` request; its signal aborts when the client goes away. */
+export function toRequest(req: IncomingMessage, origin: string): Request {
+  const abort = new AbortController();
+  req.once('close', () => {
+    if (!req.complete || !req.readableEnded) abort.abort(new Error('The client closed the request.'));
+  });
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  const method = req.method ?? 'GET';
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  return new Request(new URL(req.url ?? '/', origin), {
+    method,
+    headers,
+    signal: abort.signal,
+    ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: 'half' } : {}),
+  } as RequestInit);
+}
+
+/** Writes a web Response to a `node:http` response, streaming its body (server-sent events stay live). */
+export async function send(res: ServerResponse, response: Response, aborted: AbortSignal): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    if (name === 'set-cookie') return;
+    headers[name] = value;
+  });
+  res.writeHead(response.status, headers);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  const stop = () => void reader.cancel().catch(() => undefined);
+  aborted.addEventListener('abort', stop, { once: true });
+  res.once('close', stop);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) await new Promise<void>((resolve) => res.once('drain', resolve));
+    }
+    res.end();
+  } catch {
+    res.destroy();
+  } finally {
+    aborted.removeEventListener('abort', stop);
+  }
+}
+
+/** A JSON answer. */
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  if (status === 204) return new Response(null, { status, headers });
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+}

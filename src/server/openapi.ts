@@ -1,0 +1,54 @@
+import type { ControlRoute } from './control-api.js';
+
+const ERROR = {
+  description: 'An error, in the envelope of CONTRACT §4.',
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        required: ['error'],
+        properties: { error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' }, param: { type: 'string' } } } },
+      },
+    },
+  },
+};
+
+/**
+ * The server's OpenAPI 3.1 document (`GET /__sandbox/openapi.json`): the `/v1` API as
+ * `sandbox.openapi()` describes it, plus the control API, generated from the control route
+ * table and the same schemas its functions validate with.
+ */
+export function serverOpenApi(api: Record<string, unknown>, routes: readonly ControlRoute[], url: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = { ...(api.paths as Record<string, Record<string, unknown>>) };
+  for (const route of routes) {
+    const full = `/__sandbox${route.path}`;
+    const parameters = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+      name,
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+      ...(name === 's' ? { description: 'A session id; `default` always exists.' } : {}),
+    }));
+    (paths[full] ??= {})[route.method.toLowerCase()] = {
+      operationId: route.operationId,
+      summary: route.summary,
+      tags: ['control'],
+      security: [],
+      ...(parameters.length ? { parameters } : {}),
+      ...(route.body ? { requestBody: { required: false, content: { 'application/json': { schema: route.body.openapi() } } } } : {}),
+      responses: {
+        [String(route.status)]: route.status === 204 ? { description: 'Done.' } : { description: 'Done.', content: { 'application/json': { schema: route.response ?? { type: 'object' } } } },
+        '400': ERROR,
+        '404': ERROR,
+        '409': ERROR,
+      },
+    };
+  }
+  return {
+    ...api,
+    info: { title: 'Voice and Messaging API and control API (svc-sandbox server)', version: 'v1' },
+    servers: [{ url }],
+    tags: [{ name: 'control', description: 'The sandbox server\'s control API (CONTRACT §8): sessions, virtual time, scripting. No authentication: it listens on loopback.' }],
+    paths,
+  };
+}

@@ -1,0 +1,194 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SandboxError } from '../core/errors.js';
+import type { Sandbox } from '../sandbox.js';
+import { consoleAsset } from './console.js';
+import { controlRoutes, matchControl } from './control-api.js';
+import { json, send, toRequest } from './http.js';
+import { serverOpenApi } from './openapi.js';
+import { Sessions } from './sessions.js';
+import { SessionStreams } from './stream.js';
+
+/** Options of {@link startServer}. */
+export interface ServerOptions {
+  /** TCP port; 0 picks a free one. Default 12111. */
+  port?: number;
+  /** Address to listen on. Default `127.0.0.1` (loopback: the control API has no authentication). */
+  host?: string;
+  /** Seed of the default session and of new sessions that give none. Default 0. */
+  seed?: number;
+  /** Virtual start of the default session and of new sessions that give none. Default `2026-01-01T00:00:00Z`. */
+  startTime?: string | number | Date;
+}
+
+/** A running server (CONTRACT §8). */
+export interface SandboxServer {
+  /** `http://HOST:PORT`: the API is under `/v1`, the control API under `/__sandbox`. */
+  readonly url: string;
+  /** The default session's sandbox. */
+  readonly sandbox: Sandbox;
+  /** Stops listening, ends every session and closes open connections. */
+  close(): Promise<void>;
+}
+
+const CONTROL = '/__sandbox';
+const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
+
+/**
+ * Starts the sandbox as a standalone HTTP server on loopback, so test suites in any
+ * language use it: the API at `url + '/v1'`, the control API at `url + '/__sandbox'`, the
+ * console at `url + '/__sandbox/console'`. Each session is a sandbox of its own (its own
+ * virtual clock, seed and state); requests are routed to a session by their API key.
+ *
+ * @example
+ * import { startServer } from 'svc-sandbox';
+ * const server = await startServer({ port: 0 });
+ * const res = await fetch(`${server.url}/v1/calls`, { method: 'POST', headers: { authorization: 'Bearer SVC_TEST_me', 'content-type': 'application/json' }, body: JSON.stringify({ to: '+14155550123', from: '+14155550100' }) });
+ * await server.sandbox.advance('65s');
+ * await server.close();
+ */
+export async function startServer(options: ServerOptions = {}): Promise<SandboxServer> {
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? 12111;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new SandboxError(`startServer: port must be an integer from 0 to 65535, got ${String(port)}.`, { code: 'invalid_options', param: 'port' });
+  let sessions!: Sessions;
+  const server = createServer((req, res) => void serve(req, res));
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await listen(server, port, host);
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  try {
+    sessions = new Sessions(url, { seed: options.seed ?? 0, startTime: options.startTime }, (session) => new SessionStreams(() => session().sandbox));
+  } catch (error) {
+    server.close();
+    throw error;
+  }
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const request = toRequest(req, url);
+    let response: Response;
+    try {
+      response = await route(request);
+    } catch (error) {
+      response = errorResponse(error);
+    }
+    await send(res, response, request.signal).catch(() => res.destroy());
+  }
+
+  async function route(request: Request): Promise<Response> {
+    const { pathname } = new URL(request.url);
+    if (pathname === CONTROL || pathname.startsWith(`${CONTROL}/`)) return control(request, pathname.slice(CONTROL.length) || '/');
+    const token = BEARER.exec(request.headers.get('authorization') ?? '')?.[1] ?? null;
+    const session = sessions.route(token);
+    if (session === 'gone') {
+      return json(401, { error: { code: 'invalid_api_key', message: 'This key belongs to a session that was deleted (DELETE /__sandbox/sessions/{s}); start a new session for a new key.' } });
+    }
+    const response = await session.sandbox.handle(request);
+    if (request.method !== 'GET' && request.method !== 'HEAD') session.streams.changed();
+    return response;
+  }
+
+  async function control(request: Request, path: string): Promise<Response> {
+    if (path === '/openapi.json' && request.method === 'GET') return json(200, serverOpenApi(sessions.default.sandbox.openapi(), controlRoutes, url));
+    const asset = consoleAsset(path, request.method);
+    if (asset) return asset;
+    const stream = /^\/sessions\/([^/]+)\/stream$/.exec(path);
+    if (stream && request.method === 'GET') {
+      const session = sessions.get(decodeURIComponent(stream[1]!));
+      if (!session) return notFoundSession(stream[1]!);
+      const last = Number(request.headers.get('last-event-id') ?? 0);
+      return new Response(session.streams.stream(Number.isSafeInteger(last) && last > 0 ? last : 0, request.signal), {
+        headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' },
+      });
+    }
+    const match = matchControl(request.method, path);
+    if (!match) return json(404, { error: { code: 'not_found', message: `No control endpoint ${request.method} ${CONTROL}${path}; see GET ${CONTROL}/openapi.json.` } });
+    if ('allowed' in match) {
+      return json(405, { error: { code: 'method_not_allowed', message: `${request.method} is not allowed on ${CONTROL}${path}; use ${match.allowed.join(' or ')}.` } }, { allow: match.allowed.join(', ') });
+    }
+    const { route, params } = match;
+    const body = await readBody(request);
+    const session = route.global ? sessions.default : sessions.get(params.s!);
+    if (!session) return notFoundSession(params.s!);
+    return route.run({ sessions, session, params, body });
+  }
+
+  return {
+    url,
+    get sandbox() {
+      return sessions.default.sandbox;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        sessions.closeAll();
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
+}
+
+function notFoundSession(id: string): Response {
+  return json(404, { error: { code: 'not_found', message: `No session ${decodeURIComponent(id)}: list them with GET ${CONTROL}/sessions, or make one with POST ${CONTROL}/sessions.`, param: 's' } });
+}
+
+/** The JSON body of a control request, or undefined when it has none. */
+async function readBody(request: Request): Promise<unknown> {
+  if (request.method === 'GET' || request.method === 'HEAD') return undefined;
+  const text = await request.text();
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InvalidJson(error instanceof Error ? error.message : String(error));
+  }
+}
+
+class InvalidJson {
+  constructor(readonly detail: string) {}
+}
+
+const STATUS_OF: Record<string, number> = {
+  invalid_parameter: 400,
+  missing_parameter: 400,
+  invalid_options: 400,
+  not_found: 404,
+  closed: 404,
+  conflict: 409,
+  interrupted: 409,
+  listener_failed: 500,
+};
+
+/** The §4 envelope for what the control API refuses; anything else is a 500 (and never a crash). */
+function errorResponse(error: unknown): Response {
+  if (error instanceof InvalidJson) return json(400, { error: { code: 'invalid_json', message: `The body is not valid JSON (${error.detail}). Send a JSON object.` } });
+  if (error instanceof SandboxError) {
+    const status = STATUS_OF[error.code] ?? 400;
+    const code = error.code === 'invalid_options' ? 'invalid_parameter' : error.code === 'closed' ? 'not_found' : error.code;
+    return json(status, { error: { code, message: error.message, ...(error.param ? { param: error.param } : {}) } });
+  }
+  return json(500, { error: { code: 'internal_error', message: `The sandbox server failed unexpectedly: ${error instanceof Error ? error.message : String(error)}.` } });
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off('listening', onListening);
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new SandboxError(`Port ${port} on ${host} is already in use: stop what listens there, or pass another port (--port 0 picks a free one).`, { code: 'invalid_options', param: 'port' })
+          : error,
+      );
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+}
