@@ -325,9 +325,37 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'listCalls',
     status: 200,
     response: list(anyObject),
-    run: ({ session }) => json(200, { data: session.sandbox.calls.list() }),
+    run: ({ session }) => json(200, { data: callTimelines(session) }),
   },
 ];
+
+/**
+ * Each call with what the console draws on its timeline: the call's own instants, when its
+ * recording and transcript became ready, and every webhook attempt of its events.
+ */
+function callTimelines(session: Session) {
+  const { sandbox } = session;
+  const attempts = sandbox.webhooks.attempts();
+  const ownerOf = new Map<string, string>();
+  for (const event of sandbox.events.list()) {
+    const data = event.data as { id: string; call_id?: string };
+    ownerOf.set(event.id, data.call_id ?? data.id);
+  }
+  return sandbox.calls.list().map((call) => {
+    const recording = call.recording_id ? sandbox.recordings.get(call.recording_id) : undefined;
+    const transcript = call.transcript_id ? sandbox.transcripts.get(call.transcript_id) : undefined;
+    return {
+      ...call,
+      timeline: {
+        recording: recording ? { id: recording.id, status: recording.status, created_at: recording.created_at, ready_at: recording.ready_at } : null,
+        transcript: transcript ? { id: transcript.id, status: transcript.status, created_at: transcript.created_at, ready_at: transcript.ready_at } : null,
+        webhooks: attempts
+          .filter((a) => ownerOf.get(a.eventId) === call.id)
+          .map((a) => ({ eventType: a.eventType, deliveryId: a.deliveryId, attempt: a.attempt, at: a.at, status: a.status, ok: a.ok, error: a.error })),
+      },
+    };
+  });
+}
 
 /** A body checked with a control schema: a refusal is a SandboxError naming the field. */
 function check<T>(schema: Schema<T>, value: unknown): T {
