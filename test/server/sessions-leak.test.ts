@@ -1,0 +1,44 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startServer, type SandboxServer } from '../../src/index.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+let server: SandboxServer;
+beforeAll(async () => {
+  server = await startServer({ port: 0 });
+});
+afterAll(() => server.close());
+
+/** One session's whole life over HTTP: made, used, advanced, deleted. */
+async function cycle(): Promise<void> {
+  const made = await fetch(`${server.url}/__sandbox/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const { id, apiKey } = await made.json();
+  const placed = await fetch(`${server.url}/v1/calls`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ to: '+14155550123', from: '+14155550100' }),
+  });
+  await placed.arrayBuffer();
+  if (placed.status !== 201) throw new Error(`place: ${placed.status}`);
+  const deleted = await fetch(`${server.url}/__sandbox/sessions/${id}`, { method: 'DELETE' });
+  if (deleted.status !== 204) throw new Error(`delete: ${deleted.status}`);
+}
+
+function heapAfterGc(): number {
+  for (let i = 0; i < 3; i++) gc();
+  return process.memoryUsage().heapUsed;
+}
+
+it('nothing leaks over 10,000 session create/delete cycles (issue 12)', async () => {
+  for (let i = 0; i < 1_000; i++) await cycle(); // warm: code, caches, connection pool
+  const before = heapAfterGc();
+  for (let i = 0; i < 10_000; i++) await cycle();
+  const after = heapAfterGc();
+  const sessions = await (await fetch(`${server.url}/__sandbox/sessions`)).json();
+  expect(sessions.data).toEqual([expect.objectContaining({ id: 'default' })]);
+  // A session holds about 20 KB while it lives; 10,000 kept would be some 200 MB.
+  expect(after - before, `heap grew by ${((after - before) / 1e6).toFixed(1)} MB`).toBeLessThan(8e6);
+}, 300_000);
