@@ -22,6 +22,7 @@ import { Lifecycle } from './core/lifecycle.js';
 import { SeededRandom } from './core/random.js';
 import { Steps } from './core/steps.js';
 import { safeIso } from './core/time.js';
+import { EVENT_TYPES, type EventType, type SandboxEvent } from './state/resources.js';
 import { Deliveries } from './events/deliveries.js';
 import { intercept } from './intercept/interceptor.js';
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js';
@@ -196,14 +197,18 @@ export class Sandbox {
   async advance(duration: Duration): Promise<void> {
     this.assertOpen('advance');
     const ms = toMs(duration, 'Failed to advance');
+    await this.advanceWithin(ms);
+  }
+
+  private async advanceWithin(ms: number, until?: () => boolean): Promise<void> {
     if (ms > this.clock.headroomMs) {
       throw new SandboxError(
-        `Failed to advance: ${JSON.stringify(duration)} from ${this.now().toISOString()} is past the last instant a Date can hold (+275760-09-13T00:00:00Z); advance less.`,
+        `Failed to advance: ${ms} ms from ${this.now().toISOString()} is past the last instant a Date can hold (+275760-09-13T00:00:00Z); advance less.`,
         { param: 'duration' },
       );
     }
     try {
-      await this.clock.advance(ms);
+      await this.clock.advance(ms, until);
     } catch (error) {
       if (!(error instanceof ClockStopped)) throw error;
       throw new SandboxError(
@@ -217,6 +222,46 @@ export class Sandbox {
       const [first] = this.listenerErrors.splice(0);
       throw new SandboxError('An event listener you registered with sandbox.events.subscribe() threw; see `cause`.', { cause: first, code: 'listener_failed' });
     }
+  }
+
+  /**
+   * Advances virtual time until an event matching `match` (an event type, or a predicate)
+   * is emitted, and stops at that instant; resolves with the event. A test can wait for
+   * "the call completed" without knowing its timing. Rejects with a SandboxError when no
+   * such event comes within `max` of virtual time (default one day; time has then moved
+   * by `max`), and as `advance()` does when the sandbox is reset or closed meanwhile.
+   *
+   * @example
+   * const done = await sandbox.advanceUntil('call.completed');
+   * done.data.disposition; // 'busy'
+   * await sandbox.advanceUntil((e) => e.type === 'message.delivered' && e.data.to === '+14155550123', { max: '1m' });
+   */
+  async advanceUntil<K extends EventType>(match: K, options?: { max?: Duration }): Promise<SandboxEvent<K>>;
+  async advanceUntil(match: (event: SandboxEvent) => boolean, options?: { max?: Duration }): Promise<SandboxEvent>;
+  async advanceUntil(match: EventType | ((event: SandboxEvent) => boolean), options: { max?: Duration } = {}): Promise<SandboxEvent> {
+    this.assertOpen('advance');
+    if (typeof match !== 'function' && !(EVENT_TYPES as readonly unknown[]).includes(match)) {
+      throw new SandboxError(`advanceUntil: ${JSON.stringify(match)} is not an event type; pass one of ${EVENT_TYPES.join(', ')}, or a predicate (event) => boolean.`, { param: 'match' });
+    }
+    const max = toMs(options.max ?? '1d', 'advanceUntil: max');
+    const matches = typeof match === 'function' ? match : (event: SandboxEvent) => event.type === match;
+    let found: SandboxEvent | undefined;
+    const stop = this.events.subscribe((event) => {
+      if (found === undefined && matches(event)) found = event;
+    });
+    const start = this.now();
+    try {
+      await this.advanceWithin(max, () => found !== undefined);
+    } finally {
+      stop();
+    }
+    if (found === undefined) {
+      throw new SandboxError(
+        `advanceUntil: no ${typeof match === 'function' ? 'event matching the predicate' : match} within ${options.max ?? '1d'} of virtual time (from ${start.toISOString()} to ${this.now().toISOString()}); raise \`max\`, or check what the scenario emits with sandbox.events.list().`,
+        { code: 'not_found', param: 'match' },
+      );
+    }
+    return found;
   }
 
   /**

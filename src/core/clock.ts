@@ -121,14 +121,18 @@ export class VirtualClock implements Service {
    * Calls queue: a second `advance` starts when the first ends. A `stop()` (reset, close)
    * makes every advance begun or queued before it reject with {@link ClockStopped}.
    */
-  advance(ms: number): Promise<void> {
+  advance(ms: number, until?: () => boolean): Promise<void> {
     const epoch = this.epoch;
-    const run = this.queue.then(() => this.run(ms, epoch));
+    const run = this.queue.then(() => this.run(ms, epoch, until));
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  private async run(ms: number, epoch: number): Promise<void> {
+  /**
+   * `until`: checked each time the work of an instant has settled; when it holds, time stops
+   * there, at that instant (`advanceUntil`). Resolves whether or not it ever held.
+   */
+  private async run(ms: number, epoch: number, until: () => boolean = () => false): Promise<void> {
     const check = () => {
       if (this.epoch !== epoch) throw new ClockStopped();
     };
@@ -149,7 +153,7 @@ export class VirtualClock implements Service {
       let reached = false;
       // A sentinel timer marks the end of this step; timers due before it (or at the same
       // instant, scheduled earlier) fire first, in order.
-      this.fake.setTimeout(() => (reached = true), Math.min(end - this.fake.now, MAX_STEP_MS));
+      const sentinel = this.fake.setTimeout(() => (reached = true), Math.min(end - this.fake.now, MAX_STEP_MS));
       while (!reached) {
         this.moving();
         this.fake.next();
@@ -158,12 +162,17 @@ export class VirtualClock implements Service {
         this.fake.tick(0);
         check();
         if (this.inflight.size > 0) await this.settle(check);
+        if (until()) {
+          this.fake.clearTimeout(sentinel);
+          return;
+        }
       }
       // Timers scheduled at this very instant while the step ran.
       this.moving();
       this.fake.tick(0);
       check();
       await this.settle(check);
+      if (until()) return;
     } while (this.fake.now < end);
   }
 

@@ -1,0 +1,93 @@
+/**
+ * `svc-sandbox/vitest`: the sandbox where vitest (this project's test runner, and many
+ * users') meets it. A `test` whose context holds a listening sandbox, closed after each
+ * test, and the `toHaveEmitted` matcher. See docs/test-runners.md.
+ *
+ * @example
+ * import { test, expect } from 'svc-sandbox/vitest';
+ *
+ * test('a busy number ends busy', async ({ sandbox }) => {
+ *   await fetch(`${sandbox.baseUrl}/v1/calls`, { method: 'POST', headers, body: JSON.stringify({ to: '+15005550002', from }) });
+ *   await sandbox.advanceUntil('call.completed');
+ *   expect(sandbox).toHaveEmitted('call.completed', { data: { disposition: 'busy' } });
+ * });
+ */
+import { expect, test as base } from 'vitest';
+import { createSandbox, type EventType, type Sandbox, type SandboxEvent, type SandboxOptions } from './index.js';
+
+export interface SandboxFixtures {
+  /** Options for the test's sandbox; override with `test.override({ sandboxOptions: { seed: 7 } })` or `test.extend`. */
+  sandboxOptions: SandboxOptions;
+  /** A sandbox that listens for the whole test and is closed after it. */
+  sandbox: Sandbox;
+}
+
+/**
+ * vitest's `test`, with a listening sandbox in its context.
+ *
+ * @example
+ * test('places a call', async ({ sandbox }) => { ... });
+ */
+export const test = base.extend<SandboxFixtures>({
+  sandboxOptions: {},
+  sandbox: async ({ sandboxOptions }, use) => {
+    const sandbox = createSandbox(sandboxOptions).listen();
+    try {
+      await use(sandbox);
+      // An exception inside the sandbox was answered as a 500: the test should know.
+      expect(sandbox.internalErrors(), 'unexpected exceptions inside the sandbox (each was answered as a 500)').toEqual([]);
+    } finally {
+      sandbox.close();
+    }
+  },
+});
+export const it = test;
+
+/** Whether `actual` holds everything `expected` holds (as `toMatchObject` reads it). */
+function contains(actual: unknown, expected: unknown, equals: (a: unknown, b: unknown) => boolean): boolean {
+  if (expected !== null && typeof expected === 'object' && typeof (expected as { asymmetricMatch?: unknown }).asymmetricMatch === 'function') return equals(actual, expected);
+  if (Array.isArray(expected)) return Array.isArray(actual) && actual.length === expected.length && expected.every((e, i) => contains(actual[i], e, equals));
+  if (expected !== null && typeof expected === 'object') {
+    if (actual === null || typeof actual !== 'object') return false;
+    return Object.entries(expected).every(([key, value]) => contains((actual as Record<string, unknown>)[key], value, equals));
+  }
+  return Object.is(actual, expected);
+}
+
+expect.extend({
+  /**
+   * Passes when the sandbox emitted an event of `type` that holds `partial` (compared as
+   * `toMatchObject` does, asymmetric matchers included).
+   */
+  toHaveEmitted(received: Sandbox, type: EventType, partial: Record<string, unknown> = {}) {
+    if (received === null || typeof received !== 'object' || typeof (received as Partial<Sandbox>).events?.list !== 'function') {
+      return { pass: false, message: () => `expected a sandbox (from createSandbox), got ${this.utils.printReceived(received)}` };
+    }
+    const events = received.events.list({ type }) as SandboxEvent[];
+    const pass = events.some((event) => contains(event, partial, (a, b) => this.equals(a, b)));
+    return {
+      pass,
+      message: () =>
+        pass
+          ? `expected the sandbox not to have emitted ${type} matching ${this.utils.printExpected(partial)}`
+          : `expected the sandbox to have emitted ${type} matching ${this.utils.printExpected(partial)}; it emitted ${events.length} ${type} event${events.length === 1 ? '' : 's'}${events.length ? `:\n${events.map((e) => this.utils.printReceived(e)).join('\n')}` : ` (all its events: ${received.events.list().map((e) => e.type).join(', ') || 'none'})`}`,
+    };
+  },
+});
+
+/** A deep partial of an event, for `toHaveEmitted`. */
+type Partial2<T> = { [K in keyof T]?: T[K] extends object ? Partial2<T[K]> | unknown : T[K] | unknown };
+
+declare module 'vitest' {
+  interface Matchers<T = any> {
+    /**
+     * The sandbox emitted an event of `type` holding `partial`.
+     *
+     * @example
+     * expect(sandbox).toHaveEmitted('call.completed', { data: { disposition: 'busy' } });
+     */
+    toHaveEmitted<K extends EventType>(type: K, partial?: Partial2<SandboxEvent<K>>): T;
+  }
+}
+
+export { expect };
