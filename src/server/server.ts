@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SandboxError } from '../core/errors.js';
+import { SeededRandom } from '../core/random.js';
 import type { Sandbox } from '../sandbox.js';
 import { consoleAsset } from './console.js';
 import { controlRoutes, matchControl } from './control-api.js';
@@ -52,6 +53,8 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   const port = options.port ?? 12111;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new SandboxError(`startServer: port must be an integer from 0 to 65535, got ${String(port)}.`, { code: 'invalid_options', param: 'port' });
   let sessions!: Sessions;
+  /** Request ids of the answers no session gives (a deleted session's key). */
+  const random = new SeededRandom(options.seed ?? 0);
   const server = createServer((req, res) => void serve(req, res));
   const sockets = new Set<import('node:net').Socket>();
   server.on('connection', (socket) => {
@@ -84,9 +87,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     if (pathname === CONTROL || pathname.startsWith(`${CONTROL}/`)) return control(request, pathname.slice(CONTROL.length) || '/');
     const token = BEARER.exec(request.headers.get('authorization') ?? '')?.[1] ?? null;
     const session = sessions.route(token);
-    if (session === 'gone') {
-      return json(401, { error: { code: 'invalid_api_key', message: 'This key belongs to a session that was deleted (DELETE /__sandbox/sessions/{s}); start a new session for a new key.' } });
-    }
+    if (session === 'gone') return goneKey(random, sessions.default.sandbox.now().getTime());
     const response = await session.sandbox.handle(request);
     if (request.method !== 'GET' && request.method !== 'HEAD') session.streams.changed();
     return response;
@@ -129,6 +130,20 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
         for (const socket of sockets) socket.destroy();
       }),
   };
+}
+
+/**
+ * The 401 of a deleted session's key. No session answers it, but it carries the headers every
+ * response carries (CONTRACT §3, §4): a request id, and the rate-limit headers of a standard
+ * key's first request in the current second of the default session's clock.
+ */
+function goneKey(random: SeededRandom, nowMs: number): Response {
+  const reset = String(Math.floor(nowMs / 1000) + 1);
+  return json(
+    401,
+    { error: { code: 'invalid_api_key', message: 'This key belongs to a session that was deleted (DELETE /__sandbox/sessions/{s}); start a new session for a new key.' } },
+    { 'x-request-id': random.id('req'), 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '99', 'x-ratelimit-reset': reset },
+  );
 }
 
 function notFoundSession(id: string): Response {
