@@ -1,65 +1,153 @@
-import type { Route } from './router.js';
+import { EVENT_DATA_SCHEMAS, EVENT_TYPES, eventSchema } from '../state/resources.js';
+import type { AnyRoute } from './router.js';
 
-const ERROR = {
-  description: 'An error: see docs/errors.md for the codes.',
-  content: {
-    'application/json': {
-      schema: {
-        type: 'object',
-        required: ['error'],
-        properties: {
-          error: {
-            type: 'object',
-            required: ['code', 'message'],
-            properties: { code: { type: 'string' }, message: { type: 'string' }, param: { type: 'string' } },
-          },
-        },
+/** Every error's body: the envelope of CONTRACT §4. */
+const ERROR_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'string', description: 'A stable code: docs/errors.md lists them.', examples: ['invalid_parameter'] },
+        message: { type: 'string', description: 'What went wrong, naming the field and the fix.' },
+        param: { type: 'string', description: 'The field at fault, when one is.', examples: ['to'] },
       },
     },
   },
 };
 
-const RATE_HEADERS = {
-  'X-Request-Id': { schema: { type: 'string' }, description: 'req_… id of this request.' },
-  'X-RateLimit-Limit': { schema: { type: 'integer' }, description: 'Requests per one-second window for this key.' },
-  'X-RateLimit-Remaining': { schema: { type: 'integer' }, description: 'Requests left in the current window.' },
-  'X-RateLimit-Reset': { schema: { type: 'integer' }, description: 'Unix epoch seconds of the window’s end.' },
+const header = (description: string, schema: Record<string, unknown>) => ({ description, schema });
+
+/** Headers on every answer (CONTRACT §3, §4), and the browsers' CORS headers (docs/interception.md). */
+const HEADERS = {
+  'X-Request-Id': header('req_… id of this request.', { type: 'string', pattern: '^req_[0-9A-Za-z]{16}$' }),
+  'X-RateLimit-Limit': header('Requests per one-second window for this key (2147483647: no cap, enterprise keys).', { type: 'integer' }),
+  'X-RateLimit-Remaining': header('Requests left in the current window.', { type: 'integer' }),
+  'X-RateLimit-Reset': header('Unix epoch seconds (virtual clock) of the window’s end.', { type: 'integer' }),
+  'Access-Control-Allow-Origin': header('The Origin of a browser request, or *.', { type: 'string' }),
+  'Access-Control-Expose-Headers': header('The headers above, readable by browser scripts.', { type: 'string' }),
+  Vary: header('Origin: answers differ by the requesting origin.', { type: 'string' }),
+  'Retry-After': header('Seconds to wait before retrying (429, and 503 when a fault or a reset asks for it).', { type: 'integer', minimum: 0 }),
+};
+const COMMON = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Access-Control-Allow-Origin', 'Access-Control-Expose-Headers', 'Vary'] as const;
+const refHeaders = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+
+const ERRORS: Record<string, string> = {
+  '400': 'Malformed JSON or invalid parameters; `error.param` names the field (docs/errors.md).',
+  '401': 'No API key, a malformed or revoked one, or a production (SVC_LIVE_) key.',
+  '403': 'The key’s scopes do not allow this.',
+  '404': 'Not in this account (another account’s resources are 404 too).',
+  '409': 'The resource is not ready for this yet.',
+  '413': 'The body is larger than 1 MiB.',
+  '422': 'Semantically invalid: an unreachable destination, a call not active, a number not available or not provisioned.',
+  '429': 'Over the rate limit: retry after Retry-After seconds.',
+  '5XX': 'A failure of the service (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retrying is safe.',
 };
 
-/** Success statuses by method; a route whose status differs says so (`Route.status`). */
-const SUCCESS: Record<string, number> = { GET: 200, POST: 201, PUT: 200, DELETE: 204 };
+/** The error statuses a route can answer: those of every route, and those of its input and its own. */
+function errorStatuses(route: AnyRoute): string[] {
+  const statuses = new Set(['401', '403', '429', '5XX']);
+  if (route.query || route.body) statuses.add('400');
+  if (route.body) statuses.add('413');
+  if (route.path.includes('{')) statuses.add('404');
+  for (const status of route.errors ?? []) statuses.add(String(status));
+  return [...statuses].sort();
+}
+
+function errorResponse(status: string) {
+  const extra = status === '429' || status === '5XX' ? ['Retry-After'] : [];
+  return { description: ERRORS[status], headers: refHeaders([...COMMON, ...extra]), content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+}
+
+/** OpenAPI's query parameters from a query object schema. */
+function queryParameters(route: AnyRoute): Array<Record<string, unknown>> {
+  const query = route.query?.openapi() as { properties?: Record<string, Record<string, unknown>>; required?: string[] } | undefined;
+  return Object.entries(query?.properties ?? {}).map(([name, schema]) => {
+    const { description, ...rest } = schema;
+    return { name, in: 'query', required: query?.required?.includes(name) ?? false, ...(description ? { description } : {}), schema: rest };
+  });
+}
 
 /**
  * The OpenAPI 3.1 description of the sandbox's API, generated from the route table and the
- * same request schemas that validate requests (so it cannot drift from what is enforced).
- * Response bodies are described in docs/, not here.
+ * same schemas that validate requests and describe resources (so it cannot drift from what is
+ * enforced and answered): every operation with its `operationId`, request schemas exactly as
+ * strict as the server where JSON Schema can say it (`required`, `oneOf`, `if`/`then`), every
+ * success and error status with its body and headers, and the events as `webhooks`.
  */
-export function openApiDocument(routes: readonly Route[], baseUrl: string): Record<string, unknown> {
+export function openApiDocument(routes: readonly AnyRoute[], baseUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
-    const query = route.query?.openapi() as { properties?: Record<string, unknown>; required?: string[] } | undefined;
-    const queryParams = Object.entries(query?.properties ?? {}).map(([name, schema]) => ({
-      name,
-      in: 'query',
-      required: query?.required?.includes(name) ?? false,
-      schema,
-    }));
-    const success = String(route.status ?? SUCCESS[route.method]);
+    const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, description: 'The resource id.', schema: { type: 'string' } }));
+    const { response } = route;
+    const success = {
+      description: response.description,
+      headers: { ...refHeaders(COMMON), ...response.headers },
+      ...(response.content ? { content: Object.fromEntries(Object.entries(response.content).map(([type, { schema }]) => [type, { schema: schema() }])) } : {}),
+    };
     (paths[route.path] ??= {})[route.method.toLowerCase()] = {
+      operationId: route.operationId,
       summary: route.summary,
       tags: [route.resource],
-      parameters: [...pathParams, ...queryParams],
+      parameters: [...pathParams, ...queryParameters(route)],
       ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body.openapi() } } } } : {}),
-      responses: { [success]: { description: 'Success.', headers: RATE_HEADERS }, default: { ...ERROR, headers: RATE_HEADERS } },
+      responses: { [String(response.status)]: success, ...Object.fromEntries(errorStatuses(route).map((s) => [s, errorResponse(s)])) },
     };
   }
+  const tags = [...new Set(routes.map((r) => r.resource))].map((name) => ({ name, description: `The ${name} of the account (docs/${name === 'calls' ? 'calls' : name}.md).` }));
   return {
     openapi: '3.1.0',
-    info: { title: 'Voice and Messaging API (svc-sandbox)', version: 'v1' },
-    servers: [{ url: baseUrl }],
+    info: {
+      title: 'Voice and Messaging API (svc-sandbox)',
+      version: 'v1',
+      description: 'The test-mode sandbox of the Voice and Messaging API: real state, a virtual clock, signed webhooks. Generated from the schemas that validate requests.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: baseUrl, description: 'The sandbox.' }],
     security: [{ bearer: [] }],
-    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'SVC_TEST_ keys (docs/auth-and-accounts.md).' } } },
+    tags,
     paths,
+    webhooks: Object.fromEntries(
+      EVENT_TYPES.map((type) => [
+        type,
+        {
+          post: {
+            operationId: `on${type.replace(/(^|\.)(\w)/g, (_, __, c: string) => c.toUpperCase())}`,
+            summary: `The ${type} event, POSTed to a subscribed URL`,
+            tags: ['webhooks'],
+            security: [],
+            parameters: [
+              { name: 'X-Service-Signature', in: 'header', required: true, description: 'Lowercase hex HMAC-SHA256 of the raw body with the subscription’s secret.', schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
+              { name: 'X-Service-Event-Id', in: 'header', required: true, description: 'The event id (also the body’s id); the same across retries and replays.', schema: { type: 'string' } },
+              { name: 'X-Service-Event-Type', in: 'header', required: true, description: 'The event type.', schema: { type: 'string', const: type } },
+              { name: 'X-Service-Delivery-Attempt', in: 'header', required: true, description: 'Counts from 1; starts over at 1 on a replay.', schema: { type: 'integer', minimum: 1 } },
+            ],
+            requestBody: {
+              required: true,
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    additionalProperties: false,
+                    required: ['id', 'type', 'created_at', 'data'],
+                    properties: { id: { type: 'string', pattern: '^evt_[0-9A-Za-z]{16}$' }, type: { type: 'string', const: type }, created_at: { type: 'string', format: 'date-time' }, data: EVENT_DATA_SCHEMAS[type].openapi() },
+                  },
+                },
+              },
+            },
+            responses: { '200': { description: 'Any 2xx within 10 s is a delivery; anything else is retried (docs/webhooks.md).' } },
+          },
+        },
+      ]),
+    ),
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'SVC_TEST_ keys (docs/auth-and-accounts.md).' } },
+      headers: HEADERS,
+      schemas: { Error: ERROR_SCHEMA, Event: eventSchema.openapi() },
+    },
   };
 }

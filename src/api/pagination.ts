@@ -1,13 +1,28 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Collection, StoredItem } from '../core/collection.js';
 import { badRequest } from './errors.js';
-import { dateTime, integer, object, optional, string, type Schema } from '../core/schema.js';
+import { dateTime, integer, object, optional, string, type JsonSchema, type ObjectOf, type Schema } from '../core/schema.js';
 
 /** The list envelope of the spec. */
 export interface ListBody<J> {
   data: J[];
   next_cursor: string | null;
   has_more: boolean;
+}
+
+/** The JSON Schema of the list envelope around `items` (the spec's shared List response shape). */
+export function listOf(items: { openapi(): JsonSchema } | JsonSchema): JsonSchema {
+  const item = typeof items.openapi === 'function' ? (items as { openapi(): JsonSchema }).openapi() : (items as JsonSchema);
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['data', 'next_cursor', 'has_more'],
+    properties: {
+      data: { type: 'array', items: item },
+      next_cursor: { type: ['string', 'null'], description: 'Pass it as `cursor` for the next page; null at the end of the list.' },
+      has_more: { type: 'boolean', description: 'Whether another page follows.' },
+    },
+  };
 }
 
 /** Query parameters every list accepts (CONTRACT §4); a list adds its own filters beside them. */
@@ -20,9 +35,9 @@ const LIST_PARAMS = {
 
 type Shape = Record<string, Schema<unknown>>;
 
-/** The query schema of one list: the shared parameters plus `filters`. */
-export function listQuery<S extends Shape>(filters: S, description: string) {
-  return object({ ...LIST_PARAMS, ...filters }, { description, label: 'query parameter' });
+/** The query schema of one list: the shared parameters plus `filters` (and checks across them). */
+export function listQuery<S extends Shape>(filters: S, description: string, check?: (query: ObjectOf<typeof LIST_PARAMS & S>) => void) {
+  return object({ ...LIST_PARAMS, ...filters }, { description, label: 'query parameter', ...(check ? { check } : {}) });
 }
 
 /**

@@ -11,7 +11,7 @@ import { Router } from './router.js';
 function pipelineWith(handle: () => never) {
   const failures: Array<[unknown, string]> = [];
   const pipeline = new Pipeline({
-    router: new Router([{ method: 'GET', path: '/v1/boom', resource: 'calls', summary: 'always throws', handle }]),
+    router: new Router([{ method: 'GET', path: '/v1/boom', resource: 'calls', summary: 'always throws', operationId: 'boom', response: { status: 200, description: 'never' }, handle }]),
     accounts: new Accounts({ keys: new Map(), onlyConfiguredKeys: false, seed: 0 }, () => 0),
     limiter: new RateLimiter(),
     random: new SeededRandom(0),
@@ -72,7 +72,7 @@ describe('splitUrl', () => {
 describe('the 500 path', () => {
   it('regression (issue 10.2): the internal-error path could itself throw into the caller; a failing recorder still gives the 500', async () => {
     const pipeline = new Pipeline({
-      router: new Router([{ method: 'GET', path: '/v1/boom', resource: 'calls', summary: 'always throws', handle: () => { throw new Error('bug'); } }]),
+      router: new Router([{ method: 'GET', path: '/v1/boom', resource: 'calls', summary: 'always throws', operationId: 'boom', response: { status: 200, description: 'never' }, handle: () => { throw new Error('bug'); } }]),
       accounts: new Accounts({ keys: new Map(), onlyConfiguredKeys: false, seed: 0 }, () => 0),
       limiter: new RateLimiter(),
       random: new SeededRandom(0),

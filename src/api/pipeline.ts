@@ -1,5 +1,5 @@
 import type { SeededRandom } from '../core/random.js';
-import { Invalid } from '../core/schema.js';
+import { Invalid, queryObject } from '../core/schema.js';
 import type { Steps } from '../core/steps.js';
 import type { Accounts } from '../state/accounts.js';
 import type { ActiveFault, Faults } from '../state/faults.js';
@@ -56,8 +56,11 @@ export class Pipeline {
     const header = request.headers.get('authorization');
     const token = bearerToken(header);
     // Every request counts against its key's window, so every response can carry the headers.
+    const origin = request.headers.get('origin');
+    const cors = corsHeaders(origin);
+    if (request.method === 'OPTIONS') return this.preflight(request, requestId, cors);
     const rate = limiter.take(token ?? '(no key)', accounts.limitFor(token), now());
-    const base = { 'x-request-id': requestId, ...rate.headers };
+    const base = { 'x-request-id': requestId, ...rate.headers, ...cors };
     try {
       const { path, query } = this.split(request.url);
       const fault = this.deps.faults.take(request.method, path);
@@ -69,12 +72,15 @@ export class Pipeline {
         throw new ApiError(429, 'rate_limited', `Rate limit of ${principal.limit} requests per second exceeded for this key; retry after the Retry-After header's seconds.`);
       }
       authorize(principal, route.resource, route.method === 'GET' ? 'read' : 'write');
-      const body = route.method === 'POST' || route.method === 'PUT' ? await readJson(request) : undefined;
+      const json = route.body ? await readJson(request) : undefined;
       if (this.deps.generation() !== generation) throw interrupted();
+      // The route's schemas parse its input here: a handler receives typed values, or never runs.
+      const parsedQuery = route.query ? route.query.parse(queryObject(new URLSearchParams(query)), '') : undefined;
+      const body = route.body ? route.body.parse(json, '') : undefined;
       const context = {
         principal,
         params,
-        query: new URLSearchParams(query),
+        query: parsedQuery,
         body,
         headers: request.headers,
         // undici makes a Request's AbortSignal on first access: only streaming handlers need it.
@@ -83,6 +89,12 @@ export class Pipeline {
         },
       };
       const reply = this.deps.steps.run(() => route.handle(context));
+      if (request.method === 'HEAD') {
+        // The GET's status and headers, without its body (a stream it opened is closed at once).
+        if (reply.raw instanceof ReadableStream) void reply.raw.cancel().catch(() => undefined);
+        const type: Record<string, string> = reply.raw === undefined && reply.status !== 204 ? { 'content-type': 'application/json; charset=utf-8' } : {};
+        return new Response(null, { status: reply.status, headers: new Headers({ ...base, ...type, ...reply.headers }) });
+      }
       if (reply.raw !== undefined) return new Response(reply.raw, { status: reply.status, headers: { ...base, ...reply.headers } });
       return respond(reply.status, reply.body, { ...base, ...reply.headers });
     } catch (error) {
@@ -90,6 +102,33 @@ export class Pipeline {
       if (error instanceof Invalid) return respond(400, { error: { code: error.code, message: error.message, ...(error.param ? { param: error.param } : {}) } }, base);
       return this.internalError(error, requestId, base);
     }
+  }
+
+  /**
+   * A CORS preflight (`OPTIONS` with `Access-Control-Request-Method`), or a plain `OPTIONS`:
+   * 204 with what a browser needs to send the real request, before any key is asked for
+   * (a preflight carries none). It changes nothing and counts against no rate limit.
+   */
+  private preflight(request: Request, requestId: string, cors: Record<string, string>): Response {
+    let allowed: string[] = [];
+    try {
+      allowed = this.deps.router.allowed(this.split(request.url).path);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return respond(error.status, error.toBody(), { 'x-request-id': requestId, ...cors });
+    }
+    const methods = allowed.length > 0 ? allowed.join(', ') : 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
+    return new Response(null, {
+      status: 204,
+      headers: new Headers({
+        'x-request-id': requestId,
+        ...cors,
+        allow: methods,
+        'access-control-allow-methods': methods,
+        'access-control-allow-headers': request.headers.get('access-control-request-headers') || 'authorization, content-type, last-event-id',
+        'access-control-max-age': '600',
+      }),
+    });
   }
 
   /** The 500 answer. It cannot throw: the report of a failure must not fail itself. */
@@ -113,6 +152,18 @@ export class Pipeline {
     }
     return splitUrl(url, this.deps.basePath);
   }
+}
+
+/** Headers a browser script may read on any answer (CORS); the rest it may not. */
+const EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Content-Disposition';
+
+/**
+ * CORS on every answer (docs/interception.md, "Browsers"): any origin may call the sandbox
+ * (it holds test data, and keys travel in a header, not a cookie); a request's `Origin` is
+ * echoed, so credentialed requests work too.
+ */
+function corsHeaders(origin: string | null): Record<string, string> {
+  return { 'access-control-allow-origin': origin ?? '*', 'access-control-expose-headers': EXPOSED, vary: 'Origin' };
 }
 
 /**

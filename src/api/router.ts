@@ -1,17 +1,18 @@
 import { fitsPattern, segmentsOf, type Method } from '../core/path-pattern.js';
-import type { Schema } from '../core/schema.js';
+import type { JsonSchema, Schema } from '../core/schema.js';
 import type { Principal, Resource } from '../state/accounts.js';
 import { ApiError } from './errors.js';
 
 export type { Method };
 
-export interface RequestContext {
+export interface RequestContext<B = undefined, Q = undefined> {
   principal: Principal;
   /** Path parameters, e.g. `{ id: 'call_…' }`. */
   params: Record<string, string>;
-  query: URLSearchParams;
-  /** The parsed JSON body of a POST or PUT; undefined for other methods. */
-  body: unknown;
+  /** The query string, parsed by the route's `query` schema (undefined when it has none). */
+  query: Q;
+  /** The JSON body, parsed by the route's `body` schema (undefined when it has none). */
+  body: B;
   /** The request's headers (e.g. `Accept`, `Last-Event-ID`). */
   headers: Headers;
   /** Aborts when the client goes away: a streaming handler stops its work on it. */
@@ -28,31 +29,52 @@ export interface Reply {
 }
 
 /** Synchronous: a handler runs as one step of the sandbox (core/steps.ts). */
-export type Handler = (ctx: RequestContext) => Reply;
+export type Handler<B = undefined, Q = undefined> = (ctx: RequestContext<B, Q>) => Reply;
+
+/** A success answer of a route, for the OpenAPI document and the conformance check. */
+export interface RouteResponse {
+  status: number;
+  description: string;
+  /** The body by media type: a JSON Schema producer, or a JSON Schema for non-JSON bodies. Absent: no body (204). */
+  content?: Record<string, { schema: () => JsonSchema }>;
+  /** Headers beyond the ones every answer carries (request id, rate limit, CORS). */
+  headers?: Record<string, { description: string; schema: JsonSchema }>;
+}
 
 /** One endpoint of the spec's table. */
-export interface Route {
+export interface Route<B = unknown, Q = unknown> {
   method: Method;
   /** Path relative to the base URL, with `{param}` placeholders: `/v1/calls/{id}`. */
   path: string;
   resource: Resource;
   summary: string;
-  handle: Handler;
-  /** The request body's schema (POST, PUT), for the OpenAPI description. */
-  body?: Schema<unknown>;
-  /** The query string's schema (lists), for the OpenAPI description. */
-  query?: Schema<unknown>;
-  /** The success status when not the method's usual one (GET 200, POST 201, PUT 200, DELETE 204). */
-  status?: number;
+  /** A stable name for generated clients (`placeCall`). */
+  operationId: string;
+  /** Parses the JSON body before the handler runs (POST, PUT); its refusal is the 400. */
+  body?: Schema<B>;
+  /** Parses the query string before the handler runs. */
+  query?: Schema<Q>;
+  handle: Handler<B, Q>;
+  response: RouteResponse;
+  /** Error statuses this route answers beyond those every route can (see api/openapi.ts). */
+  errors?: number[];
+}
+
+/** A route of any input types, for the table. */
+export type AnyRoute = Route<any, any>;
+
+/** Writes one route with its handler typed by its schemas. */
+export function route<B = undefined, Q = undefined>(definition: Route<B, Q>): AnyRoute {
+  return definition;
 }
 
 interface Compiled {
-  route: Route;
+  route: AnyRoute;
   segments: string[];
 }
 
 export interface Match {
-  route: Route;
+  route: AnyRoute;
   params: Record<string, string>;
 }
 
@@ -63,21 +85,29 @@ export interface Match {
 export class Router {
   private readonly compiled: Compiled[];
 
-  constructor(readonly routes: readonly Route[]) {
+  constructor(readonly routes: readonly AnyRoute[]) {
     this.compiled = routes.map((route) => ({ route, segments: segmentsOf(route.path) }));
   }
 
+  /** The methods `path` answers (its routes', HEAD beside GET, OPTIONS); empty when no route has the path. */
+  allowed(path: string): string[] {
+    const segments = segmentsOf(path);
+    const methods = this.compiled.filter(({ segments: pattern }) => fitsPattern(pattern, segments)).map(({ route }) => route.method as string);
+    if (methods.length === 0) return [];
+    if (methods.includes('GET')) methods.push('HEAD');
+    return [...methods, 'OPTIONS'];
+  }
+
+  /** HEAD matches the GET route of a path (answered without its body). */
   match(method: string, path: string): Match {
     const segments = segmentsOf(path);
-    const allowed: string[] = [];
-    let found: Match | undefined;
+    const wanted = method === 'HEAD' ? 'GET' : method;
     for (const { route, segments: pattern } of this.compiled) {
+      if (route.method !== wanted) continue;
       const params = matchSegments(pattern, segments);
-      if (!params) continue;
-      if (route.method === method) found ??= { route, params };
-      else allowed.push(route.method);
+      if (params) return { route, params };
     }
-    if (found) return found;
+    const allowed = this.allowed(path);
     if (allowed.length > 0) {
       throw new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${path}; use ${allowed.join(' or ')}.`, undefined, {
         allow: allowed.join(', '),

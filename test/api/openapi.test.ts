@@ -6,7 +6,7 @@ describe('sandbox.openapi()', () => {
 
   it('describes every endpoint of the spec, at the base URL, with bearer auth', () => {
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.servers).toEqual([{ url: 'https://api.example.test' }]);
+    expect(doc.servers).toEqual([{ url: 'https://api.example.test', description: 'The sandbox.' }]);
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${path}`));
     for (const op of [

@@ -18,10 +18,10 @@ describe('routing and versioning', () => {
   });
 
   it.for([
-    ['DELETE', '/v1/calls', 'GET, POST'],
-    ['PUT', '/v1/calls/call_x', 'GET'],
-    ['GET', '/v1/calls/call_x/transfer', 'POST'],
-    ['PATCH', '/v1/numbers/num_x', 'PUT, DELETE'],
+    ['DELETE', '/v1/calls', 'GET, POST, HEAD, OPTIONS'],
+    ['PUT', '/v1/calls/call_x', 'GET, HEAD, OPTIONS'],
+    ['GET', '/v1/calls/call_x/transfer', 'POST, OPTIONS'],
+    ['PATCH', '/v1/numbers/num_x', 'PUT, DELETE, OPTIONS'],
   ])('%s %s is 405 with Allow: %s', async ([method, path, allow], { api }) => {
     const res = await api.send(method!, path!);
     expect(res.status).toBe(405);

@@ -310,7 +310,8 @@ describe('lifecycle model (issue 10.12)', () => {
     vi.unstubAllGlobals();
   });
   afterAll(() => {
-    // The issue's bar: at least 10,000 steps in every CI run.
+    // The issue's bar: at least 10,000 steps in every CI run (500 runs of 0 to 70 commands make about 17,000).
+    console.log(`lifecycle model: ${steps} steps`);
     expect(steps).toBeGreaterThanOrEqual(10_000);
   });
 
@@ -352,7 +353,7 @@ describe('lifecycle model (issue 10.12)', () => {
           await world.settle().catch(() => undefined);
         }
       }),
-      { numRuns: 300 },
+      { numRuns: 500 },
     );
   }, 600_000);
 });

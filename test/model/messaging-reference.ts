@@ -59,7 +59,9 @@ type Refusal = { status: number; code: string; stage: 'schema' | 'semantic' };
 /**
  * Configurations for POST (beside the number) and PUT. "SELF" stands for the number being
  * configured. A `schema` refusal comes before the number is looked up (PUT: before 404),
- * a `semantic` one after.
+ * a `semantic` one after. A routing's target is checked by its type in the schema (the OpenAPI
+ * document says so with `if`/`then`); only what depends on the number itself or the network
+ * (forwarding to itself, to an unreachable number) is semantic.
  */
 export const CONFIGS: Array<{ body: Record<string, unknown>; refused?: Refusal }> = [
   { body: { routing: { type: 'agent', target: 'maria' } } },
@@ -78,9 +80,9 @@ export const CONFIGS: Array<{ body: Record<string, unknown>; refused?: Refusal }
   { body: { sms: { enabled: 'yes' } }, refused: { status: 400, code: 'invalid_parameter', stage: 'schema' } },
   { body: { sms: null }, refused: { status: 400, code: 'invalid_parameter', stage: 'schema' } },
   { body: { routing: { type: 'agent', target: 'maria', extra: 1 } }, refused: { status: 400, code: 'invalid_parameter', stage: 'schema' } },
-  { body: { routing: { type: 'agent' } }, refused: { status: 400, code: 'missing_parameter', stage: 'semantic' } },
-  { body: { routing: { type: 'extension', target: 'front' } }, refused: { status: 400, code: 'invalid_parameter', stage: 'semantic' } },
-  { body: { sms: { enabled: false }, caller_id: { name: 'Half applied' }, routing: { type: 'extension', target: 'front' } }, refused: { status: 400, code: 'invalid_parameter', stage: 'semantic' } },
+  { body: { routing: { type: 'agent' } }, refused: { status: 400, code: 'missing_parameter', stage: 'schema' } },
+  { body: { routing: { type: 'extension', target: 'front' } }, refused: { status: 400, code: 'invalid_parameter', stage: 'schema' } },
+  { body: { sms: { enabled: false }, caller_id: { name: 'Half applied' }, routing: { type: 'extension', target: 'front' } }, refused: { status: 400, code: 'invalid_parameter', stage: 'schema' } },
   { body: { routing: { type: 'forward', target: '+15005550001' } }, refused: { status: 422, code: 'unreachable_destination', stage: 'semantic' } },
   { body: { routing: { type: 'forward', target: 'SELF' } }, refused: { status: 400, code: 'invalid_parameter', stage: 'semantic' } },
 ];

@@ -91,7 +91,7 @@ describe('auth, scopes and methods', () => {
   it('405 for other methods, with Allow', async ({ api, recordingId }) => {
     const res = await api.post('/v1/recordings', {});
     await expectError(res, 405, 'method_not_allowed', /POST is not allowed/);
-    expect(res.headers.get('allow')).toBe('GET');
+    expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     await expectError(await api.send('DELETE', `/v1/recordings/${recordingId}`), 405, 'method_not_allowed', /use GET/);
     await expectError(await api.post(`/v1/recordings/${recordingId}/audio`, {}), 405, 'method_not_allowed', /use GET/);
   });

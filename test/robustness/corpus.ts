@@ -85,16 +85,17 @@ const PATHS: ReadonlyArray<[string, string[]]> = [
   ['/v1/webhooks/<<webhook>>', ['DELETE']],
 ];
 
+/** Every path answers HEAD beside GET, and OPTIONS (a CORS preflight): `Allow` lists them too. */
 function methodFaults(): BadRequest[] {
   return PATHS.flatMap(([path, allowed]) =>
-    ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']
+    ['GET', 'POST', 'PUT', 'DELETE', 'PATCH']
       .filter((m) => !allowed.includes(m))
       .map((method): BadRequest => ({
         name: `${method} ${path}: method not allowed`,
         method,
         path,
         ...(method === 'POST' || method === 'PUT' || method === 'PATCH' ? { body: '{}' } : {}),
-        expect: error(405, 'method_not_allowed', null, { allow: allowed.join(', ') }),
+        expect: error(405, 'method_not_allowed', null, { allow: [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ') }),
       })),
   );
 }

@@ -1,4 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -129,10 +130,15 @@ describe('svc-sandbox exec', () => {
     const pids = JSON.parse(await exec.firstLine) as { child: number; grandchild: number };
     exec.child.kill('SIGTERM');
     expect((await exec.exit).code).toBe(128 + 15);
+    // Gone, or a zombie nobody has reaped yet (this machine's PID 1 may not reap orphans).
     const alive = (pid: number) => {
       try {
         process.kill(pid, 0);
-        return true;
+      } catch {
+        return false;
+      }
+      try {
+        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
       } catch {
         return false;
       }

@@ -57,7 +57,7 @@ describe('GET /v1/transcripts/{id}: other 4xx', () => {
     await expectError(await client(sandbox, RECORDINGS_ONLY).get(path, SSE), 403, 'forbidden', /transcripts:read/);
     const res = await api.send('DELETE', path);
     await expectError(res, 405, 'method_not_allowed', /DELETE is not allowed/);
-    expect(res.headers.get('allow')).toBe('GET');
+    expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     await expectError(await api.get('/v1/transcripts'), 404, 'not_found', /No endpoint GET \/v1\/transcripts/);
     expect(sandbox.transcripts.openStreams()).toBe(0);
   });

@@ -211,8 +211,8 @@ describe('the shared pipeline guards the three endpoints', () => {
   it('is 405 with Allow for another method', async ({ api }) => {
     const res = await api.send('PUT', '/v1/webhooks', { url: URL_OK });
     expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('GET, POST');
-    expect((await api.send('GET', '/v1/webhooks/wh_x')).headers.get('allow')).toBe('DELETE');
+    expect(res.headers.get('allow')).toBe('GET, POST, HEAD, OPTIONS');
+    expect((await api.send('GET', '/v1/webhooks/wh_x')).headers.get('allow')).toBe('DELETE, OPTIONS');
   });
 
   it('is 429 over the rate limit', async ({ sandbox, api }) => {

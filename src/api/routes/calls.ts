@@ -1,11 +1,11 @@
-import { array, boolean, object, oneOf, optional, phoneNumber, queryObject, string } from '../../core/schema.js';
+import { array, boolean, invalid, missing, object, oneOf, optional, phoneNumber, string } from '../../core/schema.js';
 import type { CallRecord, CallService } from '../../state/calls.js';
 import type { Dialer } from '../../state/dialer.js';
 import type { Network } from '../../state/network.js';
-import { CALL_STATUSES, DIRECTIONS } from '../../state/resources.js';
-import { ApiError, badRequest, missing, notFound } from '../errors.js';
-import { listQuery, paginate, type Cursors } from '../pagination.js';
-import type { Handler, RequestContext } from '../router.js';
+import { CALL_STATUSES, callSchema, campaignSchema, DIRECTIONS } from '../../state/resources.js';
+import { ApiError, notFound } from '../errors.js';
+import { listOf, listQuery, paginate, type Cursors } from '../pagination.js';
+import { route, type AnyRoute, type RequestContext } from '../router.js';
 
 export interface CallRoutesDeps {
   calls: CallService;
@@ -31,7 +31,25 @@ export const placeCallBody = object(
       ),
     ),
   },
-  { description: 'Start an outbound call, or a dialer campaign.' },
+  {
+    description: 'Start an outbound call (`to` and `from`), or a dialer campaign (`campaign` alone).',
+    check(body) {
+      if (body.campaign) {
+        for (const field of ['to', 'from', 'ai_receptionist'] as const) {
+          if (body[field] !== undefined) throw invalid(`\`${field}\` cannot be combined with \`campaign\`: put it inside campaign (campaign.${field}).`, field);
+        }
+        return;
+      }
+      if (body.to === undefined) throw missing('`to` is required: the destination number in E.164, e.g. +14155550123 (or send `campaign` to dial several).', 'to');
+      if (body.from === undefined) throw missing('`from` is required: the originating number in E.164, e.g. +14155550100.', 'from');
+    },
+    rules: {
+      oneOf: [
+        { required: ['to', 'from'], not: { required: ['campaign'] } },
+        { required: ['campaign'], not: { anyOf: [{ required: ['to'] }, { required: ['from'] }, { required: ['ai_receptionist'] }] } },
+      ],
+    },
+  },
 );
 
 export const transferBody = object(
@@ -39,7 +57,14 @@ export const transferBody = object(
     agent: optional(string({ description: 'Name of the agent who takes the call.', max: 64 })),
     extension: optional(string({ description: 'Extension that takes the call.', pattern: /^\d{1,8}$/, patternHint: '1 to 8 digits, e.g. "204"' })),
   },
-  { description: 'Transfer an answered call to exactly one of an agent or an extension.' },
+  {
+    description: 'Transfer an answered call to exactly one of an agent or an extension.',
+    check(body) {
+      if (body.agent !== undefined && body.extension !== undefined) throw invalid('Give exactly one of `agent` or `extension`, not both.', 'extension');
+      if (body.agent === undefined && body.extension === undefined) throw missing('Give one of `agent` (an agent name) or `extension` (digits, e.g. "204") to transfer to.', 'agent');
+    },
+    rules: { oneOf: [{ required: ['agent'] }, { required: ['extension'] }] },
+  },
 );
 
 export const listCallsQuery = listQuery(
@@ -60,78 +85,105 @@ function unreachable(to: string, param: string): ApiError {
   );
 }
 
-export function callHandlers(deps: CallRoutesDeps): Record<'place' | 'list' | 'fetch' | 'transfer', Handler> {
+const callOrCampaign = () => ({ oneOf: [callSchema.openapi(), campaignSchema.openapi()] });
+
+/** GET, POST /v1/calls, GET /v1/calls/{id} and the transfer (CONTRACT §5; docs/calls.md). */
+export function callRoutes(deps: CallRoutesDeps): AnyRoute[] {
   const { calls, dialer, network, cursors } = deps;
 
-  const findCall = (ctx: RequestContext): CallRecord => {
+  const findCall = (ctx: RequestContext<unknown, unknown>): CallRecord => {
     const call = calls.store.get(ctx.principal.account, ctx.params.id!);
     if (!call) throw notFound(`No call ${ctx.params.id} in this account: check the id returned by POST /v1/calls.`);
     return call;
   };
 
-  return {
-    place(ctx) {
-      const body = placeCallBody.parse(ctx.body, '');
-      const account = ctx.principal.account;
-      if (body.campaign) {
-        for (const field of ['to', 'from', 'ai_receptionist'] as const) {
-          if (body[field] !== undefined)
-            throw badRequest(`\`${field}\` cannot be combined with \`campaign\`: put it inside campaign (campaign.${field}).`, field);
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/calls',
+      resource: 'calls',
+      summary: 'List calls',
+      operationId: 'listCalls',
+      query: listCallsQuery,
+      response: { status: 200, description: 'A page of calls, newest first.', content: { 'application/json': { schema: () => listOf(callSchema) } } },
+      handle(ctx) {
+        const q = ctx.query;
+        const where =
+          q.status || q.direction || q.campaign_id
+            ? (c: CallRecord) =>
+                (!q.status || c.status === q.status) && (!q.direction || c.direction === q.direction) && (!q.campaign_id || c.campaignId === q.campaign_id)
+            : undefined;
+        return { status: 200, body: paginate(cursors, 'calls', calls.store, ctx.principal.account, q, (c) => calls.toJson(c), where) };
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/calls',
+      resource: 'calls',
+      summary: 'Start a call or a dialer campaign',
+      operationId: 'placeCall',
+      body: placeCallBody,
+      errors: [422],
+      response: { status: 201, description: 'The call, ringing; or the campaign.', content: { 'application/json': { schema: callOrCampaign } } },
+      handle(ctx) {
+        const body = ctx.body;
+        const account = ctx.principal.account;
+        if (body.campaign) {
+          const { to, from, ai_receptionist } = body.campaign;
+          const bad = to.findIndex((n) => network.isUnreachable(n));
+          if (bad >= 0) throw unreachable(to[bad]!, `campaign.to[${bad}]`);
+          const campaign = dialer.start(account, { to, from, aiReceptionist: ai_receptionist ?? false });
+          return { status: 201, body: dialer.toJson(campaign) };
         }
-        const { to, from, ai_receptionist } = body.campaign;
-        const bad = to.findIndex((n) => network.isUnreachable(n));
-        if (bad >= 0) throw unreachable(to[bad]!, `campaign.to[${bad}]`);
-        const campaign = dialer.start(account, { to, from, aiReceptionist: ai_receptionist ?? false });
-        return { status: 201, body: dialer.toJson(campaign) };
-      }
-      if (body.to === undefined) throw missing('`to` is required: the destination number in E.164, e.g. +14155550123 (or send `campaign` to dial several).', 'to');
-      if (body.from === undefined) throw missing('`from` is required: the originating number in E.164, e.g. +14155550100.', 'from');
-      if (network.isUnreachable(body.to)) throw unreachable(body.to, 'to');
-      const call = calls.place({
-        account,
-        from: body.from,
-        to: body.to,
-        aiReceptionist: body.ai_receptionist ?? false,
-        direction: 'outbound',
-        campaignId: null,
-        behavior: network.nextCall(body.to),
-      });
-      return { status: 201, body: calls.toJson(call) };
-    },
-
-    list(ctx) {
-      const q = listCallsQuery.parse(queryObject(ctx.query), '');
-      const where =
-        q.status || q.direction || q.campaign_id
-          ? (c: CallRecord) =>
-              (!q.status || c.status === q.status) &&
-              (!q.direction || c.direction === q.direction) &&
-              (!q.campaign_id || c.campaignId === q.campaign_id)
-          : undefined;
-      return { status: 200, body: paginate(cursors, 'calls', calls.store, ctx.principal.account, q, (c) => calls.toJson(c), where) };
-    },
-
-    fetch(ctx) {
-      const id = ctx.params.id!;
-      if (id.startsWith('camp_')) {
-        const campaign = dialer.store.get(ctx.principal.account, id);
-        if (!campaign) throw notFound(`No campaign ${id} in this account.`);
-        return { status: 200, body: dialer.toJson(campaign) };
-      }
-      return { status: 200, body: calls.toJson(findCall(ctx)) };
-    },
-
-    transfer(ctx) {
-      const body = transferBody.parse(ctx.body, '');
-      if (body.agent !== undefined && body.extension !== undefined)
-        throw badRequest('Give exactly one of `agent` or `extension`, not both.', 'extension');
-      const target = body.agent !== undefined ? { agent: body.agent } : body.extension !== undefined ? { extension: body.extension } : undefined;
-      if (!target) throw missing('Give one of `agent` (an agent name) or `extension` (digits, e.g. "204") to transfer to.', 'agent');
-      const call = findCall(ctx);
-      if (!calls.transfer(call, target)) {
-        throw new ApiError(422, 'call_not_active', `Call ${call.id} is ${call.status}; only an answered call can be transferred.`);
-      }
-      return { status: 200, body: calls.toJson(call) };
-    },
-  };
+        const to = body.to!;
+        if (network.isUnreachable(to)) throw unreachable(to, 'to');
+        const call = calls.place({
+          account,
+          from: body.from!,
+          to,
+          aiReceptionist: body.ai_receptionist ?? false,
+          direction: 'outbound',
+          campaignId: null,
+          behavior: network.nextCall(to),
+        });
+        return { status: 201, body: calls.toJson(call) };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/calls/{id}',
+      resource: 'calls',
+      summary: 'Fetch a call (or campaign)',
+      operationId: 'getCall',
+      response: { status: 200, description: 'The call with full metadata (a camp_ id gives the campaign).', content: { 'application/json': { schema: callOrCampaign } } },
+      handle(ctx) {
+        const id = ctx.params.id!;
+        if (id.startsWith('camp_')) {
+          const campaign = dialer.store.get(ctx.principal.account, id);
+          if (!campaign) throw notFound(`No campaign ${id} in this account.`);
+          return { status: 200, body: dialer.toJson(campaign) };
+        }
+        return { status: 200, body: calls.toJson(findCall(ctx)) };
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/calls/{id}/transfer',
+      resource: 'calls',
+      summary: 'Transfer an answered call',
+      operationId: 'transferCall',
+      body: transferBody,
+      errors: [422],
+      response: { status: 200, description: 'The call, with its new agent or extension.', content: { 'application/json': { schema: () => callSchema.openapi() } } },
+      handle(ctx) {
+        const { agent, extension } = ctx.body;
+        const target = agent !== undefined ? { agent } : { extension: extension! };
+        const call = findCall(ctx);
+        if (!calls.transfer(call, target)) {
+          throw new ApiError(422, 'call_not_active', `Call ${call.id} is ${call.status}; only an answered call can be transferred.`);
+        }
+        return { status: 200, body: calls.toJson(call) };
+      },
+    }),
+  ];
 }

@@ -1,14 +1,14 @@
-import { either, integer, map, object, oneOf, optional, phoneNumber, queryObject, record, string, type Infer } from '../../core/schema.js';
+import { either, integer, invalid, map, missing, object, oneOf, optional, phoneNumber, record, string, type Infer } from '../../core/schema.js';
 import { nearest } from '../../core/suggest.js';
 import type { MessageRecord, MessageService } from '../../state/messages.js';
 import type { Network } from '../../state/network.js';
 import type { NumberService } from '../../state/numbers.js';
-import { DIRECTIONS, MESSAGE_CHANNELS, MESSAGE_STATUSES } from '../../state/resources.js';
+import { DIRECTIONS, MESSAGE_CHANNELS, MESSAGE_STATUSES, messageSchema } from '../../state/resources.js';
 import { MAX_BODY_CHARS, mediaUrls, messageText } from '../../state/message-content.js';
 import type { Templates } from '../../state/templates.js';
-import { ApiError, badRequest, missing } from '../errors.js';
-import { listQuery, paginate, type Cursors } from '../pagination.js';
-import type { Handler } from '../router.js';
+import { ApiError, badRequest } from '../errors.js';
+import { listOf, listQuery, paginate, type Cursors } from '../pagination.js';
+import { route, type AnyRoute, type Reply, type RequestContext } from '../router.js';
 
 export interface MessageRoutesDeps {
   messages: MessageService;
@@ -40,7 +40,19 @@ export const sendMessageBody = object(
       ),
     ),
   },
-  { description: 'Send an SMS, or an MMS when it has media: `body`, `media_urls` and/or `template`.' },
+  {
+    description: 'Send an SMS, or an MMS when it has media: `body`, `media_urls` and/or `template` (a template instead of `body`). `to` must differ from `from`.',
+    check(body) {
+      if (body.template && body.body !== undefined) throw invalid('Give either `body` or `template`, not both: the template supplies the text.', 'template');
+      if (!body.template && body.body === undefined && !body.media_urls?.length)
+        throw missing('A message needs `body` (text), `media_urls` (https URLs) and/or `template` ({id, variables}).', 'body');
+      if (body.to === body.from) throw invalid('`to` and `from` are the same number: send to another number.', 'to');
+    },
+    rules: {
+      not: { required: ['body', 'template'] },
+      anyOf: [{ required: ['body'] }, { required: ['media_urls'], properties: { media_urls: { minItems: 1 } } }, { required: ['template'] }],
+    },
+  },
 );
 
 export const listMessagesQuery = listQuery(
@@ -56,13 +68,7 @@ export const listMessagesQuery = listQuery(
 /** A message needs text and/or media; a template gives the text. */
 function textOf(body: Infer<typeof sendMessageBody>, templates: Templates): { text: string | null; template: MessageRecord['template'] } {
   const { template } = body;
-  if (template && body.body !== undefined)
-    throw badRequest('Give either `body` or `template`, not both: the template supplies the text.', 'template');
-  if (!template) {
-    if (body.body === undefined && !body.media_urls?.length)
-      throw missing('A message needs `body` (text), `media_urls` (https URLs) and/or `template` ({id, variables}).', 'body');
-    return { text: body.body ?? null, template: null };
-  }
+  if (!template) return { text: body.body ?? null, template: null };
   const found = templates.get(template.id);
   if (!found) {
     const guess = nearest(template.id, templates.ids);
@@ -91,15 +97,14 @@ function textOf(body: Infer<typeof sendMessageBody>, templates: Templates): { te
   return { text, template: { id: found.id, variables: values } };
 }
 
-/** The handlers of /v1/messages (docs/messaging.md). */
-export function messageHandlers(deps: MessageRoutesDeps): Record<'send' | 'list', Handler> {
+/** GET and POST /v1/messages (docs/messaging.md). */
+export function messageRoutes(deps: MessageRoutesDeps): AnyRoute[] {
   const { messages, numbers, templates, network, cursors } = deps;
-  return {
-    send(ctx) {
-      const body = sendMessageBody.parse(ctx.body, '');
+  const handlers = {
+    send(ctx: RequestContext<Infer<typeof sendMessageBody>>): Reply {
+      const body = ctx.body;
       const { text, template } = textOf(body, templates);
       const mediaUrls = body.media_urls ?? [];
-      if (body.to === body.from) throw badRequest('`to` and `from` are the same number: send to another number.', 'to');
       const own = numbers.holderOf(body.from);
       if (!own || own.account !== ctx.principal.account) {
         throw new ApiError(
@@ -140,8 +145,8 @@ export function messageHandlers(deps: MessageRoutesDeps): Record<'send' | 'list'
       return { status: 201, body: messages.toJson(message) };
     },
 
-    list(ctx) {
-      const q = listMessagesQuery.parse(queryObject(ctx.query), '');
+    list(ctx: RequestContext<undefined, Infer<typeof listMessagesQuery>>): Reply {
+      const q = ctx.query;
       const where =
         q.direction || q.channel || q.status || q.conversation_id
           ? (m: MessageRecord) =>
@@ -153,4 +158,27 @@ export function messageHandlers(deps: MessageRoutesDeps): Record<'send' | 'list'
       return { status: 200, body: paginate(cursors, 'messages', messages.store, ctx.principal.account, q, (m) => messages.toJson(m), where) };
     },
   };
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/messages',
+      resource: 'messages',
+      summary: 'List messages',
+      operationId: 'listMessages',
+      query: listMessagesQuery,
+      response: { status: 200, description: 'A page of messages, newest first.', content: { 'application/json': { schema: () => listOf(messageSchema) } } },
+      handle: handlers.list,
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/messages',
+      resource: 'messages',
+      summary: 'Send a message',
+      operationId: 'sendMessage',
+      body: sendMessageBody,
+      errors: [422],
+      response: { status: 201, description: 'The message, queued.', content: { 'application/json': { schema: () => messageSchema.openapi() } } },
+      handle: handlers.send,
+    }),
+  ];
 }

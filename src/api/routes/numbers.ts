@@ -1,12 +1,12 @@
 import { E164 } from '../../core/phone.js';
-import { boolean, nullable, object, oneOf, optional, phoneNumber, queryObject, string, type Infer } from '../../core/schema.js';
+import { boolean, invalid, missing, nullable, object, oneOf, optional, phoneNumber, string, type Infer } from '../../core/schema.js';
 import { NUMBER_KINDS, type InventoryEntry } from '../../sim/inventory.js';
 import type { Network } from '../../state/network.js';
 import type { NumberConfig, NumberRecord, NumberService } from '../../state/numbers.js';
-import { ROUTING_TYPES, type NumberRouting } from '../../state/resources.js';
-import { ApiError, badRequest, missing, notFound } from '../errors.js';
-import { listQuery, paginate, type Cursors, type ListBody } from '../pagination.js';
-import type { Handler, RequestContext } from '../router.js';
+import { availableNumberSchema, phoneNumberSchema, ROUTING_TYPES, type NumberRouting } from '../../state/resources.js';
+import { ApiError, badRequest, notFound } from '../errors.js';
+import { listOf, listQuery, paginate, type Cursors, type ListBody } from '../pagination.js';
+import { route, type AnyRoute, type Reply, type RequestContext } from '../router.js';
 
 export interface NumberRoutesDeps {
   numbers: NumberService;
@@ -25,12 +25,31 @@ const contains = string({
   example: '2233',
 });
 
+const TARGET_EXAMPLE = { agent: 'an agent name, e.g. "maria"', extension: 'extension digits, e.g. "204"', forward: 'an E.164 number, e.g. +14155550123' };
 const routing = object(
   {
     type: oneOf(ROUTING_TYPES, 'Who takes inbound calls.'),
     target: optional(nullable(string({ description: 'Agent name, extension digits or E.164 number, by type', max: 64 }))),
   },
-  { description: 'Who takes inbound calls: the AI receptionist, an agent, an extension, or a forward to another number.' },
+  {
+    description: 'Who takes inbound calls: the AI receptionist, an agent (`target`: a name), an extension (`target`: 1 to 8 digits), or a forward to another number (`target`: E.164).',
+    check(value, path) {
+      if (value.type === 'ai_receptionist') return;
+      const target = value.target ?? null;
+      const param = `${path}.target`;
+      if (target === null || !target.trim()) throw missing(`\`${param}\` is required for routing type ${value.type}: ${TARGET_EXAMPLE[value.type]}.`, param);
+      if (value.type === 'extension' && !/^\d{1,8}$/.test(target))
+        throw invalid(`\`${param}\` of an extension must be 1 to 8 digits, e.g. "204" (got ${JSON.stringify(target)}).`, param);
+      if (value.type === 'forward' && !E164.test(target)) throw invalid(`\`${param}\` of a forward must be E.164, e.g. +14155550123 (got ${JSON.stringify(target)}).`, param);
+    },
+    rules: {
+      allOf: [
+        { if: { required: ['type'], properties: { type: { const: 'agent' } } }, then: { required: ['target'], properties: { target: { type: 'string', pattern: '\\S' } } } },
+        { if: { required: ['type'], properties: { type: { const: 'extension' } } }, then: { required: ['target'], properties: { target: { type: 'string', pattern: '^\\d{1,8}$' } } } },
+        { if: { required: ['type'], properties: { type: { const: 'forward' } } }, then: { required: ['target'], properties: { target: { type: 'string', pattern: E164.source } } } },
+      ],
+    },
+  },
 );
 const callerId = object(
   {
@@ -60,8 +79,16 @@ export const searchNumbersQuery = listQuery(
     area_code: optional(areaCode),
     contains: optional(contains),
   },
-  'Search available numbers, or list your own with provisioned=true.',
+  'Search available numbers, or list your own with provisioned=true (date filters need provisioned=true).',
+  (q) => {
+    if (q.provisioned === 'true') return;
+    for (const param of ['created_after', 'created_before'] as const) {
+      if (q[param] !== undefined) throw invalid(`\`${param}\` filters your own numbers by provisioning date: add provisioned=true.`, param);
+    }
+  },
 );
+
+const CRITERIA = ['kind', 'country', 'area_code', 'contains'] as const;
 
 export const provisionNumberBody = object(
   {
@@ -72,10 +99,32 @@ export const provisionNumberBody = object(
     contains: optional(contains),
     ...CONFIG,
   },
-  { description: 'Provision a searched `number`, or the first available match of kind/country/area_code/contains.' },
+  {
+    description: 'Provision a searched `number`, or the first available match of kind/country/area_code/contains (one or the other).',
+    check(body) {
+      const criteria = CRITERIA.find((k) => body[k] !== undefined);
+      if (body.number !== undefined && criteria)
+        throw invalid(`Give either \`number\` or search criteria, not both: \`${criteria}\` cannot be combined with \`number\`.`, criteria);
+      if (body.number === undefined && !criteria)
+        throw missing('Say which number to provision: `number` (from GET /v1/numbers), or criteria `kind`, `country`, `area_code` and/or `contains`.', 'number');
+    },
+    rules: {
+      oneOf: [
+        { required: ['number'], not: { anyOf: CRITERIA.map((k) => ({ required: [k] })) } },
+        { not: { required: ['number'] }, anyOf: CRITERIA.map((k) => ({ required: [k] })) },
+      ],
+    },
+  },
 );
 
-export const updateNumberBody = object(CONFIG, { description: 'Replace the routing, caller ID and/or SMS configuration.' });
+export const updateNumberBody = object(CONFIG, {
+  description: 'Replace the routing, caller ID and/or SMS configuration (at least one).',
+  check(body) {
+    if (body.routing === undefined && body.caller_id === undefined && body.sms === undefined)
+      throw missing('Name at least one aspect to replace: `routing`, `caller_id` or `sms`.', 'routing');
+  },
+  rules: { minProperties: 1 },
+});
 
 const KEYPAD: Record<string, string> = Object.fromEntries(
   ['ABC', 'DEF', 'GHI', 'JKL', 'MNO', 'PQRS', 'TUV', 'WXYZ'].flatMap((letters, i) => [...letters].map((l) => [l, String(i + 2)])),
@@ -94,20 +143,12 @@ const blockFilter = (c: Criteria) => ({ kind: c.kind, country: c.country?.toUppe
 const criteriaText = (c: Criteria) =>
   (['kind', 'country', 'area_code', 'contains'] as const).filter((k) => c[k] !== undefined).map((k) => `${k}=${c[k]}`).join(', ');
 
-/** Validates a routing's target for its type; `own` is the number being routed. */
+/** A routing (whose shape the schema checked) against the number it routes: `own`. */
 function checkRouting(value: Infer<typeof routing> | null | undefined, own: string, network: Network): NumberRouting | null | undefined {
   if (!value) return value;
   const target = value.target ?? null;
   const param = 'routing.target';
-  if (value.type === 'ai_receptionist') return { type: value.type, target };
-  if (target === null || !target.trim()) {
-    const example = { agent: 'an agent name, e.g. "maria"', extension: 'extension digits, e.g. "204"', forward: 'an E.164 number, e.g. +14155550123' }[value.type];
-    throw missing(`\`${param}\` is required for routing type ${value.type}: ${example}.`, param);
-  }
-  if (value.type === 'extension' && !/^\d{1,8}$/.test(target))
-    throw badRequest(`\`${param}\` of an extension must be 1 to 8 digits, e.g. "204" (got ${JSON.stringify(target)}).`, param);
-  if (value.type === 'forward') {
-    if (!E164.test(target)) throw badRequest(`\`${param}\` of a forward must be E.164, e.g. +14155550123 (got ${JSON.stringify(target)}).`, param);
+  if (value.type === 'forward' && target !== null) {
     if (target === own) throw badRequest(`\`${param}\` cannot be ${own} itself: forward to another number.`, param);
     if (network.isUnreachable(target))
       throw new ApiError(422, 'unreachable_destination', `\`${param}\` ${target} is unreachable: no carrier serves it. Forward to another number.`, param);
@@ -123,11 +164,11 @@ function config(body: Infer<typeof updateNumberBody>, own: string, network: Netw
   };
 }
 
-/** The handlers of /v1/numbers (docs/numbers.md). */
-export function numberHandlers(deps: NumberRoutesDeps): Record<'search' | 'provision' | 'update' | 'release', Handler> {
+/** GET, POST /v1/numbers, PUT and DELETE /v1/numbers/{id} (docs/numbers.md). */
+export function numberRoutes(deps: NumberRoutesDeps): AnyRoute[] {
   const { numbers, network, cursors } = deps;
 
-  const findNumber = (ctx: RequestContext): NumberRecord => {
+  const findNumber = (ctx: RequestContext<unknown, unknown>): NumberRecord => {
     const record = numbers.store.get(ctx.principal.account, ctx.params.id!);
     if (!record) throw notFound(`No number ${ctx.params.id} in this account: use an id from POST /v1/numbers or GET /v1/numbers?provisioned=true (a released number is gone for good).`);
     return record;
@@ -151,9 +192,9 @@ export function numberHandlers(deps: NumberRoutesDeps): Record<'search' | 'provi
     return first.value;
   };
 
-  return {
-    search(ctx) {
-      const q = searchNumbersQuery.parse(queryObject(ctx.query), '');
+  const handlers = {
+    search(ctx: RequestContext<undefined, Infer<typeof searchNumbersQuery>>): Reply {
+      const q = ctx.query;
       const account = ctx.principal.account;
       const filter = blockFilter(q);
       const matches = containsTest(q.contains);
@@ -164,9 +205,6 @@ export function numberHandlers(deps: NumberRoutesDeps): Record<'search' | 'provi
           (!filter.areaCode || n.areaCode === filter.areaCode) &&
           matches(n.number);
         return { status: 200, body: paginate(cursors, 'numbers', numbers.store, account, q, (n) => numbers.toJson(n), where) };
-      }
-      for (const param of ['created_after', 'created_before'] as const) {
-        if (q[param] !== undefined) throw badRequest(`\`${param}\` filters your own numbers by provisioning date: add provisioned=true.`, param);
       }
       const limit = q.limit ?? 50;
       const from = q.cursor === undefined ? 0 : cursors.decode('numbers:available', account, q.cursor) + 1;
@@ -184,13 +222,9 @@ export function numberHandlers(deps: NumberRoutesDeps): Record<'search' | 'provi
       return { status: 200, body: page };
     },
 
-    provision(ctx) {
-      const body = provisionNumberBody.parse(ctx.body, '');
-      const criteria = (['kind', 'country', 'area_code', 'contains'] as const).find((k) => body[k] !== undefined);
-      if (body.number !== undefined && criteria)
-        throw badRequest(`Give either \`number\` or search criteria, not both: \`${criteria}\` cannot be combined with \`number\`.`, criteria);
-      if (body.number === undefined && !criteria)
-        throw missing('Say which number to provision: `number` (from GET /v1/numbers), or criteria `kind`, `country`, `area_code` and/or `contains`.', 'number');
+    provision(ctx: RequestContext<Infer<typeof provisionNumberBody>>): Reply {
+      const body = ctx.body;
+      const criteria = CRITERIA.find((k) => body[k] !== undefined);
       config(body, body.number ?? '', network); // bad configuration is refused before any number is looked for
       const entry = pick(body, criteria ?? 'number');
       const settings = config(body, entry.number, network);
@@ -198,18 +232,64 @@ export function numberHandlers(deps: NumberRoutesDeps): Record<'search' | 'provi
       return { status: 201, body: numbers.toJson(record) };
     },
 
-    update(ctx) {
-      const body = updateNumberBody.parse(ctx.body, '');
-      if (body.routing === undefined && body.caller_id === undefined && body.sms === undefined)
-        throw missing('Name at least one aspect to replace: `routing`, `caller_id` or `sms`.', 'routing');
+    update(ctx: RequestContext<Infer<typeof updateNumberBody>>): Reply {
+      const body = ctx.body;
       const record = findNumber(ctx);
       numbers.configure(record, config(body, record.number, network));
       return { status: 200, body: numbers.toJson(record) };
     },
 
-    release(ctx) {
+    release(ctx: RequestContext): Reply {
       numbers.release(findNumber(ctx));
       return { status: 204 };
     },
   };
+  const number = () => phoneNumberSchema.openapi();
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/numbers',
+      resource: 'numbers',
+      summary: 'Search numbers',
+      operationId: 'searchNumbers',
+      query: searchNumbersQuery,
+      response: {
+        status: 200,
+        description: 'A page of available numbers; with provisioned=true, of the account\'s own, newest first.',
+        content: { 'application/json': { schema: () => listOf({ oneOf: [availableNumberSchema.openapi(), number()] }) } },
+      },
+      handle: handlers.search,
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/numbers',
+      resource: 'numbers',
+      summary: 'Provision a number',
+      operationId: 'provisionNumber',
+      body: provisionNumberBody,
+      errors: [422],
+      response: { status: 201, description: 'The number, provisioned.', content: { 'application/json': { schema: number } } },
+      handle: handlers.provision,
+    }),
+    route({
+      method: 'PUT',
+      path: '/v1/numbers/{id}',
+      resource: 'numbers',
+      summary: 'Update a number',
+      operationId: 'updateNumber',
+      body: updateNumberBody,
+      errors: [422],
+      response: { status: 200, description: 'The number, updated.', content: { 'application/json': { schema: number } } },
+      handle: handlers.update,
+    }),
+    route({
+      method: 'DELETE',
+      path: '/v1/numbers/{id}',
+      resource: 'numbers',
+      summary: 'Release a number',
+      operationId: 'releaseNumber',
+      response: { status: 204, description: 'Released, for good: the number is back in the pool.' },
+      handle: handlers.release,
+    }),
+  ];
 }

@@ -1,13 +1,13 @@
 import { wavAudio } from '../../sim/wav.js';
 import type { CallService } from '../../state/calls.js';
 import type { RecordingRecord, RecordingService } from '../../state/recordings.js';
-import { RECORDING_STATUSES } from '../../state/resources.js';
+import { RECORDING_STATUSES, recordingSchema } from '../../state/resources.js';
 import type { TranscriptService } from '../../state/transcripts.js';
 import type { TranscriptStreams } from '../transcript-stream.js';
-import { oneOf, optional, queryObject, string } from '../../core/schema.js';
+import { oneOf, optional, string } from '../../core/schema.js';
 import { ApiError, notFound } from '../errors.js';
-import { listQuery, paginate, type Cursors } from '../pagination.js';
-import type { Handler, RequestContext } from '../router.js';
+import { listOf, listQuery, paginate, type Cursors } from '../pagination.js';
+import { route, type AnyRoute, type RequestContext } from '../router.js';
 
 export interface MediaRoutesDeps {
   calls: CallService;
@@ -32,7 +32,7 @@ export const listRecordingsQuery = listQuery(
  * @example
  * const recording = findRecording(recordings, ctx); // throws ApiError 404 when absent
  */
-export function findRecording(recordings: RecordingService, ctx: RequestContext): RecordingRecord {
+export function findRecording(recordings: RecordingService, ctx: RequestContext<unknown, unknown>): RecordingRecord {
   const id = ctx.params.id!;
   const recording = recordings.store.get(ctx.principal.account, id);
   if (!recording) {
@@ -44,58 +44,75 @@ export function findRecording(recordings: RecordingService, ctx: RequestContext)
   return recording;
 }
 
-/**
- * GET /v1/recordings, GET /v1/recordings/{id} and its audio (docs/recordings.md).
- *
- * @example
- * const recordings = recordingHandlers(deps);
- * { method: 'GET', path: '/v1/recordings/{id}/audio', resource: 'recordings', summary: '…', handle: recordings.audio }
- */
-export function recordingHandlers(deps: MediaRoutesDeps): Record<'list' | 'fetch' | 'audio', Handler> {
+/** GET /v1/recordings, GET /v1/recordings/{id} and its audio (docs/recordings.md). */
+export function recordingRoutes(deps: MediaRoutesDeps): AnyRoute[] {
   const { recordings, transcripts, cursors } = deps;
-  return {
-    list(ctx) {
-      const q = listRecordingsQuery.parse(queryObject(ctx.query), '');
-      const where =
-        q.agent !== undefined || q.call_id !== undefined || q.status !== undefined
-          ? (r: RecordingRecord) =>
-              (q.agent === undefined || r.agent === q.agent) &&
-              (q.call_id === undefined || r.callId === q.call_id) &&
-              (q.status === undefined || r.status === q.status)
-          : undefined;
-      const body = paginate(cursors, 'recordings', recordings.store, ctx.principal.account, q, (r) => recordings.toJson(r), where);
-      return { status: 200, body };
-    },
-
-    fetch(ctx) {
-      return { status: 200, body: recordings.toJson(findRecording(recordings, ctx)) };
-    },
-
-    audio(ctx) {
-      const recording = findRecording(recordings, ctx);
-      if (recording.status !== 'ready') {
-        throw new ApiError(
-          409,
-          'recording_not_ready',
-          `Recording ${recording.id} is still processing; its audio can be downloaded once it is ready (the recording.ready event, 10 s after the call ends by default).`,
-        );
-      }
-      const transcript = transcripts.store.find(recording.transcriptId);
-      const speakers: string[] = [];
-      const voiced = (transcript?.segments ?? []).map((s) => {
-        if (!speakers.includes(s.speaker)) speakers.push(s.speaker);
-        return { startMs: s.startMs, endMs: s.endMs, voice: speakers.indexOf(s.speaker) };
-      });
-      const { stream, byteLength } = wavAudio(recording.durationS, voiced);
-      return {
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/recordings',
+      resource: 'recordings',
+      summary: 'List recordings',
+      operationId: 'listRecordings',
+      query: listRecordingsQuery,
+      response: { status: 200, description: 'A page of recordings, newest first.', content: { 'application/json': { schema: () => listOf(recordingSchema) } } },
+      handle(ctx) {
+        const q = ctx.query;
+        const where =
+          q.agent !== undefined || q.call_id !== undefined || q.status !== undefined
+            ? (r: RecordingRecord) => (q.agent === undefined || r.agent === q.agent) && (q.call_id === undefined || r.callId === q.call_id) && (q.status === undefined || r.status === q.status)
+            : undefined;
+        return { status: 200, body: paginate(cursors, 'recordings', recordings.store, ctx.principal.account, q, (r) => recordings.toJson(r), where) };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/recordings/{id}',
+      resource: 'recordings',
+      summary: 'Fetch a recording',
+      operationId: 'getRecording',
+      response: { status: 200, description: 'The recording, with its transcript and AI summary once ready.', content: { 'application/json': { schema: () => recordingSchema.openapi() } } },
+      handle: (ctx) => ({ status: 200, body: recordings.toJson(findRecording(recordings, ctx)) }),
+    }),
+    // Sandbox addition: the recording's `url`, a WAV file (docs/recordings.md).
+    route({
+      method: 'GET',
+      path: '/v1/recordings/{id}/audio',
+      resource: 'recordings',
+      summary: 'Download a recording (audio/wav)',
+      operationId: 'getRecordingAudio',
+      errors: [409],
+      response: {
         status: 200,
-        raw: stream,
+        description: 'The audio: 8 kHz 16-bit mono PCM WAV.',
+        content: { 'audio/wav': { schema: () => ({ type: 'string', contentMediaType: 'audio/wav' }) } },
         headers: {
-          'content-type': 'audio/wav',
-          'content-length': String(byteLength),
-          'content-disposition': `attachment; filename="${recording.id}.wav"`,
+          'Content-Length': { description: 'Bytes of the WAV file.', schema: { type: 'integer' } },
+          'Content-Disposition': { description: 'attachment; filename="rec_….wav"', schema: { type: 'string' } },
         },
-      };
-    },
-  };
+      },
+      handle(ctx) {
+        const recording = findRecording(recordings, ctx);
+        if (recording.status !== 'ready') {
+          throw new ApiError(
+            409,
+            'recording_not_ready',
+            `Recording ${recording.id} is still processing; its audio can be downloaded once it is ready (the recording.ready event, 10 s after the call ends by default).`,
+          );
+        }
+        const transcript = transcripts.store.find(recording.transcriptId);
+        const speakers: string[] = [];
+        const voiced = (transcript?.segments ?? []).map((s) => {
+          if (!speakers.includes(s.speaker)) speakers.push(s.speaker);
+          return { startMs: s.startMs, endMs: s.endMs, voice: speakers.indexOf(s.speaker) };
+        });
+        const { stream, byteLength } = wavAudio(recording.durationS, voiced);
+        return {
+          status: 200,
+          raw: stream,
+          headers: { 'content-type': 'audio/wav', 'content-length': String(byteLength), 'content-disposition': `attachment; filename="${recording.id}.wav"` },
+        };
+      },
+    }),
+  ];
 }

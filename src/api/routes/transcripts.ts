@@ -1,6 +1,7 @@
 import type { TranscriptRecord } from '../../state/transcripts.js';
 import { badRequest, notFound } from '../errors.js';
-import type { Handler, RequestContext } from '../router.js';
+import { route, type AnyRoute, type RequestContext } from '../router.js';
+import { transcriptSchema } from '../../state/resources.js';
 import type { MediaRoutesDeps } from './recordings.js';
 
 /** Whether the client asks for server-sent events (any `text/event-stream` in Accept). */
@@ -24,14 +25,11 @@ function lastEventId(header: string | null): number {
  * GET /v1/transcripts/{id}: the transcript as JSON, or as server-sent events with
  * `Accept: text/event-stream`. The id may be the `trn_` id, or the `call_` or `rec_` id
  * it belongs to (docs/transcripts.md).
- *
- * @example
- * { method: 'GET', path: '/v1/transcripts/{id}', resource: 'transcripts', summary: '…', handle: transcriptHandlers(deps).fetch }
  */
-export function transcriptHandlers(deps: MediaRoutesDeps): Record<'fetch', Handler> {
+export function transcriptRoutes(deps: MediaRoutesDeps): AnyRoute[] {
   const { calls, recordings, transcripts, transcriptStreams } = deps;
 
-  const find = (ctx: RequestContext): TranscriptRecord => {
+  const find = (ctx: RequestContext<unknown, unknown>): TranscriptRecord => {
     const id = ctx.params.id!;
     const account = ctx.principal.account;
     let transcriptId: string | null = id;
@@ -49,16 +47,29 @@ export function transcriptHandlers(deps: MediaRoutesDeps): Record<'fetch', Handl
     return transcript;
   };
 
-  return {
-    fetch(ctx) {
-      if (!wantsEventStream(ctx.headers.get('accept'))) return { status: 200, body: transcripts.toJson(find(ctx)) };
-      const after = lastEventId(ctx.headers.get('last-event-id'));
-      const stream = transcriptStreams.stream(find(ctx), { signal: ctx.signal, after });
-      return {
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/transcripts/{id}',
+      resource: 'transcripts',
+      summary: 'Fetch a transcript (JSON, or server-sent events)',
+      operationId: 'getTranscript',
+      errors: [400],
+      response: {
         status: 200,
-        raw: stream,
-        headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' },
-      };
-    },
-  };
+        description: 'The transcript now; with `Accept: text/event-stream`, its live segments as server-sent events (docs/transcripts.md).',
+        content: {
+          'application/json': { schema: () => transcriptSchema.openapi() },
+          'text/event-stream': { schema: () => ({ type: 'string', description: 'Events `segment` (id: the segment\'s index) and a final `end` carrying the transcript.' }) },
+        },
+        headers: { 'Cache-Control': { description: 'no-cache (server-sent events only).', schema: { type: 'string' } } },
+      },
+      handle(ctx) {
+        if (!wantsEventStream(ctx.headers.get('accept'))) return { status: 200, body: transcripts.toJson(find(ctx)) };
+        const after = lastEventId(ctx.headers.get('last-event-id'));
+        const stream = transcriptStreams.stream(find(ctx), { signal: ctx.signal, after });
+        return { status: 200, raw: stream, headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' } };
+      },
+    }),
+  ];
 }

@@ -1,9 +1,9 @@
-import { array, custom, invalid, object, oneOf, queryObject, show, type Schema } from '../../core/schema.js';
-import { EVENT_TYPES } from '../../state/resources.js';
+import { array, custom, invalid, object, oneOf, show, type Schema } from '../../core/schema.js';
+import { createdSubscriptionSchema, EVENT_TYPES, subscriptionSchema } from '../../state/resources.js';
 import type { Subscriptions } from '../../state/subscriptions.js';
 import { notFound } from '../errors.js';
-import { listQuery, paginate, type Cursors } from '../pagination.js';
-import type { Handler } from '../router.js';
+import { listOf, listQuery, paginate, type Cursors } from '../pagination.js';
+import { route, type AnyRoute } from '../router.js';
 
 export interface WebhookRoutesDeps {
   subscriptions: Subscriptions;
@@ -102,27 +102,45 @@ export function createWebhookBody(sandboxOrigin: string) {
 export const listWebhooksQuery = listQuery({}, 'List webhook subscriptions, newest first.');
 
 /** GET, POST /v1/webhooks and DELETE /v1/webhooks/{id} (CONTRACT §5; docs/webhooks.md). */
-export function webhookHandlers(deps: WebhookRoutesDeps): Record<'list' | 'create' | 'remove', Handler> {
+export function webhookRoutes(deps: WebhookRoutesDeps): AnyRoute[] {
   const { subscriptions, cursors, sandboxOrigin } = deps;
-  const createBody = createWebhookBody(sandboxOrigin);
-
-  return {
-    list(ctx) {
-      const q = listWebhooksQuery.parse(queryObject(ctx.query), '');
-      return { status: 200, body: paginate(cursors, 'webhooks', subscriptions.store, ctx.principal.account, q, (s) => subscriptions.toJson(s)) };
-    },
-
-    create(ctx) {
-      const body = createBody.parse(ctx.body, '');
-      const record = subscriptions.create(ctx.principal.account, body.url, [...new Set(body.events)]);
-      return { status: 201, body: subscriptions.toJson(record, true) };
-    },
-
-    remove(ctx) {
-      const record = subscriptions.store.get(ctx.principal.account, ctx.params.id!);
-      if (!record) throw notFound(`No webhook subscription ${ctx.params.id} in this account: use an id from GET /v1/webhooks.`);
-      subscriptions.remove(record);
-      return { status: 204 };
-    },
-  };
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/webhooks',
+      resource: 'webhooks',
+      summary: 'List webhook subscriptions',
+      operationId: 'listWebhooks',
+      query: listWebhooksQuery,
+      response: { status: 200, description: 'A page of subscriptions, newest first (without secrets).', content: { 'application/json': { schema: () => listOf(subscriptionSchema) } } },
+      handle: (ctx) => ({ status: 200, body: paginate(cursors, 'webhooks', subscriptions.store, ctx.principal.account, ctx.query, (s) => subscriptions.toJson(s)) }),
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/webhooks',
+      resource: 'webhooks',
+      summary: 'Subscribe to events',
+      operationId: 'createWebhook',
+      body: createWebhookBody(sandboxOrigin),
+      response: { status: 201, description: 'The subscription, with its signing secret (shown only here).', content: { 'application/json': { schema: () => createdSubscriptionSchema.openapi() } } },
+      handle(ctx) {
+        const record = subscriptions.create(ctx.principal.account, ctx.body.url, [...new Set(ctx.body.events)]);
+        return { status: 201, body: subscriptions.toJson(record, true) };
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: '/v1/webhooks/{id}',
+      resource: 'webhooks',
+      summary: 'Remove a subscription',
+      operationId: 'deleteWebhook',
+      response: { status: 204, description: 'Removed: its pending deliveries are canceled.' },
+      handle(ctx) {
+        const record = subscriptions.store.get(ctx.principal.account, ctx.params.id!);
+        if (!record) throw notFound(`No webhook subscription ${ctx.params.id} in this account: use an id from GET /v1/webhooks.`);
+        subscriptions.remove(record);
+        return { status: 204 };
+      },
+    }),
+  ];
 }
