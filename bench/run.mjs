@@ -7,6 +7,7 @@ import { memoryPerItem, scale } from './scale.mjs';
 import { idleAdvance, lifecycles } from './virtual-time.mjs';
 import { startup } from './startup.mjs';
 import { schemaKit } from './schema.mjs';
+import { serverBench } from './server.mjs';
 
 const quick = process.argv.includes('--quick');
 const sections = [];
@@ -25,6 +26,7 @@ await section('Memory', () => memoryPerItem(quick ? 20_000 : 100_000));
 await section('Virtual time', async () => [...(await lifecycles(quick ? 2_000 : 10_000)), ...(await idleAdvance())]);
 await section('Start-up', () => startup(quick ? 100 : 300));
 await section('Schema kit', () => schemaKit({ quick }));
+await section('Server', () => serverBench({ quick }));
 
 const report = [
   '# Benchmark results',
