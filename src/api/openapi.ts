@@ -1,4 +1,4 @@
-import { EVENT_DATA_SCHEMAS, EVENT_TYPES, eventSchema } from '../state/resources.js';
+import { EVENT_DATA_SCHEMAS, EVENT_TYPES } from '../state/resources.js';
 import type { AnyRoute } from './router.js';
 
 /** Every error's body: the envelope of CONTRACT §4. */
@@ -147,7 +147,7 @@ export function openApiDocument(routes: readonly AnyRoute[], baseUrl: string): R
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'SVC_TEST_ keys (docs/auth-and-accounts.md).' } },
       headers: HEADERS,
-      schemas: { Error: ERROR_SCHEMA, Event: eventSchema.openapi() },
+      schemas: { Error: ERROR_SCHEMA },
     },
   };
 }

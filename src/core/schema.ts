@@ -385,6 +385,17 @@ export function object<S extends Shape>(
   };
 }
 
+/**
+ * A JSON Schema saying these fields are present, for `rules` (`oneOf`, `not`): with their
+ * `properties` named, so a linter sees they are fields of the object.
+ *
+ * @example
+ * rules: { not: has('body', 'template') } // not both
+ */
+export function has(...keys: string[]): JsonSchema {
+  return { required: keys, properties: Object.fromEntries(keys.map((k) => [k, true])) };
+}
+
 /** Reads a query string into a plain object for an `object` schema; a repeated parameter is refused. */
 export function queryObject(params: URLSearchParams): Record<string, string> {
   // A null prototype keeps a `__proto__` parameter an ordinary (and so unknown, refused) key.

@@ -297,23 +297,3 @@ export const EVENT_DATA_SCHEMAS = {
 export type SandboxEvent<K extends EventType = EventType> = {
   [T in K]: { id: string; type: T; created_at: string; data: EventData[T] };
 }[K];
-
-/** The event envelope's schema: one alternative per type. */
-export const eventSchema = {
-  hint: 'an event',
-  openapi: () => ({
-    oneOf: EVENT_TYPES.map((type) => ({
-      type: 'object',
-      additionalProperties: false,
-      required: ['id', 'type', 'created_at', 'data'],
-      properties: {
-        id: id('evt', 'The event').openapi(),
-        type: { type: 'string', const: type },
-        created_at: at('When it happened').openapi(),
-        data: EVENT_DATA_SCHEMAS[type].openapi(),
-      },
-    })),
-    discriminator: { propertyName: 'type' },
-    description: 'A platform event, as webhooks deliver it.',
-  }),
-};

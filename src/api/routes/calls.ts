@@ -1,4 +1,4 @@
-import { array, boolean, invalid, missing, object, oneOf, optional, phoneNumber, string } from '../../core/schema.js';
+import { array, boolean, has, invalid, missing, object, oneOf, optional, phoneNumber, string } from '../../core/schema.js';
 import type { CallRecord, CallService } from '../../state/calls.js';
 import type { Dialer } from '../../state/dialer.js';
 import type { Network } from '../../state/network.js';
@@ -45,8 +45,8 @@ export const placeCallBody = object(
     },
     rules: {
       oneOf: [
-        { required: ['to', 'from'], not: { required: ['campaign'] } },
-        { required: ['campaign'], not: { anyOf: [{ required: ['to'] }, { required: ['from'] }, { required: ['ai_receptionist'] }] } },
+        { ...has('to', 'from'), not: has('campaign') },
+        { ...has('campaign'), not: { anyOf: [has('to'), has('from'), has('ai_receptionist')] } },
       ],
     },
   },
@@ -63,7 +63,7 @@ export const transferBody = object(
       if (body.agent !== undefined && body.extension !== undefined) throw invalid('Give exactly one of `agent` or `extension`, not both.', 'extension');
       if (body.agent === undefined && body.extension === undefined) throw missing('Give one of `agent` (an agent name) or `extension` (digits, e.g. "204") to transfer to.', 'agent');
     },
-    rules: { oneOf: [{ required: ['agent'] }, { required: ['extension'] }] },
+    rules: { oneOf: [has('agent'), has('extension')] },
   },
 );
 

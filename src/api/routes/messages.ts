@@ -1,4 +1,4 @@
-import { either, integer, invalid, map, missing, object, oneOf, optional, phoneNumber, record, string, type Infer } from '../../core/schema.js';
+import { either, has, integer, invalid, map, missing, object, oneOf, optional, phoneNumber, record, string, type Infer } from '../../core/schema.js';
 import { nearest } from '../../core/suggest.js';
 import type { MessageRecord, MessageService } from '../../state/messages.js';
 import type { Network } from '../../state/network.js';
@@ -49,8 +49,8 @@ export const sendMessageBody = object(
       if (body.to === body.from) throw invalid('`to` and `from` are the same number: send to another number.', 'to');
     },
     rules: {
-      not: { required: ['body', 'template'] },
-      anyOf: [{ required: ['body'] }, { required: ['media_urls'], properties: { media_urls: { minItems: 1 } } }, { required: ['template'] }],
+      not: has('body', 'template'),
+      anyOf: [has('body'), { required: ['media_urls'], properties: { media_urls: { minItems: 1 } } }, has('template')],
     },
   },
 );

@@ -1,5 +1,5 @@
 import { E164 } from '../../core/phone.js';
-import { boolean, invalid, missing, nullable, object, oneOf, optional, phoneNumber, string, type Infer } from '../../core/schema.js';
+import { boolean, has, invalid, missing, nullable, object, oneOf, optional, phoneNumber, string, type Infer } from '../../core/schema.js';
 import { NUMBER_KINDS, type InventoryEntry } from '../../sim/inventory.js';
 import type { Network } from '../../state/network.js';
 import type { NumberConfig, NumberRecord, NumberService } from '../../state/numbers.js';
@@ -110,8 +110,8 @@ export const provisionNumberBody = object(
     },
     rules: {
       oneOf: [
-        { required: ['number'], not: { anyOf: CRITERIA.map((k) => ({ required: [k] })) } },
-        { not: { required: ['number'] }, anyOf: CRITERIA.map((k) => ({ required: [k] })) },
+        { ...has('number'), not: { anyOf: CRITERIA.map((k) => has(k)) } },
+        { not: has('number'), anyOf: CRITERIA.map((k) => has(k)) },
       ],
     },
   },
