@@ -164,7 +164,7 @@ export class Sandbox {
   listen(): this {
     this.assertOpen('listen');
     if (!this.listening) {
-      this.life.defer(intercept(this.options.origin, this.options.basePath, (request) => this.pipeline.handle(request)));
+      this.life.defer(intercept(this.options.origin, this.options.basePath, (request) => this.handle(request)));
       this.listening = true;
     }
     return this;
@@ -286,6 +286,28 @@ export class Sandbox {
     if (this.life.closed) return Promise.reject(this.closedError('handle a request'));
     return this.pipeline.handle(request);
   }
+
+  /**
+   * A `fetch`-compatible function that calls this sandbox directly: hand it to any client or
+   * SDK that takes a custom fetch (openapi-fetch, ky, the official SDKs' `fetch` option),
+   * with no global patched and no `listen()` needed. A path (`'/v1/calls'`) is taken relative
+   * to the base URL; an absolute URL must be under it (else 404, as `handle()` answers).
+   *
+   * @example
+   * const client = createClient<paths>({ baseUrl: sandbox.baseUrl, fetch: sandbox.fetch });
+   * const res = await sandbox.fetch('/v1/calls', { headers: { authorization: 'Bearer SVC_TEST_me' } });
+   */
+  readonly fetch = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    try {
+      const request =
+        input instanceof Request && init === undefined
+          ? input
+          : new Request(typeof input === 'string' && input.startsWith('/') ? `${this.baseUrl}${input}` : input, init);
+      return this.handle(request);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
 
   /**
    * Empties the instance: calls, campaigns, events, webhook subscriptions, deliveries and

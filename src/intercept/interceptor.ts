@@ -4,6 +4,7 @@ import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest';
 import { FetchInterceptor } from '@mswjs/interceptors/fetch';
 import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest';
 import { SandboxError } from '../core/errors.js';
+import { installDispatcher } from './dispatcher.js';
 
 /**
  * The only module that knows @mswjs/interceptors (0.41 is the last line that runs on
@@ -48,7 +49,7 @@ interface Internals {
 
 /** Listening sandboxes, longest prefix first (an overlapping `https://x` and `https://x/tenant2` route by the longer). */
 const targets: Target[] = [];
-let active: { interceptors: Interceptor[]; restoreGlobals: () => void } | null = null;
+let active: { interceptors: Interceptor[]; restoreGlobals: () => void; uninstallDispatcher: () => void } | null = null;
 /** Base URLs (origin + base path) that were listened on and closed: see {@link refuseClosed}. */
 const closed = new Set<string>();
 const tombstoned = new WeakSet<object>();
@@ -277,7 +278,16 @@ export function intercept(origin: string, basePath: string, handle: RequestHandl
   if (!active) {
     const before = new Map(PATCHED_GLOBALS.map((name) => [name, Object.getOwnPropertyDescriptor(globalThis, name)]));
     const restoreGlobals = saveGlobals();
-    active = { interceptors: applyAll(), restoreGlobals };
+    const interceptors = applyAll();
+    // The undici package, and a fetch captured before listen(): through undici's global dispatcher.
+    const uninstallDispatcher = installDispatcher(
+      (url) => findTarget(url) !== undefined,
+      (request) => {
+        const target = findTarget(request.url);
+        return target ? target.handle(request) : Promise.reject(new SandboxError(`svc-sandbox for ${request.url} was closed.`, { code: 'closed' }));
+      },
+    );
+    active = { interceptors, restoreGlobals, uninstallDispatcher };
     hideLikeBefore(before);
   }
   let stopped = false;
@@ -287,8 +297,9 @@ export function intercept(origin: string, basePath: string, handle: RequestHandl
     targets.splice(targets.indexOf(target), 1);
     closed.add(origin + basePath);
     if (targets.length === 0 && active) {
-      const { interceptors, restoreGlobals } = active;
+      const { interceptors, restoreGlobals, uninstallDispatcher } = active;
       active = null;
+      uninstallDispatcher();
       for (const interceptor of interceptors) release(interceptor, restoreGlobals);
     }
   };
