@@ -1,71 +1,368 @@
-// Proves the packed package works when installed: `npm pack`, install the tarball into an
-// empty project, then place a call through it with plain fetch and the virtual clock.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+// Proves the packed package works when installed, as a new user meets it: `npm pack`, install
+// the tarball into an empty project, then load it from every consumer docs/test-runners.md
+// promises, each in a section of its own (timed):
+//   ESM import · require() from CommonJS · Jest (default config: CommonJS) · Jest ESM mode ·
+//   node --test · svc-sandbox/vitest under vitest · the svc-sandbox bin · tsc, skipLibCheck off.
+// Jest comes from the registry; vitest, TypeScript and @types/node are installed at the
+// versions this repo uses, so npm's cache serves them.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = new URL('..', import.meta.url).pathname;
+const root = fileURLToPath(new URL('..', import.meta.url));
+const repo = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const work = mkdtempSync(join(tmpdir(), 'svc-sandbox-pack-'));
-const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+const app = join(work, 'app');
+const JEST = 'jest@30';
+const started = performance.now();
+// Plain output from every runner, so the summaries below can be read.
+const env = { ...process.env, NO_COLOR: '1' };
+delete env.FORCE_COLOR;
+
+/** Runs a command; its output is shown only when it fails. Returns stdout, or stdout and stderr with `both`. */
+function run(command, args, { cwd = app, both = false } = {}) {
+  const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} (in ${cwd}) failed (${result.status ?? result.signal ?? result.error}):\n${result.stdout}${result.stderr}`);
+  return both ? result.stdout + result.stderr : result.stdout;
+}
+const node = (args, options) => run(process.execPath, args, options);
+const npm = (args, cwd) => run('npm', args, { cwd });
+
+function write(path, text) {
+  mkdirSync(dirname(join(app, path)), { recursive: true });
+  writeFileSync(join(app, path), text.replace(/^\n/, ''));
+}
+
+const timings = [];
+async function section(name, body) {
+  const start = performance.now();
+  const note = await body();
+  const seconds = ((performance.now() - start) / 1000).toFixed(1);
+  timings.push([name, seconds]);
+  console.log(`pack smoke: ok  ${name} (${seconds} s)${note ? `: ${note}` : ''}`);
+}
+
+/** The user's story every runtime consumer runs: one file, given the library as it loaded it. */
+const SCENARIO = `
+const { createHmac } = require('node:crypto');
+
+module.exports = async function scenario({ createSandbox, startServer, verifyWebhook, SandboxError }) {
+  const sandbox = createSandbox({ seed: 1 }).listen();
+  const headers = { authorization: 'Bearer SVC_TEST_smoke', 'content-type': 'application/json' };
+  const api = (path, init) => fetch(sandbox.baseUrl + path, { headers, ...init });
+  let call, done;
+  try {
+    const res = await api('/v1/calls', { method: 'POST', body: JSON.stringify({ to: '+14155550123', from: '+14155550100' }) });
+    call = await res.json();
+    if (res.status !== 201 || call.status !== 'ringing') throw new Error('create failed: ' + res.status + ' ' + JSON.stringify(call));
+    await sandbox.advance('65s');
+    done = await (await api('/v1/calls/' + call.id)).json();
+    if (done.status !== 'completed' || done.duration !== 60) throw new Error('lifecycle failed: ' + JSON.stringify(done));
+    await sandbox.advance('30s'); // recording, then transcript and summary (fixtures/conversations)
+    const types = sandbox.events.list().map((e) => e.type).join(',');
+    if (types !== 'call.started,call.answered,call.completed,recording.ready,transcript.ready') throw new Error('events: ' + types);
+    const transcript = await (await api('/v1/transcripts/' + done.transcript_id)).json();
+    if (transcript.status !== 'ready' || !transcript.segments.length || !transcript.summary) throw new Error('transcript: ' + JSON.stringify(transcript));
+    // The number pool comes from fixtures/number-inventory.json in the installed package.
+    const found = await (await api('/v1/numbers?kind=local&limit=1')).json();
+    const provisioned = await api('/v1/numbers', { method: 'POST', body: JSON.stringify({ number: found.data[0].number }) });
+    if (provisioned.status !== 201) throw new Error('provision: ' + provisioned.status);
+    // Scenario control: an injected fault, then the same request served.
+    sandbox.faults.inject({ method: 'GET', path: '/v1/calls/{id}', status: 503 });
+    const faulted = await api('/v1/calls/' + call.id);
+    if (faulted.status !== 503 || (await faulted.json()).error.code !== 'service_unavailable') throw new Error('fault: ' + faulted.status);
+    if ((await api('/v1/calls/' + call.id)).status !== 200) throw new Error('fault not used up');
+  } finally {
+    sandbox.close();
+  }
+  let misuse;
+  try {
+    await sandbox.advance('1s');
+  } catch (error) {
+    misuse = error;
+  }
+  if (!(misuse instanceof SandboxError)) throw new Error('advancing a closed sandbox should throw SandboxError, got ' + misuse);
+  const secret = 'whsec_test';
+  const body = '{"id":"evt_1"}';
+  if (!verifyWebhook(body, createHmac('sha256', secret).update(body).digest('hex'), secret) || verifyWebhook(body, 'nope', secret)) throw new Error('verifyWebhook');
+  // The console's files come from console/ in the installed package.
+  const server = await startServer({ port: 0 });
+  try {
+    const page = await fetch(server.url + '/__sandbox/console');
+    if (page.status !== 200 || !(await page.text()).includes('<html')) throw new Error('console: ' + page.status);
+  } finally {
+    await server.close();
+  }
+  return 'placed ' + call.id + ' -> ' + done.status + ' (' + done.duration + 's), transcript, number, fault, SandboxError, verifyWebhook, console';
+};
+`;
 
 try {
-  const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', work], root));
-  const tarball = join(work, packed[0].filename);
-  const files = packed[0].files.map((f) => f.path);
-  for (const required of ['dist/index.js', 'dist/index.d.ts', 'package.json', 'README.md']) {
-    if (!files.includes(required)) throw new Error(`the tarball lacks ${required}`);
-  }
-  if (files.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.includes('.test.'))) {
-    throw new Error('the tarball ships sources or tests');
-  }
+  let tarball;
+  await section('pack', () => {
+    const [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', work], root));
+    tarball = join(work, packed.filename);
+    const files = packed.files.map((f) => f.path);
+    const required = ['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cjs/index.cjs', 'dist/cjs/index.d.ts', 'dist/cjs/package.json', 'dist/vitest.js', 'dist/vitest.d.ts', 'dist/server/cli.js', 'fixtures/number-inventory.json', 'console/index.html'];
+    for (const file of required) if (!files.includes(file)) throw new Error(`the tarball lacks ${file}`);
+    if (files.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.includes('.test.'))) throw new Error('the tarball ships sources or tests');
+    return `${packed.filename}, ${files.length} files, ${(packed.size / 1024).toFixed(1)} kB packed`;
+  });
 
-  const app = join(work, 'app');
-  execFileSync('mkdir', ['-p', app]);
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'smoke-app', private: true, type: 'module' }));
-  npm(['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], app);
+  await section('install into an empty project', () => {
+    write('package.json', JSON.stringify({ name: 'smoke-app', private: true, type: 'module' }));
+    const dev = repo.devDependencies;
+    const extra = [JEST, `vitest@${dev.vitest}`, `typescript@${dev.typescript}`, `@types/node@${dev['@types/node']}`];
+    npm(['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, ...extra], app);
+    write('scenario.cjs', SCENARIO);
+    return `svc-sandbox + ${extra.join(', ')}`;
+  });
 
-  writeFileSync(
-    join(app, 'smoke.mjs'),
-    `
-import { createSandbox, SandboxError, verifyWebhook } from 'svc-sandbox';
-const sandbox = createSandbox({ seed: 1 });
-sandbox.listen();
-const headers = { authorization: 'Bearer SVC_TEST_smoke', 'content-type': 'application/json' };
-const res = await fetch(sandbox.baseUrl + '/v1/calls', { method: 'POST', headers, body: JSON.stringify({ to: '+14155550123', from: '+14155550100' }) });
-const call = await res.json();
-if (res.status !== 201 || call.status !== 'ringing') throw new Error('create failed: ' + res.status + ' ' + JSON.stringify(call));
-await sandbox.advance('65s');
-const done = await (await fetch(sandbox.baseUrl + '/v1/calls/' + call.id, { headers })).json();
-if (done.status !== 'completed' || done.duration !== 60) throw new Error('lifecycle failed: ' + JSON.stringify(done));
-await sandbox.advance('30s'); // recording, then transcript and summary (fixtures/conversations)
-const types = sandbox.events.list().map((e) => e.type).join(',');
-if (types !== 'call.started,call.answered,call.completed,recording.ready,transcript.ready') throw new Error('events: ' + types);
-const transcript = await (await fetch(sandbox.baseUrl + '/v1/transcripts/' + done.transcript_id, { headers })).json();
-if (transcript.status !== 'ready' || !transcript.segments.length || !transcript.summary) throw new Error('transcript: ' + JSON.stringify(transcript));
-// The number pool comes from fixtures/number-inventory.json in the installed package.
-const found = await (await fetch(sandbox.baseUrl + '/v1/numbers?kind=local&limit=1', { headers })).json();
-const provisioned = await fetch(sandbox.baseUrl + '/v1/numbers', { method: 'POST', headers, body: JSON.stringify({ number: found.data[0].number }) });
-if (provisioned.status !== 201) throw new Error('provision: ' + provisioned.status);
-// Scenario control: an injected fault, then the same request served.
-sandbox.faults.inject({ method: 'GET', path: '/v1/calls/{id}', status: 503 });
-const faulted = await fetch(sandbox.baseUrl + '/v1/calls/' + call.id, { headers });
-if (faulted.status !== 503 || (await faulted.json()).error.code !== 'service_unavailable') throw new Error('fault: ' + faulted.status);
-if ((await fetch(sandbox.baseUrl + '/v1/calls/' + call.id, { headers })).status !== 200) throw new Error('fault not used up');
-sandbox.close();
-if (typeof SandboxError !== 'function') throw new Error('SandboxError missing');
-const secret = 'whsec_test';
-const body = '{"id":"evt_1"}';
-const { createHmac } = await import('node:crypto');
-if (!verifyWebhook(body, createHmac('sha256', secret).update(body).digest('hex'), secret) || verifyWebhook(body, 'nope', secret)) throw new Error('verifyWebhook');
-console.log('pack smoke: installed svc-sandbox placed ' + call.id + ' -> ' + done.status + ' (' + done.duration + 's), transcript ready, number provisioned, fault injected, verifyWebhook ok');
+  await section('ESM import', () => {
+    write(
+      'esm/smoke.mjs',
+      `
+import * as lib from 'svc-sandbox';
+import scenario from '../scenario.cjs';
+if (!import.meta.resolve('svc-sandbox').endsWith('/dist/index.js')) throw new Error('import resolved ' + import.meta.resolve('svc-sandbox'));
+console.log(await scenario(lib));
 `,
-  );
-  process.stdout.write(execFileSync('node', ['smoke.mjs'], { cwd: app, encoding: 'utf8' }));
+    );
+    return node(['esm/smoke.mjs']).trim();
+  });
+
+  await section('require() from CommonJS', () => {
+    write(
+      'cjs/smoke.cjs',
+      `
+const lib = require('svc-sandbox');
+const scenario = require('../scenario.cjs');
+if (!require.resolve('svc-sandbox').endsWith('/dist/cjs/index.cjs')) throw new Error('require resolved ' + require.resolve('svc-sandbox'));
+scenario(lib).then((note) => console.log(note), (error) => { console.error(error); process.exitCode = 1; });
+`,
+    );
+    // Without require(esm) (Node before 20.19, and Jest): proves nothing in the CommonJS build is ESM.
+    return node(['--no-experimental-require-module', 'cjs/smoke.cjs']).trim();
+  });
+
+  const FAKE_TIMERS_TEST = `
+test("jest's fake timers leave the sandbox's clock alone", async () => {
+  jest.useFakeTimers();
+  const sandbox = lib.createSandbox({ seed: 2 }).listen();
+  try {
+    const headers = { authorization: 'Bearer SVC_TEST_smoke', 'content-type': 'application/json' };
+    const res = await fetch(sandbox.baseUrl + '/v1/calls', { method: 'POST', headers, body: JSON.stringify({ to: '+15005550002', from: '+14155550100' }) });
+    expect(res.status).toBe(201);
+    jest.advanceTimersByTime(3_600_000);
+    expect(sandbox.events.list().map((e) => e.type)).toEqual(['call.started']);
+    const completed = await sandbox.advanceUntil('call.completed');
+    expect(completed.data).toMatchObject({ disposition: 'busy' });
+  } finally {
+    sandbox.close();
+    jest.useRealTimers();
+  }
+});
+`;
+  const jestPassed = (output, count) => {
+    if (!new RegExp(`Tests:\\s+${count} passed, ${count} total`).test(output)) throw new Error(`jest did not pass ${count} tests:\n${output}`);
+  };
+
+  await section('Jest, default config (CommonJS)', () => {
+    // A project of its own with no "type" and no Jest config: babel-jest, testEnvironment node.
+    write('jest-cjs/package.json', JSON.stringify({ name: 'jest-cjs', private: true }));
+    write(
+      'jest-cjs/sandbox.test.js',
+      `
+const lib = require('svc-sandbox');
+const scenario = require('../scenario.cjs');
+
+test('the installed package, required', async () => {
+  expect(require.resolve('svc-sandbox')).toMatch(/dist\\/cjs\\/index\\.cjs$/);
+  await scenario(lib);
+});
+${FAKE_TIMERS_TEST}`,
+    );
+    const output = run(process.execPath, [join(app, 'node_modules/jest/bin/jest.js'), '--ci'], { cwd: join(app, 'jest-cjs'), both: true });
+    jestPassed(output, 2);
+    return `${JEST}: 2 tests`;
+  });
+
+  await section('Jest, ESM mode (--experimental-vm-modules)', () => {
+    write('jest-esm/package.json', JSON.stringify({ name: 'jest-esm', private: true }));
+    write(
+      'jest-esm/sandbox.test.mjs',
+      `
+import { jest } from '@jest/globals';
+import * as lib from 'svc-sandbox';
+import scenario from '../scenario.cjs';
+
+test('the installed package, imported', async () => {
+  await scenario(lib);
+});
+${FAKE_TIMERS_TEST}`,
+    );
+    const output = run(process.execPath, ['--experimental-vm-modules', '--no-warnings', join(app, 'node_modules/jest/bin/jest.js'), '--ci'], { cwd: join(app, 'jest-esm'), both: true });
+    jestPassed(output, 2);
+    return '2 tests';
+  });
+
+  await section('node --test', () => {
+    write(
+      'node-test/sandbox.test.mjs',
+      `
+import { test } from 'node:test';
+import * as lib from 'svc-sandbox';
+import scenario from '../scenario.cjs';
+
+test('the installed package, imported', () => scenario(lib));
+`,
+    );
+    write(
+      'node-test/sandbox.test.cjs',
+      `
+const { test } = require('node:test');
+const lib = require('svc-sandbox');
+const scenario = require('../scenario.cjs');
+
+test('the installed package, required', () => scenario(lib));
+`,
+    );
+    const output = node(['--test', '--test-reporter=tap', 'sandbox.test.mjs', 'sandbox.test.cjs'], { cwd: join(app, 'node-test') });
+    if (!/^# pass 2$/m.test(output) || !/^# fail 0$/m.test(output)) throw new Error(`node --test:\n${output}`);
+    return '2 tests (ESM and CommonJS)';
+  });
+
+  await section('svc-sandbox/vitest under vitest', () => {
+    write('vitest/package.json', JSON.stringify({ name: 'vitest-app', private: true, type: 'module' }));
+    write(
+      'vitest/sandbox.test.ts',
+      `
+import { describe } from 'vitest';
+import { expect, test } from 'svc-sandbox/vitest';
+import type { Sandbox } from 'svc-sandbox';
+
+const headers = { authorization: 'Bearer SVC_TEST_smoke', 'content-type': 'application/json' };
+let previous: Sandbox | undefined;
+
+test('a busy number ends busy', async ({ sandbox }) => {
+  const res = await fetch(sandbox.baseUrl + '/v1/calls', { method: 'POST', headers, body: JSON.stringify({ to: '+15005550002', from: '+14155550100' }) });
+  expect(res.status).toBe(201);
+  await sandbox.advanceUntil('call.completed');
+  expect(sandbox).toHaveEmitted('call.completed', { data: { disposition: 'busy' } });
+  expect(sandbox).not.toHaveEmitted('call.answered');
+  expect(() => expect(sandbox).toHaveEmitted('call.answered')).toThrow(/expected the sandbox to have emitted call.answered/);
+  previous = sandbox;
+});
+
+test('the sandbox of the previous test was closed', async ({ sandbox }) => {
+  expect(sandbox).not.toBe(previous);
+  await expect(previous!.advance('1s')).rejects.toThrow(/closed/);
+});
+
+describe('options for a suite', () => {
+  test.override({ sandboxOptions: { seed: 7, baseUrl: 'https://seven.svc.test' } });
+  test('sandboxOptions reach the sandbox', ({ sandbox }) => {
+    expect(sandbox.baseUrl).toBe('https://seven.svc.test');
+  });
+});
+`,
+    );
+    const output = node([join(app, 'node_modules/vitest/vitest.mjs'), 'run'], { cwd: join(app, 'vitest') });
+    if (!/Tests\s+3 passed \(3\)/.test(output)) throw new Error(`vitest did not pass 3 tests:\n${output}`);
+    return `vitest ${repo.devDependencies.vitest}: 3 tests`;
+  });
+
+  await section('the svc-sandbox bin (npx svc-sandbox serve --port 0)', async () => {
+    const version = run('npx', ['--no-install', 'svc-sandbox', '--version']).trim();
+    if (version !== repo.version) throw new Error(`svc-sandbox --version printed ${version}`);
+    // Its own process group, so the signal reaches npx and the server it started.
+    const child = spawn('npx', ['--no-install', 'svc-sandbox', 'serve', '--port', '0'], { cwd: app, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    try {
+      const url = await new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no ready line within 30 s:\n${stdout}${stderr}`)), 30_000);
+        child.stdout.on('data', (chunk) => {
+          stdout += chunk;
+          const ready = /^svc-sandbox listening on (http:\/\/\S+)$/m.exec(stdout);
+          if (ready) resolve(ready[1]);
+          if (ready) clearTimeout(timer);
+        });
+        exited.then(({ code }) => reject(new Error(`the server exited (${code}) before its ready line:\n${stdout}${stderr}`)));
+      });
+      const res = await fetch(`${url}/v1/calls`, { method: 'POST', headers: { authorization: 'Bearer SVC_TEST_bin', 'content-type': 'application/json' }, body: JSON.stringify({ to: '+14155550123', from: '+14155550100' }) });
+      if (res.status !== 201) throw new Error(`POST ${url}/v1/calls: ${res.status} ${await res.text()}`);
+      process.kill(-child.pid, 'SIGTERM');
+      // npx ends with the server's code, or by the same signal (npm re-raises it).
+      const { code, signal } = await exited;
+      if (code !== 0 && signal !== 'SIGTERM') throw new Error(`npx svc-sandbox serve ended with ${code ?? signal} after SIGTERM:\n${stdout}${stderr}`);
+      const stopped = await fetch(url).then(() => false, () => true);
+      if (!stopped) throw new Error(`${url} still answers after SIGTERM`);
+      return `ready line, a call placed at ${url}, stopped by SIGTERM`;
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {}
+      }
+    }
+  });
+
+  await section('tsc --noEmit, skipLibCheck false', () => {
+    write('types/package.json', JSON.stringify({ name: 'types-app', private: true, type: 'module' }));
+    const options = { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, skipDefaultLibCheck: true, noEmit: true, types: ['node'] };
+    write('types/tsconfig.json', JSON.stringify({ compilerOptions: options, files: ['esm.ts', 'cjs.cts'] }, null, 2));
+    write(
+      'types/esm.ts',
+      `
+import { createSandbox, startServer, SandboxError, verifyWebhook, type Call, type ListBody, type SandboxEvent } from 'svc-sandbox';
+import { expect, test } from 'svc-sandbox/vitest';
+
+const sandbox = createSandbox({ seed: 1, baseUrl: 'https://api.svc.test' });
+export const call: Call | undefined = sandbox.calls.get('call_1');
+export const completed: Promise<SandboxEvent<'call.completed'>> = sandbox.advanceUntil('call.completed', { max: '1m' });
+export const page: ListBody<Call> = { data: [], next_cursor: null, has_more: false };
+export const ok: boolean = verifyWebhook('{}', 'sig', 'secret');
+export const server = startServer({ port: 0 }).then((s) => s.url);
+export const isMisuse = (error: unknown): error is SandboxError => error instanceof SandboxError;
+// @ts-expect-error: not an event type
+void sandbox.advanceUntil('call.finished');
+
+test('typed fixtures and matcher', async ({ sandbox, sandboxOptions }) => {
+  expect(sandboxOptions.seed).toBeUndefined();
+  expect(sandbox).toHaveEmitted('call.completed', { data: { disposition: 'busy' } });
+  // @ts-expect-error: not an event type
+  expect(sandbox).toHaveEmitted('call.finished');
+});
+`,
+    );
+    write(
+      'types/cjs.cts',
+      `
+// A CommonJS file: this import compiles to require() and is typed by the require condition.
+import { createSandbox, SandboxError, type Sandbox } from 'svc-sandbox';
+
+export const sandbox: Sandbox = createSandbox({ seed: 1 });
+export const isMisuse = (error: unknown): error is SandboxError => error instanceof SandboxError;
+`,
+    );
+    const files = run(process.execPath, [join(app, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--listFiles'], { cwd: join(app, 'types') });
+    for (const declaration of ['svc-sandbox/dist/index.d.ts', 'svc-sandbox/dist/cjs/index.d.ts', 'svc-sandbox/dist/vitest.d.ts']) {
+      if (!files.includes(`node_modules/${declaration}`)) throw new Error(`tsc did not read ${declaration}:\n${files}`);
+    }
+    return `typescript ${repo.devDependencies.typescript}: ESM (.ts), CommonJS (.cts) and svc-sandbox/vitest types`;
+  });
+
   const pkg = JSON.parse(readFileSync(join(app, 'node_modules/svc-sandbox/package.json'), 'utf8'));
-  const typesPath = join(app, 'node_modules/svc-sandbox', pkg.exports['.'].types);
-  if (!existsSync(typesPath)) throw new Error(`exports types ${typesPath} missing`);
-  console.log(`pack smoke: ${packed[0].filename}, ${files.length} files, ${(packed[0].size / 1024).toFixed(1)} kB packed; types resolve`);
+  for (const entry of [pkg.exports['.'].import.types, pkg.exports['.'].require.types, pkg.exports['./vitest'].types]) {
+    if (!existsSync(join(app, 'node_modules/svc-sandbox', entry))) throw new Error(`exports types ${entry} missing`);
+  }
+  console.log(`pack smoke: all ${timings.length} sections passed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 } finally {
-  rmSync(work, { recursive: true, force: true });
+  if (process.env.KEEP_SMOKE) console.log(`pack smoke: kept ${work}`);
+  else rmSync(work, { recursive: true, force: true });
 }

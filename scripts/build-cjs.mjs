@@ -1,0 +1,71 @@
+// The CommonJS build: `require('svc-sandbox')` from plain CommonJS and from Jest's own module
+// system, which cannot require() an ES module on Node 20 (docs/test-runners.md, "Why a dual build").
+//
+// Input is the ES build tsc has just written (dist/index.js), so both formats run the same
+// compiled code. Rolldown (already here as vite's bundler) turns it into one file,
+// dist/cjs/index.cjs, and:
+// - keeps the dependencies that ship CommonJS as require() calls (xstate,
+//   @mswjs/interceptors, @sinonjs/fake-timers: one copy of each, deduplicated by npm);
+// - inlines nanoid, which is ESM only (5.x), with its licence in the banner;
+// - polyfills import.meta.url as the file's own URL (fixtures.ts and console.ts read
+//   fixtures/ and console/ two folders up: dist/cjs/ is as deep as dist/core/ and dist/server/).
+// The declarations are the ES build's, copied under dist/cjs/ where a package.json says
+// "commonjs", so TypeScript reads them as the CommonJS module they describe.
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { builtinModules, createRequire } from 'node:module';
+import { dirname, join, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'rolldown';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
+const out = join(dist, 'cjs');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+/** Dependencies with no CommonJS entry: bundled into the CommonJS build. */
+const INLINE = ['nanoid'];
+const external = Object.keys(pkg.dependencies).filter((name) => !INLINE.includes(name));
+const isExternal = (id) => id.startsWith('node:') || builtinModules.includes(id) || external.some((name) => id === name || id.startsWith(`${name}/`));
+
+const require = createRequire(join(root, 'package.json'));
+const notices = INLINE.map((name) => {
+  const dir = dirname(require.resolve(`${name}/package.json`));
+  const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  return `Includes ${name} ${version}:\n\n${readFileSync(join(dir, 'LICENSE'), 'utf8').trim()}`;
+});
+
+const started = Date.now();
+const warnings = [];
+await build({
+  input: { index: join(dist, 'index.js') },
+  platform: 'node',
+  external: isExternal,
+  onLog: (level, log) => {
+    if (level === 'warn') warnings.push(log.message);
+  },
+  output: {
+    dir: out,
+    format: 'cjs',
+    entryFileNames: '[name].cjs',
+    banner: `/*! ${pkg.name} ${pkg.version} (CommonJS build of dist/index.js)\n\n${notices.join('\n\n')}\n*/`,
+  },
+});
+if (warnings.length) throw new Error(`the CommonJS build warned:\n${warnings.join('\n')}`);
+
+const code = readFileSync(join(out, 'index.cjs'), 'utf8');
+for (const name of INLINE) {
+  if (code.includes(`require("${name}")`)) throw new Error(`dist/cjs/index.cjs still requires ${name}, which has no CommonJS entry`);
+}
+if (/import\.meta/.test(code.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, ''))) throw new Error('dist/cjs/index.cjs still uses import.meta');
+
+// The declarations: the same files, read as CommonJS below dist/cjs/ (the vitest entry is ESM only).
+writeFileSync(join(out, 'package.json'), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
+let declarations = 0;
+for (const file of readdirSync(dist, { recursive: true })) {
+  if (!file.endsWith('.d.ts') || file === 'vitest.d.ts' || file.startsWith(`cjs${sep}`)) continue;
+  mkdirSync(dirname(join(out, file)), { recursive: true });
+  copyFileSync(join(dist, file), join(out, file));
+  declarations++;
+}
+// On stderr: `npm pack --json` runs this (prepack) and its stdout must stay JSON.
+console.error(`dist/cjs/index.cjs: ${(code.length / 1024).toFixed(0)} kB (${INLINE.join(', ')} inlined), ${declarations} declarations copied, in ${Date.now() - started} ms`);
