@@ -7,6 +7,8 @@ export default defineConfig({
     // runs first (tsconfig.json includes test/); vitest's own typecheck would check them again.
     // Interception patches process globals: keep each file in its own worker.
     pool: 'forks',
+    // Every answer a test sees is checked against the published OpenAPI document (test/setup/conformance.ts).
+    setupFiles: ['test/setup/conformance.ts'],
     testTimeout: 20_000,
   },
 });

@@ -16,7 +16,7 @@ import { expect, test as base } from 'vitest';
 import { createSandbox, type EventType, type Sandbox, type SandboxEvent, type SandboxOptions } from './index.js';
 
 export interface SandboxFixtures {
-  /** Options for the test's sandbox; override with `test.override({ sandboxOptions: { seed: 7 } })` or `test.extend`. */
+  /** Options for the test's sandbox; set them for a suite with `test.override({ sandboxOptions: { seed: 7 } })` (vitest 4.1; `test.scoped` on 3.2). */
   sandboxOptions: SandboxOptions;
   /** A sandbox that listens for the whole test and is closed after it. */
   sandbox: Sandbox;

@@ -69,7 +69,9 @@ export class Pipeline {
       const { route, params } = this.deps.router.match(request.method, path);
       const principal = authenticate(accounts, header);
       if (!rate.allowed) {
-        throw new ApiError(429, 'rate_limited', `Rate limit of ${principal.limit} requests per second exceeded for this key; retry after the Retry-After header's seconds.`);
+        throw new ApiError(429, 'rate_limited', `Rate limit of ${principal.limit} requests per second exceeded for this key; retry after the Retry-After header's seconds.`, undefined, {
+          'retry-after': String(rate.retryAfter),
+        });
       }
       authorize(principal, route.resource, route.method === 'GET' ? 'read' : 'write');
       const json = route.body ? await readJson(request) : undefined;

@@ -5,7 +5,10 @@ export const UNCAPPED = 2_147_483_647;
 
 export interface RateDecision {
   allowed: boolean;
+  /** The three X-RateLimit headers, for every answer. */
   headers: Record<string, string>;
+  /** Whole seconds to the window's end (at least 1), for the 429's Retry-After. */
+  retryAfter: number;
 }
 
 interface Window {
@@ -44,8 +47,7 @@ export class RateLimiter implements Service {
       'x-ratelimit-remaining': String(Math.max(0, cap - window.count)),
       'x-ratelimit-reset': String(end / 1000),
     };
-    if (!allowed) headers['retry-after'] = String(Math.max(1, Math.ceil((end - nowMs) / 1000)));
-    return { allowed, headers };
+    return { allowed, headers, retryAfter: Math.max(1, Math.ceil((end - nowMs) / 1000)) };
   }
 
   reset(): void {

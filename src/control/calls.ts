@@ -1,7 +1,7 @@
 import { SandboxError } from '../core/errors.js';
 import { boolean, object, oneOf, optional, phoneNumber, string } from '../core/schema.js';
 import { ANSWERERS, type Answerer, type CallBehavior } from '../sim/carrier.js';
-import type { CallMachineEvent } from '../state/call-machine.js';
+import type { CallMachineEvent } from '../state/call-events.js';
 import type { CallService } from '../state/calls.js';
 import { routeInboundCall } from '../state/inbound.js';
 import type { Network } from '../state/network.js';

@@ -202,16 +202,23 @@ export function dateTime(description: string): Schema<number> {
   };
 }
 
-/** A timestamp the sandbox writes (ISO 8601 UTC): output only, kept as the string. */
+/**
+ * A timestamp the sandbox writes: `Date.toISOString()`, UTC with milliseconds. Output only.
+ * Its years run past RFC 3339's four digits (the virtual clock spans all a Date can hold, in
+ * ISO 8601's expanded form `+275760-09-13T00:00:00.000Z`), so the document gives the pattern,
+ * not `format: date-time`.
+ */
 export function timestamp(description: string): Schema<string> {
-  const inner = dateTime(description);
+  const pattern = /^(\d{4}|[+-]\d{6})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
   return {
-    hint: inner.hint,
-    parse: (value, path) => {
-      inner.parse(value, path);
-      return value as string;
+    hint: 'an ISO 8601 UTC timestamp, e.g. 2026-01-01T00:00:00.000Z',
+    parse(value, path) {
+      if (typeof value !== 'string' || !pattern.test(value) || Number.isNaN(Date.parse(value))) {
+        throw invalid(`${name(path)} must be an ISO 8601 UTC timestamp, e.g. 2026-01-01T00:00:00.000Z (got ${show(value)}).`, path);
+      }
+      return value;
     },
-    openapi: inner.openapi,
+    openapi: () => ({ type: 'string', pattern: pattern.source, description, examples: ['2026-01-01T00:00:00.000Z'] }),
   };
 }
 

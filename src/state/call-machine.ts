@@ -1,7 +1,7 @@
 import { emit, setup } from 'xstate';
-import type { Answerer, AnsweredBy, Disposition } from '../sim/carrier.js';
+import type { AnsweredBy, Disposition } from '../sim/carrier.js';
+import type { CallEmitted, CallMachineEvent } from './call-events.js';
 
-export type TransferTarget = { agent: string } | { extension: string };
 
 export interface CallMachineInput {
   /** Ring time before the network's outcome; `null` rings until ANSWERED or HUNG_UP. */
@@ -13,18 +13,6 @@ export interface CallMachineInput {
   /** Who answers when the network answers. */
   answeredBy: AnsweredBy;
 }
-
-/** Events are what the network or a party did, in the past tense. */
-export type CallMachineEvent =
-  | { type: 'ANSWERED'; by?: Answerer }
-  | { type: 'HUNG_UP' }
-  | { type: 'TRANSFERRED'; target: TransferTarget };
-
-/** What the machine emits (xstate `emit`); the call service updates the record and publishes the API's events. */
-export type CallEmitted =
-  | { type: 'answered'; by: AnsweredBy; talkMs: number | null }
-  | { type: 'transferred'; target: TransferTarget }
-  | { type: 'completed'; disposition: Disposition };
 
 /**
  * The call lifecycle: `ringing` → `answered` → `completed`, or `ringing` → `completed`

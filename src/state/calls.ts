@@ -6,7 +6,8 @@ import type { Service } from '../core/lifecycle.js';
 import type { SeededRandom } from '../core/random.js';
 import { iso, isoOrNull } from '../core/time.js';
 import type { AnsweredBy, Disposition, ResolvedBehavior } from '../sim/carrier.js';
-import { callMachine, type CallEmitted, type CallMachineEvent, type TransferTarget } from './call-machine.js';
+import type { CallEmitted, CallMachineEvent, TransferTarget } from './call-events.js';
+import { callMachine } from './call-machine.js';
 import type { EventBus } from './event-bus.js';
 import type { Call, CallDirection, CallStatus } from './resources.js';
 

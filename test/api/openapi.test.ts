@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../../src/index.js';
+import { Conformance } from '../support/conformance.js';
+
+const doc = createSandbox({ baseUrl: 'https://api.example.test' }).openapi() as any;
 
 describe('sandbox.openapi()', () => {
-  const doc = createSandbox({ baseUrl: 'https://api.example.test' }).openapi() as any;
 
   it('describes every endpoint of the spec, at the base URL, with bearer auth', () => {
     expect(doc.openapi).toBe('3.1.0');
@@ -31,5 +33,56 @@ describe('sandbox.openapi()', () => {
     expect(doc.paths['/v1/webhooks'].post.requestBody.content['application/json'].schema.properties.events.items.enum).toHaveLength(7);
     expect(doc.paths['/v1/numbers/{id}'].delete.responses['204']).toBeDefined();
     expect(doc.paths['/v1/calls/{id}/transfer'].post.responses['200']).toBeDefined();
+  });
+});
+
+describe('the document holds itself and the answers to account', () => {
+  it("passes @redocly/openapi-core's recommended rules with no error and no warning", async () => {
+    const { createConfig, lintFromString } = await import('@redocly/openapi-core');
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: 'openapi.json', config });
+    expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
+  });
+
+  it('gives every operation an operationId, its success answer a schema, and every status the error envelope', () => {
+    for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(operations)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        expect(op.operationId, where).toMatch(/^[a-z][A-Za-z]+$/);
+        const statuses = Object.keys(op.responses);
+        expect(statuses.filter((s) => /^2/.test(s)), where).toHaveLength(1);
+        for (const status of ['401', '403', '429', '5XX']) expect(statuses, where).toContain(status);
+        for (const status of statuses.filter((s) => !/^2/.test(s))) {
+          expect(op.responses[status].content['application/json'].schema, `${where} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
+        }
+      }
+    }
+    expect(doc.paths['/v1/recordings/{id}/audio'].get.responses['200'].content).toHaveProperty('audio/wav');
+    expect(doc.paths['/v1/transcripts/{id}'].get.responses['200'].content).toHaveProperty('text/event-stream');
+    expect(doc.paths['/v1/calls'].post.responses).toHaveProperty('422');
+    expect(doc.paths['/v1/recordings/{id}/audio'].get.responses['200'].headers).toHaveProperty('Content-Disposition');
+    expect(JSON.stringify(doc)).not.toMatch(/"nullable"|"example":/); // 3.1 only
+  });
+});
+
+describe('the conformance check (test/setup/conformance.ts)', () => {
+  const checker = new Conformance(doc);
+  const headers = (extra: Record<string, string> = {}) =>
+    new Headers({ 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'req_0000000000000000', 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '99', 'x-ratelimit-reset': '1', ...extra });
+  const call = (over: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      id: 'call_0000000000000000', status: 'ringing', ai_handler: 'none', direction: 'outbound', from: '+14155550100', to: '+14155550123', ai_receptionist: false,
+      answered_by: null, disposition: null, duration: null, agent: null, extension: null, campaign_id: null, recording_id: null, recording_url: null, transcript_id: null,
+      created_at: '2026-01-01T00:00:00.000Z', answered_at: null, ended_at: null, ...over,
+    });
+
+  it('passes a documented answer, and names each way an answer can break the document', () => {
+    expect(checker.check('GET', '/v1/calls/call_0000000000000000', 200, headers(), call())).toEqual([]);
+    expect(checker.check('GET', '/v1/calls/call_0000000000000000', 200, headers(), call({ secret: 1 }))).toEqual([expect.stringMatching(/must NOT have additional properties/)]);
+    expect(checker.check('GET', '/v1/calls/call_0000000000000000', 200, headers(), call({ status: 'lost' }))).toEqual([expect.stringMatching(/must be equal to one of the allowed values|must match exactly one schema/)]);
+    expect(checker.check('GET', '/v1/calls/call_0000000000000000', 200, headers({ 'x-debug': '1' }), call())).toEqual(['GET /v1/calls/call_0000000000000000 → 200: header x-debug is not documented']);
+    expect(checker.check('GET', '/v1/calls/call_0000000000000000', 418, headers(), '{}')).toEqual([expect.stringMatching(/status not listed/)]);
+    expect(checker.check('DELETE', '/v1/numbers/num_x', 204, headers(), 'x')).toEqual([expect.stringMatching(/a body where the document says none/)]);
+    expect(checker.check('GET', '/v1/nothing', 404, headers(), '{"error":{"code":"not_found","message":"no","extra":1}}')).toEqual([expect.stringMatching(/additional properties/)]);
   });
 });
