@@ -60,6 +60,9 @@ export const name = (path: string) => (path ? `\`${path}\`` : 'the value');
  */
 const CONTROL_LINE = /[\x00-\x1f\x7f]/;
 const CONTROL_MULTILINE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/;
+/** The text rule as the document's patterns say it (lone surrogates are beyond a JSON Schema pattern). */
+export const TEXT_PATTERN = '^[^\\x00-\\x1f\\x7f]*$';
+const MULTILINE_TEXT_PATTERN = '^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]*$';
 
 /** Why `text` breaks the text rule, or null when it keeps it. */
 export function textProblem(text: string, multiline = false): string | null {
@@ -103,7 +106,8 @@ export function string(opts: {
       description: opts.description,
       ...(min > 0 ? { minLength: min } : {}),
       ...(opts.max !== undefined ? { maxLength: opts.max } : {}),
-      ...(opts.pattern ? { pattern: opts.pattern.source } : {}),
+      // Its own pattern (which keeps out control characters too), or the text rule's.
+      pattern: opts.pattern?.source ?? (opts.multiline ? MULTILINE_TEXT_PATTERN : TEXT_PATTERN),
       ...(opts.format ? { format: opts.format } : {}),
       ...(opts.example ? { examples: [opts.example] } : {}),
     }),

@@ -25,7 +25,7 @@ export const mediaUrl: Schema<string> = custom({
     }
     return url;
   },
-  openapi: urlText.openapi,
+  openapi: () => ({ ...urlText.openapi(), pattern: '^[Hh][Tt][Tt][Pp][Ss]://[^\\x00-\\x1f\\x7f]+$' }),
 });
 
 /** The attachments of an MMS. */

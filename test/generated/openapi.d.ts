@@ -2395,7 +2395,7 @@ export interface operations {
                 } | {
                     body: unknown;
                 } | {
-                    media_urls: unknown;
+                    media_urls: unknown[];
                 } | {
                     template: unknown;
                 };
@@ -3444,7 +3444,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: uri
-                     * @description The receiver: an https URL, e.g. https://example.com/webhooks (plain http only to 127.0.0.1, localhost or [::1]).
+                     * @description The receiver: an https URL, e.g. https://example.com/webhooks (plain http only to 127.0.0.1, localhost or [::1]); never a link-local or cloud-metadata address, nor the sandbox itself (docs/webhooks.md).
                      */
                     url: string;
                     /** @description The events to receive (each named once; a repeated name counts once). */

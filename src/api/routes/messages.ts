@@ -50,7 +50,7 @@ export const sendMessageBody = object(
     },
     rules: {
       not: has('body', 'template'),
-      anyOf: [has('body'), { required: ['media_urls'], properties: { media_urls: { minItems: 1 } } }, has('template')],
+      anyOf: [has('body'), { required: ['media_urls'], properties: { media_urls: { type: 'array', minItems: 1 } } }, has('template')],
     },
   },
 );

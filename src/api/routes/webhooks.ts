@@ -81,7 +81,15 @@ function webhookUrl(sandboxOrigin: string): Schema<string> {
       }
       return value;
     },
-    openapi: () => ({ type: 'string', format: 'uri', maxLength: MAX_URL_LENGTH, description: `The receiver: ${URL_HINT}.` }),
+    openapi: () => ({
+      type: 'string',
+      format: 'uri',
+      maxLength: MAX_URL_LENGTH,
+      // https anywhere, or http to a loopback host; no whitespace or control characters. The host rules
+      // (link-local, metadata, the sandbox itself) and credentials are checked by the sandbox.
+      pattern: '^([Hh][Tt][Tt][Pp][Ss]://[^\\s\\x00-\\x1f\\x7f]+|[Hh][Tt][Tt][Pp]://([Ll][Oo][Cc][Aa][Ll][Hh][Oo][Ss][Tt]|127\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}|\\[::1\\])([:/?#][^\\s\\x00-\\x1f\\x7f]*)?)$',
+      description: `The receiver: ${URL_HINT}; never a link-local or cloud-metadata address, nor the sandbox itself (docs/webhooks.md).`,
+    }),
   });
 }
 
