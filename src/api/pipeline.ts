@@ -57,10 +57,18 @@ export class Pipeline {
     const token = bearerToken(header);
     // Every request counts against its key's window, so every response can carry the headers.
     const origin = request.headers.get('origin');
-    const cors = corsHeaders(origin);
-    if (request.method === 'OPTIONS') return this.preflight(request, requestId, cors);
+    if (request.method === 'OPTIONS') return this.preflight(request, requestId, corsHeaders(origin));
     const rate = limiter.take(token ?? '(no key)', accounts.limitFor(token), now());
-    const base = { 'x-request-id': requestId, ...rate.headers, ...cors };
+    // The headers of every answer, as pairs: one Headers is built from them per response.
+    const base: Array<[string, string]> = [
+      ['x-request-id', requestId],
+      ['x-ratelimit-limit', rate.headers['x-ratelimit-limit']!],
+      ['x-ratelimit-remaining', rate.headers['x-ratelimit-remaining']!],
+      ['x-ratelimit-reset', rate.headers['x-ratelimit-reset']!],
+      ['access-control-allow-origin', origin ?? '*'],
+      ['access-control-expose-headers', EXPOSED],
+      ['vary', 'Origin'],
+    ];
     try {
       const { path, query } = this.split(request.url);
       const fault = this.deps.faults.take(request.method, path);
@@ -95,12 +103,12 @@ export class Pipeline {
         // The GET's status and headers, without its body (a stream it opened is closed at once).
         if (reply.raw instanceof ReadableStream) void reply.raw.cancel().catch(() => undefined);
         const type: Record<string, string> = reply.raw === undefined && reply.status !== 204 ? { 'content-type': 'application/json; charset=utf-8' } : {};
-        return new Response(null, { status: reply.status, headers: new Headers({ ...base, ...type, ...reply.headers }) });
+        return new Response(null, { status: reply.status, headers: headersOf(base, { ...type, ...reply.headers }) });
       }
-      if (reply.raw !== undefined) return new Response(reply.raw, { status: reply.status, headers: { ...base, ...reply.headers } });
-      return respond(reply.status, reply.body, { ...base, ...reply.headers });
+      if (reply.raw !== undefined) return new Response(reply.raw, { status: reply.status, headers: headersOf(base, reply.headers) });
+      return respond(reply.status, reply.body, base, reply.headers);
     } catch (error) {
-      if (error instanceof ApiError) return respond(error.status, error.toBody(), { ...base, ...error.headers });
+      if (error instanceof ApiError) return respond(error.status, error.toBody(), base, error.headers);
       if (error instanceof Invalid) return respond(400, { error: { code: error.code, message: error.message, ...(error.param ? { param: error.param } : {}) } }, base);
       return this.internalError(error, requestId, base);
     }
@@ -117,7 +125,7 @@ export class Pipeline {
       allowed = this.deps.router.allowed(this.split(request.url).path);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      return respond(error.status, error.toBody(), { 'x-request-id': requestId, ...cors });
+      return respond(error.status, error.toBody(), [['x-request-id', requestId], ...Object.entries(cors)]);
     }
     const methods = allowed.length > 0 ? allowed.join(', ') : 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
     return new Response(null, {
@@ -134,7 +142,7 @@ export class Pipeline {
   }
 
   /** The 500 answer. It cannot throw: the report of a failure must not fail itself. */
-  private internalError(error: unknown, requestId: string, headers: Record<string, string>): Response {
+  private internalError(error: unknown, requestId: string, headers: Array<[string, string]>): Response {
     try {
       this.deps.onInternalError(error, requestId);
     } catch {
@@ -208,14 +216,23 @@ function interrupted(): ApiError {
   );
 }
 
+/** One `Headers` of the answer's common pairs and its own headers (those win). */
+function headersOf(base: Array<[string, string]>, own?: Record<string, string>): Headers {
+  const headers = new Headers(base);
+  if (own) for (const name in own) headers.set(name, own[name]!);
+  return headers;
+}
+
 /**
  * Headers go in as a `Headers` instance: while interception is applied, the patched
  * `Response` constructor re-reads a plain-object init into a second `Headers` to record raw
  * header names, which made every response markedly dearer.
  */
-function respond(status: number, body: unknown, headers: Record<string, string>): Response {
-  if (status === 204) return new Response(null, { status, headers: new Headers(headers) });
-  return new Response(JSON.stringify(body), { status, headers: new Headers({ ...headers, 'content-type': 'application/json; charset=utf-8' }) });
+function respond(status: number, body: unknown, base: Array<[string, string]>, own?: Record<string, string>): Response {
+  const headers = headersOf(base, own);
+  if (status === 204) return new Response(null, { status, headers });
+  headers.set('content-type', 'application/json; charset=utf-8');
+  return new Response(JSON.stringify(body), { status, headers });
 }
 
 /**

@@ -86,7 +86,7 @@ export class Router {
   private readonly compiled: Compiled[];
 
   constructor(readonly routes: readonly AnyRoute[]) {
-    this.compiled = routes.map((route) => ({ route, segments: segmentsOf(route.path) }));
+    this.compiled = routes.map((route) => ({ route, segments: patternOf(route.path) }));
   }
 
   /** The methods `path` answers (its routes', HEAD beside GET, OPTIONS); empty when no route has the path. */
@@ -122,6 +122,14 @@ export class Router {
           : 'Every endpoint is under /v1/, e.g. /v1/calls.';
     throw new ApiError(404, 'not_found', `No endpoint ${method} ${path}. ${hint}`);
   }
+}
+
+/** Route patterns split once per process: every sandbox has the same table. */
+const patterns = new Map<string, string[]>();
+function patternOf(path: string): string[] {
+  let segments = patterns.get(path);
+  if (!segments) patterns.set(path, (segments = segmentsOf(path)));
+  return segments;
 }
 
 function matchSegments(pattern: string[], actual: string[]): Record<string, string> | undefined {

@@ -42,7 +42,13 @@ interface ClockDeps {
  * as webhook deliveries that a timer started.
  */
 export class VirtualClock implements Service {
-  private readonly fake: FakeTimers.Clock;
+  /**
+   * The fake-timers clock, made on the first timer or advance: making one is most of what a
+   * new sandbox costs, and a sandbox that only answers reads never needs it. Until then,
+   * `idleNow` is the virtual now.
+   */
+  private made: FakeTimers.Clock | null = null;
+  private idleNow: number;
   private readonly inflight = new Set<Promise<unknown>>();
   private queue: Promise<void> = Promise.resolve();
   /** Increases at every stop(): an advance that sees it change was interrupted. */
@@ -61,13 +67,17 @@ export class VirtualClock implements Service {
     private readonly startMs: number,
     private readonly deps: ClockDeps,
   ) {
-    this.fake = FakeTimers.createClock(startMs, 100_000);
+    this.idleNow = startMs;
     this.arm();
+  }
+
+  private get fake(): FakeTimers.Clock {
+    return (this.made ??= FakeTimers.createClock(this.idleNow, 100_000));
   }
 
   /** Virtual now, in epoch milliseconds. */
   now(): number {
-    return this.fake.now;
+    return this.made === null ? this.idleNow : this.made.now;
   }
 
   /** Runs `fn` after `ms` of virtual time, as one step. */
@@ -81,7 +91,7 @@ export class VirtualClock implements Service {
     };
     if (!(ms > MAX_STEP_MS)) return this.fake.setTimeout(run, Math.max(0, ms || 0));
     // "Until something else happens", or past the last instant a Date can hold: never armed.
-    if (ms === Infinity || this.fake.now + ms > MAX_TIME_MS) return new LongTimer(NEVER);
+    if (ms === Infinity || this.now() + ms > MAX_TIME_MS) return new LongTimer(NEVER);
     // Like Node's, fake-timers would turn a longer delay into 1 ms: re-arm in steps instead.
     const timer = new LongTimer(0 as FakeTimerId);
     const arm = (remaining: number) => {
@@ -92,6 +102,7 @@ export class VirtualClock implements Service {
   }
 
   clearTimeout(id: TimerHandle): void {
+    if (this.made === null) return; // no timer was ever set
     if (id instanceof LongTimer) {
       if (id.id !== NEVER) this.fake.clearTimeout(id.id);
     } else this.fake.clearTimeout(id);
@@ -110,7 +121,7 @@ export class VirtualClock implements Service {
 
   /** How far `advance(ms)` may go: the last instant a Date can hold, minus now. */
   get headroomMs(): number {
-    return MAX_TIME_MS - this.fake.now;
+    return MAX_TIME_MS - this.now();
   }
 
   /**
@@ -137,14 +148,19 @@ export class VirtualClock implements Service {
       if (this.epoch !== epoch) throw new ClockStopped();
     };
     check();
-    const end = this.fake.now + ms;
+    const end = this.now() + ms;
     if (end > MAX_TIME_MS) {
-      throw new SandboxError(`Failed to advance: ${ms} ms from ${new Date(this.fake.now).toISOString()} is past the last instant a Date can hold (+275760-09-13); advance less.`);
+      throw new SandboxError(`Failed to advance: ${ms} ms from ${new Date(this.now()).toISOString()} is past the last instant a Date can hold (+275760-09-13); advance less.`);
     }
     do {
       await this.settle(check);
       this.moving();
       check();
+      if (this.made === null) {
+        // No timer was ever set: idle time, with no clock to move.
+        this.idleNow = end;
+        break;
+      }
       if (this.fake.countTimers() === 0) {
         // Nothing scheduled: jump straight to the end, however far (idle time is free).
         this.fake.tick(end - this.fake.now);
@@ -191,9 +207,11 @@ export class VirtualClock implements Service {
   /** Drops every pending timer and forgets work in flight; an advance in progress rejects. Virtual now stays. */
   stop(): void {
     this.epoch++;
-    const now = this.fake.now;
-    this.fake.reset(); // also sets now back to the clock's creation instant
-    this.fake.setSystemTime(now);
+    if (this.made !== null) {
+      const now = this.made.now;
+      this.made.reset(); // also sets now back to the clock's creation instant
+      this.made.setSystemTime(now);
+    }
     this.inflight.clear();
     this.wake();
     this.arm();
@@ -201,7 +219,8 @@ export class VirtualClock implements Service {
 
   /** Back to the start time (after stop()). */
   reset(): void {
-    this.fake.setSystemTime(this.startMs);
+    if (this.made === null) this.idleNow = this.startMs;
+    else this.made.setSystemTime(this.startMs);
   }
 
   private arm(): void {

@@ -5,7 +5,9 @@
 
 /** The segments of a path, a trailing slash ignored: `/v1/calls/` → `['v1', 'calls']`. */
 export function segmentsOf(path: string): string[] {
-  return path.replace(/\/$/, '').split('/').slice(1);
+  if (path.length <= 1) return [];
+  const end = path.charCodeAt(path.length - 1) === 47 ? path.length - 1 : path.length;
+  return path.slice(1, end).split('/');
 }
 
 /** Whether `actual` fits `pattern`, where a `{name}` segment stands for any non-empty one. */

@@ -5,9 +5,20 @@
  */
 export const MAX_TIME_MS = 8.64e15;
 
-/** An epoch-ms instant as the API writes timestamps (ISO 8601 UTC). */
+let lastMs = Number.NaN;
+let lastIso = '';
+
+/**
+ * An epoch-ms instant as the API writes timestamps (ISO 8601 UTC). A burst of requests, and
+ * every event of one instant, share a virtual instant: the last one formatted is kept (a pure
+ * function's memo, not state: any sandbox gets the same string for the same instant).
+ */
 export function iso(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
 }
 
 /** `iso(ms)`, or null when it has not happened. */

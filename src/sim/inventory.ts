@@ -43,8 +43,8 @@ interface Block {
   capabilities: NumberCapabilities;
   /** Position of the block's first number in the pool. */
   offset: number;
-  /** Subscriber parts, ascending: 4 bytes a number, drawn on first use. */
-  subscribers?: Uint32Array;
+  /** Its index among the pool's blocks: the per-sandbox drawn numbers are kept by it. */
+  index: number;
 }
 
 /**
@@ -55,44 +55,43 @@ interface Block {
  * is searched and kept as a small typed array; the pool never changes, and who holds
  * which number is the number service's business.
  */
-export class NumberInventory {
-  private readonly blocks: Block[] = [];
-  readonly size: number;
-  private readonly perBlock: number;
+/** A fixture's blocks, laid out once per process (they are immutable data; the numbers drawn are per sandbox). */
+const layouts = new WeakMap<object, { blocks: readonly Block[]; perBlock: number }>();
 
-  constructor(
-    private readonly random: SeededRandom,
-    fixture: unknown = readFixture('number-inventory.json'),
-  ) {
-    const data = fixture as {
-      numbers_per_area_code: number;
-      countries: Array<{
-        country: string;
-        calling_code: string;
-        kinds: Array<{
-          kind: NumberKind;
-          area_codes: string[];
-          national_digits: number;
-          first_digit_min: number;
-          exclude_prefixes: string[];
-          capabilities: NumberCapabilities;
-        }>;
+function layout(fixture: unknown): { blocks: readonly Block[]; perBlock: number } {
+  const cached = layouts.get(fixture as object);
+  if (cached) return cached;
+  const data = fixture as {
+    numbers_per_area_code: number;
+    countries: Array<{
+      country: string;
+      calling_code: string;
+      kinds: Array<{
+        kind: NumberKind;
+        area_codes: string[];
+        national_digits: number;
+        first_digit_min: number;
+        exclude_prefixes: string[];
+        capabilities: NumberCapabilities;
       }>;
-    };
-    this.perBlock = data.numbers_per_area_code;
-    const seen = new Set<string>();
-    for (const country of data.countries) {
-      for (const kind of country.kinds) {
-        if (!NUMBER_KINDS.includes(kind.kind)) throw new Error(`number-inventory.json: unknown kind ${kind.kind}`);
-        for (const areaCode of kind.area_codes) {
-          const prefix = `+${country.calling_code}${areaCode}`;
-          if (seen.has(prefix)) throw new Error(`number-inventory.json: ${prefix} appears twice`);
-          seen.add(prefix);
-          const subscriberDigits = kind.national_digits - areaCode.length;
-          if (subscriberDigits < 4 || subscriberDigits > 9) throw new Error(`number-inventory.json: ${prefix} needs 4 to 9 subscriber digits`);
-          // A leading 0 would make two spellings of one number; 1..9 keeps lookup exact.
-          if (!(kind.first_digit_min >= 1 && kind.first_digit_min <= 9)) throw new Error(`number-inventory.json: ${prefix} first_digit_min must be 1 to 9`);
-          this.blocks.push({
+    }>;
+  };
+  const perBlock = data.numbers_per_area_code;
+  const blocks: Block[] = [];
+  const seen = new Set<string>();
+  for (const country of data.countries) {
+    for (const kind of country.kinds) {
+      if (!NUMBER_KINDS.includes(kind.kind)) throw new Error(`number-inventory.json: unknown kind ${kind.kind}`);
+      for (const areaCode of kind.area_codes) {
+        const prefix = `+${country.calling_code}${areaCode}`;
+        if (seen.has(prefix)) throw new Error(`number-inventory.json: ${prefix} appears twice`);
+        seen.add(prefix);
+        const subscriberDigits = kind.national_digits - areaCode.length;
+        if (subscriberDigits < 4 || subscriberDigits > 9) throw new Error(`number-inventory.json: ${prefix} needs 4 to 9 subscriber digits`);
+        // A leading 0 would make two spellings of one number; 1..9 keeps lookup exact.
+        if (!(kind.first_digit_min >= 1 && kind.first_digit_min <= 9)) throw new Error(`number-inventory.json: ${prefix} first_digit_min must be 1 to 9`);
+        blocks.push(
+          Object.freeze({
             country: country.country,
             callingCode: country.calling_code,
             kind: kind.kind,
@@ -100,12 +99,31 @@ export class NumberInventory {
             subscriberDigits,
             firstDigitMin: kind.first_digit_min,
             exclude: kind.exclude_prefixes,
-            capabilities: { ...kind.capabilities },
-            offset: this.blocks.length * this.perBlock,
-          });
-        }
+            capabilities: Object.freeze({ ...kind.capabilities }),
+            offset: blocks.length * perBlock,
+            index: blocks.length,
+          }),
+        );
       }
     }
+  }
+  const result = { blocks, perBlock };
+  layouts.set(fixture as object, result);
+  return result;
+}
+
+export class NumberInventory {
+  private readonly blocks: readonly Block[];
+  /** Subscriber parts per block, ascending: 4 bytes a number, drawn on first use. */
+  private readonly drawn: Array<Uint32Array | undefined> = [];
+  readonly size: number;
+  private readonly perBlock: number;
+
+  constructor(
+    private readonly random: SeededRandom,
+    fixture: unknown = readFixture('number-inventory.json'),
+  ) {
+    ({ blocks: this.blocks, perBlock: this.perBlock } = layout(fixture));
     this.size = this.blocks.length * this.perBlock;
   }
 
@@ -138,7 +156,7 @@ export class NumberInventory {
 
   private entry(block: Block, index: number): InventoryEntry {
     return {
-      number: `+${block.callingCode}${block.areaCode}${block.subscribers![index]}`,
+      number: `+${block.callingCode}${block.areaCode}${this.drawn[block.index]![index]}`,
       kind: block.kind,
       country: block.country,
       areaCode: block.areaCode,
@@ -149,7 +167,8 @@ export class NumberInventory {
 
   /** Draws the block's numbers from its own seeded stream, so blocks never shift each other. */
   private subscribersOf(block: Block): Uint32Array {
-    if (block.subscribers) return block.subscribers;
+    const drawn = this.drawn[block.index];
+    if (drawn) return drawn;
     const next = this.random.stream(`inventory:+${block.callingCode}${block.areaCode}`);
     const low = block.firstDigitMin * 10 ** (block.subscriberDigits - 1);
     const span = 10 ** block.subscriberDigits - low;
@@ -159,8 +178,9 @@ export class NumberInventory {
       const text = String(value);
       if (!block.exclude.some((prefix) => text.startsWith(prefix))) chosen.add(value);
     }
-    block.subscribers = Uint32Array.from(chosen).sort();
-    return block.subscribers;
+    const subscribers = Uint32Array.from(chosen).sort();
+    this.drawn[block.index] = subscribers;
+    return subscribers;
   }
 }
 

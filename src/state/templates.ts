@@ -21,20 +21,35 @@ function parse(id: string, body: string): MessageTemplate {
  * The templates a sandbox knows: those of `fixtures/message-templates.json`, plus (or
  * replaced by, for the same id) those of the `templates` option.
  */
+/** A fixture's templates, parsed once per process (immutable data, frozen). */
+const parsedFixtures = new WeakMap<object, ReadonlyMap<string, MessageTemplate>>();
+
+function builtIns(fixture: unknown): ReadonlyMap<string, MessageTemplate> {
+  let parsed = parsedFixtures.get(fixture as object);
+  if (!parsed) {
+    const entries = Object.entries((fixture as { templates: Record<string, string> }).templates);
+    parsed = new Map(entries.map(([id, body]) => [id, Object.freeze(parse(id, body))]));
+    parsedFixtures.set(fixture as object, parsed);
+  }
+  return parsed;
+}
+
 export class Templates {
-  private readonly byId = new Map<string, MessageTemplate>();
+  private readonly builtIn: ReadonlyMap<string, MessageTemplate>;
+  /** The `templates` option's own: the same id replaces a built-in one. */
+  private readonly own = new Map<string, MessageTemplate>();
 
   constructor(extra: ReadonlyMap<string, string>, fixture: unknown = readFixture('message-templates.json')) {
-    const builtIn = (fixture as { templates: Record<string, string> }).templates;
-    for (const [id, body] of [...Object.entries(builtIn), ...extra]) this.byId.set(id, parse(id, body));
+    this.builtIn = builtIns(fixture);
+    for (const [id, body] of extra) this.own.set(id, parse(id, body));
   }
 
   get(id: string): MessageTemplate | undefined {
-    return this.byId.get(id);
+    return this.own.get(id) ?? this.builtIn.get(id);
   }
 
   get ids(): string[] {
-    return [...this.byId.keys()];
+    return [...new Set([...this.builtIn.keys(), ...this.own.keys()])];
   }
 
   /** The body with every placeholder replaced; `values` must hold every variable. */

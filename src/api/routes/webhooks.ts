@@ -93,7 +93,16 @@ function webhookUrl(sandboxOrigin: string): Schema<string> {
   });
 }
 
+/** The body schema per sandbox origin, made once: every sandbox on one origin shares it. */
+const bodies = new Map<string, ReturnType<typeof makeWebhookBody>>();
+
 export function createWebhookBody(sandboxOrigin: string) {
+  let body = bodies.get(sandboxOrigin);
+  if (!body) bodies.set(sandboxOrigin, (body = makeWebhookBody(sandboxOrigin)));
+  return body;
+}
+
+function makeWebhookBody(sandboxOrigin: string) {
   return object(
     {
       url: webhookUrl(sandboxOrigin),
