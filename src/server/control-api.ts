@@ -351,7 +351,7 @@ function callTimelines(session: Session) {
         transcript: transcript ? { id: transcript.id, status: transcript.status, created_at: transcript.created_at, ready_at: transcript.ready_at } : null,
         webhooks: attempts
           .filter((a) => ownerOf.get(a.eventId) === call.id)
-          .map((a) => ({ eventType: a.eventType, deliveryId: a.deliveryId, attempt: a.attempt, at: a.at, status: a.status, ok: a.ok, error: a.error })),
+          .map((a) => ({ eventType: a.eventType, deliveryId: a.deliveryId, attempt: a.attempt, replay: a.replay, at: a.at, status: a.status, ok: a.ok, error: a.error })),
       },
     };
   });
