@@ -98,7 +98,7 @@ export class Sandbox {
     const faults = add(new Faults());
     const calls = add(new CallService({ clock, random, bus, events, baseUrl: o.baseUrl, aiHandler: o.aiHandler, onError }));
     const transcripts = add(new TranscriptService({ clock, events, aiHandler: o.aiHandler }));
-    const recordings = add(new RecordingService({ clock, bus, events, calls, transcripts, baseUrl: o.baseUrl }));
+    const recordings = add(new RecordingService({ clock, bus, events, calls, transcripts, baseUrl: o.baseUrl, later: (fn) => steps.after(fn) }));
     const dialer = add(new Dialer({ clock, random, calls, events, network, aiHandler: o.aiHandler, intervalMs: o.dialIntervalMs }));
     const numbers = add(new NumberService({ clock, random, inventory: new NumberInventory(random) }));
     const messages = add(new MessageService({ clock, random, bus }));
@@ -196,7 +196,7 @@ export class Sandbox {
    */
   async advance(duration: Duration): Promise<void> {
     this.assertOpen('advance');
-    const ms = toMs(duration, 'Failed to advance');
+    const ms = toMs(duration, 'Failed to advance', 'duration');
     await this.advanceWithin(ms);
   }
 
@@ -226,7 +226,8 @@ export class Sandbox {
 
   /**
    * Advances virtual time until an event matching `match` (an event type, or a predicate)
-   * is emitted, and stops at that instant; resolves with the event. A test can wait for
+   * is emitted, and stops at the end of that instant (the other work due at the same instant
+   * has run too); resolves with the event. A test can wait for
    * "the call completed" without knowing its timing. Rejects with a SandboxError when no
    * such event comes within `max` of virtual time (default one day; time has then moved
    * by `max`), and as `advance()` does when the sandbox is reset or closed meanwhile.
@@ -243,7 +244,7 @@ export class Sandbox {
     if (typeof match !== 'function' && !(EVENT_TYPES as readonly unknown[]).includes(match)) {
       throw new SandboxError(`advanceUntil: ${JSON.stringify(match)} is not an event type; pass one of ${EVENT_TYPES.join(', ')}, or a predicate (event) => boolean.`, { param: 'match' });
     }
-    const max = toMs(options.max ?? '1d', 'advanceUntil: max');
+    const max = toMs(options.max ?? '1d', 'advanceUntil: max', 'max');
     const matches = typeof match === 'function' ? match : (event: SandboxEvent) => event.type === match;
     let found: SandboxEvent | undefined;
     const stop = this.events.subscribe((event) => {
@@ -303,7 +304,11 @@ export class Sandbox {
         input instanceof Request && init === undefined
           ? input
           : new Request(typeof input === 'string' && input.startsWith('/') ? `${this.baseUrl}${input}` : input, init);
-      return this.handle(request);
+      // A network fault is a rejected fetch, as Node's fetch rejects on a dropped connection.
+      return this.handle(request).then((response) => {
+        if (response.type === 'error') throw new TypeError('fetch failed', { cause: new Error('The connection was dropped (an injected network fault).') });
+        return response;
+      });
     } catch (error) {
       return Promise.reject(error);
     }

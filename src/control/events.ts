@@ -46,6 +46,7 @@ export function eventLog(ctx: ControlContext, bus: EventBus, onListenerError: (e
     list: <K extends EventType>(filter?: EventFilter<K>) =>
       bus.entries(resolve(filter, 'list')).map((entry) => structuredClone(entry.event) as SandboxEvent<K>),
     subscribe: <K extends EventType>(listener: (event: SandboxEvent<K>) => void, filter?: EventFilter<K>) => {
+      ctx.assertOpen('subscribe to events');
       const only = resolve(filter, 'subscribe');
       return bus.subscribe((event, account) => {
         if ((only.type && event.type !== only.type) || (only.account !== undefined && account !== only.account)) return;

@@ -53,8 +53,8 @@ export interface WebhookScripting {
  * const [first] = await sandbox.webhooks.replay(dead.id); // first.attempt === 1
  */
 export function webhookScripting(ctx: ControlContext, service: Deliveries): WebhookScripting {
+  // Reads work after close(), as every namespace's do: they show what happened.
   const resolve = (filter: WebhookFilter | undefined, where: string): DeliveryFilter => {
-    ctx.assertOpen(`list webhook ${where === 'attempts' ? 'attempts' : 'deliveries'}`);
     if (filter === undefined) return {};
     const { apiKey, ...rest } = check(filterSchema, filter, `webhooks.${where}`, '');
     return { ...rest, ...(apiKey === undefined ? {} : { account: accountOf(ctx, apiKey, `webhooks.${where}`) }) };
@@ -97,6 +97,7 @@ export function webhookScripting(ctx: ControlContext, service: Deliveries): Webh
     replay: (id) => later(() => ctx.steps.run(() => replayable(deadLettersOf(id)))),
     replayAll: (filter) =>
       later(() => {
+        ctx.assertOpen('replay dead letters');
         const dead = service.deliveries({ ...resolve(filter, 'replayAll'), state: 'dead' });
         return ctx.steps.run(() => replayable(dead.map((d) => d.id).filter((id) => service.canReplay(id))));
       }),

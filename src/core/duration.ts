@@ -33,8 +33,8 @@ export const DURATION_HINT = "milliseconds as a non-negative number, or a string
  * @example
  * toMs('90s', 'advance') // 90000
  */
-export function toMs(value: Duration, what: string): number {
+export function toMs(value: Duration, what: string, param?: string): number {
   const ms = parseDuration(value);
-  if (ms === null) throw new SandboxError(`${what}: ${JSON.stringify(value)} is not a duration. Pass ${DURATION_HINT}.`);
+  if (ms === null) throw new SandboxError(`${what}: ${JSON.stringify(value)} is not a duration. Pass ${DURATION_HINT}.`, { param });
   return ms;
 }

@@ -269,6 +269,7 @@ export function intercept(origin: string, basePath: string, handle: RequestHandl
   if (targets.some((t) => t.origin === origin && t.basePath === basePath)) {
     throw new SandboxError(
       `Failed to listen: another sandbox already listens on ${origin}${basePath}. Close it first, or give this one another baseUrl.`,
+      { code: 'conflict', param: 'baseUrl' },
     );
   }
   const target: Target = { origin, basePath, handle };

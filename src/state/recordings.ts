@@ -46,6 +46,8 @@ interface RecordingServiceDeps {
   calls: CallService;
   transcripts: TranscriptService;
   baseUrl: string;
+  /** Runs work at the end of the current step, still at this instant (core/steps.ts). */
+  later: (fn: () => void) => void;
 }
 
 /**
@@ -129,9 +131,13 @@ export class RecordingService implements Service {
     });
   }
 
-  /** Runs `fn` after `ms` of virtual time; a zero delay means this very instant (a timer would add 1 ms inside a tick). */
+  /**
+   * Runs `fn` after `ms` of virtual time. A zero delay means this very instant, but after the
+   * step in progress (a timer would add 1 ms inside a tick; running at once would publish
+   * recording.ready before the call.completed it follows).
+   */
   private after(ms: number, fn: () => void): void {
-    if (ms === 0) fn();
+    if (ms === 0) this.deps.later(fn);
     else this.deps.clock.setTimeout(fn, ms);
   }
 }

@@ -416,3 +416,18 @@ describe('consistency (issue 10.11)', () => {
 
 /** Keep the event types honest in this file. */
 export type AnyEvent = SandboxEvent;
+
+describe('event order at one instant', () => {
+  it('regression: with recordingDelay 0, recording.ready was logged before the call.completed it follows', async () => {
+    const sandbox = make();
+    sandbox.recordings.setTiming({ recordingDelay: 0, transcriptDelay: 0 });
+    const heard: string[] = [];
+    sandbox.events.subscribe((event) => heard.push(event.type));
+    await post(sandbox, '/v1/calls', { to: TO, from: FROM });
+    await sandbox.advance('65s');
+    const order = ['call.started', 'call.answered', 'call.completed', 'recording.ready', 'transcript.ready'];
+    expect(sandbox.events.list().map((e) => e.type)).toEqual(order);
+    expect(heard).toEqual(order);
+    expect(new Set(sandbox.events.list().slice(2).map((e) => e.created_at)).size).toBe(1); // all at the hang-up
+  });
+});

@@ -97,3 +97,12 @@ describe('sandbox.fetch', () => {
     await expect(unbound('/v1/calls', { headers })).rejects.toMatchObject({ code: 'closed' });
   });
 });
+
+describe('sandbox.fetch and faults', () => {
+  it('an injected network fault rejects with a TypeError, as fetch does on a dropped connection', async () => {
+    sandbox = createSandbox();
+    sandbox.faults.inject({ network: true });
+    await expect(sandbox.fetch('/v1/calls', { headers })).rejects.toThrow(TypeError);
+    expect((await sandbox.fetch('/v1/calls', { headers })).status).toBe(200);
+  });
+});
