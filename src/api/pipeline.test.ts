@@ -8,7 +8,7 @@ import { Pipeline, splitUrl } from './pipeline.js';
 import { RateLimiter } from './rate-limit.js';
 import { Router } from './router.js';
 
-function pipelineWith(handle: () => never) {
+function pipelineWith(handle: () => never, record?: (error: unknown, requestId: string) => void) {
   const failures: Array<[unknown, string]> = [];
   const pipeline = new Pipeline({
     router: new Router([{ method: 'GET', path: '/v1/boom', resource: 'calls', summary: 'always throws', operationId: 'boom', response: { status: 200, description: 'never' }, handle }]),
@@ -21,7 +21,7 @@ function pipelineWith(handle: () => never) {
     faults: new Faults(),
     steps: new Steps((error) => failures.push([error, ''])),
     generation: () => 0,
-    onInternalError: (error, requestId) => failures.push([error, requestId]),
+    onInternalError: record ?? ((error, requestId) => failures.push([error, requestId])),
   });
   return { pipeline, failures };
 }
@@ -71,21 +71,14 @@ describe('splitUrl', () => {
 
 describe('the 500 path', () => {
   it('regression (issue 10.2): the internal-error path could itself throw into the caller; a failing recorder still gives the 500', async () => {
-    const pipeline = new Pipeline({
-      router: new Router([{ method: 'GET', path: '/v1/boom', resource: 'calls', summary: 'always throws', operationId: 'boom', response: { status: 200, description: 'never' }, handle: () => { throw new Error('bug'); } }]),
-      accounts: new Accounts({ keys: new Map(), onlyConfiguredKeys: false, seed: 0 }, () => 0),
-      limiter: new RateLimiter(),
-      random: new SeededRandom(0),
-      now: () => 0,
-      origin: 'https://api.svc.test',
-      basePath: '',
-      faults: new Faults(),
-      steps: new Steps(() => undefined),
-      generation: () => 0,
-      onInternalError: () => {
+    const { pipeline } = pipelineWith(
+      () => {
+        throw new Error('bug');
+      },
+      () => {
         throw new RangeError('Invalid time value');
       },
-    });
+    );
     const res = await pipeline.handle(new Request('https://api.svc.test/v1/boom', { headers: { authorization: 'Bearer SVC_TEST_a' } }));
     expect(res.status).toBe(500);
     expect((await res.json()).error.code).toBe('internal_error');
