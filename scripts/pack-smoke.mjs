@@ -2,7 +2,8 @@
 // the tarball into an empty project, then load it from every consumer docs/test-runners.md
 // promises, each in a section of its own (timed):
 //   ESM import · require() from CommonJS · Jest (default config: CommonJS) · Jest ESM mode ·
-//   node --test · svc-sandbox/vitest under vitest · the svc-sandbox bin · tsc, skipLibCheck off.
+//   node --test · svc-sandbox/vitest under vitest · the svc-sandbox bin (serve, and exec running the
+//   Python example suite) · tsc, skipLibCheck off.
 // Jest comes from the registry; vitest, TypeScript and @types/node are installed at the
 // versions this repo uses, so npm's cache serves them.
 import { spawn, spawnSync } from 'node:child_process';
@@ -310,6 +311,17 @@ describe('options for a suite', () => {
         } catch {}
       }
     }
+  });
+
+  await section('svc-sandbox exec: the Python example suite through the installed bin', () => {
+    // The polyglot path end to end, as a user runs it: exec starts the server, sets
+    // SVC_API_BASE_URL, SVC_SANDBOX_URL and SVC_API_KEY, runs the command, passes its exit code on.
+    const output = run('npx', ['--no-install', 'svc-sandbox', 'exec', '--', 'python3', '-m', 'unittest', 'discover', '-s', join(root, 'examples/python')], { cwd: app, both: true });
+    const ran = /Ran (\d+) tests?/.exec(output);
+    if (!ran || !/\nOK\b/.test(output)) throw new Error(`the Python suite failed:\n${output}`);
+    const { status: code } = spawnSync('npx', ['--no-install', 'svc-sandbox', 'exec', '--', process.execPath, '-e', 'process.exit(process.env.SVC_API_KEY?.startsWith("SVC_TEST_") ? 5 : 1)'], { cwd: app, env, stdio: 'ignore' });
+    if (code !== 5) throw new Error(`exec passed on exit code ${code}, not the command's 5`);
+    return `${ran[1]} Python tests passed; the command's exit code passed on`;
   });
 
   await section('tsc --noEmit, skipLibCheck false', () => {
