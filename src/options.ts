@@ -1,6 +1,6 @@
-import { DURATION_HINT, parseDuration, type Duration } from './core/duration.js';
+import { durationSchema, parseDuration, type Duration } from './core/duration.js';
 import { SandboxError } from './core/errors.js';
-import { array, boolean, custom, integer, invalid, name, object, oneOf, optional, record, show, string, type Schema } from './core/schema.js';
+import { array, boolean, custom, integer, invalid, map, name, object, oneOf, optional, record, show, string, type Schema } from './core/schema.js';
 import { MAX_TIME_MS } from './core/time.js';
 import { PLANS, RESOURCES, TEST_KEY, type KeyOptions, type Scope } from './state/accounts.js';
 import { MAX_BODY_CHARS } from './state/message-content.js';
@@ -83,17 +83,12 @@ const baseUrl = custom<URL>({
   openapi: () => ({ type: 'string', format: 'uri' }),
 });
 
-/** A duration within `max` ms. */
+/** A duration within `max` ms, in milliseconds. */
 const span = (max: number, hint: string) =>
-  custom<number>({
-    hint: DURATION_HINT,
-    parse(value, path) {
-      const ms = parseDuration(value);
-      if (ms === null) throw invalid(`${name(path)} ${JSON.stringify(value)} is not a duration. Pass ${DURATION_HINT}.`, path);
-      if (ms > max || (max < Infinity && ms < 1)) throw invalid(`${name(path)} must be ${hint}.`, path);
-      return ms;
-    },
-    openapi: () => ({ anyOf: [{ type: 'number', minimum: 0 }, { type: 'string' }] }),
+  map(durationSchema, (value, path) => {
+    const ms = parseDuration(value)!;
+    if (ms > max || (max < Infinity && ms < 1)) throw invalid(`${name(path)} must be ${hint}.`, path);
+    return ms;
   });
 
 /** An instant a Date can hold, as an ISO 8601 string, epoch milliseconds or a Date. */

@@ -75,8 +75,12 @@ expect.extend({
   },
 });
 
-/** A deep partial of an event, for `toHaveEmitted`. */
-type Partial2<T> = { [K in keyof T]?: T[K] extends object ? Partial2<T[K]> | unknown : T[K] | unknown };
+/**
+ * What `toHaveEmitted` matches an event against: any subset of its fields, at any depth
+ * (arrays element by element, as `toMatchObject` compares them). Asymmetric matchers
+ * (`expect.any(String)`, `expect.stringMatching(...)`) fit anywhere.
+ */
+export type EventMatch<T> = T extends readonly (infer U)[] ? ReadonlyArray<EventMatch<U>> : T extends object ? { [K in keyof T]?: EventMatch<T[K]> } : T;
 
 declare module 'vitest' {
   interface Matchers<T = any> {
@@ -86,7 +90,7 @@ declare module 'vitest' {
      * @example
      * expect(sandbox).toHaveEmitted('call.completed', { data: { disposition: 'busy' } });
      */
-    toHaveEmitted<K extends EventType>(type: K, partial?: Partial2<SandboxEvent<K>>): T;
+    toHaveEmitted<K extends EventType>(type: K, partial?: EventMatch<SandboxEvent<K>>): T;
   }
 }
 

@@ -1,11 +1,11 @@
 import type { SeededRandom } from '../core/random.js';
 import { Invalid, queryObject } from '../core/schema.js';
 import type { Steps } from '../core/steps.js';
-import type { Accounts } from '../state/accounts.js';
+import { TEST_KEY, type Accounts } from '../state/accounts.js';
 import type { ActiveFault, Faults } from '../state/faults.js';
 import { authenticate, authorize, bearerToken } from './auth.js';
 import { ApiError, type ErrorBody } from './errors.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { RateDecision, RateLimiter } from './rate-limit.js';
 import type { Router } from './router.js';
 
 /** Largest request body accepted, in bytes (see docs/errors.md). */
@@ -57,17 +57,17 @@ export class Pipeline {
     const token = bearerToken(header);
     // Every request counts against its key's window, so every response can carry the headers.
     const origin = request.headers.get('origin');
-    if (request.method === 'OPTIONS') return this.preflight(request, requestId, corsHeaders(origin));
-    const rate = limiter.take(token ?? '(no key)', accounts.limitFor(token), now());
+    // A token that is no key at all shares one window with every other (see rate-limit.ts).
+    const bucket = token === null ? '(no key)' : TEST_KEY.test(token) || token.startsWith('SVC_LIVE_') ? token : '(not a key)';
+    if (request.method === 'OPTIONS') return this.preflight(request, requestId, limiter.peek(bucket, accounts.limitFor(token), now()), corsHeaders(origin));
+    const rate = limiter.take(bucket, accounts.limitFor(token), now());
     // The headers of every answer, as pairs: one Headers is built from them per response.
     const base: Array<[string, string]> = [
       ['x-request-id', requestId],
       ['x-ratelimit-limit', rate.headers['x-ratelimit-limit']!],
       ['x-ratelimit-remaining', rate.headers['x-ratelimit-remaining']!],
       ['x-ratelimit-reset', rate.headers['x-ratelimit-reset']!],
-      ['access-control-allow-origin', origin ?? '*'],
-      ['access-control-expose-headers', EXPOSED],
-      ['vary', 'Origin'],
+      ...(Object.entries(corsHeaders(origin)) as Array<[string, string]>),
     ];
     try {
       const { path, query } = this.split(request.url);
@@ -119,19 +119,20 @@ export class Pipeline {
    * 204 with what a browser needs to send the real request, before any key is asked for
    * (a preflight carries none). It changes nothing and counts against no rate limit.
    */
-  private preflight(request: Request, requestId: string, cors: Record<string, string>): Response {
+  private preflight(request: Request, requestId: string, rate: RateDecision, cors: Record<string, string>): Response {
     let allowed: string[] = [];
     try {
       allowed = this.deps.router.allowed(this.split(request.url).path);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      return respond(error.status, error.toBody(), [['x-request-id', requestId], ...Object.entries(cors)]);
+      return respond(error.status, error.toBody(), [['x-request-id', requestId], ...Object.entries(rate.headers), ...Object.entries(cors)]);
     }
     const methods = allowed.length > 0 ? allowed.join(', ') : 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
     return new Response(null, {
       status: 204,
       headers: new Headers({
         'x-request-id': requestId,
+        ...rate.headers,
         ...cors,
         allow: methods,
         'access-control-allow-methods': methods,
@@ -169,8 +170,8 @@ const EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateL
 
 /**
  * CORS on every answer (docs/interception.md, "Browsers"): any origin may call the sandbox
- * (it holds test data, and keys travel in a header, not a cookie); a request's `Origin` is
- * echoed, so credentialed requests work too.
+ * (it holds test data, and keys travel in a header, not a cookie, so no credentials mode is
+ * needed); a request's `Origin` is echoed.
  */
 function corsHeaders(origin: string | null): Record<string, string> {
   return { 'access-control-allow-origin': origin ?? '*', 'access-control-expose-headers': EXPOSED, vary: 'Origin' };

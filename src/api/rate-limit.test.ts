@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RateLimiter } from './rate-limit.js';
+import { MAX_WINDOWS, RateLimiter } from './rate-limit.js';
 
 describe('RateLimiter', () => {
   it('counts per bucket within a second and starts afresh in the next', () => {
@@ -15,5 +15,25 @@ describe('RateLimiter', () => {
     for (let i = 0; i < 1000; i++) limiter.take(`junk-${i}`, 100, 5_000);
     limiter.take('a', 100, 6_000);
     expect((limiter as unknown as { windows: Map<string, unknown> }).windows.size).toBe(1);
+  });
+
+  it('regression: within one second at most MAX_WINDOWS windows are kept, the oldest dropped first', () => {
+    const limiter = new RateLimiter();
+    limiter.take('first', 100, 5_000);
+    limiter.take('first', 100, 5_000);
+    for (let i = 0; i < MAX_WINDOWS; i++) limiter.take(`key-${i}`, 100, 5_000);
+    expect((limiter as unknown as { windows: Map<string, unknown> }).windows.size).toBe(MAX_WINDOWS);
+    // 'first' was dropped: it starts a fresh window; the newest key kept its count.
+    expect(limiter.take('first', 100, 5_000).headers['x-ratelimit-remaining']).toBe('99');
+    expect(limiter.take(`key-${MAX_WINDOWS - 1}`, 100, 5_000).headers['x-ratelimit-remaining']).toBe('98');
+  });
+
+  it('peek() shows the headers without counting', () => {
+    const limiter = new RateLimiter();
+    limiter.take('a', 10, 7_000);
+    expect(limiter.peek('a', 10, 7_200).headers).toEqual({ 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset': '8' });
+    expect(limiter.peek('a', 10, 7_200).headers['x-ratelimit-remaining']).toBe('9');
+    expect(limiter.peek('b', 10, 7_200).headers['x-ratelimit-remaining']).toBe('10');
+    expect(limiter.peek('a', 10, 8_000).headers['x-ratelimit-remaining']).toBe('10'); // a new second
   });
 });

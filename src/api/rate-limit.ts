@@ -16,11 +16,15 @@ interface Window {
   count: number;
 }
 
+/** Windows kept within one second at the most; past it the oldest is dropped. */
+export const MAX_WINDOWS = 10_000;
+
 /**
  * Per-key fixed windows of one second of virtual time (CONTRACT §3). Every key's windows
  * share the same boundaries, so when the clock enters a new second every counter is stale
- * and all are dropped: memory holds only the keys seen in the current second (a flood of
- * junk tokens cannot make it grow).
+ * and all are dropped. Within one second (the virtual clock may stand still for a whole test)
+ * at most MAX_WINDOWS are kept, the oldest dropped first, and tokens that are no key at all
+ * share one window: a flood of distinct tokens cannot make memory grow.
  */
 export class RateLimiter implements Service {
   private readonly windows = new Map<string, Window>();
@@ -28,6 +32,19 @@ export class RateLimiter implements Service {
 
   /** Counts one request of `bucket` at `nowMs` against `limit` (null: no cap). */
   take(bucket: string, limit: number | null, nowMs: number): RateDecision {
+    const window = this.window(bucket, nowMs);
+    window.count++;
+    return this.decision(window, limit, nowMs);
+  }
+
+  /** The headers a request of `bucket` would see now, counting nothing (CORS preflights). */
+  peek(bucket: string, limit: number | null, nowMs: number): RateDecision {
+    const start = nowMs - (nowMs % 1000);
+    const window = start === this.current ? (this.windows.get(bucket) ?? { start, count: 0 }) : { start, count: 0 };
+    return this.decision(window, limit, nowMs);
+  }
+
+  private window(bucket: string, nowMs: number): Window {
     const start = nowMs - (nowMs % 1000);
     if (start !== this.current) {
       this.windows.clear();
@@ -35,11 +52,15 @@ export class RateLimiter implements Service {
     }
     let window = this.windows.get(bucket);
     if (!window) {
+      if (this.windows.size >= MAX_WINDOWS) this.windows.delete(this.windows.keys().next().value!);
       window = { start, count: 0 };
       this.windows.set(bucket, window);
     }
-    window.count++;
-    const end = start + 1000;
+    return window;
+  }
+
+  private decision(window: Window, limit: number | null, nowMs: number): RateDecision {
+    const end = window.start + 1000;
     const cap = limit ?? UNCAPPED;
     const allowed = limit === null || window.count <= limit;
     const headers: Record<string, string> = {

@@ -1,4 +1,4 @@
-import { fitsPattern, segmentsOf, type Method } from '../core/path-pattern.js';
+import { decodeSegment, fitsPattern, segmentsOf, type Method } from '../core/path-pattern.js';
 import type { JsonSchema, Schema } from '../core/schema.js';
 import type { Principal, Resource } from '../state/accounts.js';
 import { ApiError } from './errors.js';
@@ -137,15 +137,8 @@ function matchSegments(pattern: string[], actual: string[]): Record<string, stri
   // Only a route that matches pays for its parameters.
   const params: Record<string, string> = {};
   for (let i = 0; i < pattern.length; i++) {
-    if (pattern[i]!.startsWith('{')) params[pattern[i]!.slice(1, -1)] = safeDecode(actual[i]!);
+    if (pattern[i]!.startsWith('{')) params[pattern[i]!.slice(1, -1)] = decodeSegment(actual[i]!);
   }
   return params;
 }
 
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment; // a malformed escape is kept as written; the id lookup then finds nothing (404)
-  }
-}

@@ -1,14 +1,9 @@
 import type { TimerHandle, VirtualClock } from '../core/clock.js';
 import type { Channel } from '../core/emitter.js';
 import type { Service } from '../core/lifecycle.js';
+import { sseComment, sseFrame } from '../core/sse.js';
 import { segmentJson, type TranscriptEvents, type TranscriptRecord, type TranscriptService } from '../state/transcripts.js';
 
-const encoder = new TextEncoder();
-
-/** One server-sent event: `id` (optional), `event` and one `data` line of JSON. */
-function sseEvent(event: string, data: unknown, id?: number): string {
-  return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-}
 
 interface OpenStream {
   transcript: TranscriptRecord;
@@ -31,7 +26,7 @@ export class TranscriptStreams implements Service {
   private readonly open = new Set<OpenStream>();
 
   constructor(private readonly deps: { clock: VirtualClock; transcripts: TranscriptService; events: Channel<TranscriptEvents> }) {
-    deps.events.on('transcript.ended', ({ transcript }) => {
+    deps.events.on('transcript:ended', ({ transcript }) => {
       for (const stream of [...this.open]) if (stream.transcript === transcript) stream.finish();
     });
   }
@@ -53,9 +48,9 @@ export class TranscriptStreams implements Service {
     let timer: TimerHandle | null = null;
     let controller!: ReadableStreamDefaultController<Uint8Array>;
 
-    const send = (text: string) => {
+    const send = (frame: Uint8Array) => {
       try {
-        controller.enqueue(encoder.encode(text));
+        controller.enqueue(frame);
       } catch {
         handle.stop(); // the reader went away between two events
       }
@@ -64,7 +59,7 @@ export class TranscriptStreams implements Service {
     const sendDue = () => {
       const live = transcript.status === 'live';
       while (this.open.has(handle) && next < transcript.segments.length && (!live || instant(next) <= clock.now())) {
-        send(sseEvent('segment', { index: next, ...segmentJson(transcript.segments[next]!) }, next));
+        send(sseFrame('segment', { index: next, ...segmentJson(transcript.segments[next]!) }, next));
         next++;
       }
     };
@@ -83,7 +78,7 @@ export class TranscriptStreams implements Service {
       finish: () => {
         if (!this.open.has(handle)) return;
         sendDue();
-        send(sseEvent('end', transcripts.toJson(transcript)));
+        send(sseFrame('end', transcripts.toJson(transcript)));
         handle.stop();
       },
       stop: () => {
@@ -103,7 +98,7 @@ export class TranscriptStreams implements Service {
       start: (c) => {
         controller = c;
         this.open.add(handle);
-        send(`: transcript ${transcript.id}\n\n`);
+        send(sseComment(`transcript ${transcript.id}`));
         if (signal.aborted) return handle.stop();
         signal.addEventListener('abort', onAbort);
         if (transcript.status !== 'live') return handle.finish();

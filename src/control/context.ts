@@ -34,7 +34,7 @@ export function check<T>(schema: Schema<T>, value: unknown, where: string, path 
   try {
     return schema.parse(value, path);
   } catch (error) {
-    if (error instanceof Invalid) throw new SandboxError(`${where}: ${error.message}`, { code: error.code, param: error.param });
+    if (error instanceof Invalid) throw new SandboxError(where ? `${where}: ${error.message}` : error.message, { code: error.code, param: error.param });
     throw error;
   }
 }

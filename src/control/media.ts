@@ -1,6 +1,6 @@
 import { SandboxError } from '../core/errors.js';
-import { DURATION_HINT, parseDuration } from '../core/duration.js';
-import { array, custom, invalid, map, name, number, object, optional, show, string, type Schema } from '../core/schema.js';
+import { durationSchema, parseDuration } from '../core/duration.js';
+import { array, invalid, map, number, object, optional, string, type Schema } from '../core/schema.js';
 import type { ConversationLine } from '../sim/conversations.js';
 import type { CallRecord, CallService } from '../state/calls.js';
 import type { RecordingService, RecordingTiming, ResolvedTiming } from '../state/recordings.js';
@@ -8,17 +8,7 @@ import type { Recording, Transcript } from '../state/resources.js';
 import type { TranscriptService } from '../state/transcripts.js';
 import { act, check, type ControlContext } from './context.js';
 
-const delay = map(
-  custom<unknown>({
-    hint: DURATION_HINT,
-    parse(value, path) {
-      if (parseDuration(value) === null) throw invalid(`${name(path)} is not a duration: pass ${DURATION_HINT} (got ${show(value)}).`, path);
-      return value;
-    },
-    openapi: () => ({ anyOf: [{ type: 'number', minimum: 0 }, { type: 'string', pattern: '^\\d+(\\.\\d+)?\\s*(ms|s|m|h|d)$' }] }),
-  }),
-  (value) => parseDuration(value)!,
-);
+const delay = map(durationSchema, (value) => parseDuration(value)!);
 
 const timingOptions: Schema<ResolvedTiming> = map(
   object({ recordingDelay: optional(delay), transcriptDelay: optional(delay) }, { description: 'When recordings and transcripts become ready.', label: 'option' }),

@@ -1,11 +1,10 @@
-import { object, optional, phoneNumber } from '../core/schema.js';
+import { missing, object, optional, phoneNumber } from '../core/schema.js';
 import { inboundMessage } from '../state/inbound.js';
 import { mediaUrls, messageText } from '../state/message-content.js';
 import type { MessageService } from '../state/messages.js';
 import type { NumberService } from '../state/numbers.js';
 import type { Message } from '../state/resources.js';
 import { act, check, type ControlContext } from './context.js';
-import { SandboxError } from '../core/errors.js';
 
 /** Options of `sandbox.messages.inbound`. */
 export interface InboundMessageOptions {
@@ -31,9 +30,7 @@ export const inboundMessageOptions = object(
     description: 'An inbound SMS or MMS.',
     label: 'option',
     check: (value) => {
-      if (value.body === undefined && !value.mediaUrls?.length) {
-        throw new SandboxError('messages.inbound: give a body and/or mediaUrls.', { code: 'missing_parameter', param: 'body' });
-      }
+      if (value.body === undefined && !value.mediaUrls?.length) throw missing('give a body and/or mediaUrls.', 'body');
     },
   },
 );

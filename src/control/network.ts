@@ -1,4 +1,4 @@
-import { DURATION_HINT, parseDuration, type Duration } from '../core/duration.js';
+import { DURATION_HINT, DURATION_JSON_SCHEMA, parseDuration, type Duration } from '../core/duration.js';
 import { custom, invalid, name, object, oneOf, optional, phoneNumber, show, string, type Schema } from '../core/schema.js';
 import { ANSWERERS, CALL_OUTCOMES, MESSAGE_OUTCOMES, type CallBehavior, type MessageBehavior } from '../sim/carrier.js';
 import type { Network } from '../state/network.js';
@@ -11,13 +11,7 @@ const durationOrManual: Schema<Duration | 'manual'> = custom({
     if (value === 'manual' || parseDuration(value) !== null) return value as Duration | 'manual';
     throw invalid(`${name(path)} is not a duration: pass ${DURATION_HINT}, or 'manual' to wait for the test (got ${show(value)}).`, path);
   },
-  openapi: () => ({
-    anyOf: [
-      { type: 'number', minimum: 0, description: 'Milliseconds.' },
-      { type: 'string', pattern: '^\\d+(\\.\\d+)?\\s*(ms|s|m|h|d)$', examples: ['30s'] },
-      { type: 'string', const: 'manual', description: 'Until the test answers or hangs up.' },
-    ],
-  }),
+  openapi: () => ({ anyOf: [...DURATION_JSON_SCHEMA.anyOf, { type: 'string', const: 'manual', description: 'Until the test answers or hangs up.' }] }),
 });
 
 /** `CallBehavior`, checked: the type the compiler holds this schema to is the documented interface. */

@@ -1,6 +1,7 @@
+import type { Channel } from '../core/emitter.js';
 import { SandboxError } from '../core/errors.js';
 import { object, oneOf, optional, string } from '../core/schema.js';
-import { DELIVERY_STATES, type DeliveryFilter, type DeliveryState, type Deliveries, type WebhookAttempt, type WebhookDelivery } from '../events/deliveries.js';
+import { DELIVERY_STATES, type DeliveryFilter, type DeliveryState, type Deliveries, type DeliveryEvents, type WebhookAttempt, type WebhookDelivery } from '../events/deliveries.js';
 import { EVENT_TYPES, type EventType } from '../state/resources.js';
 import { accountOf, check, type ControlContext } from './context.js';
 
@@ -42,6 +43,21 @@ export interface WebhookScripting {
   replay(id: string): Promise<WebhookAttempt[]>;
   /** Replays every dead letter (matching `filter`) whose subscription still exists. */
   replayAll(filter?: WebhookFilter): Promise<WebhookAttempt[]>;
+  /**
+   * Calls `listener` with each delivery attempt as it settles (answered, failed or timed
+   * out), with the state its delivery moved to, when the step that settled it has ended
+   * (so the listener may script the sandbox). With `filter`, `state` is that state. If it
+   * throws, the error is rethrown by the next `advance()`. Returns the function that
+   * unsubscribes.
+   */
+  subscribe(listener: (attempt: WebhookAttempt, state: DeliveryState) => void, filter?: WebhookFilter): () => void;
+}
+
+interface WebhookScriptingDeps {
+  deliveries: Deliveries;
+  events: Channel<DeliveryEvents>;
+  /** Where a listener's error goes: the sandbox rethrows it from the next `advance()`. */
+  onListenerError: (error: unknown) => void;
 }
 
 /**
@@ -51,8 +67,9 @@ export interface WebhookScripting {
  * await sandbox.advance('1d');
  * const [dead] = sandbox.webhooks.deadLetters({ apiKey: 'SVC_TEST_me' });
  * const [first] = await sandbox.webhooks.replay(dead.id); // first.attempt === 1
+ * const stop = sandbox.webhooks.subscribe((attempt, state) => console.log(attempt.status, state), { state: 'dead' });
  */
-export function webhookScripting(ctx: ControlContext, service: Deliveries): WebhookScripting {
+export function webhookScripting(ctx: ControlContext, { deliveries: service, events, onListenerError }: WebhookScriptingDeps): WebhookScripting {
   // Reads work after close(), as every namespace's do: they show what happened.
   const resolve = (filter: WebhookFilter | undefined, where: string): DeliveryFilter => {
     if (filter === undefined) return {};
@@ -82,7 +99,7 @@ export function webhookScripting(ctx: ControlContext, service: Deliveries): Webh
   };
 
   // Promise-returning members reject; they never throw synchronously (issue 10 item 11).
-  const later = <T>(fn: () => Promise<T>): Promise<T> => {
+  const asPromise = <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return fn();
     } catch (error) {
@@ -94,12 +111,34 @@ export function webhookScripting(ctx: ControlContext, service: Deliveries): Webh
     deliveries: (filter) => service.deliveries(resolve(filter, 'deliveries')),
     attempts: (filter) => service.attempts(resolve(filter, 'attempts')),
     deadLetters: (filter) => service.deliveries({ ...resolve(filter, 'deadLetters'), state: 'dead' }),
-    replay: (id) => later(() => ctx.steps.run(() => replayable(deadLettersOf(id)))),
+    replay: (id) => asPromise(() => ctx.steps.run(() => replayable(deadLettersOf(id)))),
     replayAll: (filter) =>
-      later(() => {
+      asPromise(() => {
         ctx.assertOpen('replay dead letters');
         const dead = service.deliveries({ ...resolve(filter, 'replayAll'), state: 'dead' });
         return ctx.steps.run(() => replayable(dead.map((d) => d.id).filter((id) => service.canReplay(id))));
       }),
+    subscribe: (listener, filter) => {
+      ctx.assertOpen('subscribe to webhook attempts');
+      const only = resolve(filter, 'subscribe');
+      return events.on('attempt:settled', ({ attempt, state, account }) => {
+        if (
+          (only.account !== undefined && account !== only.account) ||
+          (only.eventId !== undefined && attempt.eventId !== only.eventId) ||
+          (only.subscriptionId !== undefined && attempt.subscriptionId !== only.subscriptionId) ||
+          (only.type !== undefined && attempt.eventType !== only.type) ||
+          (only.state !== undefined && state !== only.state)
+        ) {
+          return;
+        }
+        ctx.steps.after(() => {
+          try {
+            listener({ ...attempt }, state);
+          } catch (error) {
+            onListenerError(error);
+          }
+        });
+      });
+    },
   };
 }

@@ -19,7 +19,7 @@ export type TimerHandle = FakeTimerId | LongTimer;
 /** What the clock announces on the sandbox's emitter. */
 export interface ClockEvents {
   /** Virtual time is about to move on: work deferred to "still this instant" must run now. */
-  'clock.moving': undefined;
+  'clock:moving': undefined;
 }
 
 /** Thrown by an `advance` that `stop()` (reset or close) cut short; the sandbox words it for the user. */
@@ -53,9 +53,8 @@ export class VirtualClock implements Service {
   private queue: Promise<void> = Promise.resolve();
   /** Increases at every stop(): an advance that sees it change was interrupted. */
   private epoch = 0;
-  /** Resolves at the next stop(), so an advance waiting for work in flight wakes at once. */
-  private stopped!: Promise<void>;
-  private wake!: () => void;
+  /** Wakes each settle() waiting for work in flight when stop() comes; each removes its own when done. */
+  private readonly sleepers = new Set<() => void>();
 
   /** The adapter XState's `createActor(machine, { clock })` takes. */
   readonly xstateClock = {
@@ -68,7 +67,6 @@ export class VirtualClock implements Service {
     private readonly deps: ClockDeps,
   ) {
     this.idleNow = startMs;
-    this.arm();
   }
 
   private get fake(): FakeTimers.Clock {
@@ -119,11 +117,6 @@ export class VirtualClock implements Service {
     return work;
   }
 
-  /** How far `advance(ms)` may go: the last instant a Date can hold, minus now. */
-  get headroomMs(): number {
-    return MAX_TIME_MS - this.now();
-  }
-
   /**
    * Moves virtual time forward by `ms`, firing every timer due in the window in time
    * order. Timers due at one instant all fire before the work they started (webhook
@@ -150,7 +143,7 @@ export class VirtualClock implements Service {
     check();
     const end = this.now() + ms;
     if (end > MAX_TIME_MS) {
-      throw new SandboxError(`Failed to advance: ${ms} ms from ${new Date(this.now()).toISOString()} is past the last instant a Date can hold (+275760-09-13); advance less.`);
+      throw new SandboxError(`Failed to advance: ${ms} ms from ${new Date(this.now()).toISOString()} is past the last instant a Date can hold (+275760-09-13T00:00:00Z); advance less.`, { param: 'duration' });
     }
     do {
       await this.settle(check);
@@ -193,13 +186,20 @@ export class VirtualClock implements Service {
   }
 
   private moving(): void {
-    this.deps.events.emit('clock.moving', undefined);
+    this.deps.events.emit('clock:moving', undefined);
   }
 
   /** Waits until no tracked work is in flight (work may start more work), or the clock is stopped. */
   async settle(check: () => void = () => undefined): Promise<void> {
     while (this.inflight.size > 0) {
-      await Promise.race([Promise.all([...this.inflight]), this.stopped]);
+      let wake!: () => void;
+      const stopped = new Promise<void>((resolve) => (wake = resolve));
+      this.sleepers.add(wake);
+      try {
+        await Promise.race([Promise.all([...this.inflight]), stopped]);
+      } finally {
+        this.sleepers.delete(wake);
+      }
       check();
     }
   }
@@ -213,17 +213,12 @@ export class VirtualClock implements Service {
       this.made.setSystemTime(now);
     }
     this.inflight.clear();
-    this.wake();
-    this.arm();
+    for (const wake of [...this.sleepers]) wake();
   }
 
   /** Back to the start time (after stop()). */
   reset(): void {
     if (this.made === null) this.idleNow = this.startMs;
     else this.made.setSystemTime(this.startMs);
-  }
-
-  private arm(): void {
-    this.stopped = new Promise((resolve) => (this.wake = resolve));
   }
 }

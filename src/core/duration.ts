@@ -1,4 +1,5 @@
 import { SandboxError } from './errors.js';
+import { custom, invalid, name, show, type Schema } from './schema.js';
 import { MAX_TIME_MS } from './time.js';
 
 /** A span of virtual time: milliseconds as a number, or a string such as `'500ms'`, `'30s'`, `'5m'`, `'2h'`, `'1d'`. */
@@ -25,6 +26,19 @@ export function parseDuration(value: unknown): number | null {
 }
 
 export const DURATION_HINT = "milliseconds as a non-negative number, or a string such as '500ms', '30s', '5m', '2h' or '1d'";
+
+/** The JSON Schema of a duration: milliseconds, or a number and a unit. */
+export const DURATION_JSON_SCHEMA = { anyOf: [{ type: 'number', minimum: 0, description: 'Milliseconds.' }, { type: 'string', pattern: '^\\d+(\\.\\d+)?\\s*(ms|s|m|h|d)$', examples: ['30s', '25h'] }] };
+
+/** A duration, checked and kept as given (`'30s'` stays `'30s'`): the one schema every caller of the kit uses. */
+export const durationSchema: Schema<Duration> = custom({
+  hint: DURATION_HINT,
+  parse(value, path) {
+    if (parseDuration(value) === null) throw invalid(`${name(path)} is not a duration: pass ${DURATION_HINT} (got ${show(value)}).`, path);
+    return value as Duration;
+  },
+  openapi: () => DURATION_JSON_SCHEMA,
+});
 
 /**
  * Turns a {@link Duration} into whole milliseconds, or throws a {@link SandboxError} that

@@ -7,7 +7,7 @@
  * - `conflict`: the thing exists but is in the wrong state (answering a completed call);
  * - `closed`: the sandbox was closed;
  * - `interrupted`: an `advance()` was cut short by `reset()` or `close()`;
- * - `listener_failed`: an `events.subscribe` listener threw (see `cause`);
+ * - `listener_failed`: an `events.subscribe` or `webhooks.subscribe` listener threw (see `cause`);
  * - `invalid_options`: `createSandbox` options are wrong.
  */
 export type SandboxErrorCode =

@@ -20,7 +20,7 @@ function deepFreeze<T>(value: T): T {
 
 /**
  * Reads one JSON file of the package's `fixtures/` folder (shipped with the package; the
- * path is the same from `src/sim/` and from `dist/sim/`). The path is built with node:path,
+ * path is the same from `src/core/` and from `dist/core/`). The path is built with node:path,
  * not the global `URL`, which a DOM test environment replaces (happy-dom's resolves `../..`
  * against a file URL wrongly). The result is frozen: copy before changing it.
  *

@@ -15,6 +15,15 @@ export function fitsPattern(pattern: readonly string[], actual: readonly string[
   return pattern.length === actual.length && pattern.every((want, i) => (want.startsWith('{') ? actual[i] !== '' : want === actual[i]));
 }
 
+/** A path segment, percent-decoded; a malformed escape is kept as written (then nothing has that id: 404). */
+export function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 /** The methods the API's routes use (HEAD and OPTIONS are answered for every route; see src/api/pipeline.ts). */
 export const METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 export type Method = (typeof METHODS)[number];

@@ -15,7 +15,8 @@ import { postWebhook } from './transport.js';
 /**
  * Where a delivery stands: `pending` (in flight, queued or waiting for a retry),
  * `delivered` (a 2xx arrived), `dead` (every attempt failed: the dead-letter queue) or
- * `canceled` (its subscription was deleted before it was delivered).
+ * `canceled` (its subscription was deleted before it was delivered, or the sandbox was
+ * closed while it was pending: `webhooks.deliveries()` stays readable after `close()`).
  */
 export const DELIVERY_STATES = ['pending', 'delivered', 'dead', 'canceled'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
@@ -87,11 +88,20 @@ export interface DeliveryFilter {
   state?: DeliveryState;
 }
 
+/** What webhook delivery announces. */
+export interface DeliveryEvents {
+  /**
+   * An attempt came back (answered, failed or timed out) and its delivery moved on to
+   * `state`; `account` is the delivery's account.
+   */
+  'attempt:settled': { attempt: WebhookAttempt; state: DeliveryState; account: string };
+}
+
 interface DeliveriesDeps {
   clock: VirtualClock;
   random: SeededRandom;
   subscriptions: Subscriptions;
-  events: Channel<BusEvents & SubscriptionEvents>;
+  events: Channel<BusEvents & SubscriptionEvents & DeliveryEvents>;
   /** Real milliseconds an attempt may take (option `webhookTimeout`, default 10 s). */
   timeoutMs: number;
   onError: (error: unknown) => void;
@@ -123,8 +133,8 @@ export class Deliveries implements Service {
   private abort: AbortController | null = null;
 
   constructor(private readonly deps: DeliveriesDeps) {
-    deps.events.on('event.published', ({ event, account }) => this.onEvent(event, account));
-    deps.events.on('subscription.removed', ({ subscription }) => this.canceled(subscription));
+    deps.events.on('event:published', ({ event, account }) => this.onEvent(event, account));
+    deps.events.on('subscription:removed', ({ subscription }) => this.canceled(subscription));
   }
 
   /** A removed subscription's pending deliveries stop (`canceled`); an attempt in flight ends as it ends. */
@@ -268,27 +278,34 @@ export class Deliveries implements Service {
       };
       delivery.attempts.push(attempt);
       this.insertInLog(sent, attempt);
-      if (result.ok) {
-        // Also when the subscription was deleted while this attempt was in flight: it did arrive.
-        delivery.state = 'delivered';
-        this.pending.delete(delivery);
-        return;
-      }
-      if (delivery.state !== 'pending') return; // canceled, reset or closed meanwhile
-      const offset = attemptOffset(n + 1);
-      if (offset === null) {
-        delivery.state = 'dead';
-        this.pending.delete(delivery);
-        return;
-      }
-      delivery.nextMs = delivery.firstMs + offset;
-      delivery.timer = clock.setTimeout(() => {
-        delivery.timer = null;
-        void this.enqueue(delivery, n + 1);
-      }, delivery.nextMs - clock.now());
+      this.settle(delivery, n, result.ok);
+      this.deps.events.emit('attempt:settled', { attempt: { ...attempt }, state: delivery.state, account: delivery.account });
     } catch (error) {
       this.deps.onError(error); // a sandbox bug; postWebhook itself never rejects
     }
+  }
+
+  /** After attempt `n`: delivered, dead-lettered, or the next attempt scheduled. */
+  private settle(delivery: DeliveryRecord, n: number, ok: boolean): void {
+    const { clock } = this.deps;
+    if (ok) {
+      // Also when the subscription was deleted while this attempt was in flight: it did arrive.
+      delivery.state = 'delivered';
+      this.pending.delete(delivery);
+      return;
+    }
+    if (delivery.state !== 'pending') return; // canceled, reset or closed meanwhile
+    const offset = attemptOffset(n + 1);
+    if (offset === null) {
+      delivery.state = 'dead';
+      this.pending.delete(delivery);
+      return;
+    }
+    delivery.nextMs = delivery.firstMs + offset;
+    delivery.timer = clock.setTimeout(() => {
+      delivery.timer = null;
+      void this.enqueue(delivery, n + 1);
+    }, delivery.nextMs - clock.now());
   }
 
   /**

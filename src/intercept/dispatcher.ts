@@ -230,6 +230,8 @@ class SandboxDispatcher extends EventEmitter {
         duplex: 'half',
       } as RequestInit);
       const response = await this.handle(request);
+      // An injected network fault: the request fails as a dropped connection would.
+      if (response.type === 'error') throw new TypeError('fetch failed', { cause: new Error('The connection was dropped (an injected network fault).') });
       if (driver.aborted) {
         await response.body?.cancel(driver.reason).catch(() => undefined);
         return;

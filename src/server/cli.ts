@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { SandboxError } from '../core/errors.js';
 import { startServer, type SandboxServer } from './server.js';
 
 /**
@@ -118,6 +119,8 @@ async function main(argv: string[]): Promise<number> {
   try {
     server = await startServer(options);
   } catch (error) {
+    // A bad --seed or --start-time is a bad argument (2); a busy port, or any other failure to start, 1.
+    if (error instanceof SandboxError && error.code === 'invalid_options') throw new Usage(error.message.replace(/^createSandbox: /, ''));
     console.error(`svc-sandbox: ${(error as Error).message}`);
     return 1;
   }

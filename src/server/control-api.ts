@@ -1,14 +1,14 @@
 import { answerOptions, inboundCallOptions } from '../control/calls.js';
 import { faultRule } from '../control/faults.js';
-import { keyOptions } from '../control/keys.js';
+import { check as checkInput } from '../control/context.js';
 import { inboundMessageOptions } from '../control/messages.js';
 import { callBehavior } from '../control/network.js';
-import { DURATION_HINT, parseDuration } from '../core/duration.js';
+import { durationSchema } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
-import { fitsPattern, segmentsOf, type Method } from '../core/path-pattern.js';
-import { custom, integer, invalid, name, object, optional, show, string, type JsonSchema, type Schema } from '../core/schema.js';
+import { decodeSegment, fitsPattern, segmentsOf, type Method } from '../core/path-pattern.js';
+import { integer, object, optional, string, type JsonSchema, type Schema } from '../core/schema.js';
 import { json } from './http.js';
-import { DEFAULT_SESSION, type Session, type Sessions } from './sessions.js';
+import type { Session, Sessions } from './sessions.js';
 
 /**
  * The control API (CONTRACT §8): JSON in and out, under `/__sandbox`. Every row calls the
@@ -19,7 +19,7 @@ import { DEFAULT_SESSION, type Session, type Sessions } from './sessions.js';
  * session or thing), 409 (wrong state, or an advance cut short by a reset or delete).
  */
 
-export interface ControlContext {
+export interface ControlRequest {
   sessions: Sessions;
   /** The session named in the path (404 when unknown). */
   session: Session;
@@ -33,26 +33,18 @@ export interface ControlRoute {
   path: string;
   summary: string;
   operationId: string;
-  /** The JSON body's schema (for the OpenAPI document and a first check); the library checks it again. */
+  /** The JSON body's schema, for the OpenAPI document (the library function the route calls checks the body with it). */
   body?: Schema<unknown>;
   /** The success status and its body's schema. */
   status: number;
   response?: JsonSchema;
-  run(ctx: ControlContext): Promise<Response> | Response;
+  run(ctx: ControlRequest): Promise<Response> | Response;
   /** Runs without a session in the path. */
   global?: true;
 }
 
-const duration = custom<string | number>({
-  hint: DURATION_HINT,
-  parse(value, path) {
-    if (parseDuration(value) === null) throw invalid(`${name(path)} is not a duration: pass ${DURATION_HINT} (got ${show(value)}).`, path);
-    return value as string | number;
-  },
-  openapi: () => ({ anyOf: [{ type: 'number', minimum: 0, description: 'Milliseconds.' }, { type: 'string', pattern: '^\\d+(\\.\\d+)?\\s*(ms|s|m|h|d)$', examples: ['90s', '25h'] }] }),
-});
 
-const advanceBody = object({ duration }, { description: 'How far to move the session\'s virtual clock.' });
+const advanceBody = object({ duration: durationSchema }, { description: 'How far to move the session\'s virtual clock.' });
 const sessionBody = object(
   {
     seed: optional(integer({ description: 'The seed of the new sandbox (default: the server\'s)', min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER })),
@@ -86,7 +78,7 @@ export const controlRoutes: ControlRoute[] = [
     global: true,
     response: { type: 'object', required: ['id', 'apiKey', 'now'], properties: { id: { type: 'string' }, apiKey: { type: 'string' }, now: { type: 'string', format: 'date-time' } } },
     run: ({ sessions, body }) => {
-      const options = check(sessionBody, body ?? {});
+      const options = check(sessionBody, orEmpty(body));
       const { session, apiKey } = sessions.create(options);
       return json(201, { id: session.id, apiKey, now: session.sandbox.now().toISOString() });
     },
@@ -193,7 +185,7 @@ export const controlRoutes: ControlRoute[] = [
     status: 201,
     response: { type: 'object', required: ['key'], properties: { key: { type: 'string' }, createdAt: { type: 'string', format: 'date-time' } } },
     run: ({ sessions, session, body }) => {
-      check(object({}, { description: 'No fields.' }), body ?? {});
+      check(object({}, { description: 'No fields.' }), orEmpty(body));
       const key = sessions.makeKey(session);
       session.streams.changed();
       return json(201, { key, createdAt: session.sandbox.keys.list().find((k) => k.key === key)?.createdAt });
@@ -214,7 +206,11 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'Revoke a key (sandbox.keys.revoke): 401 from then on',
     operationId: 'revokeKey',
     status: 204,
-    run: ({ session, params }) => {
+    run: ({ sessions, session, params }) => {
+      // A key that names another session is that session's to revoke.
+      if (sessions.route(params.key!) !== session) {
+        throw new SandboxError(`keys.revoke: ${params.key} is a key of another session; revoke it there.`, { code: 'not_found', param: 'key' });
+      }
       session.sandbox.keys.revoke(params.key!);
       session.streams.changed();
       return json(204, null);
@@ -229,7 +225,7 @@ export const controlRoutes: ControlRoute[] = [
     status: 201,
     response: anyObject,
     run: ({ session, body }) => {
-      session.sandbox.faults.inject((body ?? {}) as never);
+      session.sandbox.faults.inject((orEmpty(body)) as never);
       return json(201, { data: session.sandbox.faults.list() });
     },
   },
@@ -253,7 +249,7 @@ export const controlRoutes: ControlRoute[] = [
     status: 204,
     run: ({ session, params, body }) => {
       try {
-        session.sandbox.network.setBehavior(params.number!, (body ?? {}) as never);
+        session.sandbox.network.setBehavior(params.number!, (orEmpty(body)) as never);
       } catch (error) {
         // The body is the library's `behavior` argument: name its fields as the body does.
         if (error instanceof SandboxError && error.param?.startsWith('behavior')) {
@@ -283,7 +279,7 @@ export const controlRoutes: ControlRoute[] = [
     body: answerOptions as Schema<unknown>,
     status: 200,
     response: anyObject,
-    run: ({ session, params, body }) => changed(session, json(200, session.sandbox.calls.answer(params.id!, (body ?? {}) as never))),
+    run: ({ session, params, body }) => changed(session, json(200, session.sandbox.calls.answer(params.id!, (orEmpty(body)) as never))),
   },
   {
     method: 'POST',
@@ -293,7 +289,7 @@ export const controlRoutes: ControlRoute[] = [
     status: 200,
     response: anyObject,
     run: ({ session, params, body }) => {
-      check(object({}, { description: 'No fields.' }), body ?? {});
+      check(object({}, { description: 'No fields.' }), orEmpty(body));
       return changed(session, json(200, session.sandbox.calls.hangUp(params.id!)));
     },
   },
@@ -357,17 +353,14 @@ function callTimelines(session: Session) {
   });
 }
 
-/** A body checked with a control schema: a refusal is a SandboxError naming the field. */
+/** A body checked with a control schema: a refusal is a SandboxError naming the field (control/context.ts). */
 function check<T>(schema: Schema<T>, value: unknown): T {
-  try {
-    return schema.parse(value, '');
-  } catch (error) {
-    const refusal = error as { code?: string; message?: string; param?: string };
-    if (refusal && typeof refusal.message === 'string' && (refusal.code === 'invalid_parameter' || refusal.code === 'missing_parameter')) {
-      throw new SandboxError(refusal.message, { code: refusal.code, param: refusal.param });
-    }
-    throw error;
-  }
+  return checkInput(schema, value, '');
+}
+
+/** An absent body stands for `{}`; any other value (`null` included) is the library's to check. */
+function orEmpty(body: unknown): unknown {
+  return body === undefined ? {} : body;
 }
 
 function changed(session: Session, response: Response): Response {
@@ -388,19 +381,11 @@ export function matchControl(method: string, path: string): { route: ControlRout
     }
     const params: Record<string, string> = {};
     pattern.forEach((segment, i) => {
-      if (segment.startsWith('{')) params[segment.slice(1, -1)] = safeDecode(actual[i]!);
+      if (segment.startsWith('{')) params[segment.slice(1, -1)] = decodeSegment(actual[i]!);
     });
     return { route, params };
   }
   return allowed.length > 0 ? { allowed } : null;
 }
 
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
 
-export { DEFAULT_SESSION };

@@ -41,9 +41,42 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
         '400': ERROR,
         '404': ERROR,
         '409': ERROR,
+        ...(route.body ? { '413': ERROR } : {}),
       },
     };
   }
+  // The routes served beside the table: the session's live stream, the console, this document.
+  paths['/__sandbox/sessions/{s}/stream'] = {
+    get: {
+      operationId: 'streamSession',
+      summary: "The session's live stream for the console, as server-sent events: `event` (each platform event, with its position in the log as `id`), `change` {now} (read the lists again) and `reset` {now}. Send `Last-Event-ID` to resume after the n-th event.",
+      tags: ['control'],
+      security: [],
+      parameters: [
+        { name: 's', in: 'path', required: true, schema: { type: 'string' }, description: 'A session id; `default` always exists.' },
+        { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string', pattern: '^[0-9]+$' }, description: 'Resume after this many events.' },
+      ],
+      responses: { '200': { description: 'The stream; it ends when the session is deleted.', content: { 'text/event-stream': { schema: { type: 'string' } } } }, '404': ERROR },
+    },
+  };
+  paths['/__sandbox/console'] = {
+    get: {
+      operationId: 'getConsole',
+      summary: 'The account console (API keys, deliveries, dead-letter replay) as an HTML page; its assets are under /__sandbox/console/.',
+      tags: ['control'],
+      security: [],
+      responses: { '200': { description: 'The console page.', content: { 'text/html': { schema: { type: 'string' } } } } },
+    },
+  };
+  paths['/__sandbox/openapi.json'] = {
+    get: {
+      operationId: 'getOpenApi',
+      summary: 'This document.',
+      tags: ['control'],
+      security: [],
+      responses: { '200': { description: 'The OpenAPI 3.1 document of the server.', content: { 'application/json': { schema: { type: 'object' } } } } },
+    },
+  };
   return {
     ...api,
     info: { title: 'Voice and Messaging API and control API (svc-sandbox server)', version: 'v1' },

@@ -1,8 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { bearerToken } from '../api/auth.js';
 import { SandboxError } from '../core/errors.js';
+import { decodeSegment } from '../core/path-pattern.js';
 import { SeededRandom } from '../core/random.js';
-import type { Sandbox } from '../sandbox.js';
+import { createSandbox, type Sandbox } from '../sandbox.js';
 import { consoleAsset } from './console.js';
 import { controlRoutes, matchControl } from './control-api.js';
 import { json, send, toRequest } from './http.js';
@@ -33,7 +35,6 @@ export interface SandboxServer {
 }
 
 const CONTROL = '/__sandbox';
-const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 
 /**
  * Starts the sandbox as a standalone HTTP server on loopback, so test suites in any
@@ -52,10 +53,19 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 12111;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new SandboxError(`startServer: port must be an integer from 0 to 65535, got ${String(port)}.`, { code: 'invalid_options', param: 'port' });
+  // Bad seed or start time: refused before a port is taken.
+  createSandbox({ seed: options.seed ?? 0, ...(options.startTime === undefined ? {} : { startTime: options.startTime }) }).close();
   let sessions!: Sessions;
+  let defaultSandbox!: Sandbox;
   /** Request ids of the answers no session gives (a deleted session's key). */
   const random = new SeededRandom(options.seed ?? 0);
-  const server = createServer((req, res) => void serve(req, res));
+  const server = createServer((req, res) => {
+    // Nothing a client sends may crash the server: a failure here is a 400, or a dropped socket.
+    serve(req, res).catch(() => {
+      if (res.headersSent) res.destroy();
+      else res.writeHead(400, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: { code: 'invalid_parameter', message: 'The request could not be read.' } }));
+    });
+  });
   const sockets = new Set<import('node:net').Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);
@@ -66,13 +76,27 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   try {
     sessions = new Sessions(url, { seed: options.seed ?? 0, startTime: options.startTime }, (session) => new SessionStreams(() => session().sandbox));
+    defaultSandbox = sessions.default.sandbox;
   } catch (error) {
     server.close();
     throw error;
   }
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const request = toRequest(req, url);
+    let request: Request;
+    try {
+      request = toRequest(req, url);
+    } catch {
+      // A method the web platform refuses (TRACE, TRACK) or a target no URL can hold.
+      const method = /^(GET|HEAD|POST|PUT|DELETE|OPTIONS|PATCH)$/.test(req.method ?? '');
+      const body = method
+        ? { error: { code: 'invalid_parameter', message: `The request target ${JSON.stringify(String(req.url).slice(0, 100))} is not a URL path; send a path such as /v1/calls.` } }
+        : { error: { code: 'method_not_allowed', message: `${req.method} is not a method the sandbox answers; use GET, HEAD, POST, PUT, DELETE or OPTIONS.` } };
+      const text = JSON.stringify(body);
+      res.writeHead(method ? 400 : 405, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }).end(text);
+      req.resume();
+      return;
+    }
     let response: Response;
     try {
       response = await route(request);
@@ -85,7 +109,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   async function route(request: Request): Promise<Response> {
     const { pathname } = new URL(request.url);
     if (pathname === CONTROL || pathname.startsWith(`${CONTROL}/`)) return control(request, pathname.slice(CONTROL.length) || '/');
-    const token = BEARER.exec(request.headers.get('authorization') ?? '')?.[1] ?? null;
+    const token = bearerToken(request.headers.get('authorization'));
     const session = sessions.route(token);
     if (session === 'gone') return goneKey(random, sessions.default.sandbox.now().getTime());
     const response = await session.sandbox.handle(request);
@@ -99,8 +123,9 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     if (asset) return asset;
     const stream = /^\/sessions\/([^/]+)\/stream$/.exec(path);
     if (stream && request.method === 'GET') {
-      const session = sessions.get(decodeURIComponent(stream[1]!));
-      if (!session) return notFoundSession(stream[1]!);
+      const id = decodeSegment(stream[1]!);
+      const session = sessions.get(id);
+      if (!session) return notFoundSession(id);
       const last = Number(request.headers.get('last-event-id') ?? 0);
       return new Response(session.streams.stream(Number.isSafeInteger(last) && last > 0 ? last : 0, request.signal), {
         headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' },
@@ -120,9 +145,8 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
 
   return {
     url,
-    get sandbox() {
-      return sessions.default.sandbox;
-    },
+    // The default session's sandbox, the same object before and after close().
+    sandbox: defaultSandbox,
     close: () =>
       new Promise<void>((resolve) => {
         sessions.closeAll();
@@ -147,13 +171,29 @@ function goneKey(random: SeededRandom, nowMs: number): Response {
 }
 
 function notFoundSession(id: string): Response {
-  return json(404, { error: { code: 'not_found', message: `No session ${decodeURIComponent(id)}: list them with GET ${CONTROL}/sessions, or make one with POST ${CONTROL}/sessions.`, param: 's' } });
+  return json(404, { error: { code: 'not_found', message: `No session ${JSON.stringify(id.slice(0, 80))}: list them with GET ${CONTROL}/sessions, or make one with POST ${CONTROL}/sessions.`, param: 's' } });
 }
 
-/** The JSON body of a control request, or undefined when it has none. */
+/** The control API's largest body, as the API's own (docs/errors.md). */
+const MAX_CONTROL_BODY = 1_048_576;
+
+/** The JSON body of a control request, or undefined when it has none (read no further than the limit). */
 async function readBody(request: Request): Promise<unknown> {
-  if (request.method === 'GET' || request.method === 'HEAD') return undefined;
-  const text = await request.text();
+  if (request.method === 'GET' || request.method === 'HEAD' || !request.body) return undefined;
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_CONTROL_BODY) {
+      void reader.cancel().catch(() => undefined);
+      throw new TooLarge();
+    }
+    chunks.push(value);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return undefined;
   try {
     return JSON.parse(text);
@@ -165,6 +205,8 @@ async function readBody(request: Request): Promise<unknown> {
 class InvalidJson {
   constructor(readonly detail: string) {}
 }
+
+class TooLarge {}
 
 const STATUS_OF: Record<string, number> = {
   invalid_parameter: 400,
@@ -180,6 +222,7 @@ const STATUS_OF: Record<string, number> = {
 /** The §4 envelope for what the control API refuses; anything else is a 500 (and never a crash). */
 function errorResponse(error: unknown): Response {
   if (error instanceof InvalidJson) return json(400, { error: { code: 'invalid_json', message: `The body is not valid JSON (${error.detail}). Send a JSON object.` } });
+  if (error instanceof TooLarge) return json(413, { error: { code: 'payload_too_large', message: `The body is more than ${MAX_CONTROL_BODY} bytes; the limit is 1 MiB.` } });
   if (error instanceof SandboxError) {
     const status = STATUS_OF[error.code] ?? 400;
     const code = error.code === 'invalid_options' ? 'invalid_parameter' : error.code === 'closed' ? 'not_found' : error.code;
@@ -194,7 +237,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
       server.off('listening', onListening);
       reject(
         error.code === 'EADDRINUSE'
-          ? new SandboxError(`Port ${port} on ${host} is already in use: stop what listens there, or pass another port (--port 0 picks a free one).`, { code: 'invalid_options', param: 'port' })
+          ? new SandboxError(`Port ${port} on ${host} is already in use: stop what listens there, or pass another port (--port 0 picks a free one).`, { code: 'conflict', param: 'port' })
           : error,
       );
     };

@@ -1,11 +1,6 @@
+import { sseComment, sseFrame as frame } from '../core/sse.js';
 import type { Sandbox } from '../sandbox.js';
 
-const encoder = new TextEncoder();
-
-/** One server-sent event. */
-function frame(event: string, data: unknown, id?: number): Uint8Array {
-  return encoder.encode(`${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-}
 
 /**
  * A session's live stream for the console (`GET /__sandbox/sessions/{s}/stream`), as
@@ -28,10 +23,6 @@ export class SessionStreams {
   private subscribed: (() => void) | null = null;
 
   constructor(private readonly sandbox: () => Sandbox) {}
-
-  get count(): number {
-    return this.open.size;
-  }
 
   stream(lastEventId: number, signal: AbortSignal): ReadableStream<Uint8Array> {
     let client!: { push(chunk: Uint8Array): void; close(): void };
@@ -57,7 +48,7 @@ export class SessionStreams {
         };
         const sandbox = this.sandbox();
         const log = sandbox.events.list();
-        client.push(encoder.encode(`: svc-sandbox session stream\nretry: 1000\n\n`));
+        client.push(sseComment('svc-sandbox session stream', 1000));
         let from = lastEventId;
         if (from > log.length) {
           client.push(frame('reset', { now: sandbox.now().toISOString() }));
@@ -65,8 +56,8 @@ export class SessionStreams {
         }
         log.slice(from).forEach((event, i) => client.push(frame('event', event, from + i + 1)));
         client.push(frame('change', { now: sandbox.now().toISOString() }));
-        if (signal.aborted) return;
         this.open.add(client);
+        if (signal.aborted) return client.close();
         signal.addEventListener('abort', () => client.close(), { once: true });
         this.subscribe(log.length);
       },
@@ -100,10 +91,18 @@ export class SessionStreams {
   private subscribe(seen: number): void {
     if (this.subscribed) return;
     this.seen = seen;
-    this.subscribed = this.sandbox().events.subscribe((event) => {
+    const sandbox = this.sandbox();
+    const offEvents = sandbox.events.subscribe((event) => {
       this.seen += 1;
       this.broadcast(frame('event', event, this.seen));
     });
+    // Attempts settle during an advance and after it (a slow receiver): the console's
+    // deliveries and dead letters follow them as they happen.
+    const offAttempts = sandbox.webhooks.subscribe(() => this.changed());
+    this.subscribed = () => {
+      offEvents();
+      offAttempts();
+    };
   }
 
   private unsubscribe(): void {

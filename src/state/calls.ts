@@ -44,9 +44,9 @@ export interface PlaceCallInput {
 /** What the call service announces to the rest of the sandbox, before the API's own event. */
 export interface CallEvents {
   /** Answered, with the planned talk time (null: until hung up by hand). The live transcript starts here. */
-  'call.answered': { call: CallRecord; talkMs: number | null };
+  'call:answered': { call: CallRecord; talkMs: number | null };
   /** Completed: the recording is stored and a campaign counts the call before call.completed is published. */
-  'call.completed': { call: CallRecord };
+  'call:completed': { call: CallRecord };
 }
 
 interface CallServiceDeps {
@@ -73,7 +73,7 @@ export class CallService implements Service {
   private unstarted: Array<{ call: CallRecord; input: PlaceCallInput }> = [];
 
   constructor(private readonly deps: CallServiceDeps) {
-    deps.events.on('clock.moving', () => this.startPending());
+    deps.events.on('clock:moving', () => this.startPending());
   }
 
   /**
@@ -214,7 +214,7 @@ export class CallService implements Service {
     call.answeredMs = this.deps.clock.now();
     call.transcriptId = this.deps.random.id('trn');
     if (by === 'ai_receptionist') call.agent = this.deps.aiHandler;
-    this.deps.events.emit('call.answered', { call, talkMs });
+    this.deps.events.emit('call:answered', { call, talkMs });
     this.publish(call, 'call.answered');
   }
 
@@ -236,7 +236,7 @@ export class CallService implements Service {
     this.actors.delete(call.id);
     // Listeners first (the recording is stored, a campaign counts the call), so that whoever
     // receives call.completed can already fetch what its recording_url points to.
-    this.deps.events.emit('call.completed', { call });
+    this.deps.events.emit('call:completed', { call });
     this.publish(call, 'call.completed');
   }
 }

@@ -38,7 +38,7 @@ export class Dialer implements Service {
   readonly store = new Collection<CampaignRecord>();
 
   constructor(private readonly deps: DialerDeps) {
-    deps.events.on('call.completed', ({ call }) => this.callCompleted(call));
+    deps.events.on('call:completed', ({ call }) => this.callCompleted(call));
   }
 
   /** Forgets every campaign (their pending dials belong to the clock, which stops too). */

@@ -13,7 +13,7 @@ export interface LoggedEvent {
 
 /** What the bus announces inside the sandbox (webhook delivery listens). */
 export interface BusEvents {
-  'event.published': LoggedEvent;
+  'event:published': LoggedEvent;
 }
 
 export type EventListener = (event: SandboxEvent, account: string) => void;
@@ -43,7 +43,7 @@ export class EventBus implements Service {
     const event = { id: this.deps.random.id('evt'), type, created_at: iso(this.deps.now()), data } as SandboxEvent<K>;
     const entry: LoggedEvent = { account, event: event as SandboxEvent };
     this.log.push(entry);
-    this.deps.events.emit('event.published', entry);
+    this.deps.events.emit('event:published', entry);
     if (this.listeners.size > 0) this.deps.steps.after(() => this.notify(entry));
     return event;
   }
@@ -61,16 +61,6 @@ export class EventBus implements Service {
         (filter.account === undefined || entry.account === filter.account) &&
         (filter.type === undefined || entry.event.type === filter.type),
     );
-  }
-
-  /** How many events were emitted: a position in the log (the console's streams resume from one). */
-  get size(): number {
-    return this.log.length;
-  }
-
-  /** The entries from position `from` on. */
-  since(from: number): LoggedEvent[] {
-    return this.log.slice(from);
   }
 
   reset(): void {

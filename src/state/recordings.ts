@@ -62,7 +62,7 @@ export class RecordingService implements Service {
   private defaultTiming = DEFAULT_TIMING;
 
   constructor(private readonly deps: RecordingServiceDeps) {
-    deps.events.on('call.completed', ({ call }) => this.callCompleted(call));
+    deps.events.on('call:completed', ({ call }) => this.callCompleted(call));
   }
 
   /** Timing (validated by the caller) for every call that ends from now on, or for one call that has not ended. */

@@ -16,7 +16,7 @@ export interface SubscriptionRecord extends StoredItem {
 
 /** What the subscription store announces (webhook delivery cancels what was pending). */
 export interface SubscriptionEvents {
-  'subscription.removed': { subscription: SubscriptionRecord };
+  'subscription:removed': { subscription: SubscriptionRecord };
 }
 
 /**
@@ -41,7 +41,7 @@ export class Subscriptions implements Service {
   /** Removes a subscription: its pending deliveries are canceled; an attempt in flight ends as it ends. */
   remove(subscription: SubscriptionRecord): void {
     this.store.remove(subscription);
-    this.deps.events.emit('subscription.removed', { subscription });
+    this.deps.events.emit('subscription:removed', { subscription });
   }
 
   /** Whether `subscription` is still stored (a dead letter of a removed one cannot be replayed). */

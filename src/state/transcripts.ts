@@ -24,7 +24,7 @@ export interface TranscriptRecord extends StoredItem {
 /** What the transcript service announces. */
 export interface TranscriptEvents {
   /** A live transcript ended (its call completed): live streams send what is left and close. */
-  'transcript.ended': { transcript: TranscriptRecord };
+  'transcript:ended': { transcript: TranscriptRecord };
 }
 
 /**
@@ -66,7 +66,7 @@ export class TranscriptService implements Service {
   private readonly scripts = new Map<string, ConversationLine[]>();
 
   constructor(private readonly deps: TranscriptServiceDeps) {
-    deps.events.on('call.answered', ({ call, talkMs }) => this.callAnswered(call, talkMs));
+    deps.events.on('call:answered', ({ call, talkMs }) => this.callAnswered(call, talkMs));
   }
 
   /** The conversation a ringing call will carry, instead of a fixture's (validated by the caller). */
@@ -83,7 +83,7 @@ export class TranscriptService implements Service {
     transcript.segments = trimSegments(transcript.segments, Math.min(call.endedMs - call.answeredMs, durationS * 1000));
     transcript.status = 'processing';
     transcript.recordingId = recordingId;
-    this.deps.events.emit('transcript.ended', { transcript });
+    this.deps.events.emit('transcript:ended', { transcript });
     return transcript;
   }
 

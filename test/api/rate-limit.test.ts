@@ -52,4 +52,18 @@ describe('rate limits', () => {
       for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id']) expect(res.headers.get(h)).not.toBeNull();
     }
   });
+
+  it('tokens that are no key share one window (401 all the same); a preflight shows it without counting', async ({ sandbox, api }) => {
+    const remaining = async (token: string) => (await client(sandbox, token).get('/v1/calls')).headers.get('x-ratelimit-remaining');
+    expect(await remaining('junk-1')).toBe('99');
+    expect(await remaining('junk-2')).toBe('98');
+    expect((await client(sandbox, 'junk-3').get('/v1/calls')).status).toBe(401);
+    expect(await remaining('junk-4')).toBe('96');
+    expect(await remaining('SVC_TEST_fresh')).toBe('99'); // a key has its own
+    const preflight = await fetch(`${sandbox.baseUrl}/v1/calls`, { method: 'OPTIONS', headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST' } });
+    expect(preflight.headers.get('x-ratelimit-limit')).toBe('100');
+    expect(preflight.headers.get('x-ratelimit-remaining')).toBe('100'); // no token sent so far
+    expect((await client(sandbox, null).get('/v1/calls')).headers.get('x-ratelimit-remaining')).toBe('99');
+    expect((await api.get('/v1/calls')).headers.get('x-ratelimit-remaining')).toBe('99');
+  });
 });

@@ -81,6 +81,7 @@ const MEMBERS = [
   'webhooks.deadLetters',
   'webhooks.replay',
   'webhooks.replayAll',
+  'webhooks.subscribe',
   'recordings.get',
   'recordings.setTiming',
   'transcripts.get',

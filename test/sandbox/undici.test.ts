@@ -23,6 +23,17 @@ afterEach(async () => {
 });
 
 describe('the undici package', () => {
+  it('an injected network fault rejects request(), fetch() and a captured fetch as a dropped connection does', async () => {
+    const captured = globalThis.fetch;
+    sandbox = createSandbox().listen();
+    sandbox.faults.inject({ path: '/v1/calls', network: true, times: 3 });
+    const url = `${sandbox.baseUrl}/v1/calls`;
+    await expect(undiciRequest(url, { headers })).rejects.toBeInstanceOf(TypeError);
+    await expect(undiciFetch(url, { headers })).rejects.toThrow(TypeError);
+    await expect(captured(url, { headers })).rejects.toThrow(TypeError);
+    expect((await undiciRequest(url, { headers })).statusCode).toBe(200); // the rule was used up
+  });
+
   it('request(), fetch() and stream() to the base URL are answered while listening; other origins pass through', async () => {
     const captured = globalThis.fetch; // taken before listen(), as openapi-fetch and others do
     sandbox = createSandbox({ seed: 4 }).listen();

@@ -21,6 +21,16 @@ describe('svc-sandbox/vitest', () => {
     expect(() => expect(sandbox).toHaveEmitted('call.completed', { data: { disposition: 'no_answer' } })).toThrow(/expected the sandbox to have emitted call.completed matching .*it emitted 1 call.completed event/s);
   });
 
+  test('type-checks the partial against the event (npm run typecheck fails if it stops)', async ({ sandbox }) => {
+    await place(sandbox.baseUrl, '+15005550002');
+    await sandbox.advanceUntil('call.completed');
+    expect(sandbox).toHaveEmitted('call.completed', { data: { disposition: 'busy', from: expect.stringMatching(/^\+1/) } });
+    // @ts-expect-error a disposition the spec does not have
+    expect(() => expect(sandbox).toHaveEmitted('call.completed', { data: { disposition: 'bussy' } })).toThrow(/matching/);
+    // @ts-expect-error a field call.completed does not carry
+    expect(() => expect(sandbox).toHaveEmitted('call.completed', { data: { dispositon: 'busy' } })).toThrow(/matching/);
+  });
+
 });
 
 describe('svc-sandbox/vitest options', () => {

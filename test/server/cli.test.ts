@@ -89,6 +89,10 @@ describe('svc-sandbox serve', () => {
     const badPort = run(['serve', '--port', 'eighty']);
     expect((await badPort.exit).code).toBe(2);
     expect(badPort.stderr).toMatch(/--port must be an integer from 0 to 65535/);
+    const badTime = run(['serve', '--port', '0', '--start-time', 'yesterday']);
+    expect((await badTime.exit).code).toBe(2); // refused before anything listens
+    expect(badTime.stdout).toBe('');
+    expect(badTime.stderr).toMatch(/^svc-sandbox: .*startTime/);
     const unknown = run(['serv']);
     expect((await unknown.exit).code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown command 'serv'; use 'serve' or 'exec'/);

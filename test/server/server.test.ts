@@ -1,6 +1,8 @@
 import { createHmac } from 'node:crypto';
+import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type SandboxServer } from '../../src/index.js';
+import { SseParser } from '../transcripts/sse-client.js';
 import { closeReceivers, startReceiver } from '../webhooks/receivers.js';
 
 /**
@@ -189,8 +191,85 @@ describe('the standalone server', () => {
     const { body } = await control.get('/openapi.json');
     expect(body.openapi).toBe('3.1.0');
     expect(body.servers).toEqual([{ url: server.url }]);
-    expect(Object.keys(body.paths)).toEqual(expect.arrayContaining(['/v1/calls', '/__sandbox/sessions', '/__sandbox/sessions/{s}/advance', '/__sandbox/sessions/{s}/network/{number}']));
+    expect(Object.keys(body.paths)).toEqual(expect.arrayContaining(['/v1/calls', '/__sandbox/sessions', '/__sandbox/sessions/{s}/advance', '/__sandbox/sessions/{s}/network/{number}', '/__sandbox/sessions/{s}/stream', '/__sandbox/console']));
+    expect(Object.keys(body.paths['/__sandbox/sessions/{s}/stream'].get.responses['200'].content)).toEqual(['text/event-stream']);
+    expect(body.paths['/__sandbox/sessions/{s}/advance'].post.responses).toHaveProperty('413');
     expect(body.paths['/__sandbox/sessions/{s}/network/{number}'].put.requestBody.content['application/json'].schema.properties).toHaveProperty('outcome');
+  });
+
+  it('stays up on requests Node parses but a Request cannot hold: TRACE is 405, a malformed target 400, both JSON', async () => {
+    const { port } = new URL(server.url);
+    const raw = (head: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.end(`${head}\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`));
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk)).on('end', () => resolve(text)).on('error', reject);
+      });
+    const trace = await raw('TRACE /v1/calls HTTP/1.1');
+    expect(trace).toMatch(/^HTTP\/1\.1 405 /);
+    expect(JSON.parse(trace.slice(trace.indexOf('\r\n\r\n') + 4)).error.code).toBe('method_not_allowed');
+    const target = await raw('GET http://[bad/v1/calls HTTP/1.1');
+    expect(target).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(target.slice(target.indexOf('\r\n\r\n') + 4)).error.code).toBe('invalid_parameter');
+    expect(await control.get('/health')).toMatchObject({ status: 200, body: { status: 'ok' } }); // still serving
+  });
+
+  it('control bodies: null is 400, more than 1 MiB is 413, and neither changes anything', async () => {
+    const before = (await control.get('/sessions')).body;
+    expect((await control.post('/sessions', 'null')).body.error).toMatchObject({ code: 'invalid_parameter' });
+    const big = await control.post('/sessions', JSON.stringify({ seed: 1, pad: 'x'.repeat(1024 * 1024) }));
+    expect(big).toMatchObject({ status: 413, body: { error: { code: 'payload_too_large' } } });
+    expect((await control.post('/sessions/default/advance', 'null')).status).toBe(400);
+    expect((await control.get('/sessions')).body).toEqual(before);
+  });
+
+  it('a session revokes only its own keys, and path segments are decoded once', async () => {
+    const a = (await control.post('/sessions', {})).body;
+    const made = (await control.post(`/sessions/${a.id}/keys`)).body.key;
+    expect((await control.delete(`/sessions/default/keys/${made}`)).body.error).toMatchObject({ code: 'not_found' });
+    expect((await api(made).get('/v1/calls')).status).toBe(200); // still valid
+    expect((await control.delete(`/sessions/${a.id}/keys/${made}`)).status).toBe(204);
+    expect((await api(made).get('/v1/calls')).status).toBe(401);
+    // %2B is '+'; %252B is the text '%2B', which is no number and no session.
+    expect((await control.put('/sessions/default/network/%2B14155550123', { outcome: 'busy' })).status).toBe(204);
+    expect((await control.put('/sessions/default/network/%252B14155550123', { outcome: 'busy' })).body.error.param).toBe('number');
+    expect((await control.get(`/sessions/${encodeURIComponent(encodeURIComponent(a.id))}/events`)).status).toBe(200); // ses_ ids need no escaping
+    expect((await control.get(`/sessions/${a.id.replace('_', '%255F')}/events`)).status).toBe(404);
+  });
+
+  it("the session stream sends each event with its position, and a change when a webhook attempt settles, whoever advanced the clock", async () => {
+    const receiver = await startReceiver(() => 500);
+    await api('SVC_TEST_live').post('/v1/webhooks', { url: receiver.url, events: ['call.started'] });
+    const abort = new AbortController();
+    const res = await fetch(`${server.url}/__sandbox/sessions/default/stream`, { signal: abort.signal });
+    expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const parser = new SseParser();
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    void (async () => {
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          parser.push(decoder.decode(value, { stream: true }));
+        }
+      } catch {
+        // aborted below
+      }
+      parser.end();
+    })();
+    await parser.waitFor(1); // the opening `change`
+    await api('SVC_TEST_live').post('/v1/calls', CALL);
+    // The library's own advance, not the control API's: only the attempt's settling says "read again".
+    await server.sandbox.advance('1s');
+    const events = await parser.waitFor(4);
+    expect(events.map((e) => e.event)).toEqual(['change', 'event', 'change', 'change']);
+    expect(events[1]).toMatchObject({ id: '1', data: { type: 'call.started' } });
+    expect(server.sandbox.webhooks.attempts()).toHaveLength(1);
+    abort.abort();
+    await parser.waitForEnd();
+    expect(parser.comments[0]).toMatch(/svc-sandbox session stream/);
+    expect(parser.retries).toEqual([1000]);
   });
 
   it('a busy port is refused with a clear error', async () => {
