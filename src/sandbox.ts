@@ -223,7 +223,7 @@ export class Sandbox {
     }
     if (this.listenerErrors.length > 0) {
       const [first] = this.listenerErrors.splice(0);
-      throw new SandboxError('A listener you registered with sandbox.events.subscribe() or sandbox.webhooks.subscribe() threw; see `cause`.', { cause: first, code: 'listener_failed' });
+      throw new SandboxError('An event listener you registered with sandbox.events.subscribe() (or a delivery listener from sandbox.webhooks.subscribe()) threw; see `cause`.', { cause: first, code: 'listener_failed' });
     }
   }
 
