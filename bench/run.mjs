@@ -1,6 +1,6 @@
 // npm run bench: every figure is a ratio measured side by side in this one run, with both
 // absolute numbers beside it. The last results go to bench/RESULTS.md.
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { requestOverhead } from './request-overhead.mjs';
 import { memoryPerItem, scale } from './scale.mjs';
@@ -8,6 +8,7 @@ import { idleAdvance, lifecycles } from './virtual-time.mjs';
 import { startup } from './startup.mjs';
 import { schemaKit } from './schema.mjs';
 import { serverBench } from './server.mjs';
+import { sandboxCpu } from './profile.mjs';
 
 const quick = process.argv.includes('--quick');
 const sections = [];
@@ -21,6 +22,7 @@ async function section(title, run) {
 
 console.log(`svc-sandbox bench, ${new Date().toISOString()}, Node ${process.version}, ${os.cpus().length}× ${os.cpus()[0]?.model ?? 'cpu'}, ${quick ? 'quick' : 'full'} run`);
 await section('Request overhead', () => requestOverhead(quick ? 1000 : 5000));
+await section('Sandbox CPU per request', () => sandboxCpu({ quick }));
 await section('Scale', async () => (await scale(quick ? [1_000, 10_000, 100_000] : [1_000, 100_000, 1_000_000])).lines);
 await section('Memory', () => memoryPerItem(quick ? 20_000 : 100_000));
 await section('Virtual time', async () => [...(await lifecycles(quick ? 2_000 : 10_000)), ...(await idleAdvance())]);
@@ -36,4 +38,9 @@ const report = [
   '',
   ...sections.flatMap((s) => [`## ${s.title}`, '', '```', ...s.lines, '```', '']),
 ].join('\n');
-if (!quick) writeFileSync(new URL('./RESULTS.md', import.meta.url), report);
+// The hand-kept "Before and after" section (a comparison against an older build, made with
+// bench/profile.mjs --dist and the section modules run from a worktree) survives a new run.
+const resultsUrl = new URL('./RESULTS.md', import.meta.url);
+const previous = existsSync(resultsUrl) ? readFileSync(resultsUrl, 'utf8') : '';
+const kept = previous.indexOf('\n## Before and after');
+if (!quick) writeFileSync(resultsUrl, kept === -1 ? report : `${report}${previous.slice(kept)}`);
