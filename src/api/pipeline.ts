@@ -1,3 +1,4 @@
+import { MAX_BODY_BYTES, readAtMost } from '../core/body.js';
 import type { SeededRandom } from '../core/random.js';
 import { Invalid, queryObject } from '../core/schema.js';
 import type { Steps } from '../core/steps.js';
@@ -7,9 +8,6 @@ import { authenticate, authorize, bearerToken } from './auth.js';
 import { ApiError, type ErrorBody } from './errors.js';
 import type { RateDecision, RateLimiter } from './rate-limit.js';
 import type { Router } from './router.js';
-
-/** Largest request body accepted, in bytes (see docs/errors.md). */
-export const MAX_BODY_BYTES = 1_048_576;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -236,10 +234,7 @@ function respond(status: number, body: unknown, base: Array<[string, string]>, o
   return new Response(JSON.stringify(body), { status, headers });
 }
 
-/**
- * The body's bytes, read no further than the limit: a client that sends 200 MB gets its 413
- * after the first MiB, and the sandbox never holds more than that (issue 10 item 10).
- */
+/** The body's bytes, refused with 413 when its declared or its actual size is over the limit. */
 async function readLimited(request: Request): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length') ?? 0);
   if (declared > MAX_BODY_BYTES) {
@@ -247,26 +242,8 @@ async function readLimited(request: Request): Promise<Uint8Array> {
     throw tooLarge(declared);
   }
   if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_BODY_BYTES) {
-      void reader.cancel().catch(() => undefined);
-      throw tooLarge(total, true);
-    }
-    chunks.push(value);
-  }
-  if (chunks.length === 1) return chunks[0]!;
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
+  const bytes = await readAtMost(request.body);
+  if (bytes === null) throw tooLarge(MAX_BODY_BYTES, true);
   return bytes;
 }
 

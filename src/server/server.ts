@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bearerToken } from '../api/auth.js';
+import { MAX_BODY_BYTES, readAtMost } from '../core/body.js';
 import { SandboxError } from '../core/errors.js';
 import { decodeSegment } from '../core/path-pattern.js';
 import { SeededRandom } from '../core/random.js';
@@ -174,26 +175,12 @@ function notFoundSession(id: string): Response {
   return json(404, { error: { code: 'not_found', message: `No session ${JSON.stringify(id.slice(0, 80))}: list them with GET ${CONTROL}/sessions, or make one with POST ${CONTROL}/sessions.`, param: 's' } });
 }
 
-/** The control API's largest body, as the API's own (docs/errors.md). */
-const MAX_CONTROL_BODY = 1_048_576;
-
-/** The JSON body of a control request, or undefined when it has none (read no further than the limit). */
+/** The JSON body of a control request, or undefined when it has none (read no further than the API's limit). */
 async function readBody(request: Request): Promise<unknown> {
   if (request.method === 'GET' || request.method === 'HEAD' || !request.body) return undefined;
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_CONTROL_BODY) {
-      void reader.cancel().catch(() => undefined);
-      throw new TooLarge();
-    }
-    chunks.push(value);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const bytes = await readAtMost(request.body);
+  if (bytes === null) throw new TooLarge();
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   if (text.trim() === '') return undefined;
   try {
     return JSON.parse(text);
@@ -222,7 +209,7 @@ const STATUS_OF: Record<string, number> = {
 /** The §4 envelope for what the control API refuses; anything else is a 500 (and never a crash). */
 function errorResponse(error: unknown): Response {
   if (error instanceof InvalidJson) return json(400, { error: { code: 'invalid_json', message: `The body is not valid JSON (${error.detail}). Send a JSON object.` } });
-  if (error instanceof TooLarge) return json(413, { error: { code: 'payload_too_large', message: `The body is more than ${MAX_CONTROL_BODY} bytes; the limit is 1 MiB.` } });
+  if (error instanceof TooLarge) return json(413, { error: { code: 'payload_too_large', message: `The body is more than ${MAX_BODY_BYTES} bytes; the limit is 1 MiB.` } });
   if (error instanceof SandboxError) {
     const status = STATUS_OF[error.code] ?? 400;
     const code = error.code === 'invalid_options' ? 'invalid_parameter' : error.code === 'closed' ? 'not_found' : error.code;

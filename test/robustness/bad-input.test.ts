@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_BODY_BYTES } from '../../src/api/pipeline.js';
+import { MAX_BODY_BYTES } from '../../src/core/body.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/index.js';
 import { test } from '../fixture.js';
 import { closeReceivers, startReceiver, type Receiver } from '../webhooks/receivers.js';

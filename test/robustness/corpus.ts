@@ -1,4 +1,4 @@
-import { MAX_BODY_BYTES } from '../../src/api/pipeline.js';
+import { MAX_BODY_BYTES } from '../../src/core/body.js';
 import { fieldCases } from './field-cases.js';
 import {
   bad, error, GOOD_AUTH, invalidJson, json, KEY, notFound, OTHER_AUTH, TO, tooLarge, unsupportedType,

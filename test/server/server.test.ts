@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type SandboxServer } from '../../src/index.js';
-import { SseParser } from '../transcripts/sse-client.js';
+import { readStream } from '../transcripts/sse-client.js';
 import { closeReceivers, startReceiver } from '../webhooks/receivers.js';
 
 /**
@@ -243,21 +243,7 @@ describe('the standalone server', () => {
     const abort = new AbortController();
     const res = await fetch(`${server.url}/__sandbox/sessions/default/stream`, { signal: abort.signal });
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-    const parser = new SseParser();
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    void (async () => {
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          parser.push(decoder.decode(value, { stream: true }));
-        }
-      } catch {
-        // aborted below
-      }
-      parser.end();
-    })();
+    const { parser } = readStream(res);
     await parser.waitFor(1); // the opening `change`
     await api('SVC_TEST_live').post('/v1/calls', CALL);
     // The library's own advance, not the control API's: only the attempt's settling says "read again".

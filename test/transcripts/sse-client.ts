@@ -82,6 +82,11 @@ export async function openWithFetch(sandbox: Sandbox, id: string, options: { sig
     headers: { authorization: `Bearer ${options.key ?? KEY}`, accept: 'text/event-stream', ...options.headers },
     signal: options.signal,
   });
+  return { res, ...readStream(res) };
+}
+
+/** Feeds a fetch Response's event stream to a new parser until it ends or is aborted; `done` settles then. */
+export function readStream(res: Response) {
   const parser = new SseParser();
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
@@ -97,7 +102,7 @@ export async function openWithFetch(sandbox: Sandbox, id: string, options: { sig
     }
     parser.end();
   })();
-  return { res, parser, reader, done };
+  return { parser, reader, done };
 }
 
 /** Opens a transcript's event stream with `node:https`, as axios or an SDK would. */
