@@ -22,6 +22,7 @@ const OPTIONS = {
   host: { type: 'string' },
   seed: { type: 'string' },
   'start-time': { type: 'string' },
+  'allowed-host': { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const satisfies ParseArgsConfig['options'];
@@ -47,6 +48,9 @@ Options:
                           as the control API has no authentication)
       --seed <n>          Seed of the default session and of new sessions (default 0)
       --start-time <iso>  Virtual start time (default 2026-01-01T00:00:00Z)
+      --allowed-host <name>
+                          Also accept requests whose Host is <name> (repeatable);
+                          IP addresses and localhost are always accepted
   -h, --help              Show this help
   -v, --version           Show the version`,
   exec: `Usage: svc-sandbox exec [options] -- <command> [args...]
@@ -63,6 +67,8 @@ Options:
       --host <address>    Address to listen on (default 127.0.0.1)
       --seed <n>          Seed of the default session and of new sessions (default 0)
       --start-time <iso>  Virtual start time (default 2026-01-01T00:00:00Z)
+      --allowed-host <name>
+                          Also accept requests whose Host is <name> (repeatable)
   -h, --help              Show this help`,
 };
 
@@ -110,11 +116,16 @@ async function main(argv: string[]): Promise<number> {
   const options = {
     port: integer(values.port, 'port', 0, 65535) ?? (command === 'exec' ? 0 : 12111),
     host: values.host ?? '127.0.0.1',
-    seed: integer(values.seed, 'seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER) ?? 0,
+    // Left out unless given: with no seed, session ids and exec's key are secret (docs/server.md).
+    ...(values.seed === undefined ? {} : { seed: integer(values.seed, 'seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER) }),
     ...(values['start-time'] === undefined ? {} : { startTime: values['start-time'] }),
+    ...(values['allowed-host'] === undefined ? {} : { allowedHosts: values['allowed-host'] }),
   };
   if (command === 'exec' && child.length === 0) throw new Usage("exec needs a command after '--', e.g. svc-sandbox exec -- python3 -m unittest.");
 
+  if (options.host === '0.0.0.0' || options.host === '::') {
+    console.error(`svc-sandbox: warning: --host ${options.host} serves every network this machine is on, and the control API has no authentication: anyone who can reach port ${options.port || '(the chosen port)'} can reset or drive it. Prefer the default 127.0.0.1 (docs/server.md, "Security model").`);
+  }
   let server: SandboxServer;
   try {
     server = await startServer(options);
@@ -145,7 +156,7 @@ function exec(server: SandboxServer, [command, ...args]: string[]): Promise<numb
     ...process.env,
     SVC_API_BASE_URL: server.url,
     SVC_SANDBOX_URL: `${server.url}/__sandbox`,
-    SVC_API_KEY: server.sandbox.keys.create().key,
+    SVC_API_KEY: server.apiKey,
   };
   return new Promise((resolve) => {
     // Its own process group, so a signal to us reaches everything the command started.

@@ -8,8 +8,11 @@ import { Readable } from 'node:stream';
  * second request path to keep in step (docs/server.md, "Why node:http").
  */
 
-/** The web Request of a `node:http` request; its signal aborts when the client goes away. */
-export function toRequest(req: IncomingMessage, origin: string): Request {
+/**
+ * The web Request of a `node:http` request; its signal aborts when the client goes away.
+ * `target` is the path and query (the request line's, unless given).
+ */
+export function toRequest(req: IncomingMessage, origin: string, target = req.url ?? '/'): Request {
   const abort = new AbortController();
   req.once('close', () => {
     if (!req.complete || !req.readableEnded) abort.abort(new Error('The client closed the request.'));
@@ -18,7 +21,7 @@ export function toRequest(req: IncomingMessage, origin: string): Request {
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
   const method = req.method ?? 'GET';
   const hasBody = method !== 'GET' && method !== 'HEAD';
-  return new Request(new URL(req.url ?? '/', origin), {
+  return new Request(new URL(target, origin), {
     method,
     headers,
     signal: abort.signal,
@@ -60,4 +63,20 @@ export async function send(res: ServerResponse, response: Response, aborted: Abo
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   if (status === 204) return new Response(null, { status, headers });
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+}
+
+/**
+ * A JSON error written straight to a socket, for the refusals Node's HTTP parser makes before
+ * a request exists (a bad method, headers over the limit, CONNECT): the connection is closed
+ * after it, since the parser cannot go on.
+ */
+export function answerRaw(socket: import('node:stream').Duplex, status: number, reason: string, body: unknown): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const text = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+  );
 }

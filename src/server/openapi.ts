@@ -39,6 +39,8 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
       responses: {
         [String(route.status)]: route.status === 204 ? { description: 'Done.' } : { description: 'Done.', content: { 'application/json': { schema: route.response ?? { type: 'object' } } } },
         '400': ERROR,
+        // A foreign Origin or Host, or a webhook delivery (docs/server.md, "Security model").
+        '403': ERROR,
         '404': ERROR,
         '409': ERROR,
         ...(route.body ? { '413': ERROR } : {}),

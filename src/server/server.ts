@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { bearerToken } from '../api/auth.js';
 import { MAX_BODY_BYTES, readAtMost } from '../core/body.js';
 import { SandboxError } from '../core/errors.js';
@@ -8,7 +9,8 @@ import { SeededRandom } from '../core/random.js';
 import { createSandbox, type Sandbox } from '../sandbox.js';
 import { consoleAsset } from './console.js';
 import { controlRoutes, matchControl } from './control-api.js';
-import { json, send, toRequest } from './http.js';
+import { checkControl, checkHost, hostPolicy, ownOrigin, type Refusal } from './guard.js';
+import { answerRaw, json, send, toRequest } from './http.js';
 import { serverOpenApi } from './openapi.js';
 import { Sessions } from './sessions.js';
 import { SessionStreams } from './stream.js';
@@ -23,6 +25,12 @@ export interface ServerOptions {
   seed?: number;
   /** Virtual start of the default session and of new sessions that give none. Default `2026-01-01T00:00:00Z`. */
   startTime?: string | number | Date;
+  /**
+   * Host names (besides IP addresses of this machine, `localhost` and names under `.localhost`)
+   * that requests may send in `Host`; `true` accepts any. Default none: a request for another
+   * name is 403, which stops DNS rebinding (docs/server.md, "Security model").
+   */
+  allowedHosts?: readonly string[] | true;
 }
 
 /** A running server (CONTRACT §8). */
@@ -31,6 +39,11 @@ export interface SandboxServer {
   readonly url: string;
   /** The default session's sandbox. */
   readonly sandbox: Sandbox;
+  /**
+   * A test key of the default session, made when first read (what `svc-sandbox exec` hands its
+   * command as `SVC_API_KEY`): secret, unless a seed was asked for (docs/server.md, "Security model").
+   */
+  readonly apiKey: string;
   /** Stops listening, ends every session and closes open connections. */
   close(): Promise<void>;
 }
@@ -54,10 +67,13 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 12111;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new SandboxError(`startServer: port must be an integer from 0 to 65535, got ${String(port)}.`, { code: 'invalid_options', param: 'port' });
-  // Bad seed or start time: refused before a port is taken.
+  // Bad seed, start time or host list: refused before a port is taken.
   createSandbox({ seed: options.seed ?? 0, ...(options.startTime === undefined ? {} : { startTime: options.startTime }) }).close();
+  const policy = hostPolicy(options.allowedHosts, (message) => new SandboxError(`startServer: ${message}`, { code: 'invalid_options', param: 'allowedHosts' }));
   let sessions!: Sessions;
   let defaultSandbox!: Sandbox;
+  let apiKey: string | undefined;
+  let isOwnOrigin!: (origin: string) => boolean;
   /** Request ids of the answers no session gives (a deleted session's key). */
   const random = new SeededRandom(options.seed ?? 0);
   const server = createServer((req, res) => {
@@ -67,6 +83,14 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
       else res.writeHead(400, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: { code: 'invalid_parameter', message: 'The request could not be read.' } }));
     });
   });
+  // What Node's parser refuses before a request exists still gets the JSON envelope.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    const [status, reason, body] = parserRefusal(error.code);
+    answerRaw(socket, status, reason, body);
+  });
+  server.on('connect', (_req, socket) =>
+    answerRaw(socket, 405, 'Method Not Allowed', { error: { code: 'method_not_allowed', message: 'CONNECT is not a method the sandbox answers: it is no proxy. Send GET, HEAD, POST, PUT, DELETE or OPTIONS to a path such as /v1/calls.' } }),
+  );
   const sockets = new Set<import('node:net').Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);
@@ -75,8 +99,9 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   await listen(server, port, host);
   const address = server.address() as AddressInfo;
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  isOwnOrigin = ownOrigin(address.port, localAddresses(address), policy);
   try {
-    sessions = new Sessions(url, { seed: options.seed ?? 0, startTime: options.startTime }, (session) => new SessionStreams(() => session().sandbox));
+    sessions = new Sessions(url, { seed: options.seed ?? 0, startTime: options.startTime, seeded: options.seed !== undefined }, (session) => new SessionStreams(() => session().sandbox));
     defaultSandbox = sessions.default.sandbox;
   } catch (error) {
     server.close();
@@ -84,19 +109,19 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   }
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const target = originForm(req.url ?? '/');
+    const refused = checkHost(req.headers.host, policy) ?? (target.host === null ? null : checkHost(target.host, policy));
+    if (refused) return writeJson(req, res, refused.status, envelope(refused));
     let request: Request;
     try {
-      request = toRequest(req, url);
+      request = toRequest(req, url, target.path);
     } catch {
       // A method the web platform refuses (TRACE, TRACK) or a target no URL can hold.
       const method = /^(GET|HEAD|POST|PUT|DELETE|OPTIONS|PATCH)$/.test(req.method ?? '');
       const body = method
         ? { error: { code: 'invalid_parameter', message: `The request target ${JSON.stringify(String(req.url).slice(0, 100))} is not a URL path; send a path such as /v1/calls.` } }
         : { error: { code: 'method_not_allowed', message: `${req.method} is not a method the sandbox answers; use GET, HEAD, POST, PUT, DELETE or OPTIONS.` } };
-      const text = JSON.stringify(body);
-      res.writeHead(method ? 400 : 405, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }).end(text);
-      req.resume();
-      return;
+      return writeJson(req, res, method ? 400 : 405, body);
     }
     let response: Response;
     try {
@@ -104,7 +129,20 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     } catch (error) {
       response = errorResponse(error);
     }
-    await send(res, response, request.signal).catch(() => res.destroy());
+    await answer(req, res, response, request.signal);
+  }
+
+  /**
+   * Sends `response`. An answer given before the request's body was read (a 413, a refusal)
+   * closes the connection once sent, so the unread rest of the body is never taken for the
+   * next request and a kept-alive client opens a new socket (docs/server.md, "Connections").
+   */
+  async function answer(req: IncomingMessage, res: ServerResponse, response: Response, signal?: AbortSignal): Promise<void> {
+    if (!req.complete) {
+      res.shouldKeepAlive = false;
+      req.resume();
+    }
+    await send(res, response, signal ?? new AbortController().signal).catch(() => res.destroy());
   }
 
   async function route(request: Request): Promise<Response> {
@@ -112,13 +150,15 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     if (pathname === CONTROL || pathname.startsWith(`${CONTROL}/`)) return control(request, pathname.slice(CONTROL.length) || '/');
     const token = bearerToken(request.headers.get('authorization'));
     const session = sessions.route(token);
-    if (session === 'gone') return goneKey(random, sessions.default.sandbox.now().getTime());
+    if (session === 'gone' || session === 'forged') return refusedKey(session, random, sessions.default.sandbox.now().getTime());
     const response = await session.sandbox.handle(request);
     if (request.method !== 'GET' && request.method !== 'HEAD') session.streams.changed();
     return response;
   }
 
   async function control(request: Request, path: string): Promise<Response> {
+    const refused = checkControl(request.headers, request.method, declaresBody(request.headers), isOwnOrigin);
+    if (refused) return refusalResponse(refused);
     if (path === '/openapi.json' && request.method === 'GET') return json(200, serverOpenApi(sessions.default.sandbox.openapi(), controlRoutes, url));
     const asset = consoleAsset(path, request.method);
     if (asset) return asset;
@@ -148,6 +188,9 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     url,
     // The default session's sandbox, the same object before and after close().
     sandbox: defaultSandbox,
+    get apiKey() {
+      return (apiKey ??= sessions.makeKey(sessions.default));
+    },
     close: () =>
       new Promise<void>((resolve) => {
         sessions.closeAll();
@@ -158,17 +201,77 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
 }
 
 /**
- * The 401 of a deleted session's key. No session answers it, but it carries the headers every
- * response carries (CONTRACT §3, §4): a request id, and the rate-limit headers of a standard
- * key's first request in the current second of the default session's clock.
+ * The 401 of a key no session answers: a deleted session's, or one that names a session which
+ * never issued it (forged). It carries the headers every response carries (docs/errors.md,
+ * docs/rate-limits.md): a request id, and the rate-limit headers of a standard key's first
+ * request in the current second of the default session's clock.
  */
-function goneKey(random: SeededRandom, nowMs: number): Response {
+function refusedKey(why: 'gone' | 'forged', random: SeededRandom, nowMs: number): Response {
   const reset = String(Math.floor(nowMs / 1000) + 1);
+  const message =
+    why === 'gone'
+      ? 'This key belongs to a session that was deleted (DELETE /__sandbox/sessions/{s}); start a new session for a new key.'
+      : 'This key names a session that never issued it: use the apiKey that POST /__sandbox/sessions answered, or make one with POST /__sandbox/sessions/{s}/keys.';
   return json(
     401,
-    { error: { code: 'invalid_api_key', message: 'This key belongs to a session that was deleted (DELETE /__sandbox/sessions/{s}); start a new session for a new key.' } },
+    { error: { code: 'invalid_api_key', message } },
     { 'x-request-id': random.id('req'), 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '99', 'x-ratelimit-reset': reset },
   );
+}
+
+function envelope(refused: Refusal) {
+  return { error: { code: refused.code, message: refused.message, ...(refused.param ? { param: refused.param } : {}) } };
+}
+
+function refusalResponse(refused: Refusal): Response {
+  return json(refused.status, envelope(refused));
+}
+
+/** A JSON answer written at once, before any Request is made (the connection closes if the body was not read). */
+function writeJson(req: IncomingMessage, res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.shouldKeepAlive = req.complete;
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }).end(text);
+  req.resume();
+}
+
+/** Whether a request says it carries a body (Content-Length above 0, or a Transfer-Encoding). */
+function declaresBody(headers: Headers): boolean {
+  return Number(headers.get('content-length') ?? 0) > 0 || headers.has('transfer-encoding');
+}
+
+/**
+ * The path and query of a request target, and the host of an absolute-form one
+ * (`GET http://host/path HTTP/1.1`), which must pass the same Host check as the header.
+ */
+function originForm(target: string): { path: string; host: string | null } {
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(target) || !URL.canParse(target)) return { path: target, host: null };
+  const absolute = new URL(target);
+  return { path: `${absolute.pathname}${absolute.search}`, host: absolute.host };
+}
+
+/** The IP addresses this server answers on: the bound one, and every interface's when bound to all. */
+function localAddresses(address: AddressInfo): Set<string> {
+  const bracket = (ip: string, family: string | number) => (family === 'IPv6' || family === 6 ? `[${ip.toLowerCase()}]` : ip);
+  const all = new Set([bracket(address.address, address.family)]);
+  if (address.address === '0.0.0.0' || address.address === '::') {
+    for (const list of Object.values(networkInterfaces())) for (const net of list ?? []) all.add(bracket(net.address.replace(/%.*$/, ''), net.family));
+  }
+  return all;
+}
+
+/** The status, reason phrase and JSON body for a request Node's HTTP parser refused. */
+function parserRefusal(code: string | undefined): [number, string, unknown] {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, 'Request Header Fields Too Large', { error: { code: 'invalid_parameter', message: 'The request line and headers are larger than the server reads (16 KiB): shorten the query or the headers.' } }];
+    case 'HPE_INVALID_METHOD':
+      return [405, 'Method Not Allowed', { error: { code: 'method_not_allowed', message: 'That is not a method the sandbox answers; use GET, HEAD, POST, PUT, DELETE or OPTIONS.' } }];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'Request Timeout', { error: { code: 'invalid_parameter', message: 'The request was not received in time: send its headers and body without pausing.' } }];
+    default:
+      return [400, 'Bad Request', { error: { code: 'invalid_parameter', message: `The request is not valid HTTP/1.1${code ? ` (${code})` : ''}: check its request line and headers.` } }];
+  }
 }
 
 function notFoundSession(id: string): Response {

@@ -1,3 +1,4 @@
+import { customAlphabet } from 'nanoid';
 import { SandboxError } from '../core/errors.js';
 import { SeededRandom } from '../core/random.js';
 import { createSandbox, type Sandbox } from '../sandbox.js';
@@ -10,6 +11,8 @@ export interface Session {
   readonly seed: number;
   readonly sandbox: Sandbox;
   readonly streams: SessionStreams;
+  /** The keys this session issued: the only `SVC_TEST_ses_…` keys that route to it. */
+  readonly issued: Set<string>;
 }
 
 /** A key made for a session names it: `SVC_TEST_ses_<16>_<16>` (docs/server.md, "Sessions"). */
@@ -19,25 +22,40 @@ export const DEFAULT_SESSION = 'default';
 export interface SessionDefaults {
   seed: number;
   startTime: string | number | Date | undefined;
+  /**
+   * Whether a seed was asked for: then session ids and keys derive from it (the same on every
+   * run); otherwise they come from the operating system's secure random source, so no other
+   * program can guess them (docs/server.md, "Security model").
+   */
+  seeded: boolean;
 }
+
+/** Where session ids and the server's keys come from. */
+interface IdSource {
+  id(prefix: 'ses' | 'key'): string;
+}
+
+/** 16 characters of [0-9A-Za-z] from the secure random source (nanoid's, over node:crypto). */
+const secret16 = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 16);
+const SECRET: IdSource = { id: (prefix) => `${prefix}_${secret16()}` };
 
 /**
  * The sessions of one server. Requests are routed by their API key: a key made for a
- * session names that session (so routing needs no table that could grow), and every other
- * `SVC_TEST_` key belongs to `default`, which always exists. A deleted session's keys name a
- * session that is gone: 401.
+ * session names that session, and every other `SVC_TEST_` key belongs to `default`, which
+ * always exists. A key that names a session routes there only if that session issued it: a
+ * forged `SVC_TEST_ses_<id>_anything` is 401, as is a deleted session's key.
  */
 export class Sessions {
   private readonly all = new Map<string, Session>();
-  /** Session ids and their keys: seeded, so a server started with the same seed makes the same ones. */
-  private readonly random: SeededRandom;
+  /** Session ids and their keys: seeded when a seed was asked for, else secret. */
+  private readonly random: IdSource;
 
   constructor(
     private readonly baseUrl: string,
     private readonly defaults: SessionDefaults,
     private readonly makeStreams: (session: () => Session) => SessionStreams,
   ) {
-    this.random = new SeededRandom(defaults.seed);
+    this.random = defaults.seeded ? new SeededRandom(defaults.seed) : SECRET;
     this.add(DEFAULT_SESSION, defaults.seed, this.sandbox(defaults.seed, defaults.startTime));
   }
 
@@ -78,15 +96,22 @@ export class Sessions {
 
   /** A new test key of `session`, which routes to it. */
   makeKey(session: Session): string {
-    if (session.id === DEFAULT_SESSION) return session.sandbox.keys.create().key;
-    return session.sandbox.keys.create({ key: `SVC_TEST_${session.id}_${this.random.id('key').slice('key_'.length)}` }).key;
+    const suffix = this.random.id('key').slice('key_'.length);
+    const key = session.id === DEFAULT_SESSION ? `SVC_TEST_${suffix}` : `SVC_TEST_${session.id}_${suffix}`;
+    session.issued.add(session.sandbox.keys.create({ key }).key);
+    return key;
   }
 
-  /** The session a bearer token belongs to; `gone` for a key of a deleted session. */
-  route(token: string | null): Session | 'gone' {
+  /**
+   * The session a bearer token belongs to: `gone` for a key of a deleted session, `forged` for
+   * a key that names a live session which never issued it.
+   */
+  route(token: string | null): Session | 'gone' | 'forged' {
     const named = token === null ? null : SESSION_KEY.exec(token)?.[1];
     if (!named) return this.default;
-    return this.all.get(named) ?? 'gone';
+    const session = this.all.get(named);
+    if (!session) return 'gone';
+    return session.issued.has(token!) ? session : 'forged';
   }
 
   closeAll(): void {
@@ -104,7 +129,7 @@ export class Sessions {
   private add(id: string, seed: number, sandbox: Sandbox): Session {
     let session: Session;
     const streams = this.makeStreams(() => session);
-    session = { id, seed, sandbox, streams };
+    session = { id, seed, sandbox, streams, issued: new Set() };
     this.all.set(id, session);
     return session;
   }

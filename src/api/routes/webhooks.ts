@@ -1,3 +1,4 @@
+import { isThisMachine } from '../../core/hosts.js';
 import { array, custom, invalid, object, oneOf, show, type Schema } from '../../core/schema.js';
 import { createdSubscriptionSchema, EVENT_TYPES, subscriptionSchema } from '../../state/resources.js';
 import type { Subscriptions } from '../../state/subscriptions.js';
@@ -48,8 +49,21 @@ function canonicalOrigin(url: URL): string {
   return `${url.protocol}//${url.hostname.replace(/\.$/, '')}${url.port ? `:${url.port}` : ''}`;
 }
 
+/**
+ * Whether a receiver URL reaches the sandbox itself: its own origin, or, when the sandbox is
+ * served on this machine (the standalone server on 127.0.0.1), any spelling of this machine at
+ * the same port (`localhost`, `127.0.0.2`, `[::1]`, `0.0.0.0`, ...). A webhook must never be
+ * a way to call the control API (docs/webhooks.md, "Receiver URLs").
+ */
+function isSandboxItself(url: URL, sandbox: URL): boolean {
+  if (canonicalOrigin(url) === canonicalOrigin(sandbox)) return true;
+  const port = (u: URL) => u.port || (u.protocol === 'https:' ? '443' : '80');
+  return port(url) === port(sandbox) && isThisMachine(sandbox.hostname) && isThisMachine(url.hostname);
+}
+
 /** The receiver URL of a subscription (rules in docs/webhooks.md, "Receiver URLs"). */
 function webhookUrl(sandboxOrigin: string): Schema<string> {
+  const sandbox = new URL(sandboxOrigin);
   const fail = (message: string): never => {
     throw invalid(`\`url\` ${message}`, 'url');
   };
@@ -76,7 +90,7 @@ function webhookUrl(sandboxOrigin: string): Schema<string> {
       if (isLinkLocalOrMetadata(url.hostname)) {
         fail(`points at a link-local or cloud-metadata address (${url.hostname}), which the sandbox never calls; give the address of your own receiver.`);
       }
-      if (canonicalOrigin(url) === sandboxOrigin) {
+      if (isSandboxItself(url, sandbox)) {
         fail(`points at the sandbox itself (${sandboxOrigin}); give the address of your own receiver, e.g. http://127.0.0.1:<port>/webhooks.`);
       }
       return value;

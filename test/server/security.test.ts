@@ -1,0 +1,258 @@
+import { request as httpRequest, Agent } from 'node:http';
+import { connect } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startServer, type SandboxServer } from '../../src/index.js';
+import { closeReceivers, startReceiver } from '../webhooks/receivers.js';
+
+/**
+ * The server as a security boundary (docs/server.md, "Security model"): only the user's own
+ * programs reach the control API and the console. Each test is an attack from the hostile run
+ * of issue 16, sent as the attacker would send it, and each checks that nothing changed.
+ */
+let server: SandboxServer;
+let port: number;
+beforeEach(async () => {
+  server = await startServer({ port: 0, seed: 5 });
+  port = Number(new URL(server.url).port);
+});
+afterEach(async () => {
+  await server.close();
+  await closeReceivers();
+});
+
+/** A request with exactly these headers (node:http, so Host and Origin are ours to set). */
+function send(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers: { ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }), ...headers }, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text && res.headers['content-type']?.includes('json') ? JSON.parse(text) : text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Raw bytes on a socket, and everything the server answers until it closes the connection. */
+function raw(bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk)).on('end', () => resolve(text)).on('error', reject);
+  });
+}
+const jsonOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+
+const JSON_TYPE = { 'content-type': 'application/json' };
+const KEY = 'SVC_TEST_owner';
+
+/** What an attack could have changed: the default session's clock, keys, faults, events and sessions. */
+async function state() {
+  const sessions = (await send('GET', '/__sandbox/sessions')).body.data.map((s: { id: string; now: string }) => `${s.id}@${s.now}`);
+  return { sessions, keys: server.sandbox.keys.list().length, faults: server.sandbox.faults.list().length, events: server.sandbox.events.list().length };
+}
+
+describe('a webhook cannot drive the server (issue 16, item 1)', () => {
+  it('regression: a subscription to any loopback spelling of the server at its port is 400, whatever the case or form', async () => {
+    const spellings = [
+      `http://localhost:${port}/__sandbox/sessions/default/reset`,
+      `http://LOCALHOST:${port}/__sandbox/sessions/default/reset`,
+      `http://localhost.:${port}/x`,
+      `http://127.0.0.1:${port}/x`,
+      `http://127.0.0.2:${port}/x`,
+      `http://127.1:${port}/x`,
+      `http://2130706433:${port}/x`,
+      `http://0x7f.0.0.1:${port}/x`,
+      `http://[::1]:${port}/x`,
+      `http://[0:0:0:0:0:0:0:1]:${port}/x`,
+      `http://[::ffff:127.0.0.1]:${port}/x`,
+      `http://0.0.0.0:${port}/x`,
+      `https://localhost:${port}/x`,
+      `https://app.localhost:${port}/x`,
+    ];
+    for (const url of spellings) {
+      const res = await send('POST', '/v1/webhooks', { authorization: `Bearer ${KEY}`, ...JSON_TYPE }, JSON.stringify({ url, events: ['call.completed'] }));
+      expect({ url, status: res.status, param: res.body.error?.param }).toEqual({ url, status: 400, param: 'url' });
+      expect(res.body.error.message).toMatch(/sandbox itself|https/);
+    }
+    // A receiver of the user's own on another port is fine.
+    const receiver = await startReceiver();
+    const ok = await send('POST', '/v1/webhooks', { authorization: `Bearer ${KEY}`, ...JSON_TYPE }, JSON.stringify({ url: `http://localhost:${receiver.port}/hooks`, events: ['call.completed'] }));
+    expect(ok.status).toBe(201);
+  });
+
+  it('a request carrying a delivery\'s headers is refused on the control API, however it got there', async () => {
+    const before = await state();
+    const res = await send('POST', '/__sandbox/sessions/default/advance', { ...JSON_TYPE, 'x-service-event-id': 'evt_x', 'x-service-signature': 'ab' }, JSON.stringify({ duration: '25h' }));
+    expect(res.status).toBe(403);
+    expect(res.body.error).toMatchObject({ code: 'forbidden' });
+    expect(await state()).toEqual(before);
+  });
+});
+
+describe('a page on another origin cannot drive the control API (item 2: CSRF)', () => {
+  it('regression: no-cors POSTs with a foreign Origin (no body, text/plain, a form, multipart) are 403/400 and change nothing', async () => {
+    server.sandbox.faults.list(); // the default session exists
+    const before = await state();
+    const evil = { origin: 'http://evil.example' };
+    const attempts = [
+      send('POST', '/__sandbox/sessions/default/reset', evil),
+      send('POST', '/__sandbox/sessions/default/advance', { ...evil, 'content-type': 'text/plain' }, '{"duration":"25h"}'),
+      send('POST', '/__sandbox/sessions', { ...evil, 'content-type': 'application/x-www-form-urlencoded' }, 'seed=1'),
+      send('POST', '/__sandbox/sessions/default/keys', { ...evil, 'content-type': 'multipart/form-data; boundary=x' }, '--x--'),
+      send('POST', '/__sandbox/sessions/default/faults', { ...evil, ...JSON_TYPE }, JSON.stringify({ status: 503 })),
+      send('POST', '/__sandbox/sessions/default/dead-letters/dlv_x/replay', evil),
+      send('GET', '/__sandbox/sessions', evil),
+    ];
+    for (const res of await Promise.all(attempts)) {
+      expect(res.status).toBe(403);
+      expect(res.body.error).toMatchObject({ code: 'forbidden', param: 'Origin' });
+    }
+    expect(await state()).toEqual(before);
+  });
+
+  it('regression: a body that is not JSON is refused even with no Origin (an old browser, a form), and changes nothing', async () => {
+    const before = await state();
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', undefined]) {
+      const res = await send('POST', '/__sandbox/sessions/default/advance', type ? { 'content-type': type } : {}, '{"duration":"25h"}');
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'unsupported_content_type', param: 'Content-Type' });
+      expect(res.body.error.message).toMatch(/Content-Type: application\/json/);
+    }
+    const crossSite = await send('POST', '/__sandbox/sessions/default/reset', { 'sec-fetch-site': 'cross-site' });
+    expect(crossSite.status).toBe(403);
+    expect(await state()).toEqual(before);
+  });
+
+  it('the console\'s own origin, any loopback spelling of it, and programs that send no Origin are served', async () => {
+    for (const origin of [server.url, `http://localhost:${port}`, `http://127.0.0.1:${port}`]) {
+      const res = await send('POST', '/__sandbox/sessions/default/advance', { origin, ...JSON_TYPE }, JSON.stringify({ duration: '1s' }));
+      expect({ origin, status: res.status }).toEqual({ origin, status: 200 });
+    }
+    // Same host, another port: another origin.
+    const other = await send('POST', '/__sandbox/sessions/default/reset', { origin: `http://127.0.0.1:${port + 1}` });
+    expect(other.status).toBe(403);
+    expect((await send('POST', '/__sandbox/sessions/default/reset')).status).toBe(204);
+  });
+});
+
+describe('the Host must be this server (item 3: DNS rebinding)', () => {
+  it('regression: a foreign Host is 403 on the API, the control API and the console, and an absolute-form target too', async () => {
+    const before = await state();
+    for (const [method, path, headers, body] of [
+      ['GET', '/__sandbox/sessions', {}, undefined],
+      ['POST', '/__sandbox/sessions', JSON_TYPE, '{}'],
+      ['GET', '/__sandbox/console', {}, undefined],
+      ['POST', '/v1/calls', { authorization: `Bearer ${KEY}`, ...JSON_TYPE }, JSON.stringify({ to: '+14155550123', from: '+14155550100' })],
+    ] as const) {
+      const res = await send(method, path, { ...headers, host: `evil.example:${port}` }, body);
+      expect({ path, status: res.status }).toEqual({ path, status: 403 });
+      expect(res.body.error).toMatchObject({ code: 'forbidden', param: 'Host' });
+      expect(res.body.error.message).toMatch(/--allowed-host evil\.example/);
+    }
+    const absolute = await raw(`GET http://evil.example/__sandbox/sessions HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+    expect(absolute).toMatch(/^HTTP\/1\.1 403 /);
+    expect(jsonOf(absolute).error.param).toBe('Host');
+    expect(server.sandbox.calls.list()).toEqual([]);
+    expect(await state()).toEqual(before);
+  });
+
+  it('IP addresses, localhost, names under .localhost and --allowed-host names are served', async () => {
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `app.localhost:${port}`, `[::1]:${port}`, '10.0.0.7']) {
+      expect({ host, status: (await send('GET', '/__sandbox/health', { host })).status }).toEqual({ host, status: 200 });
+    }
+    const named = await startServer({ port: 0, allowedHosts: ['devbox.test'] });
+    try {
+      const res = await fetch(`${named.url}/__sandbox/health`);
+      expect(res.status).toBe(200);
+      const viaName = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port: Number(new URL(named.url).port), path: '/__sandbox/health', headers: { host: 'DevBox.test' }, agent: false }, (r) => {
+          r.resume();
+          resolve(r.statusCode!);
+        });
+        req.on('error', reject).end();
+      });
+      expect(viaName).toBe(200);
+    } finally {
+      await named.close();
+    }
+    await expect(startServer({ port: 0, allowedHosts: ['http://x.test'] })).rejects.toMatchObject({ code: 'invalid_options', param: 'allowedHosts' });
+  });
+});
+
+describe('keys are what a session made (item 4)', () => {
+  it('regression: a forged SVC_TEST_ses_<id>_… key is 401 and acts nowhere; the issued key works', async () => {
+    const made = (await send('POST', '/__sandbox/sessions', JSON_TYPE, '{}')).body as { id: string; apiKey: string };
+    const forged = `SVC_TEST_${made.id}_anything`;
+    const res = await send('POST', '/v1/calls', { authorization: `Bearer ${forged}`, ...JSON_TYPE }, JSON.stringify({ to: '+14155550123', from: '+14155550100' }));
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('invalid_api_key');
+    expect(res.body.error.message).toMatch(/never issued/);
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+    expect((await send('GET', `/__sandbox/sessions/${made.id}/events`)).body.data).toEqual([]);
+    const good = await send('POST', '/v1/calls', { authorization: `Bearer ${made.apiKey}`, ...JSON_TYPE }, JSON.stringify({ to: '+14155550123', from: '+14155550100' }));
+    expect(good.status).toBe(201);
+  });
+
+  it('session ids and the server\'s key are unguessable unless a seed is asked for, and repeatable when it is', async () => {
+    const unseeded = [await startServer({ port: 0 }), await startServer({ port: 0 })];
+    const seeded = [await startServer({ port: 0, seed: 9 }), await startServer({ port: 0, seed: 9 })];
+    try {
+      const first = async (s: SandboxServer) => {
+        const res = await fetch(`${s.url}/__sandbox/sessions`, { method: 'POST', headers: JSON_TYPE, body: '{}' });
+        const body = (await res.json()) as { id: string; apiKey: string };
+        return `${body.id} ${body.apiKey} ${s.apiKey}`;
+      };
+      const [a, b] = [await first(unseeded[0]!), await first(unseeded[1]!)];
+      expect(a).not.toBe(b);
+      expect(a.split(' ').every((part, i) => part !== b.split(' ')[i])).toBe(true);
+      expect(await first(seeded[0]!)).toBe(await first(seeded[1]!));
+      expect(unseeded[0]!.apiKey).toMatch(/^SVC_TEST_[0-9A-Za-z]{16}$/);
+      expect(unseeded[0]!.apiKey).toBe(unseeded[0]!.apiKey); // made once
+    } finally {
+      await Promise.all([...unseeded, ...seeded].map((s) => s.close()));
+    }
+  });
+});
+
+describe('every refusal the server makes itself is JSON (item 6)', () => {
+  it('regression: CONNECT, a method Node does not know and oversized headers get a JSON error, then the socket closes', async () => {
+    const connectAnswer = await raw(`CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n`);
+    expect(connectAnswer).toMatch(/^HTTP\/1\.1 405 /);
+    expect(jsonOf(connectAnswer).error.code).toBe('method_not_allowed');
+    const badMethod = await raw(`FROB /v1/calls HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    expect(badMethod).toMatch(/^HTTP\/1\.1 (400|405) /);
+    expect(jsonOf(badMethod).error.code).toMatch(/method_not_allowed|invalid_parameter/);
+    const huge = await raw(`GET /v1/calls?q=${'a'.repeat(21_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    expect(huge).toMatch(/^HTTP\/1\.1 431 /);
+    expect(jsonOf(huge).error.message).toMatch(/shorten/);
+    // The server is still up.
+    expect((await send('GET', '/__sandbox/health')).status).toBe(200);
+  });
+
+  it('regression: after a 413 the kept-alive client\'s next request is answered (the connection is closed, not left hanging)', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const post = (path: string, body: string) =>
+      new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path, agent, headers: { ...JSON_TYPE, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    try {
+      const big = JSON.stringify({ duration: '1s', pad: 'x'.repeat(1_100_000) });
+      const first = await post('/__sandbox/sessions/default/advance', big);
+      expect(first).toEqual({ status: 413, connection: 'close' });
+      const second = await post('/__sandbox/sessions/default/advance', JSON.stringify({ duration: '1s' }));
+      expect(second.status).toBe(200);
+      const apiBig = await post('/v1/calls', big);
+      expect(apiBig.status).toBe(401); // no key: refused before the body is read, and still answered
+      expect((await post('/__sandbox/sessions/default/advance', JSON.stringify({ duration: '1s' }))).status).toBe(200);
+    } finally {
+      agent.destroy();
+    }
+  });
+});
