@@ -10,7 +10,7 @@ export function bearerToken(header: string | null): string | null {
 
 const REFUSED = {
   live_key: () => new ApiError(401, 'live_key_not_allowed', 'This is a production key (SVC_LIVE_…); the sandbox accepts only test keys that start with SVC_TEST_.'),
-  malformed: () => new ApiError(401, 'invalid_api_key', 'The API key is not valid: a sandbox key is SVC_TEST_ followed by letters, digits, _ or -.'),
+  malformed: () => new ApiError(401, 'invalid_api_key', 'The API key is not valid: a sandbox key is SVC_TEST_ followed by letters, digits, _ or - (200 characters at most).'),
   not_configured: () => new ApiError(401, 'invalid_api_key', 'This API key is not one of the keys this sandbox was configured with (options.keys) or made (sandbox.keys.create).'),
   revoked: () => new ApiError(401, 'invalid_api_key', 'This API key was revoked (sandbox.keys.revoke, or the console\'s API keys section): make a new one.'),
 };

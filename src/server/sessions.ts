@@ -18,6 +18,8 @@ export interface Session {
 /** A key made for a session names it: `SVC_TEST_ses_<16>_<16>` (docs/server.md, "Sessions"). */
 const SESSION_KEY = /^SVC_TEST_(ses_[0-9A-Za-z]{16})_/;
 export const DEFAULT_SESSION = 'default';
+/** Live sessions a server holds at most (docs/server.md, "Sessions"): each is a whole sandbox. */
+export const MAX_SESSIONS = 1000;
 
 export interface SessionDefaults {
   seed: number;
@@ -65,6 +67,9 @@ export class Sessions {
 
   /** A new session; `seed` and `startTime` default to the server's. */
   create(options: { seed?: number; startTime?: string | number | Date }): { session: Session; apiKey: string } {
+    if (this.all.size >= MAX_SESSIONS) {
+      throw new SandboxError(`The server holds ${MAX_SESSIONS} sessions, its limit: delete the ones a finished test left (DELETE /__sandbox/sessions/{s}) before making more.`, { code: 'conflict' });
+    }
     const seed = options.seed ?? this.defaults.seed;
     const sandbox = this.sandbox(seed, options.startTime ?? this.defaults.startTime); // bad options throw before anything is drawn
     let id: string;

@@ -21,7 +21,12 @@ export interface KeyOptions {
 }
 
 /** A test key: `SVC_TEST_` and one or more of `[A-Za-z0-9_-]` (CONTRACT §3). */
-export const TEST_KEY = /^SVC_TEST_[A-Za-z0-9_-]+$/;
+/**
+ * A test key: `SVC_TEST_` and up to 191 letters, digits, `_` or `-` (200 characters in all).
+ * The cap is the sandbox's choice (docs/auth-and-accounts.md): it bounds the memory of the key
+ * cache and the rate windows in bytes, not only in count.
+ */
+export const TEST_KEY = /^SVC_TEST_[A-Za-z0-9_-]{1,191}$/;
 /** Requests per one-second window of a standard key (spec, Limits). */
 export const STANDARD_LIMIT = 100;
 /** Principals kept ready; beyond this the oldest is forgotten (a flood of distinct keys cannot grow memory). */

@@ -256,3 +256,20 @@ describe('every refusal the server makes itself is JSON (item 6)', () => {
     }
   });
 });
+
+describe('bounded by bytes, not only by count (item 9)', () => {
+  it('regression: a key over 200 characters is 401 (the key cache and rate windows hold keys), and a server holds at most 1,000 sessions', async () => {
+    const long = `SVC_TEST_${'a'.repeat(192)}`;
+    const res = await send('GET', '/v1/calls', { authorization: `Bearer ${long}` });
+    expect(res.status).toBe(401);
+    expect(res.body.error.message).toMatch(/200 characters/);
+    expect((await send('GET', '/v1/calls', { authorization: `Bearer ${long.slice(0, 200)}` })).status).toBe(200);
+    const made: string[] = [];
+    for (let i = 0; i < 999; i++) made.push((await send('POST', '/__sandbox/sessions', JSON_TYPE, '{}')).body.id);
+    const over = await send('POST', '/__sandbox/sessions', JSON_TYPE, '{}');
+    expect(over.status).toBe(409);
+    expect(over.body.error.message).toMatch(/DELETE \/__sandbox\/sessions/);
+    expect((await send('DELETE', `/__sandbox/sessions/${made[0]}`)).status).toBe(204);
+    expect((await send('POST', '/__sandbox/sessions', JSON_TYPE, '{}')).status).toBe(201);
+  }, 60_000);
+});
