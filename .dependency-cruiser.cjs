@@ -28,6 +28,20 @@ module.exports = {
       to: { path: '^src/', pathNot: ['^src/server/', '^src/control/', '^src/api/', '^src/core/', '^src/sandbox\\.ts$'] },
     },
     {
+      name: 'options-imports-only-control-state-core',
+      severity: 'error',
+      comment: 'src/options.ts checks createSandbox options with the scripting layer\'s schema kit: it may import src/control, src/state and src/core (docs/architecture.md).',
+      from: { path: '^src/options\\.ts$' },
+      to: { path: '^src/', pathNot: ['^src/control/', '^src/state/', '^src/core/'] },
+    },
+    {
+      name: 'vitest-entry-imports-only-the-face',
+      severity: 'error',
+      comment: 'src/vitest.ts (the svc-sandbox/vitest entry) uses the package as a user does: through src/index.ts only.',
+      from: { path: '^src/vitest\\.ts$' },
+      to: { path: '^src/', pathNot: ['^src/index\\.ts$'] },
+    },
+    {
       name: 'no-cycles',
       severity: 'error',
       comment: 'A cycle makes the layers meaningless: break it by moving the shared piece down.',

@@ -20,7 +20,7 @@ import { NUMBER_KINDS } from '../sim/inventory.js';
  * Every resource as the API shows it, written once. Each schema gives the public TypeScript
  * type (`Call = Infer<typeof callSchema>`), the response schema of the OpenAPI document,
  * and a check the tests run on every response they see (src/api/openapi.ts,
- * test/api/openapi-conformance.test.ts). The fields beyond the spec are the sandbox's
+ * test/setup/conformance.ts). The fields beyond the spec are the sandbox's
  * choices (CONTRACT §5; docs/ per resource).
  */
 
