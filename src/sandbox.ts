@@ -108,7 +108,7 @@ export class Sandbox {
     const transcripts = add(new TranscriptService({ clock, events, aiHandler: o.aiHandler }));
     const recordings = add(new RecordingService({ clock, bus, events, calls, transcripts, baseUrl: o.baseUrl, later: (fn) => steps.after(fn) }));
     const dialer = add(new Dialer({ clock, random, calls, events, network, aiHandler: o.aiHandler, intervalMs: o.dialIntervalMs }));
-    const numbers = add(new NumberService({ clock, random, inventory: new NumberInventory(random) }));
+    const numbers = add(new NumberService({ clock, random, inventory: new NumberInventory(random), network }));
     const messages = add(new MessageService({ clock, random, bus }));
     const subscriptions = add(new Subscriptions({ clock, random, events }));
 

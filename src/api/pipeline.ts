@@ -1,3 +1,4 @@
+import { RuleViolation } from '../core/errors.js';
 import { MAX_BODY_BYTES, readAtMost } from '../core/body.js';
 import type { SeededRandom } from '../core/random.js';
 import { Invalid, queryObject } from '../core/schema.js';
@@ -108,6 +109,9 @@ export class Pipeline {
     } catch (error) {
       if (error instanceof ApiError) return respond(error.status, error.toBody(), base, error.headers);
       if (error instanceof Invalid) return respond(400, { error: { code: error.code, message: error.message, ...(error.param ? { param: error.param } : {}) } }, base);
+      if (error instanceof RuleViolation) {
+        return respond(error.code === 'invalid_parameter' ? 400 : 422, { error: { code: error.code, message: error.message, ...(error.param ? { param: error.param } : {}) } }, base);
+      }
       return this.internalError(error, requestId, base);
     }
   }

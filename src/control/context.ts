@@ -1,4 +1,4 @@
-import { SandboxError } from '../core/errors.js';
+import { RuleViolation, SandboxError } from '../core/errors.js';
 import { Invalid, type Schema } from '../core/schema.js';
 import type { Steps } from '../core/steps.js';
 import type { Accounts } from '../state/accounts.js';
@@ -16,10 +16,19 @@ export interface ControlContext {
   assertOpen(what: string): void;
 }
 
-/** Runs one scripting call: refused on a closed sandbox, then run as one step (core/steps.ts). */
+/**
+ * Runs one scripting call: refused on a closed sandbox, then run as one step (core/steps.ts).
+ * A domain rule's refusal (core/errors.ts `RuleViolation`) becomes a SandboxError here, the
+ * one place scripting says it: `invalid_parameter` stays, the others are `conflict`.
+ */
 export function act<T>(ctx: ControlContext, what: string, fn: () => T): T {
   ctx.assertOpen(what);
-  return ctx.steps.run(fn);
+  try {
+    return ctx.steps.run(fn);
+  } catch (error) {
+    if (!(error instanceof RuleViolation)) throw error;
+    throw new SandboxError(`Cannot ${what}: ${error.message}`, { code: error.code === 'invalid_parameter' ? 'invalid_parameter' : 'conflict', param: error.param });
+  }
 }
 
 /**

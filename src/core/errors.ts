@@ -46,3 +46,22 @@ export class SandboxError extends Error {
     this.param = options.param;
   }
 }
+
+/** The codes a domain rule refuses with; the API answers them as 400 (`invalid_parameter`) or 422. */
+export type RuleCode = 'invalid_parameter' | 'unreachable_destination' | 'number_unavailable' | 'call_not_active';
+
+/**
+ * A rule of the simulated service refused an action (a destination no carrier serves, a number
+ * someone holds, a transfer of a call that is not answered). The rule lives in the state
+ * service that owns the data (docs/architecture.md, "Rules"), so every road into the sandbox
+ * meets it; each road says it in its own terms, in one place: the API as a 400/422 answer
+ * (api/pipeline.ts), scripting as a `SandboxError` (control/context.ts `act`). A value, not an
+ * `Error`: it describes the request, not the sandbox, so it needs no stack.
+ */
+export class RuleViolation {
+  constructor(
+    readonly code: RuleCode,
+    readonly message: string,
+    readonly param?: string,
+  ) {}
+}

@@ -1,3 +1,4 @@
+import { RuleViolation } from '../core/errors.js';
 import { createActor, type Actor } from 'xstate';
 import type { ClockEvents, VirtualClock } from '../core/clock.js';
 import { Collection, type StoredItem } from '../core/collection.js';
@@ -156,8 +157,11 @@ export class CallService implements Service {
     return true;
   }
 
-  transfer(call: CallRecord, target: TransferTarget): boolean {
-    return this.send(call, { type: 'TRANSFERRED', target });
+  /** Transfers an answered call to an agent or extension; any other call is refused (`call_not_active`). */
+  transfer(call: CallRecord, target: TransferTarget): void {
+    if (!this.send(call, { type: 'TRANSFERRED', target })) {
+      throw new RuleViolation('call_not_active', `Call ${call.id} is ${call.status}; only an answered call can be transferred.`);
+    }
   }
 
   /** The public JSON of a call. */

@@ -1,3 +1,4 @@
+import { RuleViolation } from '../core/errors.js';
 import type { Service } from '../core/lifecycle.js';
 import {
   defaultBehavior,
@@ -47,6 +48,26 @@ export class Network implements Service {
     return (this.calls.peek(to) ?? defaultBehavior(to)).outcome === 'unreachable';
   }
 
+  /**
+   * The behaviour of an outbound call being placed to `to` now (one queued behaviour used up),
+   * or a refusal when no carrier serves `to`. `param` names the field that gave `to`.
+   */
+  routeCall(to: string, param: string): ResolvedBehavior {
+    this.assertReachable(to, param, 'Call another number');
+    return this.nextCall(to);
+  }
+
+  /** The outcome of an outbound message to `to`, or a refusal when no carrier serves `to`. */
+  routeMessage(to: string, param: string): MessageOutcome {
+    this.assertReachable(to, param, 'Send to another number');
+    return this.nextMessage(to);
+  }
+
+  /** Refuses `to` (given as `param`) when no carrier serves it; `fix` says what to do instead. */
+  assertReachable(to: string, param: string, fix: string): void {
+    if (this.isUnreachable(to)) throw unreachable(to, param, fix);
+  }
+
   /** The behaviour of a call being placed to `to` now; uses up one queued behaviour. */
   nextCall(to: string): ResolvedBehavior {
     return resolveBehavior(this.calls.take(to) ?? defaultBehavior(to));
@@ -60,4 +81,12 @@ export class Network implements Service {
   reset(): void {
     this.clearBehavior();
   }
+}
+
+function unreachable(to: string, param: string, fix: string): RuleViolation {
+  return new RuleViolation(
+    'unreachable_destination',
+    `\`${param}\` ${to} is unreachable: no carrier serves that destination. ${fix} (in the sandbox, +15005550001, +999… and numbers scripted \`outcome: 'unreachable'\` are unreachable by design).`,
+    param,
+  );
 }

@@ -1,9 +1,11 @@
 import type { VirtualClock } from '../core/clock.js';
+import { RuleViolation } from '../core/errors.js';
 import { Collection, type StoredItem } from '../core/collection.js';
 import type { Service } from '../core/lifecycle.js';
 import type { SeededRandom } from '../core/random.js';
 import { iso } from '../core/time.js';
 import type { BlockFilter, InventoryEntry, NumberCapabilities, NumberInventory, NumberKind } from '../sim/inventory.js';
+import type { Network } from './network.js';
 import type { AvailableNumber, NumberRouting, PhoneNumber } from './resources.js';
 
 /** A provisioned number as stored. */
@@ -29,7 +31,19 @@ interface NumberServiceDeps {
   clock: VirtualClock;
   random: SeededRandom;
   inventory: NumberInventory;
+  network: Network;
 }
+
+/**
+ * The number to provision: one by its E.164 text, or the first free pool entry that passes a
+ * search (`describe` says the criteria in words, `param` names the first of them).
+ */
+export type WantedNumber =
+  | { number: string }
+  | { filter: BlockFilter; matches: (number: string) => boolean; describe: string; param: string };
+
+/** Where a routing's target is given, for the refusals that name it. */
+const TARGET = 'routing.target';
 
 /**
  * The numbers accounts hold. The pool is shared by every account of the sandbox: a
@@ -59,8 +73,16 @@ export class NumberService implements Service {
     }
   }
 
-  /** Gives `entry` (which nobody holds) to `account`. */
-  provision(account: string, entry: InventoryEntry, config: NumberConfig): NumberRecord {
+  /**
+   * Gives the wanted number to `account`, configured. Refused, changing nothing, when it is
+   * held or not in the pool, when no free number matches, or when the configuration breaks a
+   * routing rule (see {@link checkConfig}); the configuration is checked before any number
+   * is looked for.
+   */
+  provision(account: string, wanted: WantedNumber, config: NumberConfig): NumberRecord {
+    this.checkConfig(config, 'number' in wanted ? wanted.number : null);
+    const entry = this.take(wanted);
+    this.checkConfig(config, entry.number);
     const record = this.store.insert({
       id: this.deps.random.id('num'),
       account,
@@ -81,11 +103,39 @@ export class NumberService implements Service {
     return record;
   }
 
-  /** Replaces the aspects `config` names. */
+  /** Replaces the aspects `config` names (refused, changing nothing, if it breaks a routing rule). */
   configure(record: NumberRecord, config: NumberConfig): void {
+    this.checkConfig(config, record.number);
     if (config.routing !== undefined) record.routing = config.routing && { ...config.routing };
     if (config.callerIdName !== undefined) record.callerIdName = config.callerIdName;
     if (config.smsEnabled !== undefined) record.smsEnabled = config.smsEnabled;
+  }
+
+  /**
+   * The routing rules that depend on more than the request's shape: a number may not forward
+   * to itself (400), nor to a destination no carrier serves (422 `unreachable_destination`).
+   * `own` is the number being configured, or null while it is not known yet.
+   */
+  checkConfig(config: NumberConfig, own: string | null): void {
+    const routing = config.routing;
+    if (routing?.type !== 'forward' || routing.target === null) return;
+    if (routing.target === own) throw new RuleViolation('invalid_parameter', `\`${TARGET}\` cannot be ${own} itself: forward to another number.`, TARGET);
+    this.deps.network.assertReachable(routing.target, TARGET, 'Forward to another number');
+  }
+
+  /** The free pool entry `wanted` names; a held number is refused exactly as an unknown one is, so nobody learns who holds what. */
+  private take(wanted: WantedNumber): InventoryEntry {
+    if ('number' in wanted) {
+      const entry = this.deps.inventory.lookup(wanted.number);
+      if (!entry || this.held.has(wanted.number)) {
+        const why = entry ? 'is already provisioned' : "is not in the sandbox's number pool";
+        throw new RuleViolation('number_unavailable', `${wanted.number} ${why}: pick an available number from GET /v1/numbers.`, 'number');
+      }
+      return entry;
+    }
+    const first = this.available(wanted.filter, wanted.matches).next();
+    if (first.done) throw new RuleViolation('number_unavailable', `No available number matches ${wanted.describe}: widen the criteria, or search GET /v1/numbers.`, wanted.param);
+    return first.value;
   }
 
   /** Releases the number for good: the record is gone and the number is back in the pool. */

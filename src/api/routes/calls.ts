@@ -3,7 +3,7 @@ import type { CallRecord, CallService } from '../../state/calls.js';
 import type { Dialer } from '../../state/dialer.js';
 import type { Network } from '../../state/network.js';
 import { CALL_STATUSES, callSchema, campaignSchema, DIRECTIONS } from '../../state/resources.js';
-import { ApiError, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import { listOf, listQuery, paginate, type Cursors } from '../pagination.js';
 import { route, type AnyRoute, type RequestContext } from '../router.js';
 
@@ -76,14 +76,6 @@ export const listCallsQuery = listQuery(
   'List calls, newest first.',
 );
 
-function unreachable(to: string, param: string): ApiError {
-  return new ApiError(
-    422,
-    'unreachable_destination',
-    `\`${param}\` ${to} is unreachable: no carrier serves that destination. Call another number (in the sandbox, +15005550001 and +999… are unreachable by design).`,
-    param,
-  );
-}
 
 const callOrCampaign = () => ({ oneOf: [callSchema.openapi(), campaignSchema.openapi()] });
 
@@ -130,13 +122,11 @@ export function callRoutes(deps: CallRoutesDeps): AnyRoute[] {
         const account = ctx.principal.account;
         if (body.campaign) {
           const { to, from, ai_receptionist } = body.campaign;
-          const bad = to.findIndex((n) => network.isUnreachable(n));
-          if (bad >= 0) throw unreachable(to[bad]!, `campaign.to[${bad}]`);
-          const campaign = dialer.start(account, { to, from, aiReceptionist: ai_receptionist ?? false });
+          const campaign = dialer.start(account, { to, from, aiReceptionist: ai_receptionist ?? false }, 'campaign.to');
           return { status: 201, body: dialer.toJson(campaign) };
         }
         const to = body.to!;
-        if (network.isUnreachable(to)) throw unreachable(to, 'to');
+        const behavior = network.routeCall(to, 'to');
         const call = calls.place({
           account,
           from: body.from!,
@@ -144,7 +134,7 @@ export function callRoutes(deps: CallRoutesDeps): AnyRoute[] {
           aiReceptionist: body.ai_receptionist ?? false,
           direction: 'outbound',
           campaignId: null,
-          behavior: network.nextCall(to),
+          behavior,
         });
         return { status: 201, body: calls.toJson(call) };
       },
@@ -179,9 +169,7 @@ export function callRoutes(deps: CallRoutesDeps): AnyRoute[] {
         const { agent, extension } = ctx.body;
         const target = agent !== undefined ? { agent } : { extension: extension! };
         const call = findCall(ctx);
-        if (!calls.transfer(call, target)) {
-          throw new ApiError(422, 'call_not_active', `Call ${call.id} is ${call.status}; only an answered call can be transferred.`);
-        }
+        calls.transfer(call, target);
         return { status: 200, body: calls.toJson(call) };
       },
     }),

@@ -130,17 +130,9 @@ export function messageRoutes(deps: MessageRoutesDeps): AnyRoute[] {
           'from',
         );
       }
-      if (network.isUnreachable(body.to)) {
-        throw new ApiError(
-          422,
-          'unreachable_destination',
-          `\`to\` ${body.to} is unreachable: no carrier serves that destination (in the sandbox, +15005550001 and +999… are unreachable by design).`,
-          'to',
-        );
-      }
       const message = messages.send(
         { account: ctx.principal.account, from: body.from, to: body.to, body: text, mediaUrls, template },
-        network.nextMessage(body.to),
+        network.routeMessage(body.to, 'to'),
       );
       return { status: 201, body: messages.toJson(message) };
     },

@@ -1,16 +1,14 @@
 import { E164 } from '../../core/phone.js';
 import { boolean, has, invalid, missing, nullable, object, oneOf, optional, phoneNumber, string, type Infer } from '../../core/schema.js';
-import { NUMBER_KINDS, type InventoryEntry } from '../../sim/inventory.js';
-import type { Network } from '../../state/network.js';
+import { NUMBER_KINDS } from '../../sim/inventory.js';
 import type { NumberConfig, NumberRecord, NumberService } from '../../state/numbers.js';
-import { availableNumberSchema, phoneNumberSchema, ROUTING_TYPES, type NumberRouting } from '../../state/resources.js';
-import { ApiError, badRequest, notFound } from '../errors.js';
+import { availableNumberSchema, phoneNumberSchema, ROUTING_TYPES } from '../../state/resources.js';
+import { notFound } from '../errors.js';
 import { listOf, listQuery, paginate, type Cursors, type ListBody } from '../pagination.js';
 import { route, type AnyRoute, type Reply, type RequestContext } from '../router.js';
 
 export interface NumberRoutesDeps {
   numbers: NumberService;
-  network: Network;
   cursors: Cursors;
 }
 
@@ -143,22 +141,10 @@ const blockFilter = (c: Criteria) => ({ kind: c.kind, country: c.country?.toUppe
 const criteriaText = (c: Criteria) =>
   (['kind', 'country', 'area_code', 'contains'] as const).filter((k) => c[k] !== undefined).map((k) => `${k}=${c[k]}`).join(', ');
 
-/** A routing (whose shape the schema checked) against the number it routes: `own`. */
-function checkRouting(value: Infer<typeof routing> | null | undefined, own: string, network: Network): NumberRouting | null | undefined {
-  if (!value) return value;
-  const target = value.target ?? null;
-  const param = 'routing.target';
-  if (value.type === 'forward' && target !== null) {
-    if (target === own) throw badRequest(`\`${param}\` cannot be ${own} itself: forward to another number.`, param);
-    if (network.isUnreachable(target))
-      throw new ApiError(422, 'unreachable_destination', `\`${param}\` ${target} is unreachable: no carrier serves it. Forward to another number.`, param);
-  }
-  return { type: value.type, target };
-}
-
-function config(body: Infer<typeof updateNumberBody>, own: string, network: Network): NumberConfig {
+/** The configuration a body asks for (its shape already checked; the routing rules are the number service's). */
+function config(body: Infer<typeof updateNumberBody>): NumberConfig {
   return {
-    routing: checkRouting(body.routing, own, network),
+    routing: body.routing && { type: body.routing.type, target: body.routing.target ?? null },
     callerIdName: body.caller_id === undefined ? undefined : (body.caller_id?.name ?? null),
     smsEnabled: body.sms?.enabled,
   };
@@ -166,30 +152,12 @@ function config(body: Infer<typeof updateNumberBody>, own: string, network: Netw
 
 /** GET, POST /v1/numbers, PUT and DELETE /v1/numbers/{id} (docs/numbers.md). */
 export function numberRoutes(deps: NumberRoutesDeps): AnyRoute[] {
-  const { numbers, network, cursors } = deps;
+  const { numbers, cursors } = deps;
 
   const findNumber = (ctx: RequestContext<unknown, unknown>): NumberRecord => {
     const record = numbers.store.get(ctx.principal.account, ctx.params.id!);
     if (!record) throw notFound(`No number ${ctx.params.id} in this account: use an id from POST /v1/numbers or GET /v1/numbers?provisioned=true (a released number is gone for good).`);
     return record;
-  };
-
-  /** The entry to provision: the named number if it is free, else the first free match of the criteria. */
-  const pick = (body: Infer<typeof provisionNumberBody>, criterion: string): InventoryEntry => {
-    if (body.number !== undefined) {
-      const entry = numbers.inventory.lookup(body.number);
-      // Held by this account or another: the same answer, so nobody learns who holds what.
-      if (!entry || numbers.holderOf(body.number)) {
-        const why = entry ? 'is already provisioned' : "is not in the sandbox's number pool";
-        throw new ApiError(422, 'number_unavailable', `${body.number} ${why}: pick an available number from GET /v1/numbers.`, 'number');
-      }
-      return entry;
-    }
-    const first = numbers.available(blockFilter(body), containsTest(body.contains)).next();
-    if (first.done) {
-      throw new ApiError(422, 'number_unavailable', `No available number matches ${criteriaText(body)}: widen the criteria, or search GET /v1/numbers.`, criterion);
-    }
-    return first.value;
   };
 
   const handlers = {
@@ -225,17 +193,18 @@ export function numberRoutes(deps: NumberRoutesDeps): AnyRoute[] {
     provision(ctx: RequestContext<Infer<typeof provisionNumberBody>>): Reply {
       const body = ctx.body;
       const criteria = CRITERIA.find((k) => body[k] !== undefined);
-      config(body, body.number ?? '', network); // bad configuration is refused before any number is looked for
-      const entry = pick(body, criteria ?? 'number');
-      const settings = config(body, entry.number, network);
-      const record = numbers.provision(ctx.principal.account, entry, settings);
+      const wanted =
+        body.number !== undefined
+          ? { number: body.number }
+          : { filter: blockFilter(body), matches: containsTest(body.contains), describe: criteriaText(body), param: criteria! };
+      const record = numbers.provision(ctx.principal.account, wanted, config(body));
       return { status: 201, body: numbers.toJson(record) };
     },
 
     update(ctx: RequestContext<Infer<typeof updateNumberBody>>): Reply {
       const body = ctx.body;
       const record = findNumber(ctx);
-      numbers.configure(record, config(body, record.number, network));
+      numbers.configure(record, config(body));
       return { status: 200, body: numbers.toJson(record) };
     },
 
