@@ -1,6 +1,8 @@
 // Builds the package only when dist/ is missing or older than what it is built from, so
 // `npm run serve` and `npm run demo` start at once on a current build. Imported by
-// scripts/demo.mjs; run as a script by `npm run serve` (before `node dist/server/cli.js serve`).
+// scripts/demo.mjs; run as a script by `npm run serve` (before `node dist/server/cli.js serve`)
+// and by `prepare`, which npm runs after `npm install` here and when a project installs the
+// package from git (`npm install --save-dev git+https://…`: npm packs it with `prepare` only).
 // It prints nothing when dist/ is current, and one line on stderr when it builds, so the
 // server's ready line stays the first line on stdout.
 import { spawnSync } from 'node:child_process';
