@@ -21,15 +21,14 @@ failed=0
 
 # --- HTTP -----------------------------------------------------------------------------------
 
-# request METHOD URL [BODY] [curl options...]: the answer's body goes to $WORK/body, its status
-# to $STATUS, its headers to $WORK/headers. A body is sent with Content-Type: application/json.
-# The server is on loopback: --noproxy '*' ignores an HTTP_PROXY in the environment.
+# request METHOD URL BODY [curl options...]: the answer's body goes to $WORK/body, its status
+# to $STATUS, its headers to $WORK/headers. A BODY ('' for none) is sent with
+# Content-Type: application/json. The server is on loopback: --noproxy '*' ignores an
+# HTTP_PROXY in the environment.
 request() {
-  method=$1 url=$2
-  shift 2
-  if [ $# -gt 0 ]; then
-    body=$1
-    shift
+  method=$1 url=$2 body=$3
+  shift 3
+  if [ -n "$body" ]; then
     STATUS=$(curl -sS --noproxy '*' -X "$method" -o "$WORK/body" -D "$WORK/headers" -w '%{http_code}' \
       -H 'Accept: application/json' -H 'Content-Type: application/json' --data-binary "$body" "$@" "$url")
   else
@@ -40,16 +39,12 @@ request() {
 
 # api METHOD PATH [BODY]: the Voice and Messaging API with the session's key (what your SDK does).
 api() {
-  method=$1 path=$2
-  shift 2
-  request "$method" "$API$path" "${1-}" -H "Authorization: Bearer $KEY"
+  request "$1" "$API$2" "${3-}" -H "Authorization: Bearer $KEY"
 }
 
 # control METHOD PATH [BODY]: the control API of the session, below /__sandbox/sessions/{id}.
 control() {
-  method=$1 path=$2
-  shift 2
-  request "$method" "$SANDBOX/sessions/$SESSION$path" "$@"
+  request "$1" "$SANDBOX/sessions/$SESSION$2" "${3-}"
 }
 
 # --- JSON without jq ------------------------------------------------------------------------
