@@ -1,3 +1,4 @@
+// After tsc (`npm run build`): the CommonJS build, and the bin's run bit (at the end).
 // The CommonJS build: `require('svc-sandbox')` from plain CommonJS and from Jest's own module
 // system, which cannot require() an ES module on Node 20 (docs/test-runners.md, "Why a dual build").
 //
@@ -11,7 +12,7 @@
 //   fixtures/ and console/ two folders up: dist/cjs/ is as deep as dist/core/ and dist/server/).
 // The declarations are the ES build's, copied under dist/cjs/ where a package.json says
 // "commonjs", so TypeScript reads them as the CommonJS module they describe.
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,5 +68,9 @@ for (const file of readdirSync(dist, { recursive: true })) {
   copyFileSync(join(dist, file), join(out, file));
   declarations++;
 }
+// The bin: tsc writes dist/server/cli.js without its run bit, and `npx svc-sandbox` in this repo
+// (or after `npm link`) runs the file itself. (npm sets the bit when it installs the package.)
+chmodSync(join(dist, 'server', 'cli.js'), 0o755);
+
 // On stderr: `npm pack --json` runs this (prepack) and its stdout must stay JSON.
 console.error(`dist/cjs/index.cjs: ${(code.length / 1024).toFixed(0)} kB (${INLINE.join(', ')} inlined), ${declarations} declarations copied, in ${Date.now() - started} ms`);

@@ -1,36 +1,9 @@
 // The main job of the README: a scripted scenario that prints a readable timeline.
 // Run it with `npm run demo`: it uses the built package as a user would, and builds it first
-// (`npm run build`) only when dist/index.js is missing or older than a file under src/.
-import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+// (`npm run build`) only when dist/ is missing or older than its sources (scripts/ensure-built.mjs).
+import { ensureBuilt } from './ensure-built.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const built = fileURLToPath(new URL('../dist/index.js', import.meta.url));
-
-/** The newest modification time of the files under `dir` (walked by hand: recursive readdir needs Node 20.1). */
-function newestMtime(dir) {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = `${dir}/${entry.name}`;
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-const builtAt = statSync(built, { throwIfNoEntry: false })?.mtimeMs;
-if (builtAt === undefined || builtAt < newestMtime(fileURLToPath(new URL('../src', import.meta.url)))) {
-  console.log(`${builtAt === undefined ? 'dist/index.js is missing' : 'src/ changed since the last build'}: building (npm run build)...`);
-  // Through the npm that runs this script when there is one (npm_execpath), else the npm on PATH.
-  const npm = process.env.npm_execpath;
-  const [command, args] = npm ? [process.execPath, [npm, 'run', 'build', '--silent']] : ['npm', ['run', 'build', '--silent']];
-  const build = spawnSync(command, args, { cwd: root, encoding: 'utf8', shell: !npm && process.platform === 'win32' });
-  if (build.status !== 0) {
-    process.stderr.write(`${build.stdout ?? ''}${build.stderr ?? ''}${build.error ? `${build.error.message}\n` : ''}`);
-    console.error('svc-sandbox demo: the build failed (above); fix it, or run `npm run build` to see it again.');
-    process.exit(1);
-  }
-}
+ensureBuilt('demo');
 
 const { createSandbox } = await import('../dist/index.js');
 

@@ -3,11 +3,14 @@
 // promises, each in a section of its own (timed):
 //   ESM import · require() from CommonJS · Jest (default config: CommonJS) · Jest ESM mode ·
 //   node --test · svc-sandbox/vitest under vitest · the svc-sandbox bin (serve, and exec running the
-//   Python example suite) · tsc, skipLibCheck off.
+//   example suites: examples/python, examples/go, examples/ruby, examples/curl) · tsc, skipLibCheck off.
+// Before that, in this repo: the build leaves the bin executable, and `npm publish --dry-run`
+// has nothing to say about package.json.
+// A language whose toolchain is missing here is skipped with a loud line; with CI=true it fails.
 // Jest comes from the registry; vitest, TypeScript and @types/node are installed at the
 // versions this repo uses, so npm's cache serves them.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,8 +26,8 @@ const env = { ...process.env, NO_COLOR: '1' };
 delete env.FORCE_COLOR;
 
 /** Runs a command; its output is shown only when it fails. Returns stdout, or stdout and stderr with `both`. */
-function run(command, args, { cwd = app, both = false } = {}) {
-  const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+function run(command, args, { cwd = app, both = false, extraEnv = {} } = {}) {
+  const result = spawnSync(command, args, { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} (in ${cwd}) failed (${result.status ?? result.signal ?? result.error}):\n${result.stdout}${result.stderr}`);
   return both ? result.stdout + result.stderr : result.stdout;
 }
@@ -34,6 +37,50 @@ const npm = (args, cwd) => run('npm', args, { cwd });
 function write(path, text) {
   mkdirSync(dirname(join(app, path)), { recursive: true });
   writeFileSync(join(app, path), text.replace(/^\n/, ''));
+}
+
+/**
+ * Starts a server command, checks that the first line it prints is the ready line, places a
+ * call through it, stops it with SIGTERM and checks that it stopped. Returns its URL.
+ * `exact`: the command must end with code 0 or by the signal (npx; npm run's shell may not).
+ */
+async function serveThenStop(command, args, cwd, { exact = true } = {}) {
+  // Its own process group, so the signal reaches npx (or npm) and the server it started.
+  const child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const shown = `${command} ${args.join(' ')}`;
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  try {
+    const url = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${shown}: no ready line within 30 s:\n${stdout}${stderr}`)), 30_000);
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk;
+        if (!stdout.includes('\n')) return;
+        clearTimeout(timer);
+        const ready = /^svc-sandbox listening on (http:\/\/\S+)\n/.exec(stdout);
+        if (ready) resolve(ready[1]);
+        else reject(new Error(`${shown}: the first line is not the ready line:\n${stdout}${stderr}`));
+      });
+      exited.then(({ code }) => reject(new Error(`${shown} exited (${code}) before its ready line:\n${stdout}${stderr}`)));
+    });
+    const res = await fetch(`${url}/v1/calls`, { method: 'POST', headers: { authorization: 'Bearer SVC_TEST_bin', 'content-type': 'application/json' }, body: JSON.stringify({ to: '+14155550123', from: '+14155550100' }) });
+    if (res.status !== 201) throw new Error(`POST ${url}/v1/calls: ${res.status} ${await res.text()}`);
+    process.kill(-child.pid, 'SIGTERM');
+    // npx ends with the server's code, or by the same signal (npm re-raises it).
+    const { code, signal } = await exited;
+    if (exact && code !== 0 && signal !== 'SIGTERM') throw new Error(`${shown} ended with ${code ?? signal} after SIGTERM:\n${stdout}${stderr}`);
+    const stopped = await fetch(url).then(() => false, () => true);
+    if (!stopped) throw new Error(`${url} still answers after SIGTERM`);
+    return url;
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {}
+    }
+  }
 }
 
 const timings = [];
@@ -110,6 +157,34 @@ try {
     for (const file of required) if (!files.includes(file)) throw new Error(`the tarball lacks ${file}`);
     if (files.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.includes('.test.'))) throw new Error('the tarball ships sources or tests');
     return `${packed.filename}, ${files.length} files, ${(packed.size / 1024).toFixed(1)} kB packed`;
+  });
+
+  await section('the bin in this repo, as the build left it (npm pack ran npm run build)', () => {
+    const cli = join(root, 'dist/server/cli.js');
+    try {
+      accessSync(cli, constants.X_OK);
+    } catch {
+      throw new Error('dist/server/cli.js is not executable after the build: `npx svc-sandbox` answers Permission denied');
+    }
+    const direct = run(cli, ['--help'], { cwd: root });
+    if (!direct.startsWith('Usage: svc-sandbox')) throw new Error(`dist/server/cli.js --help printed:\n${direct}`);
+    const viaNpx = run('npx', ['--no-install', 'svc-sandbox', '--help'], { cwd: root });
+    if (viaNpx !== direct) throw new Error(`npx svc-sandbox --help in the repo printed:\n${viaNpx}`);
+    // Publishing is one command away: nothing for npm to correct in package.json (the bin's
+    // path, files). Dist is built already, so no prepack; not being logged in is expected here.
+    const publish = run('npm', ['publish', '--dry-run', '--ignore-scripts'], { cwd: root, both: true });
+    const warnings = publish.split('\n').filter((line) => /^npm (warn|WARN|ERR)/.test(line) && !/logged in|Unknown (user|env|project|global) config/.test(line));
+    if (warnings.length) throw new Error(`npm publish --dry-run warned:\n${warnings.join('\n')}`);
+    return 'executable, --help directly and through npx; npm publish --dry-run clean';
+  });
+
+  await section('npm run --silent serve in this repo: dist is current, so no build, and the ready line first', async () => {
+    const { staleReason } = await import('./ensure-built.mjs');
+    const stale = staleReason();
+    if (stale) throw new Error(`right after a build, scripts/ensure-built.mjs would build again: ${stale}`);
+    const started = performance.now();
+    await serveThenStop('npm', ['run', '--silent', 'serve', '--', '--port', '0'], root, { exact: false });
+    return `ready in ${((performance.now() - started) / 1000).toFixed(1)} s`;
   });
 
   await section('install into an empty project', () => {
@@ -278,50 +353,70 @@ describe('options for a suite', () => {
   await section('the svc-sandbox bin (npx svc-sandbox serve --port 0)', async () => {
     const version = run('npx', ['--no-install', 'svc-sandbox', '--version']).trim();
     if (version !== repo.version) throw new Error(`svc-sandbox --version printed ${version}`);
-    // Its own process group, so the signal reaches npx and the server it started.
-    const child = spawn('npx', ['--no-install', 'svc-sandbox', 'serve', '--port', '0'], { cwd: app, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    try {
-      const url = await new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no ready line within 30 s:\n${stdout}${stderr}`)), 30_000);
-        child.stdout.on('data', (chunk) => {
-          stdout += chunk;
-          const ready = /^svc-sandbox listening on (http:\/\/\S+)$/m.exec(stdout);
-          if (ready) resolve(ready[1]);
-          if (ready) clearTimeout(timer);
-        });
-        exited.then(({ code }) => reject(new Error(`the server exited (${code}) before its ready line:\n${stdout}${stderr}`)));
-      });
-      const res = await fetch(`${url}/v1/calls`, { method: 'POST', headers: { authorization: 'Bearer SVC_TEST_bin', 'content-type': 'application/json' }, body: JSON.stringify({ to: '+14155550123', from: '+14155550100' }) });
-      if (res.status !== 201) throw new Error(`POST ${url}/v1/calls: ${res.status} ${await res.text()}`);
-      process.kill(-child.pid, 'SIGTERM');
-      // npx ends with the server's code, or by the same signal (npm re-raises it).
-      const { code, signal } = await exited;
-      if (code !== 0 && signal !== 'SIGTERM') throw new Error(`npx svc-sandbox serve ended with ${code ?? signal} after SIGTERM:\n${stdout}${stderr}`);
-      const stopped = await fetch(url).then(() => false, () => true);
-      if (!stopped) throw new Error(`${url} still answers after SIGTERM`);
-      return `ready line, a call placed at ${url}, stopped by SIGTERM`;
-    } finally {
-      if (child.exitCode === null && child.signalCode === null) {
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {}
-      }
-    }
+    const url = await serveThenStop('npx', ['--no-install', 'svc-sandbox', 'serve', '--port', '0'], app);
+    return `ready line first, a call placed at ${url}, stopped by SIGTERM`;
   });
 
-  await section('svc-sandbox exec: the Python example suite through the installed bin', () => {
-    // The polyglot path end to end, as a user runs it: exec starts the server, sets
-    // SVC_API_BASE_URL, SVC_SANDBOX_URL and SVC_API_KEY, runs the command, passes its exit code on.
-    const output = run('npx', ['--no-install', 'svc-sandbox', 'exec', '--', 'python3', '-m', 'unittest', 'discover', '-s', join(root, 'examples/python')], { cwd: app, both: true });
-    const ran = /Ran (\d+) tests?/.exec(output);
-    if (!ran || !/\nOK\b/.test(output)) throw new Error(`the Python suite failed:\n${output}`);
+  // The polyglot path end to end, as a user runs it: `npx svc-sandbox exec -- <their test
+  // command>` in their project. exec starts the server, sets SVC_API_BASE_URL, SVC_SANDBOX_URL
+  // and SVC_API_KEY, runs the command, passes its exit code on. The Go, Ruby and curl suites are
+  // copied into the project (npx finds the installed bin from a folder below it).
+  const goCache = join(work, 'go');
+  const EXAMPLES = [
+    {
+      name: 'Python',
+      tools: ['python3'],
+      command: ['python3', '-m', 'unittest', 'discover', '-s', join(root, 'examples/python')],
+      passed: (out) => /\nOK\b/.test(out) && /Ran (\d+) tests?/.exec(out)?.[1],
+    },
+    {
+      name: 'Go',
+      dir: 'go',
+      tools: ['go'],
+      command: ['go', 'test', '-count=1', '-v', './...'],
+      // Off the network: the example has no module to download.
+      env: { GOCACHE: join(goCache, 'cache'), GOPATH: join(goCache, 'path'), GOFLAGS: '-mod=mod', GOPROXY: 'off', GOTOOLCHAIN: 'local' },
+      passed: (out) => /^ok\s/m.test(out) && !/^(--- )?FAIL/m.test(out) && String(out.match(/^--- PASS/gm)?.length ?? ''),
+    },
+    {
+      name: 'Ruby',
+      dir: 'ruby',
+      tools: ['ruby', 'rake'],
+      command: ['rake', 'test'],
+      passed: (out) => /(\d+) runs, \d+ assertions, 0 failures, 0 errors/.exec(out)?.[1],
+    },
+    {
+      name: 'curl',
+      dir: 'curl',
+      tools: ['curl', 'openssl'],
+      command: ['sh', 'test.sh'],
+      passed: (out) => /^# fail 0$/m.test(out) && /^# pass (\d+)$/m.exec(out)?.[1],
+    },
+  ];
+  const skipped = [];
+  const missingTool = (tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0;
+  for (const example of EXAMPLES) {
+    await section(`svc-sandbox exec: the ${example.name} example suite through the installed bin`, () => {
+      const missing = example.tools.filter(missingTool);
+      if (missing.length) {
+        const message = `${missing.join(', ')} not found: the ${example.name} example suite did not run`;
+        if (process.env.CI === 'true') throw new Error(`${message} (CI must install it: .ci/run)`);
+        console.log(`pack smoke: SKIPPED  ${message} (install it to run it here; CI requires it)`);
+        skipped.push(example.name);
+        return 'SKIPPED';
+      }
+      const cwd = example.dir ? join(app, example.dir) : app;
+      if (example.dir) cpSync(join(root, 'examples', example.dir), cwd, { recursive: true });
+      const output = run('npx', ['--no-install', 'svc-sandbox', 'exec', '--', ...example.command], { cwd, both: true, extraEnv: example.env });
+      const count = example.passed(output);
+      if (!count) throw new Error(`the ${example.name} suite did not pass:\n${output}`);
+      return `${count} ${example.name} tests passed (${example.command.slice(0, 3).join(' ')} …)`;
+    });
+  }
+
+  await section("svc-sandbox exec passes the command's exit code on", () => {
     const { status: code } = spawnSync('npx', ['--no-install', 'svc-sandbox', 'exec', '--', process.execPath, '-e', 'process.exit(process.env.SVC_API_KEY?.startsWith("SVC_TEST_") ? 5 : 1)'], { cwd: app, env, stdio: 'ignore' });
     if (code !== 5) throw new Error(`exec passed on exit code ${code}, not the command's 5`);
-    return `${ran[1]} Python tests passed; the command's exit code passed on`;
   });
 
   await section('tsc --noEmit, skipLibCheck false', () => {
@@ -374,6 +469,7 @@ export const isMisuse = (error: unknown): error is SandboxError => error instanc
     if (!existsSync(join(app, 'node_modules/svc-sandbox', entry))) throw new Error(`exports types ${entry} missing`);
   }
   console.log(`pack smoke: all ${timings.length} sections passed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  if (skipped.length) console.log(`pack smoke: SKIPPED the ${skipped.join(', ')} example suite(s): toolchain missing here`);
 } finally {
   if (process.env.KEEP_SMOKE) console.log(`pack smoke: kept ${work}`);
   else rmSync(work, { recursive: true, force: true });

@@ -1,0 +1,3 @@
+module example.com/svcsandbox
+
+go 1.19
