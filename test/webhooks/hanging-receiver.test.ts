@@ -1,0 +1,125 @@
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { afterEach } from 'vitest';
+import { describe, expect, it, test } from '../fixture.js';
+import { client, startSandbox } from '../helpers.js';
+import { closeReceivers, subscribe } from './receivers.js';
+
+afterEach(closeReceivers);
+
+const CALL_EVENTS = ['call.started', 'call.answered', 'call.completed'];
+
+/** Accepts TCP connections and never answers a byte. */
+async function silentReceiver(): Promise<{ url: string; connections: () => number; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  const server = createServer((socket) => {
+    connections += 1;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.resume();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    connections: () => connections,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('a receiver that never answers', () => {
+  test.override({ sandboxOptions: { webhookTimeout: '200ms' } });
+
+  it('costs a few seconds of real time per advance(25h), not one timeout per attempt: every event dead-lettered', async ({ sandbox }) => {
+    const receiver = await silentReceiver();
+    try {
+      await subscribe(sandbox, receiver.url, ['call.started']);
+      // The issue's figure: 25 events at one instant, 12 attempts each.
+      for (let i = 0; i < 25; i++) await client(sandbox).placeCall({ to: `+141555503${String(i).padStart(2, '0')}` });
+      const started = performance.now();
+      await sandbox.advance('25h');
+      const seconds = (performance.now() - started) / 1000;
+      const deliveries = sandbox.webhooks.deliveries();
+      expect(deliveries).toHaveLength(25);
+      expect(deliveries.every((d) => d.state === 'dead' && d.attempts.length === 12)).toBe(true);
+      const attempts = sandbox.webhooks.attempts();
+      expect(attempts).toHaveLength(300);
+      expect(attempts.every((a) => a.status === null && /timed out/.test(a.error!))).toBe(true);
+      expect(receiver.connections()).toBeGreaterThanOrEqual(300);
+      // One attempt at a time would take 300 × 0.2 s = 60 s (50 min at the default 10 s);
+      // side by side, one timeout per instant: 12 × 0.2 s.
+      console.log(`hanging receiver: 300 attempts (25 events) in advance('25h') took ${seconds.toFixed(2)} s of real time`);
+      expect(seconds).toBeLessThan(15);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('attempts in flight together', () => {
+  it('are recorded, and reported to subscribe(), in the order they left, whatever order the answers come in', async ({ sandbox }) => {
+    // Answers each request only when the next one arrives, the last one at once: answers
+    // come back last first.
+    const waiting: Array<() => void> = [];
+    const server = createHttpServer((req, res) => {
+      req.resume();
+      waiting.push(() => res.writeHead(200).end());
+      if (waiting.length === 3) while (waiting.length) waiting.pop()!();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      await subscribe(sandbox, `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, ['call.started']);
+      const seen: string[] = [];
+      sandbox.webhooks.subscribe((attempt) => seen.push(attempt.eventId));
+      // Three calls at one instant, their first attempts in flight together.
+      await Promise.all([0, 1, 2].map((i) => client(sandbox).placeCall({ to: `+1415555040${i}` })));
+      await sandbox.advance(0);
+      const events = sandbox.events.list({ type: 'call.started' }).map((e) => e.id);
+      expect(sandbox.webhooks.attempts().map((a) => [a.eventId, a.ok])).toEqual(events.map((id) => [id, true]));
+      expect(seen).toEqual(events);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it('keep the attempt log (order, instants) the same whatever the receivers’ timing', async () => {
+    // The same scenario twice: two subscriptions failing with 500, once answered at once and
+    // once after uneven real delays. Both subscriptions' retries fall due at shared instants.
+    const run = async (delayMs: (n: number) => number) => {
+      const sandbox = startSandbox({ seed: 7 });
+      const servers = [0, 1].map((r) => {
+        let n = 0;
+        return createHttpServer((req, res) => {
+          req.resume();
+          const wait = delayMs(n++ + r);
+          setTimeout(() => res.writeHead(500).end(), wait);
+        });
+      });
+      try {
+        for (const server of servers) {
+          await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+          await subscribe(sandbox, `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, CALL_EVENTS);
+        }
+        await Promise.all([0, 1, 2].map((i) => client(sandbox).placeCall({ to: `+1415555050${i}` })));
+        await sandbox.advance('10m');
+        return sandbox.webhooks.attempts().map((a) => [a.subscriptionId, a.eventId, a.attempt, a.at, a.status]);
+      } finally {
+        sandbox.close();
+        for (const server of servers) {
+          server.closeAllConnections();
+          server.close();
+        }
+      }
+    };
+    const prompt = await run(() => 0);
+    const uneven = await run((n) => [40, 0, 15, 5][n % 4]!);
+    expect(prompt.length).toBeGreaterThan(50);
+    expect(uneven).toEqual(prompt);
+  });
+});
