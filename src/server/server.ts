@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { bearerToken } from '../api/auth.js';
 import { MAX_BODY_BYTES, readAtMost } from '../core/body.js';
+import type { Duration } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
 import { decodeSegment } from '../core/path-pattern.js';
 import { SeededRandom } from '../core/random.js';
@@ -23,6 +24,12 @@ export interface ServerOptions {
   seed?: number;
   /** Virtual start of the default session and of new sessions that give none. Default `2026-01-01T00:00:00Z`. */
   startTime?: string | number | Date;
+  /**
+   * Real time a webhook attempt may take before it counts as failed, in every session that
+   * gives none: createSandbox's `webhookTimeout` (default `'10s'`). A short one (`'2s'`) keeps a
+   * receiver that hangs from holding `advance` for long (docs/webhooks.md, "Order").
+   */
+  webhookTimeout?: Duration;
 }
 
 /** A running server (CONTRACT §8). */
@@ -55,7 +62,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   const port = options.port ?? 12111;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new SandboxError(`startServer: port must be an integer from 0 to 65535, got ${String(port)}.`, { code: 'invalid_options', param: 'port' });
   // Bad seed or start time: refused before a port is taken.
-  createSandbox({ seed: options.seed ?? 0, ...(options.startTime === undefined ? {} : { startTime: options.startTime }) }).close();
+  createSandbox({ seed: options.seed ?? 0, ...(options.startTime === undefined ? {} : { startTime: options.startTime }), ...(options.webhookTimeout === undefined ? {} : { webhookTimeout: options.webhookTimeout }) }).close();
   let sessions!: Sessions;
   let defaultSandbox!: Sandbox;
   /** Request ids of the answers no session gives (a deleted session's key). */
@@ -76,7 +83,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   const address = server.address() as AddressInfo;
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   try {
-    sessions = new Sessions(url, { seed: options.seed ?? 0, startTime: options.startTime }, (session) => new SessionStreams(() => session().sandbox));
+    sessions = new Sessions(url, { seed: options.seed ?? 0, startTime: options.startTime, webhookTimeout: options.webhookTimeout }, (session) => new SessionStreams(() => session().sandbox));
     defaultSandbox = sessions.default.sandbox;
   } catch (error) {
     server.close();

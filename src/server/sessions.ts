@@ -1,5 +1,6 @@
 import { SandboxError } from '../core/errors.js';
 import { SeededRandom } from '../core/random.js';
+import type { Duration } from '../core/duration.js';
 import { createSandbox, type Sandbox } from '../sandbox.js';
 import type { SessionStreams } from './stream.js';
 
@@ -19,6 +20,8 @@ export const DEFAULT_SESSION = 'default';
 export interface SessionDefaults {
   seed: number;
   startTime: string | number | Date | undefined;
+  /** Real time a webhook attempt may take (createSandbox's `webhookTimeout`); undefined: its default. */
+  webhookTimeout?: Duration | undefined;
 }
 
 /**
@@ -38,17 +41,18 @@ export class Sessions {
     private readonly makeStreams: (session: () => Session) => SessionStreams,
   ) {
     this.random = new SeededRandom(defaults.seed);
-    this.add(DEFAULT_SESSION, defaults.seed, this.sandbox(defaults.seed, defaults.startTime));
+    this.add(DEFAULT_SESSION, defaults.seed, this.sandbox(defaults.seed, defaults.startTime, defaults.webhookTimeout));
   }
 
   get default(): Session {
     return this.all.get(DEFAULT_SESSION)!;
   }
 
-  /** A new session; `seed` and `startTime` default to the server's. */
-  create(options: { seed?: number; startTime?: string | number | Date }): { session: Session; apiKey: string } {
+  /** A new session; `seed`, `startTime` and `webhookTimeout` default to the server's. */
+  create(options: { seed?: number; startTime?: string | number | Date; webhookTimeout?: Duration }): { session: Session; apiKey: string } {
     const seed = options.seed ?? this.defaults.seed;
-    const sandbox = this.sandbox(seed, options.startTime ?? this.defaults.startTime); // bad options throw before anything is drawn
+    // Bad options throw before anything is drawn.
+    const sandbox = this.sandbox(seed, options.startTime ?? this.defaults.startTime, options.webhookTimeout ?? this.defaults.webhookTimeout);
     let id: string;
     do id = this.random.id('ses');
     while (this.all.has(id));
@@ -97,8 +101,8 @@ export class Sessions {
     this.all.clear();
   }
 
-  private sandbox(seed: number, startTime: SessionDefaults['startTime']): Sandbox {
-    return createSandbox({ baseUrl: this.baseUrl, seed, ...(startTime === undefined ? {} : { startTime }) });
+  private sandbox(seed: number, startTime: SessionDefaults['startTime'], webhookTimeout: Duration | undefined): Sandbox {
+    return createSandbox({ baseUrl: this.baseUrl, seed, ...(startTime === undefined ? {} : { startTime }), ...(webhookTimeout === undefined ? {} : { webhookTimeout }) });
   }
 
   private add(id: string, seed: number, sandbox: Sandbox): Session {

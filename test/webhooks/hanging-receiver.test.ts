@@ -3,6 +3,7 @@ import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterEach } from 'vitest';
+import { startServer } from '../../src/index.js';
 import { describe, expect, it, test } from '../fixture.js';
 import { client, startSandbox } from '../helpers.js';
 import { closeReceivers, subscribe } from './receivers.js';
@@ -121,5 +122,46 @@ describe('attempts in flight together', () => {
     const uneven = await run((n) => [40, 0, 15, 5][n % 4]!);
     expect(prompt.length).toBeGreaterThan(50);
     expect(uneven).toEqual(prompt);
+  });
+});
+
+describe('the webhook timeout in server mode', () => {
+  const post = async (url: string, body: unknown, key?: string) => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  /** Subscribes, places a call and advances 1 s in the session of `key`; returns that session's attempts. */
+  const hangOnce = async (serverUrl: string, session: string, key: string, receiverUrl: string) => {
+    expect((await post(`${serverUrl}/v1/webhooks`, { url: receiverUrl, events: ['call.started'] }, key)).status).toBe(201);
+    expect((await post(`${serverUrl}/v1/calls`, { to: '+14155550123', from: '+14155550100' }, key)).status).toBe(201);
+    expect((await post(`${serverUrl}/__sandbox/sessions/${session}/advance`, { duration: '1s' })).status).toBe(200);
+    return (await (await fetch(`${serverUrl}/__sandbox/sessions/${session}/deliveries`)).json()).data[0].attempts;
+  };
+
+  it('is an option of startServer, and of each session (POST /__sandbox/sessions {webhookTimeout})', async () => {
+    const receiver = await silentReceiver();
+    const server = await startServer({ port: 0, webhookTimeout: '200ms' });
+    try {
+      const [byServer] = await hangOnce(server.url, 'default', server.sandbox.keys.create().key, receiver.url);
+      expect(byServer.error).toBe('no response within 200 ms (timed out)');
+      const session = await post(`${server.url}/__sandbox/sessions`, { webhookTimeout: '150ms' });
+      expect(session.status).toBe(201);
+      const [bySession] = await hangOnce(server.url, session.body.id, session.body.apiKey, receiver.url);
+      expect(bySession.error).toBe('no response within 150 ms (timed out)');
+      const bad = await post(`${server.url}/__sandbox/sessions`, { webhookTimeout: 'soon' });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.param).toBe('webhookTimeout');
+    } finally {
+      await server.close();
+      await receiver.close();
+    }
+  });
+
+  it('startServer refuses a bad webhookTimeout before it listens', async () => {
+    await expect(startServer({ port: 0, webhookTimeout: '0ms' })).rejects.toMatchObject({ code: 'invalid_options', param: 'webhookTimeout' });
   });
 });
