@@ -251,8 +251,8 @@ function afterRealTime(ms: number, fn: () => void): () => void {
  *   terminal's foreground group, so it keeps the terminal (reads stdin, gets Ctrl-C and
  *   SIGHUP from it directly): SIGTERM and SIGHUP are passed on to the command, SIGINT is not
  *   (the terminal already sent it to the whole group; a second one would interrupt the
- *   command's own cleanup).
- * - A command still running `killAfterMs` after the first signal is killed with SIGKILL.
+ *   command's own cleanup, and a command that ignores Ctrl-C, such as a shell, means to).
+ * - A command still running `killAfterMs` after the first signal passed on is killed with SIGKILL.
  * - If exec dies without a chance to pass anything on (SIGKILL, a crash), a watchdog kills the
  *   command: see {@link startWatchdog}.
  */
@@ -277,7 +277,10 @@ function exec(server: SandboxServer, [command, ...args]: string[], killAfterMs: 
     };
     let cancelKill: (() => void) | null = null;
     const forward = (name: NodeJS.Signals) => {
-      if (ownGroup || name !== 'SIGINT') signal(name);
+      // With a terminal, Ctrl-C already reached the command, which decides what it means (an
+      // interactive shell ignores it): exec only stays alive.
+      if (!ownGroup && name === 'SIGINT') return;
+      signal(name);
       cancelKill ??= afterRealTime(killAfterMs, () => signal('SIGKILL'));
     };
     const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
