@@ -3,6 +3,7 @@ import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterEach } from 'vitest';
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../../src/events/deliveries.js';
 import { startServer } from '../../src/index.js';
 import { describe, expect, it, test } from '../fixture.js';
 import { client, startSandbox } from '../helpers.js';
@@ -13,11 +14,9 @@ afterEach(closeReceivers);
 const CALL_EVENTS = ['call.started', 'call.answered', 'call.completed'];
 
 /** Accepts TCP connections and never answers a byte. */
-async function silentReceiver(): Promise<{ url: string; connections: () => number; close: () => Promise<void> }> {
+async function silentReceiver(): Promise<{ url: string; close: () => Promise<void> }> {
   const sockets = new Set<Socket>();
-  let connections = 0;
   const server = createServer((socket) => {
-    connections += 1;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.resume();
@@ -25,7 +24,6 @@ async function silentReceiver(): Promise<{ url: string; connections: () => numbe
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    connections: () => connections,
     close: () => {
       for (const socket of sockets) socket.destroy();
       return new Promise((resolve) => server.close(() => resolve()));
@@ -51,12 +49,40 @@ describe('a receiver that never answers', () => {
       const attempts = sandbox.webhooks.attempts();
       expect(attempts).toHaveLength(300);
       expect(attempts.every((a) => a.status === null && /timed out/.test(a.error!))).toBe(true);
-      expect(receiver.connections()).toBeGreaterThanOrEqual(300);
       // One attempt at a time would take 300 × 0.2 s = 60 s (50 min at the default 10 s);
       // side by side, one timeout per instant: 12 × 0.2 s.
       console.log(`hanging receiver: 300 attempts (25 events) in advance('25h') took ${seconds.toFixed(2)} s of real time`);
       expect(seconds).toBeLessThan(15);
     } finally {
+      await receiver.close();
+    }
+  });
+
+  it(`gets ${MAX_IN_FLIGHT_PER_SUBSCRIPTION} attempts at a time per subscription; the next when one settles, still in event order`, async ({ sandbox: hanging }) => {
+    const receiver = await silentReceiver();
+    // Counts the webhook requests in flight, at the global fetch the sandbox sends them with.
+    const original = globalThis.fetch;
+    let inFlight = 0;
+    let mostInFlight = 0;
+    globalThis.fetch = (input, init) => {
+      if (!String(input).startsWith(receiver.url)) return original(input, init);
+      mostInFlight = Math.max(mostInFlight, ++inFlight);
+      return original(input, init).finally(() => (inFlight -= 1));
+    };
+    try {
+      // 40 calls answered at one instant, 5 s after they were placed.
+      await subscribe(hanging, receiver.url, ['call.answered']);
+      await Promise.all(Array.from({ length: 40 }, (_, i) => client(hanging).placeCall({ to: `+141555506${String(i).padStart(2, '0')}` })));
+      await hanging.advance('6s');
+      // 32 leave at once; the 33rd when one has timed out. (A timed-out fetch's own promise may
+      // reject a moment after its attempt has settled, so one more can overlap here.)
+      expect(mostInFlight).toBeGreaterThanOrEqual(MAX_IN_FLIGHT_PER_SUBSCRIPTION);
+      expect(mostInFlight).toBeLessThan(40);
+      const events = hanging.events.list({ type: 'call.answered' }).map((e) => e.id);
+      expect(hanging.webhooks.attempts().map((a) => a.eventId)).toEqual(events);
+      expect(hanging.webhooks.attempts().every((a) => a.at === '2026-01-01T00:00:05.000Z')).toBe(true);
+    } finally {
+      globalThis.fetch = original;
       await receiver.close();
     }
   });
