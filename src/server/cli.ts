@@ -53,8 +53,9 @@ Options:
                           as the control API has no authentication)
       --seed <n>          Seed of the default session and of new sessions (default 0)
       --start-time <iso>  Virtual start time (default 2026-01-01T00:00:00Z)
-      --webhook-timeout <d>  Real time a webhook attempt may take (default 10s; e.g. 2s,
-                          200ms): a receiver that hangs then holds advance for less
+      --webhook-timeout <d>
+                          Real time a webhook attempt may take (default 10s); 2s or
+                          200ms keeps a hanging receiver from holding advance long
   -h, --help              Show this help
   -v, --version           Show the version`,
   exec: `Usage: svc-sandbox exec [options] -- <command> [args...]
@@ -64,17 +65,19 @@ Starts the server on a free port, runs <command> with these in its environment:
   SVC_SANDBOX_URL   http://HOST:PORT/__sandbox
   SVC_API_KEY       a test key of the default session
 then stops the server when the command ends and exits with its exit code.
-SIGINT, SIGTERM and SIGHUP are passed on to the command (to its whole process
-group when stdin is not a terminal; with a terminal the command keeps it and
-shares exec's group); a command still running --kill-after later is killed
-(SIGKILL). If exec itself is killed, a watchdog kills the command.
+SIGINT, SIGTERM and SIGHUP are passed on to the command's whole process group
+(with a terminal on stdin, the command keeps the terminal, shares exec's group
+and gets Ctrl-C from it directly); a command still running --kill-after later
+is killed (SIGKILL). If exec itself is killed, a watchdog kills the command.
+Details: docs/server.md, "exec owns its command".
 
 Options:
   -p, --port <n>          TCP port (default 0: a free one)
       --host <address>    Address to listen on (default 127.0.0.1)
       --seed <n>          Seed of the default session and of new sessions (default 0)
       --start-time <iso>  Virtual start time (default 2026-01-01T00:00:00Z)
-      --webhook-timeout <d>  Real time a webhook attempt may take (default 10s)
+      --webhook-timeout <d>
+                          Real time a webhook attempt may take (default 10s)
       --kill-after <d>    Grace after passing on a signal before SIGKILL (default 5s)
   -h, --help              Show this help`,
 };

@@ -98,6 +98,10 @@ describe('svc-sandbox serve', () => {
     const help = run(['serve', '--help']);
     expect((await help.exit).code).toBe(0);
     for (const flag of ['--port', '--host', '--seed', '--start-time', '--webhook-timeout', '--help', '--version']) expect(help.stdout).toContain(flag);
+    const execHelp = run(['exec', '--help']);
+    expect((await execHelp.exit).code).toBe(0);
+    for (const flag of ['--port', '--host', '--seed', '--start-time', '--webhook-timeout', '--kill-after', '--help']) expect(execHelp.stdout).toContain(flag);
+    expect(execHelp.stdout).toMatch(/SIGINT, SIGTERM and SIGHUP/);
     const bad = run(['serve', '--prot', '1']);
     expect((await bad.exit).code).toBe(2);
     expect(bad.stderr).toBe("svc-sandbox: Unknown option '--prot'; did you mean --port?\nUsage: svc-sandbox serve [options]  (svc-sandbox serve --help lists them)\n");
