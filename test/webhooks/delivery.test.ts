@@ -97,23 +97,23 @@ describe('webhook delivery', () => {
     expect(receiver.received.map((r) => r.body.id)).toEqual(placed);
   });
 
-  describe('with webhookTimeout 300ms', () => {
-    test.override({ sandboxOptions: { webhookTimeout: '300ms' } });
+  describe('with webhookTimeout 1s', () => {
+    test.override({ sandboxOptions: { webhookTimeout: '1s' } });
 
     it('sends the next request to one subscription without waiting for the answer to the one before, in event order', async ({ sandbox }) => {
-      // Holds each request until another one arrives, then answers the held one: a sender
-      // that waited for each answer would see its first attempt time out.
+      // Holds the first request until the second arrives, then answers both: a sender that
+      // waited for each answer would see its first attempt time out.
       let open = 0;
       let maxOpen = 0;
       const arrived: string[] = [];
-      let held: (() => void) | null = null;
+      const held: Array<() => void> = [];
       const server = createServer((req, res) => {
         open += 1;
         maxOpen = Math.max(maxOpen, open);
         arrived.push(String(req.headers['x-service-event-id']));
         res.on('close', () => (open -= 1));
-        held?.();
-        held = () => res.writeHead(200).end();
+        held.push(() => res.writeHead(200).end());
+        if (held.length === 2) for (const answer of held) answer();
         req.resume();
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -128,9 +128,8 @@ describe('webhook delivery', () => {
         expect(arrived).toEqual([first, second]);
         expect(attempts.map((a) => [a.eventId, a.attempt, a.ok])).toEqual([
           [first, 1, true],
-          [second, 1, false],
+          [second, 1, true],
         ]);
-        expect(attempts[1]!.error).toMatch(/timed out/);
       } finally {
         server.closeAllConnections();
         server.close();
