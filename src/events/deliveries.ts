@@ -10,7 +10,7 @@ import type { EventType, SandboxEvent } from '../state/resources.js';
 import type { SubscriptionEvents, SubscriptionRecord, Subscriptions } from '../state/subscriptions.js';
 import { attemptOffset } from './retry-schedule.js';
 import { sign } from './signature.js';
-import { postWebhook } from './transport.js';
+import { postWebhook, type PostResult } from './transport.js';
 
 /**
  * Where a delivery stands: `pending` (in flight, queued or waiting for a retry),
@@ -65,6 +65,8 @@ export interface WebhookDelivery {
 
 interface DeliveryRecord {
   id: string;
+  /** Creation order: attempts falling due together leave oldest delivery first. */
+  seq: number;
   account: string;
   event: SandboxEvent;
   /** The exact bytes every attempt sends (serialised once per event). */
@@ -79,6 +81,29 @@ interface DeliveryRecord {
   timer: TimerHandle | null;
   replays: number;
 }
+
+/** One attempt that fell due: `sent` (its place in the log) and `atMs` are fixed when it leaves the batch. */
+interface Job {
+  delivery: DeliveryRecord;
+  n: number;
+  sent: number;
+  atMs: number;
+  /** Called once the attempt is recorded or dropped. */
+  done: () => void;
+}
+
+/** One subscription's attempts: those waiting for a slot, and the tail of their recording. */
+interface Lane {
+  inFlight: number;
+  waiting: Job[];
+  recorded: Promise<void>;
+}
+
+/**
+ * Attempts to one subscription in flight at once. A receiver that never answers then costs
+ * one timeout per 32 attempts falling due together, instead of one per attempt.
+ */
+export const MAX_IN_FLIGHT_PER_SUBSCRIPTION = 32;
 
 export interface DeliveryFilter {
   account?: string;
@@ -110,9 +135,10 @@ interface DeliveriesDeps {
 /**
  * Webhook subscriptions and the delivery of every event to them (CONTRACT §6,
  * docs/webhooks.md). Each event of the bus becomes one delivery per matching
- * subscription of its account. Attempts to one subscription go out one at a time, in the
- * order they fall due (its lane), so a receiver sees first attempts in event order.
- * Each attempt is tracked on the clock, so `advance()` waits for it; a failed one
+ * subscription of its account. Attempts to one subscription leave in the order they fall
+ * due (its lane), each without waiting for the answer to the one before (up to
+ * {@link MAX_IN_FLIGHT_PER_SUBSCRIPTION} in flight), and are recorded in that same order
+ * whatever order the answers come back in. Each attempt is tracked on the clock, so `advance()` waits for it; a failed one
  * schedules the next on the virtual clock per {@link WEBHOOK_RETRY_SCHEDULE}, and after
  * the last the delivery is dead-lettered, from where it can be replayed.
  */
@@ -120,8 +146,11 @@ export class Deliveries implements Service {
   private readonly all: DeliveryRecord[] = [];
   private readonly byId = new Map<string, DeliveryRecord>();
   private readonly pending = new Set<DeliveryRecord>();
-  /** Per subscription id: the tail of its queue of attempts. */
-  private readonly lanes = new Map<string, Promise<void>>();
+  /** Per subscription id: its attempts waiting or in flight. */
+  private readonly lanes = new Map<string, Lane>();
+  /** Attempts fallen due since the last flush (see {@link enqueue}). */
+  private readonly due: Job[] = [];
+  private seq = 0;
   /** Attempts with the order they were sent in (they finish out of order across lanes). */
   private readonly log: Array<{ sent: number; attempt: WebhookAttempt }> = [];
   private sent = 0;
@@ -187,6 +216,7 @@ export class Deliveries implements Service {
     this.abort?.abort();
     this.abort = null;
     for (const delivery of this.pending) this.cancel(delivery);
+    for (const lane of this.lanes.values()) for (const job of lane.waiting.splice(0)) job.done();
     this.lanes.clear();
   }
 
@@ -205,6 +235,7 @@ export class Deliveries implements Service {
     for (const subscription of targets) {
       const delivery: DeliveryRecord = {
         id: this.deps.random.id('dlv'),
+        seq: this.seq++,
         account,
         event,
         body,
@@ -230,59 +261,103 @@ export class Deliveries implements Service {
     return this.enqueue(delivery, 1);
   }
 
-  /** Queues attempt `n` on the subscription's lane; `advance()` waits for it. */
+  /**
+   * Attempt `n` of `delivery` falls due now; `advance()` waits for it. The attempts that fall
+   * due in one synchronous run (the timers of one instant, the events of one request) are
+   * sent together at the next microtask, sorted by delivery (oldest first), so the attempt
+   * log's order and instants never depend on how fast earlier receivers answered.
+   * Resolves when the attempt is recorded (or dropped: canceled, reset, closed).
+   */
   private enqueue(delivery: DeliveryRecord, n: number): Promise<void> {
-    const key = delivery.subscription.id;
-    const run = (this.lanes.get(key) ?? Promise.resolve()).then(() => this.attempt(delivery, n));
-    this.lanes.set(key, run);
-    void run.then(() => {
-      if (this.lanes.get(key) === run) this.lanes.delete(key);
-    });
-    return this.deps.clock.track(run);
+    let done!: () => void;
+    const recorded = new Promise<void>((resolve) => (done = resolve));
+    if (this.due.length === 0) void Promise.resolve().then(() => this.flush());
+    this.due.push({ delivery, n, sent: -1, atMs: 0, done });
+    return this.deps.clock.track(recorded);
   }
 
-  private async attempt(delivery: DeliveryRecord, n: number): Promise<void> {
-    if (delivery.state !== 'pending') return;
-    const stop = (this.abort ??= this.newAbort());
-    try {
-      const { clock } = this.deps;
-      const atMs = clock.now();
-      const sent = this.sent++;
-      delivery.nextMs = null;
-      const { event, subscription } = delivery;
-      const result = await postWebhook({
-        url: subscription.url,
-        body: delivery.body,
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'svc-sandbox-webhooks',
-          'x-service-signature': delivery.signature,
-          'x-service-event-id': event.id,
-          'x-service-event-type': event.type,
-          'x-service-delivery-attempt': String(n),
-        },
-        timeoutMs: this.deps.timeoutMs,
-        stop: stop.signal,
-      });
-      if (stop !== this.abort) return; // reset or closed while in flight: the record is gone
-      const attempt: WebhookAttempt = {
-        deliveryId: delivery.id,
-        eventId: event.id,
-        eventType: event.type,
-        subscriptionId: subscription.id,
-        url: subscription.url,
-        attempt: n,
-        replay: delivery.replays,
-        at: iso(atMs),
-        ...result,
-      };
-      delivery.attempts.push(attempt);
-      this.insertInLog(sent, attempt);
-      this.settle(delivery, n, result.ok);
-      this.deps.events.emit('attempt:settled', { attempt: { ...attempt }, state: delivery.state, account: delivery.account });
-    } catch (error) {
-      this.deps.onError(error); // a sandbox bug; postWebhook itself never rejects
+  private flush(): void {
+    const batch = this.due.splice(0).sort((a, b) => a.delivery.seq - b.delivery.seq);
+    for (const job of batch) {
+      if (job.delivery.state !== 'pending') {
+        job.done();
+        continue;
+      }
+      job.sent = this.sent++;
+      job.atMs = this.deps.clock.now();
+      job.delivery.nextMs = null;
+      const key = job.delivery.subscription.id;
+      let lane = this.lanes.get(key);
+      if (!lane) this.lanes.set(key, (lane = { inFlight: 0, waiting: [], recorded: Promise.resolve() }));
+      lane.waiting.push(job);
+      this.pump(key, lane);
     }
+  }
+
+  /** Sends the lane's waiting attempts, in order, while fewer than {@link MAX_IN_FLIGHT_PER_SUBSCRIPTION} are in flight. */
+  private pump(key: string, lane: Lane): void {
+    while (lane.inFlight < MAX_IN_FLIGHT_PER_SUBSCRIPTION && lane.waiting.length > 0) {
+      const job = lane.waiting.shift()!;
+      if (job.delivery.state !== 'pending') {
+        job.done();
+        continue;
+      }
+      lane.inFlight += 1;
+      const stop = (this.abort ??= this.newAbort());
+      const response = this.post(job).then((result) => {
+        lane.inFlight -= 1;
+        if (this.lanes.get(key) === lane) this.pump(key, lane);
+        return result;
+      });
+      // Results are recorded in the order the attempts left, whatever order they came back in.
+      const recorded = Promise.all([response, lane.recorded]).then(([result]) => {
+        try {
+          if (stop === this.abort) this.record(job, result);
+        } catch (error) {
+          this.deps.onError(error); // a sandbox bug; postWebhook itself never rejects
+        }
+        job.done();
+        if (this.lanes.get(key) === lane && lane.recorded === recorded && lane.inFlight === 0 && lane.waiting.length === 0) this.lanes.delete(key);
+      });
+      lane.recorded = recorded;
+    }
+  }
+
+  private post({ delivery, n }: Job): Promise<PostResult> {
+    const { event, subscription } = delivery;
+    return postWebhook({
+      url: subscription.url,
+      body: delivery.body,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'svc-sandbox-webhooks',
+        'x-service-signature': delivery.signature,
+        'x-service-event-id': event.id,
+        'x-service-event-type': event.type,
+        'x-service-delivery-attempt': String(n),
+      },
+      timeoutMs: this.deps.timeoutMs,
+      stop: this.abort!.signal,
+    });
+  }
+
+  private record({ delivery, n, sent, atMs }: Job, result: PostResult): void {
+    const { event, subscription } = delivery;
+    const attempt: WebhookAttempt = {
+      deliveryId: delivery.id,
+      eventId: event.id,
+      eventType: event.type,
+      subscriptionId: subscription.id,
+      url: subscription.url,
+      attempt: n,
+      replay: delivery.replays,
+      at: iso(atMs),
+      ...result,
+    };
+    delivery.attempts.push(attempt);
+    this.insertInLog(sent, attempt);
+    this.settle(delivery, n, result.ok);
+    this.deps.events.emit('attempt:settled', { attempt: { ...attempt }, state: delivery.state, account: delivery.account });
   }
 
   /** After attempt `n`: delivered, dead-lettered, or the next attempt scheduled. */

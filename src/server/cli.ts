@@ -3,18 +3,22 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseDuration } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
+import { nearest } from '../core/suggest.js';
 import { startServer, type SandboxServer } from './server.js';
 
 /**
  * `svc-sandbox`: the standalone server from a shell (CONTRACT §8).
  *
- *   svc-sandbox serve [--port 12111] [--host 127.0.0.1] [--seed 0] [--start-time ISO]
- *   svc-sandbox exec [serve options] -- <command> [args...]
+ *   svc-sandbox serve [--port 12111] [--host 127.0.0.1] [--seed 0] [--start-time ISO] [--webhook-timeout 10s]
+ *   svc-sandbox exec [serve options] [--kill-after 5s] -- <command> [args...]
  *
  * Arguments are parsed with `util.parseArgs` (built in). Exit codes: 0 after SIGINT/SIGTERM,
- * 1 when the server cannot start (a busy port), 2 for bad arguments; `exec` exits with its
- * command's code (128 + the signal number when the command was killed by a signal).
+ * 1 when the server cannot start (a busy port), 2 for bad arguments (the message ends with
+ * the command's usage line); `exec` exits with its command's code (128 + the signal number
+ * when the command was killed by a signal). How exec owns its command (signals, the
+ * terminal, a watchdog for when exec itself is killed): docs/server.md, "exec".
  */
 
 const OPTIONS = {
@@ -23,6 +27,8 @@ const OPTIONS = {
   seed: { type: 'string' },
   'start-time': { type: 'string' },
   'allowed-host': { type: 'string', multiple: true },
+  'webhook-timeout': { type: 'string' },
+  'kill-after': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const satisfies ParseArgsConfig['options'];
@@ -51,6 +57,9 @@ Options:
       --allowed-host <name>
                           Also accept requests whose Host is <name> (repeatable);
                           IP addresses and localhost are always accepted
+      --webhook-timeout <d>
+                          Real time a webhook attempt may take (default 10s); 2s or
+                          200ms keeps a hanging receiver from holding advance long
   -h, --help              Show this help
   -v, --version           Show the version`,
   exec: `Usage: svc-sandbox exec [options] -- <command> [args...]
@@ -60,7 +69,11 @@ Starts the server on a free port, runs <command> with these in its environment:
   SVC_SANDBOX_URL   http://HOST:PORT/__sandbox
   SVC_API_KEY       a test key of the default session
 then stops the server when the command ends and exits with its exit code.
-SIGINT and SIGTERM are passed to the command's whole process group.
+SIGINT, SIGTERM and SIGHUP are passed on to the command's whole process group
+(with a terminal on stdin, the command keeps the terminal, shares exec's group
+and gets Ctrl-C from it directly); a command still running --kill-after later
+is killed (SIGKILL). If exec itself is killed, a watchdog kills the command.
+Details: docs/server.md, "exec owns its command".
 
 Options:
   -p, --port <n>          TCP port (default 0: a free one)
@@ -69,19 +82,99 @@ Options:
       --start-time <iso>  Virtual start time (default 2026-01-01T00:00:00Z)
       --allowed-host <name>
                           Also accept requests whose Host is <name> (repeatable)
+      --webhook-timeout <d>
+                          Real time a webhook attempt may take (default 10s)
+      --kill-after <d>    Grace after passing on a signal before SIGKILL (default 5s)
   -h, --help              Show this help`,
 };
 
-class Usage extends Error {}
+type Command = 'main' | 'serve' | 'exec';
+
+/** The usage line that ends every message about a bad argument. */
+const USAGE: Record<Command, string> = {
+  main: "svc-sandbox <serve|exec> [options]  (svc-sandbox --help)",
+  serve: "svc-sandbox serve [options]  (svc-sandbox serve --help lists them)",
+  exec: "svc-sandbox exec [options] -- <command> [args...]  (svc-sandbox exec --help lists them)",
+};
+
+/** Options of one command only. */
+const ONLY: Partial<Record<keyof typeof OPTIONS, Command>> = { 'kill-after': 'exec' };
+
+/** The flag behind each option of startServer, to name it in its errors. */
+const FLAGS: Record<string, string> = { port: '--port', host: '--host', seed: '--seed', startTime: '--start-time', webhookTimeout: '--webhook-timeout' };
+
+/** A bad argument: exit code 2, the message, then the command's usage line. */
+class Usage extends Error {
+  constructor(
+    message: string,
+    readonly command: Command = 'main',
+  ) {
+    super(message);
+  }
+}
+
+/** `args` as one would type them in a POSIX shell. */
+function shellWords(args: string[]): string {
+  return args.map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+/** The command's own options, or a {@link Usage} error in the user's words. */
+function parseOptions(command: 'serve' | 'exec', own: string[], forgotSplit: boolean) {
+  if (forgotSplit) {
+    // `svc-sandbox exec python3 -m unittest`: everything from the first argument that is no option is the command.
+    const { tokens } = parseArgs({ args: own, options: OPTIONS, allowPositionals: true, strict: false, tokens: true });
+    const first = tokens.find((t) => t.kind === 'positional');
+    if (first) throw new Usage(`put '--' before the command: svc-sandbox exec [options] -- ${shellWords(own.slice(first.index))}`, command);
+  }
+  try {
+    const { values } = parseArgs({ args: own, options: OPTIONS, allowPositionals: false, strict: true });
+    for (const name of Object.keys(values) as Array<keyof typeof OPTIONS>) {
+      const only = ONLY[name];
+      if (only && only !== command) throw new Usage(`--${name} is an option of '${only}', not of '${command}'.`, command);
+    }
+    return values;
+  } catch (error) {
+    if (error instanceof Usage) throw error;
+    const { code, message } = error as NodeJS.ErrnoException;
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      const flag = /'([^']*)'/.exec(message)?.[1] ?? '';
+      const known = Object.keys(OPTIONS).filter((name) => !ONLY[name as keyof typeof OPTIONS] || ONLY[name as keyof typeof OPTIONS] === command);
+      const near = flag.startsWith('--') ? nearest(flag.slice(2), known) : undefined;
+      throw new Usage(`Unknown option '${flag}'${near ? `; did you mean --${near}?` : '.'}`, command);
+    }
+    if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+      const word = /'([^']*)'/.exec(message)?.[1] ?? '';
+      throw new Usage(`Unexpected argument '${word}': '${command}' takes options only.`, command);
+    }
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      const missing = /(--[\w-]+) <value>'? argument missing/.exec(message);
+      if (missing) throw new Usage(`${missing[1]} needs a value.`, command);
+      const flag = /^Option '(--[\w-]+)' argument is ambiguous/.exec(message)?.[1];
+      const next = flag === undefined ? undefined : own[own.indexOf(flag) + 1];
+      if (flag && next) throw new Usage(`${flag} needs a value; one starting with '-' goes as ${flag}=${next}.`, command);
+    }
+    throw new Usage(message, command);
+  }
+}
+
+/** A duration flag in milliseconds, from `min` to `max`. */
+function duration(text: string | undefined, name: string, min: number, max: number, command: Command): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = parseDuration(text);
+  if (ms === null || !/[a-z]$/.test(text) || ms < min || ms > max) {
+    throw new Usage(`--${name} must be a duration such as '5s', '200ms' or '2m', from ${min} ms to 24 days, got '${text}'.`, command);
+  }
+  return ms;
+}
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
 }
 
-function integer(text: string | undefined, name: string, min: number, max: number): number | undefined {
+function integer(text: string | undefined, name: string, min: number, max: number, command: Command): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^-?\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new Usage(`--${name} must be an integer from ${min} to ${max}, got '${text}'.`);
+  if (!/^-?\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new Usage(`--${name} must be an integer from ${min} to ${max}, got '${text}'.`, command);
   return Number(text);
 }
 
@@ -95,16 +188,11 @@ async function main(argv: string[]): Promise<number> {
     console.log(version());
     return 0;
   }
-  if (command !== 'serve' && command !== 'exec') throw new Usage(`unknown command '${command}'; use 'serve' or 'exec' (svc-sandbox --help).`);
+  if (command !== 'serve' && command !== 'exec') throw new Usage(`unknown command '${command}'; use 'serve' or 'exec'.`);
   const split = rest.indexOf('--');
   const own = command === 'exec' && split >= 0 ? rest.slice(0, split) : rest;
   const child = command === 'exec' && split >= 0 ? rest.slice(split + 1) : [];
-  let values;
-  try {
-    ({ values } = parseArgs({ args: own, options: OPTIONS, allowPositionals: false, strict: true }));
-  } catch (error) {
-    throw new Usage((error as Error).message);
-  }
+  const values = parseOptions(command, own, command === 'exec' && split < 0);
   if (values.help) {
     console.log(HELP[command]);
     return 0;
@@ -114,14 +202,16 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const options = {
-    port: integer(values.port, 'port', 0, 65535) ?? (command === 'exec' ? 0 : 12111),
+    port: integer(values.port, 'port', 0, 65535, command) ?? (command === 'exec' ? 0 : 12111),
     host: values.host ?? '127.0.0.1',
     // Left out unless given: with no seed, session ids and exec's key are secret (docs/server.md).
-    ...(values.seed === undefined ? {} : { seed: integer(values.seed, 'seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER) }),
+    ...(values.seed === undefined ? {} : { seed: integer(values.seed, 'seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, command) }),
     ...(values['start-time'] === undefined ? {} : { startTime: values['start-time'] }),
     ...(values['allowed-host'] === undefined ? {} : { allowedHosts: values['allowed-host'] }),
+    ...(values['webhook-timeout'] === undefined ? {} : { webhookTimeout: duration(values['webhook-timeout'], 'webhook-timeout', 1, 2 ** 31 - 1, command)! }),
   };
-  if (command === 'exec' && child.length === 0) throw new Usage("exec needs a command after '--', e.g. svc-sandbox exec -- python3 -m unittest.");
+  const killAfterMs = duration(values['kill-after'], 'kill-after', 0, 2 ** 31 - 1, command) ?? DEFAULT_KILL_AFTER_MS;
+  if (command === 'exec' && child.length === 0) throw new Usage("exec needs a command after '--', e.g. svc-sandbox exec -- python3 -m unittest.", command);
 
   if (options.host === '0.0.0.0' || options.host === '::') {
     console.error(`svc-sandbox: warning: --host ${options.host} serves every network this machine is on, and the control API has no authentication: anyone who can reach port ${options.port || '(the chosen port)'} can reset or drive it. Prefer the default 127.0.0.1 (docs/server.md, "Security model").`);
@@ -131,11 +221,14 @@ async function main(argv: string[]): Promise<number> {
     server = await startServer(options);
   } catch (error) {
     // A bad --seed or --start-time is a bad argument (2); a busy port, or any other failure to start, 1.
-    if (error instanceof SandboxError && error.code === 'invalid_options') throw new Usage(error.message.replace(/^createSandbox: /, ''));
+    if (error instanceof SandboxError && error.code === 'invalid_options') {
+      const message = error.message.replace(/^(createSandbox|startServer): /, '').replace(/`(\w+)`|^\w+(?= must)/, (word, quoted?: string) => FLAGS[quoted ?? word] ?? word);
+      throw new Usage(message, command);
+    }
     console.error(`svc-sandbox: ${(error as Error).message}`);
     return 1;
   }
-  return command === 'serve' ? serve(server) : exec(server, child);
+  return command === 'serve' ? serve(server) : exec(server, child, killAfterMs);
 }
 
 function serve(server: SandboxServer): Promise<number> {
@@ -151,28 +244,65 @@ function serve(server: SandboxServer): Promise<number> {
   });
 }
 
-function exec(server: SandboxServer, [command, ...args]: string[]): Promise<number> {
+/** Grace between passing a signal on to exec's command and killing it with SIGKILL (`--kill-after`). */
+const DEFAULT_KILL_AFTER_MS = 5_000;
+
+/**
+ * The one place the CLI waits on real time: the grace of `--kill-after`, which is about how
+ * long a process may take to stop on the wall clock, not about the sandbox's virtual clock.
+ */
+function afterRealTime(ms: number, fn: () => void): () => void {
+  const timer = setTimeout(fn, ms);
+  return () => clearTimeout(timer);
+}
+
+/**
+ * Runs the command with the server in its environment and owns it (docs/server.md, "exec"):
+ *
+ * - Without a terminal on stdin (CI, a pipe) the command gets a process group of its own, and
+ *   SIGINT, SIGTERM and SIGHUP to exec are passed on to that whole group, so they reach
+ *   everything the command started. With a terminal, the command stays in exec's group, the
+ *   terminal's foreground group, so it keeps the terminal (reads stdin, gets Ctrl-C and
+ *   SIGHUP from it directly): SIGTERM and SIGHUP are passed on to the command, SIGINT is not
+ *   (the terminal already sent it to the whole group; a second one would interrupt the
+ *   command's own cleanup, and a command that ignores Ctrl-C, such as a shell, means to).
+ * - A command still running `killAfterMs` after the first signal passed on is killed with SIGKILL.
+ * - If exec dies without a chance to pass anything on (SIGKILL, a crash), a watchdog kills the
+ *   command: see {@link startWatchdog}.
+ */
+function exec(server: SandboxServer, [command, ...args]: string[], killAfterMs: number): Promise<number> {
   const env = {
     ...process.env,
     SVC_API_BASE_URL: server.url,
     SVC_SANDBOX_URL: `${server.url}/__sandbox`,
     SVC_API_KEY: server.apiKey,
   };
+  const ownGroup = !process.stdin.isTTY;
   return new Promise((resolve) => {
-    // Its own process group, so a signal to us reaches everything the command started.
-    const child = spawn(command!, args, { stdio: 'inherit', env, detached: true });
-    const forward = (signal: NodeJS.Signals) => {
+    const child = spawn(command!, args, { stdio: 'inherit', env, detached: ownGroup });
+    const watchdog = child.pid === undefined ? null : startWatchdog(ownGroup ? -child.pid : child.pid);
+    const signal = (name: NodeJS.Signals) => {
       try {
-        process.kill(-child.pid!, signal);
+        if (ownGroup) process.kill(-child.pid!, name);
+        else child.kill(name);
       } catch {
-        child.kill(signal);
+        child.kill(name);
       }
     };
-    process.on('SIGINT', forward);
-    process.on('SIGTERM', forward);
+    let cancelKill: (() => void) | null = null;
+    const forward = (name: NodeJS.Signals) => {
+      // With a terminal, Ctrl-C already reached the command, which decides what it means (an
+      // interactive shell ignores it): exec only stays alive.
+      if (!ownGroup && name === 'SIGINT') return;
+      signal(name);
+      cancelKill ??= afterRealTime(killAfterMs, () => signal('SIGKILL'));
+    };
+    const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+    for (const name of SIGNALS) process.on(name, forward);
     const finish = (code: number) => {
-      process.off('SIGINT', forward);
-      process.off('SIGTERM', forward);
+      for (const name of SIGNALS) process.off(name, forward);
+      cancelKill?.();
+      watchdog?.release();
       void server.close().then(() => resolve(code));
     };
     child.once('error', (error) => {
@@ -183,13 +313,37 @@ function exec(server: SandboxServer, [command, ...args]: string[]): Promise<numb
   });
 }
 
+/**
+ * For when exec dies with no chance to pass a signal on (SIGKILL, a crash): a tiny `/bin/sh`
+ * in a session of its own (so a kill of exec's process group spares it) blocks reading a pipe
+ * whose other end only exec holds. However exec dies, the kernel closes its end; `read` then
+ * fails and the shell kills `target` (the command's process group when negative) with SIGKILL.
+ * When exec ends normally it first writes a line, and the shell exits without killing.
+ * About 2 MB of memory and a few ms per exec (docs/server.md). None on Windows, which has no process groups.
+ */
+function startWatchdog(target: number): { release(): void } | null {
+  if (process.platform === 'win32') return null;
+  try {
+    const dog = spawn('/bin/sh', ['-c', 'read -r _ || kill -s KILL -- "$1" 2>/dev/null', 'svc-sandbox-watchdog', String(target)], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      detached: true,
+    });
+    dog.once('error', () => undefined);
+    dog.stdin!.once('error', () => undefined);
+    dog.unref();
+    return { release: () => dog.stdin!.end('done\n') };
+  } catch {
+    return null;
+  }
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
   (error: unknown) => {
     if (error instanceof Usage) {
-      console.error(`svc-sandbox: ${error.message}`);
+      console.error(`svc-sandbox: ${error.message}\nUsage: ${USAGE[error.command]}`);
       process.exitCode = 2;
       return;
     }

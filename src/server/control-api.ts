@@ -49,6 +49,7 @@ const sessionBody = object(
   {
     seed: optional(integer({ description: 'The seed of the new sandbox (default: the server\'s)', min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER })),
     startTime: optional(string({ description: 'Virtual clock start, ISO 8601 (default: the server\'s)', max: 64, format: 'date-time' })),
+    webhookTimeout: optional(durationSchema), // real time a webhook attempt may take (default: the server's, 10 s)
   },
   { description: 'A new session.' },
 );

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { bearerToken } from '../api/auth.js';
 import { MAX_BODY_BYTES, readAtMost } from '../core/body.js';
+import type { Duration } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
 import { decodeSegment } from '../core/path-pattern.js';
 import { SeededRandom } from '../core/random.js';
@@ -31,6 +32,12 @@ export interface ServerOptions {
    * name is 403, which stops DNS rebinding (docs/server.md, "Security model").
    */
   allowedHosts?: readonly string[] | true;
+  /**
+   * Real time a webhook attempt may take before it counts as failed, in every session that
+   * gives none: createSandbox's `webhookTimeout` (default `'10s'`). A short one (`'2s'`) keeps a
+   * receiver that hangs from holding `advance` for long (docs/webhooks.md, "Order").
+   */
+  webhookTimeout?: Duration;
 }
 
 /** A running server (CONTRACT §8). */
@@ -67,8 +74,8 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 12111;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new SandboxError(`startServer: port must be an integer from 0 to 65535, got ${String(port)}.`, { code: 'invalid_options', param: 'port' });
-  // Bad seed, start time or host list: refused before a port is taken.
-  createSandbox({ seed: options.seed ?? 0, ...(options.startTime === undefined ? {} : { startTime: options.startTime }) }).close();
+  // Bad seed, start time, webhook timeout or host list: refused before a port is taken.
+  createSandbox({ seed: options.seed ?? 0, ...(options.startTime === undefined ? {} : { startTime: options.startTime }), ...(options.webhookTimeout === undefined ? {} : { webhookTimeout: options.webhookTimeout }) }).close();
   const policy = hostPolicy(options.allowedHosts, (message) => new SandboxError(`startServer: ${message}`, { code: 'invalid_options', param: 'allowedHosts' }));
   let sessions!: Sessions;
   let defaultSandbox!: Sandbox;
@@ -101,7 +108,11 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   isOwnOrigin = ownOrigin(address.port, localAddresses(address), policy);
   try {
-    sessions = new Sessions(url, { seed: options.seed ?? 0, startTime: options.startTime, seeded: options.seed !== undefined }, (session) => new SessionStreams(() => session().sandbox));
+    sessions = new Sessions(
+      url,
+      { seed: options.seed ?? 0, startTime: options.startTime, seeded: options.seed !== undefined, webhookTimeout: options.webhookTimeout },
+      (session) => new SessionStreams(() => session().sandbox),
+    );
     defaultSandbox = sessions.default.sandbox;
   } catch (error) {
     server.close();

@@ -1,6 +1,7 @@
 import { customAlphabet } from 'nanoid';
 import { SandboxError } from '../core/errors.js';
 import { SeededRandom } from '../core/random.js';
+import type { Duration } from '../core/duration.js';
 import { createSandbox, type Sandbox } from '../sandbox.js';
 import type { SessionStreams } from './stream.js';
 
@@ -30,6 +31,8 @@ export interface SessionDefaults {
    * program can guess them (docs/server.md, "Security model").
    */
   seeded: boolean;
+  /** Real time a webhook attempt may take (createSandbox's `webhookTimeout`); undefined: its default. */
+  webhookTimeout?: Duration | undefined;
 }
 
 /** Where session ids and the server's keys come from. */
@@ -58,20 +61,21 @@ export class Sessions {
     private readonly makeStreams: (session: () => Session) => SessionStreams,
   ) {
     this.random = defaults.seeded ? new SeededRandom(defaults.seed) : SECRET;
-    this.add(DEFAULT_SESSION, defaults.seed, this.sandbox(defaults.seed, defaults.startTime));
+    this.add(DEFAULT_SESSION, defaults.seed, this.sandbox(defaults.seed, defaults.startTime, defaults.webhookTimeout));
   }
 
   get default(): Session {
     return this.all.get(DEFAULT_SESSION)!;
   }
 
-  /** A new session; `seed` and `startTime` default to the server's. */
-  create(options: { seed?: number; startTime?: string | number | Date }): { session: Session; apiKey: string } {
+  /** A new session; `seed`, `startTime` and `webhookTimeout` default to the server's. */
+  create(options: { seed?: number; startTime?: string | number | Date; webhookTimeout?: Duration }): { session: Session; apiKey: string } {
     if (this.all.size >= MAX_SESSIONS) {
       throw new SandboxError(`The server holds ${MAX_SESSIONS} sessions, its limit: delete the ones a finished test left (DELETE /__sandbox/sessions/{s}) before making more.`, { code: 'conflict' });
     }
     const seed = options.seed ?? this.defaults.seed;
-    const sandbox = this.sandbox(seed, options.startTime ?? this.defaults.startTime); // bad options throw before anything is drawn
+    // Bad options throw before anything is drawn.
+    const sandbox = this.sandbox(seed, options.startTime ?? this.defaults.startTime, options.webhookTimeout ?? this.defaults.webhookTimeout);
     let id: string;
     do id = this.random.id('ses');
     while (this.all.has(id));
@@ -127,8 +131,8 @@ export class Sessions {
     this.all.clear();
   }
 
-  private sandbox(seed: number, startTime: SessionDefaults['startTime']): Sandbox {
-    return createSandbox({ baseUrl: this.baseUrl, seed, ...(startTime === undefined ? {} : { startTime }) });
+  private sandbox(seed: number, startTime: SessionDefaults['startTime'], webhookTimeout: Duration | undefined): Sandbox {
+    return createSandbox({ baseUrl: this.baseUrl, seed, ...(startTime === undefined ? {} : { startTime }), ...(webhookTimeout === undefined ? {} : { webhookTimeout }) });
   }
 
   private add(id: string, seed: number, sandbox: Sandbox): Session {

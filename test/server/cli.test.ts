@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -45,6 +46,20 @@ async function freePort(): Promise<{ port: number; close: () => Promise<void> }>
   return { port, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
+/** Gone, or a zombie nobody has reaped yet (this machine's PID 1 may not reap orphans). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
 describe('svc-sandbox serve', () => {
   it.for(['SIGINT', 'SIGTERM'] as const)('prints the ready line first, serves on the real port of --port 0, and exits 0 on %s', async (signal) => {
     const serve = run(['serve', '--port', '0', '--seed', '7']);
@@ -82,17 +97,23 @@ describe('svc-sandbox serve', () => {
   it('--help lists every flag; bad arguments exit 2 with the fix', async () => {
     const help = run(['serve', '--help']);
     expect((await help.exit).code).toBe(0);
-    for (const flag of ['--port', '--host', '--seed', '--start-time', '--help', '--version']) expect(help.stdout).toContain(flag);
+    for (const flag of ['--port', '--host', '--seed', '--start-time', '--webhook-timeout', '--help', '--version']) expect(help.stdout).toContain(flag);
+    const execHelp = run(['exec', '--help']);
+    expect((await execHelp.exit).code).toBe(0);
+    for (const flag of ['--port', '--host', '--seed', '--start-time', '--webhook-timeout', '--kill-after', '--help']) expect(execHelp.stdout).toContain(flag);
+    expect(execHelp.stdout).toMatch(/SIGINT, SIGTERM and SIGHUP/);
     const bad = run(['serve', '--prot', '1']);
     expect((await bad.exit).code).toBe(2);
-    expect(bad.stderr).toMatch(/^svc-sandbox: Unknown option '--prot'/);
+    expect(bad.stderr).toBe("svc-sandbox: Unknown option '--prot'; did you mean --port?\nUsage: svc-sandbox serve [options]  (svc-sandbox serve --help lists them)\n");
     const badPort = run(['serve', '--port', 'eighty']);
     expect((await badPort.exit).code).toBe(2);
     expect(badPort.stderr).toMatch(/--port must be an integer from 0 to 65535/);
     const badTime = run(['serve', '--port', '0', '--start-time', 'yesterday']);
     expect((await badTime.exit).code).toBe(2); // refused before anything listens
     expect(badTime.stdout).toBe('');
-    expect(badTime.stderr).toMatch(/^svc-sandbox: .*startTime/);
+    expect(badTime.stderr).toBe(
+      `svc-sandbox: --start-time "yesterday" is not a date; use an ISO 8601 string such as '2026-01-01T00:00:00Z'.\nUsage: svc-sandbox serve [options]  (svc-sandbox serve --help lists them)\n`,
+    );
     const unknown = run(['serv']);
     expect((await unknown.exit).code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown command 'serv'; use 'serve' or 'exec'/);
@@ -134,20 +155,142 @@ describe('svc-sandbox exec', () => {
     const pids = JSON.parse(await exec.firstLine) as { child: number; grandchild: number };
     exec.child.kill('SIGTERM');
     expect((await exec.exit).code).toBe(128 + 15);
-    // Gone, or a zombie nobody has reaped yet (this machine's PID 1 may not reap orphans).
-    const alive = (pid: number) => {
-      try {
-        process.kill(pid, 0);
-      } catch {
-        return false;
-      }
-      try {
-        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-      } catch {
-        return false;
-      }
-    };
     await expect.poll(() => alive(pids.child)).toBe(false);
     await expect.poll(() => alive(pids.grandchild)).toBe(false);
   });
+
+  /** The command: ignores the signals named, starts a grandchild, prints both pids, runs until killed. */
+  const stubborn = (ignore: string[]) => `
+    for (const s of ${JSON.stringify(ignore)}) process.on(s, () => {});
+    const { spawn } = require('node:child_process');
+    const grandchild = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    console.log(JSON.stringify({ child: process.pid, grandchild: grandchild.pid }));
+    setInterval(() => {}, 1000);`;
+
+  it('kills a command that ignores SIGTERM with SIGKILL after --kill-after, and exits 137', async () => {
+    const exec = run(['exec', '--kill-after', '300ms', '--', process.execPath, '-e', stubborn(['SIGTERM'])]);
+    const pids = JSON.parse(await exec.firstLine) as { child: number; grandchild: number };
+    const started = performance.now();
+    exec.child.kill('SIGTERM');
+    expect((await exec.exit).code).toBe(128 + 9);
+    const waited = performance.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(280); // the grace was given
+    expect(waited).toBeLessThan(5_000); // and not the default 5 s
+    await expect.poll(() => alive(pids.child)).toBe(false);
+    await expect.poll(() => alive(pids.grandchild)).toBe(false);
+  });
+
+  it('passes SIGHUP on like SIGTERM, with the same escalation', async () => {
+    const exec = run(['exec', '--', process.execPath, '-e', stubborn([])]);
+    const pids = JSON.parse(await exec.firstLine) as { child: number; grandchild: number };
+    exec.child.kill('SIGHUP');
+    expect(await exec.exit).toEqual({ code: 128 + 1, signal: null });
+    await expect.poll(() => alive(pids.grandchild)).toBe(false);
+    const ignoring = run(['exec', '--kill-after', '200ms', '--', process.execPath, '-e', stubborn(['SIGHUP'])]);
+    await ignoring.firstLine;
+    ignoring.child.kill('SIGHUP');
+    expect((await ignoring.exit).code).toBe(128 + 9);
+  });
+
+  it('when exec itself is SIGKILLed, its watchdog kills the command and what it started', async () => {
+    const exec = run(['exec', '--', process.execPath, '-e', stubborn(['SIGTERM', 'SIGHUP', 'SIGINT'])]);
+    const pids = JSON.parse(await exec.firstLine) as { child: number; grandchild: number };
+    const killed = performance.now();
+    exec.child.kill('SIGKILL');
+    expect((await exec.exit).signal).toBe('SIGKILL');
+    await expect.poll(() => alive(pids.child), { timeout: 5_000, interval: 10 }).toBe(false);
+    await expect.poll(() => alive(pids.grandchild), { timeout: 5_000, interval: 10 }).toBe(false);
+    console.log(`exec SIGKILLed: its command was gone ${(performance.now() - killed).toFixed(0)} ms later`);
+  });
+
+  it('does not kill the command when it ends by itself, and leaves no watchdog behind', async () => {
+    const exec = run(['exec', '--', process.execPath, '-e', `console.log(process.pid)`]);
+    const child = Number(await exec.firstLine);
+    expect((await exec.exit).code).toBe(0);
+    const watchdogs = () => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(`svc-sandbox-watchdog -${child}`));
+    await expect.poll(watchdogs).toEqual([]);
+  });
+
+  it.skipIf(!hasScript())('keeps the terminal: with a TTY on stdin the command still has its controlling terminal', () => {
+    // `script` (util-linux) runs exec on a pseudo-terminal; /dev/tty opens only with a controlling terminal.
+    const probe = `try { require('fs').openSync('/dev/tty', 'r'); console.log('has-tty'); } catch (e) { console.log('no-tty', e.code); }`;
+    const command = [process.execPath, CLI, 'exec', '--', process.execPath, '-e', probe].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const out = execFileSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8', timeout: 30_000 });
+    expect(out).toContain('has-tty');
+  });
+
+  it('--webhook-timeout sets the real time a webhook attempt may take', async () => {
+    const silent = createServer((socket) => socket.resume()); // accepts, never answers
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const serve = run(['serve', '--port', '0', '--webhook-timeout', '150ms']);
+    try {
+      const url = (await serve.firstLine).slice('svc-sandbox listening on '.length);
+      const post = (path: string, body: unknown) =>
+        fetch(`${url}${path}`, { method: 'POST', headers: { authorization: 'Bearer SVC_TEST_cli', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      await post('/v1/webhooks', { url: `http://127.0.0.1:${(silent.address() as { port: number }).port}/`, events: ['call.started'] });
+      await post('/v1/calls', { to: '+14155550123', from: '+14155550100' });
+      await post('/__sandbox/sessions/default/advance', { duration: '1s' });
+      const [delivery] = (await (await fetch(`${url}/__sandbox/sessions/default/deliveries`)).json()).data;
+      expect(delivery.attempts[0].error).toBe('no response within 150 ms (timed out)');
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.exit;
+      silent.close();
+    }
+  });
 });
+
+describe('bad arguments, in the user\'s words', () => {
+  const USAGE_EXEC = 'Usage: svc-sandbox exec [options] -- <command> [args...]  (svc-sandbox exec --help lists them)\n';
+
+  it("a forgotten '--' before exec's command says where it goes", async () => {
+    const forgot = run(['exec', 'python3', '-m', 'unittest']);
+    const withOptions = run(['exec', '--seed', '3', 'pytest', '-k', 'calls and not slow']);
+    // All started at once: each is a node process starting up.
+    expect((await forgot.exit).code).toBe(2);
+    expect(forgot.stderr).toBe(`svc-sandbox: put '--' before the command: svc-sandbox exec [options] -- python3 -m unittest\n${USAGE_EXEC}`);
+    expect((await withOptions.exit).code).toBe(2);
+    expect(withOptions.stderr).toBe(`svc-sandbox: put '--' before the command: svc-sandbox exec [options] -- pytest -k 'calls and not slow'\n${USAGE_EXEC}`);
+  });
+
+  it('a bad --start-time, --webhook-timeout or --kill-after names the flag and ends with the usage line', async () => {
+    const time = run(['exec', '--start-time', 'tomorrow', '--', 'true']);
+    const timeout = run(['exec', '--webhook-timeout', 'fast', '--', 'true']);
+    const grace = run(['exec', '--kill-after=-1s', '--', 'true']);
+    const dash = run(['exec', '--kill-after', '-1s', '--', 'true']);
+    // All started at once: each is a node process starting up.
+    expect((await time.exit).code).toBe(2);
+    expect(time.stderr).toBe(`svc-sandbox: --start-time "tomorrow" is not a date; use an ISO 8601 string such as '2026-01-01T00:00:00Z'.\n${USAGE_EXEC}`);
+    expect((await timeout.exit).code).toBe(2);
+    expect(timeout.stderr).toBe(`svc-sandbox: --webhook-timeout must be a duration such as '5s', '200ms' or '2m', from 1 ms to 24 days, got 'fast'.\n${USAGE_EXEC}`);
+    expect((await grace.exit).code).toBe(2);
+    expect(grace.stderr).toMatch(/^svc-sandbox: --kill-after must be a duration such as '5s', '200ms' or '2m', from 0 ms to 24 days, got '-1s'\.\nUsage: svc-sandbox exec/);
+    expect((await dash.exit).code).toBe(2);
+    expect(dash.stderr).toMatch(/^svc-sandbox: --kill-after needs a value; one starting with '-' goes as --kill-after=-1s\.\nUsage: svc-sandbox exec/);
+  });
+
+  it("unknown flags name the command's usage line, and a flag of the other command says whose it is", async () => {
+    const unknown = run(['exec', '--verbose', '--', 'true']);
+    const other = run(['serve', '--kill-after', '1s']);
+    const positional = run(['serve', '8080']);
+    const missing = run(['serve', '--port']);
+    // All started at once: each is a node process starting up.
+    expect((await unknown.exit).code).toBe(2);
+    expect(unknown.stderr).toBe(`svc-sandbox: Unknown option '--verbose'.\n${USAGE_EXEC}`);
+    expect((await other.exit).code).toBe(2);
+    expect(other.stderr).toBe("svc-sandbox: --kill-after is an option of 'exec', not of 'serve'.\nUsage: svc-sandbox serve [options]  (svc-sandbox serve --help lists them)\n");
+    expect((await positional.exit).code).toBe(2);
+    expect(positional.stderr).toMatch(/^svc-sandbox: Unexpected argument '8080': 'serve' takes options only\.\nUsage: svc-sandbox serve \[options\]/);
+    expect((await missing.exit).code).toBe(2);
+    expect(missing.stderr).toMatch(/^svc-sandbox: --port needs a value\.\nUsage: svc-sandbox serve/);
+  });
+});
+
+function hasScript(): boolean {
+  try {
+    execFileSync('script', ['--version'], { stdio: 'ignore' });
+    return process.platform === 'linux';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,193 @@
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { afterEach } from 'vitest';
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../../src/events/deliveries.js';
+import { startServer } from '../../src/index.js';
+import { describe, expect, it, test } from '../fixture.js';
+import { client, startSandbox } from '../helpers.js';
+import { closeReceivers, subscribe } from './receivers.js';
+
+afterEach(closeReceivers);
+
+const CALL_EVENTS = ['call.started', 'call.answered', 'call.completed'];
+
+/** Accepts TCP connections and never answers a byte. */
+async function silentReceiver(): Promise<{ url: string; close: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.resume();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('a receiver that never answers', () => {
+  test.override({ sandboxOptions: { webhookTimeout: '200ms' } });
+
+  it('costs a few seconds of real time per advance(25h), not one timeout per attempt: every event dead-lettered', async ({ sandbox }) => {
+    const receiver = await silentReceiver();
+    try {
+      await subscribe(sandbox, receiver.url, ['call.started']);
+      // The issue's figure: 25 events at one instant, 12 attempts each.
+      for (let i = 0; i < 25; i++) await client(sandbox).placeCall({ to: `+141555503${String(i).padStart(2, '0')}` });
+      const started = performance.now();
+      await sandbox.advance('25h');
+      const seconds = (performance.now() - started) / 1000;
+      const deliveries = sandbox.webhooks.deliveries();
+      expect(deliveries).toHaveLength(25);
+      expect(deliveries.every((d) => d.state === 'dead' && d.attempts.length === 12)).toBe(true);
+      const attempts = sandbox.webhooks.attempts();
+      expect(attempts).toHaveLength(300);
+      expect(attempts.every((a) => a.status === null && /timed out/.test(a.error!))).toBe(true);
+      // One attempt at a time would take 300 × 0.2 s = 60 s (50 min at the default 10 s);
+      // side by side, one timeout per instant: 12 × 0.2 s.
+      console.log(`hanging receiver: 300 attempts (25 events) in advance('25h') took ${seconds.toFixed(2)} s of real time`);
+      expect(seconds).toBeLessThan(15);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it(`gets ${MAX_IN_FLIGHT_PER_SUBSCRIPTION} attempts at a time per subscription; the next when one settles, still in event order`, async ({ sandbox: hanging }) => {
+    const receiver = await silentReceiver();
+    // Counts the webhook requests in flight, at the global fetch the sandbox sends them with.
+    const original = globalThis.fetch;
+    let inFlight = 0;
+    let mostInFlight = 0;
+    globalThis.fetch = (input, init) => {
+      if (!String(input).startsWith(receiver.url)) return original(input, init);
+      mostInFlight = Math.max(mostInFlight, ++inFlight);
+      return original(input, init).finally(() => (inFlight -= 1));
+    };
+    try {
+      // 40 calls answered at one instant, 5 s after they were placed.
+      await subscribe(hanging, receiver.url, ['call.answered']);
+      await Promise.all(Array.from({ length: 40 }, (_, i) => client(hanging).placeCall({ to: `+141555506${String(i).padStart(2, '0')}` })));
+      await hanging.advance('6s');
+      // 32 leave at once; the 33rd when one has timed out. (A timed-out fetch's own promise may
+      // reject a moment after its attempt has settled, so one more can overlap here.)
+      expect(mostInFlight).toBeGreaterThanOrEqual(MAX_IN_FLIGHT_PER_SUBSCRIPTION);
+      expect(mostInFlight).toBeLessThan(40);
+      const events = hanging.events.list({ type: 'call.answered' }).map((e) => e.id);
+      expect(hanging.webhooks.attempts().map((a) => a.eventId)).toEqual(events);
+      expect(hanging.webhooks.attempts().every((a) => a.at === '2026-01-01T00:00:05.000Z')).toBe(true);
+    } finally {
+      globalThis.fetch = original;
+      await receiver.close();
+    }
+  });
+});
+
+describe('attempts in flight together', () => {
+  it('are recorded, and reported to subscribe(), in the order they left, whatever order the answers come in', async ({ sandbox }) => {
+    // Answers each request only when the next one arrives, the last one at once: answers
+    // come back last first.
+    const waiting: Array<() => void> = [];
+    const server = createHttpServer((req, res) => {
+      req.resume();
+      waiting.push(() => res.writeHead(200).end());
+      if (waiting.length === 3) while (waiting.length) waiting.pop()!();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      await subscribe(sandbox, `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, ['call.started']);
+      const seen: string[] = [];
+      sandbox.webhooks.subscribe((attempt) => seen.push(attempt.eventId));
+      // Three calls at one instant, their first attempts in flight together.
+      await Promise.all([0, 1, 2].map((i) => client(sandbox).placeCall({ to: `+1415555040${i}` })));
+      await sandbox.advance(0);
+      const events = sandbox.events.list({ type: 'call.started' }).map((e) => e.id);
+      expect(sandbox.webhooks.attempts().map((a) => [a.eventId, a.ok])).toEqual(events.map((id) => [id, true]));
+      expect(seen).toEqual(events);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it('keep the attempt log (order, instants) the same whatever the receivers’ timing', async () => {
+    // The same scenario twice: two subscriptions failing with 500, once answered at once and
+    // once after uneven real delays. Both subscriptions' retries fall due at shared instants.
+    const run = async (delayMs: (n: number) => number) => {
+      const sandbox = startSandbox({ seed: 7 });
+      const servers = [0, 1].map((r) => {
+        let n = 0;
+        return createHttpServer((req, res) => {
+          req.resume();
+          const wait = delayMs(n++ + r);
+          setTimeout(() => res.writeHead(500).end(), wait);
+        });
+      });
+      try {
+        for (const server of servers) {
+          await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+          await subscribe(sandbox, `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, CALL_EVENTS);
+        }
+        await Promise.all([0, 1, 2].map((i) => client(sandbox).placeCall({ to: `+1415555050${i}` })));
+        await sandbox.advance('10m');
+        return sandbox.webhooks.attempts().map((a) => [a.subscriptionId, a.eventId, a.attempt, a.at, a.status]);
+      } finally {
+        sandbox.close();
+        for (const server of servers) {
+          server.closeAllConnections();
+          server.close();
+        }
+      }
+    };
+    const prompt = await run(() => 0);
+    const uneven = await run((n) => [40, 0, 15, 5][n % 4]!);
+    expect(prompt.length).toBeGreaterThan(50);
+    expect(uneven).toEqual(prompt);
+  });
+});
+
+describe('the webhook timeout in server mode', () => {
+  const post = async (url: string, body: unknown, key?: string) => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  /** Subscribes, places a call and advances 1 s in the session of `key`; returns that session's attempts. */
+  const hangOnce = async (serverUrl: string, session: string, key: string, receiverUrl: string) => {
+    expect((await post(`${serverUrl}/v1/webhooks`, { url: receiverUrl, events: ['call.started'] }, key)).status).toBe(201);
+    expect((await post(`${serverUrl}/v1/calls`, { to: '+14155550123', from: '+14155550100' }, key)).status).toBe(201);
+    expect((await post(`${serverUrl}/__sandbox/sessions/${session}/advance`, { duration: '1s' })).status).toBe(200);
+    return (await (await fetch(`${serverUrl}/__sandbox/sessions/${session}/deliveries`)).json()).data[0].attempts;
+  };
+
+  it('is an option of startServer, and of each session (POST /__sandbox/sessions {webhookTimeout})', async () => {
+    const receiver = await silentReceiver();
+    const server = await startServer({ port: 0, webhookTimeout: '200ms' });
+    try {
+      const [byServer] = await hangOnce(server.url, 'default', server.sandbox.keys.create().key, receiver.url);
+      expect(byServer.error).toBe('no response within 200 ms (timed out)');
+      const session = await post(`${server.url}/__sandbox/sessions`, { webhookTimeout: '150ms' });
+      expect(session.status).toBe(201);
+      const [bySession] = await hangOnce(server.url, session.body.id, session.body.apiKey, receiver.url);
+      expect(bySession.error).toBe('no response within 150 ms (timed out)');
+      const bad = await post(`${server.url}/__sandbox/sessions`, { webhookTimeout: 'soon' });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.param).toBe('webhookTimeout');
+    } finally {
+      await server.close();
+      await receiver.close();
+    }
+  });
+
+  it('startServer refuses a bad webhookTimeout before it listens', async () => {
+    await expect(startServer({ port: 0, webhookTimeout: '0ms' })).rejects.toMatchObject({ code: 'invalid_options', param: 'webhookTimeout' });
+  });
+});
