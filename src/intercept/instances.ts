@@ -46,6 +46,11 @@ function withOwnership<Base extends new (...args: any[]) => Running>(base: Base,
       return this.emitter.listenerCount('request');
     }
 
+    /** Whether a `request` listener other than `except` is on this instance. */
+    heardByOthersThan(except: Tombstone): boolean {
+      return this.emitter.listeners('request').some((listener) => listener !== except);
+    }
+
     /** Calls `fn` after any listener leaves (a joiner's `dispose()` removes its listeners one by one). */
     onListenerRemoved(fn: () => void): void {
       this.emitter.on('removeListener', fn);
@@ -114,7 +119,7 @@ export class Share {
 
   private start(): void {
     const running = getGlobalSymbol<Running>(this.kind.kindSymbol);
-    if (running && running.readyState === InterceptorReadyState.APPLIED) return this.join(running);
+    if (running) return this.join(running);
     const ours = new this.kind();
     ours.apply();
     // Not applicable here (XHR without a DOM): nothing to listen to.
@@ -167,9 +172,10 @@ export class Share {
     owned.off('request', this.listener);
     if (owned.requestListeners() === 0) return this.dispose(owned);
     owned.on('request', this.tombstone);
+    tombstoned.add(owned);
     let done = false;
     owned.onListenerRemoved(() => {
-      if (done || owned.requestListeners() > 1) return;
+      if (done || owned.heardByOthersThan(this.tombstone)) return;
       done = true;
       this.dispose(owned);
     });
