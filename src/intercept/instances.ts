@@ -170,7 +170,7 @@ export class Share {
     }
     if (!owned) return;
     owned.off('request', this.listener);
-    if (owned.requestListeners() === 0) return this.dispose(owned);
+    if (!owned.heardByOthersThan(this.tombstone)) return this.dispose(owned);
     owned.on('request', this.tombstone);
     tombstoned.add(owned);
     let done = false;

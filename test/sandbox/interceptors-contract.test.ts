@@ -78,6 +78,7 @@ describe(`@mswjs/interceptors ${INTERCEPTORS}`, () => {
     expect(await (await fetch('https://contract.svc.test/')).text(), broken('a listener added with on() on the running instance')).toBe('answered');
     joiner.on('request', () => undefined);
     expect(owner.probe.emitter.listenerCount('request'), broken('a joiner’s on() adding to the owner’s protected `emitter`')).toBe(2);
+    expect(owner.probe.emitter.listeners('request')[0], broken('emitter.listeners()')).toBe(answer);
     owner.off('request', answer);
     expect(owner.probe.emitter.listenerCount('request'), broken('off() on the running instance')).toBe(1);
   });
