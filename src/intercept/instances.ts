@@ -79,7 +79,7 @@ const KINDS = [
 type Kind = (typeof KINDS)[number];
 type Owned = InstanceType<Kind>;
 
-/** The other party's instances that already refuse requests to closed base URLs (see `release`). */
+/** Running instances that already carry the tombstone (see `release`): one is enough. */
 const tombstoned = new WeakSet<Running>();
 
 /**
