@@ -30,8 +30,20 @@ interface DispatchOptions {
   upgrade?: string | null;
 }
 
-const SLOTS = [Symbol.for('undici.globalDispatcher.1'), Symbol.for('undici.globalDispatcher.2')];
-const slots = globalThis as unknown as Record<symbol, Dispatcher | undefined>;
+/**
+ * undici's global dispatcher slots. Every copy of undici in a process (Node's bundled one and
+ * the package) reads and writes its global dispatcher here: this is what the package's
+ * `getGlobalDispatcher()`/`setGlobalDispatcher()` do, and how a dispatcher set with the package
+ * reaches Node's fetch. The sandbox has no undici of its own to call those functions with
+ * (Node does not expose them), so it uses the slots, read and written as those functions do;
+ * `test/sandbox/interceptors-contract.test.ts` checks the package still agrees.
+ */
+export const DISPATCHER_SLOTS = [Symbol.for('undici.globalDispatcher.1'), Symbol.for('undici.globalDispatcher.2')];
+
+function readSlot(slot: symbol): Dispatcher | undefined {
+  const value: unknown = Reflect.get(globalThis, slot);
+  return typeof value === 'object' && value !== null && typeof Reflect.get(value, 'dispatch') === 'function' ? (value as Dispatcher) : undefined;
+}
 
 /** Request headers in any shape undici takes: an object, `[k, v, k, v]`, `[[k, v]]`, or an iterable. */
 function toHeaders(raw: unknown): Headers {
@@ -295,15 +307,15 @@ class SandboxDispatcher extends EventEmitter {
 export function installDispatcher(route: Route, handle: Handle): () => void {
   void globalThis.Response; // makes Node's bundled undici create its default dispatcher in slot .1
   const installed: Array<{ slot: symbol; previous: Dispatcher; ours: SandboxDispatcher }> = [];
-  for (const slot of SLOTS) {
-    const previous = slots[slot];
-    if (!previous || typeof previous.dispatch !== 'function') continue;
+  for (const slot of DISPATCHER_SLOTS) {
+    const previous = readSlot(slot);
+    if (!previous) continue;
     const ours = installed.find((i) => i.previous === previous)?.ours ?? new SandboxDispatcher(previous, route, handle);
     // undici defines the slots writable and non-configurable: assignment installs and restores.
-    slots[slot] = ours as unknown as Dispatcher;
+    Reflect.set(globalThis, slot, ours);
     installed.push({ slot, previous, ours });
   }
   return () => {
-    for (const { slot, previous, ours } of installed) if (slots[slot] === (ours as unknown as Dispatcher)) slots[slot] = previous;
+    for (const { slot, previous, ours } of installed) if (Reflect.get(globalThis, slot) === ours) Reflect.set(globalThis, slot, previous);
   };
 }

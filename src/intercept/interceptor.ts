@@ -1,28 +1,21 @@
 import { ClientRequest } from 'node:http';
-import { getRawRequest, type HttpRequestEventMap } from '@mswjs/interceptors';
-import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest';
-import { FetchInterceptor } from '@mswjs/interceptors/fetch';
-import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest';
+import { getRawRequest } from '@mswjs/interceptors';
 import { SandboxError } from '../core/errors.js';
 import { installDispatcher } from './dispatcher.js';
+import { Share, type RequestEvent } from './instances.js';
 
 /**
- * The only module that knows @mswjs/interceptors (0.41 is the last line that runs on
- * Node 20; 0.42 renames things, so an upgrade touches this file alone). It relies only on
- * `request` and `controller` of the listener, plus `getRawRequest` (gone in 0.42) to
- * notice a `node:http` client going away (see `abortsWithClient`).
+ * Routes intercepted requests to the listening sandboxes. It uses only the public listener
+ * API of @mswjs/interceptors (`request`, `controller`, and `getRawRequest`, gone in 0.42, to
+ * notice a `node:http` client going away: see `abortsWithClient`); how the interceptors are
+ * applied, shared with a user's msw, and disposed is `./instances.ts`, the one module that
+ * knows the library's singleton model.
  *
  * Interception patches process globals (fetch, http/https request and get,
  * XMLHttpRequest), which exist once per process; so, unlike every other piece of state,
  * the table of listening sandboxes is module-level. One set of interceptors serves all of
  * them, routed by base URL; it is applied by the first `listen()` and disposed by the last
- * `close()`, which restores every patched global.
- *
- * Interceptors are process-wide singletons: applied while a user's msw runs, ours join
- * msw's running instance (and the reverse). Disposing a joined interceptor would delete the
- * other party's instance and leave its globals patched for good, so `release` removes only
- * our listener from an instance we joined, and leaves an instance we own running while
- * someone else still listens to it (see docs/interception.md).
+ * `close()`, which restores every patched global (see docs/interception.md).
  */
 
 export type RequestHandler = (request: Request) => Promise<Response>;
@@ -33,49 +26,24 @@ interface Target {
   handle: RequestHandler;
 }
 
-type Interceptor = ClientRequestInterceptor | XMLHttpRequestInterceptor | FetchInterceptor;
-type Listener = (...args: HttpRequestEventMap['request']) => Promise<void>;
-
-/** The protected members of an 0.41 interceptor that ownership needs. */
-interface Internals {
-  getInstance(): unknown;
-  clearInstance(): void;
-  subscriptions: Array<() => void>;
-  emitter: {
-    listenerCount(event: 'request'): number;
-    removeListener(event: 'request', listener: unknown): unknown;
-  };
-}
-
 /** Listening sandboxes, longest prefix first (an overlapping `https://x` and `https://x/tenant2` route by the longer). */
 const targets: Target[] = [];
-let active: { interceptors: Interceptor[]; restoreGlobals: () => void; uninstallDispatcher: () => void } | null = null;
+let active: { shares: Share[]; uninstallDispatcher: () => void } | null = null;
 /** Base URLs (origin + base path) that were listened on and closed: see {@link refuseClosed}. */
 const closed = new Set<string>();
-const tombstoned = new WeakSet<object>();
 
-const listener: Listener = async ({ request, controller }) => {
+async function answer({ request, controller }: RequestEvent, share: Share): Promise<void> {
   if (request.method === 'CONNECT') return refuseConnect(request, controller);
   const found = findTarget(request.url);
   // Not ours: leave it alone, so it reaches the network (or another interceptor).
   if (!found) return;
   // When another party (a user's msw) listens too, read a copy of the body: it may clone the
   // request after us, and cannot clone a consumed one. Cloning costs a stream tee, so only then.
-  const own = request.body !== null && othersListen() ? request.clone() : request;
+  const own = request.body !== null && share.shared() ? request.clone() : request;
   controller.respondWith(await found.handle(abortsWithClient(own)));
-};
-
-/** Whether a listener other than ours is on any running instance we use. */
-function othersListen(): boolean {
-  if (!active) return false;
-  for (const interceptor of active.interceptors) {
-    const running = (interceptor as unknown as Internals).getInstance() as Internals | undefined;
-    if (running && running.emitter.listenerCount('request') > 1) return true;
-  }
-  return false;
 }
 
-type Controller = Parameters<Listener>[0]['controller'];
+type Controller = RequestEvent['controller'];
 
 /**
  * A `CONNECT` (a proxy tunnel) to a base URL cannot be answered in-process: a tunnel would
@@ -84,8 +52,9 @@ type Controller = Parameters<Listener>[0]['controller'];
  * target is read from the raw request. CONNECTs to any other host are left alone.
  */
 function refuseConnect(request: Request, controller: Controller): void {
-  const raw = getRawRequest(request) as ClientRequest | undefined;
-  const authority = String(raw?.path ?? request.url).replace(/^\/+/, '');
+  const raw = getRawRequest(request);
+  const path = raw instanceof ClientRequest ? raw.path : undefined;
+  const authority = String(path ?? request.url).replace(/^\/+/, '');
   const sentTo = request.headers.get('host') ?? undefined;
   const target = targets.find((t) => aimsAt(t.origin, authority) || aimsAt(t.origin, sentTo));
   if (!target) return;
@@ -109,12 +78,13 @@ function aimsAt(origin: string, hostPort: string | undefined): boolean {
 
 /**
  * Refuses a request to a base URL whose sandbox has closed, when nobody listens to it any
- * more. It is put on an interceptor's emitter as that interceptor is released: a
+ * more. It takes the sandbox's place on an interceptor as the sandbox stops listening: a
  * `node:http` request made in the same tick as `close()` reaches the interceptor only on
- * the next tick, after its listener has gone, and would otherwise go to real DNS (issue 10
- * item 7). Requests another party answers, or that a sandbox listens to again, are left alone.
+ * the next tick, after the sandbox's listener has gone, and would otherwise go to real DNS
+ * (issue 10 item 7). Requests another party answers, or that a sandbox listens to again,
+ * are left alone.
  */
-const refuseClosed: Listener = async ({ request, controller }) => {
+async function refuseClosed({ request, controller }: RequestEvent): Promise<void> {
   if (controller.readyState !== 0 || findTarget(request.url)) return;
   for (const prefix of closed) {
     if (!under(request.url, prefix)) continue;
@@ -122,18 +92,6 @@ const refuseClosed: Listener = async ({ request, controller }) => {
     controller.errorWith(Object.assign(error, { errno: 'ECONNREFUSED' }));
     return;
   }
-};
-
-function tombstone(interceptor: Interceptor): void {
-  const { emitter } = interceptor as unknown as Internals & { emitter: { on(event: 'request', fn: Listener): void } };
-  if (tombstoned.has(emitter)) return;
-  tombstoned.add(emitter);
-  emitter.on('request', refuseClosed);
-}
-
-/** Listeners on `interceptor`'s emitter that are not the tombstone. */
-function liveListeners(internals: Internals): number {
-  return internals.emitter.listenerCount('request') - (tombstoned.has(internals.emitter) ? 1 : 0);
 }
 
 /**
@@ -146,11 +104,10 @@ function liveListeners(internals: Internals): number {
 const PATCHED_GLOBALS = ['Headers', 'Request', 'Response', 'fetch', 'XMLHttpRequest'] as const;
 
 function saveGlobals(): () => void {
-  const g = globalThis as unknown as Record<string, unknown>;
   // The descriptor before the value: reading Node 20's lazy `Headers` accessor turns it into a value.
   const saved = PATCHED_GLOBALS.map((name) => {
     const descriptor = Object.getOwnPropertyDescriptor(globalThis, name);
-    return { name, descriptor, value: descriptor ? g[name] : undefined };
+    return { name, descriptor, value: descriptor ? Reflect.get(globalThis, name) : undefined };
   });
   return () => {
     for (const { name, descriptor, value } of saved) {
@@ -169,68 +126,6 @@ function hideLikeBefore(before: Map<string, PropertyDescriptor | undefined>): vo
     const was = before.get(name);
     if (now && was && now.configurable && now.enumerable !== was.enumerable) Object.defineProperty(globalThis, name, { enumerable: was.enumerable });
   }
-}
-
-const makers: Array<() => Interceptor> = [
-  () => new ClientRequestInterceptor(),
-  () => new XMLHttpRequestInterceptor(),
-  () => new FetchInterceptor(),
-];
-
-function applyAll(): Interceptor[] {
-  return makers.map((make, slot) => applyOne(make, slot));
-}
-
-function applyOne(make: () => Interceptor, slot: number): Interceptor {
-  const interceptor = make();
-  // apply() first: when another instance already runs, apply() joins it, and only
-  // listeners added after that are forwarded to the running one.
-  interceptor.apply();
-  interceptor.on('request', listener);
-  const running = (interceptor as unknown as Internals).getInstance() as Interceptor | undefined;
-  if (running && running !== interceptor) {
-    // Joined another party's instance: if it is disposed while we still listen, take over
-    // with a fresh instance of our own.
-    const dispose = running.dispose.bind(running);
-    running.dispose = () => {
-      dispose();
-      if (active && active.interceptors[slot] === interceptor) active.interceptors[slot] = applyOne(make, slot);
-    };
-  }
-  return interceptor;
-}
-
-function release(interceptor: Interceptor, restoreGlobals: () => void): void {
-  const internals = interceptor as unknown as Internals;
-  if (internals.getInstance() !== interceptor) {
-    // Joined someone else's instance (or never applied, as XHR without a DOM): drop our listener only.
-    for (const undo of internals.subscriptions.splice(0)) undo();
-    const running = internals.getInstance() as Interceptor | undefined;
-    if (running) tombstone(running);
-    return;
-  }
-  interceptor.off('request', listener);
-  if (liveListeners(internals) === 0) {
-    interceptor.dispose();
-    tombstone(interceptor);
-    restoreGlobals();
-    return;
-  }
-  tombstone(interceptor);
-  // Someone joined our instance and still listens: keep its patches alive for them, and
-  // restore the globals when its last listener leaves (its own dispose cannot: it clears
-  // the instance's global symbol but runs only its own subscriptions).
-  const { emitter } = internals;
-  const removeListener = emitter.removeListener.bind(emitter);
-  emitter.removeListener = (event, fn) => {
-    const result = removeListener(event, fn);
-    if (liveListeners(internals) === 0) {
-      if (internals.getInstance() === interceptor) internals.clearInstance();
-      for (const undo of internals.subscriptions.splice(0)) undo();
-      restoreGlobals();
-    }
-    return result;
-  };
 }
 
 /**
@@ -278,8 +173,7 @@ export function intercept(origin: string, basePath: string, handle: RequestHandl
   closed.delete(origin + basePath);
   if (!active) {
     const before = new Map(PATCHED_GLOBALS.map((name) => [name, Object.getOwnPropertyDescriptor(globalThis, name)]));
-    const restoreGlobals = saveGlobals();
-    const interceptors = applyAll();
+    const shares = Share.all(answer, refuseClosed, saveGlobals());
     // The undici package, and a fetch captured before listen(): through undici's global dispatcher.
     const uninstallDispatcher = installDispatcher(
       (url) => findTarget(url) !== undefined,
@@ -288,7 +182,7 @@ export function intercept(origin: string, basePath: string, handle: RequestHandl
         return target ? target.handle(request) : Promise.reject(new SandboxError(`svc-sandbox for ${request.url} was closed.`, { code: 'closed' }));
       },
     );
-    active = { interceptors, restoreGlobals, uninstallDispatcher };
+    active = { shares, uninstallDispatcher };
     hideLikeBefore(before);
   }
   let stopped = false;
@@ -298,10 +192,10 @@ export function intercept(origin: string, basePath: string, handle: RequestHandl
     targets.splice(targets.indexOf(target), 1);
     closed.add(origin + basePath);
     if (targets.length === 0 && active) {
-      const { interceptors, restoreGlobals, uninstallDispatcher } = active;
+      const { shares, uninstallDispatcher } = active;
       active = null;
       uninstallDispatcher();
-      for (const interceptor of interceptors) release(interceptor, restoreGlobals);
+      for (const share of shares) share.release();
     }
   };
 }

@@ -1,8 +1,9 @@
+import https from 'node:https';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../src/index.js';
-import { client } from '../helpers.js';
+import { client, KEY } from '../helpers.js';
 
 // msw listens first here (as with msw started in a setup file), the usual arrangement.
 // The sandbox-first arrangement is in msw-after-sandbox.test.ts: it must run in its own worker.
@@ -16,6 +17,14 @@ afterEach(() => {
 });
 
 const mswServer = () => setupServer(http.get('https://other.example.test/ping', () => HttpResponse.json({ pong: true })));
+/** The status of a GET over node:https (axios, got and the official SDKs take this road). */
+const httpsStatus = (url: string) =>
+  new Promise<number | undefined>((resolve, reject) => {
+    https.get(url, { headers: { authorization: `Bearer ${KEY}` } }, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    }).on('error', reject);
+  });
 const ping = async () => (await (await fetch('https://other.example.test/ping')).json()) as unknown;
 
 describe('beside a user’s msw that listens first', () => {
@@ -66,5 +75,18 @@ describe('beside a user’s msw that listens first', () => {
     sandbox.close();
     sandbox = undefined;
     expect(globalThis.fetch).toBe(original);
+  });
+
+  it('msw closing first leaves node:https answered too: the sandbox takes over the interceptor msw disposed', async () => {
+    const { request, get } = https;
+    server = mswServer();
+    server.listen({ onUnhandledRequest: 'bypass' });
+    sandbox = createSandbox().listen();
+    server.close();
+    server = undefined;
+    expect(await httpsStatus(`${sandbox.baseUrl}/v1/calls`)).toBe(200);
+    sandbox.close();
+    sandbox = undefined;
+    expect([https.request, https.get]).toEqual([request, get]);
   });
 });
