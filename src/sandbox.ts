@@ -93,7 +93,9 @@ export class Sandbox {
     // core: one clock, one seeded random source, one emitter, steps.
     const steps = add(new Steps(onError));
     const events = new Emitter<SandboxEvents>(onError);
-    const clock = (this.clock = add(new VirtualClock(o.startMs, { onError, events, steps })));
+    const clock = (this.clock = add(new VirtualClock(o.startMs, { onError, events, steps, mode: o.clock })));
+    // A realtime clock's real timer goes with the sandbox (reset keeps the mode; close ends it).
+    if (o.clock === 'realtime') life.defer(() => clock.dispose());
     const random = add(new SeededRandom(o.seed));
     const now = () => clock.now();
 
@@ -146,6 +148,8 @@ export class Sandbox {
       steps,
       generation: () => life.generation,
       onInternalError: (error, requestId) => this.recordFailure(error, requestId),
+      clock: o.clock,
+      deprecation: o.deprecation,
     });
 
     // control (scripting in): the namespaces below, which the standalone server's control API calls too.

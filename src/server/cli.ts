@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ClockMode } from '../core/clock.js';
 import { SandboxError } from '../core/errors.js';
 import { startServer, type SandboxServer } from './server.js';
 
@@ -22,6 +23,7 @@ const OPTIONS = {
   host: { type: 'string' },
   seed: { type: 'string' },
   'start-time': { type: 'string' },
+  clock: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const satisfies ParseArgsConfig['options'];
@@ -47,6 +49,8 @@ Options:
                           as the control API has no authentication)
       --seed <n>          Seed of the default session and of new sessions (default 0)
       --start-time <iso>  Virtual start time (default 2026-01-01T00:00:00Z)
+      --clock <mode>      manual: virtual time moves only when advanced (default);
+                          realtime: it also flows with the wall clock
   -h, --help              Show this help
   -v, --version           Show the version`,
   exec: `Usage: svc-sandbox exec [options] -- <command> [args...]
@@ -112,6 +116,7 @@ async function main(argv: string[]): Promise<number> {
     host: values.host ?? '127.0.0.1',
     seed: integer(values.seed, 'seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER) ?? 0,
     ...(values['start-time'] === undefined ? {} : { startTime: values['start-time'] }),
+    ...(values.clock === undefined ? {} : { clock: values.clock as ClockMode }),
   };
   if (command === 'exec' && child.length === 0) throw new Usage("exec needs a command after '--', e.g. svc-sandbox exec -- python3 -m unittest.");
 

@@ -4,6 +4,7 @@ import { bearerToken } from '../api/auth.js';
 import { MAX_BODY_BYTES, readAtMost } from '../core/body.js';
 import { SandboxError } from '../core/errors.js';
 import { decodeSegment } from '../core/path-pattern.js';
+import type { ClockMode } from '../core/clock.js';
 import { SeededRandom } from '../core/random.js';
 import { createSandbox, type Sandbox } from '../sandbox.js';
 import { consoleAsset } from './console.js';
@@ -23,6 +24,11 @@ export interface ServerOptions {
   seed?: number;
   /** Virtual start of the default session and of new sessions that give none. Default `2026-01-01T00:00:00Z`. */
   startTime?: string | number | Date;
+  /**
+   * How the virtual time of the default session, and of new sessions that give none, moves:
+   * `'manual'` (default) or `'realtime'` (docs/clock-and-determinism.md, "Clock modes").
+   */
+  clock?: ClockMode;
 }
 
 /** A running server (CONTRACT §8). */
@@ -55,7 +61,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   const port = options.port ?? 12111;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new SandboxError(`startServer: port must be an integer from 0 to 65535, got ${String(port)}.`, { code: 'invalid_options', param: 'port' });
   // Bad seed or start time: refused before a port is taken.
-  createSandbox({ seed: options.seed ?? 0, ...(options.startTime === undefined ? {} : { startTime: options.startTime }) }).close();
+  createSandbox({ seed: options.seed ?? 0, ...(options.startTime === undefined ? {} : { startTime: options.startTime }), ...(options.clock === undefined ? {} : { clock: options.clock }) }).close();
   let sessions!: Sessions;
   let defaultSandbox!: Sandbox;
   /** Request ids of the answers no session gives (a deleted session's key). */
@@ -76,7 +82,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   const address = server.address() as AddressInfo;
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   try {
-    sessions = new Sessions(url, { seed: options.seed ?? 0, startTime: options.startTime }, (session) => new SessionStreams(() => session().sandbox));
+    sessions = new Sessions(url, { seed: options.seed ?? 0, startTime: options.startTime, ...(options.clock === undefined ? {} : { clock: options.clock }) }, (session) => new SessionStreams(() => session().sandbox));
     defaultSandbox = sessions.default.sandbox;
   } catch (error) {
     server.close();
@@ -104,7 +110,21 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     } catch (error) {
       response = errorResponse(error);
     }
-    await send(res, response, request.signal).catch(() => res.destroy());
+    await send(res, response, request.signal, answeringSession(request).sandbox.now()).catch(() => res.destroy());
+  }
+
+  /**
+   * The session whose virtual now is an answer's `Date` (docs/server.md, "The Date header"):
+   * an API request's session (by its key), a control request's named session, else the default.
+   */
+  function answeringSession(request: Request) {
+    const { pathname } = new URL(request.url);
+    if (pathname === CONTROL || pathname.startsWith(`${CONTROL}/`)) {
+      const named = /^\/__sandbox\/sessions\/([^/]+)/.exec(pathname)?.[1];
+      return (named === undefined ? undefined : sessions.get(decodeSegment(named))) ?? sessions.default;
+    }
+    const session = sessions.route(bearerToken(request.headers.get('authorization')));
+    return session === 'gone' ? sessions.default : session;
   }
 
   async function route(request: Request): Promise<Response> {

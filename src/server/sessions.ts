@@ -1,5 +1,7 @@
 import { SandboxError } from '../core/errors.js';
+import type { ClockMode } from '../core/clock.js';
 import { SeededRandom } from '../core/random.js';
+import type { DeprecationOptions } from '../options.js';
 import { createSandbox, type Sandbox } from '../sandbox.js';
 import type { SessionStreams } from './stream.js';
 
@@ -19,6 +21,16 @@ export const DEFAULT_SESSION = 'default';
 export interface SessionDefaults {
   seed: number;
   startTime: string | number | Date | undefined;
+  /** The clock mode of sessions that give none. Default `manual`. */
+  clock?: ClockMode;
+}
+
+/** What a new session may set; the rest is the server's. */
+export interface SessionOptions {
+  seed?: number;
+  startTime?: string | number | Date;
+  clock?: ClockMode;
+  deprecation?: DeprecationOptions;
 }
 
 /**
@@ -38,17 +50,17 @@ export class Sessions {
     private readonly makeStreams: (session: () => Session) => SessionStreams,
   ) {
     this.random = new SeededRandom(defaults.seed);
-    this.add(DEFAULT_SESSION, defaults.seed, this.sandbox(defaults.seed, defaults.startTime));
+    this.add(DEFAULT_SESSION, defaults.seed, this.sandbox({ seed: defaults.seed }));
   }
 
   get default(): Session {
     return this.all.get(DEFAULT_SESSION)!;
   }
 
-  /** A new session; `seed` and `startTime` default to the server's. */
-  create(options: { seed?: number; startTime?: string | number | Date }): { session: Session; apiKey: string } {
+  /** A new session; `seed`, `startTime` and `clock` default to the server's. */
+  create(options: SessionOptions): { session: Session; apiKey: string } {
     const seed = options.seed ?? this.defaults.seed;
-    const sandbox = this.sandbox(seed, options.startTime ?? this.defaults.startTime); // bad options throw before anything is drawn
+    const sandbox = this.sandbox({ ...options, seed }); // bad options throw before anything is drawn
     let id: string;
     do id = this.random.id('ses');
     while (this.all.has(id));
@@ -97,8 +109,16 @@ export class Sessions {
     this.all.clear();
   }
 
-  private sandbox(seed: number, startTime: SessionDefaults['startTime']): Sandbox {
-    return createSandbox({ baseUrl: this.baseUrl, seed, ...(startTime === undefined ? {} : { startTime }) });
+  private sandbox(options: SessionOptions & { seed: number }): Sandbox {
+    const startTime = options.startTime ?? this.defaults.startTime;
+    const clock = options.clock ?? this.defaults.clock;
+    return createSandbox({
+      baseUrl: this.baseUrl,
+      seed: options.seed,
+      ...(startTime === undefined ? {} : { startTime }),
+      ...(clock === undefined ? {} : { clock }),
+      ...(options.deprecation === undefined ? {} : { deprecation: options.deprecation }),
+    });
   }
 
   private add(id: string, seed: number, sandbox: Sandbox): Session {
