@@ -27,9 +27,10 @@ async function within(ms: number, check: () => boolean): Promise<boolean> {
   }
   return true;
 }
-/** Requests until one is refused with 429 (a burst can straddle a window's end: then again). */
+/** Requests from the start of a virtual second until one is refused with 429 (a burst can straddle a window's end: then again). */
 async function rateLimited(sandbox: Sandbox): Promise<Response> {
   for (let attempt = 0; attempt < 5; attempt++) {
+    await sandbox.advance(1000 - (sandbox.now().getTime() % 1000));
     const answers = await Promise.all(Array.from({ length: 110 }, () => sandbox.fetch('/v1/calls', { headers: { authorization: `Bearer ${KEY}` } })));
     const refused = answers.find((r) => r.status === 429);
     if (refused) return refused;
