@@ -26,6 +26,9 @@ const wall = {
   clearTimeout: globalThis.clearTimeout.bind(globalThis),
 };
 
+/** Realtime: how often the pump looks when fake-timers cannot say when the next timer is due. */
+const UNKNOWN_POLL_MS = 10;
+
 type FakeTimerId = ReturnType<FakeTimers.Clock['setTimeout']>;
 const NEVER = -1 as unknown as FakeTimerId;
 /** A timer longer than one native timer can be: re-armed in steps; `id` is the current step. */
@@ -135,7 +138,7 @@ export class VirtualClock implements Service {
   private nextDue(): number {
     if (this.made === null || this.made.countTimers() === 0) return Infinity;
     const first = (this.made as unknown as TimerHeapPeek).timerHeap?.peek?.();
-    // Unknown (a fake-timers without the heap): treat it as due, so the pump runs it.
+    // Unknown (a fake-timers without the heap): never caught up lazily; the pump polls instead.
     return first ? first.callAt : -Infinity;
   }
 
@@ -167,7 +170,9 @@ export class VirtualClock implements Service {
    */
   private arm(delay?: number): void {
     if (this.disposed || this.mode !== 'realtime') return;
-    const wait = delay ?? this.nextDue() - this.target();
+    const due = this.nextDue();
+    // An unknown next instant (-Infinity): poll, rather than spin on a 0 ms timer.
+    const wait = delay ?? (due === -Infinity ? UNKNOWN_POLL_MS : due - this.target());
     if (wait === Infinity) return;
     const at = wall.now() + Math.min(MAX_STEP_MS, Math.max(0, wait));
     if (this.pump !== null && this.pumpAt <= at) return;
