@@ -183,8 +183,8 @@ export class VirtualClock implements Service {
       this.pumpAt = Infinity;
       const epoch = this.epoch;
       // Through the queue, so it never runs beside an advance: it moves to where the wall clock is then.
-      const run = this.queue.then(() => this.run(0, epoch));
-      this.queue = run.catch(() => undefined);
+      // Nobody awaits it: what it throws (a reset or close cut it short) goes nowhere.
+      this.queue = this.queue.then(() => this.run(0, epoch)).catch(() => undefined);
     }, at - wall.now());
     (timer as { unref?: () => void }).unref?.();
     this.pump = timer;

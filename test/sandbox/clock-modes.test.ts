@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, SandboxError, type Sandbox } from '../../src/index.js';
 import { client, KEY, TO } from '../helpers.js';
+import { closeReceivers, startReceiver, subscribe } from '../webhooks/receivers.js';
 
 /**
  * Clock modes (docs/clock-and-determinism.md, "Clock modes"): `manual` moves only by
@@ -9,8 +10,9 @@ import { client, KEY, TO } from '../helpers.js';
  * and a few hundred milliseconds at most.
  */
 const open: Sandbox[] = [];
-afterEach(() => {
+afterEach(async () => {
   for (const sandbox of open.splice(0)) sandbox.close();
+  await closeReceivers();
 });
 function make(options: Parameters<typeof createSandbox>[0]): Sandbox {
   const sandbox = createSandbox({ seed: 1, ...options });
@@ -88,6 +90,17 @@ describe('clock modes', () => {
     // Ringing took its 5 ms of virtual time, from the instant the call was placed.
     expect(Date.parse(answered.created_at) - Date.parse(placed.body.created_at)).toBe(5);
     expect(sandbox.internalErrors()).toEqual([]);
+  });
+
+  it("realtime: a call's webhooks reach a real receiver by themselves, in order, with nobody advancing", async () => {
+    const sandbox = make({ clock: 'realtime' }).listen();
+    const receiver = await startReceiver(() => 200);
+    await subscribe(sandbox, receiver.url, ['call.started', 'call.answered', 'call.completed']);
+    sandbox.network.setBehavior(TO, { ring: '5ms', talk: '10ms' });
+    await client(sandbox).placeCall();
+    expect(await within(3000, () => receiver.received.length === 3)).toBe(true);
+    expect(receiver.received.map((r) => r.body.type)).toEqual(['call.started', 'call.answered', 'call.completed']);
+    expect(sandbox.webhooks.attempts().every((a) => a.ok)).toBe(true);
   });
 
   it('realtime: advance in flight and the wall clock run one after the other, never side by side', async () => {
