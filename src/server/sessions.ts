@@ -1,7 +1,6 @@
 import { SandboxError } from '../core/errors.js';
 import type { ClockMode } from '../core/clock.js';
 import { SeededRandom } from '../core/random.js';
-import type { DeprecationOptions } from '../options.js';
 import { createSandbox, type Sandbox } from '../sandbox.js';
 import type { SessionStreams } from './stream.js';
 
@@ -30,7 +29,7 @@ export interface SessionOptions {
   seed?: number;
   startTime?: string | number | Date;
   clock?: ClockMode;
-  deprecation?: DeprecationOptions;
+  deprecation?: NonNullable<Parameters<typeof createSandbox>[0]>['deprecation'];
 }
 
 /**
