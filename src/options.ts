@@ -1,6 +1,7 @@
 import { durationSchema, parseDuration, type Duration } from './core/duration.js';
 import { SandboxError } from './core/errors.js';
 import { array, boolean, custom, integer, invalid, map, name, object, oneOf, optional, record, show, string, type Schema } from './core/schema.js';
+import { CLOCK_MODES, type ClockMode } from './core/clock.js';
 import { MAX_TIME_MS } from './core/time.js';
 import { PLANS, RESOURCES, TEST_KEY, type KeyOptions, type Scope } from './state/accounts.js';
 import { MAX_BODY_CHARS } from './state/message-content.js';
@@ -33,6 +34,36 @@ export interface SandboxOptions {
    * yours wins). `{{name}}` is a variable (docs/messaging.md).
    */
   templates?: Record<string, string>;
+  /**
+   * How virtual time moves. `'manual'` (default): only by `advance`, byte-for-byte
+   * deterministic. `'realtime'`: also with the wall clock from `startTime` (1 ms per ms),
+   * due work runs by itself, and `advance(d)` still jumps ahead by `d`
+   * (docs/clock-and-determinism.md, "Clock modes").
+   */
+  clock?: ClockMode;
+  /**
+   * Marks `/v1` deprecated: every `/v1` answer then carries `Deprecation` (RFC 9745, from
+   * `date`, default `startTime`), `Sunset` (RFC 8594, from `sunset`) and, with `link`,
+   * `Link: <link>; rel="successor-version"` (docs/api.md, "Deprecation").
+   */
+  deprecation?: DeprecationOptions;
+}
+
+/** The `deprecation` option: when `/v1` was deprecated, when it goes away, and its successor. */
+export interface DeprecationOptions {
+  /** When the API stops answering: an ISO 8601 string, epoch ms or a Date. */
+  sunset: string | number | Date;
+  /** A URL documenting the successor version, sent as `Link: <link>; rel="successor-version"`. */
+  link?: string;
+  /** When the API was deprecated. Default: the sandbox's `startTime`. Not after `sunset`. */
+  date?: string | number | Date;
+}
+
+/** A deprecation as the pipeline sends it. */
+export interface ResolvedDeprecation {
+  dateMs: number;
+  sunsetMs: number;
+  link: string | null;
 }
 
 function defaults(): ResolvedOptions {
@@ -48,6 +79,8 @@ function defaults(): ResolvedOptions {
     dialIntervalMs: 1000,
     webhookTimeoutMs: 10_000,
     templates: new Map(),
+    clock: 'manual',
+    deprecation: null,
   };
 }
 
@@ -66,6 +99,8 @@ export interface ResolvedOptions {
   dialIntervalMs: number;
   webhookTimeoutMs: number;
   templates: Map<string, string>;
+  clock: ClockMode;
+  deprecation: ResolvedDeprecation | null;
 }
 
 const SCOPE = new RegExp(`^(\\*|(${RESOURCES.join('|')}):(read|write|\\*))$`);
@@ -142,6 +177,27 @@ const templatesOption = custom<Map<string, string>>({
   openapi: () => ({ type: 'object' }),
 });
 
+const successorLink = custom<string>({
+  hint: "an absolute URL such as 'https://docs.example.com/v2'",
+  parse(value, path) {
+    if (typeof value !== 'string' || !URL.canParse(value) || /[\s<>]/.test(value)) {
+      throw invalid(`${name(path)} ${show(value)} is not a URL; use an absolute URL such as 'https://docs.example.com/v2'.`, path);
+    }
+    return value;
+  },
+  openapi: () => ({ type: 'string', format: 'uri' }),
+});
+
+/** The `deprecation` option (and the server session's field of the same name). */
+export const deprecationSchema = object(
+  {
+    sunset: instant,
+    link: optional(successorLink),
+    date: optional(instant),
+  },
+  { description: 'Marks /v1 deprecated: the Deprecation, Sunset and Link headers on every /v1 answer.', label: 'option' },
+);
+
 const optionsSchema = object(
   {
     baseUrl: optional(baseUrl),
@@ -154,6 +210,8 @@ const optionsSchema = object(
     // Node turns a timer longer than 2^31-1 ms into 1 ms: refuse it rather than time out at once.
     webhookTimeout: optional(span(2 ** 31 - 1, "from 1 ms to 24 days, e.g. '10s' or '200ms'")),
     templates: optional(templatesOption),
+    clock: optional(oneOf(CLOCK_MODES, 'How virtual time moves.')),
+    deprecation: optional(deprecationSchema),
   },
   { description: 'createSandbox options.', label: 'option' },
 );
@@ -170,17 +228,31 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     throw error;
   }
   const url = o.baseUrl ?? new URL('https://api.svc.test');
+  const startMs = o.startTime ?? DEFAULT_START_MS;
+  let deprecation: ResolvedDeprecation | null = null;
+  if (o.deprecation) {
+    const dateMs = o.deprecation.date ?? startMs;
+    if (o.deprecation.sunset < dateMs) {
+      throw new SandboxError(
+        `createSandbox: \`deprecation.sunset\` (${new Date(o.deprecation.sunset).toISOString()}) is before the deprecation date (${new Date(dateMs).toISOString()}${o.deprecation.date === undefined ? ', the startTime' : ''}); a version goes away after it is deprecated, so give a later sunset.`,
+        { code: 'invalid_options', param: 'deprecation.sunset' },
+      );
+    }
+    deprecation = { dateMs, sunsetMs: o.deprecation.sunset, link: o.deprecation.link ?? null };
+  }
   return {
     baseUrl: url.href.replace(/\/$/, ''),
     origin: url.origin,
     basePath: url.pathname.replace(/\/$/, ''),
     seed: o.seed ?? 0,
-    startMs: o.startTime ?? DEFAULT_START_MS,
+    startMs,
     keys: o.keys ?? new Map(),
     onlyConfiguredKeys: o.onlyConfiguredKeys ?? false,
     aiHandler: o.aiHandler ?? 'ava',
     dialIntervalMs: o.dialInterval ?? 1000,
     webhookTimeoutMs: o.webhookTimeout ?? 10_000,
     templates: o.templates ?? new Map(),
+    clock: o.clock ?? 'manual',
+    deprecation,
   };
 }

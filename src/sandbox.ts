@@ -93,7 +93,9 @@ export class Sandbox {
     // core: one clock, one seeded random source, one emitter, steps.
     const steps = add(new Steps(onError));
     const events = new Emitter<SandboxEvents>(onError);
-    const clock = (this.clock = add(new VirtualClock(o.startMs, { onError, events, steps })));
+    const clock = (this.clock = add(new VirtualClock(o.startMs, { onError, events, steps, mode: o.clock })));
+    // A realtime clock's real timer goes with the sandbox (reset keeps the mode; close ends it).
+    if (o.clock === 'realtime') life.defer(() => clock.dispose());
     const random = add(new SeededRandom(o.seed));
     const now = () => clock.now();
 
@@ -146,6 +148,8 @@ export class Sandbox {
       steps,
       generation: () => life.generation,
       onInternalError: (error, requestId) => this.recordFailure(error, requestId),
+      clock: o.clock,
+      deprecation: o.deprecation,
     });
 
     // control (scripting in): the namespaces below, which the standalone server's control API calls too.
@@ -198,7 +202,8 @@ export class Sandbox {
    * window in order; resolves when the work it started has settled. Idle time is free.
    * Rejects with a SandboxError when the sandbox is closed, when the duration is not one or
    * would leave the range a Date holds, and (code `interrupted`) when `reset()` or `close()`
-   * cuts it short.
+   * cuts it short. With `clock: 'realtime'` it jumps ahead by `duration` from where the wall
+   * clock has taken virtual time, and time flows on from there.
    *
    * @example
    * await sandbox.advance('90s'); // ms number or '500ms' '30s' '5m' '2h' '1d'
@@ -269,7 +274,8 @@ export class Sandbox {
   }
 
   /**
-   * Virtual now.
+   * Virtual now: `startTime` plus every advance (with `clock: 'realtime'`, plus the wall-clock
+   * time since creation or the last reset; a closed sandbox's clock stands still).
    *
    * @example
    * sandbox.now().toISOString(); // '2026-01-01T00:00:00.000Z' right after creation

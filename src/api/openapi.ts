@@ -32,8 +32,15 @@ const HEADERS = {
   'Access-Control-Expose-Headers': header('The headers above, readable by browser scripts.', { type: 'string' }),
   Vary: header('Origin: answers differ by the requesting origin.', { type: 'string' }),
   'Retry-After': header('Seconds to wait before retrying (429, and 503 when a fault or a reset asks for it).', { type: 'integer', minimum: 0 }),
+  Deprecation: header(
+    'Only when this version is deprecated (the `deprecation` option): when it was or will be, as an RFC 9745 Structured Field Date, `@` and Unix epoch seconds.',
+    { type: 'string', pattern: '^@-?[0-9]+$', examples: ['@1767225600'] },
+  ),
+  Sunset: header('Only when this version is deprecated: when it stops answering, an RFC 8594 HTTP-date.', { type: 'string', examples: ['Wed, 01 Jul 2026 00:00:00 GMT'] }),
+  Link: header('Only when this version is deprecated with a successor: `<URL>; rel="successor-version"`.', { type: 'string', examples: ['<https://docs.example.com/v2>; rel="successor-version"'] }),
 };
-const COMMON = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Access-Control-Allow-Origin', 'Access-Control-Expose-Headers', 'Vary'] as const;
+/** On every answer; Deprecation, Sunset and Link only while `/v1` is deprecated (docs/api.md, "Deprecation"). */
+const COMMON = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Access-Control-Allow-Origin', 'Access-Control-Expose-Headers', 'Vary', 'Deprecation', 'Sunset', 'Link'] as const;
 const refHeaders = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 
 const ERRORS: Record<string, string> = {

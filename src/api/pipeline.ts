@@ -7,7 +7,9 @@ import { TEST_KEY, type Accounts } from '../state/accounts.js';
 import type { ActiveFault, Faults } from '../state/faults.js';
 import { authenticate, authorize, bearerToken } from './auth.js';
 import { ApiError, type ErrorBody } from './errors.js';
-import type { RateDecision, RateLimiter } from './rate-limit.js';
+import type { ClockMode } from '../core/clock.js';
+import { deprecationHeaders, type Deprecation } from './deprecation.js';
+import { rateLimitedMessage, type RateDecision, type RateLimiter } from './rate-limit.js';
 import type { Router } from './router.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -29,6 +31,10 @@ interface PipelineDeps {
   generation: () => number;
   /** Receives exceptions that were not API errors (they become 500 responses). */
   onInternalError: (error: unknown, requestId: string) => void;
+  /** How the clock moves: the 429's message tells how to get past the window. Default `manual`. */
+  clock?: ClockMode;
+  /** When set, every answer says `/v1` is deprecated (Deprecation, Sunset, Link). */
+  deprecation?: Deprecation | null;
 }
 
 /**
@@ -43,9 +49,12 @@ interface PipelineDeps {
  */
 export class Pipeline {
   private readonly prefix: string;
+  /** The Deprecation, Sunset and Link headers of every answer (none unless deprecated). */
+  private readonly deprecated: Array<[string, string]>;
 
   constructor(private readonly deps: PipelineDeps) {
     this.prefix = deps.origin + deps.basePath;
+    this.deprecated = deprecationHeaders(deps.deprecation ?? null);
   }
 
   async handle(request: Request): Promise<Response> {
@@ -67,6 +76,7 @@ export class Pipeline {
       ['x-ratelimit-remaining', rate.headers['x-ratelimit-remaining']!],
       ['x-ratelimit-reset', rate.headers['x-ratelimit-reset']!],
       ...(Object.entries(corsHeaders(origin)) as Array<[string, string]>),
+      ...this.deprecated,
     ];
     try {
       const { path, query } = this.split(request.url);
@@ -76,7 +86,7 @@ export class Pipeline {
       const { route, params } = this.deps.router.match(request.method, path);
       const principal = authenticate(accounts, header);
       if (!rate.allowed) {
-        throw new ApiError(429, 'rate_limited', `Rate limit of ${principal.limit} requests per second exceeded for this key; retry after the Retry-After header's seconds.`, undefined, {
+        throw new ApiError(429, 'rate_limited', rateLimitedMessage(principal.limit, rate.retryAfter, this.deps.clock ?? 'manual'), undefined, {
           'retry-after': String(rate.retryAfter),
         });
       }
@@ -127,7 +137,7 @@ export class Pipeline {
       allowed = this.deps.router.allowed(this.split(request.url).path);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      return respond(error.status, error.toBody(), [['x-request-id', requestId], ...Object.entries(rate.headers), ...Object.entries(cors)]);
+      return respond(error.status, error.toBody(), [['x-request-id', requestId], ...Object.entries(rate.headers), ...Object.entries(cors), ...this.deprecated]);
     }
     const methods = allowed.length > 0 ? allowed.join(', ') : 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
     return new Response(null, {
@@ -140,6 +150,7 @@ export class Pipeline {
         'access-control-allow-methods': methods,
         'access-control-allow-headers': request.headers.get('access-control-request-headers') || 'authorization, content-type, last-event-id',
         'access-control-max-age': '600',
+        ...Object.fromEntries(this.deprecated),
       }),
     });
   }
@@ -168,7 +179,7 @@ export class Pipeline {
 }
 
 /** Headers a browser script may read on any answer (CORS); the rest it may not. */
-const EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Content-Disposition';
+const EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Content-Disposition, Deprecation, Sunset, Link';
 
 /**
  * CORS on every answer (docs/interception.md, "Browsers"): any origin may call the sandbox

@@ -1,3 +1,4 @@
+import type { ClockMode } from '../core/clock.js';
 import type { Service } from '../core/lifecycle.js';
 
 /** Number-valued stand-in for "no cap" in headers: enterprise keys (see docs/rate-limits.md). */
@@ -75,4 +76,16 @@ export class RateLimiter implements Service {
     this.windows.clear();
     this.current = Number.NaN;
   }
+}
+
+/**
+ * The 429 `rate_limited` message. Windows run on the virtual clock: with a manual clock,
+ * waiting in real time never ends one, so the message says how to move the clock; with a
+ * realtime clock, waiting `Retry-After` seconds does (docs/rate-limits.md).
+ */
+export function rateLimitedMessage(limit: number | null, retryAfter: number, clock: ClockMode): string {
+  const exceeded = `Rate limit of ${limit ?? UNCAPPED} requests per second exceeded for this key.`;
+  const wait = `${retryAfter} s`;
+  if (clock === 'realtime') return `${exceeded} Wait ${wait} (the Retry-After header) and retry.`;
+  return `${exceeded} Retry after ${wait} of virtual time: call sandbox.advance('${retryAfter}s') (or POST /__sandbox/sessions/{s}/advance with {"duration": "${retryAfter}s"}) — the sandbox's clock is manual, so waiting in real time does not end the window.`;
 }

@@ -8,6 +8,27 @@ import { MAX_TIME_MS } from './time.js';
 /** Node's timers reject delays above 2^31-1 ms; fake-timers mirrors that, so long advances move in chunks. */
 const MAX_STEP_MS = 2 ** 31 - 1;
 
+/**
+ * How the virtual clock moves (docs/clock-and-determinism.md, "Clock modes"): `manual`, only
+ * by `advance`; `realtime`, also with the wall clock, 1 ms per ms, running due work by itself.
+ */
+export const CLOCK_MODES = ['manual', 'realtime'] as const;
+export type ClockMode = (typeof CLOCK_MODES)[number];
+
+/**
+ * The wall clock, for the `realtime` mode only: the one place in the sandbox that reads real
+ * time and sets real timers. Taken when this module loads, so a test's `vi.useFakeTimers()`
+ * installed later neither freezes nor drives a realtime sandbox.
+ */
+const wall = {
+  now: Date.now,
+  setTimeout: globalThis.setTimeout.bind(globalThis),
+  clearTimeout: globalThis.clearTimeout.bind(globalThis),
+};
+
+/** Realtime: how often the pump looks when fake-timers cannot say when the next timer is due. */
+const UNKNOWN_POLL_MS = 10;
+
 type FakeTimerId = ReturnType<FakeTimers.Clock['setTimeout']>;
 const NEVER = -1 as unknown as FakeTimerId;
 /** A timer longer than one native timer can be: re-armed in steps; `id` is the current step. */
@@ -33,6 +54,13 @@ interface ClockDeps {
   events: Channel<ClockEvents>;
   /** Every timer callback runs as one step (see core/steps.ts). */
   steps: Steps;
+  /** Default `manual`. */
+  mode?: ClockMode;
+}
+
+/** fake-timers' own heap of pending timers (an internal of the pinned version): its earliest, to know what is due. */
+interface TimerHeapPeek {
+  timerHeap?: { peek?: () => { callAt: number } | undefined };
 }
 
 /**
@@ -55,6 +83,16 @@ export class VirtualClock implements Service {
   private epoch = 0;
   /** Wakes each settle() waiting for work in flight when stop() comes; each removes its own when done. */
   private readonly sleepers = new Set<() => void>();
+  /** Realtime: virtual target = wall now + offset (moves on by each advance's jump). */
+  private offset = 0;
+  /** Realtime: the real timer that runs due virtual work, and the wall instant it fires at. */
+  private pump: ReturnType<typeof setTimeout> | null = null;
+  private pumpAt = Infinity;
+  /** An advance (or the pump's catch-up) is running: time moves only through it meanwhile. */
+  private running = 0;
+  private catching = false;
+  private disposed = false;
+  readonly mode: ClockMode;
 
   /** The adapter XState's `createActor(machine, { clock })` takes. */
   readonly xstateClock = {
@@ -67,6 +105,18 @@ export class VirtualClock implements Service {
     private readonly deps: ClockDeps,
   ) {
     this.idleNow = startMs;
+    this.mode = deps.mode ?? 'manual';
+    if (this.mode === 'realtime') {
+      this.offset = startMs - wall.now();
+      // Every step starts at the instant the wall clock has reached (when nothing is due before
+      // it), and work a step deferred to "before time moves" (a call's machine) runs soon after.
+      deps.steps.onOutermost = {
+        start: () => this.catchUp(),
+        end: () => {
+          if (this.running === 0) this.arm(0);
+        },
+      };
+    }
   }
 
   private get fake(): FakeTimers.Clock {
@@ -75,11 +125,95 @@ export class VirtualClock implements Service {
 
   /** Virtual now, in epoch milliseconds. */
   now(): number {
+    if (this.mode === 'realtime') this.catchUp();
+    return this.made === null ? this.idleNow : this.made.now;
+  }
+
+  /** Realtime: where the wall clock has taken virtual time (never past the last instant a Date holds). */
+  private target(): number {
+    return Math.min(MAX_TIME_MS, wall.now() + this.offset);
+  }
+
+  /** Realtime: the earliest pending timer's instant, or Infinity. */
+  private nextDue(): number {
+    if (this.made === null || this.made.countTimers() === 0) return Infinity;
+    const first = (this.made as unknown as TimerHeapPeek).timerHeap?.peek?.();
+    // Unknown (a fake-timers without the heap): never caught up lazily; the pump polls instead.
+    return first ? first.callAt : -Infinity;
+  }
+
+  /**
+   * Realtime: outside an advance and between steps, virtual time catches up with the wall
+   * clock when nothing is due before it (work deferred to "before time moves" runs first);
+   * when something is due, the pump runs it, as an advance would, at once.
+   */
+  private catchUp(): void {
+    if (this.running > 0 || this.catching || this.disposed || this.deps.steps.busy) return;
+    const current = this.made === null ? this.idleNow : this.made.now;
+    const target = this.target();
+    if (target <= current) return;
+    this.catching = true;
+    try {
+      this.moving();
+      if (this.nextDue() > target) {
+        if (this.made === null) this.idleNow = target;
+        else this.made.tick(target - this.made.now);
+      } else this.arm(0);
+    } finally {
+      this.catching = false;
+    }
+  }
+
+  /**
+   * Realtime: (re)arms the one real timer to fire when the next virtual timer is due (or
+   * after `delay` ms of wall time). It is `unref`'d: it never keeps the process alive.
+   */
+  private arm(delay?: number): void {
+    if (this.disposed || this.mode !== 'realtime') return;
+    const due = this.nextDue();
+    // An unknown next instant (-Infinity): poll, rather than spin on a 0 ms timer.
+    const wait = delay ?? (due === -Infinity ? UNKNOWN_POLL_MS : due - this.target());
+    if (wait === Infinity) return;
+    const at = wall.now() + Math.min(MAX_STEP_MS, Math.max(0, wait));
+    if (this.pump !== null && this.pumpAt <= at) return;
+    this.disarm();
+    this.pumpAt = at;
+    const timer = wall.setTimeout(() => {
+      this.pump = null;
+      this.pumpAt = Infinity;
+      const epoch = this.epoch;
+      // Through the queue, so it never runs beside an advance: it moves to where the wall clock is then.
+      // Nobody awaits it: what it throws (a reset or close cut it short) goes nowhere.
+      this.queue = this.queue.then(() => this.run(0, epoch)).catch(() => undefined);
+    }, at - wall.now());
+    (timer as { unref?: () => void }).unref?.();
+    this.pump = timer;
+  }
+
+  private disarm(): void {
+    if (this.pump !== null) wall.clearTimeout(this.pump);
+    this.pump = null;
+    this.pumpAt = Infinity;
+  }
+
+  /** Realtime: no real timer from now on (the sandbox is closed). */
+  dispose(): void {
+    this.disposed = true;
+    this.disarm();
+  }
+
+  private rawNow(): number {
     return this.made === null ? this.idleNow : this.made.now;
   }
 
   /** Runs `fn` after `ms` of virtual time, as one step. */
   setTimeout(fn: () => void, ms: number): TimerHandle {
+    const handle = this.schedule(fn, ms);
+    if (this.mode === 'realtime' && this.running === 0) this.arm();
+    return handle;
+  }
+
+  private schedule(fn: () => void, ms: number): TimerHandle {
     const run = () => {
       try {
         this.deps.steps.run(fn);
@@ -89,7 +223,7 @@ export class VirtualClock implements Service {
     };
     if (!(ms > MAX_STEP_MS)) return this.fake.setTimeout(run, Math.max(0, ms || 0));
     // "Until something else happens", or past the last instant a Date can hold: never armed.
-    if (ms === Infinity || this.now() + ms > MAX_TIME_MS) return new LongTimer(NEVER);
+    if (ms === Infinity || this.rawNow() + ms > MAX_TIME_MS) return new LongTimer(NEVER);
     // Like Node's, fake-timers would turn a longer delay into 1 ms: re-arm in steps instead.
     const timer = new LongTimer(0 as FakeTimerId);
     const arm = (remaining: number) => {
@@ -136,14 +270,30 @@ export class VirtualClock implements Service {
    * `until`: checked each time the work of an instant has settled; when it holds, time stops
    * there, at that instant (`advanceUntil`). Resolves whether or not it ever held.
    */
-  private async run(ms: number, epoch: number, until: () => boolean = () => false): Promise<void> {
+  private async run(ms: number, epoch: number, until?: () => boolean): Promise<void> {
+    if (this.mode === 'manual') return this.step(ms, epoch, until);
+    // Realtime: first up to where the wall clock is, then the jump asked for.
+    this.running++;
+    try {
+      await this.step(Math.max(0, this.target() - this.rawNow()) + ms, epoch, until);
+    } finally {
+      this.running--;
+      if (this.epoch === epoch) {
+        // The jump moves the wall clock's virtual target with it.
+        this.offset = Math.max(this.offset, this.rawNow() - wall.now());
+        this.arm();
+      }
+    }
+  }
+
+  private async step(ms: number, epoch: number, until: () => boolean = () => false): Promise<void> {
     const check = () => {
       if (this.epoch !== epoch) throw new ClockStopped();
     };
     check();
-    const end = this.now() + ms;
+    const end = this.rawNow() + ms;
     if (end > MAX_TIME_MS) {
-      throw new SandboxError(`Failed to advance: ${ms} ms from ${new Date(this.now()).toISOString()} is past the last instant a Date can hold (+275760-09-13T00:00:00Z); advance less.`, { param: 'duration' });
+      throw new SandboxError(`Failed to advance: ${ms} ms from ${new Date(this.rawNow()).toISOString()} is past the last instant a Date can hold (+275760-09-13T00:00:00Z); advance less.`, { param: 'duration' });
     }
     do {
       await this.settle(check);
@@ -207,6 +357,7 @@ export class VirtualClock implements Service {
   /** Drops every pending timer and forgets work in flight; an advance in progress rejects. Virtual now stays. */
   stop(): void {
     this.epoch++;
+    this.disarm();
     if (this.made !== null) {
       const now = this.made.now;
       this.made.reset(); // also sets now back to the clock's creation instant
@@ -220,5 +371,6 @@ export class VirtualClock implements Service {
   reset(): void {
     if (this.made === null) this.idleNow = this.startMs;
     else this.made.setSystemTime(this.startMs);
+    if (this.mode === 'realtime') this.offset = this.startMs - wall.now();
   }
 }

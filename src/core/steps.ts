@@ -12,19 +12,29 @@ export class Steps implements Service {
   private depth = 0;
   private queue: Array<() => void> = [];
   private draining = false;
+  /** Told when an outermost step starts and ends (the realtime clock catches up with the wall clock there). */
+  onOutermost: { start(): void; end(): void } | null = null;
 
   /** `onError` receives what queued work throws; the rest of the queue still runs. */
   constructor(private readonly onError: (error: unknown) => void) {}
 
   /** Runs `fn` as a step (or as part of the step in progress). */
   run<T>(fn: () => T): T {
+    const outer = this.onOutermost !== null && this.depth === 0 && !this.draining ? this.onOutermost : null;
+    outer?.start();
     this.depth++;
     try {
       return fn();
     } finally {
       this.depth--;
       if (this.depth === 0) this.drain();
+      outer?.end();
     }
+  }
+
+  /** A step (or the listeners after one) is running. */
+  get busy(): boolean {
+    return this.depth > 0 || this.draining;
   }
 
   /** Runs `fn` once no step is in progress: at the end of the current one, or now. */

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseDuration } from '../core/duration.js';
+import type { ClockMode } from '../core/clock.js';
 import { SandboxError } from '../core/errors.js';
 import { nearest } from '../core/suggest.js';
 import { startServer, type SandboxServer } from './server.js';
@@ -29,6 +30,7 @@ const OPTIONS = {
   'allowed-host': { type: 'string', multiple: true },
   'webhook-timeout': { type: 'string' },
   'kill-after': { type: 'string' },
+  clock: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const satisfies ParseArgsConfig['options'];
@@ -60,6 +62,8 @@ Options:
       --webhook-timeout <d>
                           Real time a webhook attempt may take (default 10s); 2s or
                           200ms keeps a hanging receiver from holding advance long
+      --clock <mode>      manual: virtual time moves only when advanced (default);
+                          realtime: it also flows with the wall clock
   -h, --help              Show this help
   -v, --version           Show the version`,
   exec: `Usage: svc-sandbox exec [options] -- <command> [args...]
@@ -209,6 +213,7 @@ async function main(argv: string[]): Promise<number> {
     ...(values['start-time'] === undefined ? {} : { startTime: values['start-time'] }),
     ...(values['allowed-host'] === undefined ? {} : { allowedHosts: values['allowed-host'] }),
     ...(values['webhook-timeout'] === undefined ? {} : { webhookTimeout: duration(values['webhook-timeout'], 'webhook-timeout', 1, 2 ** 31 - 1, command)! }),
+    ...(values.clock === undefined ? {} : { clock: values.clock as ClockMode }),
   };
   const killAfterMs = duration(values['kill-after'], 'kill-after', 0, 2 ** 31 - 1, command) ?? DEFAULT_KILL_AFTER_MS;
   if (command === 'exec' && child.length === 0) throw new Usage("exec needs a command after '--', e.g. svc-sandbox exec -- python3 -m unittest.", command);

@@ -3,10 +3,11 @@ import { faultRule } from '../control/faults.js';
 import { check as checkInput } from '../control/context.js';
 import { inboundMessageOptions } from '../control/messages.js';
 import { callBehavior } from '../control/network.js';
+import { CLOCK_MODES } from '../core/clock.js';
 import { durationSchema } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
 import { decodeSegment, fitsPattern, segmentsOf, type Method } from '../core/path-pattern.js';
-import { integer, object, optional, string, type JsonSchema, type Schema } from '../core/schema.js';
+import { dateTime, integer, object, oneOf, optional, string, type JsonSchema, type Schema } from '../core/schema.js';
 import { json } from './http.js';
 import type { Session, Sessions } from './sessions.js';
 
@@ -50,6 +51,17 @@ const sessionBody = object(
     seed: optional(integer({ description: 'The seed of the new sandbox (default: the server\'s)', min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER })),
     startTime: optional(string({ description: 'Virtual clock start, ISO 8601 (default: the server\'s)', max: 64, format: 'date-time' })),
     webhookTimeout: optional(durationSchema), // real time a webhook attempt may take (default: the server's, 10 s)
+    clock: optional(oneOf(CLOCK_MODES, "How the session's virtual time moves: only by advance (manual), or also with the wall clock (realtime). Default: the server's.")),
+    deprecation: optional(
+      object(
+        {
+          sunset: dateTime('When /v1 stops answering (the Sunset header).'),
+          link: optional(string({ description: 'The successor version\'s documentation (Link: <link>; rel="successor-version")', max: 2000, format: 'uri' })),
+          date: optional(dateTime('When /v1 was deprecated (the Deprecation header). Default: the session\'s startTime.')),
+        },
+        { description: 'Marks the session\'s /v1 deprecated: Deprecation, Sunset and Link headers on every answer.' },
+      ),
+    ),
   },
   { description: 'A new session.' },
 );

@@ -29,13 +29,19 @@ export function toRequest(req: IncomingMessage, origin: string, target = req.url
   } as RequestInit);
 }
 
-/** Writes a web Response to a `node:http` response, streaming its body (server-sent events stay live). */
-export async function send(res: ServerResponse, response: Response, aborted: AbortSignal): Promise<void> {
+/**
+ * Writes a web Response to a `node:http` response, streaming its body (server-sent events stay
+ * live). `date` is the answering session's virtual now, sent as the `Date` header (an RFC 9110
+ * IMF-fixdate) instead of the wall clock `node:http` would send, so `Date`, `X-RateLimit-Reset`
+ * and `Retry-After` are on one clock.
+ */
+export async function send(res: ServerResponse, response: Response, aborted: AbortSignal, date?: Date): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
     if (name === 'set-cookie') return;
     headers[name] = value;
   });
+  if (date !== undefined && !Number.isNaN(date.getTime())) headers.date = date.toUTCString();
   res.writeHead(response.status, headers);
   if (!response.body) {
     res.end();

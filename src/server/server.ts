@@ -6,6 +6,7 @@ import { MAX_BODY_BYTES, readAtMost } from '../core/body.js';
 import type { Duration } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
 import { decodeSegment } from '../core/path-pattern.js';
+import type { ClockMode } from '../core/clock.js';
 import { SeededRandom } from '../core/random.js';
 import { createSandbox, type Sandbox } from '../sandbox.js';
 import { consoleAsset } from './console.js';
@@ -38,6 +39,11 @@ export interface ServerOptions {
    * receiver that hangs from holding `advance` for long (docs/webhooks.md, "Order").
    */
   webhookTimeout?: Duration;
+  /**
+   * How the virtual time of the default session, and of new sessions that give none, moves:
+   * `'manual'` (default) or `'realtime'` (docs/clock-and-determinism.md, "Clock modes").
+   */
+  clock?: ClockMode;
 }
 
 /** A running server (CONTRACT §8). */
@@ -74,8 +80,13 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 12111;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new SandboxError(`startServer: port must be an integer from 0 to 65535, got ${String(port)}.`, { code: 'invalid_options', param: 'port' });
-  // Bad seed, start time, webhook timeout or host list: refused before a port is taken.
-  createSandbox({ seed: options.seed ?? 0, ...(options.startTime === undefined ? {} : { startTime: options.startTime }), ...(options.webhookTimeout === undefined ? {} : { webhookTimeout: options.webhookTimeout }) }).close();
+  // Bad seed, start time, clock, webhook timeout or host list: refused before a port is taken.
+  createSandbox({
+    seed: options.seed ?? 0,
+    ...(options.startTime === undefined ? {} : { startTime: options.startTime }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.webhookTimeout === undefined ? {} : { webhookTimeout: options.webhookTimeout }),
+  }).close();
   const policy = hostPolicy(options.allowedHosts, (message) => new SandboxError(`startServer: ${message}`, { code: 'invalid_options', param: 'allowedHosts' }));
   let sessions!: Sessions;
   let defaultSandbox!: Sandbox;
@@ -110,7 +121,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   try {
     sessions = new Sessions(
       url,
-      { seed: options.seed ?? 0, startTime: options.startTime, seeded: options.seed !== undefined, webhookTimeout: options.webhookTimeout },
+      { seed: options.seed ?? 0, startTime: options.startTime, seeded: options.seed !== undefined, webhookTimeout: options.webhookTimeout, clock: options.clock },
       (session) => new SessionStreams(() => session().sandbox),
     );
     defaultSandbox = sessions.default.sandbox;
@@ -140,20 +151,35 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     } catch (error) {
       response = errorResponse(error);
     }
-    await answer(req, res, response, request.signal);
+    await answer(req, res, response, request.signal, answeringSession(request).sandbox.now());
   }
 
   /**
-   * Sends `response`. An answer given before the request's body was read (a 413, a refusal)
-   * closes the connection once sent, so the unread rest of the body is never taken for the
-   * next request and a kept-alive client opens a new socket (docs/server.md, "Connections").
+   * Sends `response`, its `Date` the answering session's virtual now. An answer given before
+   * the request's body was read (a 413, a refusal) closes the connection once sent, so the
+   * unread rest of the body is never taken for the next request and a kept-alive client opens
+   * a new socket (docs/server.md, "Connections after an early answer").
    */
-  async function answer(req: IncomingMessage, res: ServerResponse, response: Response, signal?: AbortSignal): Promise<void> {
+  async function answer(req: IncomingMessage, res: ServerResponse, response: Response, signal: AbortSignal, now: Date): Promise<void> {
     if (!req.complete) {
       res.shouldKeepAlive = false;
       req.resume();
     }
-    await send(res, response, signal ?? new AbortController().signal).catch(() => res.destroy());
+    await send(res, response, signal, now).catch(() => res.destroy());
+  }
+
+  /**
+   * The session whose virtual now is an answer's `Date` (docs/server.md, "The Date header"):
+   * an API request's session (by its key), a control request's named session, else the default.
+   */
+  function answeringSession(request: Request) {
+    const { pathname } = new URL(request.url);
+    if (pathname === CONTROL || pathname.startsWith(`${CONTROL}/`)) {
+      const named = /^\/__sandbox\/sessions\/([^/]+)/.exec(pathname)?.[1];
+      return (named === undefined ? undefined : sessions.get(decodeSegment(named))) ?? sessions.default;
+    }
+    const session = sessions.route(bearerToken(request.headers.get('authorization')));
+    return session === 'gone' || session === 'forged' ? sessions.default : session;
   }
 
   async function route(request: Request): Promise<Response> {

@@ -1,4 +1,5 @@
 import { customAlphabet } from 'nanoid';
+import type { ClockMode } from '../core/clock.js';
 import { SandboxError } from '../core/errors.js';
 import { SeededRandom } from '../core/random.js';
 import type { Duration } from '../core/duration.js';
@@ -33,6 +34,17 @@ export interface SessionDefaults {
   seeded: boolean;
   /** Real time a webhook attempt may take (createSandbox's `webhookTimeout`); undefined: its default. */
   webhookTimeout?: Duration | undefined;
+  /** The clock mode of sessions that give none. Default `manual`. */
+  clock?: ClockMode | undefined;
+}
+
+/** What a new session may set; the rest is the server's. */
+export interface SessionOptions {
+  seed?: number;
+  startTime?: string | number | Date;
+  clock?: ClockMode;
+  deprecation?: NonNullable<Parameters<typeof createSandbox>[0]>['deprecation'];
+  webhookTimeout?: Duration;
 }
 
 /** Where session ids and the server's keys come from. */
@@ -61,21 +73,21 @@ export class Sessions {
     private readonly makeStreams: (session: () => Session) => SessionStreams,
   ) {
     this.random = defaults.seeded ? new SeededRandom(defaults.seed) : SECRET;
-    this.add(DEFAULT_SESSION, defaults.seed, this.sandbox(defaults.seed, defaults.startTime, defaults.webhookTimeout));
+    this.add(DEFAULT_SESSION, defaults.seed, this.sandbox({ seed: defaults.seed }));
   }
 
   get default(): Session {
     return this.all.get(DEFAULT_SESSION)!;
   }
 
-  /** A new session; `seed`, `startTime` and `webhookTimeout` default to the server's. */
-  create(options: { seed?: number; startTime?: string | number | Date; webhookTimeout?: Duration }): { session: Session; apiKey: string } {
+  /** A new session; `seed`, `startTime`, `clock` and `webhookTimeout` default to the server's. */
+  create(options: SessionOptions): { session: Session; apiKey: string } {
     if (this.all.size >= MAX_SESSIONS) {
       throw new SandboxError(`The server holds ${MAX_SESSIONS} sessions, its limit: delete the ones a finished test left (DELETE /__sandbox/sessions/{s}) before making more.`, { code: 'conflict' });
     }
     const seed = options.seed ?? this.defaults.seed;
     // Bad options throw before anything is drawn.
-    const sandbox = this.sandbox(seed, options.startTime ?? this.defaults.startTime, options.webhookTimeout ?? this.defaults.webhookTimeout);
+    const sandbox = this.sandbox({ ...options, seed });
     let id: string;
     do id = this.random.id('ses');
     while (this.all.has(id));
@@ -131,8 +143,18 @@ export class Sessions {
     this.all.clear();
   }
 
-  private sandbox(seed: number, startTime: SessionDefaults['startTime'], webhookTimeout: Duration | undefined): Sandbox {
-    return createSandbox({ baseUrl: this.baseUrl, seed, ...(startTime === undefined ? {} : { startTime }), ...(webhookTimeout === undefined ? {} : { webhookTimeout }) });
+  private sandbox(options: SessionOptions & { seed: number }): Sandbox {
+    const startTime = options.startTime ?? this.defaults.startTime;
+    const clock = options.clock ?? this.defaults.clock;
+    const webhookTimeout = options.webhookTimeout ?? this.defaults.webhookTimeout;
+    return createSandbox({
+      baseUrl: this.baseUrl,
+      seed: options.seed,
+      ...(startTime === undefined ? {} : { startTime }),
+      ...(clock === undefined ? {} : { clock }),
+      ...(webhookTimeout === undefined ? {} : { webhookTimeout }),
+      ...(options.deprecation === undefined ? {} : { deprecation: options.deprecation }),
+    });
   }
 
   private add(id: string, seed: number, sandbox: Sandbox): Session {

@@ -45,6 +45,8 @@ const MEMBERS = [
   'options.dialInterval',
   'options.webhookTimeout',
   'options.templates',
+  'options.clock',
+  'options.deprecation',
   'Sandbox',
   'baseUrl',
   'seed',

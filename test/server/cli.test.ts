@@ -82,6 +82,20 @@ describe('svc-sandbox serve', () => {
     expect((await serve.exit).code).toBe(0);
   });
 
+  it('takes --clock realtime (virtual time flows with the wall clock); a bad --clock exits 2 naming the modes', async () => {
+    const serve = run(['serve', '--port', '0', '--clock', 'realtime']);
+    const url = (await serve.firstLine).slice('svc-sandbox listening on '.length);
+    const now = async () => Date.parse((await (await fetch(`${url}/__sandbox/sessions`)).json()).data[0].now);
+    const first = await now();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await now()) - first).toBeGreaterThanOrEqual(40);
+    serve.child.kill('SIGTERM');
+    expect((await serve.exit).code).toBe(0);
+    const bad = run(['serve', '--port', '0', '--clock', 'fast']);
+    expect((await bad.exit).code).toBe(2);
+    expect(bad.stderr).toMatch(/^svc-sandbox: `clock` must be one of "manual", "realtime", got "fast"/);
+  });
+
   it('a busy port is a one-line error and exit code 1', async () => {
     const taken = await freePort();
     try {
@@ -97,7 +111,7 @@ describe('svc-sandbox serve', () => {
   it('--help lists every flag; bad arguments exit 2 with the fix', async () => {
     const help = run(['serve', '--help']);
     expect((await help.exit).code).toBe(0);
-    for (const flag of ['--port', '--host', '--seed', '--start-time', '--webhook-timeout', '--help', '--version']) expect(help.stdout).toContain(flag);
+    for (const flag of ['--port', '--host', '--seed', '--start-time', '--webhook-timeout', '--clock', '--help', '--version']) expect(help.stdout).toContain(flag);
     const execHelp = run(['exec', '--help']);
     expect((await execHelp.exit).code).toBe(0);
     for (const flag of ['--port', '--host', '--seed', '--start-time', '--webhook-timeout', '--kill-after', '--help']) expect(execHelp.stdout).toContain(flag);
