@@ -7,6 +7,8 @@ import { durationSchema } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
 import { decodeSegment, fitsPattern, segmentsOf, type Method } from '../core/path-pattern.js';
 import { integer, object, optional, string, type JsonSchema, type Schema } from '../core/schema.js';
+import { apiKeyJson } from '../control/json-schemas.js';
+import { advanceAnswer, advanceUntil, createKey, keyBody, keyAnswer, scriptingRoutes, spoken, wantsUntil, withUntil } from './control-scripting.js';
 import { json } from './http.js';
 import type { Session, Sessions } from './sessions.js';
 
@@ -41,6 +43,8 @@ export interface ControlRoute {
   run(ctx: ControlRequest): Promise<Response> | Response;
   /** Runs without a session in the path. */
   global?: true;
+  /** The library's argument names → the body's or the path's, for the wording of errors (control-scripting.ts `spoken`). */
+  fields?: Readonly<Record<string, string>>;
 }
 
 
@@ -107,12 +111,13 @@ export const controlRoutes: ControlRoute[] = [
   {
     method: 'POST',
     path: '/sessions/{s}/advance',
-    summary: 'Move the session\'s virtual clock (sandbox.advance)',
+    summary: 'Move the session\'s virtual clock by `duration` (sandbox.advance), or until an event of type `until` (sandbox.advanceUntil)',
     operationId: 'advance',
-    body: advanceBody,
+    body: withUntil(advanceBody),
     status: 200,
-    response: { type: 'object', required: ['now', 'events'], properties: { now: { type: 'string', format: 'date-time' }, events: { type: 'array', items: anyObject } } },
+    response: advanceAnswer,
     run: async ({ session, body }) => {
+      if (wantsUntil(body)) return advanceUntil(session, body);
       const { duration: d } = check(advanceBody, body);
       const before = session.sandbox.events.list().length;
       try {
@@ -180,16 +185,12 @@ export const controlRoutes: ControlRoute[] = [
   {
     method: 'POST',
     path: '/sessions/{s}/keys',
-    summary: 'Make a test key of this session (sandbox.keys.create)',
+    summary: 'Make a test key of this session, with a plan and scopes (sandbox.keys.create)',
     operationId: 'createKey',
+    body: keyBody as Schema<unknown>,
     status: 201,
-    response: { type: 'object', required: ['key'], properties: { key: { type: 'string' }, createdAt: { type: 'string', format: 'date-time' } } },
-    run: ({ sessions, session, body }) => {
-      check(object({}, { description: 'No fields.' }), orEmpty(body));
-      const key = sessions.makeKey(session);
-      session.streams.changed();
-      return json(201, { key, createdAt: session.sandbox.keys.list().find((k) => k.key === key)?.createdAt });
-    },
+    response: keyAnswer,
+    run: createKey,
   },
   {
     method: 'GET',
@@ -197,7 +198,7 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'The keys made (sandbox.keys.list)',
     operationId: 'listKeys',
     status: 200,
-    response: list({ type: 'object', required: ['key', 'createdAt'], properties: { key: { type: 'string' }, createdAt: { type: 'string', format: 'date-time' } } }),
+    response: list(apiKeyJson()),
     run: ({ session }) => json(200, { data: session.sandbox.keys.list() }),
   },
   {
@@ -247,16 +248,9 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'setBehavior',
     body: callBehavior as Schema<unknown>,
     status: 204,
+    fields: { behavior: '' },
     run: ({ session, params, body }) => {
-      try {
-        session.sandbox.network.setBehavior(params.number!, (orEmpty(body)) as never);
-      } catch (error) {
-        // The body is the library's `behavior` argument: name its fields as the body does.
-        if (error instanceof SandboxError && error.param?.startsWith('behavior')) {
-          throw new SandboxError(error.message, { code: error.code, param: error.param.replace(/^behavior\.?/, '') || undefined });
-        }
-        throw error;
-      }
+      session.sandbox.network.setBehavior(params.number!, (orEmpty(body)) as never);
       return json(204, null);
     },
   },
@@ -323,6 +317,7 @@ export const controlRoutes: ControlRoute[] = [
     response: list(anyObject),
     run: ({ session }) => json(200, { data: callTimelines(session) }),
   },
+  ...scriptingRoutes,
 ];
 
 /**
@@ -383,7 +378,7 @@ export function matchControl(method: string, path: string): { route: ControlRout
     pattern.forEach((segment, i) => {
       if (segment.startsWith('{')) params[segment.slice(1, -1)] = decodeSegment(actual[i]!);
     });
-    return { route, params };
+    return { route: spoken(route), params };
   }
   return allowed.length > 0 ? { allowed } : null;
 }

@@ -1,3 +1,4 @@
+import type { KeyCreateOptions } from '../control/keys.js';
 import { SandboxError } from '../core/errors.js';
 import { SeededRandom } from '../core/random.js';
 import { createSandbox, type Sandbox } from '../sandbox.js';
@@ -76,10 +77,10 @@ export class Sessions {
     session.sandbox.close();
   }
 
-  /** A new test key of `session`, which routes to it. */
-  makeKey(session: Session): string {
-    if (session.id === DEFAULT_SESSION) return session.sandbox.keys.create().key;
-    return session.sandbox.keys.create({ key: `SVC_TEST_${session.id}_${this.random.id('key').slice('key_'.length)}` }).key;
+  /** A new test key of `session`, which routes to it; `options` as `sandbox.keys.create` takes them (plan, scopes). */
+  makeKey(session: Session, options: Omit<KeyCreateOptions, 'key'> = {}): string {
+    if (session.id === DEFAULT_SESSION) return session.sandbox.keys.create(options).key;
+    return session.sandbox.keys.create({ ...options, key: `SVC_TEST_${session.id}_${this.random.id('key').slice('key_'.length)}` }).key;
   }
 
   /** The session a bearer token belongs to; `gone` for a key of a deleted session. */
