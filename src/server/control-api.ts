@@ -7,7 +7,7 @@ import { durationSchema } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
 import { decodeSegment, fitsPattern, segmentsOf, type Method } from '../core/path-pattern.js';
 import { integer, object, optional, string, type JsonSchema, type Schema } from '../core/schema.js';
-import { apiKeyJson } from '../control/json-schemas.js';
+import { apiKeyJson, callJson, faultJson, messageJson } from '../control/json-schemas.js';
 import { advanceAnswer, advanceUntil, createKey, keyBody, keyAnswer, scriptingRoutes, spoken, wantsUntil, withUntil } from './control-scripting.js';
 import { json } from './http.js';
 import type { Session, Sessions } from './sessions.js';
@@ -224,7 +224,7 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'injectFault',
     body: faultRule as Schema<unknown>,
     status: 201,
-    response: anyObject,
+    response: list(faultJson()),
     run: ({ session, body }) => {
       session.sandbox.faults.inject((orEmpty(body)) as never);
       return json(201, { data: session.sandbox.faults.list() });
@@ -272,7 +272,7 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'answerCall',
     body: answerOptions as Schema<unknown>,
     status: 200,
-    response: anyObject,
+    response: callJson(),
     run: ({ session, params, body }) => changed(session, json(200, session.sandbox.calls.answer(params.id!, (orEmpty(body)) as never))),
   },
   {
@@ -281,7 +281,7 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'End a live call now (sandbox.calls.hangUp)',
     operationId: 'hangUpCall',
     status: 200,
-    response: anyObject,
+    response: callJson(),
     run: ({ session, params, body }) => {
       check(object({}, { description: 'No fields.' }), orEmpty(body));
       return changed(session, json(200, session.sandbox.calls.hangUp(params.id!)));
@@ -294,7 +294,7 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'inboundCall',
     body: inboundCallOptions as Schema<unknown>,
     status: 201,
-    response: anyObject,
+    response: callJson(),
     run: ({ session, body }) => changed(session, json(201, session.sandbox.calls.inbound(body as never))),
   },
   {
@@ -304,7 +304,7 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'inboundMessage',
     body: inboundMessageOptions as Schema<unknown>,
     status: 201,
-    response: anyObject,
+    response: messageJson(),
     run: ({ session, body }) => changed(session, json(201, session.sandbox.messages.inbound(body as never))),
   },
   // For the console.
