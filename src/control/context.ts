@@ -67,6 +67,11 @@ export function say(where: string, text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
+/** A library call named in a fix, or the control route that does the same for a client of the control API. */
+export function named(library: string, route: string): string {
+  return controlFields === null ? library : route;
+}
+
 /**
  * Validates scripting input with the same schema kit as the HTTP routes: a refusal becomes
  * a SandboxError that names the call, the field and the fix (`code` and `param` set).

@@ -6,7 +6,7 @@ import type { CallRecord, CallService } from '../state/calls.js';
 import type { RecordingService, RecordingTiming, ResolvedTiming } from '../state/recordings.js';
 import type { Recording, Transcript } from '../state/resources.js';
 import type { TranscriptService } from '../state/transcripts.js';
-import { act, check, field, say, type ControlContext } from './context.js';
+import { act, check, field, named, say, type ControlContext } from './context.js';
 
 const delay = map(durationSchema, (value) => parseDuration(value)!);
 
@@ -72,7 +72,7 @@ export interface TranscriptScripting {
 function callFor(calls: CallService, callId: unknown, where: string): CallRecord {
   const call = typeof callId === 'string' ? calls.store.find(callId) : undefined;
   if (!call) {
-    throw new SandboxError(say(where, `no call ${JSON.stringify(callId)} in this sandbox. Use the id from POST /v1/calls or calls.inbound().`), { code: 'not_found', param: field('callId') });
+    throw new SandboxError(say(where, `no call ${JSON.stringify(callId)} in this sandbox. Use the id from POST /v1/calls or ${named('calls.inbound()', 'POST /__sandbox/sessions/{s}/calls/inbound')}.`), { code: 'not_found', param: field('callId') });
   }
   return call;
 }

@@ -3,7 +3,7 @@ import { SandboxError } from '../core/errors.js';
 import { object, oneOf, optional, string } from '../core/schema.js';
 import { DELIVERY_STATES, type DeliveryFilter, type DeliveryState, type Deliveries, type DeliveryEvents, type WebhookAttempt, type WebhookDelivery } from '../events/deliveries.js';
 import { EVENT_TYPES, type EventType } from '../state/resources.js';
-import { accountOf, check, field, say, type ControlContext } from './context.js';
+import { accountOf, check, field, named, say, type ControlContext } from './context.js';
 
 /** Narrows `sandbox.webhooks` lists; every field is optional and they combine with AND. */
 export interface WebhookFilter {
@@ -25,6 +25,8 @@ export const webhookFilter = object(
   },
   { description: 'Narrows the deliveries.', label: 'option' },
 );
+
+const deadLetters = () => named('webhooks.deadLetters()', 'GET /__sandbox/sessions/{s}/dead-letters');
 
 /** The `sandbox.webhooks` namespace (see {@link webhookScripting}). */
 export interface WebhookScripting {
@@ -82,10 +84,10 @@ export function webhookScripting(ctx: ControlContext, { deliveries: service, eve
   /** The dead letters `id` names, or why there are none to replay. */
   const deadLettersOf = (id: unknown): string[] => {
     ctx.assertOpen('replay a dead letter');
-    if (typeof id !== 'string') throw new SandboxError(say('webhooks.replay', 'pass a dead letter id (dlv_…) or an event id (evt_…) from webhooks.deadLetters().'), { param: field('id') });
+    if (typeof id !== 'string') throw new SandboxError(say('webhooks.replay', `pass a dead letter id (dlv_…) or an event id (evt_…) from ${deadLetters()}.`), { param: field('id') });
     const dead = id.startsWith('evt_') ? service.deliveries({ eventId: id, state: 'dead' }) : [service.find(id)].filter((d) => d !== undefined);
     if (dead.length === 0) {
-      throw new SandboxError(say('webhooks.replay', `no dead letter ${id}. Pass a dead letter id (dlv_…) or an event id (evt_…) from webhooks.deadLetters().`), { code: 'not_found', param: field('id') });
+      throw new SandboxError(say('webhooks.replay', `no dead letter ${id}. Pass a dead letter id (dlv_…) or an event id (evt_…) from ${deadLetters()}.`), { code: 'not_found', param: field('id') });
     }
     for (const delivery of dead) {
       if (delivery.state !== 'dead') {

@@ -271,7 +271,13 @@ describe('scripting the network through the server', () => {
     const unreachable = await control.put(`/sessions/default/network/${TO}/messages`, { outcome: 'unreachable' });
     expect(unreachable.body.error.message).toMatch(/^`outcome` must be "delivered" or "failed"/);
     expect((await control.put('/sessions/default/network/12345', {})).body.error).toMatchObject({ param: 'number', message: expect.not.stringMatching(/network\./) });
+    // A fix names the control route, not the library call.
+    expect((await control.post('/sessions/default/dead-letters/dlv_x/replay')).body.error.message).toBe(
+      'No dead letter dlv_x. Pass a dead letter id (dlv_…) or an event id (evt_…) from GET /__sandbox/sessions/{s}/dead-letters.',
+    );
+    expect((await control.post('/sessions/default/calls/call_x/hang-up')).body.error.message).toMatch(/or POST \/__sandbox\/sessions\/\{s\}\/calls\/inbound\.$/);
     // The library's own wording is unchanged, before and after.
+    await expect(server.sandbox.webhooks.replay('dlv_x')).rejects.toThrow(/^webhooks\.replay: no dead letter dlv_x\. .* from webhooks\.deadLetters\(\)\.$/);
     expect(() => server.sandbox.network.setBehavior(TO, { outcome: 'bussy' as never })).toThrow(/^network\.setBehavior: `behavior\.outcome` must be one of/);
   });
 });
