@@ -10,7 +10,8 @@ import { integer, object, optional, string, type JsonSchema, type Schema } from 
 import { apiKeyJson, callJson, faultJson, messageJson } from '../control/json-schemas.js';
 import { advanceAnswer, advanceUntil, createKey, keyBody, keyAnswer, scriptingRoutes, spoken, wantsUntil, withUntil } from './control-scripting.js';
 import { json } from './http.js';
-import type { Session, Sessions } from './sessions.js';
+import type { ControlRoute } from './control-route.js';
+import type { Session } from './sessions.js';
 
 /**
  * The control API (CONTRACT §8): JSON in and out, under `/__sandbox`. Every row calls the
@@ -21,32 +22,7 @@ import type { Session, Sessions } from './sessions.js';
  * session or thing), 409 (wrong state, or an advance cut short by a reset or delete).
  */
 
-export interface ControlRequest {
-  sessions: Sessions;
-  /** The session named in the path (404 when unknown). */
-  session: Session;
-  params: Record<string, string>;
-  body: unknown;
-}
-
-export interface ControlRoute {
-  method: Method;
-  /** Below `/__sandbox`, with `{s}` for the session and `{name}` for other segments. */
-  path: string;
-  summary: string;
-  operationId: string;
-  /** The JSON body's schema, for the OpenAPI document (the library function the route calls checks the body with it). */
-  body?: Schema<unknown>;
-  /** The success status and its body's schema. */
-  status: number;
-  response?: JsonSchema;
-  run(ctx: ControlRequest): Promise<Response> | Response;
-  /** Runs without a session in the path. */
-  global?: true;
-  /** The library's argument names → the body's or the path's, for the wording of errors (control-scripting.ts `spoken`). */
-  fields?: Readonly<Record<string, string>>;
-}
-
+export type { ControlRequest, ControlRoute } from './control-route.js';
 
 const advanceBody = object({ duration: durationSchema }, { description: 'How far to move the session\'s virtual clock.' });
 const sessionBody = object(
@@ -210,7 +186,7 @@ export const controlRoutes: ControlRoute[] = [
     run: ({ sessions, session, params }) => {
       // A key that names another session is that session's to revoke.
       if (sessions.route(params.key!) !== session) {
-        throw new SandboxError(`keys.revoke: ${params.key} is a key of another session; revoke it there.`, { code: 'not_found', param: 'key' });
+        throw new SandboxError(`${params.key} is a key of another session; revoke it there.`, { code: 'not_found', param: 'key' });
       }
       session.sandbox.keys.revoke(params.key!);
       session.streams.changed();

@@ -8,8 +8,8 @@ import { durationSchema } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
 import { array, custom, object, oneOf, optional, type JsonSchema, type Schema } from '../core/schema.js';
 import { json } from './http.js';
-import type { Method } from '../core/path-pattern.js';
-import type { Session, Sessions } from './sessions.js';
+import type { ControlRequest as RowRequest, ControlRoute as Row } from './control-route.js';
+import type { Session } from './sessions.js';
 
 /**
  * The control API's scripting rows beyond CONTRACT §8's table: one per scripting member of the
@@ -19,27 +19,6 @@ import type { Session, Sessions } from './sessions.js';
  * checked with the schemas the library checks with, and errors name the JSON field
  * ({@link spoken}).
  */
-
-/** What these rows read of a control request (control-api.ts `ControlRequest` holds at least this). */
-interface RowRequest {
-  sessions: Sessions;
-  session: Session;
-  params: Record<string, string>;
-  body: unknown;
-}
-
-/** A row of the control route table, as far as these rows fill it (control-api.ts `ControlRoute`, which documents each field). */
-interface Row {
-  method: Method;
-  path: string;
-  summary: string;
-  operationId: string;
-  body?: Schema<unknown>;
-  status: number;
-  response?: JsonSchema;
-  fields?: Readonly<Record<string, string>>;
-  run(ctx: RowRequest): Promise<Response> | Response;
-}
 
 const list = (items: JsonSchema): JsonSchema => ({ type: 'object', additionalProperties: false, required: ['data'], properties: { data: { type: 'array', items } } });
 
@@ -52,6 +31,19 @@ function bodyOf<T>(schema: Schema<T>, body: unknown): T {
 function done(session: Session, response: Response): Response {
   session.streams.changed();
   return response;
+}
+
+/** A row that changes the session and answers 204: `act` calls the library. */
+function changes(act: (ctx: RowRequest) => void): Row['run'] {
+  return (ctx) => {
+    act(ctx);
+    return done(ctx.session, json(204, null));
+  };
+}
+
+/** A GET row answering `{data}`: what `read` returns of the session's sandbox. */
+function listRow(path: string, summary: string, operationId: string, item: JsonSchema, read: (sandbox: Session['sandbox']) => unknown[]): Row {
+  return { method: 'GET', path, summary, operationId, status: 200, response: list(item), run: ({ session }) => json(200, { data: read(session.sandbox) }) };
 }
 
 /** A read that names a thing the sandbox lacks: 404 `not_found` naming the path parameter. */
@@ -219,10 +211,7 @@ export const scriptingRoutes: Row[] = [
     operationId: 'setRecordingTiming',
     body: recordingTiming as Schema<unknown>,
     status: 204,
-    run: ({ session, body }) => {
-      session.sandbox.recordings.setTiming(orEmpty(body) as never);
-      return done(session, json(204, null));
-    },
+    run: changes(({ session, body }) => session.sandbox.recordings.setTiming(orEmpty(body) as never)),
   },
   {
     method: 'PUT',
@@ -232,10 +221,7 @@ export const scriptingRoutes: Row[] = [
     body: recordingTiming as Schema<unknown>,
     status: 204,
     fields: { callId: 'id' },
-    run: ({ session, params, body }) => {
-      session.sandbox.recordings.setTiming(orEmpty(body) as never, params.id!);
-      return done(session, json(204, null));
-    },
+    run: changes(({ session, params, body }) => session.sandbox.recordings.setTiming(orEmpty(body) as never, params.id!)),
   },
   {
     method: 'PUT',
@@ -245,11 +231,7 @@ export const scriptingRoutes: Row[] = [
     body: scriptBody as Schema<unknown>,
     status: 204,
     fields: { callId: 'id' },
-    run: ({ session, params, body }) => {
-      const { lines } = bodyOf(scriptBody, body);
-      session.sandbox.transcripts.setScript(params.id!, lines);
-      return done(session, json(204, null));
-    },
+    run: changes(({ session, params, body }) => session.sandbox.transcripts.setScript(params.id!, bodyOf(scriptBody, body).lines)),
   },
   {
     method: 'GET',
@@ -268,10 +250,7 @@ export const scriptingRoutes: Row[] = [
     operationId: 'queueBehavior',
     body: callQueue as Schema<unknown>,
     status: 204,
-    run: ({ session, params, body }) => {
-      session.sandbox.network.queueBehavior(params.number!, ...bodyOf(callQueue, body).behaviors);
-      return done(session, json(204, null));
-    },
+    run: changes(({ session, params, body }) => session.sandbox.network.queueBehavior(params.number!, ...bodyOf(callQueue, body).behaviors)),
   },
   {
     method: 'PUT',
@@ -281,10 +260,7 @@ export const scriptingRoutes: Row[] = [
     body: messageBehavior as Schema<unknown>,
     status: 204,
     fields: { behavior: '' },
-    run: ({ session, params, body }) => {
-      session.sandbox.network.setMessageBehavior(params.number!, orEmpty(body) as never);
-      return done(session, json(204, null));
-    },
+    run: changes(({ session, params, body }) => session.sandbox.network.setMessageBehavior(params.number!, orEmpty(body) as never)),
   },
   {
     method: 'POST',
@@ -293,10 +269,7 @@ export const scriptingRoutes: Row[] = [
     operationId: 'queueMessageBehavior',
     body: messageQueue as Schema<unknown>,
     status: 204,
-    run: ({ session, params, body }) => {
-      session.sandbox.network.queueMessageBehavior(params.number!, ...bodyOf(messageQueue, body).behaviors);
-      return done(session, json(204, null));
-    },
+    run: changes(({ session, params, body }) => session.sandbox.network.queueMessageBehavior(params.number!, ...bodyOf(messageQueue, body).behaviors)),
   },
   {
     method: 'DELETE',
@@ -304,31 +277,10 @@ export const scriptingRoutes: Row[] = [
     summary: 'Forget the scripted call and message behaviour of every number (sandbox.network.clearBehavior)',
     operationId: 'clearAllBehavior',
     status: 204,
-    run: ({ session }) => {
-      session.sandbox.network.clearBehavior();
-      return done(session, json(204, null));
-    },
+    run: changes(({ session }) => session.sandbox.network.clearBehavior()),
   },
-  // faults
-  {
-    method: 'GET',
-    path: '/sessions/{s}/faults',
-    summary: 'The injected faults with hits left, in order (sandbox.faults.list)',
-    operationId: 'listFaults',
-    status: 200,
-    response: list(faultJson()),
-    run: ({ session }) => json(200, { data: session.sandbox.faults.list() }),
-  },
-  // webhooks
-  {
-    method: 'GET',
-    path: '/sessions/{s}/attempts',
-    summary: 'Every webhook delivery attempt in the order sent (sandbox.webhooks.attempts)',
-    operationId: 'listAttempts',
-    status: 200,
-    response: list(attemptJson()),
-    run: ({ session }) => json(200, { data: session.sandbox.webhooks.attempts() }),
-  },
+  listRow('/sessions/{s}/faults', 'The injected faults with hits left, in order (sandbox.faults.list)', 'listFaults', faultJson(), (sandbox) => sandbox.faults.list()),
+  listRow('/sessions/{s}/attempts', 'Every webhook delivery attempt in the order sent (sandbox.webhooks.attempts)', 'listAttempts', attemptJson(), (sandbox) => sandbox.webhooks.attempts()),
   {
     method: 'POST',
     path: '/sessions/{s}/dead-letters/replay',

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, startServer, type SandboxServer } from '../../src/index.js';
 import { Conformance } from '../support/conformance.js';
 import { closeReceivers, startReceiver } from '../webhooks/receivers.js';
+import { serverClient } from './client.js';
 
 /**
  * Server parity (issue 17 item 4; docs/server.md, "Parity"): every scripting member of the
@@ -105,31 +106,16 @@ afterAll(() => {
   conformance = undefined;
 });
 
-async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (path.startsWith('/__sandbox/') && path !== '/__sandbox/openapi.json') {
+const { api, control } = serverClient(
+  () => server.url,
+  async (method, path, res, text) => {
+    if (!path.startsWith('/__sandbox/') || path === '/__sandbox/openapi.json') return;
     conformance ??= new Conformance((await (await fetch(`${server.url}/__sandbox/openapi.json`)).json()) as Record<string, any>);
     // Headers of the HTTP transport (date, connection, content-length) are not the document's business.
     const only = new Headers(res.headers.has('content-type') ? { 'content-type': res.headers.get('content-type')! } : {});
     problems.push(...conformance.check(method, path, res.status, only, text || null));
-  }
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
-}
-const api = (key: string) => ({
-  get: (path: string) => call('GET', path, undefined, { authorization: `Bearer ${key}` }),
-  post: (path: string, body: unknown) => call('POST', path, body, { authorization: `Bearer ${key}` }),
-});
-const control = {
-  get: (path: string) => call('GET', `/__sandbox${path}`),
-  post: (path: string, body?: unknown) => call('POST', `/__sandbox${path}`, body),
-  put: (path: string, body?: unknown) => call('PUT', `/__sandbox${path}`, body),
-  delete: (path: string) => call('DELETE', `/__sandbox${path}`),
-};
+  },
+);
 const TO = '+14155550123';
 const CALL = { to: TO, from: '+14155550100' };
 const KEY = 'SVC_TEST_parity';
