@@ -139,6 +139,13 @@ describe('parity: every scripting member of the library has a control route', ()
     }
   });
 
+  it("keeps the server's document clean: @redocly/openapi-core's recommended rules find no error (unique operationIds included)", async () => {
+    const doc = (await control.get('/openapi.json')).body;
+    const { createConfig, lintFromString } = await import('@redocly/openapi-core');
+    const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: 'openapi.json', config: await createConfig({ extends: ['recommended'] }) });
+    expect(problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
+  });
+
   it('documents every control answer with a schema of its own, not a bare object', async () => {
     const doc = (await control.get('/openapi.json')).body;
     for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
