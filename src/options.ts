@@ -3,10 +3,11 @@ import { SandboxError } from './core/errors.js';
 import { array, boolean, custom, integer, invalid, map, name, object, oneOf, optional, record, show, string, type Schema } from './core/schema.js';
 import { CLOCK_MODES, type ClockMode } from './core/clock.js';
 import { MAX_TIME_MS } from './core/time.js';
-import { PLANS, RESOURCES, TEST_KEY, type KeyOptions, type Scope } from './state/accounts.js';
+import { TEST_KEY, type KeyOptions } from './state/accounts.js';
 import { MAX_BODY_CHARS } from './state/message-content.js';
 import { TEMPLATE_ID } from './state/templates.js';
 import { check } from './control/context.js';
+import { keySettings } from './control/keys.js';
 
 /** Options of {@link createSandbox}. Every field is optional. */
 export interface SandboxOptions {
@@ -103,8 +104,6 @@ export interface ResolvedOptions {
   deprecation: ResolvedDeprecation | null;
 }
 
-const SCOPE = new RegExp(`^(\\*|(${RESOURCES.join('|')}):(read|write|\\*))$`);
-
 const baseUrl = custom<URL>({
   hint: "an absolute http(s) URL such as 'https://api.svc.test'",
   parse(value, path) {
@@ -138,24 +137,10 @@ export const instant = custom<number>({
   openapi: () => ({ type: 'string', format: 'date-time' }),
 });
 
-const keyOptions: Schema<KeyOptions> = object(
-  {
-    account: optional(string({ description: 'The account the key belongs to', max: 200 })),
-    plan: optional(oneOf(PLANS, 'The key\'s plan.')),
-    scopes: optional(
-      array(
-        string({ description: 'A scope', pattern: SCOPE, patternHint: `'<resource>:read', '<resource>:write', '<resource>:*' or '*' with a resource among ${RESOURCES.join(', ')}` }),
-        { description: 'What the key may do.' },
-      ) as Schema<Scope[]>,
-    ),
-  },
-  { description: 'How one API key behaves.', label: 'option' },
-);
-
 const keysOption = custom<Map<string, KeyOptions>>({
   hint: 'an object of SVC_TEST_ key → { account?, plan?, scopes? }',
   parse(value, path) {
-    const all = record(keyOptions, { description: 'Per-key settings.', key: /^/, keyHint: 'a key' }).parse(value, path);
+    const all = record(keySettings, { description: 'Per-key settings.', key: /^/, keyHint: 'a key' }).parse(value, path);
     const keys = new Map<string, KeyOptions>();
     for (const [key, settings] of Object.entries(all)) {
       if (key.startsWith('SVC_LIVE_')) throw invalid(`${name(path)}: ${key} is a production key; the sandbox accepts only SVC_TEST_ keys.`, `${path}.${key}`);

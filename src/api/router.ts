@@ -1,4 +1,5 @@
 import { decodeSegment, fitsPattern, segmentsOf, type Method } from '../core/path-pattern.js';
+import { pathDistance } from '../core/suggest.js';
 import type { JsonSchema, Schema } from '../core/schema.js';
 import type { Principal, Resource } from '../state/accounts.js';
 import { ApiError } from './errors.js';
@@ -114,13 +115,37 @@ export class Router {
       });
     }
     const version = /^\/(v\d+)\//.exec(`${path}/`)?.[1];
-    const hint =
-      version && version !== 'v1'
-        ? `This API version does not exist: the current version is v1 (${path.replace(/^\/v\d+/, '/v1')}).`
-        : version === 'v1'
-          ? 'See the endpoint table in docs/ for the paths under /v1.'
-          : 'Every endpoint is under /v1/, e.g. /v1/calls.';
+    let hint: string;
+    if (version && version !== 'v1') {
+      hint = `This API version does not exist: the current version is v1 (${path.replace(/^\/v\d+/, '/v1')}).`;
+    } else if (version === 'v1') {
+      const near = this.nearestEndpoint(wanted, segments);
+      hint = near ? `Did you mean ${near}?` : `The endpoints are under ${this.resources().join(', ')}.`;
+    } else {
+      const near = segments.length > 0 ? this.nearestEndpoint(wanted, ['v1', ...segments]) : undefined;
+      hint = near ? `Every endpoint is under /v1/: did you mean ${near}?` : 'Every endpoint is under /v1/, e.g. /v1/calls.';
+    }
     throw new ApiError(404, 'not_found', `No endpoint ${method} ${path}. ${hint}`);
+  }
+
+  /**
+   * The documented endpoint nearest to a path no route has (`GET /v1/calls` for `GET
+   * /v1/call`), when one is near enough to be what was meant: a 404 names it instead of
+   * pointing to documentation a client in another language may not have.
+   */
+  private nearestEndpoint(method: string, segments: string[]): string | undefined {
+    let best: { route: AnyRoute; cost: number } | undefined;
+    for (const { route, segments: pattern } of this.compiled) {
+      const cost = pathDistance(segments, pattern) + (route.method === method ? 0 : 1);
+      if (!best || cost < best.cost) best = { route, cost };
+    }
+    const near = best && best.cost <= Math.max(2, Math.floor(segments.join('/').length / 4));
+    return near ? `${best!.route.method} ${best!.route.path}` : undefined;
+  }
+
+  /** The resource paths of the table (`/v1/calls`, `/v1/numbers`, ...). */
+  private resources(): string[] {
+    return [...new Set(this.compiled.map(({ segments }) => `/${segments.slice(0, 2).join('/')}`))];
   }
 }
 

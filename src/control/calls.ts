@@ -7,7 +7,7 @@ import { routeInboundCall } from '../state/inbound.js';
 import type { Network } from '../state/network.js';
 import type { NumberService } from '../state/numbers.js';
 import type { Call } from '../state/resources.js';
-import { accountOf, act, check, type ControlContext } from './context.js';
+import { accountOf, act, check, named, type ControlContext } from './context.js';
 import { callBehavior } from './network.js';
 
 /** Options of `sandbox.calls.inbound`. */
@@ -85,7 +85,7 @@ export function callScripting(ctx: ControlContext, deps: CallScriptingDeps): Cal
     act(ctx, `${verb} a call`, () => {
       const call = typeof id === 'string' ? calls.store.find(id) : undefined;
       if (!call) {
-        throw new SandboxError(`Failed to ${verb} ${String(id)}: no such call in this sandbox. Use the id from POST /v1/calls or calls.inbound().`, { code: 'not_found', param: 'id' });
+        throw new SandboxError(`Failed to ${verb} ${String(id)}: no such call in this sandbox. Use the id from POST /v1/calls or ${named('calls.inbound()', 'POST /__sandbox/sessions/{s}/calls/inbound')}.`, { code: 'not_found', param: 'id' });
       }
       if (!calls.send(call, event)) {
         throw new SandboxError(`Failed to ${verb} ${call.id}: the call is ${call.status}, and only a ${expected} call can be.`, { code: 'conflict', param: 'id' });

@@ -32,6 +32,56 @@ export function act<T>(ctx: ControlContext, what: string, fn: () => T): T {
 }
 
 /**
+ * How the control API names the arguments of the call it makes: library argument → the
+ * JSON field or path segment the HTTP client wrote (`behavior` → `` (the body itself),
+ * `callId` → `id`); null while a library user is calling.
+ */
+let controlFields: Readonly<Record<string, string>> | null = null;
+
+/**
+ * Runs `fn` (a library scripting call made by the standalone server's control API) so that
+ * the errors it throws speak the HTTP client's language: no library call in front
+ * (`network.setBehavior: …`), and fields named as the JSON body names them (`outcome`,
+ * not `behavior.outcome`; docs/server.md, "Errors"). Only what `fn` throws synchronously
+ * (or words before its first await) is worded so.
+ *
+ * @example
+ * inControlApi({ behavior: '' }, () => sandbox.network.setBehavior(number, body));
+ * // SandboxError: `outcome` must be one of "answered", "busy", ... (param `outcome`)
+ */
+export function inControlApi<T>(fields: Readonly<Record<string, string>>, fn: () => T): T {
+  const outer = controlFields;
+  controlFields = fields;
+  try {
+    return fn();
+  } finally {
+    controlFields = outer;
+  }
+}
+
+/** The name of argument `path` as the caller wrote it (see {@link inControlApi}). */
+export function field(path: string): string {
+  if (controlFields === null) return path;
+  for (const [from, to] of Object.entries(controlFields)) {
+    if (path !== from && !path.startsWith(`${from}.`) && !path.startsWith(`${from}[`)) continue;
+    const rest = path.slice(from.length);
+    return to === '' ? rest.replace(/^\./, '') : `${to}${rest}`;
+  }
+  return path;
+}
+
+/** A refusal's message: `where: text` for library callers, the text alone (capitalised) in the control API. */
+export function say(where: string, text: string): string {
+  if (controlFields === null) return where ? `${where}: ${text}` : text;
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** A library call named in a fix, or the control route that does the same for a client of the control API. */
+export function named(library: string, route: string): string {
+  return controlFields === null ? library : route;
+}
+
+/**
  * Validates scripting input with the same schema kit as the HTTP routes: a refusal becomes
  * a SandboxError that names the call, the field and the fix (`code` and `param` set).
  *
@@ -41,10 +91,12 @@ export function act<T>(ctx: ControlContext, what: string, fn: () => T): T {
  */
 export function check<T>(schema: Schema<T>, value: unknown, where: string, path = ''): T {
   try {
-    return schema.parse(value, path);
+    return schema.parse(value, field(path));
   } catch (error) {
-    if (error instanceof Invalid) throw new SandboxError(where ? `${where}: ${error.message}` : error.message, { code: error.code, param: error.param });
-    throw error;
+    if (!(error instanceof Invalid)) throw error;
+    // The control API reads a JSON body: its unknown keys are fields, not options.
+    const message = controlFields === null ? error.message : error.message.replace(/^Unknown option /, 'Unknown field ');
+    throw new SandboxError(say(where, message), { code: error.code, param: error.param });
   }
 }
 
@@ -54,5 +106,5 @@ export function accountOf(ctx: ControlContext, apiKey: unknown, where: string): 
   const resolved = typeof apiKey === 'string' ? ctx.accounts.resolve(apiKey) : undefined;
   if (resolved !== undefined && typeof resolved !== 'string') return resolved.account;
   const why = refusal ?? { live_key: 'a production key', malformed: 'not of the form SVC_TEST_<letters, digits, _ or ->', not_configured: 'not a configured key', revoked: 'revoked' }[resolved!];
-  throw new SandboxError(`${where}: ${JSON.stringify(apiKey)} is not an API key this sandbox accepts (${why}).`, { param: 'apiKey' });
+  throw new SandboxError(say(where, `${JSON.stringify(apiKey)} is not an API key this sandbox accepts (${why}).`), { param: field('apiKey') });
 }

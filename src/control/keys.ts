@@ -1,18 +1,40 @@
 import { SandboxError } from '../core/errors.js';
-import { object, optional, string } from '../core/schema.js';
-import { TEST_KEY, type ApiKey, type Accounts } from '../state/accounts.js';
-import { act, check, type ControlContext } from './context.js';
+import { array, object, oneOf, optional, string, type Schema } from '../core/schema.js';
+import { PLANS, RESOURCES, TEST_KEY, type ApiKey, type Accounts, type KeyOptions, type Scope } from '../state/accounts.js';
+import { act, check, field, say, type ControlContext } from './context.js';
 
 const testKey = string({ description: 'A test key', pattern: TEST_KEY, patternHint: 'SVC_TEST_ followed by letters, digits, _ or -, e.g. SVC_TEST_alice', max: 200 });
-export const keyOptions = object({ key: optional(testKey) }, { description: 'A key to make.', label: 'option' });
+const SCOPE = new RegExp(`^(\\*|(${RESOURCES.join('|')}):(read|write|\\*))$`);
+
+/** How one key behaves: `options.keys` values, and what `keys.create` takes beside `key`. */
+const settings = {
+  account: optional(string({ description: 'The account the key belongs to', max: 200 })),
+  plan: optional(oneOf(PLANS, 'The key\'s plan: `enterprise` has no rate cap.')),
+  scopes: optional(
+    array(
+      string({ description: 'A scope', pattern: SCOPE, patternHint: `'<resource>:read', '<resource>:write', '<resource>:*' or '*' with a resource among ${RESOURCES.join(', ')}` }),
+      { description: 'What the key may do (default: everything).' },
+    ) as Schema<Scope[]>,
+  ),
+};
+export const keySettings: Schema<KeyOptions> = object(settings, { description: 'How one API key behaves.', label: 'option' });
+export const keyOptions = object({ key: optional(testKey), ...settings }, { description: 'A key to make, and how it behaves.', label: 'option' });
+
+/** Options of `sandbox.keys.create`. */
+export interface KeyCreateOptions extends KeyOptions {
+  /** The key to make; default a new random `SVC_TEST_…` one. */
+  key?: string;
+}
 
 /** `sandbox.keys`: the API tab of the account console (docs/auth-and-accounts.md). */
 export interface KeyScripting {
   /**
    * Makes a test key (a new random `SVC_TEST_…` one, or `key`), which works at once, even
-   * with `onlyConfiguredKeys`. It is its own account, as any key is by default.
+   * with `onlyConfiguredKeys`. It is its own account, as any key is by default, unless
+   * `account` names another; `plan` and `scopes` as in `options.keys` (an `enterprise` key
+   * has no rate cap; a request outside `scopes` is 403). The answer repeats the options given.
    */
-  create(options?: { key?: string }): ApiKey;
+  create(options?: KeyCreateOptions): ApiKey;
   /** The keys made so far, oldest first. */
   list(): ApiKey[];
   /** Refuses `key` from now on (401 `invalid_api_key`): a made, configured or ad-hoc key alike. */
@@ -31,9 +53,9 @@ export function keyScripting(ctx: ControlContext, accounts: Accounts): KeyScript
   return {
     create: (options = {}) =>
       act(ctx, 'create an API key', () => {
-        const { key } = check(keyOptions, options, 'keys.create');
-        if (key !== undefined && accounts.owns(key)) throw new SandboxError(`keys.create: ${key} exists already; pick another key or leave it out.`, { code: 'conflict', param: 'key' });
-        return accounts.create(key);
+        const { key, ...rest } = check(keyOptions, options, 'keys.create');
+        if (key !== undefined && accounts.owns(key)) throw new SandboxError(say('keys.create', `${key} exists already; pick another key or leave it out.`), { code: 'conflict', param: field('key') });
+        return accounts.create(key, rest);
       }),
     list: () => accounts.list(),
     revoke: (key) =>

@@ -6,11 +6,11 @@ import type { CallRecord, CallService } from '../state/calls.js';
 import type { RecordingService, RecordingTiming, ResolvedTiming } from '../state/recordings.js';
 import type { Recording, Transcript } from '../state/resources.js';
 import type { TranscriptService } from '../state/transcripts.js';
-import { act, check, type ControlContext } from './context.js';
+import { act, check, field, named, say, type ControlContext } from './context.js';
 
 const delay = map(durationSchema, (value) => parseDuration(value)!);
 
-const timingOptions: Schema<ResolvedTiming> = map(
+export const timingOptions: Schema<ResolvedTiming> = map(
   object({ recordingDelay: optional(delay), transcriptDelay: optional(delay) }, { description: 'When recordings and transcripts become ready.', label: 'option' }),
   (t) => ({ ...(t.recordingDelay === undefined ? {} : { recordingMs: t.recordingDelay }), ...(t.transcriptDelay === undefined ? {} : { transcriptMs: t.transcriptDelay }) }),
 );
@@ -26,7 +26,7 @@ const line = object(
 );
 
 /** A conversation script: lines all timed or none, in order, each ending after it starts. */
-const script: Schema<ConversationLine[]> = map(array(line, { description: 'The conversation, in order.', min: 1, max: 1000 }), (lines, path) => {
+export const script: Schema<ConversationLine[]> = map(array(line, { description: 'The conversation, in order.', min: 1, max: 1000 }), (lines, path) => {
   const timed = lines.some((l) => l.start !== undefined || l.end !== undefined);
   let previousStart = 0;
   lines.forEach((l, i) => {
@@ -72,7 +72,7 @@ export interface TranscriptScripting {
 function callFor(calls: CallService, callId: unknown, where: string): CallRecord {
   const call = typeof callId === 'string' ? calls.store.find(callId) : undefined;
   if (!call) {
-    throw new SandboxError(`${where}: no call ${JSON.stringify(callId)} in this sandbox. Use the id from POST /v1/calls or calls.inbound().`, { code: 'not_found', param: 'callId' });
+    throw new SandboxError(say(where, `no call ${JSON.stringify(callId)} in this sandbox. Use the id from POST /v1/calls or ${named('calls.inbound()', 'POST /__sandbox/sessions/{s}/calls/inbound')}.`), { code: 'not_found', param: field('callId') });
   }
   return call;
 }
@@ -97,7 +97,7 @@ export function recordingScripting(ctx: ControlContext, recordings: RecordingSer
         const resolved = check(timingOptions, timing, where);
         if (callId !== undefined) {
           const call = callFor(calls, callId, where);
-          if (call.status === 'completed') throw new SandboxError(`${where}: call ${callId} has already ended; set its timing before it ends.`, { code: 'conflict', param: 'callId' });
+          if (call.status === 'completed') throw new SandboxError(say(where, `call ${callId} has already ended; set its timing before it ends.`), { code: 'conflict', param: field('callId') });
         }
         recordings.setTiming(resolved, callId);
       }),
@@ -126,7 +126,7 @@ export function transcriptScripting(ctx: ControlContext, transcripts: Transcript
         const call = callFor(calls, callId, where);
         const checked = check(script, lines, where, 'lines');
         if (call.status !== 'ringing') {
-          throw new SandboxError(`${where}: call ${callId} is ${call.status}; set its script while it rings (e.g. right after POST /v1/calls), before it is answered.`, { code: 'conflict', param: 'callId' });
+          throw new SandboxError(say(where, `call ${callId} is ${call.status}; set its script while it rings (e.g. right after POST /v1/calls), before it is answered.`), { code: 'conflict', param: field('callId') });
         }
         transcripts.setScript(call.id, checked);
       }),

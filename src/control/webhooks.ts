@@ -3,7 +3,7 @@ import { SandboxError } from '../core/errors.js';
 import { object, oneOf, optional, string } from '../core/schema.js';
 import { DELIVERY_STATES, type DeliveryFilter, type DeliveryState, type Deliveries, type DeliveryEvents, type WebhookAttempt, type WebhookDelivery } from '../events/deliveries.js';
 import { EVENT_TYPES, type EventType } from '../state/resources.js';
-import { accountOf, check, type ControlContext } from './context.js';
+import { accountOf, check, field, named, say, type ControlContext } from './context.js';
 
 /** Narrows `sandbox.webhooks` lists; every field is optional and they combine with AND. */
 export interface WebhookFilter {
@@ -15,7 +15,7 @@ export interface WebhookFilter {
   state?: DeliveryState;
 }
 
-const filterSchema = object(
+export const webhookFilter = object(
   {
     apiKey: optional(string({ description: 'An API key of the account', max: 200 })),
     eventId: optional(string({ description: 'An event id (evt_…)', max: 64 })),
@@ -25,6 +25,8 @@ const filterSchema = object(
   },
   { description: 'Narrows the deliveries.', label: 'option' },
 );
+
+const deadLetters = () => named('webhooks.deadLetters()', 'GET /__sandbox/sessions/{s}/dead-letters');
 
 /** The `sandbox.webhooks` namespace (see {@link webhookScripting}). */
 export interface WebhookScripting {
@@ -73,7 +75,7 @@ export function webhookScripting(ctx: ControlContext, { deliveries: service, eve
   // Reads work after close(), as every namespace's do: they show what happened.
   const resolve = (filter: WebhookFilter | undefined, where: string): DeliveryFilter => {
     if (filter === undefined) return {};
-    const { apiKey, ...rest } = check(filterSchema, filter, `webhooks.${where}`, '');
+    const { apiKey, ...rest } = check(webhookFilter, filter, `webhooks.${where}`, '');
     return { ...rest, ...(apiKey === undefined ? {} : { account: accountOf(ctx, apiKey, `webhooks.${where}`) }) };
   };
 
@@ -82,17 +84,17 @@ export function webhookScripting(ctx: ControlContext, { deliveries: service, eve
   /** The dead letters `id` names, or why there are none to replay. */
   const deadLettersOf = (id: unknown): string[] => {
     ctx.assertOpen('replay a dead letter');
-    if (typeof id !== 'string') throw new SandboxError('webhooks.replay: pass a dead letter id (dlv_…) or an event id (evt_…) from webhooks.deadLetters().', { param: 'id' });
+    if (typeof id !== 'string') throw new SandboxError(say('webhooks.replay', `pass a dead letter id (dlv_…) or an event id (evt_…) from ${deadLetters()}.`), { param: field('id') });
     const dead = id.startsWith('evt_') ? service.deliveries({ eventId: id, state: 'dead' }) : [service.find(id)].filter((d) => d !== undefined);
     if (dead.length === 0) {
-      throw new SandboxError(`webhooks.replay: no dead letter ${id}. Pass a dead letter id (dlv_…) or an event id (evt_…) from webhooks.deadLetters().`, { code: 'not_found', param: 'id' });
+      throw new SandboxError(say('webhooks.replay', `no dead letter ${id}. Pass a dead letter id (dlv_…) or an event id (evt_…) from ${deadLetters()}.`), { code: 'not_found', param: field('id') });
     }
     for (const delivery of dead) {
       if (delivery.state !== 'dead') {
-        throw new SandboxError(`webhooks.replay: delivery ${delivery.id} is ${delivery.state}, not in the dead-letter queue; only dead letters can be replayed.`, { code: 'conflict', param: 'id' });
+        throw new SandboxError(say('webhooks.replay', `delivery ${delivery.id} is ${delivery.state}, not in the dead-letter queue; only dead letters can be replayed.`), { code: 'conflict', param: field('id') });
       }
       if (!service.canReplay(delivery.id)) {
-        throw new SandboxError(`webhooks.replay: dead letter ${delivery.id} belongs to subscription ${delivery.subscriptionId}, which was deleted; create a new subscription instead.`, { code: 'conflict', param: 'id' });
+        throw new SandboxError(say('webhooks.replay', `dead letter ${delivery.id} belongs to subscription ${delivery.subscriptionId}, which was deleted; create a new subscription instead.`), { code: 'conflict', param: field('id') });
       }
     }
     return dead.map((d) => d.id);

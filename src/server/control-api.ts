@@ -8,8 +8,11 @@ import { durationSchema } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
 import { decodeSegment, fitsPattern, segmentsOf, type Method } from '../core/path-pattern.js';
 import { dateTime, integer, object, oneOf, optional, string, type JsonSchema, type Schema } from '../core/schema.js';
+import { apiKeyJson, callJson, faultJson, messageJson } from '../control/json-schemas.js';
+import { advanceAnswer, advanceUntil, createKey, keyBody, keyAnswer, scriptingRoutes, spoken, wantsUntil, withUntil } from './control-scripting.js';
 import { json } from './http.js';
-import type { Session, Sessions } from './sessions.js';
+import type { ControlRoute } from './control-route.js';
+import type { Session } from './sessions.js';
 
 /**
  * The control API (CONTRACT §8): JSON in and out, under `/__sandbox`. Every row calls the
@@ -20,30 +23,7 @@ import type { Session, Sessions } from './sessions.js';
  * session or thing), 409 (wrong state, or an advance cut short by a reset or delete).
  */
 
-export interface ControlRequest {
-  sessions: Sessions;
-  /** The session named in the path (404 when unknown). */
-  session: Session;
-  params: Record<string, string>;
-  body: unknown;
-}
-
-export interface ControlRoute {
-  method: Method;
-  /** Below `/__sandbox`, with `{s}` for the session and `{name}` for other segments. */
-  path: string;
-  summary: string;
-  operationId: string;
-  /** The JSON body's schema, for the OpenAPI document (the library function the route calls checks the body with it). */
-  body?: Schema<unknown>;
-  /** The success status and its body's schema. */
-  status: number;
-  response?: JsonSchema;
-  run(ctx: ControlRequest): Promise<Response> | Response;
-  /** Runs without a session in the path. */
-  global?: true;
-}
-
+export type { ControlRequest, ControlRoute } from './control-route.js';
 
 const advanceBody = object({ duration: durationSchema }, { description: 'How far to move the session\'s virtual clock.' });
 const sessionBody = object(
@@ -120,12 +100,13 @@ export const controlRoutes: ControlRoute[] = [
   {
     method: 'POST',
     path: '/sessions/{s}/advance',
-    summary: 'Move the session\'s virtual clock (sandbox.advance)',
+    summary: 'Move the session\'s virtual clock by `duration` (sandbox.advance), or until an event of type `until` (sandbox.advanceUntil)',
     operationId: 'advance',
-    body: advanceBody,
+    body: withUntil(advanceBody),
     status: 200,
-    response: { type: 'object', required: ['now', 'events'], properties: { now: { type: 'string', format: 'date-time' }, events: { type: 'array', items: anyObject } } },
+    response: advanceAnswer,
     run: async ({ session, body }) => {
+      if (wantsUntil(body)) return advanceUntil(session, body);
       const { duration: d } = check(advanceBody, body);
       const before = session.sandbox.events.list().length;
       try {
@@ -193,16 +174,12 @@ export const controlRoutes: ControlRoute[] = [
   {
     method: 'POST',
     path: '/sessions/{s}/keys',
-    summary: 'Make a test key of this session (sandbox.keys.create)',
+    summary: 'Make a test key of this session, with a plan and scopes (sandbox.keys.create)',
     operationId: 'createKey',
+    body: keyBody as Schema<unknown>,
     status: 201,
-    response: { type: 'object', required: ['key'], properties: { key: { type: 'string' }, createdAt: { type: 'string', format: 'date-time' } } },
-    run: ({ sessions, session, body }) => {
-      check(object({}, { description: 'No fields.' }), orEmpty(body));
-      const key = sessions.makeKey(session);
-      session.streams.changed();
-      return json(201, { key, createdAt: session.sandbox.keys.list().find((k) => k.key === key)?.createdAt });
-    },
+    response: keyAnswer,
+    run: createKey,
   },
   {
     method: 'GET',
@@ -210,7 +187,7 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'The keys made (sandbox.keys.list)',
     operationId: 'listKeys',
     status: 200,
-    response: list({ type: 'object', required: ['key', 'createdAt'], properties: { key: { type: 'string' }, createdAt: { type: 'string', format: 'date-time' } } }),
+    response: list(apiKeyJson()),
     run: ({ session }) => json(200, { data: session.sandbox.keys.list() }),
   },
   {
@@ -222,7 +199,7 @@ export const controlRoutes: ControlRoute[] = [
     run: ({ sessions, session, params }) => {
       // A key that names another session is that session's to revoke.
       if (sessions.route(params.key!) !== session) {
-        throw new SandboxError(`keys.revoke: ${params.key} is a key of another session; revoke it there.`, { code: 'not_found', param: 'key' });
+        throw new SandboxError(`${params.key} is a key of another session; revoke it there.`, { code: 'not_found', param: 'key' });
       }
       session.sandbox.keys.revoke(params.key!);
       session.streams.changed();
@@ -236,7 +213,7 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'injectFault',
     body: faultRule as Schema<unknown>,
     status: 201,
-    response: anyObject,
+    response: list(faultJson()),
     run: ({ session, body }) => {
       session.sandbox.faults.inject((orEmpty(body)) as never);
       return json(201, { data: session.sandbox.faults.list() });
@@ -260,16 +237,9 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'setBehavior',
     body: callBehavior as Schema<unknown>,
     status: 204,
+    fields: { behavior: '' },
     run: ({ session, params, body }) => {
-      try {
-        session.sandbox.network.setBehavior(params.number!, (orEmpty(body)) as never);
-      } catch (error) {
-        // The body is the library's `behavior` argument: name its fields as the body does.
-        if (error instanceof SandboxError && error.param?.startsWith('behavior')) {
-          throw new SandboxError(error.message, { code: error.code, param: error.param.replace(/^behavior\.?/, '') || undefined });
-        }
-        throw error;
-      }
+      session.sandbox.network.setBehavior(params.number!, (orEmpty(body)) as never);
       return json(204, null);
     },
   },
@@ -291,7 +261,7 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'answerCall',
     body: answerOptions as Schema<unknown>,
     status: 200,
-    response: anyObject,
+    response: callJson(),
     run: ({ session, params, body }) => changed(session, json(200, session.sandbox.calls.answer(params.id!, (orEmpty(body)) as never))),
   },
   {
@@ -300,7 +270,7 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'End a live call now (sandbox.calls.hangUp)',
     operationId: 'hangUpCall',
     status: 200,
-    response: anyObject,
+    response: callJson(),
     run: ({ session, params, body }) => {
       check(object({}, { description: 'No fields.' }), orEmpty(body));
       return changed(session, json(200, session.sandbox.calls.hangUp(params.id!)));
@@ -313,7 +283,7 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'inboundCall',
     body: inboundCallOptions as Schema<unknown>,
     status: 201,
-    response: anyObject,
+    response: callJson(),
     run: ({ session, body }) => changed(session, json(201, session.sandbox.calls.inbound(body as never))),
   },
   {
@@ -323,7 +293,7 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'inboundMessage',
     body: inboundMessageOptions as Schema<unknown>,
     status: 201,
-    response: anyObject,
+    response: messageJson(),
     run: ({ session, body }) => changed(session, json(201, session.sandbox.messages.inbound(body as never))),
   },
   // For the console.
@@ -331,11 +301,12 @@ export const controlRoutes: ControlRoute[] = [
     method: 'GET',
     path: '/sessions/{s}/calls',
     summary: 'Every call of the session, newest first, with its timeline (for the console)',
-    operationId: 'listCalls',
+    operationId: 'listSessionCalls',
     status: 200,
     response: list(anyObject),
     run: ({ session }) => json(200, { data: callTimelines(session) }),
   },
+  ...scriptingRoutes,
 ];
 
 /**
@@ -396,7 +367,7 @@ export function matchControl(method: string, path: string): { route: ControlRout
     pattern.forEach((segment, i) => {
       if (segment.startsWith('{')) params[segment.slice(1, -1)] = decodeSegment(actual[i]!);
     });
-    return { route, params };
+    return { route: spoken(route), params };
   }
   return allowed.length > 0 ? { allowed } : null;
 }

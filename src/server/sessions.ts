@@ -1,5 +1,6 @@
 import { customAlphabet } from 'nanoid';
 import type { ClockMode } from '../core/clock.js';
+import type { KeyCreateOptions } from '../control/keys.js';
 import { SandboxError } from '../core/errors.js';
 import { SeededRandom } from '../core/random.js';
 import type { Duration } from '../core/duration.js';
@@ -115,11 +116,11 @@ export class Sessions {
     session.sandbox.close();
   }
 
-  /** A new test key of `session`, which routes to it. */
-  makeKey(session: Session): string {
+  /** A new test key of `session`, which routes to it; `options` as `sandbox.keys.create` takes them (plan, scopes). */
+  makeKey(session: Session, options: Omit<KeyCreateOptions, 'key'> = {}): string {
     const suffix = this.random.id('key').slice('key_'.length);
     const key = session.id === DEFAULT_SESSION ? `SVC_TEST_${suffix}` : `SVC_TEST_${session.id}_${suffix}`;
-    session.issued.add(session.sandbox.keys.create({ key }).key);
+    session.issued.add(session.sandbox.keys.create({ ...options, key }).key);
     return key;
   }
 

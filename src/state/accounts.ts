@@ -45,10 +45,11 @@ export interface Principal {
 export type KeyRefusal = 'live_key' | 'malformed' | 'not_configured' | 'revoked';
 
 /** A key made by `sandbox.keys.create()` (or the console's "Create test key"). */
-export interface ApiKey {
+export interface ApiKey extends KeyOptions {
   key: string;
   /** Virtual instant it was made (ISO 8601). */
   createdAt: string;
+  // `account`, `plan` and `scopes` are present when the key was made with them.
 }
 
 /**
@@ -73,7 +74,16 @@ export class Accounts implements Service {
 
   /** The rate limit that applies to a token, valid or not (for the headers of any response). */
   limitFor(token: string | null): number | null {
-    return token && this.config.keys.get(token)?.plan === 'enterprise' ? null : STANDARD_LIMIT;
+    return token && this.settings(token)?.plan === 'enterprise' ? null : STANDARD_LIMIT;
+  }
+
+  /** A key's settings: those it was made with (`keys.create`) over those of the options. */
+  private settings(token: string): KeyOptions | undefined {
+    const made = this.made.get(token);
+    const configured = this.config.keys.get(token);
+    if (!made) return configured;
+    const { key: _key, createdAt: _at, ...options } = made;
+    return { ...configured, ...options };
   }
 
   /** The principal of `token`, or why it is refused. */
@@ -83,8 +93,8 @@ export class Accounts implements Service {
     if (token.startsWith('SVC_LIVE_')) return 'live_key';
     if (!TEST_KEY.test(token)) return 'malformed';
     if (this.revoked.has(token)) return 'revoked';
-    const settings = this.config.keys.get(token);
-    if (!settings && this.config.onlyConfiguredKeys && !this.made.has(token)) return 'not_configured';
+    if (!this.config.keys.has(token) && this.config.onlyConfiguredKeys && !this.made.has(token)) return 'not_configured';
+    const settings = this.settings(token);
     const principal: Principal = {
       key: token,
       account: settings?.account ?? token,
@@ -96,20 +106,23 @@ export class Accounts implements Service {
     return principal;
   }
 
-  /** Makes a key (a new random one unless `key` is given); it works at once, even with `onlyConfiguredKeys`. */
-  create(key?: string): ApiKey {
+  /**
+   * Makes a key (a new random one unless `key` is given) with `options` over any configured
+   * for it; it works at once, even with `onlyConfiguredKeys`.
+   */
+  create(key?: string, options: KeyOptions = {}): ApiKey {
     let made = key;
     while (made === undefined || (key === undefined && this.made.has(made))) made = `SVC_TEST_${this.random.id('key').slice('key_'.length)}`;
     this.revoked.delete(made);
     this.cache.delete(made);
-    const entry = { key: made, createdAt: iso(this.now()) };
+    const entry: ApiKey = { key: made, createdAt: iso(this.now()), ...options };
     this.made.set(made, entry);
-    return { ...entry };
+    return copy(entry);
   }
 
   /** The keys made so far, oldest first. */
   list(): ApiKey[] {
-    return [...this.made.values()].map((k) => ({ ...k }));
+    return [...this.made.values()].map(copy);
   }
 
   /** Whether `key` was made here (and not revoked since). */
@@ -128,4 +141,8 @@ export class Accounts implements Service {
   reset(): void {
     this.cache.clear();
   }
+}
+
+function copy(key: ApiKey): ApiKey {
+  return { ...key, ...(key.scopes ? { scopes: [...key.scopes] } : {}) };
 }

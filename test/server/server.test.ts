@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type SandboxServer } from '../../src/index.js';
 import { readStream } from '../transcripts/sse-client.js';
+import { serverClient } from './client.js';
 import { closeReceivers, startReceiver } from '../webhooks/receivers.js';
 
 /**
@@ -18,25 +19,7 @@ afterEach(async () => {
   await closeReceivers();
 });
 
-async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
-}
-const api = (key: string) => ({
-  get: (path: string) => call('GET', path, undefined, { authorization: `Bearer ${key}` }),
-  post: (path: string, body: unknown) => call('POST', path, body, { authorization: `Bearer ${key}` }),
-});
-const control = {
-  get: (path: string) => call('GET', `/__sandbox${path}`),
-  post: (path: string, body?: unknown) => call('POST', `/__sandbox${path}`, body),
-  put: (path: string, body?: unknown) => call('PUT', `/__sandbox${path}`, body),
-  delete: (path: string) => call('DELETE', `/__sandbox${path}`),
-};
+const { api, control } = serverClient(() => server.url);
 const CALL = { to: '+14155550123', from: '+14155550100' };
 
 describe('the standalone server', () => {
