@@ -318,7 +318,7 @@ export const controlRoutes: ControlRoute[] = [
     method: 'GET',
     path: '/sessions/{s}/calls',
     summary: 'Every call of the session, newest first, with its timeline (for the console)',
-    operationId: 'listCalls',
+    operationId: 'listSessionCalls',
     status: 200,
     response: list(anyObject),
     run: ({ session }) => json(200, { data: callTimelines(session) }),

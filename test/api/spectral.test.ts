@@ -1,0 +1,36 @@
+import { Spectral } from '@stoplight/spectral-core';
+import { oas } from '@stoplight/spectral-rulesets';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox, startServer, type SandboxServer } from '../../src/index.js';
+
+/**
+ * Stoplight Spectral's `spectral:oas` rules, the linter most OpenAPI toolchains run first,
+ * on both documents: the library's (`sandbox.openapi()`) and the one a real server serves at
+ * `GET /__sandbox/openapi.json`. Every finding, error or warning, fails the test by name.
+ */
+async function lint(doc: unknown): Promise<string[]> {
+  const spectral = new Spectral();
+  spectral.setRuleset({ extends: [[oas as never, 'recommended']] } as never);
+  const results = await spectral.run(JSON.stringify(doc, null, 2));
+  const severity = ['error', 'warn', 'info', 'hint'];
+  return results.map((r) => `${severity[r.severity]} ${String(r.code)}: ${r.message} at ${r.path.join('.')}`);
+}
+
+let server: SandboxServer;
+beforeAll(async () => {
+  server = await startServer({ port: 0, seed: 1 });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe("Spectral's spectral:oas rules", () => {
+  it('find nothing in the library document', async () => {
+    expect(await lint(createSandbox({ baseUrl: 'https://api.example.test' }).openapi())).toEqual([]);
+  });
+
+  it('find nothing in the document the server serves', async () => {
+    const served = await (await fetch(`${server.url}/__sandbox/openapi.json`)).json();
+    expect(await lint(served)).toEqual([]);
+  });
+});
