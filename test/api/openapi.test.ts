@@ -88,5 +88,10 @@ describe('the conformance check (test/setup/conformance.ts)', () => {
     expect(checker.check('GET', '/v1/calls/call_0000000000000000', 418, headers(), '{}')).toEqual([expect.stringMatching(/status not listed/)]);
     expect(checker.check('DELETE', '/v1/numbers/num_x', 204, headers(), 'x')).toEqual([expect.stringMatching(/a body where the document says none/)]);
     expect(checker.check('GET', '/v1/nothing', 404, headers(), '{"error":{"code":"not_found","message":"no","extra":1}}')).toEqual([expect.stringMatching(/additional properties/)]);
+    // Server errors are listed one by one (no 5XX): a real 500, and a 503 with its Retry-After, are documented answers.
+    const failure = (code: string) => `{"error":{"code":"${code}","message":"The service failed to answer."}}`;
+    expect(checker.check('GET', '/v1/calls', 500, headers(), failure('internal_error'))).toEqual([]);
+    expect(checker.check('GET', '/v1/calls', 503, headers({ 'retry-after': '1' }), failure('service_unavailable'))).toEqual([]);
+    expect(checker.check('GET', '/v1/calls', 500, headers({ 'retry-after': '1' }), failure('internal_error'))).toEqual([expect.stringMatching(/header retry-after is not documented/)]);
   });
 });

@@ -2,6 +2,8 @@ import { Spectral } from '@stoplight/spectral-core';
 import { oas } from '@stoplight/spectral-rulesets';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, startServer, type SandboxServer } from '../../src/index.js';
+import { controlRoutes } from '../../src/server/control-api.js';
+import { serverOpenApi } from '../../src/server/openapi.js';
 
 /**
  * Stoplight Spectral's `spectral:oas` rules, the linter most OpenAPI toolchains run first,
@@ -32,5 +34,25 @@ describe("Spectral's spectral:oas rules", () => {
   it('find nothing in the document the server serves', async () => {
     const served = await (await fetch(`${server.url}/__sandbox/openapi.json`)).json();
     expect(await lint(served)).toEqual([]);
+  });
+});
+
+describe('the served document', () => {
+  it('describes every operation in more words than its summary, /v1 and control alike', async () => {
+    const served = await (await fetch(`${server.url}/__sandbox/openapi.json`)).json();
+    const thin = Object.entries(served.paths as Record<string, Record<string, { summary: string; description?: string }>>).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => !op.description || op.description.replace(/\.$/, '') === op.summary.replace(/\.$/, ''))
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(thin, 'operations whose description only repeats the summary: describe them (src/server/openapi.ts DESCRIPTIONS, or the route table)').toEqual([]);
+    expect(served.tags.map((t: { name: string }) => t.name)).toEqual(['calls', 'numbers', 'messages', 'recordings', 'transcripts', 'webhooks', 'control']);
+    expect(served.info.contact).toEqual((createSandbox().openapi() as { info: { contact: unknown } }).info.contact);
+  });
+
+  it('regression: an operationId used twice (listCalls, for GET /v1/calls and the control route) can never be served again', () => {
+    const api = createSandbox().openapi();
+    const twice = [...controlRoutes, { ...controlRoutes[0]!, path: '/sessions/{s}/again', operationId: 'listCalls' }];
+    expect(() => serverOpenApi(api, twice, 'http://127.0.0.1:1')).toThrow('serverOpenApi: the operationId listCalls names both GET /v1/calls and GET /__sandbox/sessions/{s}/again: rename one.');
   });
 });
