@@ -107,7 +107,7 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
         { name: 's', in: 'path', required: true, schema: { type: 'string' }, description: 'A session id; `default` always exists.', example: 'default' },
         { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string', pattern: '^[0-9]+$' }, description: 'Resume after this many events.', example: '12' },
       ],
-      responses: { '200': { description: 'The stream; it ends when the session is deleted.', content: { 'text/event-stream': { schema: { type: 'string' } } } }, '404': ERROR },
+      responses: { '200': { description: 'The stream; it ends when the session is deleted.', content: { 'text/event-stream': { schema: { type: 'string' } } } }, '403': ERROR, '404': ERROR },
     },
   };
   paths['/__sandbox/console'] = {
@@ -117,7 +117,7 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
       description: 'The account console (virtual time, API keys, calls, deliveries, dead-letter replay) as an HTML page; `?session=` picks the session, and its assets are under /__sandbox/console/.',
       tags: ['control'],
       security: [],
-      responses: { '200': { description: 'The console page.', content: { 'text/html': { schema: { type: 'string' } } } } },
+      responses: { '200': { description: 'The console page.', content: { 'text/html': { schema: { type: 'string' } } } }, '403': ERROR },
     },
   };
   paths['/__sandbox/openapi.json'] = {
@@ -127,7 +127,17 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
       description: 'This OpenAPI 3.1 document: the `/v1` API as `sandbox.openapi()` describes it, and the control API.',
       tags: ['control'],
       security: [],
-      responses: { '200': { description: 'The OpenAPI 3.1 document of the server.', content: { 'application/json': { schema: { type: 'object' } } } } },
+      responses: { '200': { description: 'The OpenAPI 3.1 document of the server.', content: { 'application/json': { schema: { type: 'object' } } } }, '403': ERROR },
+    },
+  };
+  paths['/__sandbox/openapi-3.0.json'] = {
+    get: {
+      operationId: 'getOpenApi30',
+      summary: 'This document in OpenAPI 3.0',
+      description: 'This document in OpenAPI 3.0.3, for tools that read no 3.1 yet (kin-openapi, older generators): the same operations, with what 3.0 cannot say (webhooks, if/then rules) left out.',
+      tags: ['control'],
+      security: [],
+      responses: { '200': { description: 'The OpenAPI 3.0.3 document of the server.', content: { 'application/json': { schema: { type: 'object' } } } }, '403': ERROR },
     },
   };
   uniqueOperationIds(paths);
@@ -155,4 +165,78 @@ function uniqueOperationIds(paths: Record<string, Record<string, unknown>>): voi
       seen.set(id, where);
     }
   }
+}
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** JSON Schema keywords OpenAPI 3.0's schema object lacks: dropped (the server checks them all the same). */
+const NOT_IN_30 = new Set(['if', 'then', 'else', 'dependentRequired', 'dependentSchemas', 'propertyNames', 'unevaluatedProperties', 'contentMediaType', 'const', 'examples', '$schema']);
+
+/** One schema in 3.0's dialect (see {@link openApi30}). */
+function schema30(input: unknown): Json {
+  if (input === true) return {};
+  if (input === false) return { not: {} };
+  if (!isObject(input)) return input as Json;
+  if (typeof input.$ref === 'string') return { $ref: input.$ref };
+  const out: Json = {};
+  for (const [key, value] of Object.entries(input)) {
+    if (NOT_IN_30.has(key)) continue;
+    if (key === 'properties' && isObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, schema30(s)]));
+    else if ((key === 'allOf' || key === 'anyOf' || key === 'oneOf') && Array.isArray(value)) out[key] = value.map(schema30);
+    else if (key === 'items' || key === 'not' || (key === 'additionalProperties' && typeof value !== 'boolean')) out[key] = schema30(value);
+    else out[key] = value;
+  }
+  if (Array.isArray(input.type)) {
+    const types = input.type.filter((t) => t !== 'null');
+    if (types.length !== 1) throw new Error(`openApi30: the type list ${JSON.stringify(input.type)} has no 3.0 form.`);
+    out.type = types[0];
+    if (types.length < input.type.length) out.nullable = true;
+  }
+  if ('const' in input) out.enum = [input.const];
+  if (Array.isArray(input.examples) && input.examples.length > 0 && !('example' in input)) out.example = input.examples[0];
+  if (input.contentMediaType !== undefined) out.format = 'binary';
+  for (const bound of ['Minimum', 'Maximum'] as const) {
+    const exclusive = input[`exclusive${bound}`];
+    if (typeof exclusive === 'number') Object.assign(out, { [bound.toLowerCase()]: exclusive, [`exclusive${bound}`]: true });
+  }
+  // `anyOf: [X, {type: 'null'}]` (a nullable object): X, nullable.
+  const anyOf = out.anyOf as Json[] | undefined;
+  if (anyOf?.length === 2 && anyOf.some((s) => s.type === 'null')) {
+    const inner = anyOf.find((s) => s.type !== 'null')!;
+    delete out.anyOf;
+    Object.assign(out, inner.$ref ? { allOf: [inner] } : inner, { nullable: true });
+  }
+  return out;
+}
+
+/** Every `schema` below `node` (parameters, media types, headers) in 3.0's dialect. */
+function schemas30(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(schemas30);
+  if (!isObject(node)) return node;
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, key === 'schema' ? schema30(value) : schemas30(value)]));
+}
+
+/**
+ * The document in OpenAPI 3.0.3 (`GET /__sandbox/openapi-3.0.json`), for tools that read no
+ * 3.1 yet (kin-openapi, older generators): type lists with `null` become `nullable`, `const` an
+ * `enum` of one, `examples` the first `example`, numeric exclusive bounds the boolean form,
+ * boolean schemas `{}` and `{not: {}}`; what 3.0 cannot say is dropped (`webhooks`, the license
+ * `identifier`, `if`/`then`, `propertyNames`), so the 3.1 document stays the exact one: the
+ * server refuses all it did before.
+ */
+export function openApi30(doc: Record<string, unknown>): Record<string, unknown> {
+  const { webhooks: _webhooks, info, components, paths, ...rest } = doc as Json & { info: Json; components: Json };
+  const { identifier: _identifier, ...license } = (info.license ?? {}) as Json;
+  const { schemas = {}, ...otherComponents } = components;
+  return {
+    ...rest,
+    openapi: '3.0.3',
+    info: { ...info, ...(info.license ? { license } : {}) },
+    paths: schemas30(paths),
+    components: {
+      ...(schemas30(otherComponents) as Json),
+      schemas: Object.fromEntries(Object.entries(schemas as Json).map(([name, s]) => [name, schema30(s)])),
+    },
+  };
 }
