@@ -110,36 +110,37 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
       responses: { '200': { description: 'The stream; it ends when the session is deleted.', content: { 'text/event-stream': { schema: { type: 'string' } } } }, '403': ERROR, '404': ERROR },
     },
   };
-  paths['/__sandbox/console'] = {
+  const page = (operationId: string, summary: string, description: string, type: string, answer: string) => ({
     get: {
-      operationId: 'getConsole',
-      summary: 'The account console, as an HTML page',
-      description: 'The account console (virtual time, API keys, calls, deliveries, dead-letter replay) as an HTML page; `?session=` picks the session, and its assets are under /__sandbox/console/.',
+      operationId,
+      summary,
+      description,
       tags: ['control'],
       security: [],
-      responses: { '200': { description: 'The console page.', content: { 'text/html': { schema: { type: 'string' } } } }, '403': ERROR },
+      responses: { '200': { description: answer, content: { [type]: { schema: { type: type === 'text/html' ? 'string' : 'object' } } } }, '403': ERROR },
     },
-  };
-  paths['/__sandbox/openapi.json'] = {
-    get: {
-      operationId: 'getOpenApi',
-      summary: 'This document',
-      description: 'This OpenAPI 3.1 document: the `/v1` API as `sandbox.openapi()` describes it, and the control API.',
-      tags: ['control'],
-      security: [],
-      responses: { '200': { description: 'The OpenAPI 3.1 document of the server.', content: { 'application/json': { schema: { type: 'object' } } } }, '403': ERROR },
-    },
-  };
-  paths['/__sandbox/openapi-3.0.json'] = {
-    get: {
-      operationId: 'getOpenApi30',
-      summary: 'This document in OpenAPI 3.0',
-      description: 'This document in OpenAPI 3.0.3, for tools that read no 3.1 yet (kin-openapi, older generators): the same operations, with what 3.0 cannot say (webhooks, if/then rules) left out.',
-      tags: ['control'],
-      security: [],
-      responses: { '200': { description: 'The OpenAPI 3.0.3 document of the server.', content: { 'application/json': { schema: { type: 'object' } } } }, '403': ERROR },
-    },
-  };
+  });
+  paths['/__sandbox/console'] = page(
+    'getConsole',
+    'The account console, as an HTML page',
+    'The account console (virtual time, API keys, calls, deliveries, dead-letter replay) as an HTML page; `?session=` picks the session, and its assets are under /__sandbox/console/.',
+    'text/html',
+    'The console page.',
+  );
+  paths['/__sandbox/openapi.json'] = page(
+    'getOpenApi',
+    'This document',
+    'This OpenAPI 3.1 document: the `/v1` API as `sandbox.openapi()` describes it, and the control API.',
+    'application/json',
+    'The OpenAPI 3.1 document of the server.',
+  );
+  paths['/__sandbox/openapi-3.0.json'] = page(
+    'getOpenApi30',
+    'This document in OpenAPI 3.0',
+    'This document in OpenAPI 3.0.3, for tools that read no 3.1 yet (kin-openapi, older generators): the same operations, with what 3.0 cannot say (webhooks, if/then rules) left out.',
+    'application/json',
+    'The OpenAPI 3.0.3 document of the server.',
+  );
   uniqueOperationIds(paths);
   return {
     ...api,
