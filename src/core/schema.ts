@@ -194,7 +194,8 @@ function dayExists(text: string): boolean {
 }
 
 /**
- * An ISO 8601 date or date-time; parsed to epoch milliseconds. The document gives the pattern
+ * An ISO 8601 date or date-time, UTC unless it gives an offset (a test's result must not depend
+ * on the machine's time zone); parsed to epoch milliseconds. The document gives the pattern
  * it accepts rather than `format: date-time`, which would refuse a plain date (2026-01-01)
  * and a time without seconds or offset that the sandbox takes (docs/pagination.md).
  */
@@ -202,7 +203,9 @@ export function dateTime(description: string): Schema<number> {
   return {
     hint: 'an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z',
     parse(value, path) {
-      const ms = typeof value === 'string' && ISO_8601.test(value) && dayExists(value) ? Date.parse(value) : NaN;
+      // A date-time without an offset is UTC, as a date alone is: never the machine's time zone.
+      const utc = typeof value === 'string' && /T[\d:.]+$/.test(value) ? `${value}Z` : value;
+      const ms = typeof value === 'string' && ISO_8601.test(value) && dayExists(value) ? Date.parse(utc as string) : NaN;
       if (Number.isNaN(ms)) throw invalid(`${name(path)} must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z (got ${show(value)}).`, path);
       return ms;
     },

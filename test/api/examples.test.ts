@@ -107,4 +107,22 @@ describe('the list date filters (issue 18: typed narrower than the server)', () 
     expect((await send(sandbox, 'GET', '/v1/calls?created_after=yesterday')).status).toBe(400);
     await sandbox.close();
   });
+
+  it("regression: a date-time without an offset was read in the machine's time zone; it is UTC, as a plain date is", async () => {
+    const sandbox = createSandbox({ seed: 1, startTime: '2026-01-01T00:00:00Z' });
+    await sandbox.advance('10h');
+    const { id } = (await send(sandbox, 'POST', '/v1/calls', { to: '+14155550123', from: '+14155550100' })).body;
+    const zone = process.env.TZ;
+    try {
+      for (const tz of ['UTC', 'America/New_York', 'Asia/Tokyo']) {
+        process.env.TZ = tz;
+        const page = await send(sandbox, 'GET', '/v1/calls?created_after=2026-01-01T09:59&created_before=2026-01-01T10:01:00');
+        expect(page.body.data.map((c: { id: string }) => c.id), tz).toEqual([id]);
+      }
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+    await sandbox.close();
+  });
 });

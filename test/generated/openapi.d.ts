@@ -433,9 +433,9 @@ export interface operations {
                 limit?: number;
                 /** @description The next_cursor of the previous page. */
                 cursor?: string;
-                /** @description Only items created strictly after this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time. */
+                /** @description Only items created strictly after this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset). */
                 created_after?: string;
-                /** @description Only items created strictly before this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time. */
+                /** @description Only items created strictly before this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset). */
                 created_before?: string;
                 /** @description Only calls in this status. */
                 status?: "ringing" | "answered" | "completed";
@@ -1577,9 +1577,9 @@ export interface operations {
                 limit?: number;
                 /** @description The next_cursor of the previous page. */
                 cursor?: string;
-                /** @description Only items created strictly after this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time. */
+                /** @description Only items created strictly after this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset). */
                 created_after?: string;
-                /** @description Only items created strictly before this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time. */
+                /** @description Only items created strictly before this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset). */
                 created_before?: string;
                 /** @description true lists the account's own numbers instead of the available ones. */
                 provisioned?: "true" | "false";
@@ -2608,9 +2608,9 @@ export interface operations {
                 limit?: number;
                 /** @description The next_cursor of the previous page. */
                 cursor?: string;
-                /** @description Only items created strictly after this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time. */
+                /** @description Only items created strictly after this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset). */
                 created_after?: string;
-                /** @description Only items created strictly before this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time. */
+                /** @description Only items created strictly before this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset). */
                 created_before?: string;
                 /** @description Only messages in this direction. */
                 direction?: "outbound" | "inbound";
@@ -3157,9 +3157,9 @@ export interface operations {
                 limit?: number;
                 /** @description The next_cursor of the previous page. */
                 cursor?: string;
-                /** @description Only items created strictly after this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time. */
+                /** @description Only items created strictly after this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset). */
                 created_after?: string;
-                /** @description Only items created strictly before this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time. */
+                /** @description Only items created strictly before this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset). */
                 created_before?: string;
                 /** @description Only recordings of calls this agent had when they ended (the AI handler name for AI receptionist calls). */
                 agent?: string;
@@ -4044,9 +4044,9 @@ export interface operations {
                 limit?: number;
                 /** @description The next_cursor of the previous page. */
                 cursor?: string;
-                /** @description Only items created strictly after this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time. */
+                /** @description Only items created strictly after this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset). */
                 created_after?: string;
-                /** @description Only items created strictly before this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time. */
+                /** @description Only items created strictly before this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset). */
                 created_before?: string;
             };
             header?: never;
