@@ -47,13 +47,17 @@ describe("Spectral's spectral:oas rules", () => {
 });
 
 describe('the served document', () => {
-  it('describes every operation in more words than its summary, /v1 and control alike', async () => {
+  it('describes every operation beyond its summary, gives every path parameter an example, and keeps the /v1 tags and the contact', async () => {
     const thin = Object.entries(served.paths as Record<string, Record<string, { summary: string; description?: string }>>).flatMap(([path, ops]) =>
       Object.entries(ops)
         .filter(([, op]) => !op.description || op.description.replace(/\.$/, '') === op.summary.replace(/\.$/, ''))
         .map(([method]) => `${method.toUpperCase()} ${path}`),
     );
     expect(thin, 'operations whose description only repeats the summary: describe them (src/server/openapi.ts DESCRIPTIONS, or the route table)').toEqual([]);
+    const bare = Object.entries(served.paths as Record<string, Record<string, { parameters?: Array<{ in: string; name: string; example?: unknown }> }>>).flatMap(([path, ops]) =>
+      Object.entries(ops).flatMap(([method, op]) => (op.parameters ?? []).filter((p) => p.in === 'path' && p.example === undefined).map((p) => `${method.toUpperCase()} ${path} {${p.name}}`)),
+    );
+    expect(bare, 'path parameters without an example (src/server/openapi.ts controlExample, or the route table)').toEqual([]);
     expect(served.tags.map((t: { name: string }) => t.name)).toEqual(['calls', 'numbers', 'messages', 'recordings', 'transcripts', 'webhooks', 'control']);
     expect(served.info.contact).toEqual((createSandbox().openapi() as { info: { contact: unknown } }).info.contact);
   });
