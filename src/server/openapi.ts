@@ -1,7 +1,7 @@
 import type { ControlRoute } from './control-api.js';
 
 const ERROR = {
-  description: 'An error, in the envelope of CONTRACT §4.',
+  description: 'An error, in the envelope every answer uses (docs/errors.md).',
   content: {
     'application/json': {
       schema: {
