@@ -43,6 +43,19 @@ const HEADERS = {
 const COMMON = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Access-Control-Allow-Origin', 'Access-Control-Expose-Headers', 'Vary', 'Deprecation', 'Sunset', 'Link'] as const;
 const refHeaders = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 
+/**
+ * The service failures, each status listed on its own rather than as `5XX` (which some client
+ * generators turn into code that does not compile): the sandbox answers them only when a test
+ * injects a fault (`sandbox.faults.inject`, whose 500–599 go beyond these four) or, 500, for
+ * a sandbox bug; 503 also for a request in flight when the sandbox was reset.
+ */
+const SERVER_ERRORS: Record<string, string> = {
+  '500': 'An internal error (in the sandbox: an injected fault, or a sandbox bug); retrying is safe.',
+  '502': 'A bad gateway (in the sandbox: an injected fault); retrying is safe.',
+  '503': 'The service is unavailable (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retry after Retry-After seconds when it is sent.',
+  '504': 'A gateway timeout (in the sandbox: an injected fault); retrying is safe.',
+};
+
 const ERRORS: Record<string, string> = {
   '400': 'Malformed JSON or invalid parameters; `error.param` names the field (docs/errors.md).',
   '401': 'No API key, a malformed or revoked one, or a production (SVC_LIVE_) key.',
@@ -52,12 +65,12 @@ const ERRORS: Record<string, string> = {
   '413': 'The body is larger than 1 MiB.',
   '422': 'Semantically invalid: an unreachable destination, a call not active, a number not available or not provisioned.',
   '429': 'Over the rate limit: retry after Retry-After seconds.',
-  '5XX': 'A failure of the service (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retrying is safe.',
+  ...SERVER_ERRORS,
 };
 
 /** The error statuses a route can answer: those of every route, and those of its input and its own. */
 function errorStatuses(route: AnyRoute): string[] {
-  const statuses = new Set(['401', '403', '429', '5XX']);
+  const statuses = new Set(['401', '403', '429', ...Object.keys(SERVER_ERRORS)]);
   if (route.query || route.body) statuses.add('400');
   if (route.body) statuses.add('413');
   if (route.path.includes('{')) statuses.add('404');
@@ -66,7 +79,7 @@ function errorStatuses(route: AnyRoute): string[] {
 }
 
 function errorResponse(status: string) {
-  const extra = status === '429' || status === '5XX' ? ['Retry-After'] : [];
+  const extra = status === '429' || status === '503' ? ['Retry-After'] : [];
   return { description: ERRORS[status], headers: refHeaders([...COMMON, ...extra]), content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
 }
 
@@ -79,6 +92,9 @@ function queryParameters(route: AnyRoute): Array<Record<string, unknown>> {
   });
 }
 
+/** Where the sandbox's users find its maintainers (the package page lists the repository and its issues). */
+export const CONTACT = { name: 'svc-sandbox', url: 'https://www.npmjs.com/package/svc-sandbox' };
+
 /**
  * The OpenAPI 3.1 description of the sandbox's API, generated from the route table and the
  * same schemas that validate requests and describe resources (so it cannot drift from what is
@@ -89,7 +105,13 @@ function queryParameters(route: AnyRoute): Array<Record<string, unknown>> {
 export function openApiDocument(routes: readonly AnyRoute[], baseUrl: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, description: 'The resource id.', schema: { type: 'string' } }));
+    const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => {
+      const param = route.params?.[name!];
+      if (!param) throw new Error(`openApiDocument: ${route.method} ${route.path} gives no description and example of {${name}} in its params.`);
+      return { name, in: 'path', required: true, description: param.description, schema: { type: 'string' }, example: param.example };
+    });
+    if (route.body && !route.examples) throw new Error(`openApiDocument: ${route.method} ${route.path} has a body but no examples.`);
+    const examples = route.examples && { examples: route.examples };
     const { response } = route;
     const success = {
       description: response.description,
@@ -99,9 +121,10 @@ export function openApiDocument(routes: readonly AnyRoute[], baseUrl: string): R
     (paths[route.path] ??= {})[route.method.toLowerCase()] = {
       operationId: route.operationId,
       summary: route.summary,
+      description: route.description,
       tags: [route.resource],
       parameters: [...pathParams, ...queryParameters(route)],
-      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body.openapi() } } } } : {}),
+      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body.openapi(), ...examples } } } } : {}),
       responses: { [String(response.status)]: success, ...Object.fromEntries(errorStatuses(route).map((s) => [s, errorResponse(s)])) },
     };
   }
@@ -113,6 +136,7 @@ export function openApiDocument(routes: readonly AnyRoute[], baseUrl: string): R
       version: 'v1',
       description: 'The test-mode sandbox of the Voice and Messaging API: real state, a virtual clock, signed webhooks. Generated from the schemas that validate requests.',
       license: { name: 'MIT', identifier: 'MIT' },
+      contact: CONTACT,
     },
     servers: [{ url: baseUrl, description: 'The sandbox.' }],
     security: [{ bearer: [] }],

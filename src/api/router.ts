@@ -49,8 +49,14 @@ export interface Route<B = unknown, Q = unknown> {
   path: string;
   resource: Resource;
   summary: string;
+  /** What the operation does and its main rules, in a sentence or two (the document's `description`). */
+  description: string;
   /** A stable name for generated clients (`placeCall`). */
   operationId: string;
+  /** Each `{param}` of `path`: what it names, and a realistic value (the document's `example`). */
+  params?: Record<string, { description: string; example: string }>;
+  /** Request bodies the server accepts, by name (the document's `examples`); every route with a `body` has one. */
+  examples?: Record<string, { summary: string; value: unknown }>;
   /** Parses the JSON body before the handler runs (POST, PUT); its refusal is the 400. */
   body?: Schema<B>;
   /** Parses the query string before the handler runs. */

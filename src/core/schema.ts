@@ -193,16 +193,23 @@ function dayExists(text: string): boolean {
   return day <= ([31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0);
 }
 
-/** An ISO 8601 date or date-time; parsed to epoch milliseconds. */
+/**
+ * An ISO 8601 date or date-time, UTC unless it gives an offset (a test's result must not depend
+ * on the machine's time zone); parsed to epoch milliseconds. The document gives the pattern
+ * it accepts rather than `format: date-time`, which would refuse a plain date (2026-01-01)
+ * and a time without seconds or offset that the sandbox takes (docs/pagination.md).
+ */
 export function dateTime(description: string): Schema<number> {
   return {
     hint: 'an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z',
     parse(value, path) {
-      const ms = typeof value === 'string' && ISO_8601.test(value) && dayExists(value) ? Date.parse(value) : NaN;
+      // A date-time without an offset is UTC, as a date alone is: never the machine's time zone.
+      const utc = typeof value === 'string' && /T[\d:.]+$/.test(value) ? `${value}Z` : value;
+      const ms = typeof value === 'string' && ISO_8601.test(value) && dayExists(value) ? Date.parse(utc as string) : NaN;
       if (Number.isNaN(ms)) throw invalid(`${name(path)} must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z (got ${show(value)}).`, path);
       return ms;
     },
-    openapi: () => ({ type: 'string', format: 'date-time', description }),
+    openapi: () => ({ type: 'string', pattern: ISO_8601.source, description, examples: ['2026-01-01', '2026-01-01T09:30:00Z'] }),
   };
 }
 
@@ -405,6 +412,17 @@ export function object<S extends Shape>(
  */
 export function has(...keys: string[]): JsonSchema {
   return { required: keys, properties: Object.fromEntries(keys.map((k) => [k, true])) };
+}
+
+/**
+ * A JSON Schema saying this array field is present and holds at least one item, for `rules`
+ * (the field's own schema, in `properties`, says what the items are).
+ *
+ * @example
+ * rules: { anyOf: [has('body'), hasItems('media_urls')] } // text, or at least one media URL
+ */
+export function hasItems(key: string): JsonSchema {
+  return { required: [key], properties: { [key]: { type: 'array', items: {}, minItems: 1 } } };
 }
 
 /** Reads a query string into a plain object for an `object` schema; a repeated parameter is refused. */

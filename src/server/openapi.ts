@@ -1,7 +1,7 @@
 import type { ControlRoute } from './control-api.js';
 
 const ERROR = {
-  description: 'An error, in the envelope of CONTRACT §4.',
+  description: 'An error, in the envelope every answer uses (docs/errors.md).',
   content: {
     'application/json': {
       schema: {
@@ -12,6 +12,53 @@ const ERROR = {
     },
   },
 };
+
+/**
+ * What each control operation does and its main rules, by operationId (the document's
+ * `description`; the route's `summary` says it in a line). A control route that carries a
+ * `description` of its own uses that instead.
+ */
+const DESCRIPTIONS: Record<string, string> = {
+  health: 'Answers 200 `{"status": "ok"}` while the server is up: poll it before the first test runs.',
+  createSession:
+    'Starts a session: a sandbox of its own (clock, seed, ids, accounts, webhook queues), so parallel test workers never share state. The answer carries an API key that routes `/v1` requests to it; a server holds at most 1,000 live sessions (409 past that).',
+  listSessions: 'The live sessions with their seed and virtual time; `default` always exists.',
+  deleteSession: 'Ends a session: an advance in progress answers 409 `interrupted`, and its keys are 401 from then on. `default` cannot be deleted (409).',
+  advance:
+    'Moves the session\'s virtual clock forward by `duration` (e.g. "90s", "25h"), running every timer due on the way: call lifecycles, deliveries and their retries. It answers with the events emitted meanwhile, oldest first; a reset or delete during it is 409 `interrupted`.',
+  reset: 'Resets the session to its starting state (clock, data, queues) as `sandbox.reset()` does; keys it made stay valid.',
+  listEvents: 'Every platform event of the session, oldest first, as webhooks would carry them.',
+  listDeliveries: 'Every webhook delivery of the session with its attempts, their status and errors.',
+  listDeadLetters: 'The deliveries that used up their retries (the dead-letter queue), for inspection and replay.',
+  replayDeadLetter:
+    'Sends a dead letter again (a `dlv_` id), or every dead letter of one event (an `evt_` id), starting the attempt count over at 1. An id with no dead letter is 404; one already delivered is 409.',
+  createKey: 'Makes a new test API key that routes `/v1` requests to this session.',
+  listKeys: 'The keys made for this session, with when each was made.',
+  revokeKey: 'Revokes one of this session\'s keys: requests with it are 401 from then on. A key of another session is 404.',
+  injectFault:
+    'Makes the next matching `/v1` requests fail: an error status (429 or 500–599, with an optional Retry-After) or a network failure, `times` times (or "Infinity"). It answers with the faults now active.',
+  clearFaults: 'Forgets every injected fault of the session.',
+  setBehavior: 'Scripts what happens to calls to a number from now on: answered or not, by whom, busy, failed, how long they ring and last.',
+  clearBehavior: 'Forgets a number\'s scripted behaviour: calls to it follow the seeded defaults again.',
+  answerCall: 'Answers a ringing call now, by a human or a machine (`by`), instead of waiting for the clock. A call that is not ringing is 409.',
+  hangUpCall: 'Ends a live call now, as if a party hung up. A call already ended is 409.',
+  inboundCall: 'Rings one of an account\'s numbers from outside, as a caller would: the call follows the number\'s routing and sends its webhooks.',
+  inboundMessage: 'Delivers an SMS or MMS from outside to one of an account\'s numbers, as a phone would send it: it is stored and its webhook sent.',
+  listSessionCalls: 'Every call of the session across its accounts, newest first, each with its timeline of events and deliveries (what the console shows).',
+};
+
+/**
+ * A realistic value of each control path parameter, by name (and, for `id`, by what the path
+ * names); none for a parameter not known here (test/api/spectral.test.ts then names it).
+ */
+function controlExample(name: string, path: string): string | undefined {
+  if (name === 's') return 'default';
+  if (name === 'key') return 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_8Hd3Lp6Vs0Yf5JuA';
+  if (name === 'number') return '+14155550123';
+  if (name === 'id' && path.includes('/dead-letters/')) return 'dlv_6Np1Rz8Kq3Wd5Ty2';
+  if (name === 'id' && path.includes('/calls/')) return 'call_7mQ2xK9pR4tLw8Zb';
+  return undefined;
+}
 
 /**
  * The server's OpenAPI 3.1 document (`GET /__sandbox/openapi.json`): the `/v1` API as
@@ -29,9 +76,15 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
       schema: { type: 'string' },
       ...(name === 's' ? { description: 'A session id; `default` always exists.' } : {}),
     }));
+    for (const parameter of parameters) {
+      const example = controlExample(parameter.name!, route.path);
+      if (example !== undefined) Object.assign(parameter, { example });
+    }
+    const own = 'description' in route && typeof route.description === 'string' ? route.description : undefined;
     (paths[full] ??= {})[route.method.toLowerCase()] = {
       operationId: route.operationId,
       summary: route.summary,
+      description: own ?? DESCRIPTIONS[route.operationId] ?? `${route.summary}.`,
       tags: ['control'],
       security: [],
       ...(parameters.length ? { parameters } : {}),
@@ -51,39 +104,146 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
   paths['/__sandbox/sessions/{s}/stream'] = {
     get: {
       operationId: 'streamSession',
-      summary: "The session's live stream for the console, as server-sent events: `event` (each platform event, with its position in the log as `id`), `change` {now} (read the lists again) and `reset` {now}. Send `Last-Event-ID` to resume after the n-th event.",
+      summary: "The session's live stream, as server-sent events",
+      description:
+        "The session's live stream for the console, as server-sent events: `event` (each platform event, with its position in the log as `id`), `change` {now} (read the lists again) and `reset` {now}. Send `Last-Event-ID` to resume after the n-th event.",
       tags: ['control'],
       security: [],
       parameters: [
-        { name: 's', in: 'path', required: true, schema: { type: 'string' }, description: 'A session id; `default` always exists.' },
-        { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string', pattern: '^[0-9]+$' }, description: 'Resume after this many events.' },
+        { name: 's', in: 'path', required: true, schema: { type: 'string' }, description: 'A session id; `default` always exists.', example: 'default' },
+        { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string', pattern: '^[0-9]+$' }, description: 'Resume after this many events.', example: '12' },
       ],
-      responses: { '200': { description: 'The stream; it ends when the session is deleted.', content: { 'text/event-stream': { schema: { type: 'string' } } } }, '404': ERROR },
+      responses: { '200': { description: 'The stream; it ends when the session is deleted.', content: { 'text/event-stream': { schema: { type: 'string' } } } }, '403': ERROR, '404': ERROR },
     },
   };
-  paths['/__sandbox/console'] = {
+  const page = (operationId: string, summary: string, description: string, type: string, answer: string) => ({
     get: {
-      operationId: 'getConsole',
-      summary: 'The account console (API keys, deliveries, dead-letter replay) as an HTML page; its assets are under /__sandbox/console/.',
+      operationId,
+      summary,
+      description,
       tags: ['control'],
       security: [],
-      responses: { '200': { description: 'The console page.', content: { 'text/html': { schema: { type: 'string' } } } } },
+      responses: { '200': { description: answer, content: { [type]: { schema: { type: type === 'text/html' ? 'string' : 'object' } } } }, '403': ERROR },
     },
-  };
-  paths['/__sandbox/openapi.json'] = {
-    get: {
-      operationId: 'getOpenApi',
-      summary: 'This document.',
-      tags: ['control'],
-      security: [],
-      responses: { '200': { description: 'The OpenAPI 3.1 document of the server.', content: { 'application/json': { schema: { type: 'object' } } } } },
-    },
-  };
+  });
+  paths['/__sandbox/console'] = page(
+    'getConsole',
+    'The account console, as an HTML page',
+    'The account console (virtual time, API keys, calls, deliveries, dead-letter replay) as an HTML page; `?session=` picks the session, and its assets are under /__sandbox/console/.',
+    'text/html',
+    'The console page.',
+  );
+  paths['/__sandbox/openapi.json'] = page(
+    'getOpenApi',
+    'This document',
+    'This OpenAPI 3.1 document: the `/v1` API as `sandbox.openapi()` describes it, and the control API.',
+    'application/json',
+    'The OpenAPI 3.1 document of the server.',
+  );
+  paths['/__sandbox/openapi-3.0.json'] = page(
+    'getOpenApi30',
+    'This document in OpenAPI 3.0',
+    'This document in OpenAPI 3.0.3, for tools that read no 3.1 yet (kin-openapi, older generators): the same operations, with what 3.0 cannot say (webhooks, if/then rules) left out.',
+    'application/json',
+    'The OpenAPI 3.0.3 document of the server.',
+  );
+  uniqueOperationIds(paths);
   return {
     ...api,
-    info: { title: 'Voice and Messaging API and control API (svc-sandbox server)', version: 'v1' },
+    info: { ...(api.info as Record<string, unknown>), title: 'Voice and Messaging API and control API (svc-sandbox server)' },
     servers: [{ url }],
-    tags: [{ name: 'control', description: 'The sandbox server\'s control API (CONTRACT §8): sessions, virtual time, scripting. No authentication: it listens on loopback.' }],
+    tags: [
+      ...(api.tags as unknown[]),
+      { name: 'control', description: 'The sandbox server\'s control API (docs/server.md): sessions, virtual time, scripting. No authentication: it listens on loopback.' },
+    ],
     paths,
+  };
+}
+
+/** Throws when two operations share an operationId: generated clients would drop or refuse one of them. */
+function uniqueOperationIds(paths: Record<string, Record<string, unknown>>): void {
+  const seen = new Map<string, string>();
+  for (const [path, operations] of Object.entries(paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const id = (operation as { operationId: string }).operationId;
+      const where = `${method.toUpperCase()} ${path}`;
+      const other = seen.get(id);
+      if (other) throw new Error(`serverOpenApi: the operationId ${id} names both ${other} and ${where}: rename one.`);
+      seen.set(id, where);
+    }
+  }
+}
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** JSON Schema keywords OpenAPI 3.0's schema object lacks: dropped (the server checks them all the same). */
+const NOT_IN_30 = new Set(['if', 'then', 'else', 'dependentRequired', 'dependentSchemas', 'propertyNames', 'unevaluatedProperties', 'contentMediaType', 'const', 'examples', '$schema']);
+
+/** One schema in 3.0's dialect (see {@link openApi30}). */
+function schema30(input: unknown): Json {
+  if (input === true) return {};
+  if (input === false) return { not: {} };
+  if (!isObject(input)) return input as Json;
+  if (typeof input.$ref === 'string') return { $ref: input.$ref };
+  const out: Json = {};
+  for (const [key, value] of Object.entries(input)) {
+    if (NOT_IN_30.has(key)) continue;
+    if (key === 'properties' && isObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, schema30(s)]));
+    else if ((key === 'allOf' || key === 'anyOf' || key === 'oneOf') && Array.isArray(value)) out[key] = value.map(schema30);
+    else if (key === 'items' || key === 'not' || (key === 'additionalProperties' && typeof value !== 'boolean')) out[key] = schema30(value);
+    else out[key] = value;
+  }
+  if (Array.isArray(input.type)) {
+    const types = input.type.filter((t) => t !== 'null');
+    if (types.length !== 1) throw new Error(`openApi30: the type list ${JSON.stringify(input.type)} has no 3.0 form.`);
+    out.type = types[0];
+    if (types.length < input.type.length) out.nullable = true;
+  }
+  if ('const' in input) out.enum = [input.const];
+  if (Array.isArray(input.examples) && input.examples.length > 0 && !('example' in input)) out.example = input.examples[0];
+  if (input.contentMediaType !== undefined) out.format = 'binary';
+  for (const bound of ['Minimum', 'Maximum'] as const) {
+    const exclusive = input[`exclusive${bound}`];
+    if (typeof exclusive === 'number') Object.assign(out, { [bound.toLowerCase()]: exclusive, [`exclusive${bound}`]: true });
+  }
+  // `anyOf: [X, {type: 'null'}]` (a nullable object): X, nullable.
+  const anyOf = out.anyOf as Json[] | undefined;
+  if (anyOf?.length === 2 && anyOf.some((s) => s.type === 'null')) {
+    const inner = anyOf.find((s) => s.type !== 'null')!;
+    delete out.anyOf;
+    Object.assign(out, inner.$ref ? { allOf: [inner] } : inner, { nullable: true });
+  }
+  return out;
+}
+
+/** Every `schema` below `node` (parameters, media types, headers) in 3.0's dialect. */
+function schemas30(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(schemas30);
+  if (!isObject(node)) return node;
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, key === 'schema' ? schema30(value) : schemas30(value)]));
+}
+
+/**
+ * The document in OpenAPI 3.0.3 (`GET /__sandbox/openapi-3.0.json`), for tools that read no
+ * 3.1 yet (kin-openapi, older generators): type lists with `null` become `nullable`, `const` an
+ * `enum` of one, `examples` the first `example`, numeric exclusive bounds the boolean form,
+ * boolean schemas `{}` and `{not: {}}`; what 3.0 cannot say is dropped (`webhooks`, the license
+ * `identifier`, `if`/`then`, `propertyNames`), so the 3.1 document stays the exact one: the
+ * server refuses all it did before.
+ */
+export function openApi30(doc: Record<string, unknown>): Record<string, unknown> {
+  const { webhooks: _webhooks, info, components, paths, ...rest } = doc as Json & { info: Json; components: Json };
+  const { identifier: _identifier, ...license } = (info.license ?? {}) as Json;
+  const { schemas = {}, ...otherComponents } = components;
+  return {
+    ...rest,
+    openapi: '3.0.3',
+    info: { ...info, ...(info.license ? { license } : {}) },
+    paths: schemas30(paths),
+    components: {
+      ...(schemas30(otherComponents) as Json),
+      schemas: Object.fromEntries(Object.entries(schemas as Json).map(([name, s]) => [name, schema30(s)])),
+    },
   };
 }

@@ -13,7 +13,7 @@ import { consoleAsset } from './console.js';
 import { controlRoutes, matchControl } from './control-api.js';
 import { checkControl, checkHost, hostPolicy, ownOrigin, type Refusal } from './guard.js';
 import { answerRaw, json, send, toRequest } from './http.js';
-import { serverOpenApi } from './openapi.js';
+import { openApi30, serverOpenApi } from './openapi.js';
 import { Sessions } from './sessions.js';
 import { SessionStreams } from './stream.js';
 
@@ -197,6 +197,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     const refused = checkControl(request.headers, request.method, declaresBody(request.headers), isOwnOrigin);
     if (refused) return refusalResponse(refused);
     if (path === '/openapi.json' && request.method === 'GET') return json(200, serverOpenApi(sessions.default.sandbox.openapi(), controlRoutes, url));
+    if (path === '/openapi-3.0.json' && request.method === 'GET') return json(200, openApi30(serverOpenApi(sessions.default.sandbox.openapi(), controlRoutes, url)));
     const asset = consoleAsset(path, request.method);
     if (asset) return asset;
     const stream = /^\/sessions\/([^/]+)\/stream$/.exec(path);

@@ -7,10 +7,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List calls */
+        /**
+         * List calls
+         * @description The account's calls, newest first, a page at a time: pass `next_cursor` back as `cursor` for the next page. Filter by `status`, `direction`, `campaign_id` and creation time (`created_after`, `created_before`: a date or a date-time).
+         */
         get: operations["listCalls"];
         put?: never;
-        /** Start a call or a dialer campaign */
+        /**
+         * Start a call or a dialer campaign
+         * @description Starts an outbound call from `from` to `to`: 201 with the call `ringing`, which then moves through its lifecycle on the sandbox clock (answered, completed), sending webhooks on the way. With `campaign` alone it starts a dialer campaign instead, which dials its numbers one after another. An unreachable destination is 422 `unreachable_destination`.
+         */
         post: operations["placeCall"];
         delete?: never;
         options?: never;
@@ -25,7 +31,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Fetch a call (or campaign) */
+        /**
+         * Fetch a call (or campaign)
+         * @description A call with its full metadata: status, disposition, duration, agent, and its recording and transcript ids. A `camp_` id gives the dialer campaign instead; another account's call is 404.
+         */
         get: operations["getCall"];
         put?: never;
         post?: never;
@@ -44,7 +53,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Transfer an answered call */
+        /**
+         * Transfer an answered call
+         * @description Hands an answered (`in_progress`) call to exactly one of an `agent` or an `extension`. A call that is not in progress is 422 `call_not_active`.
+         */
         post: operations["transferCall"];
         delete?: never;
         options?: never;
@@ -59,10 +71,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Search numbers */
+        /**
+         * Search numbers
+         * @description Searches the pool of available numbers by `kind`, `country`, `area_code` and `contains` (letters stand for their keypad digits, `*` for any digit). With `provisioned=true` it lists the account's own numbers instead, newest first; the date filters apply to those only.
+         */
         get: operations["searchNumbers"];
         put?: never;
-        /** Provision a number */
+        /**
+         * Provision a number
+         * @description Provisions a number for the account: a `number` found by a search, or the first available match of `kind`, `country`, `area_code` and `contains` (one or the other, never both). Routing, caller ID and SMS can be set at once. A number already held, or no match, is 422 `number_unavailable`.
+         */
         post: operations["provisionNumber"];
         delete?: never;
         options?: never;
@@ -78,10 +96,16 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Update a number */
+        /**
+         * Update a number
+         * @description Replaces one or more aspects of a number's configuration: `routing` (who takes inbound calls), `caller_id` (the name shown) and `sms` (enabled or not); `null` clears routing or caller ID, and aspects not named stay as they are.
+         */
         put: operations["updateNumber"];
         post?: never;
-        /** Release a number */
+        /**
+         * Release a number
+         * @description Releases one of the account's numbers for good: it goes back to the pool, and its id is 404 from then on.
+         */
         delete: operations["releaseNumber"];
         options?: never;
         head?: never;
@@ -95,10 +119,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List messages */
+        /**
+         * List messages
+         * @description The account's messages, sent and received, newest first, a page at a time. Filter by `direction`, `channel` (sms or mms), `status`, `conversation_id` and creation time.
+         */
         get: operations["listMessages"];
         put?: never;
-        /** Send a message */
+        /**
+         * Send a message
+         * @description Sends an SMS from one of the account's SMS-enabled numbers, or an MMS when it has `media_urls` (from US and CA numbers). The text is `body`, or a `template` filled with its variables; 201 with the message `queued`, whose delivery then follows on the sandbox clock with webhooks. A `from` that is not the account's is 422 `number_not_provisioned`.
+         */
         post: operations["sendMessage"];
         delete?: never;
         options?: never;
@@ -113,7 +143,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List recordings */
+        /**
+         * List recordings
+         * @description The recordings of the account's answered calls, newest first, a page at a time. Filter by `agent`, `call_id`, `status` and creation time. A recording appears when its call ends and is `ready` once processed.
+         */
         get: operations["listRecordings"];
         put?: never;
         post?: never;
@@ -130,7 +163,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Fetch a recording */
+        /**
+         * Fetch a recording
+         * @description A recording with its duration and status and, once ready, its transcript id and AI summary. Another account's recording is 404.
+         */
         get: operations["getRecording"];
         put?: never;
         post?: never;
@@ -147,7 +183,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Download a recording (audio/wav) */
+        /**
+         * Download a recording (audio/wav)
+         * @description Downloads a recording's audio as an 8 kHz 16-bit mono WAV file. Before the recording is ready it is 409 `recording_not_ready`.
+         */
         get: operations["getRecordingAudio"];
         put?: never;
         post?: never;
@@ -164,7 +203,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Fetch a transcript (JSON, or server-sent events) */
+        /**
+         * Fetch a transcript (JSON, or server-sent events)
+         * @description A call's transcript: its segments so far as JSON, or, with `Accept: text/event-stream`, each segment as a server-sent event while the call goes on, then `end`. `Last-Event-ID` resumes a stream after that segment.
+         */
         get: operations["getTranscript"];
         put?: never;
         post?: never;
@@ -181,10 +223,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List webhook subscriptions */
+        /**
+         * List webhook subscriptions
+         * @description The account's webhook subscriptions, newest first, a page at a time, without their signing secrets.
+         */
         get: operations["listWebhooks"];
         put?: never;
-        /** Subscribe to events */
+        /**
+         * Subscribe to events
+         * @description Subscribes a receiver URL (https, or plain http to a loopback host) to one or more events. The answer carries the signing secret (`whsec_…`), shown only here: every delivery is signed with it in `X-Service-Signature`.
+         */
         post: operations["createWebhook"];
         delete?: never;
         options?: never;
@@ -202,7 +250,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a subscription */
+        /**
+         * Remove a subscription
+         * @description Removes one of the account's webhook subscriptions; its pending deliveries are canceled.
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
@@ -388,9 +439,9 @@ export interface operations {
                 limit?: number;
                 /** @description The next_cursor of the previous page. */
                 cursor?: string;
-                /** @description Only items created strictly after this instant. */
+                /** @description Only items created strictly after this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset). */
                 created_after?: string;
-                /** @description Only items created strictly before this instant. */
+                /** @description Only items created strictly before this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset). */
                 created_before?: string;
                 /** @description Only calls in this status. */
                 status?: "ringing" | "answered" | "completed";
@@ -576,8 +627,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A failure of the service (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retrying is safe. */
-            "5XX": {
+            /** @description An internal error (in the sandbox: an injected fault, or a sandbox bug); retrying is safe. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bad gateway (in the sandbox: an injected fault); retrying is safe. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is unavailable (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retry after Retry-After seconds when it is sent. */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -590,6 +673,22 @@ export interface operations {
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A gateway timeout (in the sandbox: an injected fault); retrying is safe. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -884,8 +983,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A failure of the service (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retrying is safe. */
-            "5XX": {
+            /** @description An internal error (in the sandbox: an injected fault, or a sandbox bug); retrying is safe. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bad gateway (in the sandbox: an injected fault); retrying is safe. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is unavailable (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retry after Retry-After seconds when it is sent. */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -904,6 +1035,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A gateway timeout (in the sandbox: an injected fault); retrying is safe. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getCall: {
@@ -911,7 +1058,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The resource id. */
+                /**
+                 * @description The call id (`call_…`), or a dialer campaign id (`camp_…`).
+                 * @example call_7mQ2xK9pR4tLw8Zb
+                 */
                 id: string;
             };
             cookie?: never;
@@ -1123,8 +1273,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A failure of the service (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retrying is safe. */
-            "5XX": {
+            /** @description An internal error (in the sandbox: an injected fault, or a sandbox bug); retrying is safe. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bad gateway (in the sandbox: an injected fault); retrying is safe. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is unavailable (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retry after Retry-After seconds when it is sent. */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1143,6 +1325,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A gateway timeout (in the sandbox: an injected fault); retrying is safe. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     transferCall: {
@@ -1150,7 +1348,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The resource id. */
+                /**
+                 * @description The id (`call_…`) of an answered call.
+                 * @example call_7mQ2xK9pR4tLw8Zb
+                 */
                 id: string;
             };
             cookie?: never;
@@ -1392,8 +1593,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A failure of the service (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retrying is safe. */
-            "5XX": {
+            /** @description An internal error (in the sandbox: an injected fault, or a sandbox bug); retrying is safe. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bad gateway (in the sandbox: an injected fault); retrying is safe. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is unavailable (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retry after Retry-After seconds when it is sent. */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1412,6 +1645,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A gateway timeout (in the sandbox: an injected fault); retrying is safe. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     searchNumbers: {
@@ -1421,9 +1670,9 @@ export interface operations {
                 limit?: number;
                 /** @description The next_cursor of the previous page. */
                 cursor?: string;
-                /** @description Only items created strictly after this instant. */
+                /** @description Only items created strictly after this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset). */
                 created_after?: string;
-                /** @description Only items created strictly before this instant. */
+                /** @description Only items created strictly before this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset). */
                 created_before?: string;
                 /** @description true lists the account's own numbers instead of the available ones. */
                 provisioned?: "true" | "false";
@@ -1629,8 +1878,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A failure of the service (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retrying is safe. */
-            "5XX": {
+            /** @description An internal error (in the sandbox: an injected fault, or a sandbox bug); retrying is safe. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bad gateway (in the sandbox: an injected fault); retrying is safe. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is unavailable (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retry after Retry-After seconds when it is sent. */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1643,6 +1924,22 @@ export interface operations {
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A gateway timeout (in the sandbox: an injected fault); retrying is safe. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1913,8 +2210,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A failure of the service (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retrying is safe. */
-            "5XX": {
+            /** @description An internal error (in the sandbox: an injected fault, or a sandbox bug); retrying is safe. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bad gateway (in the sandbox: an injected fault); retrying is safe. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is unavailable (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retry after Retry-After seconds when it is sent. */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1933,6 +2262,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A gateway timeout (in the sandbox: an injected fault); retrying is safe. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     updateNumber: {
@@ -1940,7 +2285,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The resource id. */
+                /**
+                 * @description The id (`num_…`) of one of the account's numbers.
+                 * @example num_3Vd8sKq1Lx5Tn0Pw
+                 */
                 id: string;
             };
             cookie?: never;
@@ -2184,8 +2532,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A failure of the service (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retrying is safe. */
-            "5XX": {
+            /** @description An internal error (in the sandbox: an injected fault, or a sandbox bug); retrying is safe. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bad gateway (in the sandbox: an injected fault); retrying is safe. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is unavailable (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retry after Retry-After seconds when it is sent. */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2204,6 +2584,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A gateway timeout (in the sandbox: an injected fault); retrying is safe. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     releaseNumber: {
@@ -2211,7 +2607,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The resource id. */
+                /**
+                 * @description The id (`num_…`) of one of the account's numbers.
+                 * @example num_3Vd8sKq1Lx5Tn0Pw
+                 */
                 id: string;
             };
             cookie?: never;
@@ -2312,8 +2711,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A failure of the service (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retrying is safe. */
-            "5XX": {
+            /** @description An internal error (in the sandbox: an injected fault, or a sandbox bug); retrying is safe. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bad gateway (in the sandbox: an injected fault); retrying is safe. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is unavailable (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retry after Retry-After seconds when it is sent. */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2332,6 +2763,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A gateway timeout (in the sandbox: an injected fault); retrying is safe. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listMessages: {
@@ -2341,9 +2788,9 @@ export interface operations {
                 limit?: number;
                 /** @description The next_cursor of the previous page. */
                 cursor?: string;
-                /** @description Only items created strictly after this instant. */
+                /** @description Only items created strictly after this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset). */
                 created_after?: string;
-                /** @description Only items created strictly before this instant. */
+                /** @description Only items created strictly before this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset). */
                 created_before?: string;
                 /** @description Only messages in this direction. */
                 direction?: "outbound" | "inbound";
@@ -2535,8 +2982,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A failure of the service (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retrying is safe. */
-            "5XX": {
+            /** @description An internal error (in the sandbox: an injected fault, or a sandbox bug); retrying is safe. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bad gateway (in the sandbox: an injected fault); retrying is safe. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is unavailable (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retry after Retry-After seconds when it is sent. */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2549,6 +3028,22 @@ export interface operations {
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A gateway timeout (in the sandbox: an injected fault); retrying is safe. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2807,8 +3302,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A failure of the service (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retrying is safe. */
-            "5XX": {
+            /** @description An internal error (in the sandbox: an injected fault, or a sandbox bug); retrying is safe. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bad gateway (in the sandbox: an injected fault); retrying is safe. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is unavailable (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retry after Retry-After seconds when it is sent. */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2827,6 +3354,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A gateway timeout (in the sandbox: an injected fault); retrying is safe. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listRecordings: {
@@ -2836,9 +3379,9 @@ export interface operations {
                 limit?: number;
                 /** @description The next_cursor of the previous page. */
                 cursor?: string;
-                /** @description Only items created strictly after this instant. */
+                /** @description Only items created strictly after this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset). */
                 created_after?: string;
-                /** @description Only items created strictly before this instant. */
+                /** @description Only items created strictly before this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset). */
                 created_before?: string;
                 /** @description Only recordings of calls this agent had when they ended (the AI handler name for AI receptionist calls). */
                 agent?: string;
@@ -3027,8 +3570,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A failure of the service (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retrying is safe. */
-            "5XX": {
+            /** @description An internal error (in the sandbox: an injected fault, or a sandbox bug); retrying is safe. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bad gateway (in the sandbox: an injected fault); retrying is safe. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is unavailable (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retry after Retry-After seconds when it is sent. */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3047,6 +3622,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A gateway timeout (in the sandbox: an injected fault); retrying is safe. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getRecording: {
@@ -3054,7 +3645,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The resource id. */
+                /**
+                 * @description The recording id (`rec_…`): a call's `recording_id`.
+                 * @example rec_5Hc2vN8qT1mXy7Ka
+                 */
                 id: string;
             };
             cookie?: never;
@@ -3229,8 +3823,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A failure of the service (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retrying is safe. */
-            "5XX": {
+            /** @description An internal error (in the sandbox: an injected fault, or a sandbox bug); retrying is safe. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bad gateway (in the sandbox: an injected fault); retrying is safe. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is unavailable (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retry after Retry-After seconds when it is sent. */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3249,6 +3875,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A gateway timeout (in the sandbox: an injected fault); retrying is safe. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getRecordingAudio: {
@@ -3256,7 +3898,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The resource id. */
+                /**
+                 * @description The recording id (`rec_…`): a call's `recording_id`.
+                 * @example rec_5Hc2vN8qT1mXy7Ka
+                 */
                 id: string;
             };
             cookie?: never;
@@ -3382,8 +4027,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A failure of the service (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retrying is safe. */
-            "5XX": {
+            /** @description An internal error (in the sandbox: an injected fault, or a sandbox bug); retrying is safe. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bad gateway (in the sandbox: an injected fault); retrying is safe. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is unavailable (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retry after Retry-After seconds when it is sent. */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3402,6 +4079,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A gateway timeout (in the sandbox: an injected fault); retrying is safe. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getTranscript: {
@@ -3409,7 +4102,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The resource id. */
+                /**
+                 * @description The transcript id (`trn_…`), or the id of its call (`call_…`) or recording (`rec_…`).
+                 * @example trn_9Rb4wL2sK7pQx3Mf
+                 */
                 id: string;
             };
             cookie?: never;
@@ -3571,8 +4267,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A failure of the service (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retrying is safe. */
-            "5XX": {
+            /** @description An internal error (in the sandbox: an injected fault, or a sandbox bug); retrying is safe. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bad gateway (in the sandbox: an injected fault); retrying is safe. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is unavailable (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retry after Retry-After seconds when it is sent. */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3591,6 +4319,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A gateway timeout (in the sandbox: an injected fault); retrying is safe. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listWebhooks: {
@@ -3600,9 +4344,9 @@ export interface operations {
                 limit?: number;
                 /** @description The next_cursor of the previous page. */
                 cursor?: string;
-                /** @description Only items created strictly after this instant. */
+                /** @description Only items created strictly after this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset). */
                 created_after?: string;
-                /** @description Only items created strictly before this instant. */
+                /** @description Only items created strictly before this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset). */
                 created_before?: string;
             };
             header?: never;
@@ -3728,8 +4472,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A failure of the service (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retrying is safe. */
-            "5XX": {
+            /** @description An internal error (in the sandbox: an injected fault, or a sandbox bug); retrying is safe. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bad gateway (in the sandbox: an injected fault); retrying is safe. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is unavailable (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retry after Retry-After seconds when it is sent. */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3742,6 +4518,22 @@ export interface operations {
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A gateway timeout (in the sandbox: an injected fault); retrying is safe. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3903,8 +4695,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A failure of the service (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retrying is safe. */
-            "5XX": {
+            /** @description An internal error (in the sandbox: an injected fault, or a sandbox bug); retrying is safe. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bad gateway (in the sandbox: an injected fault); retrying is safe. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is unavailable (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retry after Retry-After seconds when it is sent. */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3923,6 +4747,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A gateway timeout (in the sandbox: an injected fault); retrying is safe. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteWebhook: {
@@ -3930,7 +4770,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The resource id. */
+                /**
+                 * @description The subscription id (`wh_…`).
+                 * @example wh_2Jf6tY9cB4nRk8Ws
+                 */
                 id: string;
             };
             cookie?: never;
@@ -4031,8 +4874,40 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A failure of the service (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retrying is safe. */
-            "5XX": {
+            /** @description An internal error (in the sandbox: an injected fault, or a sandbox bug); retrying is safe. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bad gateway (in the sandbox: an injected fault); retrying is safe. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service is unavailable (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retry after Retry-After seconds when it is sent. */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4045,6 +4920,22 @@ export interface operations {
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A gateway timeout (in the sandbox: an injected fault); retrying is safe. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
                 content: {

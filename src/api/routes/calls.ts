@@ -96,6 +96,8 @@ export function callRoutes(deps: CallRoutesDeps): AnyRoute[] {
       resource: 'calls',
       summary: 'List calls',
       operationId: 'listCalls',
+      description:
+        "The account's calls, newest first, a page at a time: pass `next_cursor` back as `cursor` for the next page. Filter by `status`, `direction`, `campaign_id` and creation time (`created_after`, `created_before`: a date or a date-time).",
       query: listCallsQuery,
       response: { status: 200, description: 'A page of calls, newest first.', content: { 'application/json': { schema: () => listOf(callSchema) } } },
       handle(ctx) {
@@ -114,6 +116,13 @@ export function callRoutes(deps: CallRoutesDeps): AnyRoute[] {
       resource: 'calls',
       summary: 'Start a call or a dialer campaign',
       operationId: 'placeCall',
+      description:
+        'Starts an outbound call from `from` to `to`: 201 with the call `ringing`, which then moves through its lifecycle on the sandbox clock (answered, completed), sending webhooks on the way. With `campaign` alone it starts a dialer campaign instead, which dials its numbers one after another. An unreachable destination is 422 `unreachable_destination`.',
+      examples: {
+        call: { summary: 'One call', value: { to: '+14155550123', from: '+14155550100' } },
+        aiReceptionist: { summary: 'A call the AI receptionist handles', value: { to: '+14155550123', from: '+14155550100', ai_receptionist: true } },
+        campaign: { summary: 'A dialer campaign', value: { campaign: { to: ['+14155550123', '+14155550124'], from: '+14155550100' } } },
+      },
       body: placeCallBody,
       errors: [422],
       response: { status: 201, description: 'The call, ringing; or the campaign.', content: { 'application/json': { schema: callOrCampaign } } },
@@ -145,6 +154,9 @@ export function callRoutes(deps: CallRoutesDeps): AnyRoute[] {
       resource: 'calls',
       summary: 'Fetch a call (or campaign)',
       operationId: 'getCall',
+      description:
+        "A call with its full metadata: status, disposition, duration, agent, and its recording and transcript ids. A `camp_` id gives the dialer campaign instead; another account's call is 404.",
+      params: { id: { description: 'The call id (`call_…`), or a dialer campaign id (`camp_…`).', example: 'call_7mQ2xK9pR4tLw8Zb' } },
       response: { status: 200, description: 'The call with full metadata (a camp_ id gives the campaign).', content: { 'application/json': { schema: callOrCampaign } } },
       handle(ctx) {
         const id = ctx.params.id!;
@@ -162,6 +174,13 @@ export function callRoutes(deps: CallRoutesDeps): AnyRoute[] {
       resource: 'calls',
       summary: 'Transfer an answered call',
       operationId: 'transferCall',
+      description:
+        'Hands an answered (`in_progress`) call to exactly one of an `agent` or an `extension`. A call that is not in progress is 422 `call_not_active`.',
+      params: { id: { description: 'The id (`call_…`) of an answered call.', example: 'call_7mQ2xK9pR4tLw8Zb' } },
+      examples: {
+        agent: { summary: 'To an agent', value: { agent: 'maria' } },
+        extension: { summary: 'To an extension', value: { extension: '204' } },
+      },
       body: transferBody,
       errors: [422],
       response: { status: 200, description: 'The call, with its new agent or extension.', content: { 'application/json': { schema: () => callSchema.openapi() } } },

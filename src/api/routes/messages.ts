@@ -1,4 +1,4 @@
-import { either, has, integer, invalid, map, missing, object, oneOf, optional, phoneNumber, record, string, type Infer } from '../../core/schema.js';
+import { either, has, hasItems, integer, invalid, map, missing, object, oneOf, optional, phoneNumber, record, string, type Infer } from '../../core/schema.js';
 import { nearest } from '../../core/suggest.js';
 import type { MessageRecord, MessageService } from '../../state/messages.js';
 import type { Network } from '../../state/network.js';
@@ -50,7 +50,7 @@ export const sendMessageBody = object(
     },
     rules: {
       not: has('body', 'template'),
-      anyOf: [has('body'), { required: ['media_urls'], properties: { media_urls: { type: 'array', minItems: 1 } } }, has('template')],
+      anyOf: [has('body'), hasItems('media_urls'), has('template')],
     },
   },
 );
@@ -157,6 +157,8 @@ export function messageRoutes(deps: MessageRoutesDeps): AnyRoute[] {
       resource: 'messages',
       summary: 'List messages',
       operationId: 'listMessages',
+      description:
+        "The account's messages, sent and received, newest first, a page at a time. Filter by `direction`, `channel` (sms or mms), `status`, `conversation_id` and creation time.",
       query: listMessagesQuery,
       response: { status: 200, description: 'A page of messages, newest first.', content: { 'application/json': { schema: () => listOf(messageSchema) } } },
       handle: handlers.list,
@@ -167,6 +169,13 @@ export function messageRoutes(deps: MessageRoutesDeps): AnyRoute[] {
       resource: 'messages',
       summary: 'Send a message',
       operationId: 'sendMessage',
+      description:
+        "Sends an SMS from one of the account's SMS-enabled numbers, or an MMS when it has `media_urls` (from US and CA numbers). The text is `body`, or a `template` filled with its variables; 201 with the message `queued`, whose delivery then follows on the sandbox clock with webhooks. A `from` that is not the account's is 422 `number_not_provisioned`.",
+      examples: {
+        sms: { summary: 'An SMS (`from`: one of your numbers)', value: { from: '+14155550100', to: '+14155550123', body: 'Your appointment is confirmed for 3 pm tomorrow.' } },
+        mms: { summary: 'An MMS with a picture', value: { from: '+14155550100', to: '+14155550123', body: 'Here is your receipt.', media_urls: ['https://example.com/receipt.jpg'] } },
+        template: { summary: 'A template with its variables', value: { from: '+14155550100', to: '+14155550123', template: { id: 'verification_code', variables: { code: '482913' } } } },
+      },
       body: sendMessageBody,
       errors: [422],
       response: { status: 201, description: 'The message, queued.', content: { 'application/json': { schema: () => messageSchema.openapi() } } },

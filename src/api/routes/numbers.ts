@@ -23,6 +23,16 @@ const contains = string({
   example: '2233',
 });
 
+/**
+ * The routing rule for one `type`: its `target` is required and matches `pattern`. The `then`
+ * names `type` too, so validators that treat each subschema's properties as closed (Redocly's
+ * example check) still accept a valid routing.
+ */
+function whenType(type: string, pattern: string) {
+  const isType = { type: { const: type } };
+  return { if: { required: ['type'], properties: isType }, then: { required: ['target'], properties: { ...isType, target: { type: 'string', pattern } } } };
+}
+
 const TARGET_EXAMPLE = { agent: 'an agent name, e.g. "maria"', extension: 'extension digits, e.g. "204"', forward: 'an E.164 number, e.g. +14155550123' };
 const routing = object(
   {
@@ -40,13 +50,7 @@ const routing = object(
         throw invalid(`\`${param}\` of an extension must be 1 to 8 digits, e.g. "204" (got ${JSON.stringify(target)}).`, param);
       if (value.type === 'forward' && !E164.test(target)) throw invalid(`\`${param}\` of a forward must be E.164, e.g. +14155550123 (got ${JSON.stringify(target)}).`, param);
     },
-    rules: {
-      allOf: [
-        { if: { required: ['type'], properties: { type: { const: 'agent' } } }, then: { required: ['target'], properties: { target: { type: 'string', pattern: '\\S' } } } },
-        { if: { required: ['type'], properties: { type: { const: 'extension' } } }, then: { required: ['target'], properties: { target: { type: 'string', pattern: '^\\d{1,8}$' } } } },
-        { if: { required: ['type'], properties: { type: { const: 'forward' } } }, then: { required: ['target'], properties: { target: { type: 'string', pattern: E164.source } } } },
-      ],
-    },
+    rules: { allOf: [whenType('agent', '\\S'), whenType('extension', '^\\d{1,8}$'), whenType('forward', E164.source)] },
   },
 );
 const callerId = object(
@@ -221,6 +225,8 @@ export function numberRoutes(deps: NumberRoutesDeps): AnyRoute[] {
       resource: 'numbers',
       summary: 'Search numbers',
       operationId: 'searchNumbers',
+      description:
+        "Searches the pool of available numbers by `kind`, `country`, `area_code` and `contains` (letters stand for their keypad digits, `*` for any digit). With `provisioned=true` it lists the account's own numbers instead, newest first; the date filters apply to those only.",
       query: searchNumbersQuery,
       response: {
         status: 200,
@@ -235,6 +241,12 @@ export function numberRoutes(deps: NumberRoutesDeps): AnyRoute[] {
       resource: 'numbers',
       summary: 'Provision a number',
       operationId: 'provisionNumber',
+      description:
+        'Provisions a number for the account: a `number` found by a search, or the first available match of `kind`, `country`, `area_code` and `contains` (one or the other, never both). Routing, caller ID and SMS can be set at once. A number already held, or no match, is 422 `number_unavailable`.',
+      examples: {
+        byArea: { summary: 'The first local number in an area code', value: { kind: 'local', country: 'US', area_code: '415' } },
+        withConfig: { summary: 'A toll-free number answered by the AI receptionist', value: { kind: 'toll_free', country: 'US', routing: { type: 'ai_receptionist' }, caller_id: { name: 'Acme Dental' } } },
+      },
       body: provisionNumberBody,
       errors: [422],
       response: { status: 201, description: 'The number, provisioned.', content: { 'application/json': { schema: number } } },
@@ -246,6 +258,13 @@ export function numberRoutes(deps: NumberRoutesDeps): AnyRoute[] {
       resource: 'numbers',
       summary: 'Update a number',
       operationId: 'updateNumber',
+      description:
+        "Replaces one or more aspects of a number's configuration: `routing` (who takes inbound calls), `caller_id` (the name shown) and `sms` (enabled or not); `null` clears routing or caller ID, and aspects not named stay as they are.",
+      params: { id: { description: "The id (`num_…`) of one of the account's numbers.", example: 'num_3Vd8sKq1Lx5Tn0Pw' } },
+      examples: {
+        agent: { summary: 'Route inbound calls to an agent, with a caller ID name', value: { routing: { type: 'agent', target: 'maria' }, caller_id: { name: 'Acme Dental' } } },
+        forward: { summary: 'Forward inbound calls and enable SMS', value: { routing: { type: 'forward', target: '+14155550123' }, sms: { enabled: true } } },
+      },
       body: updateNumberBody,
       errors: [422],
       response: { status: 200, description: 'The number, updated.', content: { 'application/json': { schema: number } } },
@@ -257,6 +276,9 @@ export function numberRoutes(deps: NumberRoutesDeps): AnyRoute[] {
       resource: 'numbers',
       summary: 'Release a number',
       operationId: 'releaseNumber',
+      description:
+        "Releases one of the account's numbers for good: it goes back to the pool, and its id is 404 from then on.",
+      params: { id: { description: "The id (`num_…`) of one of the account's numbers.", example: 'num_3Vd8sKq1Lx5Tn0Pw' } },
       response: { status: 204, description: 'Released, for good: the number is back in the pool.' },
       handle: handlers.release,
     }),

@@ -54,6 +54,8 @@ export function recordingRoutes(deps: MediaRoutesDeps): AnyRoute[] {
       resource: 'recordings',
       summary: 'List recordings',
       operationId: 'listRecordings',
+      description:
+        "The recordings of the account's answered calls, newest first, a page at a time. Filter by `agent`, `call_id`, `status` and creation time. A recording appears when its call ends and is `ready` once processed.",
       query: listRecordingsQuery,
       response: { status: 200, description: 'A page of recordings, newest first.', content: { 'application/json': { schema: () => listOf(recordingSchema) } } },
       handle(ctx) {
@@ -71,6 +73,9 @@ export function recordingRoutes(deps: MediaRoutesDeps): AnyRoute[] {
       resource: 'recordings',
       summary: 'Fetch a recording',
       operationId: 'getRecording',
+      description:
+        "A recording with its duration and status and, once ready, its transcript id and AI summary. Another account's recording is 404.",
+      params: { id: { description: "The recording id (`rec_…`): a call's `recording_id`.", example: 'rec_5Hc2vN8qT1mXy7Ka' } },
       response: { status: 200, description: 'The recording, with its transcript and AI summary once ready.', content: { 'application/json': { schema: () => recordingSchema.openapi() } } },
       handle: (ctx) => ({ status: 200, body: recordings.toJson(findRecording(recordings, ctx)) }),
     }),
@@ -81,6 +86,9 @@ export function recordingRoutes(deps: MediaRoutesDeps): AnyRoute[] {
       resource: 'recordings',
       summary: 'Download a recording (audio/wav)',
       operationId: 'getRecordingAudio',
+      description:
+        "Downloads a recording's audio as an 8 kHz 16-bit mono WAV file. Before the recording is ready it is 409 `recording_not_ready`.",
+      params: { id: { description: "The recording id (`rec_…`): a call's `recording_id`.", example: 'rec_5Hc2vN8qT1mXy7Ka' } },
       errors: [409],
       response: {
         status: 200,

@@ -54,6 +54,9 @@ export function transcriptRoutes(deps: MediaRoutesDeps): AnyRoute[] {
       resource: 'transcripts',
       summary: 'Fetch a transcript (JSON, or server-sent events)',
       operationId: 'getTranscript',
+      description:
+        "A call's transcript: its segments so far as JSON, or, with `Accept: text/event-stream`, each segment as a server-sent event while the call goes on, then `end`. `Last-Event-ID` resumes a stream after that segment.",
+      params: { id: { description: 'The transcript id (`trn_…`), or the id of its call (`call_…`) or recording (`rec_…`).', example: 'trn_9Rb4wL2sK7pQx3Mf' } },
       errors: [400],
       response: {
         status: 200,

@@ -142,6 +142,8 @@ export function webhookRoutes(deps: WebhookRoutesDeps): AnyRoute[] {
       resource: 'webhooks',
       summary: 'List webhook subscriptions',
       operationId: 'listWebhooks',
+      description:
+        "The account's webhook subscriptions, newest first, a page at a time, without their signing secrets.",
       query: listWebhooksQuery,
       response: { status: 200, description: 'A page of subscriptions, newest first (without secrets).', content: { 'application/json': { schema: () => listOf(subscriptionSchema) } } },
       handle: (ctx) => ({ status: 200, body: paginate(cursors, 'webhooks', subscriptions.store, ctx.principal.account, ctx.query, (s) => subscriptions.toJson(s)) }),
@@ -152,6 +154,11 @@ export function webhookRoutes(deps: WebhookRoutesDeps): AnyRoute[] {
       resource: 'webhooks',
       summary: 'Subscribe to events',
       operationId: 'createWebhook',
+      description:
+        'Subscribes a receiver URL (https, or plain http to a loopback host) to one or more events. The answer carries the signing secret (`whsec_…`), shown only here: every delivery is signed with it in `X-Service-Signature`.',
+      examples: {
+        calls: { summary: 'Call events to an https receiver', value: { url: 'https://example.com/webhooks', events: ['call.started', 'call.answered', 'call.completed'] } },
+      },
       body: createWebhookBody(sandboxOrigin),
       response: { status: 201, description: 'The subscription, with its signing secret (shown only here).', content: { 'application/json': { schema: () => createdSubscriptionSchema.openapi() } } },
       handle(ctx) {
@@ -165,6 +172,9 @@ export function webhookRoutes(deps: WebhookRoutesDeps): AnyRoute[] {
       resource: 'webhooks',
       summary: 'Remove a subscription',
       operationId: 'deleteWebhook',
+      description:
+        "Removes one of the account's webhook subscriptions; its pending deliveries are canceled.",
+      params: { id: { description: 'The subscription id (`wh_…`).', example: 'wh_2Jf6tY9cB4nRk8Ws' } },
       response: { status: 204, description: 'Removed: its pending deliveries are canceled.' },
       handle(ctx) {
         const record = subscriptions.store.get(ctx.principal.account, ctx.params.id!);
