@@ -22,13 +22,14 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
   const paths: Record<string, Record<string, unknown>> = { ...(api.paths as Record<string, Record<string, unknown>>) };
   for (const route of routes) {
     const full = `/__sandbox${route.path}`;
-    const parameters = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    const parameters: Record<string, unknown>[] = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
       name,
       in: 'path',
       required: true,
       schema: { type: 'string' },
       ...(name === 's' ? { description: 'A session id; `default` always exists.' } : {}),
     }));
+    for (const [name, schema] of Object.entries(route.query?.shape ?? {})) parameters.push({ name, in: 'query', required: false, schema: schema.openapi() });
     (paths[full] ??= {})[route.method.toLowerCase()] = {
       operationId: route.operationId,
       summary: route.summary,
