@@ -40,7 +40,12 @@ export function pageRequest(query: URLSearchParams | undefined, list: string, sc
     throw error;
   }
   if (parsed.cursor === undefined) return { limit: parsed.limit ?? 50, after: 0, afterId: null };
-  const after = cursors.decode(list, scope, parsed.cursor);
+  let after: number;
+  try {
+    after = cursors.decode(list, scope, parsed.cursor);
+  } catch {
+    throw badCursor(); // /v1's refusal, as the control API's error
+  }
   return { limit: parsed.limit ?? 50, after, afterId: parsed.cursor.split('.')[1] ?? '' };
 }
 
