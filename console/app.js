@@ -274,7 +274,8 @@ async function refresh() {
   const session = state.session;
   try {
     const [calls, deliveries, dead, keys] = await Promise.all([
-      apiAll(sessionPath('/calls')),
+      // The newest 200 calls, one page: the timelines a person reads (every page would cost the whole list each time).
+      api('GET', sessionPath('/calls?limit=200')),
       apiAll(sessionPath('/deliveries')),
       apiAll(sessionPath('/dead-letters')),
       apiAll(sessionPath('/keys')),

@@ -3,13 +3,14 @@ import { answerOptions, inboundCallOptions } from '../control/calls.js';
 import { faultRule } from '../control/faults.js';
 import { check as checkInput } from '../control/context.js';
 import { eventPositions } from '../control/events.js';
+import { deliveryPages } from '../control/webhooks.js';
 import { inboundMessageOptions } from '../control/messages.js';
 import { callBehavior } from '../control/network.js';
 import { durationSchema } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
 import { decodeSegment, fitsPattern, segmentsOf, type Method } from '../core/path-pattern.js';
 import { integer, object, optional, string, type JsonSchema, type ObjectSchema, type Schema } from '../core/schema.js';
-import { eventPage, pageOf, pageParameters, slicePage } from './control-pages.js';
+import { deliveryPage, eventPage, pageOf, pageParameters, slicePage } from './control-pages.js';
 import { json } from './http.js';
 import type { Sandbox } from '../sandbox.js';
 import type { Session, Sessions } from './sessions.js';
@@ -170,7 +171,7 @@ export const controlRoutes: ControlRoute[] = [
     status: 200,
     response: pageOf(anyObject),
     query: pageParameters,
-    run: ({ session, query }) => json(200, slicePage(session.sandbox.webhooks.deliveries(), (d) => d.id, query, 'deliveries', session.id)),
+    run: ({ session, query }) => json(200, deliveryPage(deliveryPages(session.sandbox.webhooks), false, query, session.id)),
   },
   {
     method: 'GET',
@@ -180,7 +181,7 @@ export const controlRoutes: ControlRoute[] = [
     status: 200,
     response: pageOf(anyObject),
     query: pageParameters,
-    run: ({ session, query }) => json(200, slicePage(session.sandbox.webhooks.deadLetters(), (d) => d.id, query, 'dead-letters', session.id)),
+    run: ({ session, query }) => json(200, deliveryPage(deliveryPages(session.sandbox.webhooks), true, query, session.id)),
   },
   {
     method: 'POST',

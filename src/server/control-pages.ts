@@ -1,5 +1,6 @@
 import { Cursors, listOf, type ListBody } from '../api/pagination.js';
 import type { EventPositions } from '../control/events.js';
+import type { DeliveryPages } from '../control/webhooks.js';
 import { SandboxError } from '../core/errors.js';
 import { Invalid, integer, object, optional, queryObject, string, type JsonSchema } from '../core/schema.js';
 
@@ -74,10 +75,22 @@ export function eventPage(log: EventPositions, query: URLSearchParams | undefine
 }
 
 /**
- * A page of a list the server reads whole (deliveries, dead letters, keys, sessions, calls),
+ * A page of webhook deliveries (all, or the dead letters), oldest first, read by position:
+ * it costs the page (plus the deliveries the dead-letter filter skips). A cursor names a
+ * delivery position; one from before a reset names another delivery or none: 400.
+ */
+export function deliveryPage(pages: DeliveryPages, dead: boolean, query: URLSearchParams | undefined, scope: string): ListBody<unknown> {
+  const list = dead ? 'dead-letters' : 'deliveries';
+  const page = pageRequest(query, list, scope);
+  if (page.afterId !== null && pages.idAt(page.after) !== page.afterId) throw badCursor();
+  const { items, last, more } = pages.page(page.after, page.limit, dead);
+  return body(list, scope, items, last, items[items.length - 1]?.id ?? '', more);
+}
+
+/**
+ * A page of a list the server reads whole (keys, sessions, calls),
  * in that list's order. The cursor names the last item served: the next page starts after it
- * wherever it now stands; if it has left the list (a revoked key, a replayed dead letter, a
- * deleted session) the page starts at the position it had.
+ * wherever it now stands; if it has left the list (a revoked key, a deleted session) the page starts at the position it had.
  */
 export function slicePage<T>(items: readonly T[], idOf: (item: T) => string, query: URLSearchParams | undefined, list: string, scope: string): ListBody<T> {
   const page = pageRequest(query, list, scope);
