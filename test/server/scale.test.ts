@@ -151,6 +151,30 @@ describe('control lists are paginated like /v1', () => {
     expect((await call(server, 'GET', `/__sandbox/sessions/default/events?cursor=${encodeURIComponent(cursor)}`)).status).toBe(400);
   });
 
+  it('a stream says `reset` when the session is reset, by the control API or by the library, then streams the new log from position 1', async () => {
+    const abort = new AbortController();
+    const res = await fetch(`${server.url}/__sandbox/sessions/default/stream`, { signal: abort.signal });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    const frames: Frame[] = [];
+    let rest = '';
+    const until = async (done: () => boolean) => {
+      while (!done()) {
+        const { value } = await reader.read();
+        rest = parseFrames(rest + decoder.decode(value, { stream: true }), frames);
+      }
+    };
+    await until(() => frames.some((f) => f.event === 'change'));
+    server.sandbox.reset(); // the library's own reset: no control request tells the stream
+    await until(() => frames.some((f) => f.event === 'reset'));
+    await call(server, 'POST', '/v1/calls', { to: '+15005550002', from: '+14155550100' }, 'SVC_TEST_again');
+    await until(() => frames.some((f) => f.event === 'event'));
+    const after = frames.slice(frames.findIndex((f) => f.event === 'reset'));
+    expect(after.map((f) => f.event).slice(0, 3)).toEqual(['reset', 'change', 'event']);
+    expect(after[2]).toMatchObject({ id: '1', data: { type: 'call.started' } });
+    abort.abort();
+  });
+
   it('the OpenAPI document describes the pages', async () => {
     const doc = (await call(server, 'GET', '/__sandbox/openapi.json')).body;
     const op = doc.paths['/__sandbox/sessions/{s}/events'].get;
