@@ -9,10 +9,14 @@ import { startup } from './startup.mjs';
 import { schemaKit } from './schema.mjs';
 import { serverBench } from './server.mjs';
 import { sandboxCpu } from './profile.mjs';
+import { serverScale } from './server-scale.mjs';
 
 const quick = process.argv.includes('--quick');
+/** `node bench/run.mjs server-scale`: that section alone (its title in lower case, dashed), RESULTS.md untouched. */
+const only = process.argv.slice(2).find((arg) => !arg.startsWith('--'));
 const sections = [];
 async function section(title, run) {
+  if (only && title.toLowerCase().replace(/[^a-z0-9]+/g, '-') !== only) return;
   globalThis.gc?.(); // no section pays for the garbage of the one before
   const started = performance.now();
   const lines = await run();
@@ -29,6 +33,7 @@ await section('Virtual time', async () => [...(await lifecycles(quick ? 2_000 : 
 await section('Start-up', () => startup(quick ? 100 : 300));
 await section('Schema kit', () => schemaKit({ quick }));
 await section('Server', () => serverBench({ quick }));
+await section('Server scale', () => serverScale({ quick }));
 
 const report = [
   '# Benchmark results',
@@ -43,4 +48,4 @@ const report = [
 const resultsUrl = new URL('./RESULTS.md', import.meta.url);
 const previous = existsSync(resultsUrl) ? readFileSync(resultsUrl, 'utf8') : '';
 const kept = previous.indexOf('\n## Before and after');
-if (!quick) writeFileSync(resultsUrl, kept === -1 ? report : `${report}${previous.slice(kept)}`);
+if (!quick && !only) writeFileSync(resultsUrl, kept === -1 ? report : `${report}${previous.slice(kept)}`);

@@ -89,6 +89,20 @@ async function api(method, path, body) {
     return { ok: false, status: 0, body: { error: { message: `The sandbox server did not answer (${error instanceof Error ? error.message : String(error)}).` } } };
   }
 }
+/**
+ * Every item of a paginated control list (`{data, next_cursor, has_more}`): follows the
+ * cursors, 200 items a page, and answers as `api` does with all of them in `body.data`.
+ */
+async function apiAll(path) {
+  const data = [];
+  for (let cursor = null; ; ) {
+    const res = await api('GET', `${path}?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    if (!res.ok) return res;
+    data.push(...res.body.data);
+    if (!res.body.has_more) return { ...res, body: { data } };
+    cursor = res.body.next_cursor;
+  }
+}
 const messageOf = (res) => res.body?.error?.message ?? `The server answered HTTP ${res.status}.`;
 
 function announce(text) {
@@ -152,7 +166,7 @@ for (const button of document.querySelectorAll('[data-advance]')) {
 // The session picker
 
 async function loadSessions() {
-  const res = await api('GET', `${CONTROL}/sessions`);
+  const res = await apiAll(`${CONTROL}/sessions`);
   if (!res.ok) return;
   const ids = res.body.data.map((s) => s.id);
   if (!ids.includes(state.session)) ids.push(state.session);
@@ -260,10 +274,11 @@ async function refresh() {
   const session = state.session;
   try {
     const [calls, deliveries, dead, keys] = await Promise.all([
-      api('GET', sessionPath('/calls')),
-      api('GET', sessionPath('/deliveries')),
-      api('GET', sessionPath('/dead-letters')),
-      api('GET', sessionPath('/keys')),
+      // The newest 200 calls, one page: the timelines a person reads (every page would cost the whole list each time).
+      api('GET', sessionPath('/calls?limit=200')),
+      apiAll(sessionPath('/deliveries')),
+      apiAll(sessionPath('/dead-letters')),
+      apiAll(sessionPath('/keys')),
       loadSessions(),
     ]);
     if (session !== state.session) return;

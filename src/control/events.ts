@@ -30,6 +30,34 @@ export interface EventLog {
 }
 
 /**
+ * The log by position, for the standalone server (its streams, `advance`'s answer, the
+ * paginated event list): what it reads costs what it returns, never the length of the log.
+ * Internal: not part of `sandbox.events`. The events are the log's own objects: serialise
+ * them, never change them.
+ */
+export interface EventPositions {
+  /** How many events the log holds (positions count from 1, as the stream's `id`s do). */
+  readonly length: number;
+  /** Changes at every reset: positions read before it belong to a log that is gone. */
+  readonly generation: number;
+  /** At most `limit` events after position `after`, oldest first. */
+  after(after: number, limit: number): readonly SandboxEvent[];
+  /** The event with this id, if the log holds it. */
+  find(id: string): SandboxEvent | undefined;
+  /** Calls `wake` after each step that appended events, and at each reset. Returns the function that stops it. */
+  watch(wake: () => void): () => void;
+}
+
+const positionsOf = new WeakMap<EventLog, EventPositions>();
+
+/** The positions view of a sandbox's `sandbox.events` (see {@link EventPositions}). */
+export function eventPositions(log: EventLog): EventPositions {
+  const positions = positionsOf.get(log);
+  if (!positions) throw new TypeError('eventPositions: not a sandbox\'s event log.');
+  return positions;
+}
+
+/**
  * Builds `sandbox.events`. A listener's error is handed to `onListenerError` (the sandbox
  * rethrows it from the next `advance()`), never stopping the simulation.
  *
@@ -42,7 +70,7 @@ export function eventLog(ctx: ControlContext, bus: EventBus, onListenerError: (e
     const { type, apiKey } = check(filterSchema, filter ?? {}, `events.${where}`);
     return { type, account: apiKey === undefined ? undefined : accountOf(ctx, apiKey, `events.${where}`) };
   };
-  return {
+  const log: EventLog = {
     list: <K extends EventType>(filter?: EventFilter<K>) =>
       bus.entries(resolve(filter, 'list')).map((entry) => structuredClone(entry.event) as SandboxEvent<K>),
     subscribe: <K extends EventType>(listener: (event: SandboxEvent<K>) => void, filter?: EventFilter<K>) => {
@@ -58,4 +86,16 @@ export function eventLog(ctx: ControlContext, bus: EventBus, onListenerError: (e
       });
     },
   };
+  positionsOf.set(log, {
+    get length() {
+      return bus.length;
+    },
+    get generation() {
+      return bus.generation;
+    },
+    after: (after, limit) => bus.after(after, limit),
+    find: (id) => bus.find(id),
+    watch: (wake) => bus.watch(wake),
+  });
+  return log;
 }

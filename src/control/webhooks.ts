@@ -55,6 +55,27 @@ export interface WebhookScripting {
   subscribe(listener: (attempt: WebhookAttempt, state: DeliveryState) => void, filter?: WebhookFilter): () => void;
 }
 
+/**
+ * Deliveries by position, for the standalone server's paginated lists: a page costs what it
+ * returns (plus the deliveries a `dead` filter skips), never a copy of the whole list.
+ * Internal: not part of `sandbox.webhooks`.
+ */
+export interface DeliveryPages {
+  /** At most `limit` deliveries after position `after` (from 1, creation order); dead letters only with `dead`. */
+  page(after: number, limit: number, dead: boolean): { items: WebhookDelivery[]; last: number; more: boolean };
+  /** The id of the delivery at `position`, if any (a cursor checks it names the same delivery). */
+  idAt(position: number): string | undefined;
+}
+
+const pagesOf = new WeakMap<WebhookScripting, DeliveryPages>();
+
+/** The positions view of a sandbox's `sandbox.webhooks` (see {@link DeliveryPages}). */
+export function deliveryPages(webhooks: WebhookScripting): DeliveryPages {
+  const pages = pagesOf.get(webhooks);
+  if (!pages) throw new TypeError('deliveryPages: not a sandbox\'s webhooks.');
+  return pages;
+}
+
 interface WebhookScriptingDeps {
   deliveries: Deliveries;
   events: Channel<DeliveryEvents>;
@@ -109,7 +130,7 @@ export function webhookScripting(ctx: ControlContext, { deliveries: service, eve
     }
   };
 
-  return {
+  const scripting: WebhookScripting = {
     deliveries: (filter) => service.deliveries(resolve(filter, 'deliveries')),
     attempts: (filter) => service.attempts(resolve(filter, 'attempts')),
     deadLetters: (filter) => service.deliveries({ ...resolve(filter, 'deadLetters'), state: 'dead' }),
@@ -143,4 +164,9 @@ export function webhookScripting(ctx: ControlContext, { deliveries: service, eve
       });
     },
   };
+  pagesOf.set(scripting, {
+    page: (after, limit, dead) => service.page(after, limit, dead ? { state: 'dead' } : {}),
+    idAt: (position) => service.idAt(position),
+  });
+  return scripting;
 }

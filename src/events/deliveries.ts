@@ -178,6 +178,30 @@ export class Deliveries implements Service {
     return this.select(filter).map((d) => this.toJson(d));
   }
 
+  /**
+   * Deliveries after position `after` (creation order, from 1) matching `filter`, at most
+   * `limit`: `last` is the position of the last one returned, `more` whether another matches
+   * after it. Costs the page plus what the filter skips, not the whole list (the server's
+   * paginated lists).
+   */
+  page(after: number, limit: number, filter: DeliveryFilter = {}): { items: WebhookDelivery[]; last: number; more: boolean } {
+    const items: WebhookDelivery[] = [];
+    let last = after;
+    for (let i = Math.max(0, after); i < this.all.length; i++) {
+      const d = this.all[i]!;
+      if (!matches(d, filter)) continue;
+      if (items.length === limit) return { items, last, more: true };
+      items.push(this.toJson(d));
+      last = i + 1;
+    }
+    return { items, last, more: false };
+  }
+
+  /** The id of the delivery at `position` (from 1), if there is one. */
+  idAt(position: number): string | undefined {
+    return this.all[position - 1]?.id;
+  }
+
   /** Every attempt in the order sent, narrowed by `filter`. */
   attempts(filter: DeliveryFilter = {}): WebhookAttempt[] {
     const ids = new Set(this.select(filter).map((d) => d.id));
@@ -409,14 +433,7 @@ export class Deliveries implements Service {
   }
 
   private select(filter: DeliveryFilter): DeliveryRecord[] {
-    return this.all.filter(
-      (d) =>
-        (filter.account === undefined || d.account === filter.account) &&
-        (filter.eventId === undefined || d.event.id === filter.eventId) &&
-        (filter.subscriptionId === undefined || d.subscription.id === filter.subscriptionId) &&
-        (filter.type === undefined || d.event.type === filter.type) &&
-        (filter.state === undefined || d.state === filter.state),
-    );
+    return this.all.filter((d) => matches(d, filter));
   }
 
   private toJson(d: DeliveryRecord): WebhookDelivery {
@@ -433,4 +450,14 @@ export class Deliveries implements Service {
       event: structuredClone(d.event),
     };
   }
+}
+
+function matches(d: DeliveryRecord, filter: DeliveryFilter): boolean {
+  return (
+    (filter.account === undefined || d.account === filter.account) &&
+    (filter.eventId === undefined || d.event.id === filter.eventId) &&
+    (filter.subscriptionId === undefined || d.subscription.id === filter.subscriptionId) &&
+    (filter.type === undefined || d.event.type === filter.type) &&
+    (filter.state === undefined || d.state === filter.state)
+  );
 }

@@ -1,18 +1,26 @@
+import { createHash } from 'node:crypto';
 import { answerOptions, inboundCallOptions } from '../control/calls.js';
 import { faultRule } from '../control/faults.js';
 import { check as checkInput } from '../control/context.js';
+import { eventPositions } from '../control/events.js';
+import { deliveryPages } from '../control/webhooks.js';
 import { inboundMessageOptions } from '../control/messages.js';
 import { callBehavior } from '../control/network.js';
 import { CLOCK_MODES } from '../core/clock.js';
 import { durationSchema } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
 import { decodeSegment, fitsPattern, segmentsOf, type Method } from '../core/path-pattern.js';
-import { dateTime, integer, object, oneOf, optional, string, type JsonSchema, type Schema } from '../core/schema.js';
+import { dateTime, integer, object, oneOf, optional, string, type JsonSchema, type ObjectSchema, type Schema } from '../core/schema.js';
 import { apiKeyJson, callJson, faultJson, messageJson } from '../control/json-schemas.js';
 import { advanceAnswer, advanceUntil, createKey, keyBody, keyAnswer, scriptingRoutes, spoken, wantsUntil, withUntil } from './control-scripting.js';
+import { deliveryPage, eventPage, pageOf, pageParameters, slicePage } from './control-pages.js';
 import { json } from './http.js';
 import type { ControlRoute } from './control-route.js';
+import type { Sandbox } from '../sandbox.js';
 import type { Session } from './sessions.js';
+
+type Call = ReturnType<Sandbox['calls']['list']>[number];
+type WebhookAttempt = ReturnType<Sandbox['webhooks']['attempts']>[number];
 
 /**
  * The control API (CONTRACT §8): JSON in and out, under `/__sandbox`. Every row calls the
@@ -83,8 +91,12 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'listSessions',
     status: 200,
     global: true,
-    response: list({ type: 'object', required: ['id', 'seed', 'now'], properties: { id: { type: 'string' }, seed: { type: 'integer' }, now: { type: 'string', format: 'date-time' } } }),
-    run: ({ sessions }) => json(200, { data: sessions.list().map((s) => ({ id: s.id, seed: s.seed, now: s.sandbox.now().toISOString() })) }),
+    response: pageOf({ type: 'object', required: ['id', 'seed', 'now'], properties: { id: { type: 'string' }, seed: { type: 'integer' }, now: { type: 'string', format: 'date-time' } } }),
+    query: pageParameters,
+    run: ({ sessions, query }) => {
+      const page = slicePage(sessions.list(), (s) => s.id, query, 'sessions', '');
+      return json(200, { ...page, data: page.data.map((s) => ({ id: s.id, seed: s.seed, now: s.sandbox.now().toISOString() })) });
+    },
   },
   {
     method: 'DELETE',
@@ -108,13 +120,15 @@ export const controlRoutes: ControlRoute[] = [
     run: async ({ session, body }) => {
       if (wantsUntil(body)) return advanceUntil(session, body);
       const { duration: d } = check(advanceBody, body);
-      const before = session.sandbox.events.list().length;
+      // Positions, not copies: the answer costs the events it carries, whatever the log's length.
+      const log = eventPositions(session.sandbox.events);
+      const before = log.length;
       try {
         await session.sandbox.advance(d);
       } finally {
         session.streams.changed();
       }
-      return json(200, { now: session.sandbox.now().toISOString(), events: session.sandbox.events.list().slice(before) });
+      return json(200, { now: session.sandbox.now().toISOString(), events: log.after(before, log.length - before) });
     },
   },
   {
@@ -132,11 +146,12 @@ export const controlRoutes: ControlRoute[] = [
   {
     method: 'GET',
     path: '/sessions/{s}/events',
-    summary: 'The event log, oldest first (sandbox.events.list)',
+    summary: 'The event log, oldest first, a page at a time (sandbox.events.list)',
     operationId: 'listEvents',
     status: 200,
-    response: list(anyObject),
-    run: ({ session }) => json(200, { data: session.sandbox.events.list() }),
+    response: pageOf(anyObject),
+    query: pageParameters,
+    run: ({ session, query }) => json(200, eventPage(eventPositions(session.sandbox.events), query, session.id)),
   },
   {
     method: 'GET',
@@ -144,8 +159,9 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'Webhook deliveries with their attempts (sandbox.webhooks.deliveries)',
     operationId: 'listDeliveries',
     status: 200,
-    response: list(anyObject),
-    run: ({ session }) => json(200, { data: session.sandbox.webhooks.deliveries() }),
+    response: pageOf(anyObject),
+    query: pageParameters,
+    run: ({ session, query }) => json(200, deliveryPage(deliveryPages(session.sandbox.webhooks), false, query, session.id)),
   },
   {
     method: 'GET',
@@ -153,8 +169,9 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'The dead-letter queue (sandbox.webhooks.deadLetters)',
     operationId: 'listDeadLetters',
     status: 200,
-    response: list(anyObject),
-    run: ({ session }) => json(200, { data: session.sandbox.webhooks.deadLetters() }),
+    response: pageOf(anyObject),
+    query: pageParameters,
+    run: ({ session, query }) => json(200, deliveryPage(deliveryPages(session.sandbox.webhooks), true, query, session.id)),
   },
   {
     method: 'POST',
@@ -187,8 +204,9 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'The keys made (sandbox.keys.list)',
     operationId: 'listKeys',
     status: 200,
-    response: list(apiKeyJson()),
-    run: ({ session }) => json(200, { data: session.sandbox.keys.list() }),
+    response: pageOf(apiKeyJson()),
+    query: pageParameters,
+    run: ({ session, query }) => json(200, slicePage(session.sandbox.keys.list(), (k) => keyId(k.key), query, 'keys', session.id)),
   },
   {
     method: 'DELETE',
@@ -303,8 +321,12 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'Every call of the session, newest first, with its timeline (for the console)',
     operationId: 'listSessionCalls',
     status: 200,
-    response: list(anyObject),
-    run: ({ session }) => json(200, { data: callTimelines(session) }),
+    response: pageOf(anyObject),
+    query: pageParameters,
+    run: ({ session, query }) => {
+      const page = slicePage(session.sandbox.calls.list(), (c) => c.id, query, 'calls', session.id);
+      return json(200, { ...page, data: callTimelines(session, page.data) });
+    },
   },
   ...scriptingRoutes,
 ];
@@ -313,15 +335,21 @@ export const controlRoutes: ControlRoute[] = [
  * Each call with what the console draws on its timeline: the call's own instants, when its
  * recording and transcript became ready, and every webhook attempt of its events.
  */
-function callTimelines(session: Session) {
+function callTimelines(session: Session, calls: Call[]) {
   const { sandbox } = session;
-  const attempts = sandbox.webhooks.attempts();
-  const ownerOf = new Map<string, string>();
-  for (const event of sandbox.events.list()) {
-    const data = event.data as { id: string; call_id?: string };
-    ownerOf.set(event.id, data.call_id ?? data.id);
+  // The page's calls only; each attempt's event is found by id, never by walking the log.
+  const log = eventPositions(sandbox.events);
+  const onPage = new Set(calls.map((call) => call.id));
+  const attemptsOf = new Map<string, WebhookAttempt[]>();
+  for (const attempt of sandbox.webhooks.attempts()) {
+    const data = log.find(attempt.eventId)?.data as { id: string; call_id?: string } | undefined;
+    const owner = data && (data.call_id ?? data.id);
+    if (owner === undefined || !onPage.has(owner)) continue;
+    let mine = attemptsOf.get(owner);
+    if (!mine) attemptsOf.set(owner, (mine = []));
+    mine.push(attempt);
   }
-  return sandbox.calls.list().map((call) => {
+  return calls.map((call) => {
     const recording = call.recording_id ? sandbox.recordings.get(call.recording_id) : undefined;
     const transcript = call.transcript_id ? sandbox.transcripts.get(call.transcript_id) : undefined;
     return {
@@ -329,12 +357,16 @@ function callTimelines(session: Session) {
       timeline: {
         recording: recording ? { id: recording.id, status: recording.status, created_at: recording.created_at, ready_at: recording.ready_at } : null,
         transcript: transcript ? { id: transcript.id, status: transcript.status, created_at: transcript.created_at, ready_at: transcript.ready_at } : null,
-        webhooks: attempts
-          .filter((a) => ownerOf.get(a.eventId) === call.id)
+        webhooks: (attemptsOf.get(call.id) ?? [])
           .map((a) => ({ eventType: a.eventType, deliveryId: a.deliveryId, attempt: a.attempt, replay: a.replay, at: a.at, status: a.status, ok: a.ok, error: a.error })),
       },
     };
   });
+}
+
+/** A key as a cursor names it: a short digest (a key may hold `-` and be longer than a cursor's id). */
+function keyId(key: string): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 20);
 }
 
 /** A body checked with a control schema: a refusal is a SandboxError naming the field (control/context.ts). */

@@ -1,5 +1,5 @@
 import type { Method } from '../core/path-pattern.js';
-import type { JsonSchema, Schema } from '../core/schema.js';
+import type { JsonSchema, ObjectSchema, Schema } from '../core/schema.js';
 import type { Session, Sessions } from './sessions.js';
 
 /** What a control route's `run` receives. */
@@ -9,6 +9,8 @@ export interface ControlRequest {
   session: Session;
   params: Record<string, string>;
   body: unknown;
+  /** The query string (a paginated list reads `limit` and `cursor` from it). */
+  query?: URLSearchParams;
 }
 
 /** One row of the control API's table (src/server/control-api.ts, control-scripting.ts). */
@@ -23,6 +25,8 @@ export interface ControlRoute {
   /** The success status and its body's schema. */
   status: number;
   response?: JsonSchema;
+  /** The query parameters, for the OpenAPI document (a paginated list's `limit` and `cursor`). */
+  query?: ObjectSchema<Record<string, Schema<unknown>>>;
   run(ctx: ControlRequest): Promise<Response> | Response;
   /** Runs without a session in the path. */
   global?: true;

@@ -19,6 +19,23 @@ const ERROR = {
  * `description` of its own uses that instead.
  */
 const DESCRIPTIONS: Record<string, string> = {
+  getSession: "One session's seed and virtual now (`sandbox.now()`); 404 for an unknown or deleted session.",
+  listInternalErrors: 'Failures inside the sandbox that answered a request with 500 `internal_error` (`sandbox.internalErrors()`), oldest first: a test can assert there were none.',
+  inspectCall: 'One call of the session, whichever account holds it (`sandbox.calls.get`); 404 naming `id` when there is none.',
+  inspectMessage: 'One message of the session, whichever account holds it (`sandbox.messages.get`); 404 naming `id` when there is none.',
+  inspectRecording: 'One recording of the session (`sandbox.recordings.get`); 404 naming `id` when there is none.',
+  inspectTranscript: 'One transcript of the session (`sandbox.transcripts.get`); 404 naming `id` when there is none.',
+  setRecordingTiming: 'How long after an answered call ends its recording, then its transcript, become ready, for calls that end from now on (`sandbox.recordings.setTiming`). Defaults: 10 s, then 20 s.',
+  setCallRecordingTiming: 'The recording and transcript timing of one call, before it ends (`sandbox.recordings.setTiming(timing, id)`); 409 once it has ended.',
+  setConversationScript: 'What is said on a call, line by line, while it still rings (`sandbox.transcripts.setScript`): its transcript, live stream and summary follow it. 409 once answered.',
+  countTranscriptStreams: 'How many live transcript streams are open (`sandbox.transcripts.openStreams()`): a test can check its client closed them.',
+  queueBehavior: 'One-shot behaviours for the next calls to a number, one each, in order (`sandbox.network.queueBehavior`); the standing behaviour applies after them.',
+  setMessageBehavior: 'Whether messages to a number end `delivered` or `failed` from now on (`sandbox.network.setMessageBehavior`).',
+  queueMessageBehavior: 'One-shot outcomes for the next messages to a number, one each, in order (`sandbox.network.queueMessageBehavior`).',
+  clearAllBehavior: 'Forgets the scripted call and message behaviour of every number (`sandbox.network.clearBehavior()`): the defaults apply again.',
+  listFaults: 'The injected faults that still have hits left, in the order they match (`sandbox.faults.list()`); `remaining` is null for a fault without end.',
+  listAttempts: 'Every webhook delivery attempt of the session in the order sent, replays marked (`sandbox.webhooks.attempts()`).',
+  replayAllDeadLetters: 'Replays every dead letter matching the filter (`sandbox.webhooks.replayAll`), attempt numbers starting over at 1; answers the attempts made.',
   health: 'Answers 200 `{"status": "ok"}` while the server is up: poll it before the first test runs.',
   createSession:
     'Starts a session: a sandbox of its own (clock, seed, ids, accounts, webhook queues), so parallel test workers never share state. The answer carries an API key that routes `/v1` requests to it; a server holds at most 1,000 live sessions (409 past that).',
@@ -57,6 +74,9 @@ function controlExample(name: string, path: string): string | undefined {
   if (name === 'number') return '+14155550123';
   if (name === 'id' && path.includes('/dead-letters/')) return 'dlv_6Np1Rz8Kq3Wd5Ty2';
   if (name === 'id' && path.includes('/calls/')) return 'call_7mQ2xK9pR4tLw8Zb';
+  if (name === 'id' && path.includes('/messages/')) return 'msg_3Jk8Vw2Qp5Rt9Lx1';
+  if (name === 'id' && path.includes('/recordings/')) return 'rec_9Bz4Nq7Hs2Wm6Kc3';
+  if (name === 'id' && path.includes('/transcripts/')) return 'trn_5Tg1Xc8Md3Pv7Ya2';
   return undefined;
 }
 
@@ -69,15 +89,17 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
   const paths: Record<string, Record<string, unknown>> = { ...(api.paths as Record<string, Record<string, unknown>>) };
   for (const route of routes) {
     const full = `/__sandbox${route.path}`;
-    const parameters = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    const parameters: Record<string, unknown>[] = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
       name,
       in: 'path',
       required: true,
       schema: { type: 'string' },
       ...(name === 's' ? { description: 'A session id; `default` always exists.' } : {}),
     }));
+    for (const [name, schema] of Object.entries(route.query?.shape ?? {})) parameters.push({ name, in: 'query', required: false, schema: schema.openapi() });
     for (const parameter of parameters) {
-      const example = controlExample(parameter.name!, route.path);
+      if (parameter.in !== 'path') continue;
+      const example = controlExample(String(parameter.name), route.path);
       if (example !== undefined) Object.assign(parameter, { example });
     }
     const own = 'description' in route && typeof route.description === 'string' ? route.description : undefined;

@@ -219,7 +219,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     const body = await readBody(request);
     const session = route.global ? sessions.default : sessions.get(params.s!);
     if (!session) return notFoundSession(params.s!);
-    return route.run({ sessions, session, params, body });
+    return route.run({ sessions, session, params, body, query: new URL(request.url).searchParams });
   }
 
   return {

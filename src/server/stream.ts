@@ -1,6 +1,25 @@
+import { eventPositions, type EventPositions } from '../control/events.js';
 import { sseComment, sseFrame as frame } from '../core/sse.js';
 import type { Sandbox } from '../sandbox.js';
 
+/** The most events one chunk of a stream carries. */
+export const PAGE_EVENTS = 200;
+/** A chunk stops growing once it holds this many bytes (one event may take it past). */
+export const PAGE_BYTES = 64 * 1024;
+
+/** One open stream: where its reader is in the log, and what it still has to be told. */
+interface Reader {
+  /** Position of the last event sent (0: none yet). */
+  sent: number;
+  /** The log's generation that `sent` belongs to. */
+  generation: number;
+  /** A `change` frame is due (one stands for any number of changes). */
+  change: boolean;
+  /** Resolves the pull that waits for something to send. */
+  wake: (() => void) | null;
+  closed: boolean;
+  close(): void;
+}
 
 /**
  * A session's live stream for the console (`GET /__sandbox/sessions/{s}/stream`), as
@@ -14,88 +33,124 @@ import type { Sandbox } from '../sandbox.js';
  *   attempt settled): read the lists again.
  * - `reset` `{now}`: the session was reset: start over.
  *
- * The stream holds no timer; it ends when the client goes away or the session is deleted.
+ * Each stream is pulled, never pushed: it remembers only its position in the log, and a chunk
+ * (at most {@link PAGE_EVENTS} events or about {@link PAGE_BYTES}) is read from the log when the
+ * reader has taken the one before. So a reader that pauses, during its catch-up or later, holds
+ * at most one chunk on the server, and reads on from where it stopped when it resumes; the log
+ * itself is the queue (docs/server.md, "Streams and large logs"). Changes coalesce into one
+ * `change` frame. The stream holds no timer; it ends when the client goes away or the session
+ * is deleted.
  */
 export class SessionStreams {
-  private readonly open = new Set<{ push(chunk: Uint8Array): void; close(): void }>();
-  /** How many events the log held at the last announcement (a shorter log means a reset). */
-  private seen = 0;
+  private readonly open = new Set<Reader>();
   private subscribed: (() => void) | null = null;
 
   constructor(private readonly sandbox: () => Sandbox) {}
 
   stream(lastEventId: number, signal: AbortSignal): ReadableStream<Uint8Array> {
-    let client!: { push(chunk: Uint8Array): void; close(): void };
-    return new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        client = {
-          push: (chunk) => {
-            try {
-              controller.enqueue(chunk);
-            } catch {
-              client.close();
-            }
-          },
-          close: () => {
-            if (!this.open.delete(client)) return;
+    const reader: Reader = { sent: lastEventId, generation: this.log().generation, change: true, wake: null, closed: false, close: () => undefined };
+    return new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          reader.close = () => {
+            if (reader.closed) return;
+            reader.closed = true;
+            this.open.delete(reader);
+            reader.wake?.();
             try {
               controller.close();
             } catch {
               // already closed by the reader
             }
             if (this.open.size === 0) this.unsubscribe();
-          },
-        };
-        const sandbox = this.sandbox();
-        const log = sandbox.events.list();
-        client.push(sseComment('svc-sandbox session stream', 1000));
-        let from = lastEventId;
-        if (from > log.length) {
-          client.push(frame('reset', { now: sandbox.now().toISOString() }));
-          from = 0;
-        }
-        log.slice(from).forEach((event, i) => client.push(frame('event', event, from + i + 1)));
-        client.push(frame('change', { now: sandbox.now().toISOString() }));
-        this.open.add(client);
-        if (signal.aborted) return client.close();
-        signal.addEventListener('abort', () => client.close(), { once: true });
-        this.subscribe(log.length);
+          };
+          controller.enqueue(sseComment('svc-sandbox session stream', 1000));
+          this.open.add(reader);
+          if (signal.aborted) return reader.close();
+          signal.addEventListener('abort', () => reader.close(), { once: true });
+          this.subscribe();
+        },
+        pull: async (controller) => {
+          for (;;) {
+            if (reader.closed) return;
+            const chunk = this.nextChunk(reader);
+            if (chunk) {
+              controller.enqueue(chunk);
+              return;
+            }
+            await new Promise<void>((resolve) => (reader.wake = resolve));
+            reader.wake = null;
+          }
+        },
+        cancel: () => reader.close(),
       },
-      cancel: () => client.close(),
-    });
+      // One chunk queued at most: the next is read from the log when the reader takes it.
+      { highWaterMark: 1 },
+    );
   }
 
   /** Something other than an event changed: every client reads its lists again. */
   changed(): void {
-    if (this.open.size === 0) return;
-    const sandbox = this.sandbox();
-    let now: string;
-    try {
-      now = sandbox.now().toISOString();
-    } catch {
-      return;
+    for (const reader of this.open) {
+      reader.change = true;
+      reader.wake?.();
     }
-    const length = safeLength(sandbox);
-    if (length !== null && length < this.seen) {
-      this.seen = length;
-      this.broadcast(frame('reset', { now }));
-    }
-    this.broadcast(frame('change', { now }));
   }
 
   closeAll(): void {
-    for (const client of [...this.open]) client.close();
+    for (const reader of [...this.open]) reader.close();
     this.unsubscribe();
   }
 
-  private subscribe(seen: number): void {
+  /** How many streams are open. */
+  get count(): number {
+    return this.open.size;
+  }
+
+  /**
+   * What `reader` is to get next, read from the log from its position: a `reset` when the log
+   * it was reading is gone, then a page of events, else a `change` if one is due; null when
+   * there is nothing to send.
+   */
+  protected nextChunk(reader: Reader): Uint8Array | null {
+    const log = this.log();
+    const frames: Uint8Array[] = [];
+    if (log.generation !== reader.generation || log.length < reader.sent) {
+      reader.generation = log.generation;
+      reader.sent = 0;
+      reader.change = true;
+      frames.push(frame('reset', { now: this.now() }));
+    }
+    let bytes = 0;
+    for (const event of log.after(reader.sent, PAGE_EVENTS)) {
+      const bytesOf = frame('event', event, reader.sent + 1);
+      frames.push(bytesOf);
+      reader.sent += 1;
+      bytes += bytesOf.byteLength;
+      if (bytes >= PAGE_BYTES) break;
+    }
+    if (reader.sent === log.length && reader.change && bytes === 0) {
+      reader.change = false;
+      frames.push(frame('change', { now: this.now() }));
+    }
+    return frames.length === 0 ? null : concat(frames);
+  }
+
+  private log(): EventPositions {
+    return eventPositions(this.sandbox().events);
+  }
+
+  private now(): string {
+    return this.sandbox().now().toISOString();
+  }
+
+  private subscribe(): void {
     if (this.subscribed) return;
-    this.seen = seen;
     const sandbox = this.sandbox();
-    const offEvents = sandbox.events.subscribe((event) => {
-      this.seen += 1;
-      this.broadcast(frame('event', event, this.seen));
-    });
+    const wakeAll = () => {
+      for (const reader of this.open) reader.wake?.();
+    };
+    const offEvents = this.log().watch(wakeAll);
     // Attempts settle during an advance and after it (a slow receiver): the console's
     // deliveries and dead letters follow them as they happen.
     const offAttempts = sandbox.webhooks.subscribe(() => this.changed());
@@ -109,16 +164,15 @@ export class SessionStreams {
     this.subscribed?.();
     this.subscribed = null;
   }
-
-  private broadcast(chunk: Uint8Array): void {
-    for (const client of [...this.open]) client.push(chunk);
-  }
 }
 
-function safeLength(sandbox: Sandbox): number | null {
-  try {
-    return sandbox.events.list().length;
-  } catch {
-    return null;
+function concat(chunks: Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
   }
+  return out;
 }

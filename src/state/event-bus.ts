@@ -34,7 +34,12 @@ interface EventBusDeps {
  */
 export class EventBus implements Service {
   private log: LoggedEvent[] = [];
+  /** Each event by id, for lookups that must not walk the log. */
+  private byId = new Map<string, LoggedEvent>();
+  private gen = 0;
   private readonly listeners = new Set<EventListener>();
+  private readonly watchers = new Set<() => void>();
+  private watchQueued = false;
 
   constructor(private readonly deps: EventBusDeps) {}
 
@@ -43,9 +48,51 @@ export class EventBus implements Service {
     const event = { id: this.deps.random.id('evt'), type, created_at: iso(this.deps.now()), data } as SandboxEvent<K>;
     const entry: LoggedEvent = { account, event: event as SandboxEvent };
     this.log.push(entry);
+    this.byId.set(event.id, entry);
     this.deps.events.emit('event:published', entry);
     if (this.listeners.size > 0) this.deps.steps.after(() => this.notify(entry));
+    if (this.watchers.size > 0 && !this.watchQueued) {
+      this.watchQueued = true;
+      this.deps.steps.after(() => this.wakeWatchers());
+    }
     return event;
+  }
+
+  /** How many events the log holds: the position of the last one (positions count from 1). */
+  get length(): number {
+    return this.log.length;
+  }
+
+  /** Changes at every reset: a position read before it names an event of a log that is gone. */
+  get generation(): number {
+    return this.gen;
+  }
+
+  /**
+   * The events after position `after` (0 for the first), at most `limit` of them, as the log
+   * holds them: the caller reads them and never changes them. Costs `limit`, whatever the
+   * length of the log.
+   */
+  after(after: number, limit: number): SandboxEvent[] {
+    const end = Math.min(this.log.length, after + limit);
+    const events: SandboxEvent[] = [];
+    for (let i = Math.max(0, after); i < end; i++) events.push(this.log[i]!.event);
+    return events;
+  }
+
+  /** The event with this id, as the log holds it (read it, never change it). */
+  find(id: string): SandboxEvent | undefined {
+    return this.byId.get(id)?.event;
+  }
+
+  /**
+   * Calls `wake` once after each step that appended events, and at each reset (read what
+   * changed with {@link length}, {@link generation} and {@link after}). For the server's
+   * streams: one call per step, however many events it made. Returns the function that stops it.
+   */
+  watch(wake: () => void): () => void {
+    this.watchers.add(wake);
+    return () => void this.watchers.delete(wake);
   }
 
   /** Calls `listener` with each later event, between steps. Returns the function that unsubscribes. */
@@ -65,6 +112,16 @@ export class EventBus implements Service {
 
   reset(): void {
     this.log = [];
+    this.byId = new Map();
+    this.gen++;
+    // Steps forgot the queued wake-up (they stop before parts reset): wake the watchers now.
+    this.watchQueued = false;
+    this.wakeWatchers();
+  }
+
+  private wakeWatchers(): void {
+    this.watchQueued = false;
+    for (const wake of [...this.watchers]) wake();
   }
 
   private notify(entry: LoggedEvent): void {
