@@ -10,7 +10,7 @@ export type { SandboxOptions } from './options.js';
 export type { KeyOptions, Scope, Resource, ApiKey } from './state/accounts.js';
 export type { Duration } from './core/duration.js';
 
-// The standalone server (CONTRACT §8; docs/server.md)
+// The standalone server (docs/server.md)
 export { startServer } from './server/server.js';
 export type { ServerOptions, SandboxServer } from './server/server.js';
 

@@ -27,7 +27,7 @@ export interface SandboxOptions {
   dialInterval?: Duration;
   /**
    * Real (wall-clock) time a webhook receiver has to answer before the attempt counts as
-   * failed. Default `'10s'` (CONTRACT §6); lower it in tests of hanging receivers.
+   * failed. Default `'10s'` (docs/webhooks.md); lower it in tests of hanging receivers.
    */
   webhookTimeout?: Duration;
   /**

@@ -383,7 +383,7 @@ export class Sandbox {
   readonly messages: MessageScripting;
 
   /**
-   * Scripting the simulated carrier per destination (CONTRACT §7 gives the defaults and
+   * Scripting the simulated carrier per destination (docs/calls.md gives the defaults and
    * magic numbers).
    *
    * @example

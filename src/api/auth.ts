@@ -16,7 +16,7 @@ const REFUSED = {
 };
 
 /**
- * Bearer-key authentication (CONTRACT §3): the header's form here, the keys themselves in
+ * Bearer-key authentication (docs/auth-and-accounts.md): the header's form here, the keys themselves in
  * the account store (src/state/accounts.ts).
  */
 export function authenticate(accounts: Accounts, header: string | null): Principal {

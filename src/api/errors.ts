@@ -1,4 +1,4 @@
-/** The `error.code` values the sandbox answers with (CONTRACT §4, plus the few it adds; see docs/errors.md). */
+/** The `error.code` values the sandbox answers with (docs/errors.md, plus the few it adds; see docs/errors.md). */
 export type ErrorCode =
   | 'invalid_json'
   | 'invalid_parameter'

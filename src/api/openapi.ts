@@ -1,7 +1,7 @@
 import { EVENT_DATA_SCHEMAS, EVENT_TYPES } from '../state/resources.js';
 import type { AnyRoute } from './router.js';
 
-/** Every error's body: the envelope of CONTRACT §4. */
+/** Every error's body: the envelope of docs/errors.md. */
 const ERROR_SCHEMA = {
   type: 'object',
   additionalProperties: false,
@@ -22,7 +22,7 @@ const ERROR_SCHEMA = {
 
 const header = (description: string, schema: Record<string, unknown>) => ({ description, schema });
 
-/** Headers on every answer (CONTRACT §3, §4), and the browsers' CORS headers (docs/interception.md). */
+/** Headers on every answer (docs/auth-and-accounts.md, docs/errors.md), and the browsers' CORS headers (docs/interception.md). */
 const HEADERS = {
   'X-Request-Id': header('req_… id of this request.', { type: 'string', pattern: '^req_[0-9A-Za-z]{16}$' }),
   'X-RateLimit-Limit': header('Requests per one-second window for this key (2147483647: no cap, enterprise keys).', { type: 'integer' }),

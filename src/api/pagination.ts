@@ -25,7 +25,7 @@ export function listOf(items: { openapi(): JsonSchema } | JsonSchema): JsonSchem
   };
 }
 
-/** Query parameters every list accepts (CONTRACT §4); a list adds its own filters beside them. */
+/** Query parameters every list accepts (docs/pagination.md); a list adds its own filters beside them. */
 const LIST_PARAMS = {
   limit: optional(integer({ description: 'Items per page (default 50).', min: 1, max: 200, fromQuery: true })),
   cursor: optional(string({ description: 'The next_cursor of the previous page.', max: 200 })),

@@ -208,7 +208,7 @@ export function splitUrl(url: string, basePath: string): { path: string; query: 
   };
 }
 
-/** What an injected fault answers (CONTRACT §3's Retry-After rule holds for an injected 429 too). */
+/** What an injected fault answers (docs/auth-and-accounts.md's Retry-After rule holds for an injected 429 too). */
 function faultError(fault: ActiveFault): ApiError {
   const status = fault.status!;
   const code = status === 429 ? 'rate_limited' : status === 500 ? 'internal_error' : 'service_unavailable';

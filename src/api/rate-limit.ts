@@ -21,7 +21,7 @@ interface Window {
 export const MAX_WINDOWS = 10_000;
 
 /**
- * Per-key fixed windows of one second of virtual time (CONTRACT §3). Every key's windows
+ * Per-key fixed windows of one second of virtual time (docs/rate-limits.md). Every key's windows
  * share the same boundaries, so when the clock enters a new second every counter is stale
  * and all are dropped. Within one second (the virtual clock may stand still for a whole test)
  * at most MAX_WINDOWS are kept, the oldest dropped first, and tokens that are no key at all

@@ -25,7 +25,7 @@ export const messageJson = (): JsonSchema => messageSchema.openapi();
 export const recordingJson = (): JsonSchema => recordingSchema.openapi();
 export const transcriptJson = (): JsonSchema => transcriptSchema.openapi();
 
-/** One event of the log (CONTRACT §6 envelope), any type. */
+/** One event of the log (docs/webhooks.md envelope), any type. */
 export const eventJson = (): JsonSchema => ({
   oneOf: EVENT_TYPES.map((type) =>
     closed({ id: { type: 'string', pattern: '^evt_[0-9A-Za-z]{16}$' }, type: { type: 'string', const: type }, created_at: instant, data: EVENT_DATA_SCHEMAS[type].openapi() }, `A ${type} event.`),

@@ -23,7 +23,7 @@ export const callBehavior: Schema<CallBehavior> = object(
     answeredBy: optional(oneOf(ANSWERERS, 'Who picks up an answered call.')),
     agent: optional(string({ description: 'Name of the human agent who answers', max: 64 })),
   },
-  { description: 'What the simulated network does with calls to one destination (CONTRACT §7).', label: 'option' },
+  { description: 'What the simulated network does with calls to one destination (docs/calls.md).', label: 'option' },
 );
 
 /** `MessageBehavior`, checked. */

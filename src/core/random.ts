@@ -4,7 +4,7 @@ import type { Service } from './lifecycle.js';
 const ID_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const ID_LENGTH = 16;
 
-/** The id prefixes of CONTRACT §4. */
+/** The id prefixes of docs/contract.md. */
 export type IdPrefix = 'call' | 'camp' | 'num' | 'msg' | 'conv' | 'rec' | 'trn' | 'wh' | 'evt' | 'req' | 'whsec' | 'dlv' | 'key' | 'ses';
 
 /** cyrb128: a small, well-mixed string hash that gives the four 32-bit words sfc32 needs. */

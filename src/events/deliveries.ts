@@ -133,7 +133,7 @@ interface DeliveriesDeps {
 }
 
 /**
- * Webhook subscriptions and the delivery of every event to them (CONTRACT §6,
+ * Webhook subscriptions and the delivery of every event to them (docs/webhooks.md,
  * docs/webhooks.md). Each event of the bus becomes one delivery per matching
  * subscription of its account. Attempts to one subscription leave in the order they fall
  * due (its lane), each without waiting for the answer to the one before (up to

@@ -17,7 +17,7 @@ function offsets(): number[] {
  * 15 m 30 s, 31 m 30 s, 1 h 3 m 30 s, 2 h 7 m 30 s, 4 h 15 m 30 s, 8 h 31 m 30 s and
  * 17 h 3 m 30 s. The 13th would start at 34 h 7 m 30 s, past the 24-hour window, so a
  * delivery whose 12th attempt fails is dead-lettered then. The spec leaves the intervals
- * open; CONTRACT §6 and docs/webhooks.md fix them.
+ * open; docs/webhooks.md and docs/webhooks.md fix them.
  *
  * @example
  * import { WEBHOOK_RETRY_SCHEDULE } from 'svc-sandbox';

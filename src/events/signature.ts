@@ -8,7 +8,7 @@ const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
 /**
  * The `X-Service-Signature` value of a body: lowercase hex HMAC-SHA256 of the exact bytes,
  * keyed with the whole secret string (`whsec_…`, UTF-8). The spec leaves the encoding open;
- * the sandbox chose hex (CONTRACT §6, docs/webhooks.md).
+ * the sandbox chose hex (docs/webhooks.md).
  *
  * @example
  * sign('{"id":"evt_1"}', 'whsec_abc'); // '5d1f…' (64 hex characters)

@@ -10,7 +10,7 @@ import { nearest } from '../core/suggest.js';
 import { startServer, type SandboxServer } from './server.js';
 
 /**
- * `svc-sandbox`: the standalone server from a shell (CONTRACT §8).
+ * `svc-sandbox`: the standalone server from a shell (docs/server.md).
  *
  *   svc-sandbox serve [--port 12111] [--host 127.0.0.1] [--seed 0] [--start-time ISO] [--webhook-timeout 10s]
  *   svc-sandbox exec [serve options] [--kill-after 5s] -- <command> [args...]

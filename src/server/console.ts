@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The account console (CONTRACT §9): plain ES modules, HTML and CSS shipped in the package's
+ * The account console (docs/server.md): plain ES modules, HTML and CSS shipped in the package's
  * `console/` folder, served as they are: no build step at install, and the page requests
  * nothing from any other origin. Files are read once and kept.
  */
@@ -43,7 +43,7 @@ export function consoleAsset(path: string, method: string): Response | undefined
     headers: {
       'content-type': type,
       'cache-control': 'no-cache',
-      // Nothing from another origin, ever (CONTRACT §9): the page's own policy says so too.
+      // Nothing from another origin, ever (docs/server.md): the page's own policy says so too.
       'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'",
     },
   });

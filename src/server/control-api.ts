@@ -23,7 +23,7 @@ type Call = ReturnType<Sandbox['calls']['list']>[number];
 type WebhookAttempt = ReturnType<Sandbox['webhooks']['attempts']>[number];
 
 /**
- * The control API (CONTRACT §8): JSON in and out, under `/__sandbox`. Every row calls the
+ * The control API (docs/server.md): JSON in and out, under `/__sandbox`. Every row calls the
  * library's own scripting surface on the session's sandbox (`sandbox.calls.answer`,
  * `sandbox.network.setBehavior`, ...), which validates its input with the same schemas, so
  * the library and the control API are one surface seen twice and cannot drift. Errors are
@@ -57,7 +57,7 @@ const sessionBody = object(
 const list = (items: JsonSchema): JsonSchema => ({ type: 'object', required: ['data'], properties: { data: { type: 'array', items } } });
 const anyObject: JsonSchema = { type: 'object' };
 
-/** The control routes, in the order of CONTRACT §8's table (then the console's extras). */
+/** The control routes, in the order of docs/server.md's table (then the console's extras). */
 export const controlRoutes: ControlRoute[] = [
   {
     method: 'GET',

@@ -12,7 +12,7 @@ import type { ControlRequest as RowRequest, ControlRoute as Row } from './contro
 import type { Session } from './sessions.js';
 
 /**
- * The control API's scripting rows beyond CONTRACT §8's table: one per scripting member of the
+ * The control API's scripting rows beyond docs/server.md's table: one per scripting member of the
  * library that §8 does not cover, so a Python, Go or Ruby suite can script everything a
  * JavaScript test can (docs/server.md, "Parity"; test/server/parity.test.ts keeps the two in
  * step). Each row calls the library's own member on the session's sandbox; bodies are

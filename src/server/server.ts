@@ -46,7 +46,7 @@ export interface ServerOptions {
   clock?: ClockMode;
 }
 
-/** A running server (CONTRACT §8). */
+/** A running server (docs/server.md). */
 export interface SandboxServer {
   /** `http://HOST:PORT`: the API is under `/v1`, the control API under `/__sandbox`. */
   readonly url: string;

@@ -3,11 +3,11 @@ import { parseDuration } from '../core/duration.js';
 
 /**
  * The simulated carrier and messaging network, as pure data and rules: the defaults and
- * magic numbers of CONTRACT §7, and how a call's behaviour resolves. Which behaviour a
+ * magic numbers of docs/calls.md, and how a call's behaviour resolves. Which behaviour a
  * test scripted for which number is state (src/state/network.ts).
  */
 
-/** How an ended call ended (CONTRACT §5). */
+/** How an ended call ended (docs/contract.md). */
 export const DISPOSITIONS = ['answered', 'busy', 'no_answer', 'failed', 'canceled'] as const;
 export type Disposition = (typeof DISPOSITIONS)[number];
 
@@ -25,7 +25,7 @@ export type Answerer = (typeof ANSWERERS)[number];
 
 /**
  * What the simulated network does with calls to one destination. Every field is
- * optional; unset ones fall back to the defaults of CONTRACT §7.
+ * optional; unset ones fall back to the defaults of docs/calls.md.
  *
  * @example
  * sandbox.network.setBehavior('+14155550123', { ring: '12s', answeredBy: 'voicemail', talk: '20s' });
@@ -62,7 +62,7 @@ const DEFAULT_RING_MS: Record<CallOutcome, number> = {
 };
 const DEFAULT_TALK_MS = 60_000;
 
-/** The magic destinations of CONTRACT §7 for calls (and, for `unreachable`, messages). */
+/** The magic destinations of docs/calls.md for calls (and, for `unreachable`, messages). */
 export const MAGIC_NUMBERS: Readonly<Record<string, CallBehavior>> = Object.freeze({
   '+15005550001': { outcome: 'unreachable' },
   '+15005550002': { outcome: 'busy' },
@@ -70,7 +70,7 @@ export const MAGIC_NUMBERS: Readonly<Record<string, CallBehavior>> = Object.free
   '+15005550004': { outcome: 'failed' },
 });
 
-/** Destinations under this prefix belong to no carrier (CONTRACT §4). */
+/** Destinations under this prefix belong to no carrier (docs/contract.md). */
 const UNASSIGNED_PREFIX = '+999';
 
 /** What a call to `to` gets when nothing is scripted for it. */

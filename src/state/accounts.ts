@@ -20,7 +20,7 @@ export interface KeyOptions {
   scopes?: Scope[];
 }
 
-/** A test key: `SVC_TEST_` and one or more of `[A-Za-z0-9_-]` (CONTRACT §3). */
+/** A test key: `SVC_TEST_` and one or more of `[A-Za-z0-9_-]` (docs/auth-and-accounts.md). */
 /**
  * A test key: `SVC_TEST_` and up to 191 letters, digits, `_` or `-` (200 characters in all).
  * The cap is the sandbox's choice (docs/auth-and-accounts.md): it bounds the memory of the key
@@ -53,7 +53,7 @@ export interface ApiKey extends KeyOptions {
 }
 
 /**
- * The keys and accounts of one sandbox (CONTRACT §3; docs/auth-and-accounts.md): the keys
+ * The keys and accounts of one sandbox (docs/auth-and-accounts.md): the keys
  * configured in options, the keys made later (the account console's API tab), revoked
  * keys, and a bounded cache of resolved principals. Keys made and revoked are settings of
  * the account console, not simulated state: `reset()` keeps them.

@@ -10,7 +10,7 @@ import type { Recording, RecordingStatus } from './resources.js';
 import type { TranscriptService } from './transcripts.js';
 
 /**
- * When a finished call's media become ready (CONTRACT §7 defaults: 10 s, then 20 s).
+ * When a finished call's media become ready (docs/calls.md defaults: 10 s, then 20 s).
  *
  * @example
  * sandbox.recordings.setTiming({ recordingDelay: '2s', transcriptDelay: '3s' });

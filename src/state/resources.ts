@@ -21,7 +21,7 @@ import { NUMBER_KINDS } from '../sim/inventory.js';
  * type (`Call = Infer<typeof callSchema>`), the response schema of the OpenAPI document,
  * and a check the tests run on every response they see (src/api/openapi.ts,
  * test/setup/conformance.ts). The fields beyond the spec are the sandbox's
- * choices (CONTRACT §5; docs/ per resource).
+ * choices (docs/contract.md and the page of each resource).
  */
 
 const id = (prefix: string, what: string) =>
@@ -55,7 +55,7 @@ export type RecordingStatus = (typeof RECORDING_STATUSES)[number];
  */
 export type TranscriptStatus = (typeof TRANSCRIPT_STATUSES)[number];
 
-/** The call resource (CONTRACT §5; docs/calls.md). */
+/** The call resource (docs/contract.md; docs/calls.md). */
 export const callSchema = object(
   {
     id: id('call', 'The call'),
@@ -126,7 +126,7 @@ export const routingSchema = object(
   { description: 'Who takes inbound calls: the AI receptionist, an agent, an extension, or a forward to another number.' },
 );
 
-/** A provisioned number (CONTRACT §5; docs/numbers.md). */
+/** A provisioned number (docs/contract.md; docs/numbers.md). */
 export const phoneNumberSchema = object(
   {
     id: id('num', 'The number'),
@@ -154,7 +154,7 @@ const templateUse = object(
   { description: 'The template the text came from.' },
 );
 
-/** A message (CONTRACT §5; docs/messaging.md). */
+/** A message (docs/contract.md; docs/messaging.md). */
 export const messageSchema = object(
   {
     id: id('msg', 'The message'),
@@ -195,7 +195,7 @@ const segmentSchema = object(
   { description: 'One speaker-labelled stretch of speech.' },
 );
 
-/** A transcript (CONTRACT §5; docs/transcripts.md). */
+/** A transcript (docs/contract.md; docs/transcripts.md). */
 export const transcriptSchema = object(
   {
     id: id('trn', 'The transcript'),
@@ -211,7 +211,7 @@ export const transcriptSchema = object(
   { description: 'The transcript of a call.' },
 );
 
-/** A recording (CONTRACT §5; docs/recordings.md). */
+/** A recording (docs/contract.md; docs/recordings.md). */
 export const recordingSchema = object(
   {
     id: id('rec', 'The recording'),
@@ -239,7 +239,7 @@ const subscriptionFields = {
   events: array(oneOf(EVENT_TYPES, 'An event type.'), { description: 'The events it receives.', min: 1, max: EVENT_TYPES.length }),
 };
 
-/** A webhook subscription as lists and reads show it (CONTRACT §5; docs/webhooks.md). */
+/** A webhook subscription as lists and reads show it (docs/contract.md; docs/webhooks.md). */
 export const subscriptionSchema = object({ ...subscriptionFields, created_at: at('When it was created') }, { description: 'A webhook subscription.' });
 
 /** The create response: the only one that shows the signing secret. */
@@ -289,7 +289,7 @@ export const EVENT_DATA_SCHEMAS = {
 } as const satisfies { [K in EventType]: unknown };
 
 /**
- * One platform event, in the envelope of CONTRACT §6: a union discriminated by `type`, so
+ * One platform event, in the envelope of docs/webhooks.md: a union discriminated by `type`, so
  * `if (event.type === 'call.completed') event.data.disposition` type-checks. The same object
  * is the webhook body (serialised once, signed over those exact bytes) and an entry of the
  * event log.

@@ -79,7 +79,7 @@ export const listCallsQuery = listQuery(
 
 const callOrCampaign = () => ({ oneOf: [callSchema.openapi(), campaignSchema.openapi()] });
 
-/** GET, POST /v1/calls, GET /v1/calls/{id} and the transfer (CONTRACT §5; docs/calls.md). */
+/** GET, POST /v1/calls, GET /v1/calls/{id} and the transfer (docs/contract.md; docs/calls.md). */
 export function callRoutes(deps: CallRoutesDeps): AnyRoute[] {
   const { calls, dialer, network, cursors } = deps;
 

@@ -132,7 +132,7 @@ function makeWebhookBody(sandboxOrigin: string) {
 
 export const listWebhooksQuery = listQuery({}, 'List webhook subscriptions, newest first.');
 
-/** GET, POST /v1/webhooks and DELETE /v1/webhooks/{id} (CONTRACT §5; docs/webhooks.md). */
+/** GET, POST /v1/webhooks and DELETE /v1/webhooks/{id} (docs/contract.md; docs/webhooks.md). */
 export function webhookRoutes(deps: WebhookRoutesDeps): AnyRoute[] {
   const { subscriptions, cursors, sandboxOrigin } = deps;
   return [
