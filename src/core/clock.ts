@@ -30,10 +30,9 @@ const wall = {
 const UNKNOWN_POLL_MS = 10;
 
 type FakeTimerId = ReturnType<FakeTimers.Clock['setTimeout']>;
-const NEVER = -1 as unknown as FakeTimerId;
-/** A timer longer than one native timer can be: re-armed in steps; `id` is the current step. */
+/** A timer longer than one native timer can be: re-armed in steps; `id` is the current step (null: never armed). */
 class LongTimer {
-  constructor(public id: FakeTimerId) {}
+  constructor(public id: FakeTimerId | null) {}
 }
 export type TimerHandle = FakeTimerId | LongTimer;
 
@@ -58,9 +57,18 @@ interface ClockDeps {
   mode?: ClockMode;
 }
 
-/** fake-timers' own heap of pending timers (an internal of the pinned version): its earliest, to know what is due. */
-interface TimerHeapPeek {
-  timerHeap?: { peek?: () => { callAt: number } | undefined };
+/**
+ * fake-timers' own heap of pending timers, an internal of the pinned version (15.5.0): its
+ * earliest timer, to know what is due. Read without a cast, so a version without it gives
+ * `undefined` (the realtime pump then polls) instead of a crash.
+ */
+function earliestTimer(clock: object): { callAt: number } | undefined {
+  const heap: unknown = Reflect.get(clock, 'timerHeap');
+  if (typeof heap !== 'object' || heap === null) return undefined;
+  const peek: unknown = Reflect.get(heap, 'peek');
+  if (typeof peek !== 'function') return undefined;
+  const first: unknown = peek.call(heap);
+  return typeof first === 'object' && first !== null && typeof Reflect.get(first, 'callAt') === 'number' ? (first as { callAt: number }) : undefined;
 }
 
 /**
@@ -137,7 +145,7 @@ export class VirtualClock implements Service {
   /** Realtime: the earliest pending timer's instant, or Infinity. */
   private nextDue(): number {
     if (this.made === null || this.made.countTimers() === 0) return Infinity;
-    const first = (this.made as unknown as TimerHeapPeek).timerHeap?.peek?.();
+    const first = earliestTimer(this.made);
     // Unknown (a fake-timers without the heap): never caught up lazily; the pump polls instead.
     return first ? first.callAt : -Infinity;
   }
@@ -223,9 +231,9 @@ export class VirtualClock implements Service {
     };
     if (!(ms > MAX_STEP_MS)) return this.fake.setTimeout(run, Math.max(0, ms || 0));
     // "Until something else happens", or past the last instant a Date can hold: never armed.
-    if (ms === Infinity || this.rawNow() + ms > MAX_TIME_MS) return new LongTimer(NEVER);
+    if (ms === Infinity || this.rawNow() + ms > MAX_TIME_MS) return new LongTimer(null);
     // Like Node's, fake-timers would turn a longer delay into 1 ms: re-arm in steps instead.
-    const timer = new LongTimer(0 as FakeTimerId);
+    const timer = new LongTimer(null);
     const arm = (remaining: number) => {
       timer.id = this.fake.setTimeout(remaining > MAX_STEP_MS ? () => arm(remaining - MAX_STEP_MS) : run, Math.min(remaining, MAX_STEP_MS));
     };
@@ -236,7 +244,7 @@ export class VirtualClock implements Service {
   clearTimeout(id: TimerHandle): void {
     if (this.made === null) return; // no timer was ever set
     if (id instanceof LongTimer) {
-      if (id.id !== NEVER) this.fake.clearTimeout(id.id);
+      if (id.id !== null) this.fake.clearTimeout(id.id);
     } else this.fake.clearTimeout(id);
   }
 

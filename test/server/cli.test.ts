@@ -1,6 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -80,6 +81,36 @@ describe('svc-sandbox serve', () => {
     expect((await (await fetch(`${url}/__sandbox/sessions`)).json()).data[0].now).toBe('2030-01-01T00:00:00.000Z');
     serve.child.kill('SIGTERM');
     expect((await serve.exit).code).toBe(0);
+  });
+
+  it('warns on --host 0.0.0.0, and --allowed-host NAME lets requests for that Host in (others are 403)', async () => {
+    const serve = run(['serve', '--port', '0', '--host', '0.0.0.0', '--allowed-host', 'devbox.test']);
+    const port = Number((await serve.firstLine).split(':').pop());
+    await expect.poll(() => serve.stderr).toMatch(/warning: --host 0\.0\.0\.0 serves every network .* no authentication/);
+    const status = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, path: '/__sandbox/health', headers: { host }, agent: false }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        req.on('error', reject).end();
+      });
+    expect(await status(`devbox.test:${port}`)).toBe(200);
+    expect(await status(`other.test:${port}`)).toBe(403);
+    serve.child.kill('SIGTERM');
+    expect((await serve.exit).code).toBe(0);
+  });
+
+  it('exec hands its command a secret key, different on every run unless --seed is given', async () => {
+    const key = async (args: string[]) => {
+      const exec = run(['exec', ...args, '--', process.execPath, '-e', 'console.log(process.env.SVC_API_KEY)']);
+      expect((await exec.exit).code).toBe(0);
+      return exec.stdout.trim().split('\n').pop()!;
+    };
+    const [a, b] = [await key([]), await key([])];
+    expect(a).toMatch(/^SVC_TEST_[0-9A-Za-z]{16}$/);
+    expect(a).not.toBe(b);
+    expect(await key(['--seed', '3'])).toBe(await key(['--seed', '3']));
   });
 
   it('takes --clock realtime (virtual time flows with the wall clock); a bad --clock exits 2 naming the modes', async () => {
