@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { toDirectedGraph } from 'xstate/graph';
 import { callMachine } from '../../src/state/call-machine.js';
+import { soakSize } from '../support/soak.js';
 import { Driver, KEYS } from './driver.js';
 
 /**
@@ -270,7 +271,7 @@ describe('calls against a reference model', () => {
       fc.asyncProperty(fc.integer({ min: 0, max: 1000 }), callCommands(250), async (seed, commands) => {
         await runCommands(seed, commands);
       }),
-      { numRuns: 25 },
+      { numRuns: soakSize(8, 25) },
     );
   });
 
@@ -279,7 +280,7 @@ describe('calls against a reference model', () => {
       fc.asyncProperty(fc.integer({ min: 0, max: 1000 }), callCommands(120), async (seed, commands) => {
         expect(await runCommands(seed, commands)).toBe(await runCommands(seed, commands));
       }),
-      { numRuns: 8 },
+      { numRuns: soakSize(3, 8) },
     );
   });
 });

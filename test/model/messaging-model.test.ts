@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/index.js';
+import { soakSize } from '../support/soak.js';
 import { MessagingRun, messagingCommands, type MessagingCommand } from './messaging-commands.js';
 import { checkDeliveries, checkEvents, startReceivers } from './messaging-invariants.js';
 import { MessagingModel } from './messaging-reference.js';
@@ -101,7 +102,7 @@ describe('numbers and messages against a reference model', () => {
       fc.asyncProperty(fc.integer({ min: 0, max: 1000 }), messagingCommands(300), async (seed, commands) => {
         await runCommands(seed, commands);
       }),
-      { numRuns: 40 },
+      { numRuns: soakSize(10, 40) },
     );
   });
 
@@ -110,7 +111,7 @@ describe('numbers and messages against a reference model', () => {
       fc.asyncProperty(fc.integer({ min: 0, max: 1000 }), messagingCommands(120), async (seed, commands) => {
         expect((await runCommands(seed, commands)).text).toBe((await runCommands(seed, commands)).text);
       }),
-      { numRuns: 8 },
+      { numRuns: soakSize(3, 8) },
     );
   });
 
@@ -123,7 +124,7 @@ describe('numbers and messages against a reference model', () => {
         expect([...kept.refused].map(String)).toEqual([]);
         expect(kept.text).toBe(full.withoutRefused);
       }),
-      { numRuns: 10 },
+      { numRuns: soakSize(4, 10) },
     );
   });
 
@@ -132,7 +133,7 @@ describe('numbers and messages against a reference model', () => {
       fc.asyncProperty(fc.integer({ min: 0, max: 1000 }), messagingCommands(300), async (seed, commands) => {
         await runCommands(seed, commands, { webhooks: true });
       }),
-      { numRuns: 4 },
+      { numRuns: soakSize(2, 4) },
     );
   });
 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, SandboxError, type Sandbox, type SandboxEvent } from '../../src/index.js';
 import { client, FROM, KEY, TO } from '../helpers.js';
-import { closeReceivers, startReceiver, subscribe } from '../webhooks/receivers.js';
+import { closedPortUrl, closeReceivers, startReceiver, subscribe } from '../webhooks/receivers.js';
 
 /**
  * Issue 10: the sandbox is safe at every moment of its lifecycle. Each test's first line
@@ -170,8 +170,12 @@ describe('reset() during a burst of requests (issue 10.3)', () => {
   });
 });
 
-/** One script of requests and clock moves; every response's status, headers and body, in order. */
-async function script(sandbox: Sandbox): Promise<string[]> {
+/**
+ * One script of requests and clock moves; every response's status, headers and body, in order.
+ * `hooks` is the subscription's receiver: a closed local port, so the attempts fail at once
+ * (no DNS lookup, no real network; https://example.com/hooks cost some 5 s here).
+ */
+async function script(sandbox: Sandbox, hooks: string): Promise<string[]> {
   const out: string[] = [];
   /** Records the whole response and returns its parsed body. */
   const record = async (pending: Promise<Response>): Promise<any> => {
@@ -189,7 +193,7 @@ async function script(sandbox: Sandbox): Promise<string[]> {
   await record(get(sandbox, `/v1/numbers?kind=local&limit=2&cursor=${found.next_cursor}`));
   const number = await record(post(sandbox, '/v1/numbers', { number: found.data[0].number }));
   await record(post(sandbox, '/v1/messages', { from: number.number, to: TO, body: 'hello' }));
-  await record(post(sandbox, '/v1/webhooks', { url: 'https://example.com/hooks', events: ['call.completed'] }));
+  await record(post(sandbox, '/v1/webhooks', { url: hooks, events: ['call.completed'] }));
   await sandbox.advance('2m');
   await record(get(sandbox, '/v1/recordings'));
   await record(get(sandbox, '/v1/messages?limit=1'));
@@ -200,17 +204,18 @@ async function script(sandbox: Sandbox): Promise<string[]> {
 
 describe('reset() starts everything over (issue 10.4)', () => {
   it('regression: after a reset next_cursor differed from a fresh sandbox\'s; now one script gives every response byte for byte as on a fresh sandbox', async () => {
+    const hooks = await closedPortUrl();
     const first = make({ seed: 3 });
-    const fresh = await script(first);
+    const fresh = await script(first, hooks);
     first.close(); // one base URL listens once at a time
     const used = make({ seed: 3 });
-    await script(used);
+    await script(used, hooks);
     await post(used, '/v1/calls', { to: '+14155550177', from: FROM }); // more state than the script makes
     used.network.setBehavior(TO, { outcome: 'failed' });
     used.faults.inject({ path: '/v1/nothing', times: Infinity });
     await used.advance('5h');
     used.reset();
-    const again = await script(used);
+    const again = await script(used, hooks);
     expect(again).toHaveLength(fresh.length);
     for (let i = 0; i < fresh.length; i++) expect(again[i], `response ${i}`).toBe(fresh[i]);
   });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EVENT_TYPES, verifyWebhook } from '../../src/index.js';
 import { client, startSandbox } from '../helpers.js';
+import { soakSize } from '../support/soak.js';
 import { closedPortUrl, closeReceivers, startReceiver, subscribe, type Receiver, type Responder } from './receivers.js';
 
 /** mulberry32: the scenario's own seeded randomness, so a failing seed can be rerun. */
@@ -117,8 +118,9 @@ async function scenario(seed: number): Promise<void> {
 
 describe('invariant: every event is delivered or dead-lettered, and only to its own account', () => {
   // A new seed every run; fast-check prints a failing one (no shrinking: a nearby seed is another scenario).
-  // A scenario takes 1 to 4 s of real time (receivers that hang are timed out after 250 ms).
+  // A scenario takes 1 to 4 s of real time (receivers that hang are timed out after 250 ms):
+  // one in `npm test`, three in the soak run.
   it('holds for random scenarios', { timeout: 60_000 }, async () => {
-    await fc.assert(fc.asyncProperty(fc.integer({ min: 1, max: 0x7fffffff }), scenario), { numRuns: 3, endOnFailure: true });
+    await fc.assert(fc.asyncProperty(fc.integer({ min: 1, max: 0x7fffffff }), scenario), { numRuns: soakSize(1, 3), endOnFailure: true });
   });
 });
