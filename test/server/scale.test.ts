@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { startServer, type SandboxServer } from '../../src/index.js';
 import { PAGE_BYTES, SessionStreams } from '../../src/server/stream.js';
 import { closeReceivers, startReceiver } from '../webhooks/receivers.js';
+import { serverClient } from './client.js';
 
 /**
  * Issue 16 items 5 and 6, over real HTTP against startServer: requests and streams cost what
@@ -11,15 +12,9 @@ import { closeReceivers, startReceiver } from '../webhooks/receivers.js';
  * advance's answer is read from the log by position.
  */
 
-async function call(server: SandboxServer, method: string, path: string, body?: unknown, key?: string) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(key ? { authorization: `Bearer ${key}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+/** One request to `server`, as test/server/client.ts sends it, with `key` as the bearer key. */
+const call = (server: SandboxServer, method: string, path: string, body?: unknown, key?: string) =>
+  serverClient(() => server.url).call(method, path, body, key ? { authorization: `Bearer ${key}` } : {});
 
 /** Places `n` answered calls in the session of `server.sandbox` (5 events each once they end), in process: a big log, fast. */
 async function fill(server: SandboxServer, n: number, to = '+14155550123') {
