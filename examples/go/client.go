@@ -173,16 +173,16 @@ func (s *Session) Advance(duration string) (now string, events []Event, err erro
 	return moved.Now, moved.Events, err
 }
 
-// Events lists every event of the session, oldest first.
+// Events lists the session's events, oldest first: the first 200 (a page; follow next_cursor for more).
 func (s *Session) Events() ([]Event, error) {
 	var list struct{ Data []Event }
-	return list.Data, s.control("GET", "/events", nil, 200, &list)
+	return list.Data, s.control("GET", "/events?limit=200", nil, 200, &list)
 }
 
 // DeadLetters lists the dead-letter queue.
 func (s *Session) DeadLetters() ([]DeadLetter, error) {
 	var list struct{ Data []DeadLetter }
-	return list.Data, s.control("GET", "/dead-letters", nil, 200, &list)
+	return list.Data, s.control("GET", "/dead-letters?limit=200", nil, 200, &list)
 }
 
 // Replay delivers a dead letter again now; it returns the attempts it made.

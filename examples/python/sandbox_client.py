@@ -107,10 +107,20 @@ class Session:
         """Moves virtual time; returns {now, events}: the events emitted during it."""
         return self._ok("POST", "/advance", {"duration": duration})
 
+    def _all(self, path):
+        """Every item of a control list, page by page (limit 200, following next_cursor)."""
+        items, cursor = [], None
+        while True:
+            query = "?limit=200" + ("&cursor=" + urllib.parse.quote(cursor) if cursor else "")
+            page = self._ok("GET", path + query)
+            items += page["data"]
+            if not page["has_more"]:
+                return items
+            cursor = page["next_cursor"]
+
     def now(self):
-        """The session's virtual time (from GET /__sandbox/sessions)."""
-        sessions = http("GET", SANDBOX_URL + "/sessions").json["data"]
-        return next(s["now"] for s in sessions if s["id"] == self.id)
+        """The session's virtual time (GET /__sandbox/sessions/{id})."""
+        return self._ok("GET")["now"]
 
     def reset(self):
         self._ok("POST", "/reset", status=204)
@@ -119,10 +129,11 @@ class Session:
         self._ok("DELETE", status=204)
 
     def events(self):
-        return self._ok("GET", "/events")["data"]
+        """The session's event log, oldest first."""
+        return self._all("/events")
 
     def dead_letters(self):
-        return self._ok("GET", "/dead-letters")["data"]
+        return self._all("/dead-letters")
 
     def replay(self, dead_letter_id):
         """Replays a dead letter now; returns the attempts it made."""

@@ -100,11 +100,11 @@ module SandboxClient
     end
 
     def events
-      control("GET", "/events")["data"]
+      control("GET", "/events?limit=200")["data"]
     end
 
     def dead_letters
-      control("GET", "/dead-letters")["data"]
+      control("GET", "/dead-letters?limit=200")["data"]
     end
 
     # Replays a dead letter now; returns the attempts it made.
