@@ -140,6 +140,9 @@ export class Router {
    * pointing to documentation a client in another language may not have.
    */
   private nearestEndpoint(method: string, segments: string[]): string | undefined {
+    // A path far longer than any route is no typo of one, and measuring it would cost a client with
+    // no key milliseconds of the sandbox's CPU per request.
+    if (segments.length > 8 || segments.some((segment) => segment.length > 64)) return undefined;
     let best: { route: AnyRoute; cost: number } | undefined;
     for (const { route, segments: pattern } of this.compiled) {
       const cost = pathDistance(segments, pattern) + (route.method === method ? 0 : 1);

@@ -12,7 +12,8 @@ import { startServer, type SandboxServer } from './server.js';
 /**
  * `svc-sandbox`: the standalone server from a shell (docs/server.md).
  *
- *   svc-sandbox serve [--port 12111] [--host 127.0.0.1] [--seed 0] [--start-time ISO] [--webhook-timeout 10s]
+ *   svc-sandbox serve [--port 12111] [--host 127.0.0.1] [--seed 0] [--start-time ISO] [--clock manual|realtime]
+ *                     [--webhook-timeout 10s] [--allowed-host NAME]...
  *   svc-sandbox exec [serve options] [--kill-after 5s] -- <command> [args...]
  *
  * Arguments are parsed with `util.parseArgs` (built in). Exit codes: 0 after SIGINT/SIGTERM,
@@ -28,6 +29,7 @@ const OPTIONS = {
   seed: { type: 'string' },
   'start-time': { type: 'string' },
   'allowed-host': { type: 'string', multiple: true },
+  'allowed-origin': { type: 'string', multiple: true },
   'webhook-timeout': { type: 'string' },
   'kill-after': { type: 'string' },
   clock: { type: 'string' },
@@ -59,6 +61,9 @@ Options:
       --allowed-host <name>
                           Also accept requests whose Host is <name> (repeatable);
                           IP addresses and localhost are always accepted
+      --allowed-origin <origin>
+                          Let browser pages of <origin> (http://localhost:3000)
+                          call /v1 (repeatable); other pages get 403
       --webhook-timeout <d>
                           Real time a webhook attempt may take (default 10s); 2s or
                           200ms keeps a hanging receiver from holding advance long
@@ -84,8 +89,12 @@ Options:
       --host <address>    Address to listen on (default 127.0.0.1)
       --seed <n>          Seed of the default session and of new sessions (default 0)
       --start-time <iso>  Virtual start time (default 2026-01-01T00:00:00Z)
+      --clock <mode>      manual (default) or realtime: virtual time also flows
+                          with the wall clock
       --allowed-host <name>
                           Also accept requests whose Host is <name> (repeatable)
+      --allowed-origin <origin>
+                          Let browser pages of <origin> call /v1 (repeatable)
       --webhook-timeout <d>
                           Real time a webhook attempt may take (default 10s)
       --kill-after <d>    Grace after passing on a signal before SIGKILL (default 5s)
@@ -105,7 +114,16 @@ const USAGE: Record<Command, string> = {
 const ONLY: Partial<Record<keyof typeof OPTIONS, Command>> = { 'kill-after': 'exec' };
 
 /** The flag behind each option of startServer, to name it in its errors. */
-const FLAGS: Record<string, string> = { port: '--port', host: '--host', seed: '--seed', startTime: '--start-time', webhookTimeout: '--webhook-timeout' };
+const FLAGS: Record<string, string> = {
+  port: '--port',
+  host: '--host',
+  seed: '--seed',
+  startTime: '--start-time',
+  webhookTimeout: '--webhook-timeout',
+  clock: '--clock',
+  allowedHosts: '--allowed-host',
+  allowedOrigins: '--allowed-origin',
+};
 
 /** A bad argument: exit code 2, the message, then the command's usage line. */
 class Usage extends Error {
@@ -212,6 +230,7 @@ async function main(argv: string[]): Promise<number> {
     ...(values.seed === undefined ? {} : { seed: integer(values.seed, 'seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, command) }),
     ...(values['start-time'] === undefined ? {} : { startTime: values['start-time'] }),
     ...(values['allowed-host'] === undefined ? {} : { allowedHosts: values['allowed-host'] }),
+    ...(values['allowed-origin'] === undefined ? {} : { allowedOrigins: values['allowed-origin'] }),
     ...(values['webhook-timeout'] === undefined ? {} : { webhookTimeout: duration(values['webhook-timeout'], 'webhook-timeout', 1, 2 ** 31 - 1, command)! }),
     ...(values.clock === undefined ? {} : { clock: values.clock as ClockMode }),
   };
@@ -227,7 +246,7 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     // A bad --seed or --start-time is a bad argument (2); a busy port, or any other failure to start, 1.
     if (error instanceof SandboxError && error.code === 'invalid_options') {
-      const message = error.message.replace(/^(createSandbox|startServer): /, '').replace(/`(\w+)`|^\w+(?= must)/, (word, quoted?: string) => FLAGS[quoted ?? word] ?? word);
+      const message = error.message.replace(/^(createSandbox|startServer): /, '').replace(/`(\w+)`|^\w+(?= must|:)/, (word, quoted?: string) => FLAGS[quoted ?? word] ?? word);
       throw new Usage(message, command);
     }
     console.error(`svc-sandbox: ${(error as Error).message}`);

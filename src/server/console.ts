@@ -44,7 +44,9 @@ export function consoleAsset(path: string, method: string): Response | undefined
       'content-type': type,
       'cache-control': 'no-cache',
       // Nothing from another origin, ever (docs/server.md): the page's own policy says so too.
-      'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'",
+      'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
+      // No page of another origin may frame the console and steer clicks into it (docs/server.md, "Security model").
+      'x-frame-options': 'DENY',
     },
   });
 }

@@ -10,6 +10,7 @@ import { array, custom, object, oneOf, optional, type JsonSchema, type Schema } 
 import { json } from './http.js';
 import type { ControlRequest as RowRequest, ControlRoute as Row } from './control-route.js';
 import type { Session } from './sessions.js';
+import { eventPositions } from '../control/events.js';
 
 /**
  * The control API's scripting rows beyond docs/server.md's table: one per scripting member of the
@@ -81,11 +82,13 @@ export function withUntil<T>(advanceBody: Schema<T>): Schema<unknown> {
 export async function advanceUntil(session: Session, body: unknown): Promise<Response> {
   const { until, max } = bodyOf(untilBody, body);
   const { sandbox } = session;
-  const before = sandbox.events.list().length;
+  // Positions, not copies, as the duration form: the answer costs the events it carries.
+  const log = eventPositions(sandbox.events);
+  const before = log.length;
   const from = sandbox.now().toISOString();
   try {
     const event = await sandbox.advanceUntil(until, max === undefined ? {} : { max });
-    return json(200, { now: sandbox.now().toISOString(), events: sandbox.events.list().slice(before), event });
+    return json(200, { now: sandbox.now().toISOString(), events: log.after(before, log.length - before), event });
   } catch (error) {
     if (error instanceof SandboxError && error.code === 'not_found') {
       throw new SandboxError(

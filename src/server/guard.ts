@@ -119,7 +119,7 @@ export function ownOrigin(port: number, localAddresses: ReadonlySet<string>, pol
   return (origin) => {
     if (!URL.canParse(origin)) return false;
     const url = new URL(origin);
-    if (url.protocol !== 'http:' || url.port !== String(port)) return false;
+    if (url.protocol !== 'http:' || (url.port || '80') !== String(port)) return false;
     const hostname = url.hostname.replace(/\.$/, '');
     return (
       hostname === 'localhost' ||
@@ -143,4 +143,30 @@ export function hostPolicy(allowedHosts: readonly string[] | true | undefined, i
     allowed.add(host.toLowerCase().replace(/\.$/, ''));
   }
   return { allowed };
+}
+
+/** Whether a browser page of this origin may call `/v1` (`allowedOrigins`), checked once at start. */
+export function originPolicy(allowed: readonly string[] | true | undefined, invalid: (message: string) => Error): (origin: string) => boolean {
+  if (allowed === true) return () => true;
+  if (allowed !== undefined && !Array.isArray(allowed)) throw invalid('allowedOrigins must be an array of origins, or true to allow any.');
+  const origins = new Set<string>();
+  for (const origin of allowed ?? []) {
+    const url = typeof origin === 'string' && URL.canParse(origin) ? new URL(origin) : null;
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin.replace(/\/$/, '')) {
+      throw invalid(`allowedOrigins: ${JSON.stringify(origin)} is not an origin; give scheme, host and port only, such as http://localhost:3000.`);
+    }
+    origins.add(url.origin);
+  }
+  return (origin) => origins.has(origin);
+}
+
+/** The refusal of a `/v1` request from a browser page the server was not told to serve. */
+export function foreignPage(origin: string): Refusal {
+  const shown = JSON.stringify(origin.slice(0, 100));
+  return {
+    status: 403,
+    code: 'forbidden',
+    param: 'Origin',
+    message: `A page on ${shown} may not call this server: start it with --allowed-origin ${origin === 'null' ? 'ORIGIN' : origin.slice(0, 100)} (startServer({ allowedOrigins })) to let a browser app of yours use it (docs/server.md, "Security model").`,
+  };
 }

@@ -21,7 +21,8 @@ export function toRequest(req: IncomingMessage, origin: string, target = req.url
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
   const method = req.method ?? 'GET';
   const hasBody = method !== 'GET' && method !== 'HEAD';
-  return new Request(new URL(target, origin), {
+  // A path is always below the server's origin: `//host/x` is the path `//host/x`, not another host.
+  return new Request(new URL(target.startsWith('/') ? `${origin}${target}` : target, origin), {
     method,
     headers,
     signal: abort.signal,

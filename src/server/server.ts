@@ -11,7 +11,7 @@ import { SeededRandom } from '../core/random.js';
 import { createSandbox, type Sandbox } from '../sandbox.js';
 import { consoleAsset } from './console.js';
 import { controlRoutes, matchControl } from './control-api.js';
-import { checkControl, checkHost, hostPolicy, ownOrigin, type Refusal } from './guard.js';
+import { checkControl, checkHost, foreignPage, hostPolicy, originPolicy, ownOrigin, type Refusal } from './guard.js';
 import { answerRaw, json, send, toRequest } from './http.js';
 import { openApi30, serverOpenApi } from './openapi.js';
 import { Sessions } from './sessions.js';
@@ -33,6 +33,13 @@ export interface ServerOptions {
    * name is 403, which stops DNS rebinding (docs/server.md, "Security model").
    */
   allowedHosts?: readonly string[] | true;
+  /**
+   * Web origins (`http://localhost:3000`) whose pages may call `/v1` from a browser; `true`
+   * allows any. Default none: a `/v1` request with another page's `Origin` is 403, so a web page
+   * the developer happens to open cannot use the sandbox (docs/server.md, "Security model").
+   * The control API never answers other origins.
+   */
+  allowedOrigins?: readonly string[] | true;
   /**
    * Real time a webhook attempt may take before it counts as failed, in every session that
    * gives none: createSandbox's `webhookTimeout` (default `'10s'`). A short one (`'2s'`) keeps a
@@ -88,6 +95,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     ...(options.webhookTimeout === undefined ? {} : { webhookTimeout: options.webhookTimeout }),
   }).close();
   const policy = hostPolicy(options.allowedHosts, (message) => new SandboxError(`startServer: ${message}`, { code: 'invalid_options', param: 'allowedHosts' }));
+  const browserOrigins = originPolicy(options.allowedOrigins, (message) => new SandboxError(`startServer: ${message}`, { code: 'invalid_options', param: 'allowedOrigins' }));
   let sessions!: Sessions;
   let defaultSandbox!: Sandbox;
   let apiKey: string | undefined;
@@ -185,6 +193,8 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   async function route(request: Request): Promise<Response> {
     const { pathname } = new URL(request.url);
     if (pathname === CONTROL || pathname.startsWith(`${CONTROL}/`)) return control(request, pathname.slice(CONTROL.length) || '/');
+    const origin = request.headers.get('origin');
+    if (origin !== null && !isOwnOrigin(origin) && !browserOrigins(origin)) return refusalResponse(foreignPage(origin));
     const token = bearerToken(request.headers.get('authorization'));
     const session = sessions.route(token);
     if (session === 'gone' || session === 'forged') return refusedKey(session, random, sessions.default.sandbox.now().getTime());

@@ -20,7 +20,6 @@ export interface KeyOptions {
   scopes?: Scope[];
 }
 
-/** A test key: `SVC_TEST_` and one or more of `[A-Za-z0-9_-]` (docs/auth-and-accounts.md). */
 /**
  * A test key: `SVC_TEST_` and up to 191 letters, digits, `_` or `-` (200 characters in all).
  * The cap is the sandbox's choice (docs/auth-and-accounts.md): it bounds the memory of the key

@@ -124,7 +124,7 @@ describe('svc-sandbox serve', () => {
     expect((await serve.exit).code).toBe(0);
     const bad = run(['serve', '--port', '0', '--clock', 'fast']);
     expect((await bad.exit).code).toBe(2);
-    expect(bad.stderr).toMatch(/^svc-sandbox: `clock` must be one of "manual", "realtime", got "fast"/);
+    expect(bad.stderr).toMatch(/^svc-sandbox: --clock must be one of "manual", "realtime", got "fast"/);
   });
 
   it('a busy port is a one-line error and exit code 1', async () => {

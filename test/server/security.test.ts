@@ -273,3 +273,45 @@ describe('bounded by bytes, not only by count (item 9)', () => {
     expect((await send('POST', '/__sandbox/sessions', JSON_TYPE, '{}')).status).toBe(201);
   }, 60_000);
 });
+
+describe('browser pages and the API (review findings)', () => {
+  it('regression: a page of another origin cannot use /v1 with a made-up key unless the server allows its origin', async () => {
+    const body = JSON.stringify({ to: '+14155550123', from: '+14155550100' });
+    const evil = await send('POST', '/v1/calls', { origin: 'http://evil.example', authorization: 'Bearer SVC_TEST_anything', ...JSON_TYPE }, body);
+    expect(evil.status).toBe(403);
+    expect(evil.body.error).toMatchObject({ code: 'forbidden', param: 'Origin' });
+    expect(evil.body.error.message).toMatch(/--allowed-origin http:\/\/evil\.example/);
+    const preflight = await send('OPTIONS', '/v1/calls', { origin: 'http://evil.example', 'access-control-request-method': 'POST' });
+    expect(preflight.status).toBe(403);
+    expect(server.sandbox.calls.list()).toEqual([]);
+
+    const open = await startServer({ port: 0, allowedOrigins: ['http://localhost:3000'] });
+    try {
+      const res = await fetch(`${open.url}/v1/calls`, { method: 'POST', headers: { origin: 'http://localhost:3000', authorization: 'Bearer SVC_TEST_app', ...JSON_TYPE }, body });
+      expect(res.status).toBe(201);
+      expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
+    } finally {
+      await open.close();
+    }
+    await expect(startServer({ port: 0, allowedOrigins: ['localhost:3000/x'] })).rejects.toMatchObject({ code: 'invalid_options', param: 'allowedOrigins' });
+  });
+
+  it('regression: the console cannot be framed by another page (clickjacking)', async () => {
+    const page = await send('GET', '/__sandbox/console');
+    expect(page.status).toBe(200);
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    expect(page.headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
+  });
+
+  it('regression: a target of //other-host/… is a path of this server, not another host', async () => {
+    const res = await raw(`GET //evil.example/__sandbox/sessions HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+    expect(res).toMatch(/^HTTP\/1\.1 404 /);
+  });
+
+  it('regression: the server\'s own origin on the default port 80 is recognised (new URL drops :80)', async () => {
+    const { ownOrigin } = await import('../../src/server/guard.js');
+    const own = ownOrigin(80, new Set(['127.0.0.1']), { allowed: new Set() });
+    expect(own('http://127.0.0.1')).toBe(true);
+    expect(own('http://127.0.0.1:8080')).toBe(false);
+  });
+});
