@@ -16,6 +16,23 @@ import { serverClient } from './client.js';
 const call = (server: SandboxServer, method: string, path: string, body?: unknown, key?: string) =>
   serverClient(() => server.url).call(method, path, body, key ? { authorization: `Bearer ${key}` } : {});
 
+/** The default session's stream on `server`, read a chunk at a time into `frames`. */
+async function openStream(server: SandboxServer, signal: AbortSignal) {
+  const res = await fetch(`${server.url}/__sandbox/sessions/default/stream`, { signal });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  const frames: Frame[] = [];
+  let rest = '';
+  /** Reads one chunk into `frames`; false once the stream has ended. */
+  const readChunk = async () => {
+    const { value, done } = await reader.read();
+    if (done) return false;
+    rest = parseFrames(rest + decoder.decode(value, { stream: true }), frames);
+    return true;
+  };
+  return { frames, readChunk };
+}
+
 /** Places `n` answered calls in the session of `server.sandbox` (5 events each once they end), in process: a big log, fast. */
 async function fill(server: SandboxServer, n: number, to = '+14155550123') {
   for (let i = 0; i < n; i++) {
@@ -148,16 +165,9 @@ describe('control lists are paginated like /v1', () => {
 
   it('a stream says `reset` when the session is reset, by the control API or by the library, then streams the new log from position 1', async () => {
     const abort = new AbortController();
-    const res = await fetch(`${server.url}/__sandbox/sessions/default/stream`, { signal: abort.signal });
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    const frames: Frame[] = [];
-    let rest = '';
+    const { frames, readChunk } = await openStream(server, abort.signal);
     const until = async (done: () => boolean) => {
-      while (!done()) {
-        const { value } = await reader.read();
-        rest = parseFrames(rest + decoder.decode(value, { stream: true }), frames);
-      }
+      while (!done()) await readChunk();
     };
     await until(() => frames.some((f) => f.event === 'change'));
     server.sandbox.reset(); // the library's own reset: no control request tells the stream
@@ -209,16 +219,10 @@ describe('advance and streams read the log by position', () => {
 
   it('a stream catches up on a big log in order and complete for a reader that reads slowly, with live events arriving meanwhile', async () => {
     const abort = new AbortController();
-    const res = await fetch(`${server.url}/__sandbox/sessions/default/stream`, { signal: abort.signal });
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    const frames: Frame[] = [];
-    let rest = '';
+    const { frames, readChunk } = await openStream(server, abort.signal);
     let live = 0;
     while (frames.filter((f) => f.event === 'event').length < total + live) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      rest = parseFrames(rest + decoder.decode(value, { stream: true }), frames);
+      if (!(await readChunk())) break;
       // A slow reader: it yields to the server between chunks, and new events land meanwhile.
       await new Promise((resolve) => setImmediate(resolve));
       if (live < 6 && frames.length > 2000 * (live + 1)) {
