@@ -23,6 +23,8 @@ export type { EventLog, EventFilter } from './control/events.js';
 export type { WebhookFilter, WebhookScripting } from './control/webhooks.js';
 export type { RecordingScripting, TranscriptScripting } from './control/media.js';
 export type { KeyScripting } from './control/keys.js';
+export type { RequestJournal, RequestFilter } from './control/requests.js';
+export type { JournalEntry } from './state/journal.js';
 
 // Scripting the simulated network
 export type { CallBehavior, CallOutcome, Answerer, MessageBehavior, MessageOutcome, Disposition, AnsweredBy } from './sim/carrier.js';

@@ -10,6 +10,7 @@ import type { ControlContext } from './control/context.js';
 import { eventLog, type EventLog } from './control/events.js';
 import { faultScripting, type FaultScripting } from './control/faults.js';
 import { keyScripting, type KeyScripting } from './control/keys.js';
+import { requestJournal, type RequestJournal } from './control/requests.js';
 import { recordingScripting, transcriptScripting, type RecordingScripting, type TranscriptScripting } from './control/media.js';
 import { messageScripting, type MessageScripting } from './control/messages.js';
 import { networkScripting, type NetworkScripting } from './control/network.js';
@@ -39,6 +40,7 @@ import { RecordingService } from './state/recordings.js';
 import { Subscriptions, type SubscriptionEvents } from './state/subscriptions.js';
 import { Templates } from './state/templates.js';
 import { TranscriptService, type TranscriptEvents } from './state/transcripts.js';
+import { Journal } from './state/journal.js';
 
 /** An unexpected exception inside the sandbox, kept for inspection (it was answered as a 500 or reported by `advance`). */
 export interface InternalError {
@@ -120,6 +122,7 @@ export class Sandbox {
     // api (HTTP in).
     const streams = add(new TranscriptStreams({ clock, transcripts, events }));
     const limiter = add(new RateLimiter());
+    const journal = add(new Journal());
     this.router = new Router(
       routeTable({
         calls,
@@ -150,6 +153,7 @@ export class Sandbox {
       onInternalError: (error, requestId) => this.recordFailure(error, requestId),
       clock: o.clock,
       deprecation: o.deprecation,
+      journal,
     });
 
     // control (scripting in): the namespaces below, which the standalone server's control API calls too.
@@ -164,6 +168,7 @@ export class Sandbox {
     this.recordings = recordingScripting(ctx, recordings, calls);
     this.transcripts = transcriptScripting(ctx, transcripts, calls, () => streams.count);
     this.keys = keyScripting(ctx, accounts);
+    this.requests = requestJournal(journal);
   }
 
   /**
@@ -454,6 +459,15 @@ export class Sandbox {
    * sandbox.keys.revoke(key); // requests with it are 401 from now on
    */
   readonly keys: KeyScripting;
+
+  /**
+   * The request journal: every request the API answered, oldest first, with its documented
+   * path, status, error code, request id, API key and virtual time (docs/scripting.md).
+   *
+   * @example
+   * const statuses = sandbox.requests.list({ path: '/v1/calls', method: 'POST' }).map((r) => r.status); // e.g. [429, 201]
+   */
+  readonly requests: RequestJournal;
 
   /** Records a failure; it cannot throw (a failing report must not turn into a crash). */
   private recordFailure(error: unknown, requestId?: string): void {

@@ -1,7 +1,7 @@
 /**
  * `svc-sandbox/vitest`: the sandbox where vitest (this project's test runner, and many
  * users') meets it. A `test` whose context holds a listening sandbox, closed after each
- * test, and the `toHaveEmitted` matcher. See docs/test-runners.md.
+ * test, and the `toHaveEmitted` and `toHaveReceived` matchers. See docs/test-runners.md.
  *
  * @example
  * import { test, expect } from 'svc-sandbox/vitest';
@@ -13,7 +13,7 @@
  * });
  */
 import { expect, test as base } from 'vitest';
-import { createSandbox, type EventType, type Sandbox, type SandboxEvent, type SandboxOptions } from './index.js';
+import { createSandbox, type EventType, type JournalEntry, type Sandbox, type SandboxEvent, type SandboxOptions } from './index.js';
 
 export interface SandboxFixtures {
   /** Options for the test's sandbox; set them for a suite with `test.override({ sandboxOptions: { seed: 7 } })` (vitest 4.1; `test.scoped` on 3.2). */
@@ -54,15 +54,20 @@ function contains(actual: unknown, expected: unknown, equals: (a: unknown, b: un
   return Object.is(actual, expected);
 }
 
+/** A refusal naming what was received, unless it is a sandbox. */
+function notASandbox(received: unknown, print: (value: unknown) => string): { pass: false; message: () => string } | null {
+  if (received !== null && typeof received === 'object' && typeof (received as Partial<Sandbox>).events?.list === 'function') return null;
+  return { pass: false, message: () => `expected a sandbox (from createSandbox), got ${print(received)}` };
+}
+
 expect.extend({
   /**
    * Passes when the sandbox emitted an event of `type` that holds `partial` (compared as
    * `toMatchObject` does, asymmetric matchers included).
    */
   toHaveEmitted(received: Sandbox, type: EventType, partial: Record<string, unknown> = {}) {
-    if (received === null || typeof received !== 'object' || typeof (received as Partial<Sandbox>).events?.list !== 'function') {
-      return { pass: false, message: () => `expected a sandbox (from createSandbox), got ${this.utils.printReceived(received)}` };
-    }
+    const refused = notASandbox(received, (value) => this.utils.printReceived(value));
+    if (refused) return refused;
     const events = received.events.list({ type }) as SandboxEvent[];
     const pass = events.some((event) => contains(event, partial, (a, b) => this.equals(a, b)));
     return {
@@ -71,6 +76,24 @@ expect.extend({
         pass
           ? `expected the sandbox not to have emitted ${type} matching ${this.utils.printExpected(partial)}`
           : `expected the sandbox to have emitted ${type} matching ${this.utils.printExpected(partial)}; it emitted ${events.length} ${type} event${events.length === 1 ? '' : 's'}${events.length ? `:\n${events.map((e) => this.utils.printReceived(e)).join('\n')}` : ` (all its events: ${received.events.list().map((e) => e.type).join(', ') || 'none'})`}`,
+    };
+  },
+  /**
+   * Passes when the sandbox answered a request holding `partial` (its journal entry, as
+   * `sandbox.requests.list()` gives it: method, documented path, status, errorCode, apiKey, ...).
+   */
+  toHaveReceived(received: Sandbox, partial: Record<string, unknown> = {}) {
+    const refused = notASandbox(received, (value) => this.utils.printReceived(value));
+    if (refused) return refused;
+    const requests = received.requests.list();
+    const pass = requests.some((request) => contains(request, partial, (a, b) => this.equals(a, b)));
+    const seen = requests.slice(-20).map((r) => `${r.method} ${r.path} ${r.status}${r.errorCode ? ` ${r.errorCode}` : ''}`);
+    return {
+      pass,
+      message: () =>
+        pass
+          ? `expected the sandbox not to have received a request matching ${this.utils.printExpected(partial)}`
+          : `expected the sandbox to have received a request matching ${this.utils.printExpected(partial)}; it received ${seen.length ? `(the last ${seen.length}):\n${seen.join('\n')}` : 'none'}`,
     };
   },
 });
@@ -91,6 +114,13 @@ declare module 'vitest' {
      * expect(sandbox).toHaveEmitted('call.completed', { data: { disposition: 'busy' } });
      */
     toHaveEmitted<K extends EventType>(type: K, partial?: EventMatch<SandboxEvent<K>>): T;
+    /**
+     * The sandbox answered a request holding `partial` (an entry of `sandbox.requests.list()`).
+     *
+     * @example
+     * expect(sandbox).toHaveReceived({ method: 'POST', path: '/v1/calls', status: 429 });
+     */
+    toHaveReceived(partial?: EventMatch<JournalEntry>): T;
   }
 }
 

@@ -11,6 +11,7 @@ import type { ClockMode } from '../core/clock.js';
 import { deprecationHeaders, type Deprecation } from './deprecation.js';
 import { rateLimitedMessage, type RateDecision, type RateLimiter } from './rate-limit.js';
 import type { Router } from './router.js';
+import type { Journal, JournalNote } from '../state/journal.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -35,6 +36,8 @@ interface PipelineDeps {
   clock?: ClockMode;
   /** When set, every answer says `/v1` is deprecated (Deprecation, Sunset, Link). */
   deprecation?: Deprecation | null;
+  /** Where every answered request is written down (`sandbox.requests`). */
+  journal?: Journal;
 }
 
 /**
@@ -58,11 +61,24 @@ export class Pipeline {
   }
 
   async handle(request: Request): Promise<Response> {
-    const { random, accounts, limiter, now } = this.deps;
     const generation = this.deps.generation();
+    const note: JournalNote = { requestId: '', template: null, target: '', code: null, apiKey: null };
+    const response = await this.answer(request, generation, note);
+    // A request that began before a reset belongs to no journal after it.
+    if (this.deps.journal && this.deps.generation() === generation) {
+      this.deps.journal.record(request.method, response.status, response.type === 'error' ? { ...note, code: 'network_error' } : note, this.deps.now());
+    }
+    return response;
+  }
+
+  private async answer(request: Request, generation: number, note: JournalNote): Promise<Response> {
+    const { random, accounts, limiter, now } = this.deps;
     const requestId = random.id('req');
     const header = request.headers.get('authorization');
     const token = bearerToken(header);
+    note.requestId = requestId;
+    note.apiKey = token;
+    note.target = targetOf(request.url, this.prefix);
     // Every request counts against its key's window, so every response can carry the headers.
     const origin = request.headers.get('origin');
     // A token that is no key at all shares one window with every other (see rate-limit.ts).
@@ -84,6 +100,7 @@ export class Pipeline {
       if (fault?.network) return Response.error();
       if (fault) throw faultError(fault);
       const { route, params } = this.deps.router.match(request.method, path);
+      note.template = route.path;
       const principal = authenticate(accounts, header);
       if (!rate.allowed) {
         throw new ApiError(429, 'rate_limited', rateLimitedMessage(principal.limit, rate.retryAfter, this.deps.clock ?? 'manual'), undefined, {
@@ -117,6 +134,7 @@ export class Pipeline {
       if (reply.raw !== undefined) return new Response(reply.raw, { status: reply.status, headers: headersOf(base, reply.headers) });
       return respond(reply.status, reply.body, base, reply.headers);
     } catch (error) {
+      note.code = error instanceof ApiError || error instanceof Invalid || error instanceof RuleViolation ? error.code : 'internal_error';
       if (error instanceof ApiError) return respond(error.status, error.toBody(), base, error.headers);
       if (error instanceof Invalid) return respond(400, { error: { code: error.code, message: error.message, ...(error.param ? { param: error.param } : {}) } }, base);
       if (error instanceof RuleViolation) {
@@ -176,6 +194,13 @@ export class Pipeline {
     }
     return splitUrl(url, this.deps.basePath);
   }
+}
+
+/** A request URL's path below the base URL (its whole path when it is outside), without the query. */
+function targetOf(url: string, prefix: string): string {
+  const path = url.startsWith(prefix) ? url.slice(prefix.length) : new URL(url).pathname;
+  const end = path.search(/[?#]/);
+  return (end < 0 ? path : path.slice(0, end)) || '/';
 }
 
 /** Headers a browser script may read on any answer (CORS); the rest it may not. */

@@ -11,6 +11,7 @@ import { json } from './http.js';
 import type { ControlRequest as RowRequest, ControlRoute as Row } from './control-route.js';
 import type { Session } from './sessions.js';
 import { eventPositions } from '../control/events.js';
+import { pageOf, pageParameters, slicePage } from './control-pages.js';
 
 /**
  * The control API's scripting rows beyond docs/server.md's table: one per scripting member of the
@@ -282,6 +283,30 @@ export const scriptingRoutes: Row[] = [
     operationId: 'clearAllBehavior',
     status: 204,
     run: changes(({ session }) => session.sandbox.network.clearBehavior()),
+  },
+  {
+    method: 'GET',
+    path: '/sessions/{s}/requests',
+    summary: 'The request journal, oldest first (sandbox.requests.list)',
+    operationId: 'listRequests',
+    status: 200,
+    response: pageOf({
+      type: 'object',
+      additionalProperties: false,
+      required: ['requestId', 'method', 'path', 'target', 'status', 'errorCode', 'apiKey', 'at'],
+      properties: {
+        requestId: { type: 'string' },
+        method: { type: 'string' },
+        path: { type: 'string', description: 'The documented path matched (/v1/calls/{id}), or the request\'s own.' },
+        target: { type: 'string' },
+        status: { type: 'integer', description: '0 for an injected network fault.' },
+        errorCode: { type: ['string', 'null'] },
+        apiKey: { type: ['string', 'null'] },
+        at: { type: 'string', format: 'date-time' },
+      },
+    }),
+    query: pageParameters,
+    run: ({ session, query }) => json(200, slicePage(session.sandbox.requests.list(), (r) => r.requestId, query, 'requests', session.id)),
   },
   listRow('/sessions/{s}/faults', 'The injected faults with hits left, in order (sandbox.faults.list)', 'listFaults', faultJson(), (sandbox) => sandbox.faults.list()),
   listRow('/sessions/{s}/attempts', 'Every webhook delivery attempt in the order sent (sandbox.webhooks.attempts)', 'listAttempts', attemptJson(), (sandbox) => sandbox.webhooks.attempts()),

@@ -33,6 +33,7 @@ const DESCRIPTIONS: Record<string, string> = {
   setMessageBehavior: 'Whether messages to a number end `delivered` or `failed` from now on (`sandbox.network.setMessageBehavior`).',
   queueMessageBehavior: 'One-shot outcomes for the next messages to a number, one each, in order (`sandbox.network.queueMessageBehavior`).',
   clearAllBehavior: 'Forgets the scripted call and message behaviour of every number (`sandbox.network.clearBehavior()`): the defaults apply again.',
+  listRequests: 'The request journal (`sandbox.requests.list()`): every request `/v1` answered in this session, oldest first, with its documented path, status, `error.code`, request id, API key and virtual time; the latest 10,000 are kept.',
   listFaults: 'The injected faults that still have hits left, in the order they match (`sandbox.faults.list()`); `remaining` is null for a fault without end.',
   listAttempts: 'Every webhook delivery attempt of the session in the order sent, replays marked (`sandbox.webhooks.attempts()`).',
   replayAllDeadLetters: 'Replays every dead letter matching the filter (`sandbox.webhooks.replayAll`), attempt numbers starting over at 1; answers the attempts made.',

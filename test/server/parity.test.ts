@@ -35,6 +35,7 @@ const ROUTES: Record<string, string> = {
   'network.clearBehavior': 'DELETE /__sandbox/sessions/{s}/network/{number}',
   'faults.inject': 'POST /__sandbox/sessions/{s}/faults',
   'faults.list': 'GET /__sandbox/sessions/{s}/faults',
+  'requests.list': 'GET /__sandbox/sessions/{s}/requests',
   'faults.clear': 'DELETE /__sandbox/sessions/{s}/faults',
   'events.list': 'GET /__sandbox/sessions/{s}/events',
   'webhooks.deliveries': 'GET /__sandbox/sessions/{s}/deliveries',

@@ -1,0 +1,62 @@
+import { METHODS } from '../core/path-pattern.js';
+import { integer, object, oneOf, optional, string } from '../core/schema.js';
+import type { Journal, JournalEntry } from '../state/journal.js';
+import { check } from './context.js';
+
+/** Narrows the journal: every field given must match. */
+export interface RequestFilter {
+  method?: string;
+  /** A documented path (`/v1/calls/{id}`) or a request's own path (`/v1/calls/call_…`). */
+  path?: string;
+  status?: number;
+  /** An `error.code` (`rate_limited`, `unreachable_destination`, ...). */
+  errorCode?: string;
+  apiKey?: string;
+}
+
+const filterSchema = object(
+  {
+    method: optional(oneOf(METHODS, 'Only requests with this method (upper case).')),
+    path: optional(string({ description: 'A documented path such as /v1/calls/{id}, or a request\'s own path', pattern: /^\/[^?#\s]*$/, patternHint: 'a path that starts with / and holds no query, like "/v1/calls/{id}"', max: 500 })),
+    status: optional(integer({ description: 'Only answers with this status (0: a network fault)', min: 0, max: 599 })),
+    errorCode: optional(string({ description: 'Only answers with this error.code', max: 64 })),
+    apiKey: optional(string({ description: 'Only requests with this bearer key', max: 200 })),
+  },
+  { description: 'Narrows the request journal.', label: 'option' },
+);
+
+/** `sandbox.requests`: the request journal (docs/scripting.md, "The request journal"). */
+export interface RequestJournal {
+  /**
+   * The requests the API answered, oldest first (the latest 10,000), each with its method,
+   * documented path, status, error code, request id, API key and virtual time; `filter`
+   * narrows them. `reset()` empties the journal.
+   */
+  list(filter?: RequestFilter): JournalEntry[];
+}
+
+/**
+ * Builds `sandbox.requests`: what a suite sent, as the sandbox answered it, so a test can
+ * assert that its client retried a 429, or never called an endpoint.
+ *
+ * @example
+ * const retried = sandbox.requests.list({ method: 'POST', path: '/v1/calls' }).map((r) => r.status); // [429, 201]
+ */
+export function requestJournal(journal: Journal): RequestJournal {
+  return {
+    list: (filter = {}) => {
+      const f = check(filterSchema, filter, 'requests.list', 'filter');
+      return journal
+        .list()
+        .filter(
+          (r) =>
+            (f.method === undefined || r.method === f.method) &&
+            (f.path === undefined || r.path === f.path || r.target === f.path) &&
+            (f.status === undefined || r.status === f.status) &&
+            (f.errorCode === undefined || r.errorCode === f.errorCode) &&
+            (f.apiKey === undefined || r.apiKey === f.apiKey),
+        )
+        .map((r) => ({ ...r }));
+    },
+  };
+}

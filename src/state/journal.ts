@@ -1,0 +1,69 @@
+import type { Service } from '../core/lifecycle.js';
+import { iso } from '../core/time.js';
+
+/** One request as the sandbox answered it (`sandbox.requests.list()`; docs/scripting.md, "The request journal"). */
+export interface JournalEntry {
+  /** The `X-Request-Id` of the answer. */
+  requestId: string;
+  method: string;
+  /**
+   * The documented path the request matched, with its parameters as names
+   * (`/v1/calls/{id}`); the request's own path when it matched none (a 404, a 405).
+   */
+  path: string;
+  /** The request's own path below the base URL (`/v1/calls/call_…`), without the query. */
+  target: string;
+  /** The status answered; 0 for an injected network fault (no answer at all). */
+  status: number;
+  /** `error.code` of an error answer (`network_error` for a network fault); null for a success. */
+  errorCode: string | null;
+  /** The bearer token the request carried, or null. */
+  apiKey: string | null;
+  /** Virtual time of the answer, ISO 8601. */
+  at: string;
+}
+
+/** What the pipeline learns while it answers a request, for its journal entry. */
+export interface JournalNote {
+  requestId: string;
+  template: string | null;
+  target: string;
+  code: string | null;
+  apiKey: string | null;
+}
+
+/**
+ * The sandbox's request journal: every request the API answered, oldest first. It keeps the
+ * latest {@link JOURNAL_LIMIT} (a suite's worth; a bounded memory however long a server runs),
+ * and `reset()` empties it with the rest of the sandbox's state.
+ */
+export class Journal implements Service {
+  private entries: JournalEntry[] = [];
+
+  record(method: string, status: number, note: JournalNote, nowMs: number): void {
+    this.entries.push({
+      requestId: note.requestId,
+      method,
+      path: note.template ?? note.target,
+      target: note.target,
+      status,
+      errorCode: note.code,
+      apiKey: note.apiKey,
+      at: iso(nowMs),
+    });
+    // Trimmed in batches, so a request costs O(1) however full the journal is.
+    if (this.entries.length >= 2 * JOURNAL_LIMIT) this.entries = this.entries.slice(-JOURNAL_LIMIT);
+  }
+
+  /** The kept entries, oldest first (the latest {@link JOURNAL_LIMIT} at most). */
+  list(): readonly JournalEntry[] {
+    return this.entries.length > JOURNAL_LIMIT ? this.entries.slice(-JOURNAL_LIMIT) : this.entries;
+  }
+
+  reset(): void {
+    this.entries = [];
+  }
+}
+
+/** How many requests the journal keeps. */
+export const JOURNAL_LIMIT = 10_000;
