@@ -6,7 +6,7 @@
 // The sandbox
 export { createSandbox, Sandbox } from './sandbox.js';
 export type { InternalError } from './sandbox.js';
-export type { SandboxOptions } from './options.js';
+export type { SandboxOptions, UnhandledRequestMode } from './options.js';
 export type { KeyOptions, Scope, Resource, ApiKey } from './state/accounts.js';
 export type { Duration } from './core/duration.js';
 

@@ -48,7 +48,21 @@ export interface SandboxOptions {
    * `Link: <link>; rel="successor-version"` (docs/api.md, "Deprecation").
    */
   deprecation?: DeprecationOptions;
+  /**
+   * What happens to a request from this process that must never leave a test: one to a host
+   * in `productionHosts`, or one carrying a production key (`Bearer SVC_LIVE_…`) to any host
+   * but the sandbox's. `'error'` (default) makes it fail at once (fetch rejects, `node:http`
+   * emits `error`) and nothing is sent; `'warn'` lets it through with a console warning;
+   * `'bypass'` lets it through (docs/interception.md, "Requests that must not leave a test").
+   */
+  onUnhandledRequest?: UnhandledRequestMode;
+  /** Host names of the real service (`api.svc.com`): a request to one of them is an unhandled request. */
+  productionHosts?: readonly string[];
 }
+
+/** See {@link SandboxOptions.onUnhandledRequest}. */
+export type UnhandledRequestMode = 'bypass' | 'warn' | 'error';
+export const UNHANDLED_REQUEST_MODES = ['bypass', 'warn', 'error'] as const satisfies readonly UnhandledRequestMode[];
 
 /** The `deprecation` option: when `/v1` was deprecated, when it goes away, and its successor. */
 export interface DeprecationOptions {
@@ -82,6 +96,7 @@ function defaults(): ResolvedOptions {
     templates: new Map(),
     clock: 'manual',
     deprecation: null,
+    unhandled: { mode: 'error', hosts: new Set() },
   };
 }
 
@@ -102,6 +117,8 @@ export interface ResolvedOptions {
   templates: Map<string, string>;
   clock: ClockMode;
   deprecation: ResolvedDeprecation | null;
+  /** The guard against requests that must not leave a test: its mode, and the production host names (lower case). */
+  unhandled: { mode: UnhandledRequestMode; hosts: ReadonlySet<string> };
 }
 
 const baseUrl = custom<URL>({
@@ -197,6 +214,18 @@ const optionsSchema = object(
     templates: optional(templatesOption),
     clock: optional(oneOf(CLOCK_MODES, 'How virtual time moves.')),
     deprecation: optional(deprecationSchema),
+    onUnhandledRequest: optional(oneOf(UNHANDLED_REQUEST_MODES, 'What happens to a request to a production host, or with a production key.')),
+    productionHosts: optional(
+      array(
+        string({
+          description: 'A host name of the real service',
+          max: 253,
+          pattern: /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$/,
+          patternHint: 'a host name such as "api.svc.com" (no scheme, port or path)',
+        }),
+        { description: 'Host names of the real service.', max: 100 },
+      ),
+    ),
   },
   { description: 'createSandbox options.', label: 'option' },
 );
@@ -239,5 +268,6 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     templates: o.templates ?? new Map(),
     clock: o.clock ?? 'manual',
     deprecation,
+    unhandled: { mode: o.onUnhandledRequest ?? 'error', hosts: new Set((o.productionHosts ?? []).map((h) => h.toLowerCase().replace(/\.$/, ''))) },
   };
 }

@@ -182,7 +182,7 @@ export class Sandbox {
   listen(): this {
     this.assertOpen('listen');
     if (!this.listening) {
-      this.life.defer(intercept(this.options.origin, this.options.basePath, (request) => this.handle(request)));
+      this.life.defer(intercept(this.options.origin, this.options.basePath, (request) => this.handle(request), this.options.unhandled));
       this.listening = true;
     }
     return this;

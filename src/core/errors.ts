@@ -8,6 +8,8 @@
  * - `closed`: the sandbox was closed;
  * - `interrupted`: an `advance()` was cut short by `reset()` or `close()`;
  * - `listener_failed`: an `events.subscribe` or `webhooks.subscribe` listener threw (see `cause`);
+ * - `unhandled_request`: a request to a production host or with a production key was stopped
+ *   before it left the process (`onUnhandledRequest: 'error'`);
  * - `invalid_options`: `createSandbox` options are wrong.
  */
 export type SandboxErrorCode =
@@ -18,6 +20,7 @@ export type SandboxErrorCode =
   | 'closed'
   | 'interrupted'
   | 'listener_failed'
+  | 'unhandled_request'
   | 'invalid_options';
 
 export interface SandboxErrorOptions {

@@ -24,7 +24,20 @@ interface Target {
   origin: string;
   basePath: string;
   handle: RequestHandler;
+  guard: Guard;
 }
+
+/**
+ * A sandbox's guard against requests that must not leave a test (docs/interception.md,
+ * "Requests that must not leave a test"): requests to `hosts`, or carrying a production key.
+ */
+export interface Guard {
+  mode: 'bypass' | 'warn' | 'error';
+  /** Production host names, lower case. */
+  hosts: ReadonlySet<string>;
+}
+
+const NO_GUARD: Guard = { mode: 'bypass', hosts: new Set() };
 
 /** Listening sandboxes, longest prefix first (an overlapping `https://x` and `https://x/tenant2` route by the longer). */
 const targets: Target[] = [];
@@ -35,8 +48,12 @@ const closed = new Set<string>();
 async function answer({ request, controller }: RequestEvent, share: Share): Promise<void> {
   if (request.method === 'CONNECT') return refuseConnect(request, controller);
   const found = findTarget(request.url);
-  // Not ours: leave it alone, so it reaches the network (or another interceptor).
-  if (!found) return;
+  if (!found) {
+    // Not ours: it reaches the network (or another interceptor), unless it must never leave a test.
+    const stopped = unhandled(request.url, request.headers.get('authorization'));
+    if (stopped) controller.errorWith(stopped);
+    return;
+  }
   // When another party (a user's msw) listens too, read a copy of the body: it may clone the
   // request after us, and cannot clone a consumed one. Cloning costs a stream tee, so only then.
   const own = request.body !== null && share.shared() ? request.clone() : request;
@@ -44,6 +61,37 @@ async function answer({ request, controller }: RequestEvent, share: Share): Prom
 }
 
 type Controller = RequestEvent['controller'];
+
+/**
+ * Whether a request to `url` with this Authorization header is one no test may send (to a
+ * production host of a listening sandbox, or with a `SVC_LIVE_` key): the error that stops it
+ * when a sandbox says `'error'`; a warning (and null) when the strictest says `'warn'`; null
+ * otherwise. It runs only for requests no sandbox answers.
+ */
+function unhandled(url: string, authorization: string | null): SandboxError | null {
+  const live = authorization !== null && /^bearer[ \t]+SVC_LIVE_/i.test(authorization);
+  let mode: Guard['mode'] | null = null;
+  let why = '';
+  for (const { guard, origin, basePath } of targets) {
+    if (guard.mode === 'bypass' || mode === 'error') continue;
+    const production = guard.hosts.size > 0 && guard.hosts.has(hostOf(url));
+    if (!production && !live) continue;
+    mode = guard.mode === 'error' || mode === null ? guard.mode : mode;
+    why = `${production ? `${hostOf(url)} is a production host (productionHosts)` : 'it carries a production key (SVC_LIVE_…)'}; a test must never reach the real service. Point the client at the sandbox (${origin}${basePath}) and use a SVC_TEST_ key, or set onUnhandledRequest: 'bypass' if this request is meant to leave.`;
+  }
+  if (mode === null) return null;
+  const message = `svc-sandbox stopped a request to ${url.slice(0, 200)}: ${why}`;
+  if (mode === 'warn') {
+    console.warn(`[svc-sandbox] ${message.replace('svc-sandbox stopped', 'svc-sandbox let through')}`);
+    return null;
+  }
+  return new SandboxError(`${message} Nothing was sent.`, { code: 'unhandled_request' });
+}
+
+/** The host name of an absolute URL, lower case, without a trailing dot ('' when it has none). */
+function hostOf(url: string): string {
+  return URL.canParse(url) ? new URL(url).hostname.replace(/\.$/, '') : '';
+}
 
 /**
  * A `CONNECT` (a proxy tunnel) to a base URL cannot be answered in-process: a tunnel would
@@ -160,14 +208,14 @@ function abortsWithClient(request: Request): Request {
 }
 
 /** Starts answering requests to `baseUrl` with `handle`; returns the function that stops it. */
-export function intercept(origin: string, basePath: string, handle: RequestHandler): () => void {
+export function intercept(origin: string, basePath: string, handle: RequestHandler, guard: Guard = NO_GUARD): () => void {
   if (targets.some((t) => t.origin === origin && t.basePath === basePath)) {
     throw new SandboxError(
       `Failed to listen: another sandbox already listens on ${origin}${basePath}. Close it first, or give this one another baseUrl.`,
       { code: 'conflict', param: 'baseUrl' },
     );
   }
-  const target: Target = { origin, basePath, handle };
+  const target: Target = { origin, basePath, handle, guard };
   targets.push(target);
   targets.sort((a, b) => (b.origin + b.basePath).length - (a.origin + a.basePath).length);
   closed.delete(origin + basePath);
@@ -175,11 +223,14 @@ export function intercept(origin: string, basePath: string, handle: RequestHandl
     const before = new Map(PATCHED_GLOBALS.map((name) => [name, Object.getOwnPropertyDescriptor(globalThis, name)]));
     const shares = Share.all(answer, refuseClosed, saveGlobals());
     // The undici package, and a fetch captured before listen(): through undici's global dispatcher.
+    // A production host that a sandbox stops ('error') is taken too, so it is refused, not sent.
     const uninstallDispatcher = installDispatcher(
-      (url) => findTarget(url) !== undefined,
+      (url) => findTarget(url) !== undefined || targets.some((t) => t.guard.mode === 'error' && t.guard.hosts.size > 0 && t.guard.hosts.has(hostOf(url))),
       (request) => {
         const target = findTarget(request.url);
-        return target ? target.handle(request) : Promise.reject(new SandboxError(`svc-sandbox for ${request.url} was closed.`, { code: 'closed' }));
+        if (target) return target.handle(request);
+        const stopped = unhandled(request.url, request.headers.get('authorization'));
+        return Promise.reject(stopped ?? new SandboxError(`svc-sandbox for ${request.url} was closed.`, { code: 'closed' }));
       },
     );
     active = { shares, uninstallDispatcher };

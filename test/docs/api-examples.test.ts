@@ -47,6 +47,8 @@ const MEMBERS = [
   'options.templates',
   'options.clock',
   'options.deprecation',
+  'options.onUnhandledRequest',
+  'options.productionHosts',
   'Sandbox',
   'baseUrl',
   'seed',
