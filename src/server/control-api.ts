@@ -11,7 +11,7 @@ import { durationSchema } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
 import { decodeSegment, fitsPattern, segmentsOf, type Method } from '../core/path-pattern.js';
 import { dateTime, integer, object, oneOf, optional, string, type JsonSchema, type ObjectSchema, type Schema } from '../core/schema.js';
-import { apiKeyJson, callJson, faultJson, messageJson } from '../control/json-schemas.js';
+import { apiKeyJson, attemptJson, callJson, deliveryJson, eventJson, faultJson, messageJson } from '../control/json-schemas.js';
 import { advanceAnswer, advanceUntil, createKey, keyBody, keyAnswer, scriptingRoutes, spoken, wantsUntil, withUntil } from './control-scripting.js';
 import { deliveryPage, eventPage, pageOf, pageParameters, slicePage } from './control-pages.js';
 import { json } from './http.js';
@@ -55,7 +55,47 @@ const sessionBody = object(
 );
 
 const list = (items: JsonSchema): JsonSchema => ({ type: 'object', required: ['data'], properties: { data: { type: 'array', items } } });
-const anyObject: JsonSchema = { type: 'object' };
+/** A call as the console's list gives it: the call, and what its timeline draws. */
+function callWithTimeline(): JsonSchema {
+  const call = callJson() as { properties: Record<string, JsonSchema>; required?: string[] };
+  const ready = {
+    type: ['object', 'null'],
+    additionalProperties: false,
+    required: ['id', 'status', 'created_at', 'ready_at'],
+    properties: { id: { type: 'string' }, status: { type: 'string' }, created_at: { type: 'string' }, ready_at: { type: ['string', 'null'] } },
+  };
+  return {
+    ...call,
+    required: [...(call.required ?? []), 'timeline'],
+    properties: {
+      ...call.properties,
+      timeline: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['recording', 'transcript', 'webhooks'],
+        properties: { recording: ready, transcript: ready, webhooks: {
+          type: 'array',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['eventType', 'deliveryId', 'attempt', 'replay', 'at', 'status', 'ok', 'error'],
+            properties: {
+              eventType: { type: 'string' },
+              deliveryId: { type: 'string' },
+              attempt: { type: 'integer', minimum: 1 },
+              replay: { type: 'integer', minimum: 0 },
+              at: { type: 'string', format: 'date-time' },
+              status: { type: ['integer', 'null'] },
+              ok: { type: 'boolean' },
+              error: { type: ['string', 'null'] },
+            },
+          },
+        },
+      },
+      },
+    },
+  };
+}
 
 /** The control routes, in the order of docs/server.md's table (then the console's extras). */
 export const controlRoutes: ControlRoute[] = [
@@ -149,7 +189,7 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'The event log, oldest first, a page at a time (sandbox.events.list)',
     operationId: 'listEvents',
     status: 200,
-    response: pageOf(anyObject),
+    response: pageOf(eventJson()),
     query: pageParameters,
     run: ({ session, query }) => json(200, eventPage(eventPositions(session.sandbox.events), query, session.id)),
   },
@@ -159,7 +199,7 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'Webhook deliveries with their attempts (sandbox.webhooks.deliveries)',
     operationId: 'listDeliveries',
     status: 200,
-    response: pageOf(anyObject),
+    response: pageOf(deliveryJson()),
     query: pageParameters,
     run: ({ session, query }) => json(200, deliveryPage(deliveryPages(session.sandbox.webhooks), false, query, session.id)),
   },
@@ -169,7 +209,7 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'The dead-letter queue (sandbox.webhooks.deadLetters)',
     operationId: 'listDeadLetters',
     status: 200,
-    response: pageOf(anyObject),
+    response: pageOf(deliveryJson()),
     query: pageParameters,
     run: ({ session, query }) => json(200, deliveryPage(deliveryPages(session.sandbox.webhooks), true, query, session.id)),
   },
@@ -179,7 +219,7 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'Replay a dead letter (sandbox.webhooks.replay): a dlv_ id, or an evt_ id for all of that event',
     operationId: 'replayDeadLetter',
     status: 200,
-    response: list(anyObject),
+    response: list(attemptJson()),
     run: async ({ session, params }) => {
       try {
         return json(200, { data: await session.sandbox.webhooks.replay(params.id!) });
@@ -321,7 +361,7 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'Every call of the session, newest first, with its timeline (for the console)',
     operationId: 'listSessionCalls',
     status: 200,
-    response: pageOf(anyObject),
+    response: pageOf(callWithTimeline()),
     query: pageParameters,
     run: ({ session, query }) => {
       const page = slicePage(session.sandbox.calls.list(), (c) => c.id, query, 'calls', session.id);
