@@ -64,6 +64,10 @@ function callWithTimeline(): JsonSchema {
     required: ['id', 'status', 'created_at', 'ready_at'],
     properties: { id: { type: 'string' }, status: { type: 'string' }, created_at: { type: 'string' }, ready_at: { type: ['string', 'null'] } },
   };
+  // The attempt fields the timeline draws: those of `webhooks.attempts()` (control/json-schemas.ts).
+  const drawn = ['eventType', 'deliveryId', 'attempt', 'replay', 'at', 'status', 'ok', 'error'];
+  const attempt = attemptJson() as { properties: Record<string, JsonSchema> };
+  const webhookMark = { type: 'object', additionalProperties: false, required: drawn, properties: Object.fromEntries(drawn.map((name) => [name, attempt.properties[name]!])) };
   return {
     ...call,
     required: [...(call.required ?? []), 'timeline'],
@@ -73,25 +77,7 @@ function callWithTimeline(): JsonSchema {
         type: 'object',
         additionalProperties: false,
         required: ['recording', 'transcript', 'webhooks'],
-        properties: { recording: ready, transcript: ready, webhooks: {
-          type: 'array',
-          items: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['eventType', 'deliveryId', 'attempt', 'replay', 'at', 'status', 'ok', 'error'],
-            properties: {
-              eventType: { type: 'string' },
-              deliveryId: { type: 'string' },
-              attempt: { type: 'integer', minimum: 1 },
-              replay: { type: 'integer', minimum: 0 },
-              at: { type: 'string', format: 'date-time' },
-              status: { type: ['integer', 'null'] },
-              ok: { type: 'boolean' },
-              error: { type: ['string', 'null'] },
-            },
-          },
-        },
-      },
+        properties: { recording: ready, transcript: ready, webhooks: { type: 'array', items: webhookMark } },
       },
     },
   };
