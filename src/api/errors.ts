@@ -41,8 +41,16 @@ export class ApiError {
   ) {}
 
   toBody(): ErrorBody {
-    return { error: { code: this.code, message: this.message, ...(this.param ? { param: this.param } : {}) } };
+    return errorEnvelope(this.code, this.message, this.param);
   }
+}
+
+/**
+ * The error envelope every error answer carries (docs/errors.md), for the API and the standalone
+ * server alike: `param` only when a field is at fault.
+ */
+export function errorEnvelope<C extends string = ErrorCode>(code: C, message: string, param?: string): { error: { code: C; message: string; param?: string } } {
+  return { error: { code, message, ...(param ? { param } : {}) } };
 }
 
 export const badRequest = (message: string, param?: string) => new ApiError(400, 'invalid_parameter', message, param);

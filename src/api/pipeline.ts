@@ -6,7 +6,7 @@ import type { Steps } from '../core/steps.js';
 import { TEST_KEY, type Accounts } from '../state/accounts.js';
 import type { ActiveFault, Faults } from '../state/faults.js';
 import { authenticate, authorize, bearerToken } from './auth.js';
-import { ApiError, type ErrorBody } from './errors.js';
+import { ApiError, errorEnvelope, type ErrorBody } from './errors.js';
 import type { ClockMode } from '../core/clock.js';
 import { deprecationHeaders, type Deprecation } from './deprecation.js';
 import { rateLimitedMessage, type RateDecision, type RateLimiter } from './rate-limit.js';
@@ -66,6 +66,8 @@ export class Pipeline {
     const response = await this.answer(request, generation, note);
     // A request that began before a reset belongs to no journal after it.
     if (this.deps.journal && this.deps.generation() === generation) {
+      // A preflight, or a URL outside the base URL, was answered before the path was split.
+      note.target ||= splitUrl(request.url, request.url.startsWith(this.prefix) ? this.deps.basePath : '').path;
       this.deps.journal.record(request.method, response.status, response.type === 'error' ? { ...note, code: 'network_error' } : note, this.deps.now());
     }
     return response;
@@ -78,7 +80,6 @@ export class Pipeline {
     const token = bearerToken(header);
     note.requestId = requestId;
     note.apiKey = token;
-    note.target = targetOf(request.url, this.prefix);
     // Every request counts against its key's window, so every response can carry the headers.
     const origin = request.headers.get('origin');
     // A token that is no key at all shares one window with every other (see rate-limit.ts).
@@ -96,6 +97,7 @@ export class Pipeline {
     ];
     try {
       const { path, query } = this.split(request.url);
+      note.target = path;
       const fault = this.deps.faults.take(request.method, path);
       if (fault?.network) return Response.error();
       if (fault) throw faultError(fault);
@@ -136,10 +138,8 @@ export class Pipeline {
     } catch (error) {
       note.code = error instanceof ApiError || error instanceof Invalid || error instanceof RuleViolation ? error.code : 'internal_error';
       if (error instanceof ApiError) return respond(error.status, error.toBody(), base, error.headers);
-      if (error instanceof Invalid) return respond(400, { error: { code: error.code, message: error.message, ...(error.param ? { param: error.param } : {}) } }, base);
-      if (error instanceof RuleViolation) {
-        return respond(error.code === 'invalid_parameter' ? 400 : 422, { error: { code: error.code, message: error.message, ...(error.param ? { param: error.param } : {}) } }, base);
-      }
+      if (error instanceof Invalid) return respond(400, errorEnvelope(error.code, error.message, error.param), base);
+      if (error instanceof RuleViolation) return respond(error.code === 'invalid_parameter' ? 400 : 422, errorEnvelope(error.code, error.message, error.param), base);
       return this.internalError(error, requestId, base);
     }
   }
@@ -194,13 +194,6 @@ export class Pipeline {
     }
     return splitUrl(url, this.deps.basePath);
   }
-}
-
-/** A request URL's path below the base URL (its whole path when it is outside), without the query. */
-function targetOf(url: string, prefix: string): string {
-  const path = url.startsWith(prefix) ? url.slice(prefix.length) : new URL(url).pathname;
-  const end = path.search(/[?#]/);
-  return (end < 0 ? path : path.slice(0, end)) || '/';
 }
 
 /** Headers a browser script may read on any answer (CORS); the rest it may not. */

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { bearerToken } from '../api/auth.js';
+import { errorEnvelope } from '../api/errors.js';
 import { MAX_BODY_BYTES, readAtMost } from '../core/body.js';
 import type { Duration } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
@@ -141,7 +142,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const target = originForm(req.url ?? '/');
     const refused = checkHost(req.headers.host, policy) ?? (target.host === null ? null : checkHost(target.host, policy));
-    if (refused) return writeJson(req, res, refused.status, envelope(refused));
+    if (refused) return writeJson(req, res, refused.status, errorEnvelope(refused.code, refused.message, refused.param));
     let request: Request;
     try {
       request = toRequest(req, url, target.path);
@@ -267,12 +268,8 @@ function refusedKey(why: 'gone' | 'forged', random: SeededRandom, nowMs: number)
   );
 }
 
-function envelope(refused: Refusal) {
-  return { error: { code: refused.code, message: refused.message, ...(refused.param ? { param: refused.param } : {}) } };
-}
-
 function refusalResponse(refused: Refusal): Response {
-  return json(refused.status, envelope(refused));
+  return json(refused.status, errorEnvelope(refused.code, refused.message, refused.param));
 }
 
 /** A JSON answer written at once, before any Request is made (the connection closes if the body was not read). */
@@ -364,7 +361,7 @@ function errorResponse(error: unknown): Response {
   if (error instanceof SandboxError) {
     const status = STATUS_OF[error.code] ?? 400;
     const code = error.code === 'invalid_options' ? 'invalid_parameter' : error.code === 'closed' ? 'not_found' : error.code;
-    return json(status, { error: { code, message: error.message, ...(error.param ? { param: error.param } : {}) } });
+    return json(status, errorEnvelope(code, error.message, error.param));
   }
   return json(500, { error: { code: 'internal_error', message: `The sandbox server failed unexpectedly: ${error instanceof Error ? error.message : String(error)}.` } });
 }
