@@ -2,6 +2,7 @@ import { durationSchema, parseDuration, type Duration } from './core/duration.js
 import { SandboxError } from './core/errors.js';
 import { array, boolean, custom, integer, invalid, map, name, object, oneOf, optional, record, show, string, type Schema } from './core/schema.js';
 import { CLOCK_MODES, type ClockMode } from './core/clock.js';
+import { HOST_NAME } from './core/hosts.js';
 import { MAX_TIME_MS } from './core/time.js';
 import { TEST_KEY, type KeyOptions } from './state/accounts.js';
 import { MAX_BODY_CHARS } from './state/message-content.js';
@@ -220,7 +221,7 @@ const optionsSchema = object(
         string({
           description: 'A host name of the real service',
           max: 253,
-          pattern: /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$/,
+          pattern: HOST_NAME,
           patternHint: 'a host name such as "api.svc.com" (no scheme, port or path)',
         }),
         { description: 'Host names of the real service.', max: 100 },

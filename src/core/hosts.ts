@@ -18,3 +18,6 @@ export function isThisMachine(hostname: string): boolean {
   const name = hostname.replace(/\.$/, '');
   return isLoopbackAddress(name) || name === 'localhost' || name.endsWith('.localhost') || name === '0.0.0.0' || name === '[::]' || name === '[::ffff:0:0]';
 }
+
+/** A DNS host name as a user writes one (`api.svc.com`, `DevBox.local.`): labels of letters, digits and inner hyphens. */
+export const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$/;

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { isLoopbackAddress } from '../core/hosts.js';
+import { HOST_NAME, isLoopbackAddress } from '../core/hosts.js';
 
 /**
  * The server's front door (docs/server.md, "Security model"): which requests may reach the
@@ -137,7 +137,7 @@ export function hostPolicy(allowedHosts: readonly string[] | true | undefined, i
   if (allowedHosts !== undefined && !Array.isArray(allowedHosts)) throw invalid('allowedHosts must be an array of host names, or true to accept any Host.');
   const allowed = new Set<string>();
   for (const host of allowedHosts ?? []) {
-    if (typeof host !== 'string' || !/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$/.test(host)) {
+    if (typeof host !== 'string' || !HOST_NAME.test(host)) {
       throw invalid(`allowedHosts: ${JSON.stringify(host)} is not a host name; give a name such as devbox.example (no scheme, port or path).`);
     }
     allowed.add(host.toLowerCase().replace(/\.$/, ''));

@@ -15,7 +15,7 @@ import { controlRoutes, matchControl } from './control-api.js';
 import { checkControl, checkHost, foreignPage, hostPolicy, originPolicy, ownOrigin, type Refusal } from './guard.js';
 import { answerRaw, json, send, toRequest } from './http.js';
 import { openApi30, serverOpenApi } from './openapi.js';
-import { Sessions } from './sessions.js';
+import { Sessions, type Session } from './sessions.js';
 import { SessionStreams } from './stream.js';
 
 /** Options of {@link startServer}. */
@@ -154,13 +154,16 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
         : { error: { code: 'method_not_allowed', message: `${req.method} is not a method the sandbox answers; use GET, HEAD, POST, PUT, DELETE or OPTIONS.` } };
       return writeJson(req, res, method ? 400 : 405, body);
     }
+    const to = destination(request);
     let response: Response;
     try {
-      response = await route(request);
+      response = await route(request, to);
     } catch (error) {
       response = errorResponse(error);
     }
-    await answer(req, res, response, request.signal, answeringSession(request).sandbox.now());
+    // The Date of the session that answered, if it still exists (a DELETE ends it): else the default's.
+    const dated = typeof to.session === 'object' && sessions.get(to.session.id) === to.session ? to.session : sessions.default;
+    await answer(req, res, response, request.signal, dated.sandbox.now());
   }
 
   /**
@@ -178,26 +181,24 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   }
 
   /**
-   * The session whose virtual now is an answer's `Date` (docs/server.md, "The Date header"):
-   * an API request's session (by its key), a control request's named session, else the default.
+   * Where a request goes, decided once: the control API (its path below `/__sandbox`, and the
+   * session it names, else the default) or `/v1` (the session its key routes to). That session's
+   * virtual now is the answer's `Date` (docs/server.md, "The Date header").
    */
-  function answeringSession(request: Request) {
+  function destination(request: Request): { controlPath: string | null; session: Session | 'gone' | 'forged' } {
     const { pathname } = new URL(request.url);
     if (pathname === CONTROL || pathname.startsWith(`${CONTROL}/`)) {
       const named = /^\/__sandbox\/sessions\/([^/]+)/.exec(pathname)?.[1];
-      return (named === undefined ? undefined : sessions.get(decodeSegment(named))) ?? sessions.default;
+      return { controlPath: pathname.slice(CONTROL.length) || '/', session: (named === undefined ? undefined : sessions.get(decodeSegment(named))) ?? sessions.default };
     }
-    const session = sessions.route(bearerToken(request.headers.get('authorization')));
-    return session === 'gone' || session === 'forged' ? sessions.default : session;
+    return { controlPath: null, session: sessions.route(bearerToken(request.headers.get('authorization'))) };
   }
 
-  async function route(request: Request): Promise<Response> {
-    const { pathname } = new URL(request.url);
-    if (pathname === CONTROL || pathname.startsWith(`${CONTROL}/`)) return control(request, pathname.slice(CONTROL.length) || '/');
+  async function route(request: Request, to: ReturnType<typeof destination>): Promise<Response> {
+    if (to.controlPath !== null) return control(request, to.controlPath);
     const origin = request.headers.get('origin');
     if (origin !== null && !isOwnOrigin(origin) && !browserOrigins(origin)) return refusalResponse(foreignPage(origin));
-    const token = bearerToken(request.headers.get('authorization'));
-    const session = sessions.route(token);
+    const { session } = to;
     if (session === 'gone' || session === 'forged') return refusedKey(session, random, sessions.default.sandbox.now().getTime());
     const response = await session.sandbox.handle(request);
     if (request.method !== 'GET' && request.method !== 'HEAD') session.streams.changed();
