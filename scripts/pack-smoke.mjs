@@ -71,8 +71,9 @@ async function serveThenStop(command, args, cwd, { exact = true } = {}) {
     // npx ends with the server's code, or by the same signal (npm re-raises it).
     const { code, signal } = await exited;
     if (exact && code !== 0 && signal !== 'SIGTERM') throw new Error(`${shown} ended with ${code ?? signal} after SIGTERM:\n${stdout}${stderr}`);
-    const stopped = await fetch(url).then(() => false, () => true);
-    if (!stopped) throw new Error(`${url} still answers after SIGTERM`);
+    // The wrapper (npm, npx) may end before the server it started has closed: the server got
+    // the same signal, so give it a moment to finish closing before calling it a leak.
+    if (!(await stopsAnswering(url, 10_000))) throw new Error(`${url} still answers 10 s after SIGTERM`);
     return url;
   } finally {
     if (child.exitCode === null && child.signalCode === null) {
@@ -80,6 +81,20 @@ async function serveThenStop(command, args, cwd, { exact = true } = {}) {
         process.kill(-child.pid, 'SIGKILL');
       } catch {}
     }
+  }
+}
+
+/** Whether `url` stops accepting connections within `ms` (polled on the wall clock). */
+async function stopsAnswering(url, ms) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const down = await fetch(url, { headers: { connection: 'close' } }).then(
+      () => false,
+      () => true,
+    );
+    if (down) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
