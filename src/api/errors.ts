@@ -1,3 +1,6 @@
+import { RuleViolation, SandboxError, type SandboxErrorCode } from '../core/errors.js';
+import { Invalid } from '../core/schema.js';
+
 /** The `error.code` values the sandbox answers with (docs/errors.md, plus the few it adds; see docs/errors.md). */
 export type ErrorCode =
   | 'invalid_json'
@@ -31,18 +34,52 @@ export interface ErrorBody {
  * not an `Error`: a stack trace would describe the sandbox, not the request, and capturing
  * one on every refused request was a visible share of the cost of a 4xx answer.
  */
-export class ApiError {
+export class ApiError<C extends string = ErrorCode> {
   constructor(
     readonly status: number,
-    readonly code: ErrorCode,
+    readonly code: C,
     readonly message: string,
     readonly param?: string,
     readonly headers: Record<string, string> = {},
   ) {}
 
-  toBody(): ErrorBody {
+  toBody(): { error: { code: C; message: string; param?: string } } {
     return errorEnvelope(this.code, this.message, this.param);
   }
+}
+
+/**
+ * The status of each {@link SandboxError} code when the control API answers it: bad input
+ * 400, an unknown thing (or a closed session) 404, the wrong state or an advance cut short 409.
+ */
+const CONTROL_STATUS: Record<SandboxErrorCode, number> = {
+  invalid_parameter: 400,
+  missing_parameter: 400,
+  invalid_options: 400,
+  unhandled_request: 400,
+  not_found: 404,
+  closed: 404,
+  conflict: 409,
+  interrupted: 409,
+  listener_failed: 500,
+};
+
+/**
+ * The one mapping from what a road into the sandbox throws to the answer it gives: an
+ * {@link ApiError} as is, a schema's {@link Invalid} as 400, a domain {@link RuleViolation} as 400
+ * or 422 (docs/architecture.md, "Rules"), and, on the control API (`library: true`), a scripting
+ * call's {@link SandboxError} by its code. Anything else is no refusal but a failure of the
+ * sandbox (`undefined`): the caller answers it with a 500.
+ */
+export function refusalOf(error: unknown, { library = false }: { library?: boolean } = {}): ApiError<string> | undefined {
+  if (error instanceof ApiError) return error;
+  if (error instanceof Invalid) return new ApiError(400, error.code, error.message, error.param);
+  if (error instanceof RuleViolation) return new ApiError(error.code === 'invalid_parameter' ? 400 : 422, error.code, error.message, error.param);
+  if (library && error instanceof SandboxError) {
+    const code = error.code === 'invalid_options' ? 'invalid_parameter' : error.code === 'closed' ? 'not_found' : error.code;
+    return new ApiError(CONTROL_STATUS[error.code], code, error.message, error.param);
+  }
+  return undefined;
 }
 
 /**

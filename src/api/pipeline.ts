@@ -1,19 +1,16 @@
-import { RuleViolation } from '../core/errors.js';
-import { MAX_BODY_BYTES, readAtMost } from '../core/body.js';
 import type { SeededRandom } from '../core/random.js';
-import { Invalid, queryObject } from '../core/schema.js';
+import { queryObject } from '../core/schema.js';
 import type { Steps } from '../core/steps.js';
 import { TEST_KEY, type Accounts } from '../state/accounts.js';
 import type { ActiveFault, Faults } from '../state/faults.js';
 import { authenticate, authorize, bearerToken } from './auth.js';
-import { ApiError, errorEnvelope, type ErrorBody } from './errors.js';
+import { ApiError, refusalOf, type ErrorBody } from './errors.js';
 import type { ClockMode } from '../core/clock.js';
 import { deprecationHeaders, type Deprecation } from './deprecation.js';
+import { readJson } from './request-body.js';
 import { rateLimitedMessage, type RateDecision, type RateLimiter } from './rate-limit.js';
 import type { Router } from './router.js';
 import type { Journal, JournalNote } from '../state/journal.js';
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 interface PipelineDeps {
   router: Router;
@@ -136,10 +133,9 @@ export class Pipeline {
       if (reply.raw !== undefined) return new Response(reply.raw, { status: reply.status, headers: headersOf(base, reply.headers) });
       return respond(reply.status, reply.body, base, reply.headers);
     } catch (error) {
-      note.code = error instanceof ApiError || error instanceof Invalid || error instanceof RuleViolation ? error.code : 'internal_error';
-      if (error instanceof ApiError) return respond(error.status, error.toBody(), base, error.headers);
-      if (error instanceof Invalid) return respond(400, errorEnvelope(error.code, error.message, error.param), base);
-      if (error instanceof RuleViolation) return respond(error.code === 'invalid_parameter' ? 400 : 422, errorEnvelope(error.code, error.message, error.param), base);
+      const refusal = refusalOf(error);
+      note.code = refusal ? refusal.code : 'internal_error';
+      if (refusal) return respond(refusal.status, refusal.toBody(), base, refusal.headers);
       return this.internalError(error, requestId, base);
     }
   }
@@ -265,49 +261,4 @@ function respond(status: number, body: unknown, base: Array<[string, string]>, o
   if (status === 204) return new Response(null, { status, headers });
   headers.set('content-type', 'application/json; charset=utf-8');
   return new Response(JSON.stringify(body), { status, headers });
-}
-
-/** The body's bytes, refused with 413 when its declared or its actual size is over the limit. */
-async function readLimited(request: Request): Promise<Uint8Array> {
-  const declared = Number(request.headers.get('content-length') ?? 0);
-  if (declared > MAX_BODY_BYTES) {
-    void request.body?.cancel().catch(() => undefined);
-    throw tooLarge(declared);
-  }
-  if (!request.body) return new Uint8Array(0);
-  const bytes = await readAtMost(request.body);
-  if (bytes === null) throw tooLarge(MAX_BODY_BYTES, true);
-  return bytes;
-}
-
-/** Reads a request body as JSON, refusing other content types, oversize bodies and bad UTF-8. */
-async function readJson(request: Request): Promise<unknown> {
-  const type = request.headers.get('content-type');
-  const bytes = await readLimited(request);
-  if (bytes.byteLength === 0) {
-    throw new ApiError(400, 'invalid_json', 'The request body is empty: send a JSON object with Content-Type: application/json.');
-  }
-  if (type !== null && !/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
-    throw new ApiError(
-      400,
-      'unsupported_content_type',
-      `Content-Type must be application/json, got ${type}. (fetch sends text/plain for a string body unless you set the header.)`,
-    );
-  }
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    throw new ApiError(400, 'invalid_json', 'The request body is not valid UTF-8: send JSON text encoded as UTF-8.');
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    const detail = error instanceof SyntaxError ? error.message : 'it is nested too deeply';
-    throw new ApiError(400, 'invalid_json', `The request body is not valid JSON (${detail}). Send a JSON object such as {"to": "+14155550123"}.`);
-  }
-}
-
-function tooLarge(bytes: number, atLeast = false): ApiError {
-  return new ApiError(413, 'payload_too_large', `The request body is ${atLeast ? 'more than ' : ''}${atLeast ? MAX_BODY_BYTES : bytes} bytes; the limit is ${MAX_BODY_BYTES} bytes (1 MiB).`);
 }

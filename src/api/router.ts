@@ -75,38 +75,58 @@ export function route<B = undefined, Q = undefined>(definition: Route<B, Q>): An
   return definition;
 }
 
-interface Compiled {
-  route: AnyRoute;
+/** What a route table needs of a row: its method and its path pattern. */
+export interface Routable {
+  method: Method;
+  /** With `{param}` placeholders: `/v1/calls/{id}`, `/sessions/{s}/advance`. */
+  path: string;
+}
+
+interface Compiled<R extends Routable> {
+  route: R;
   segments: string[];
 }
 
-export interface Match {
-  route: AnyRoute;
+export interface Match<R extends Routable = AnyRoute> {
+  route: R;
   params: Record<string, string>;
 }
 
-/**
- * Matches a method and path against the route table: an unknown path (or version) is
- * 404, a known path with another method is 405 with an `Allow` header.
- */
-export class Router {
-  private readonly compiled: Compiled[];
+/** How a table words its 404: what the path was, and the endpoint nearest to it (if any is near). */
+export type NotFound = (method: string, path: string, nearest: (method: string, segments: string[]) => string | undefined) => ApiError;
 
-  constructor(readonly routes: readonly AnyRoute[]) {
+/**
+ * Matches a method and path against a route table: an unknown path (or version) is 404, a
+ * known path with another method is 405 with an `Allow` header. The one table matcher of the
+ * sandbox: `/v1` ({@link Router}) and the standalone server's control API
+ * (server/control-api.ts) are both served by it.
+ */
+export class RouteTable<R extends Routable> {
+  private readonly compiled: Compiled<R>[];
+
+  /**
+   * @param notFound words the 404 (default: `/v1`'s, which names the version and the nearest endpoint).
+   * @param options.options whether `OPTIONS` is answered on every path (a CORS preflight): then `Allow` lists it.
+   */
+  constructor(
+    readonly routes: readonly R[],
+    private readonly notFound: NotFound = apiNotFound(routes),
+    private readonly options: { preflight: boolean } = { preflight: true },
+  ) {
     this.compiled = routes.map((route) => ({ route, segments: patternOf(route.path) }));
   }
 
-  /** The methods `path` answers (its routes', HEAD beside GET, OPTIONS); empty when no route has the path. */
+  /** The methods `path` answers (its routes', HEAD beside GET, OPTIONS when preflights are answered); empty when no route has the path. */
   allowed(path: string): string[] {
     const segments = segmentsOf(path);
     const methods = this.compiled.filter(({ segments: pattern }) => fitsPattern(pattern, segments)).map(({ route }) => route.method as string);
     if (methods.length === 0) return [];
     if (methods.includes('GET')) methods.push('HEAD');
-    return [...methods, 'OPTIONS'];
+    return this.options.preflight ? [...methods, 'OPTIONS'] : methods;
   }
 
   /** HEAD matches the GET route of a path (answered without its body). */
-  match(method: string, path: string): Match {
+  match(method: string, path: string): Match<R> {
     const segments = segmentsOf(path);
     const wanted = method === 'HEAD' ? 'GET' : method;
     for (const { route, segments: pattern } of this.compiled) {
@@ -120,30 +140,19 @@ export class Router {
         allow: allowed.join(', '),
       });
     }
-    const version = /^\/(v\d+)\//.exec(`${path}/`)?.[1];
-    let hint: string;
-    if (version && version !== 'v1') {
-      hint = `This API version does not exist: the current version is v1 (${path.replace(/^\/v\d+/, '/v1')}).`;
-    } else if (version === 'v1') {
-      const near = this.nearestEndpoint(wanted, segments);
-      hint = near ? `Did you mean ${near}?` : `The endpoints are under ${this.resources().join(', ')}.`;
-    } else {
-      const near = segments.length > 0 ? this.nearestEndpoint(wanted, ['v1', ...segments]) : undefined;
-      hint = near ? `Every endpoint is under /v1/: did you mean ${near}?` : 'Every endpoint is under /v1/, e.g. /v1/calls.';
-    }
-    throw new ApiError(404, 'not_found', `No endpoint ${method} ${path}. ${hint}`);
+    throw this.notFound(method, path, (m, s) => this.nearestEndpoint(m, s));
   }
 
   /**
-   * The documented endpoint nearest to a path no route has (`GET /v1/calls` for `GET
-   * /v1/call`), when one is near enough to be what was meant: a 404 names it instead of
-   * pointing to documentation a client in another language may not have.
+   * The endpoint nearest to a path no route has (`GET /v1/calls` for `GET /v1/call`), when one
+   * is near enough to be what was meant: a 404 names it instead of pointing to documentation a
+   * client in another language may not have.
    */
   private nearestEndpoint(method: string, segments: string[]): string | undefined {
     // A path far longer than any route is no typo of one, and measuring it would cost a client with
     // no key milliseconds of the sandbox's CPU per request.
     if (segments.length > 8 || segments.some((segment) => segment.length > 64)) return undefined;
-    let best: { route: AnyRoute; cost: number } | undefined;
+    let best: { route: R; cost: number } | undefined;
     for (const { route, segments: pattern } of this.compiled) {
       const cost = pathDistance(segments, pattern) + (route.method === method ? 0 : 1);
       if (!best || cost < best.cost) best = { route, cost };
@@ -151,11 +160,29 @@ export class Router {
     const near = best && best.cost <= Math.max(2, Math.floor(segments.join('/').length / 4));
     return near ? `${best!.route.method} ${best!.route.path}` : undefined;
   }
+}
 
-  /** The resource paths of the table (`/v1/calls`, `/v1/numbers`, ...). */
-  private resources(): string[] {
-    return [...new Set(this.compiled.map(({ segments }) => `/${segments.slice(0, 2).join('/')}`))];
-  }
+/** The `/v1` route table. */
+export class Router extends RouteTable<AnyRoute> {}
+
+/** `/v1`'s 404: another version than v1, a near endpoint, or where the endpoints are. */
+function apiNotFound(routes: readonly Routable[]): NotFound {
+  return (method, path, nearest) => {
+    const segments = segmentsOf(path);
+    const wanted = method === 'HEAD' ? 'GET' : method;
+    const version = /^\/(v\d+)\//.exec(`${path}/`)?.[1];
+    let hint: string;
+    if (version && version !== 'v1') {
+      hint = `This API version does not exist: the current version is v1 (${path.replace(/^\/v\d+/, '/v1')}).`;
+    } else if (version === 'v1') {
+      const near = nearest(wanted, segments);
+      hint = near ? `Did you mean ${near}?` : `The endpoints are under ${[...new Set(routes.map((route) => `/${patternOf(route.path).slice(0, 2).join('/')}`))].join(', ')}.`;
+    } else {
+      const near = segments.length > 0 ? nearest(wanted, ['v1', ...segments]) : undefined;
+      hint = near ? `Every endpoint is under /v1/: did you mean ${near}?` : 'Every endpoint is under /v1/, e.g. /v1/calls.';
+    }
+    return new ApiError(404, 'not_found', `No endpoint ${method} ${path}. ${hint}`);
+  };
 }
 
 /** Route patterns split once per process: every sandbox has the same table. */

@@ -8,12 +8,17 @@ import type { Recording, Transcript } from '../state/resources.js';
 import type { TranscriptService } from '../state/transcripts.js';
 import { act, check, field, named, say, type ControlContext } from './context.js';
 
-const delay = map(durationSchema, (value) => parseDuration(value)!);
-
-export const timingOptions: Schema<ResolvedTiming> = map(
-  object({ recordingDelay: optional(delay), transcriptDelay: optional(delay) }, { description: 'When recordings and transcripts become ready.', label: 'option' }),
-  (t) => ({ ...(t.recordingDelay === undefined ? {} : { recordingMs: t.recordingDelay }), ...(t.transcriptDelay === undefined ? {} : { transcriptMs: t.transcriptDelay }) }),
+/** `recordings.setTiming`'s argument, as written (the control API's body). */
+export const timingOptions: Schema<RecordingTiming> = object(
+  { recordingDelay: optional(durationSchema), transcriptDelay: optional(durationSchema) },
+  { description: 'When recordings and transcripts become ready.', label: 'option' },
 );
+
+/** The same, in milliseconds. */
+const resolvedTiming: Schema<ResolvedTiming> = map(timingOptions, (t) => ({
+  ...(t.recordingDelay === undefined ? {} : { recordingMs: parseDuration(t.recordingDelay)! }),
+  ...(t.transcriptDelay === undefined ? {} : { transcriptMs: parseDuration(t.transcriptDelay)! }),
+}));
 
 const line = object(
   {
@@ -94,7 +99,7 @@ export function recordingScripting(ctx: ControlContext, recordings: RecordingSer
     setTiming: (timing, callId) =>
       act(ctx, 'set recording timing', () => {
         const where = 'recordings.setTiming';
-        const resolved = check(timingOptions, timing, where);
+        const resolved = check(resolvedTiming, timing, where);
         if (callId !== undefined) {
           const call = callFor(calls, callId, where);
           if (call.status === 'completed') throw new SandboxError(say(where, `call ${callId} has already ended; set its timing before it ends.`), { code: 'conflict', param: field('callId') });

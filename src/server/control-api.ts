@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { answerOptions, inboundCallOptions } from '../control/calls.js';
 import { faultRule } from '../control/faults.js';
-import { check as checkInput } from '../control/context.js';
+import { check, inControlApi } from '../control/context.js';
 import { eventPositions } from '../control/events.js';
 import { deliveryPages } from '../control/webhooks.js';
 import { inboundMessageOptions } from '../control/messages.js';
@@ -9,15 +9,18 @@ import { callBehavior } from '../control/network.js';
 import { CLOCK_MODES } from '../core/clock.js';
 import { durationSchema } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
-import { decodeSegment, fitsPattern, segmentsOf, type Method } from '../core/path-pattern.js';
-import { dateTime, integer, object, oneOf, optional, string, type JsonSchema, type ObjectSchema, type Schema } from '../core/schema.js';
+import { segmentsOf } from '../core/path-pattern.js';
+import { dateTime, integer, object, oneOf, optional, queryObject, string, type JsonSchema } from '../core/schema.js';
 import { apiKeyJson, attemptJson, callJson, deliveryJson, eventJson, faultJson, messageJson } from '../control/json-schemas.js';
-import { advanceAnswer, advanceUntil, createKey, keyBody, keyAnswer, scriptingRoutes, spoken, wantsUntil, withUntil } from './control-scripting.js';
+import { advanceAnswer, advanceUntil, createKey, keyBody, keyAnswer, scriptingRoutes, withUntil } from './control-scripting.js';
 import { deliveryPage, eventPage, pageOf, pageParameters, slicePage } from './control-pages.js';
 import { json } from './http.js';
-import type { ControlRoute } from './control-route.js';
+import { controlRoute, type ControlRoute } from './control-route.js';
 import type { Sandbox } from '../sandbox.js';
-import type { Session } from './sessions.js';
+import type { Session, Sessions } from './sessions.js';
+import { ApiError, refusalOf } from '../api/errors.js';
+import { readJson } from '../api/request-body.js';
+import { RouteTable } from '../api/router.js';
 
 type Call = ReturnType<Sandbox['calls']['list']>[number];
 type WebhookAttempt = ReturnType<Sandbox['webhooks']['attempts']>[number];
@@ -85,7 +88,7 @@ function callWithTimeline(): JsonSchema {
 
 /** The control routes, in the order of docs/server.md's table (then the console's extras). */
 export const controlRoutes: ControlRoute[] = [
-  {
+  controlRoute({
     method: 'GET',
     path: '/health',
     summary: 'Is the server up',
@@ -94,8 +97,8 @@ export const controlRoutes: ControlRoute[] = [
     global: true,
     response: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } },
     run: () => json(200, { status: 'ok' }),
-  },
-  {
+  }),
+  controlRoute({
     method: 'POST',
     path: '/sessions',
     summary: 'Start a session: a sandbox of its own, with its own clock and seed',
@@ -105,12 +108,11 @@ export const controlRoutes: ControlRoute[] = [
     global: true,
     response: { type: 'object', required: ['id', 'apiKey', 'now'], properties: { id: { type: 'string' }, apiKey: { type: 'string' }, now: { type: 'string', format: 'date-time' } } },
     run: ({ sessions, body }) => {
-      const options = check(sessionBody, orEmpty(body));
-      const { session, apiKey } = sessions.create(options);
+      const { session, apiKey } = sessions.create(body);
       return json(201, { id: session.id, apiKey, now: session.sandbox.now().toISOString() });
     },
-  },
-  {
+  }),
+  controlRoute({
     method: 'GET',
     path: '/sessions',
     summary: 'List sessions',
@@ -123,8 +125,8 @@ export const controlRoutes: ControlRoute[] = [
       const page = slicePage(sessions.list(), (s) => s.id, query, 'sessions', '');
       return json(200, { ...page, data: page.data.map((s) => ({ id: s.id, seed: s.seed, now: s.sandbox.now().toISOString() })) });
     },
-  },
-  {
+  }),
+  controlRoute({
     method: 'DELETE',
     path: '/sessions/{s}',
     summary: 'End a session; its keys are 401 from then on',
@@ -134,8 +136,8 @@ export const controlRoutes: ControlRoute[] = [
       sessions.delete(session.id);
       return json(204, null);
     },
-  },
-  {
+  }),
+  controlRoute({
     method: 'POST',
     path: '/sessions/{s}/advance',
     summary: 'Move the session\'s virtual clock by `duration` (sandbox.advance), or until an event of type `until` (sandbox.advanceUntil)',
@@ -144,8 +146,8 @@ export const controlRoutes: ControlRoute[] = [
     status: 200,
     response: advanceAnswer,
     run: async ({ session, body }) => {
-      if (wantsUntil(body)) return advanceUntil(session, body);
-      const { duration: d } = check(advanceBody, body);
+      if ('until' in body) return advanceUntil(session, body);
+      const { duration: d } = body;
       // Positions, not copies: the answer costs the events it carries, whatever the log's length.
       const log = eventPositions(session.sandbox.events);
       const before = log.length;
@@ -156,8 +158,8 @@ export const controlRoutes: ControlRoute[] = [
       }
       return json(200, { now: session.sandbox.now().toISOString(), events: log.after(before, log.length - before) });
     },
-  },
-  {
+  }),
+  controlRoute({
     method: 'POST',
     path: '/sessions/{s}/reset',
     summary: 'Reset the session (sandbox.reset); keys it made stay valid',
@@ -168,8 +170,8 @@ export const controlRoutes: ControlRoute[] = [
       session.streams.changed();
       return json(204, null);
     },
-  },
-  {
+  }),
+  controlRoute({
     method: 'GET',
     path: '/sessions/{s}/events',
     summary: 'The event log, oldest first, a page at a time (sandbox.events.list)',
@@ -178,8 +180,8 @@ export const controlRoutes: ControlRoute[] = [
     response: pageOf(eventJson()),
     query: pageParameters,
     run: ({ session, query }) => json(200, eventPage(eventPositions(session.sandbox.events), query, session.id)),
-  },
-  {
+  }),
+  controlRoute({
     method: 'GET',
     path: '/sessions/{s}/deliveries',
     summary: 'Webhook deliveries with their attempts (sandbox.webhooks.deliveries)',
@@ -188,8 +190,8 @@ export const controlRoutes: ControlRoute[] = [
     response: pageOf(deliveryJson()),
     query: pageParameters,
     run: ({ session, query }) => json(200, deliveryPage(deliveryPages(session.sandbox.webhooks), false, query, session.id)),
-  },
-  {
+  }),
+  controlRoute({
     method: 'GET',
     path: '/sessions/{s}/dead-letters',
     summary: 'The dead-letter queue (sandbox.webhooks.deadLetters)',
@@ -198,8 +200,8 @@ export const controlRoutes: ControlRoute[] = [
     response: pageOf(deliveryJson()),
     query: pageParameters,
     run: ({ session, query }) => json(200, deliveryPage(deliveryPages(session.sandbox.webhooks), true, query, session.id)),
-  },
-  {
+  }),
+  controlRoute({
     method: 'POST',
     path: '/sessions/{s}/dead-letters/{id}/replay',
     summary: 'Replay a dead letter (sandbox.webhooks.replay): a dlv_ id, or an evt_ id for all of that event',
@@ -213,18 +215,18 @@ export const controlRoutes: ControlRoute[] = [
         session.streams.changed();
       }
     },
-  },
-  {
+  }),
+  controlRoute({
     method: 'POST',
     path: '/sessions/{s}/keys',
     summary: 'Make a test key of this session, with a plan and scopes (sandbox.keys.create)',
     operationId: 'createKey',
-    body: keyBody as Schema<unknown>,
+    body: keyBody,
     status: 201,
     response: keyAnswer,
     run: createKey,
-  },
-  {
+  }),
+  controlRoute({
     method: 'GET',
     path: '/sessions/{s}/keys',
     summary: 'The keys made (sandbox.keys.list)',
@@ -233,8 +235,8 @@ export const controlRoutes: ControlRoute[] = [
     response: pageOf(apiKeyJson()),
     query: pageParameters,
     run: ({ session, query }) => json(200, slicePage(session.sandbox.keys.list(), (k) => keyId(k.key), query, 'keys', session.id)),
-  },
-  {
+  }),
+  controlRoute({
     method: 'DELETE',
     path: '/sessions/{s}/keys/{key}',
     summary: 'Revoke a key (sandbox.keys.revoke): 401 from then on',
@@ -249,21 +251,21 @@ export const controlRoutes: ControlRoute[] = [
       session.streams.changed();
       return json(204, null);
     },
-  },
-  {
+  }),
+  controlRoute({
     method: 'POST',
     path: '/sessions/{s}/faults',
     summary: 'Inject a fault (sandbox.faults.inject)',
     operationId: 'injectFault',
-    body: faultRule as Schema<unknown>,
+    body: faultRule,
     status: 201,
     response: list(faultJson()),
     run: ({ session, body }) => {
-      session.sandbox.faults.inject((orEmpty(body)) as never);
+      session.sandbox.faults.inject(body);
       return json(201, { data: session.sandbox.faults.list() });
     },
-  },
-  {
+  }),
+  controlRoute({
     method: 'DELETE',
     path: '/sessions/{s}/faults',
     summary: 'Forget every fault (sandbox.faults.clear)',
@@ -273,21 +275,21 @@ export const controlRoutes: ControlRoute[] = [
       session.sandbox.faults.clear();
       return json(204, null);
     },
-  },
-  {
+  }),
+  controlRoute({
     method: 'PUT',
     path: '/sessions/{s}/network/{number}',
     summary: 'Script calls to a number (sandbox.network.setBehavior)',
     operationId: 'setBehavior',
-    body: callBehavior as Schema<unknown>,
+    body: callBehavior,
     status: 204,
     fields: { behavior: '' },
     run: ({ session, params, body }) => {
-      session.sandbox.network.setBehavior(params.number!, (orEmpty(body)) as never);
+      session.sandbox.network.setBehavior(params.number!, body);
       return json(204, null);
     },
-  },
-  {
+  }),
+  controlRoute({
     method: 'DELETE',
     path: '/sessions/{s}/network/{number}',
     summary: 'Forget a number\'s scripted behaviour (sandbox.network.clearBehavior)',
@@ -297,51 +299,48 @@ export const controlRoutes: ControlRoute[] = [
       session.sandbox.network.clearBehavior(params.number!);
       return json(204, null);
     },
-  },
-  {
+  }),
+  controlRoute({
     method: 'POST',
     path: '/sessions/{s}/calls/{id}/answer',
     summary: 'Answer a ringing call now (sandbox.calls.answer)',
     operationId: 'answerCall',
-    body: answerOptions as Schema<unknown>,
+    body: answerOptions,
     status: 200,
     response: callJson(),
-    run: ({ session, params, body }) => changed(session, json(200, session.sandbox.calls.answer(params.id!, (orEmpty(body)) as never))),
-  },
-  {
+    run: ({ session, params, body }) => changed(session, json(200, session.sandbox.calls.answer(params.id!, body))),
+  }),
+  controlRoute({
     method: 'POST',
     path: '/sessions/{s}/calls/{id}/hang-up',
     summary: 'End a live call now (sandbox.calls.hangUp)',
     operationId: 'hangUpCall',
     status: 200,
     response: callJson(),
-    run: ({ session, params, body }) => {
-      check(object({}, { description: 'No fields.' }), orEmpty(body));
-      return changed(session, json(200, session.sandbox.calls.hangUp(params.id!)));
-    },
-  },
-  {
+    run: ({ session, params }) => changed(session, json(200, session.sandbox.calls.hangUp(params.id!))),
+  }),
+  controlRoute({
     method: 'POST',
     path: '/sessions/{s}/calls/inbound',
     summary: 'Ring a number of an account from outside (sandbox.calls.inbound)',
     operationId: 'inboundCall',
-    body: inboundCallOptions as Schema<unknown>,
+    body: inboundCallOptions,
     status: 201,
     response: callJson(),
-    run: ({ session, body }) => changed(session, json(201, session.sandbox.calls.inbound(body as never))),
-  },
-  {
+    run: ({ session, body }) => changed(session, json(201, session.sandbox.calls.inbound(body))),
+  }),
+  controlRoute({
     method: 'POST',
     path: '/sessions/{s}/messages/inbound',
     summary: 'Deliver an inbound SMS or MMS (sandbox.messages.inbound)',
     operationId: 'inboundMessage',
-    body: inboundMessageOptions as Schema<unknown>,
+    body: inboundMessageOptions,
     status: 201,
     response: messageJson(),
-    run: ({ session, body }) => changed(session, json(201, session.sandbox.messages.inbound(body as never))),
-  },
+    run: ({ session, body }) => changed(session, json(201, session.sandbox.messages.inbound(body))),
+  }),
   // For the console.
-  {
+  controlRoute({
     method: 'GET',
     path: '/sessions/{s}/calls',
     summary: 'Every call of the session, newest first, with its timeline (for the console)',
@@ -353,7 +352,7 @@ export const controlRoutes: ControlRoute[] = [
       const page = slicePage(session.sandbox.calls.list(), (c) => c.id, query, 'calls', session.id);
       return json(200, { ...page, data: callTimelines(session, page.data) });
     },
-  },
+  }),
   ...scriptingRoutes,
 ];
 
@@ -395,39 +394,55 @@ function keyId(key: string): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 20);
 }
 
-/** A body checked with a control schema: a refusal is a SandboxError naming the field (control/context.ts). */
-function check<T>(schema: Schema<T>, value: unknown): T {
-  return checkInput(schema, value, '');
-}
-
-/** An absent body stands for `{}`; any other value (`null` included) is the library's to check. */
-function orEmpty(body: unknown): unknown {
-  return body === undefined ? {} : body;
-}
-
 function changed(session: Session, response: Response): Response {
   session.streams.changed();
   return response;
 }
 
-/** The route and its parameters for a path below `/__sandbox`, or why none fits. */
-export function matchControl(method: string, path: string): { route: ControlRoute; params: Record<string, string> } | { allowed: Method[] } | null {
-  const actual = segmentsOf(path);
-  const allowed: Method[] = [];
-  for (const route of controlRoutes) {
-    const pattern = segmentsOf(route.path);
-    if (!fitsPattern(pattern, actual)) continue;
-    if (route.method !== method) {
-      allowed.push(route.method);
-      continue;
-    }
-    const params: Record<string, string> = {};
-    pattern.forEach((segment, i) => {
-      if (segment.startsWith('{')) params[segment.slice(1, -1)] = decodeSegment(actual[i]!);
+/** The control API's route table: the /v1 matcher (api/router.ts), its 404 wording the control API's. */
+const table = new RouteTable<ControlRoute>(
+  controlRoutes,
+  (method, path, nearest) => {
+    const near = nearest(method === 'HEAD' ? 'GET' : method, segmentsOf(path));
+    return new ApiError(404, 'not_found', `No control endpoint ${method} ${CONTROL}${path}. ${near ? `Did you mean ${near.replace(' ', ` ${CONTROL}`)}? ` : ''}See GET ${CONTROL}/openapi.json.`);
+  },
+  { preflight: false },
+);
+
+/** A route without a body schema takes no fields: an empty body, or `{}`. */
+const noFields = object({}, { description: 'No fields.' });
+
+/**
+ * Serves one control request (below `/__sandbox`, `path` without that prefix) on the road
+ * `/v1` takes (docs/architecture.md): the route table matches it (404, 405 with `Allow`), the
+ * session it names is found (404), the JSON body is read as `/v1` reads one (400, 413) and
+ * parsed by the route's schemas, so `run` receives typed input or never runs; whatever is
+ * thrown becomes an answer in one place (api/errors.ts `refusalOf`), and a failure of the
+ * sandbox is a 500, never an exception out of the server. Errors name the JSON field, not the
+ * library argument (control/context.ts `inControlApi`).
+ */
+export async function serveControl(request: Request, path: string, sessions: Sessions): Promise<Response> {
+  try {
+    const { route, params } = table.match(request.method, path);
+    const session = route.global ? sessions.default : sessions.get(params.s!);
+    if (!session) throw unknownSession(params.s!);
+    const raw = request.method === 'GET' || request.method === 'HEAD' ? undefined : await readJson(request, { optional: true });
+    const fields = route.fields ?? {};
+    return await inControlApi(fields, () => {
+      const body = route.body ? check(route.body, raw === undefined ? {} : raw, '') : raw === undefined ? undefined : check(noFields, raw, '');
+      const query = route.query ? check(route.query, queryObject(new URL(request.url).searchParams), '') : undefined;
+      return route.run({ sessions, session, params, body, query, headers: request.headers, signal: request.signal });
     });
-    return { route: spoken(route), params };
+  } catch (error) {
+    const refusal = refusalOf(error, { library: true });
+    if (refusal) return json(refusal.status, refusal.toBody(), refusal.headers);
+    return json(500, { error: { code: 'internal_error', message: `The sandbox server failed unexpectedly: ${error instanceof Error ? error.message : String(error)}.` } });
   }
-  return allowed.length > 0 ? { allowed } : null;
 }
 
+/** The 404 of a session id no session has. */
+export function unknownSession(id: string): ApiError<string> {
+  return new ApiError(404, 'not_found', `No session ${JSON.stringify(id.slice(0, 80))}: list them with GET ${CONTROL}/sessions, or make one with POST ${CONTROL}/sessions.`, 's');
+}
 
+const CONTROL = '/__sandbox';

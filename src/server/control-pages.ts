@@ -2,7 +2,7 @@ import { Cursors, listOf, type ListBody } from '../api/pagination.js';
 import type { EventPositions } from '../control/events.js';
 import type { DeliveryPages } from '../control/webhooks.js';
 import { SandboxError } from '../core/errors.js';
-import { Invalid, integer, object, optional, queryObject, string, type JsonSchema } from '../core/schema.js';
+import { integer, object, optional, string, type Infer, type JsonSchema } from '../core/schema.js';
 
 /**
  * Pagination of the control API's lists (`GET /__sandbox/sessions`, `.../events`,
@@ -31,15 +31,12 @@ export interface PageRequest {
   afterId: string | null;
 }
 
-/** Reads `limit` and `cursor`: a bad one is a 400 naming it, as on `/v1`. */
-export function pageRequest(query: URLSearchParams | undefined, list: string, scope: string): PageRequest {
-  let parsed: { limit?: number; cursor?: string };
-  try {
-    parsed = pageQuery.parse(queryObject(query ?? new URLSearchParams()), '');
-  } catch (error) {
-    if (error instanceof Invalid) throw new SandboxError(error.message, { code: error.code, param: error.param });
-    throw error;
-  }
+/** A page's `limit` and `cursor`, as the route's `query` schema ({@link pageParameters}) parsed them. */
+export type PageQuery = Infer<typeof pageQuery>;
+
+/** Where a page starts: a cursor that is not one of this list's is a 400 naming it, as on `/v1`. */
+export function pageRequest(query: PageQuery | undefined, list: string, scope: string): PageRequest {
+  const parsed = query ?? {};
   if (parsed.cursor === undefined) return { limit: parsed.limit ?? 50, after: 0, afterId: null };
   let after: number;
   try {
@@ -66,7 +63,7 @@ function body<T>(list: string, scope: string, data: T[], last: number, lastId: s
  * at any length of the log. A cursor from before a reset names an event the log no longer
  * holds there: 400.
  */
-export function eventPage(log: EventPositions, query: URLSearchParams | undefined, scope: string): ListBody<unknown> {
+export function eventPage(log: EventPositions, query: PageQuery | undefined, scope: string): ListBody<unknown> {
   const page = pageRequest(query, 'events', scope);
   if (page.afterId !== null && log.after(page.after - 1, 1)[0]?.id !== page.afterId) throw badCursor();
   const events = log.after(page.after, page.limit);
@@ -79,7 +76,7 @@ export function eventPage(log: EventPositions, query: URLSearchParams | undefine
  * it costs the page (plus the deliveries the dead-letter filter skips). A cursor names a
  * delivery position; one from before a reset names another delivery or none: 400.
  */
-export function deliveryPage(pages: DeliveryPages, dead: boolean, query: URLSearchParams | undefined, scope: string): ListBody<unknown> {
+export function deliveryPage(pages: DeliveryPages, dead: boolean, query: PageQuery | undefined, scope: string): ListBody<unknown> {
   const list = dead ? 'dead-letters' : 'deliveries';
   const page = pageRequest(query, list, scope);
   if (page.afterId !== null && pages.idAt(page.after) !== page.afterId) throw badCursor();
@@ -92,7 +89,7 @@ export function deliveryPage(pages: DeliveryPages, dead: boolean, query: URLSear
  * in that list's order. The cursor names the last item served: the next page starts after it
  * wherever it now stands; if it has left the list (a revoked key, a deleted session) the page starts at the position it had.
  */
-export function slicePage<T>(items: readonly T[], idOf: (item: T) => string, query: URLSearchParams | undefined, list: string, scope: string): ListBody<T> {
+export function slicePage<T>(items: readonly T[], idOf: (item: T) => string, query: PageQuery | undefined, list: string, scope: string): ListBody<T> {
   const page = pageRequest(query, list, scope);
   let start = Math.min(page.after, items.length);
   if (page.afterId !== null && (start === 0 || idOf(items[start - 1]!) !== page.afterId)) {

@@ -1,35 +1,46 @@
-import type { Method } from '../core/path-pattern.js';
+import type { Routable } from '../api/router.js';
 import type { JsonSchema, ObjectSchema, Schema } from '../core/schema.js';
 import type { Session, Sessions } from './sessions.js';
 
-/** What a control route's `run` receives. */
-export interface ControlRequest {
+/**
+ * What a control route's `run` receives: its input already parsed by the route's schemas (the
+ * control road of docs/architecture.md), so `body` and `query` are typed values, never raw JSON.
+ */
+export interface ControlRequest<B = unknown, Q = unknown> {
   sessions: Sessions;
-  /** The session named in the path (404 when unknown). */
+  /** The session named in the path (404 when unknown); the default session for a `global` route. */
   session: Session;
   params: Record<string, string>;
-  body: unknown;
-  /** The query string (a paginated list reads `limit` and `cursor` from it). */
-  query?: URLSearchParams;
+  /** The JSON body parsed by `body` (an absent body stands for `{}`); undefined when the route has none. */
+  body: B;
+  /** The query string parsed by `query` (a paginated list's `limit` and `cursor`); undefined when the route has none. */
+  query: Q;
+  headers: Headers;
+  /** Aborts when the client goes away: a streaming route stops its work on it. */
+  signal: AbortSignal;
 }
 
 /** One row of the control API's table (src/server/control-api.ts, control-scripting.ts). */
-export interface ControlRoute {
-  method: Method;
+export interface ControlRoute<B = any, Q = any> extends Routable {
   /** Below `/__sandbox`, with `{s}` for the session and `{name}` for other segments. */
   path: string;
   summary: string;
   operationId: string;
-  /** The JSON body's schema, for the OpenAPI document (the library function the route calls checks the body with it). */
-  body?: Schema<unknown>;
+  /** Parses the JSON body before `run` (the schema the library function the route calls checks with); its refusal is the 400. */
+  body?: Schema<B>;
   /** The success status and its body's schema. */
   status: number;
   response?: JsonSchema;
-  /** The query parameters, for the OpenAPI document (a paginated list's `limit` and `cursor`). */
-  query?: ObjectSchema<Record<string, Schema<unknown>>>;
-  run(ctx: ControlRequest): Promise<Response> | Response;
+  /** Parses the query string before `run` (a paginated list's `limit` and `cursor`). */
+  query?: ObjectSchema<Record<string, Schema<unknown>>> & Schema<Q>;
+  run(ctx: ControlRequest<B, Q>): Promise<Response> | Response;
   /** Runs without a session in the path. */
   global?: true;
   /** The library's argument names → the body's or the path's, for the wording of errors (control-scripting.ts `spoken`). */
   fields?: Readonly<Record<string, string>>;
+}
+
+/** Writes one control row with `run` typed by its schemas. */
+export function controlRoute<B = undefined, Q = undefined>(definition: ControlRoute<B, Q>): ControlRoute {
+  return definition;
 }

@@ -1,4 +1,3 @@
-import { check, inControlApi } from '../control/context.js';
 import { apiKeyJson, attemptJson, callJson, EVENT_TYPES, eventJson, faultJson, messageJson, recordingJson, transcriptJson } from '../control/json-schemas.js';
 import { script as conversationScript, timingOptions as recordingTiming } from '../control/media.js';
 import { callBehavior, messageBehavior } from '../control/network.js';
@@ -6,9 +5,9 @@ import { webhookFilter } from '../control/webhooks.js';
 import { keyOptions } from '../control/keys.js';
 import { durationSchema } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
-import { array, custom, object, oneOf, optional, type JsonSchema, type Schema } from '../core/schema.js';
+import { array, custom, object, oneOf, optional, type Infer, type JsonSchema, type Schema } from '../core/schema.js';
 import { json } from './http.js';
-import type { ControlRequest as RowRequest, ControlRoute as Row } from './control-route.js';
+import { controlRoute, type ControlRequest as RowRequest, type ControlRoute as Row } from './control-route.js';
 import type { Session } from './sessions.js';
 import { eventPositions } from '../control/events.js';
 import { pageOf, pageParameters, slicePage } from './control-pages.js';
@@ -19,15 +18,10 @@ import { pageOf, pageParameters, slicePage } from './control-pages.js';
  * JavaScript test can (docs/server.md, "Parity"; test/server/parity.test.ts keeps the two in
  * step). Each row calls the library's own member on the session's sandbox; bodies are
  * checked with the schemas the library checks with, and errors name the JSON field
- * ({@link spoken}).
+ * (control-api.ts `serveControl`).
  */
 
 const list = (items: JsonSchema): JsonSchema => ({ type: 'object', additionalProperties: false, required: ['data'], properties: { data: { type: 'array', items } } });
-
-/** The body checked with `schema`; no body stands for `{}`. A refusal names the field (control/context.ts). */
-function bodyOf<T>(schema: Schema<T>, body: unknown): T {
-  return check(schema, body === undefined ? {} : body, '');
-}
 
 /** The state-changing rows end so: the console's stream reads the lists again. */
 function done(session: Session, response: Response): Response {
@@ -36,7 +30,7 @@ function done(session: Session, response: Response): Response {
 }
 
 /** A row that changes the session and answers 204: `act` calls the library. */
-function changes(act: (ctx: RowRequest) => void): Row['run'] {
+function changes<B>(act: (ctx: RowRequest<B>) => void): (ctx: RowRequest<B>) => Response {
   return (ctx) => {
     act(ctx);
     return done(ctx.session, json(204, null));
@@ -70,18 +64,20 @@ const untilBody = object(
 );
 
 /** Whether an advance body asks for `until` (then {@link advanceUntil} answers it). */
-export function wantsUntil(body: unknown): boolean {
+function wantsUntil(body: unknown): boolean {
   return typeof body === 'object' && body !== null && !Array.isArray(body) && 'until' in body;
 }
 
-/** The advance row's body: `{duration}` or `{until, max?}`, for the OpenAPI document. */
-export function withUntil<T>(advanceBody: Schema<T>): Schema<unknown> {
+/** The `{until, max?}` form of the advance row's body. */
+export type UntilBody = Infer<typeof untilBody>;
+
+/** The advance row's body: `{duration}` or `{until, max?}`, parsed as the one it looks like. */
+export function withUntil<T>(advanceBody: Schema<T>): Schema<T | UntilBody> {
   return custom({ hint: `${advanceBody.hint}, or ${untilBody.hint}`, parse: (value, path) => (wantsUntil(value) ? untilBody : advanceBody).parse(value, path), openapi: () => ({ oneOf: [advanceBody.openapi(), untilBody.openapi()] }) });
 }
 
 /** Answers the advance row's `until` form: 200 `{now, events, event}`, or 404 when no such event came within `max`. */
-export async function advanceUntil(session: Session, body: unknown): Promise<Response> {
-  const { until, max } = bodyOf(untilBody, body);
+export async function advanceUntil(session: Session, { until, max }: UntilBody): Promise<Response> {
   const { sandbox } = session;
   // Positions, not copies, as the duration form: the answer costs the events it carries.
   const log = eventPositions(sandbox.events);
@@ -119,28 +115,17 @@ export const keyAnswer: JsonSchema = {
 };
 
 /** Makes a key of `session` as `POST .../keys` does: with its defaults spelled out. */
-export function createKey({ sessions, session, body }: RowRequest): Response {
-  const options = bodyOf(keyBody, body);
-  const key = sessions.makeKey(session, options);
+export function createKey({ sessions, session, body }: RowRequest<Infer<typeof keyBody>>): Response {
+  const key = sessions.makeKey(session, body);
   const made = session.sandbox.keys.list().find((k) => k.key === key)!;
   // Exactly the answer docs/server.md gives: {key, plan, scopes} (GET .../keys also has createdAt).
   return done(session, json(201, { key: made.key, plan: made.plan ?? 'standard', scopes: made.scopes ?? ['*'] }));
 }
 
-/**
- * A route whose errors speak the HTTP client's language: what the library call it makes
- * throws names the JSON field (`fields` maps the library's argument names to the body's or
- * the path's) and no library call. Every control route runs so.
- */
-export function spoken<R extends Pick<Row, 'fields' | 'run'>>(route: R): R {
-  const fields = route.fields ?? {};
-  return { ...route, run: (ctx) => inControlApi(fields, () => route.run(ctx)) };
-}
-
 /** The rows, grouped as the library's namespaces. */
 export const scriptingRoutes: Row[] = [
   // The sandbox itself
-  {
+  controlRoute({
     method: 'GET',
     path: '/sessions/{s}',
     summary: 'One session: its seed and virtual now (sandbox.now)',
@@ -148,8 +133,8 @@ export const scriptingRoutes: Row[] = [
     status: 200,
     response: { type: 'object', additionalProperties: false, required: ['id', 'seed', 'now'], properties: { id: { type: 'string' }, seed: { type: 'integer' }, now: { type: 'string', format: 'date-time' } } },
     run: ({ session }) => json(200, { id: session.id, seed: session.seed, now: session.sandbox.now().toISOString() }),
-  },
-  {
+  }),
+  controlRoute({
     method: 'GET',
     path: '/sessions/{s}/internal-errors',
     summary: 'Unexpected exceptions inside the session\'s sandbox, each answered as a 500 (sandbox.internalErrors); empty in a healthy run',
@@ -170,9 +155,9 @@ export const scriptingRoutes: Row[] = [
           at,
         })),
       }),
-  },
+  }),
   // calls, messages, recordings, transcripts: reads
-  {
+  controlRoute({
     method: 'GET',
     path: '/sessions/{s}/calls/{id}',
     summary: 'A call as the API shows it, any account (sandbox.calls.get)',
@@ -180,8 +165,8 @@ export const scriptingRoutes: Row[] = [
     status: 200,
     response: callJson(),
     run: ({ session, params }) => json(200, found(session.sandbox.calls.get(params.id!), 'call', params.id!)),
-  },
-  {
+  }),
+  controlRoute({
     method: 'GET',
     path: '/sessions/{s}/messages/{id}',
     summary: 'A message as the API shows it, any account (sandbox.messages.get)',
@@ -189,8 +174,8 @@ export const scriptingRoutes: Row[] = [
     status: 200,
     response: messageJson(),
     run: ({ session, params }) => json(200, found(session.sandbox.messages.get(params.id!), 'message', params.id!)),
-  },
-  {
+  }),
+  controlRoute({
     method: 'GET',
     path: '/sessions/{s}/recordings/{id}',
     summary: 'A recording as the API shows it, any account (sandbox.recordings.get)',
@@ -198,8 +183,8 @@ export const scriptingRoutes: Row[] = [
     status: 200,
     response: recordingJson(),
     run: ({ session, params }) => json(200, found(session.sandbox.recordings.get(params.id!), 'recording', params.id!)),
-  },
-  {
+  }),
+  controlRoute({
     method: 'GET',
     path: '/sessions/{s}/transcripts/{id}',
     summary: 'A transcript as the API shows it now, any account (sandbox.transcripts.get)',
@@ -207,38 +192,38 @@ export const scriptingRoutes: Row[] = [
     status: 200,
     response: transcriptJson(),
     run: ({ session, params }) => json(200, found(session.sandbox.transcripts.get(params.id!), 'transcript', params.id!)),
-  },
+  }),
   // recordings and transcripts: scripting
-  {
+  controlRoute({
     method: 'PUT',
     path: '/sessions/{s}/recording-timing',
     summary: 'When recordings and transcripts of calls that end from now on become ready (sandbox.recordings.setTiming)',
     operationId: 'setRecordingTiming',
-    body: recordingTiming as Schema<unknown>,
+    body: recordingTiming,
     status: 204,
-    run: changes(({ session, body }) => session.sandbox.recordings.setTiming(orEmpty(body) as never)),
-  },
-  {
+    run: changes(({ session, body }) => session.sandbox.recordings.setTiming(body)),
+  }),
+  controlRoute({
     method: 'PUT',
     path: '/sessions/{s}/calls/{id}/recording-timing',
     summary: 'When the recording and transcript of this one call become ready; set it before the call ends (sandbox.recordings.setTiming with callId)',
     operationId: 'setCallRecordingTiming',
-    body: recordingTiming as Schema<unknown>,
+    body: recordingTiming,
     status: 204,
     fields: { callId: 'id' },
-    run: changes(({ session, params, body }) => session.sandbox.recordings.setTiming(orEmpty(body) as never, params.id!)),
-  },
-  {
+    run: changes(({ session, params, body }) => session.sandbox.recordings.setTiming(body, params.id!)),
+  }),
+  controlRoute({
     method: 'PUT',
     path: '/sessions/{s}/calls/{id}/script',
     summary: 'The conversation a ringing call will carry (sandbox.transcripts.setScript)',
     operationId: 'setConversationScript',
-    body: scriptBody as Schema<unknown>,
+    body: scriptBody,
     status: 204,
     fields: { callId: 'id' },
-    run: changes(({ session, params, body }) => session.sandbox.transcripts.setScript(params.id!, bodyOf(scriptBody, body).lines)),
-  },
-  {
+    run: changes(({ session, params, body }) => session.sandbox.transcripts.setScript(params.id!, body.lines)),
+  }),
+  controlRoute({
     method: 'GET',
     path: '/sessions/{s}/transcript-streams',
     summary: 'How many transcript streams (server-sent events) are open (sandbox.transcripts.openStreams)',
@@ -246,45 +231,45 @@ export const scriptingRoutes: Row[] = [
     status: 200,
     response: { type: 'object', additionalProperties: false, required: ['openStreams'], properties: { openStreams: { type: 'integer', minimum: 0 } } },
     run: ({ session }) => json(200, { openStreams: session.sandbox.transcripts.openStreams() }),
-  },
+  }),
   // network
-  {
+  controlRoute({
     method: 'POST',
     path: '/sessions/{s}/network/{number}/queue',
     summary: 'The next calls to a number take these behaviours, one each (sandbox.network.queueBehavior)',
     operationId: 'queueBehavior',
-    body: callQueue as Schema<unknown>,
+    body: callQueue,
     status: 204,
-    run: changes(({ session, params, body }) => session.sandbox.network.queueBehavior(params.number!, ...bodyOf(callQueue, body).behaviors)),
-  },
-  {
+    run: changes(({ session, params, body }) => session.sandbox.network.queueBehavior(params.number!, ...body.behaviors)),
+  }),
+  controlRoute({
     method: 'PUT',
     path: '/sessions/{s}/network/{number}/messages',
     summary: 'How messages to a number end, until cleared (sandbox.network.setMessageBehavior)',
     operationId: 'setMessageBehavior',
-    body: messageBehavior as Schema<unknown>,
+    body: messageBehavior,
     status: 204,
     fields: { behavior: '' },
-    run: changes(({ session, params, body }) => session.sandbox.network.setMessageBehavior(params.number!, orEmpty(body) as never)),
-  },
-  {
+    run: changes(({ session, params, body }) => session.sandbox.network.setMessageBehavior(params.number!, body)),
+  }),
+  controlRoute({
     method: 'POST',
     path: '/sessions/{s}/network/{number}/messages/queue',
     summary: 'The next messages to a number take these behaviours, one each (sandbox.network.queueMessageBehavior)',
     operationId: 'queueMessageBehavior',
-    body: messageQueue as Schema<unknown>,
+    body: messageQueue,
     status: 204,
-    run: changes(({ session, params, body }) => session.sandbox.network.queueMessageBehavior(params.number!, ...bodyOf(messageQueue, body).behaviors)),
-  },
-  {
+    run: changes(({ session, params, body }) => session.sandbox.network.queueMessageBehavior(params.number!, ...body.behaviors)),
+  }),
+  controlRoute({
     method: 'DELETE',
     path: '/sessions/{s}/network',
     summary: 'Forget the scripted call and message behaviour of every number (sandbox.network.clearBehavior)',
     operationId: 'clearAllBehavior',
     status: 204,
     run: changes(({ session }) => session.sandbox.network.clearBehavior()),
-  },
-  {
+  }),
+  controlRoute({
     method: 'GET',
     path: '/sessions/{s}/requests',
     summary: 'The request journal, oldest first (sandbox.requests.list)',
@@ -307,29 +292,24 @@ export const scriptingRoutes: Row[] = [
     }),
     query: pageParameters,
     run: ({ session, query }) => json(200, slicePage(session.sandbox.requests.list(), (r) => r.requestId, query, 'requests', session.id)),
-  },
+  }),
   listRow('/sessions/{s}/faults', 'The injected faults with hits left, in order (sandbox.faults.list)', 'listFaults', faultJson(), (sandbox) => sandbox.faults.list()),
   listRow('/sessions/{s}/attempts', 'Every webhook delivery attempt in the order sent (sandbox.webhooks.attempts)', 'listAttempts', attemptJson(), (sandbox) => sandbox.webhooks.attempts()),
-  {
+  controlRoute({
     method: 'POST',
     path: '/sessions/{s}/dead-letters/replay',
     summary: 'Replay every dead letter (matching the filter) whose subscription still exists (sandbox.webhooks.replayAll)',
     operationId: 'replayAllDeadLetters',
-    body: webhookFilter as Schema<unknown>,
+    body: webhookFilter,
     status: 200,
     response: list(attemptJson()),
     run: async ({ session, body }) => {
-      const filter = bodyOf(webhookFilter, body);
       try {
-        return json(200, { data: await session.sandbox.webhooks.replayAll(filter) });
+        return json(200, { data: await session.sandbox.webhooks.replayAll(body) });
       } finally {
         session.streams.changed();
       }
     },
-  },
+  }),
 ];
 
-/** An absent body stands for `{}`; any other value is the library's to check. */
-function orEmpty(body: unknown): unknown {
-  return body === undefined ? {} : body;
-}

@@ -2,8 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { bearerToken } from '../api/auth.js';
-import { errorEnvelope } from '../api/errors.js';
-import { MAX_BODY_BYTES, readAtMost } from '../core/body.js';
+import { errorEnvelope, type ApiError } from '../api/errors.js';
 import type { Duration } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
 import { decodeSegment } from '../core/path-pattern.js';
@@ -11,7 +10,7 @@ import type { ClockMode } from '../core/clock.js';
 import { SeededRandom } from '../core/random.js';
 import { createSandbox, type Sandbox } from '../sandbox.js';
 import { consoleAsset } from './console.js';
-import { controlRoutes, matchControl } from './control-api.js';
+import { controlRoutes, serveControl, unknownSession } from './control-api.js';
 import { checkControl, checkHost, foreignPage, hostPolicy, originPolicy, ownOrigin, type Refusal } from './guard.js';
 import { answerRaw, json, send, toRequest } from './http.js';
 import { openApi30, serverOpenApi } from './openapi.js';
@@ -216,22 +215,13 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     if (stream && request.method === 'GET') {
       const id = decodeSegment(stream[1]!);
       const session = sessions.get(id);
-      if (!session) return notFoundSession(id);
+      if (!session) return refusalResponse(unknownSession(id));
       const last = Number(request.headers.get('last-event-id') ?? 0);
       return new Response(session.streams.stream(Number.isSafeInteger(last) && last > 0 ? last : 0, request.signal), {
         headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' },
       });
     }
-    const match = matchControl(request.method, path);
-    if (!match) return json(404, { error: { code: 'not_found', message: `No control endpoint ${request.method} ${CONTROL}${path}; see GET ${CONTROL}/openapi.json.` } });
-    if ('allowed' in match) {
-      return json(405, { error: { code: 'method_not_allowed', message: `${request.method} is not allowed on ${CONTROL}${path}; use ${match.allowed.join(' or ')}.` } }, { allow: match.allowed.join(', ') });
-    }
-    const { route, params } = match;
-    const body = await readBody(request);
-    const session = route.global ? sessions.default : sessions.get(params.s!);
-    if (!session) return notFoundSession(params.s!);
-    return route.run({ sessions, session, params, body, query: new URL(request.url).searchParams });
+    return serveControl(request, path, sessions);
   }
 
   return {
@@ -269,7 +259,7 @@ function refusedKey(why: 'gone' | 'forged', random: SeededRandom, nowMs: number)
   );
 }
 
-function refusalResponse(refused: Refusal): Response {
+function refusalResponse(refused: Refusal | ApiError<string>): Response {
   return json(refused.status, errorEnvelope(refused.code, refused.message, refused.param));
 }
 
@@ -320,50 +310,8 @@ function parserRefusal(code: string | undefined): [number, string, unknown] {
   }
 }
 
-function notFoundSession(id: string): Response {
-  return json(404, { error: { code: 'not_found', message: `No session ${JSON.stringify(id.slice(0, 80))}: list them with GET ${CONTROL}/sessions, or make one with POST ${CONTROL}/sessions.`, param: 's' } });
-}
-
-/** The JSON body of a control request, or undefined when it has none (read no further than the API's limit). */
-async function readBody(request: Request): Promise<unknown> {
-  if (request.method === 'GET' || request.method === 'HEAD' || !request.body) return undefined;
-  const bytes = await readAtMost(request.body);
-  if (bytes === null) throw new TooLarge();
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new InvalidJson(error instanceof Error ? error.message : String(error));
-  }
-}
-
-class InvalidJson {
-  constructor(readonly detail: string) {}
-}
-
-class TooLarge {}
-
-const STATUS_OF: Record<string, number> = {
-  invalid_parameter: 400,
-  missing_parameter: 400,
-  invalid_options: 400,
-  not_found: 404,
-  closed: 404,
-  conflict: 409,
-  interrupted: 409,
-  listener_failed: 500,
-};
-
-/** The §4 envelope for what the control API refuses; anything else is a 500 (and never a crash). */
+/** What escaped every road's own error handling: a 500, never a crash of the server. */
 function errorResponse(error: unknown): Response {
-  if (error instanceof InvalidJson) return json(400, { error: { code: 'invalid_json', message: `The body is not valid JSON (${error.detail}). Send a JSON object.` } });
-  if (error instanceof TooLarge) return json(413, { error: { code: 'payload_too_large', message: `The body is more than ${MAX_BODY_BYTES} bytes; the limit is 1 MiB.` } });
-  if (error instanceof SandboxError) {
-    const status = STATUS_OF[error.code] ?? 400;
-    const code = error.code === 'invalid_options' ? 'invalid_parameter' : error.code === 'closed' ? 'not_found' : error.code;
-    return json(status, errorEnvelope(code, error.message, error.param));
-  }
   return json(500, { error: { code: 'internal_error', message: `The sandbox server failed unexpectedly: ${error instanceof Error ? error.message : String(error)}.` } });
 }
 
