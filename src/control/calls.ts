@@ -1,5 +1,5 @@
 import { SandboxError } from '../core/errors.js';
-import { boolean, object, oneOf, optional, phoneNumber, string } from '../core/schema.js';
+import { boolean, object, oneOf, optional, phoneNumber, string, type Schema } from '../core/schema.js';
 import { ANSWERERS, type Answerer, type CallBehavior } from '../sim/carrier.js';
 import type { CallMachineEvent } from '../state/call-events.js';
 import type { CallService } from '../state/calls.js';
@@ -39,9 +39,9 @@ export const inboundCallOptions = object(
     behavior: optional(callBehavior),
   },
   { description: 'An inbound call to a number of an account.', label: 'option' },
-);
+) satisfies Schema<InboundCallOptions>;
 
-export const answerOptions = object({ by: optional(oneOf(ANSWERERS, 'Who picks up.')) }, { description: 'How the call is answered.', label: 'option' });
+export const answerOptions = object({ by: optional(oneOf(ANSWERERS, 'Who picks up.')) }, { description: 'How the call is answered.', label: 'option' }) satisfies Schema<AnswerOptions>;
 
 /** `sandbox.calls`: live calls, scripted (docs/scripting.md). */
 export interface CallScripting {

@@ -21,7 +21,7 @@ const status = custom<number>({
   openapi: () => ({ anyOf: [{ type: 'integer', const: 429 }, { type: 'integer', minimum: 500, maximum: 599 }], description: 'The status of the error answer.' }),
 });
 
-export const faultRule: Schema<FaultRule> = object(
+export const faultRule = object(
   {
     method: optional(oneOf(METHODS, 'Only requests with this method (upper case).')),
     path: optional(string({ description: 'Only requests to this path, with {name} for a segment', pattern: /^\/[^?#\s]*$/, patternHint: 'a path that starts with / and holds no query, like "/v1/calls/{id}"', max: 500 })),
@@ -45,7 +45,7 @@ export const faultRule: Schema<FaultRule> = object(
       }
     },
   },
-);
+) satisfies Schema<FaultRule>;
 
 /** `sandbox.faults`: injected faults (docs/scripting.md). */
 export interface FaultScripting {

@@ -17,8 +17,8 @@ const settings = {
     ) as Schema<Scope[]>,
   ),
 };
-export const keySettings: Schema<KeyOptions> = object(settings, { description: 'How one API key behaves.', label: 'option' });
-export const keyOptions = object({ key: optional(testKey), ...settings }, { description: 'A key to make, and how it behaves.', label: 'option' });
+export const keySettings = object(settings, { description: 'How one API key behaves.', label: 'option' }) satisfies Schema<KeyOptions>;
+export const keyOptions = object({ key: optional(testKey), ...settings }, { description: 'A key to make, and how it behaves.', label: 'option' }) satisfies Schema<KeyCreateOptions>;
 
 /** Options of `sandbox.keys.create`. */
 export interface KeyCreateOptions extends KeyOptions {

@@ -9,10 +9,10 @@ import type { TranscriptService } from '../state/transcripts.js';
 import { act, check, field, named, say, type ControlContext } from './context.js';
 
 /** `recordings.setTiming`'s argument, as written (the control API's body). */
-export const timingOptions: Schema<RecordingTiming> = object(
+export const timingOptions = object(
   { recordingDelay: optional(durationSchema), transcriptDelay: optional(durationSchema) },
   { description: 'When recordings and transcripts become ready.', label: 'option' },
-);
+) satisfies Schema<RecordingTiming>;
 
 /** The same, in milliseconds. */
 const resolvedTiming: Schema<ResolvedTiming> = map(timingOptions, (t) => ({

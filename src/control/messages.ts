@@ -1,4 +1,4 @@
-import { missing, object, optional, phoneNumber } from '../core/schema.js';
+import { missing, object, optional, phoneNumber, type Schema } from '../core/schema.js';
 import { inboundMessage } from '../state/inbound.js';
 import { mediaUrls, messageText } from '../state/message-content.js';
 import type { MessageService } from '../state/messages.js';
@@ -33,7 +33,7 @@ export const inboundMessageOptions = object(
       if (value.body === undefined && !value.mediaUrls?.length) throw missing('give a body and/or mediaUrls.', 'body');
     },
   },
-);
+) satisfies Schema<InboundMessageOptions>;
 
 /** `sandbox.messages`: messaging traffic, scripted (docs/messaging.md). */
 export interface MessageScripting {

@@ -15,7 +15,7 @@ const durationOrManual: Schema<Duration | 'manual'> = custom({
 });
 
 /** `CallBehavior`, checked: the type the compiler holds this schema to is the documented interface. */
-export const callBehavior: Schema<CallBehavior> = object(
+export const callBehavior = object(
   {
     outcome: optional(oneOf(CALL_OUTCOMES, 'How the call ends when nobody intervenes.')),
     ring: optional(durationOrManual),
@@ -24,10 +24,10 @@ export const callBehavior: Schema<CallBehavior> = object(
     agent: optional(string({ description: 'Name of the human agent who answers', max: 64 })),
   },
   { description: 'What the simulated network does with calls to one destination (docs/calls.md).', label: 'option' },
-);
+) satisfies Schema<CallBehavior>;
 
 /** `MessageBehavior`, checked. */
-export const messageBehavior: Schema<MessageBehavior> = object(
+export const messageBehavior = object(
   {
     outcome: optional(
       custom({
@@ -44,7 +44,7 @@ export const messageBehavior: Schema<MessageBehavior> = object(
     ),
   },
   { description: 'How the delivery reports of messages to one destination end.', label: 'option' },
-);
+) satisfies Schema<MessageBehavior>;
 
 const destination = phoneNumber('A destination number, E.164.');
 

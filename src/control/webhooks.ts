@@ -1,6 +1,6 @@
 import type { Channel } from '../core/emitter.js';
 import { SandboxError } from '../core/errors.js';
-import { object, oneOf, optional, string } from '../core/schema.js';
+import { object, oneOf, optional, string, type Schema } from '../core/schema.js';
 import { DELIVERY_STATES, type DeliveryFilter, type DeliveryState, type Deliveries, type DeliveryEvents, type WebhookAttempt, type WebhookDelivery } from '../events/deliveries.js';
 import { EVENT_TYPES, type EventType } from '../state/resources.js';
 import { accountOf, check, field, named, say, type ControlContext } from './context.js';
@@ -24,7 +24,7 @@ export const webhookFilter = object(
     state: optional(oneOf(DELIVERY_STATES, 'A delivery state.')),
   },
   { description: 'Narrows the deliveries.', label: 'option' },
-);
+) satisfies Schema<WebhookFilter>;
 
 const deadLetters = () => named('webhooks.deadLetters()', 'GET /__sandbox/sessions/{s}/dead-letters');
 

@@ -1,0 +1,33 @@
+import { describe, expectTypeOf, it } from 'vitest';
+import type { Infer } from '../../src/core/schema.js';
+import { answerOptions, inboundCallOptions, type AnswerOptions, type InboundCallOptions } from '../../src/control/calls.js';
+import { faultRule } from '../../src/control/faults.js';
+import { keyOptions, keySettings, type KeyCreateOptions } from '../../src/control/keys.js';
+import { timingOptions } from '../../src/control/media.js';
+import { inboundMessageOptions, type InboundMessageOptions } from '../../src/control/messages.js';
+import { callBehavior, messageBehavior } from '../../src/control/network.js';
+import { webhookFilter, type WebhookFilter } from '../../src/control/webhooks.js';
+import type { CallBehavior, MessageBehavior } from '../../src/sim/carrier.js';
+import type { KeyOptions } from '../../src/state/accounts.js';
+import type { FaultRule } from '../../src/state/faults.js';
+import type { RecordingTiming } from '../../src/state/recordings.js';
+
+/**
+ * Each scripting input's documented type and the schema that checks it are one type (issue 22
+ * item 4): a field added to one and not the other fails `tsc`, so the library, the control API
+ * (whose rows are typed by these schemas) and the OpenAPI document cannot drift apart.
+ */
+describe('scripting inputs: the documented type is the schema\'s type', () => {
+  it('calls, messages, network, faults, recordings, webhooks, keys', () => {
+    expectTypeOf<Infer<typeof inboundCallOptions>>().toEqualTypeOf<InboundCallOptions>();
+    expectTypeOf<Infer<typeof answerOptions>>().toEqualTypeOf<AnswerOptions>();
+    expectTypeOf<Infer<typeof inboundMessageOptions>>().toEqualTypeOf<InboundMessageOptions>();
+    expectTypeOf<Infer<typeof callBehavior>>().toEqualTypeOf<CallBehavior>();
+    expectTypeOf<Infer<typeof messageBehavior>>().toEqualTypeOf<MessageBehavior>();
+    expectTypeOf<Infer<typeof faultRule>>().toEqualTypeOf<FaultRule>();
+    expectTypeOf<Infer<typeof timingOptions>>().toEqualTypeOf<RecordingTiming>();
+    expectTypeOf<Infer<typeof webhookFilter>>().toEqualTypeOf<WebhookFilter>();
+    expectTypeOf<Infer<typeof keySettings>>().toEqualTypeOf<KeyOptions>();
+    expectTypeOf<Infer<typeof keyOptions>>().toEqualTypeOf<KeyCreateOptions>();
+  });
+});
