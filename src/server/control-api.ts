@@ -18,7 +18,7 @@ import { json } from './http.js';
 import { controlRoute, type ControlRoute } from './control-route.js';
 import type { Sandbox } from '../sandbox.js';
 import type { Session, Sessions } from './sessions.js';
-import { ApiError, refusalOf } from '../api/errors.js';
+import { ApiError, errorEnvelope, refusalOf } from '../api/errors.js';
 import { readJson } from '../api/request-body.js';
 import { RouteTable } from '../api/router.js';
 
@@ -436,8 +436,13 @@ export async function serveControl(request: Request, path: string, sessions: Ses
   } catch (error) {
     const refusal = refusalOf(error, { library: true });
     if (refusal) return json(refusal.status, refusal.toBody(), refusal.headers);
-    return json(500, { error: { code: 'internal_error', message: `The sandbox server failed unexpectedly: ${error instanceof Error ? error.message : String(error)}.` } });
+    return serverFailure(error);
   }
+}
+
+/** What escaped a road's own error handling: a 500, never a crash of the server. */
+export function serverFailure(error: unknown): Response {
+  return json(500, errorEnvelope('internal_error', `The sandbox server failed unexpectedly: ${error instanceof Error ? error.message : String(error)}.`));
 }
 
 /** The 404 of a session id no session has. */

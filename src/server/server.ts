@@ -10,7 +10,7 @@ import type { ClockMode } from '../core/clock.js';
 import { SeededRandom } from '../core/random.js';
 import { createSandbox, type Sandbox } from '../sandbox.js';
 import { consoleAsset } from './console.js';
-import { controlRoutes, serveControl, unknownSession } from './control-api.js';
+import { controlRoutes, serveControl, serverFailure, unknownSession } from './control-api.js';
 import { checkControl, checkHost, foreignPage, hostPolicy, originPolicy, ownOrigin, type Refusal } from './guard.js';
 import { answerRaw, json, send, toRequest } from './http.js';
 import { openApi30, serverOpenApi } from './openapi.js';
@@ -106,7 +106,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     // Nothing a client sends may crash the server: a failure here is a 400, or a dropped socket.
     serve(req, res).catch(() => {
       if (res.headersSent) res.destroy();
-      else res.writeHead(400, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: { code: 'invalid_parameter', message: 'The request could not be read.' } }));
+      else res.writeHead(400, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(errorEnvelope('invalid_parameter', 'The request could not be read.')));
     });
   });
   // What Node's parser refuses before a request exists still gets the JSON envelope.
@@ -115,7 +115,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     answerRaw(socket, status, reason, body);
   });
   server.on('connect', (_req, socket) =>
-    answerRaw(socket, 405, 'Method Not Allowed', { error: { code: 'method_not_allowed', message: 'CONNECT is not a method the sandbox answers: it is no proxy. Send GET, HEAD, POST, PUT, DELETE or OPTIONS to a path such as /v1/calls.' } }),
+    answerRaw(socket, 405, 'Method Not Allowed', errorEnvelope('method_not_allowed', 'CONNECT is not a method the sandbox answers: it is no proxy. Send GET, HEAD, POST, PUT, DELETE or OPTIONS to a path such as /v1/calls.')),
   );
   const sockets = new Set<import('node:net').Socket>();
   server.on('connection', (socket) => {
@@ -149,8 +149,8 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
       // A method the web platform refuses (TRACE, TRACK) or a target no URL can hold.
       const method = /^(GET|HEAD|POST|PUT|DELETE|OPTIONS|PATCH)$/.test(req.method ?? '');
       const body = method
-        ? { error: { code: 'invalid_parameter', message: `The request target ${JSON.stringify(String(req.url).slice(0, 100))} is not a URL path; send a path such as /v1/calls.` } }
-        : { error: { code: 'method_not_allowed', message: `${req.method} is not a method the sandbox answers; use GET, HEAD, POST, PUT, DELETE or OPTIONS.` } };
+        ? errorEnvelope('invalid_parameter', `The request target ${JSON.stringify(String(req.url).slice(0, 100))} is not a URL path; send a path such as /v1/calls.`)
+        : errorEnvelope('method_not_allowed', `${req.method} is not a method the sandbox answers; use GET, HEAD, POST, PUT, DELETE or OPTIONS.`);
       return writeJson(req, res, method ? 400 : 405, body);
     }
     const to = destination(request);
@@ -158,7 +158,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     try {
       response = await route(request, to);
     } catch (error) {
-      response = errorResponse(error);
+      response = serverFailure(error);
     }
     // The Date of the session that answered, if it still exists (a DELETE ends it): else the default's.
     const dated = typeof to.session === 'object' && sessions.get(to.session.id) === to.session ? to.session : sessions.default;
@@ -254,7 +254,7 @@ function refusedKey(why: 'gone' | 'forged', random: SeededRandom, nowMs: number)
       : 'This key names a session that never issued it: use the apiKey that POST /__sandbox/sessions answered, or make one with POST /__sandbox/sessions/{s}/keys.';
   return json(
     401,
-    { error: { code: 'invalid_api_key', message } },
+    errorEnvelope('invalid_api_key', message),
     { 'x-request-id': random.id('req'), 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '99', 'x-ratelimit-reset': reset },
   );
 }
@@ -300,19 +300,14 @@ function localAddresses(address: AddressInfo): Set<string> {
 function parserRefusal(code: string | undefined): [number, string, unknown] {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return [431, 'Request Header Fields Too Large', { error: { code: 'invalid_parameter', message: 'The request line and headers are larger than the server reads (16 KiB): shorten the query or the headers.' } }];
+      return [431, 'Request Header Fields Too Large', errorEnvelope('invalid_parameter', 'The request line and headers are larger than the server reads (16 KiB): shorten the query or the headers.')];
     case 'HPE_INVALID_METHOD':
-      return [405, 'Method Not Allowed', { error: { code: 'method_not_allowed', message: 'That is not a method the sandbox answers; use GET, HEAD, POST, PUT, DELETE or OPTIONS.' } }];
+      return [405, 'Method Not Allowed', errorEnvelope('method_not_allowed', 'That is not a method the sandbox answers; use GET, HEAD, POST, PUT, DELETE or OPTIONS.')];
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return [408, 'Request Timeout', { error: { code: 'invalid_parameter', message: 'The request was not received in time: send its headers and body without pausing.' } }];
+      return [408, 'Request Timeout', errorEnvelope('invalid_parameter', 'The request was not received in time: send its headers and body without pausing.')];
     default:
-      return [400, 'Bad Request', { error: { code: 'invalid_parameter', message: `The request is not valid HTTP/1.1${code ? ` (${code})` : ''}: check its request line and headers.` } }];
+      return [400, 'Bad Request', errorEnvelope('invalid_parameter', `The request is not valid HTTP/1.1${code ? ` (${code})` : ''}: check its request line and headers.`)];
   }
-}
-
-/** What escaped every road's own error handling: a 500, never a crash of the server. */
-function errorResponse(error: unknown): Response {
-  return json(500, { error: { code: 'internal_error', message: `The sandbox server failed unexpectedly: ${error instanceof Error ? error.message : String(error)}.` } });
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {
