@@ -83,15 +83,8 @@ export class Pipeline {
     const bucket = token === null ? '(no key)' : TEST_KEY.test(token) || token.startsWith('SVC_LIVE_') ? token : '(not a key)';
     if (request.method === 'OPTIONS') return this.preflight(request, requestId, limiter.peek(bucket, accounts.limitFor(token), now()), corsHeaders(origin));
     const rate = limiter.take(bucket, accounts.limitFor(token), now());
-    // The headers of every answer, as pairs: one Headers is built from them per response.
-    const base: Array<[string, string]> = [
-      ['x-request-id', requestId],
-      ['x-ratelimit-limit', rate.headers['x-ratelimit-limit']!],
-      ['x-ratelimit-remaining', rate.headers['x-ratelimit-remaining']!],
-      ['x-ratelimit-reset', rate.headers['x-ratelimit-reset']!],
-      ...(Object.entries(corsHeaders(origin)) as Array<[string, string]>),
-      ...this.deprecated,
-    ];
+    // What every answer's headers are made of: one Headers is built from it per response.
+    const base: Common = { requestId, rate: rate.headers, origin, deprecated: this.deprecated };
     try {
       const { path, query } = this.split(request.url);
       note.target = path;
@@ -100,7 +93,7 @@ export class Pipeline {
       if (fault) throw faultError(fault);
       const { route, params } = this.deps.router.match(request.method, path);
       note.template = route.path;
-      const principal = authenticate(accounts, header);
+      const principal = authenticate(accounts, header, token);
       if (!rate.allowed) {
         throw new ApiError(429, 'rate_limited', rateLimitedMessage(principal.limit, rate.retryAfter, this.deps.clock ?? 'manual'), undefined, {
           'retry-after': String(rate.retryAfter),
@@ -151,7 +144,7 @@ export class Pipeline {
       allowed = this.deps.router.allowed(this.split(request.url).path);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      return respond(error.status, error.toBody(), [['x-request-id', requestId], ...Object.entries(rate.headers), ...Object.entries(cors), ...this.deprecated]);
+      return respond(error.status, error.toBody(), { requestId, rate: rate.headers, origin: cors['access-control-allow-origin'] ?? null, deprecated: this.deprecated });
     }
     const methods = allowed.length > 0 ? allowed.join(', ') : 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
     return new Response(null, {
@@ -170,7 +163,7 @@ export class Pipeline {
   }
 
   /** The 500 answer. It cannot throw: the report of a failure must not fail itself. */
-  private internalError(error: unknown, requestId: string, headers: Array<[string, string]>): Response {
+  private internalError(error: unknown, requestId: string, headers: Common): Response {
     try {
       this.deps.onInternalError(error, requestId);
     } catch {
@@ -244,9 +237,29 @@ function interrupted(): ApiError {
   );
 }
 
-/** One `Headers` of the answer's common pairs and its own headers (those win). */
-function headersOf(base: Array<[string, string]>, own?: Record<string, string>): Headers {
-  const headers = new Headers(base);
+/** What the headers of every answer are made of (docs/errors.md, docs/rate-limits.md, docs/interception.md). */
+interface Common {
+  requestId: string;
+  /** The three rate-limit headers of this request's window. */
+  rate: Record<string, string>;
+  /** The request's `Origin`, echoed for CORS (`*` without one). */
+  origin: string | null;
+  /** Deprecation, Sunset and Link, when `/v1` is deprecated. */
+  deprecated: ReadonlyArray<[string, string]>;
+}
+
+/** One `Headers` of the answer's common headers and its own (those win). */
+function headersOf(base: Common, own?: Record<string, string>): Headers {
+  // Appended one by one, from the values themselves: `new Headers(pairs)` converts the pairs
+  // as a WebIDL sequence of sequences first, which cost about twice the time and memory on
+  // every answer (bench/RESULTS.md, "Request overhead").
+  const headers = new Headers();
+  headers.append('x-request-id', base.requestId);
+  for (const name in base.rate) headers.append(name, base.rate[name]!);
+  headers.append('access-control-allow-origin', base.origin ?? '*');
+  headers.append('access-control-expose-headers', EXPOSED);
+  headers.append('vary', 'Origin');
+  for (const [name, value] of base.deprecated) headers.append(name, value);
   if (own) for (const name in own) headers.set(name, own[name]!);
   return headers;
 }
@@ -256,7 +269,7 @@ function headersOf(base: Array<[string, string]>, own?: Record<string, string>):
  * `Response` constructor re-reads a plain-object init into a second `Headers` to record raw
  * header names, which made every response markedly dearer.
  */
-function respond(status: number, body: unknown, base: Array<[string, string]>, own?: Record<string, string>): Response {
+function respond(status: number, body: unknown, base: Common, own?: Record<string, string>): Response {
   const headers = headersOf(base, own);
   if (status === 204) return new Response(null, { status, headers });
   headers.set('content-type', 'application/json; charset=utf-8');

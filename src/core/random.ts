@@ -1,4 +1,3 @@
-import { customRandom } from 'nanoid';
 import type { Service } from './lifecycle.js';
 
 const ID_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -71,17 +70,42 @@ export class SeededRandom implements Service {
   id(prefix: IdPrefix): string {
     let make = this.idMakers.get(prefix);
     if (!make) {
-      const next = this.stream(`id:${prefix}`);
-      make = customRandom(ID_ALPHABET, ID_LENGTH, (size) => {
-        const bytes = new Uint8Array(size);
-        for (let i = 0; i < size; i++) bytes[i] = next() & 0xff;
-        return bytes;
-      });
+      make = idMaker(prefix, this.stream(`id:${prefix}`));
       this.idMakers.set(prefix, make);
     }
-    // join() builds one flat string; nanoid appends character by character, and a
-    // concatenation would keep that chain of V8 cons strings alive in every stored id
-    // (about 170 bytes and five objects more per id; see bench/README.md).
-    return [prefix, make()].join('_');
+    return make();
   }
+}
+
+/** Bytes of the byte stream below drawn per batch: nanoid's `step` for 16 characters of 62. */
+const STEP = Math.ceil((1.6 * 256 * ID_LENGTH) / (256 - (256 % ID_ALPHABET.length)));
+/** Bytes at or above it are skipped, so that each character is equally likely. */
+const CUTOFF = 256 - (256 % ID_ALPHABET.length);
+const ALPHABET_CODES = Array.from(ID_ALPHABET, (c) => c.charCodeAt(0));
+
+/**
+ * Ids of one prefix from one uint32 stream: the characters nanoid 5's `customRandom` makes from
+ * the same bytes (batches of {@link STEP} bytes, each the low byte of one draw, read from the last;
+ * bytes at or above {@link CUTOFF} skipped). So a seed gives the ids it always gave
+ * (src/core/random.test.ts holds the two equal), without nanoid's per-id cost: a new byte array
+ * per batch, and a string built one character at a time, which V8 keeps as a chain of
+ * sixteen cons strings in every stored id. Here the batch and the character codes are reused,
+ * and the id is one flat string.
+ */
+function idMaker(prefix: string, next: () => number): () => string {
+  const bytes = new Uint8Array(STEP);
+  const codes: number[] = Array.from(`${prefix}_`, (c) => c.charCodeAt(0));
+  const head = codes.length;
+  return () => {
+    codes.length = head;
+    for (;;) {
+      for (let i = 0; i < STEP; i++) bytes[i] = next() & 0xff;
+      for (let i = STEP - 1; i >= 0; i--) {
+        const byte = bytes[i]!;
+        if (byte >= CUTOFF) continue;
+        codes.push(ALPHABET_CODES[byte % ALPHABET_CODES.length]!);
+        if (codes.length - head === ID_LENGTH) return String.fromCharCode(...codes);
+      }
+    }
+  };
 }
