@@ -9,6 +9,7 @@ import { startup } from './startup.mjs';
 import { schemaKit } from './schema.mjs';
 import { serverBench } from './server.mjs';
 import { sandboxCpu } from './profile.mjs';
+import { allocation } from './allocation.mjs';
 import { serverScale } from './server-scale.mjs';
 
 const quick = process.argv.includes('--quick');
@@ -27,6 +28,7 @@ async function section(title, run) {
 console.log(`svc-sandbox bench, ${new Date().toISOString()}, Node ${process.version}, ${os.cpus().length}× ${os.cpus()[0]?.model ?? 'cpu'}, ${quick ? 'quick' : 'full'} run`);
 await section('Request overhead', () => requestOverhead(quick ? 1000 : 5000));
 await section('Sandbox CPU per request', () => sandboxCpu({ quick }));
+await section('Allocation per request', () => allocation({ quick }));
 await section('Scale', async () => (await scale(quick ? [1_000, 10_000, 100_000] : [1_000, 100_000, 1_000_000])).lines);
 await section('Memory', () => memoryPerItem(quick ? 20_000 : 100_000));
 await section('Virtual time', async () => [...(await lifecycles(quick ? 2_000 : 10_000)), ...(await idleAdvance())]);
