@@ -1,4 +1,5 @@
 import { isThisMachine } from '../../core/hosts.js';
+import { isLoopbackAddress } from '../../core/hosts.js';
 import { array, custom, invalid, object, oneOf, show, type Schema } from '../../core/schema.js';
 import { createdSubscriptionSchema, EVENT_TYPES, subscriptionSchema } from '../../state/resources.js';
 import type { Subscriptions } from '../../state/subscriptions.js';
@@ -16,9 +17,9 @@ export interface WebhookRoutesDeps {
 const MAX_URL_LENGTH = 2048;
 const URL_HINT = 'an https URL, e.g. https://example.com/webhooks (plain http only to 127.0.0.1, localhost or [::1])';
 
-/** 127.0.0.0/8, localhost and [::1]: the hosts a plain-http receiver may use (a test's local server). */
+/** Loopback addresses (core/hosts.ts) and localhost: the hosts a plain-http receiver may use (a test's local server). */
 function isLoopback(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+  return hostname === 'localhost' || isLoopbackAddress(hostname);
 }
 
 /** The IPv4 address a hostname names, also inside an IPv4-mapped IPv6 address (`[::ffff:a9fe:a9fe]`). */
