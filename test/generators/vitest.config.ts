@@ -1,0 +1,11 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+/** The flow through the generated clients (run.sh generates them first); not part of npm test. */
+export default defineConfig({
+  test: {
+    root: fileURLToPath(new URL('.', import.meta.url)),
+    include: ['*.flow.ts'],
+    testTimeout: 20_000,
+  },
+});
