@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type SandboxServer } from '../../dist/index.js';
-import { createClient } from './out/hey-api/client';
-import * as heyApi from './out/hey-api';
-import * as orval from './out/orval/client';
+import { createClient } from './generated/hey-api/client';
+import * as heyApi from './generated/hey-api';
+import * as orval from './generated/orval/client';
 import { configureSandboxFetch } from './orval-fetch';
 
 /**

@@ -2,7 +2,7 @@
  * The type test of the @hey-api/openapi-ts client (run.sh compiles it with tsc --strict): each
  * @ts-expect-error line must be an error, or tsc fails with "Unused '@ts-expect-error' directive".
  */
-import { placeCall, provisionNumber, sendMessage, transferCall } from './out/hey-api';
+import { placeCall, provisionNumber, sendMessage, transferCall } from './generated/hey-api';
 
 export function bodies(): void {
   // What the server takes compiles: one call, a campaign.

@@ -3,9 +3,9 @@
 // set at run time there, as an application would).
 module.exports = {
   sandbox: {
-    input: { target: './out/openapi.json' },
+    input: { target: './generated/openapi.json' },
     output: {
-      target: './out/orval/client.ts',
+      target: './generated/orval/client.ts',
       client: 'fetch',
       mode: 'single',
       override: { mutator: { path: './orval-fetch.ts', name: 'sandboxFetch' } },

@@ -2,7 +2,7 @@
  * The type test of the orval client (run.sh compiles it with tsc --strict): each
  * @ts-expect-error line must be an error, or tsc fails with "Unused '@ts-expect-error' directive".
  */
-import { placeCall, provisionNumber, sendMessage, transferCall } from './out/orval/client';
+import { placeCall, provisionNumber, sendMessage, transferCall } from './generated/orval/client';
 
 export function bodies(): void {
   // What the server takes compiles: one call, a campaign.

@@ -7,7 +7,7 @@
 #      field or with a wrong type does not compile;
 #   2. runs a flow (clients.flow.ts: create calls, get one, list them a page at a time with the
 #      cursor, and the control API's session and clock) against the standalone server.
-# The clients are generated into test/generators/out/ (ignored; never committed). The generators
+# The clients are generated into test/generators/generated/ (ignored; never committed). The generators
 # are pinned to the last versions whose engines allow Node 20 and installed outside the
 # project, so package.json stays as it is: node_modules/.cache/svc-sandbox-generators
 # (GENERATORS_DIR to put them elsewhere). Run by .ci/run; needs the npm registry on first run.
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/../.."
 HEY_API=0.95.0 # 0.96 and later need Node 22
 ORVAL=7.13.2   # 7.14 and later need Node 22.18
 tools=${GENERATORS_DIR:-node_modules/.cache/svc-sandbox-generators}
-out=test/generators/out
+out=test/generators/generated
 
 installed() { node -p "require('./$tools/node_modules/$1/package.json').version" 2>/dev/null || true; }
 if [ "$(installed @hey-api/openapi-ts)" != "$HEY_API" ] || [ "$(installed orval)" != "$ORVAL" ]; then
