@@ -39,7 +39,7 @@ try {
 
 ms() { date +%s%3N; }
 t0=$(ms)
-"$tools/node_modules/.bin/openapi-ts" --input "$out/openapi.json" --output "$out/hey-api" --client @hey-api/client-fetch >/dev/null
+"$tools/node_modules/.bin/openapi-ts" --input "./$out/openapi.json" --output "$out/hey-api" --client @hey-api/client-fetch >/dev/null
 t1=$(ms)
 "$tools/node_modules/.bin/orval" --config test/generators/orval.config.cjs >/dev/null
 t2=$(ms)
