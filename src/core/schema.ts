@@ -364,9 +364,11 @@ export function object<S extends Shape>(
      * gives `oneOf` of complete object schemas, one a form (its fields, those it requires,
      * nothing else), instead of the whole shape with `rules`. Generated clients (openapi-ts,
      * orval, openapi-typescript) make a union of exact types of it, so a body missing a
-     * required field, with an unknown field or with a field of another form does not compile;
-     * of `rules`, written with boolean sub-schemas, they made a type that took `{}`.
-     * The forms must exclude each other (each has a field no other form takes, or lacks one).
+     * required field, with an unknown field or a wrong type does not compile; of `rules`, written
+     * with boolean sub-schemas, openapi-ts made a type that took `{}` (docs/openapi.md).
+     * The forms must exclude each other (each requires a field the others do not take), and
+     * `check` must accept exactly the bodies one form describes: test/api/request-strictness.test.ts
+     * holds the two to the same verdicts.
      */
     variants?: readonly Variant<S>[];
   },
