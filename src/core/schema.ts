@@ -366,7 +366,7 @@ export function object<S extends Shape>(
      * orval, openapi-typescript) make a union of exact types of it, so a body missing a
      * required field, with an unknown field or a wrong type does not compile; of `rules`, written
      * with boolean sub-schemas, openapi-ts made a type that took `{}` (docs/openapi.md).
-     * The forms must exclude each other (each requires a field the others do not take), and
+     * The forms must exclude each other (of any two, one requires a field the other does not take), and
      * `check` must accept exactly the bodies one form describes: test/api/request-strictness.test.ts
      * holds the two to the same verdicts.
      */
