@@ -24,7 +24,7 @@ if [ "$(installed @hey-api/openapi-ts)" != "$HEY_API" ] || [ "$(installed orval)
     "@hey-api/openapi-ts@$HEY_API" "orval@$ORVAL" "typescript@$(node -p "require('typescript/package.json').version")" >/dev/null
 fi
 
-npm run build --silent >/dev/null
+node scripts/ensure-built.mjs # builds dist/ only when it is stale
 rm -rf "$out" && mkdir -p "$out"
 node --input-type=module -e "
 import { startServer } from './dist/index.js';

@@ -14,5 +14,5 @@ dir=${PRISM_DIR:-node_modules/.cache/svc-sandbox-prism}
 if [ "$(node -p "require('./$dir/node_modules/@stoplight/prism-cli/package.json').version" 2>/dev/null || true)" != "$PRISM" ]; then
   npm install --prefix "$dir" --no-save --no-package-lock --no-audit --no-fund --loglevel=error "@stoplight/prism-cli@$PRISM" >/dev/null
 fi
-npm run build --silent >/dev/null
+node scripts/ensure-built.mjs # builds dist/ only when it is stale
 node test/prism/workload.mjs "$dir/node_modules/@stoplight/prism-cli/dist/index.js"
