@@ -359,6 +359,18 @@ export function object<S extends Shape>(
     check?: (value: ObjectOf<S>, path: string) => void;
     /** The JSON Schema form of `check` (`oneOf`, `not`, `dependentRequired`...). */
     rules?: JsonSchema;
+    /**
+     * The either/or forms of the object, when `check` allows exactly these: the document then
+     * gives `oneOf` of complete object schemas, one a form (its fields, those it requires,
+     * nothing else), instead of the whole shape with `rules`. Generated clients (openapi-ts,
+     * orval, openapi-typescript) make a union of exact types of it, so a body missing a
+     * required field, with an unknown field or a wrong type does not compile; of `rules`, written
+     * with boolean sub-schemas, openapi-ts made a type that took `{}` (docs/openapi.md).
+     * The forms must exclude each other (of any two, one requires a field the other does not take), and
+     * `check` must accept exactly the bodies one form describes: test/api/request-strictness.test.ts
+     * holds the two to the same verdicts.
+     */
+    variants?: readonly Variant<S>[];
   },
 ): ObjectSchema<S> {
   const keys = Object.keys(shape);
@@ -391,6 +403,19 @@ export function object<S extends Shape>(
     },
     openapi: () => {
       const required = keys.filter((k) => !('optional' in shape[k]!));
+      if (opts.variants) {
+        return {
+          description: opts.description,
+          oneOf: opts.variants.map((v) => ({
+            type: 'object',
+            title: v.title,
+            additionalProperties: false,
+            properties: Object.fromEntries(v.fields.map((k) => [k, { ...shape[k]!.openapi(), ...v.narrow?.[k] }])),
+            // The shape's required fields are in every form.
+            required: [...new Set([...required, ...v.required])],
+          })),
+        };
+      }
       return {
         type: 'object',
         description: opts.description,
@@ -403,26 +428,16 @@ export function object<S extends Shape>(
   };
 }
 
-/**
- * A JSON Schema saying these fields are present, for `rules` (`oneOf`, `not`): with their
- * `properties` named, so a linter sees they are fields of the object.
- *
- * @example
- * rules: { not: has('body', 'template') } // not both
- */
-export function has(...keys: string[]): JsonSchema {
-  return { required: keys, properties: Object.fromEntries(keys.map((k) => [k, true])) };
-}
-
-/**
- * A JSON Schema saying this array field is present and holds at least one item, for `rules`
- * (the field's own schema, in `properties`, says what the items are).
- *
- * @example
- * rules: { anyOf: [has('body'), hasItems('media_urls')] } // text, or at least one media URL
- */
-export function hasItems(key: string): JsonSchema {
-  return { required: [key], properties: { [key]: { type: 'array', items: {}, minItems: 1 } } };
+/** One either/or form of an object (see `variants` of {@link object}). */
+export interface Variant<S extends Shape> {
+  /** Names the form in the document (generators may name its type after it). */
+  title: string;
+  /** The fields this form takes; every field the shape requires must be among them. */
+  fields: readonly (keyof S & string)[];
+  /** The fields this form requires, beyond those the shape requires. */
+  required: readonly (keyof S & string)[];
+  /** What this form adds to a field's own schema (`{ minItems: 1 }`). */
+  narrow?: Partial<Record<keyof S & string, JsonSchema>>;
 }
 
 /** Reads a query string into a plain object for an `object` schema; a repeated parameter is refused. */

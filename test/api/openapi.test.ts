@@ -22,10 +22,14 @@ describe('sandbox.openapi()', () => {
   it('takes request bodies and list parameters from the validating schemas', () => {
     const place = doc.paths['/v1/calls'].post;
     expect(place.responses['201']).toBeDefined();
-    const body = place.requestBody.content['application/json'].schema;
-    expect(body.additionalProperties).toBe(false);
-    expect(body.properties.to).toMatchObject({ type: 'string', pattern: '^\\+[1-9]\\d{1,14}$' });
-    expect(body.properties.ai_receptionist.type).toBe('boolean');
+    // Either/or bodies are oneOf complete, closed objects: what generators make exact union types of.
+    const [call, campaign] = place.requestBody.content['application/json'].schema.oneOf;
+    expect(call).toMatchObject({ type: 'object', additionalProperties: false, required: ['to', 'from'] });
+    expect(Object.keys(call.properties)).toEqual(['to', 'from', 'ai_receptionist']);
+    expect(call.properties.to).toMatchObject({ type: 'string', pattern: '^\\+[1-9]\\d{1,14}$' });
+    expect(call.properties.ai_receptionist.type).toBe('boolean');
+    expect(campaign).toMatchObject({ type: 'object', additionalProperties: false, required: ['campaign'] });
+    expect(Object.keys(campaign.properties)).toEqual(['campaign']);
     const list = doc.paths['/v1/calls'].get.parameters.map((p: { name: string }) => p.name);
     expect(list).toEqual(expect.arrayContaining(['limit', 'cursor', 'created_after', 'created_before', 'status']));
     const limit = doc.paths['/v1/messages'].get.parameters.find((p: { name: string }) => p.name === 'limit');

@@ -64,6 +64,12 @@ const CASES: Record<string, { method: string; path: string; cases: Case[] }> = {
     cases: [
       ['by criteria', { kind: 'local', area_code: '415' }],
       ['by country', { country: 'GB' }],
+      // The criteria forms go by the first criterion given: each later one alone, and with the rest.
+      ['by area code and digits', { area_code: '415', contains: '55' }],
+      ['by digits alone', { contains: '2233' }],
+      ['by every criterion', { kind: 'local', country: 'US', area_code: '415', contains: '5', sms: { enabled: true } }],
+      ['a searched number with configuration', { number: '+14155550100', caller_id: { name: 'Acme' } }],
+      ['a number and a later criterion', { number: '+14155550100', contains: '5' }],
       ['nothing', {}],
       ['only configuration', { sms: { enabled: false } }],
       ['a number and criteria', { number: '+14155550100', kind: 'local' }],
@@ -83,6 +89,9 @@ const CASES: Record<string, { method: string; path: string; cases: Case[] }> = {
     cases: [
       ['sms', { sms: { enabled: false } }],
       ['nothing', {}],
+      ['caller ID and sms', { caller_id: { name: 'Acme' }, sms: { enabled: true } }],
+      ['all three', { routing: { type: 'ai_receptionist' }, caller_id: null, sms: { enabled: true } }],
+      ['an unknown aspect', { voicemail: true }],
       ['agent routing', { routing: { type: 'agent', target: 'maria' } }],
       ['agent routing with a blank target', { routing: { type: 'agent', target: '  ' } }],
       ['extension routing without a target', { routing: { type: 'extension' } }],
@@ -96,6 +105,9 @@ const CASES: Record<string, { method: string; path: string; cases: Case[] }> = {
     cases: [
       ['a text', { from: '{from}', to: '+14155550123', body: 'hi' }],
       ['media only', { from: '{from}', to: '+14155550123', media_urls: ['https://example.com/a.png'] }],
+      ['a text with media', { from: '{from}', to: '+14155550123', body: 'hi', media_urls: ['https://example.com/a.png'] }],
+      ['a text with an empty media list', { from: '{from}', to: '+14155550123', body: 'hi', media_urls: [] }],
+      ['a template with media', { from: '{from}', to: '+14155550123', template: { id: 'verification_code', variables: { code: '1' } }, media_urls: ['https://example.com/a.png'] }],
       ['a template', { from: '{from}', to: '+14155550123', template: { id: 'verification_code', variables: { code: '123' } } }],
       ['nothing to send', { from: '{from}', to: '+14155550123' }],
       ['no media in an empty list', { from: '{from}', to: '+14155550123', media_urls: [] }],

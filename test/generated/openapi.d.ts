@@ -720,16 +720,17 @@ export interface operations {
                      * @description Destination number in E.164.
                      * @example +14155550123
                      */
-                    to?: string;
+                    to: string;
                     /**
                      * @description Originating number in E.164.
                      * @example +14155550123
                      */
-                    from?: string;
+                    from: string;
                     /** @description When true, an AI receptionist handles the call. */
                     ai_receptionist?: boolean;
+                } | {
                     /** @description A dialer campaign: its calls are dialled one after another on the clock. */
-                    campaign?: {
+                    campaign: {
                         /** @description Numbers to dial, in order. */
                         to: string[];
                         /**
@@ -740,12 +741,7 @@ export interface operations {
                         /** @description When true, an AI receptionist handles every call. */
                         ai_receptionist?: boolean;
                     };
-                } & ({
-                    to: unknown;
-                    from: unknown;
-                } | {
-                    campaign: unknown;
-                });
+                };
             };
         };
         responses: {
@@ -1387,14 +1383,11 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Name of the agent who takes the call. */
-                    agent?: string;
-                    /** @description Extension that takes the call. */
-                    extension?: string;
-                } & ({
-                    agent: unknown;
+                    agent: string;
                 } | {
-                    extension: unknown;
-                });
+                    /** @description Extension that takes the call. */
+                    extension: string;
+                };
             };
         };
         responses: {
@@ -2007,12 +2000,36 @@ export interface operations {
                      * @description A number from GET /v1/numbers.
                      * @example +14155550123
                      */
-                    number?: string;
+                    number: string;
+                    /** @description Who takes inbound calls: the AI receptionist, an agent (`target`: a name), an extension (`target`: 1 to 8 digits), or a forward to another number (`target`: E.164). */
+                    routing?: (({
+                        /**
+                         * @description Who takes inbound calls.
+                         * @enum {string}
+                         */
+                        type: "ai_receptionist" | "agent" | "extension" | "forward";
+                        /** @description Agent name, extension digits or E.164 number, by type */
+                        target?: string | null;
+                    } & (unknown & unknown & unknown)) | null) & (unknown & unknown & unknown);
+                    /** @description Caller ID name, at most 15 characters. */
+                    caller_id?: {
+                        /**
+                         * @description Name shown to the people called
+                         * @example Acme Dental
+                         */
+                        name: string;
+                    } | null;
+                    /** @description SMS configuration. */
+                    sms?: {
+                        /** @description Whether the number sends and receives messages. */
+                        enabled: boolean;
+                    };
+                } | {
                     /**
                      * @description Number kind.
                      * @enum {string}
                      */
-                    kind?: "local" | "toll_free" | "international";
+                    kind: "local" | "toll_free" | "international";
                     /**
                      * @description ISO 3166 alpha-2 country code
                      * @example US
@@ -2051,17 +2068,109 @@ export interface operations {
                         /** @description Whether the number sends and receives messages. */
                         enabled: boolean;
                     };
-                } & ({
-                    number: unknown;
-                } | ({
-                    kind: unknown;
                 } | {
-                    country: unknown;
+                    /**
+                     * @description ISO 3166 alpha-2 country code
+                     * @example US
+                     */
+                    country: string;
+                    /**
+                     * @description Area code (toll-free prefix for toll_free)
+                     * @example 415
+                     */
+                    area_code?: string;
+                    /**
+                     * @description Digits the number contains; letters stand for their keypad digits, * for any digit
+                     * @example 2233
+                     */
+                    contains?: string;
+                    /** @description Who takes inbound calls: the AI receptionist, an agent (`target`: a name), an extension (`target`: 1 to 8 digits), or a forward to another number (`target`: E.164). */
+                    routing?: (({
+                        /**
+                         * @description Who takes inbound calls.
+                         * @enum {string}
+                         */
+                        type: "ai_receptionist" | "agent" | "extension" | "forward";
+                        /** @description Agent name, extension digits or E.164 number, by type */
+                        target?: string | null;
+                    } & (unknown & unknown & unknown)) | null) & (unknown & unknown & unknown);
+                    /** @description Caller ID name, at most 15 characters. */
+                    caller_id?: {
+                        /**
+                         * @description Name shown to the people called
+                         * @example Acme Dental
+                         */
+                        name: string;
+                    } | null;
+                    /** @description SMS configuration. */
+                    sms?: {
+                        /** @description Whether the number sends and receives messages. */
+                        enabled: boolean;
+                    };
                 } | {
-                    area_code: unknown;
+                    /**
+                     * @description Area code (toll-free prefix for toll_free)
+                     * @example 415
+                     */
+                    area_code: string;
+                    /**
+                     * @description Digits the number contains; letters stand for their keypad digits, * for any digit
+                     * @example 2233
+                     */
+                    contains?: string;
+                    /** @description Who takes inbound calls: the AI receptionist, an agent (`target`: a name), an extension (`target`: 1 to 8 digits), or a forward to another number (`target`: E.164). */
+                    routing?: (({
+                        /**
+                         * @description Who takes inbound calls.
+                         * @enum {string}
+                         */
+                        type: "ai_receptionist" | "agent" | "extension" | "forward";
+                        /** @description Agent name, extension digits or E.164 number, by type */
+                        target?: string | null;
+                    } & (unknown & unknown & unknown)) | null) & (unknown & unknown & unknown);
+                    /** @description Caller ID name, at most 15 characters. */
+                    caller_id?: {
+                        /**
+                         * @description Name shown to the people called
+                         * @example Acme Dental
+                         */
+                        name: string;
+                    } | null;
+                    /** @description SMS configuration. */
+                    sms?: {
+                        /** @description Whether the number sends and receives messages. */
+                        enabled: boolean;
+                    };
                 } | {
-                    contains: unknown;
-                }));
+                    /**
+                     * @description Digits the number contains; letters stand for their keypad digits, * for any digit
+                     * @example 2233
+                     */
+                    contains: string;
+                    /** @description Who takes inbound calls: the AI receptionist, an agent (`target`: a name), an extension (`target`: 1 to 8 digits), or a forward to another number (`target`: E.164). */
+                    routing?: (({
+                        /**
+                         * @description Who takes inbound calls.
+                         * @enum {string}
+                         */
+                        type: "ai_receptionist" | "agent" | "extension" | "forward";
+                        /** @description Agent name, extension digits or E.164 number, by type */
+                        target?: string | null;
+                    } & (unknown & unknown & unknown)) | null) & (unknown & unknown & unknown);
+                    /** @description Caller ID name, at most 15 characters. */
+                    caller_id?: {
+                        /**
+                         * @description Name shown to the people called
+                         * @example Acme Dental
+                         */
+                        name: string;
+                    } | null;
+                    /** @description SMS configuration. */
+                    sms?: {
+                        /** @description Whether the number sends and receives messages. */
+                        enabled: boolean;
+                    };
+                };
             };
         };
         responses: {
@@ -2351,7 +2460,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Who takes inbound calls: the AI receptionist, an agent (`target`: a name), an extension (`target`: 1 to 8 digits), or a forward to another number (`target`: E.164). */
-                    routing?: (({
+                    routing: (({
                         /**
                          * @description Who takes inbound calls.
                          * @enum {string}
@@ -2370,6 +2479,26 @@ export interface operations {
                     } | null;
                     /** @description SMS configuration. */
                     sms?: {
+                        /** @description Whether the number sends and receives messages. */
+                        enabled: boolean;
+                    };
+                } | {
+                    /** @description Caller ID name, at most 15 characters. */
+                    caller_id: {
+                        /**
+                         * @description Name shown to the people called
+                         * @example Acme Dental
+                         */
+                        name: string;
+                    } | null;
+                    /** @description SMS configuration. */
+                    sms?: {
+                        /** @description Whether the number sends and receives messages. */
+                        enabled: boolean;
+                    };
+                } | {
+                    /** @description SMS configuration. */
+                    sms: {
                         /** @description Whether the number sends and receives messages. */
                         enabled: boolean;
                     };
@@ -3154,11 +3283,22 @@ export interface operations {
                      */
                     to: string;
                     /** @description The text */
-                    body?: string;
+                    body: string;
                     /** @description Attachments; any makes the message an MMS. */
                     media_urls?: string[];
+                } | {
+                    /**
+                     * @description One of your provisioned numbers with SMS enabled.
+                     * @example +14155550123
+                     */
+                    from: string;
+                    /**
+                     * @description The recipient, in E.164.
+                     * @example +14155550123
+                     */
+                    to: string;
                     /** @description Send a template's text instead of `body`. */
-                    template?: {
+                    template: {
                         /** @description A template id (fixtures/message-templates.json or the `templates` option) */
                         id: string;
                         /** @description Values of the template's {{variables}}. */
@@ -3166,12 +3306,21 @@ export interface operations {
                             [key: string]: string | number;
                         };
                     };
+                    /** @description Attachments; any makes the message an MMS. */
+                    media_urls?: string[];
                 } | {
-                    body: unknown;
-                } | {
-                    media_urls: unknown[];
-                } | {
-                    template: unknown;
+                    /**
+                     * @description One of your provisioned numbers with SMS enabled.
+                     * @example +14155550123
+                     */
+                    from: string;
+                    /**
+                     * @description The recipient, in E.164.
+                     * @example +14155550123
+                     */
+                    to: string;
+                    /** @description Attachments; any makes the message an MMS. */
+                    media_urls: string[];
                 };
             };
         };

@@ -1,4 +1,4 @@
-import { array, boolean, has, invalid, missing, object, oneOf, optional, phoneNumber, string } from '../../core/schema.js';
+import { array, boolean, invalid, missing, object, oneOf, optional, phoneNumber, string } from '../../core/schema.js';
 import type { CallRecord, CallService } from '../../state/calls.js';
 import type { Dialer } from '../../state/dialer.js';
 import type { Network } from '../../state/network.js';
@@ -43,12 +43,10 @@ export const placeCallBody = object(
       if (body.to === undefined) throw missing('`to` is required: the destination number in E.164, e.g. +14155550123 (or send `campaign` to dial several).', 'to');
       if (body.from === undefined) throw missing('`from` is required: the originating number in E.164, e.g. +14155550100.', 'from');
     },
-    rules: {
-      oneOf: [
-        { ...has('to', 'from'), not: has('campaign') },
-        { ...has('campaign'), not: { anyOf: [has('to'), has('from'), has('ai_receptionist')] } },
-      ],
-    },
+    variants: [
+      { title: 'One call', fields: ['to', 'from', 'ai_receptionist'], required: ['to', 'from'] },
+      { title: 'A dialer campaign', fields: ['campaign'], required: ['campaign'] },
+    ],
   },
 );
 
@@ -63,7 +61,10 @@ export const transferBody = object(
       if (body.agent !== undefined && body.extension !== undefined) throw invalid('Give exactly one of `agent` or `extension`, not both.', 'extension');
       if (body.agent === undefined && body.extension === undefined) throw missing('Give one of `agent` (an agent name) or `extension` (digits, e.g. "204") to transfer to.', 'agent');
     },
-    rules: { oneOf: [has('agent'), has('extension')] },
+    variants: [
+      { title: 'To an agent', fields: ['agent'], required: ['agent'] },
+      { title: 'To an extension', fields: ['extension'], required: ['extension'] },
+    ],
   },
 );
 

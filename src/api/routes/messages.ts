@@ -1,4 +1,4 @@
-import { either, has, hasItems, integer, invalid, map, missing, object, oneOf, optional, phoneNumber, record, string, type Infer } from '../../core/schema.js';
+import { either, integer, invalid, map, missing, object, oneOf, optional, phoneNumber, record, string, type Infer } from '../../core/schema.js';
 import { nearest } from '../../core/suggest.js';
 import type { MessageRecord, MessageService } from '../../state/messages.js';
 import type { Network } from '../../state/network.js';
@@ -48,10 +48,11 @@ export const sendMessageBody = object(
         throw missing('A message needs `body` (text), `media_urls` (https URLs) and/or `template` ({id, variables}).', 'body');
       if (body.to === body.from) throw invalid('`to` and `from` are the same number: send to another number.', 'to');
     },
-    rules: {
-      not: has('body', 'template'),
-      anyOf: [has('body'), hasItems('media_urls'), has('template')],
-    },
+    variants: [
+      { title: 'Text', fields: ['from', 'to', 'body', 'media_urls'], required: ['body'] },
+      { title: 'A template', fields: ['from', 'to', 'template', 'media_urls'], required: ['template'] },
+      { title: 'Media alone', fields: ['from', 'to', 'media_urls'], required: ['media_urls'], narrow: { media_urls: { minItems: 1 } } },
+    ],
   },
 );
 

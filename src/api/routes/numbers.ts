@@ -1,5 +1,5 @@
 import { E164 } from '../../core/phone.js';
-import { boolean, has, invalid, missing, nullable, object, oneOf, optional, phoneNumber, string, type Infer } from '../../core/schema.js';
+import { boolean, invalid, missing, nullable, object, oneOf, optional, phoneNumber, string, type Infer } from '../../core/schema.js';
 import { NUMBER_KINDS } from '../../sim/inventory.js';
 import type { NumberConfig, NumberRecord, NumberService } from '../../state/numbers.js';
 import { availableNumberSchema, phoneNumberSchema, ROUTING_TYPES } from '../../state/resources.js';
@@ -91,6 +91,7 @@ export const searchNumbersQuery = listQuery(
 );
 
 const CRITERIA = ['kind', 'country', 'area_code', 'contains'] as const;
+const CONFIG_FIELDS = ['routing', 'caller_id', 'sms'] as const;
 
 export const provisionNumberBody = object(
   {
@@ -110,12 +111,12 @@ export const provisionNumberBody = object(
       if (body.number === undefined && !criteria)
         throw missing('Say which number to provision: `number` (from GET /v1/numbers), or criteria `kind`, `country`, `area_code` and/or `contains`.', 'number');
     },
-    rules: {
-      oneOf: [
-        { ...has('number'), not: { anyOf: CRITERIA.map((k) => has(k)) } },
-        { not: has('number'), anyOf: CRITERIA.map((k) => has(k)) },
-      ],
-    },
+    // By number, or by criteria: at least one, written as one form per first criterion given
+    // (`kind`, else `country`, ...) so that the forms exclude each other.
+    variants: [
+      { title: 'A searched number', fields: ['number', ...CONFIG_FIELDS], required: ['number'] },
+      ...CRITERIA.map((first, i) => ({ title: `The first match, by ${first}`, fields: [...CRITERIA.slice(i), ...CONFIG_FIELDS], required: [first] })),
+    ],
   },
 );
 
@@ -125,7 +126,8 @@ export const updateNumberBody = object(CONFIG, {
     if (body.routing === undefined && body.caller_id === undefined && body.sms === undefined)
       throw missing('Name at least one aspect to replace: `routing`, `caller_id` or `sms`.', 'routing');
   },
-  rules: { minProperties: 1 },
+  // At least one aspect, as one form per first aspect given, so that the forms exclude each other.
+  variants: CONFIG_FIELDS.map((first, i) => ({ title: `Replace ${first}`, fields: CONFIG_FIELDS.slice(i), required: [first] })),
 });
 
 const KEYPAD: Record<string, string> = Object.fromEntries(
