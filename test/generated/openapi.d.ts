@@ -427,6 +427,8 @@ export interface components {
         Sunset: string;
         /** @description Only when this version is deprecated with a successor: `<URL>; rel="successor-version"`. */
         Link: string;
+        /** @description Only when the sandbox's chaos profile touched this answer (docs/chaos.md): what it did, comma-separated, `status=503` (an injected 5xx or 429) and `latency=250ms` (real time added before the answer left). */
+        "X-Sandbox-Chaos": string;
     };
     pathItems: never;
 }
@@ -469,6 +471,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -563,6 +566,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -582,6 +586,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -601,6 +606,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -620,6 +626,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -640,6 +647,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -659,6 +667,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -678,6 +687,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -698,6 +708,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -762,6 +773,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -890,6 +902,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -909,6 +922,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -928,6 +942,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -947,6 +962,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -966,6 +982,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -985,6 +1002,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -1005,6 +1023,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1024,6 +1043,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1043,6 +1063,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -1063,6 +1084,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1099,6 +1121,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1227,6 +1250,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1246,6 +1270,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1265,6 +1290,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1284,6 +1310,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -1304,6 +1331,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1323,6 +1351,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1342,6 +1371,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -1362,6 +1392,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1411,6 +1442,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1499,6 +1531,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1518,6 +1551,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1537,6 +1571,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1556,6 +1591,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1575,6 +1611,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1594,6 +1631,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1613,6 +1651,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -1633,6 +1672,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1652,6 +1692,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1671,6 +1712,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -1691,6 +1733,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1740,6 +1783,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1850,6 +1894,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1869,6 +1914,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1888,6 +1934,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1907,6 +1954,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -1927,6 +1975,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1946,6 +1995,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1965,6 +2015,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -1985,6 +2036,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2078,6 +2130,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2153,6 +2206,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2172,6 +2226,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2191,6 +2246,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2210,6 +2266,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2229,6 +2286,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2248,6 +2306,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -2268,6 +2327,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2287,6 +2347,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2306,6 +2367,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -2326,6 +2388,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2390,6 +2453,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2465,6 +2529,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2484,6 +2549,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2503,6 +2569,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2522,6 +2589,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2541,6 +2609,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2560,6 +2629,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2579,6 +2649,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -2599,6 +2670,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2618,6 +2690,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2637,6 +2710,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -2657,6 +2731,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2693,6 +2768,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2710,6 +2786,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2729,6 +2806,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2748,6 +2826,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2767,6 +2846,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -2787,6 +2867,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2806,6 +2887,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2825,6 +2907,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -2845,6 +2928,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2892,6 +2976,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2990,6 +3075,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3009,6 +3095,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3028,6 +3115,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3047,6 +3135,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -3067,6 +3156,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3086,6 +3176,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3105,6 +3196,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -3125,6 +3217,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3189,6 +3282,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3281,6 +3375,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3300,6 +3395,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3319,6 +3415,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3338,6 +3435,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3357,6 +3455,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3376,6 +3475,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -3396,6 +3496,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3415,6 +3516,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3434,6 +3536,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -3454,6 +3557,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3499,6 +3603,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3596,6 +3701,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3615,6 +3721,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3634,6 +3741,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3653,6 +3761,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -3673,6 +3782,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3692,6 +3802,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3711,6 +3822,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -3731,6 +3843,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3767,6 +3880,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3858,6 +3972,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3877,6 +3992,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3896,6 +4012,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3915,6 +4032,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -3935,6 +4053,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3954,6 +4073,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3973,6 +4093,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -3993,6 +4114,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4029,6 +4151,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     /** @description Bytes of the WAV file. */
                     "Content-Length"?: number;
                     /** @description attachment; filename="rec_….wav" */
@@ -4052,6 +4175,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4071,6 +4195,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4090,6 +4215,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4109,6 +4235,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4128,6 +4255,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4148,6 +4276,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4167,6 +4296,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4186,6 +4316,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4206,6 +4337,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4242,6 +4374,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     /** @description no-cache (server-sent events only). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -4301,6 +4434,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4320,6 +4454,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4339,6 +4474,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4358,6 +4494,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4377,6 +4514,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4397,6 +4535,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4416,6 +4555,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4435,6 +4575,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4455,6 +4596,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4494,6 +4636,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4534,6 +4677,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4553,6 +4697,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4572,6 +4717,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4591,6 +4737,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4611,6 +4758,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4630,6 +4778,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4649,6 +4798,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4669,6 +4819,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4711,6 +4862,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4747,6 +4899,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4766,6 +4919,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4785,6 +4939,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4804,6 +4959,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4823,6 +4979,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4843,6 +5000,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4862,6 +5020,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4881,6 +5040,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4901,6 +5061,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4937,6 +5098,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4954,6 +5116,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4973,6 +5136,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4992,6 +5156,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5011,6 +5176,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -5031,6 +5197,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5050,6 +5217,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5069,6 +5237,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -5089,6 +5258,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
