@@ -116,6 +116,31 @@ function expectRate(observed: number, n: number, p: number, what: string) {
   expect(Math.abs(observed - n * p), `${what}: ${observed} of ${n}, expected ${n * p} ± ${tolerance.toFixed(1)}`).toBeLessThanOrEqual(tolerance);
 }
 
+describe('each kind of chaos draws from a stream of its own', () => {
+  it('extra reads that chaos fails, and deliveries it duplicates, do not change which calls are busy', async () => {
+    const dispositions = async (extraTraffic: boolean) => {
+      const receiver = await startReceiver();
+      const chaos: ChaosProfile = { requests: { 'GET /v1/calls/{id}': { serverError: 0.5 } }, calls: { busy: 0.3 }, webhooks: { duplicate: 0.5 } };
+      const sandbox = createSandbox({ seed: 4, ...ENTERPRISE, chaos }).listen();
+      try {
+        if (extraTraffic) await subscribe(sandbox, receiver.url, ['call.started', 'call.completed']);
+        const ids: string[] = [];
+        for (let i = 0; i < 20; i++) {
+          ids.push((await client(sandbox).placeCall()).body.id);
+          if (extraTraffic) await send(sandbox, 'GET', `/v1/calls/${ids[i]}`);
+        }
+        await sandbox.advance('5m');
+        return ids.map((id) => sandbox.calls.get(id)?.disposition);
+      } finally {
+        sandbox.close();
+      }
+    };
+    const quiet = await dispositions(false);
+    expect(await dispositions(true)).toEqual(quiet);
+    expect(quiet).toContain('busy');
+  });
+});
+
 describe('observed rates over 1,000 draws are those of the profile', () => {
   it('request faults and the carrier mix of 1,000 POST /v1/calls', async () => {
     const chaos: ChaosProfile = {
