@@ -332,6 +332,8 @@ export class Sandbox {
       // A network fault is a rejected fetch, as Node's fetch rejects on a dropped connection.
       return this.handle(request).then((response) => {
         if (response.type === 'error') throw new TypeError('fetch failed', { cause: new Error('The connection was dropped (an injected network fault).') });
+        // A client that gave up during a chaos latency gets what fetch gives it: its abort reason.
+        if (response.headers.has('x-sandbox-chaos') && request.signal.aborted) throw request.signal.reason;
         return response;
       });
     } catch (error) {

@@ -84,7 +84,7 @@ export class Pipeline {
     if (suffered.latencyMs > 0) suffered.said.push(`latency=${suffered.latencyMs}ms`);
     // A network error's headers cannot be set: the journal's network_error tells it.
     if (suffered.said.length > 0 && response.type !== 'error') response.headers.set('x-sandbox-chaos', suffered.said.join(', '));
-    if (suffered.latencyMs > 0) await this.deps.chaos!.delay(suffered.latencyMs);
+    if (suffered.latencyMs > 0) await this.deps.chaos!.delay(suffered.latencyMs, request.signal);
     return response;
   }
 

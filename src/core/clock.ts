@@ -27,21 +27,21 @@ const wall = {
 };
 
 /**
- * Waits `ms` of real (wall-clock) time, or less if `signal` aborts first: the one real wait
+ * Waits `ms` of real (wall-clock) time, or less if one of `signals` aborts first: the one real wait
  * outside the realtime mode, for the added latency of a chaos profile (docs/chaos.md), whose
  * point is a client's own timeouts. On the wall clock taken at load, so a test's
  * `vi.useFakeTimers()` neither freezes nor speeds it.
  */
-export function realDelay(ms: number, signal: AbortSignal): Promise<void> {
+export function realDelay(ms: number, signals: readonly AbortSignal[]): Promise<void> {
   return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
+    if (signals.some((signal) => signal.aborted)) return resolve();
     const done = () => {
       wall.clearTimeout(timer);
-      signal.removeEventListener('abort', done);
+      for (const signal of signals) signal.removeEventListener('abort', done);
       resolve();
     };
     const timer = wall.setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
+    for (const signal of signals) signal.addEventListener('abort', done, { once: true });
   });
 }
 

@@ -213,9 +213,9 @@ export class Chaos implements Service {
     return { duplicate, holdMs: held ? this.webhooks.holdMs : 0 };
   }
 
-  /** Spends an added latency in real time; cut short by reset and close. */
-  delay(ms: number): Promise<void> {
-    return realDelay(ms, (this.abort ??= new AbortController()).signal);
+  /** Spends an added latency in real time; cut short by reset and close, and when `client` aborts (it gave up waiting). */
+  delay(ms: number, client: AbortSignal): Promise<void> {
+    return realDelay(ms, [(this.abort ??= new AbortController()).signal, client]);
   }
 
   stop(): void {

@@ -277,6 +277,24 @@ describe('what chaos does, one kind at a time', () => {
     }
   });
 
+  it('a client that gives up stops the wait: sandbox.fetch rejects with its abort reason, at once', async () => {
+    const sandbox = createSandbox({ seed: 1, chaos: { requests: { 'POST /v1/calls': { latency: { rate: 1, delay: '60s' } } } } });
+    try {
+      const started = performance.now();
+      const placing = sandbox.fetch('/v1/calls', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ to: TO, from: FROM }),
+        signal: AbortSignal.timeout(30),
+      });
+      await expect(placing).rejects.toMatchObject({ name: 'TimeoutError' });
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(sandbox.calls.list()).toHaveLength(1);
+    } finally {
+      sandbox.close();
+    }
+  });
+
   it('close() cuts an added latency short', async () => {
     const sandbox = createSandbox({ seed: 1, chaos: { requests: { default: { latency: { rate: 1, delay: '60s' } } } } }).listen();
     const started = performance.now();
