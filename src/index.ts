@@ -30,6 +30,7 @@ export type { JournalEntry } from './state/journal.js';
 export type { CallBehavior, CallOutcome, Answerer, MessageBehavior, MessageOutcome, Disposition, AnsweredBy } from './sim/carrier.js';
 export { MAGIC_NUMBERS, MAGIC_MESSAGE_NUMBERS } from './sim/carrier.js';
 export type { FaultRule, ActiveFault } from './state/faults.js';
+export type { ChaosProfile, RequestChaos, LatencyChaos, CallMix, MessageMix, WebhookChaos } from './state/chaos.js';
 
 // Resources and events as the API shows them (one schema each: src/state/resources.ts)
 export type {
@@ -68,7 +69,7 @@ export type { ListBody } from './api/pagination.js';
 export { verifyWebhook } from './events/signature.js';
 export type { RawBody } from './events/signature.js';
 export { WEBHOOK_RETRY_SCHEDULE } from './events/retry-schedule.js';
-export type { WebhookAttempt, WebhookDelivery, DeliveryState } from './events/deliveries.js';
+export type { WebhookAttempt, WebhookDelivery, DeliveryState, DeliveryChaos } from './events/deliveries.js';
 
 // Errors
 export { SandboxError } from './core/errors.js';

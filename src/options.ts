@@ -9,6 +9,8 @@ import { MAX_BODY_CHARS } from './state/message-content.js';
 import { TEMPLATE_ID } from './state/templates.js';
 import { check } from './control/context.js';
 import { keySettings } from './control/keys.js';
+import { chaosProfile } from './control/chaos.js';
+import type { ChaosProfile } from './state/chaos.js';
 
 /** Options of {@link createSandbox}. Every field is optional. */
 export interface SandboxOptions {
@@ -59,6 +61,16 @@ export interface SandboxOptions {
   onUnhandledRequest?: UnhandledRequestMode;
   /** Host names of the real service (`api.svc.com`): a request to one of them is an unhandled request. */
   productionHosts?: readonly string[];
+  /**
+   * A seeded chaos profile: injected 5xx, 429 and network faults and added latency per route,
+   * a carrier mix for outbound calls and messages, and webhook deliveries that are duplicated
+   * and reordered. Draws come from streams of their own, derived from `seed`: the same seed,
+   * profile and requests fail the same way, byte for byte (docs/chaos.md).
+   *
+   * @example
+   * createSandbox({ seed: 7, chaos: { requests: { 'POST /v1/calls': { serverError: 0.05 } }, calls: { busy: 0.1 }, webhooks: { duplicate: 0.1 } } });
+   */
+  chaos?: ChaosProfile;
 }
 
 /** See {@link SandboxOptions.onUnhandledRequest}. */
@@ -98,6 +110,7 @@ function defaults(): ResolvedOptions {
     clock: 'manual',
     deprecation: null,
     unhandled: { mode: 'error', hosts: new Set() },
+    chaos: null,
   };
 }
 
@@ -120,6 +133,8 @@ export interface ResolvedOptions {
   deprecation: ResolvedDeprecation | null;
   /** The guard against requests that must not leave a test: its mode, and the production host names (lower case). */
   unhandled: { mode: UnhandledRequestMode; hosts: ReadonlySet<string> };
+  /** The chaos profile, checked; null without one. */
+  chaos: ChaosProfile | null;
 }
 
 const baseUrl = custom<URL>({
@@ -227,6 +242,7 @@ const optionsSchema = object(
         { description: 'Host names of the real service.', max: 100 },
       ),
     ),
+    chaos: optional(chaosProfile),
   },
   { description: 'createSandbox options.', label: 'option' },
 );
@@ -270,5 +286,6 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     clock: o.clock ?? 'manual',
     deprecation,
     unhandled: { mode: o.onUnhandledRequest ?? 'error', hosts: new Set((o.productionHosts ?? []).map((h) => h.toLowerCase().replace(/\.$/, ''))) },
+    chaos: o.chaos ?? null,
   };
 }

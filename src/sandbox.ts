@@ -41,6 +41,7 @@ import { Subscriptions, type SubscriptionEvents } from './state/subscriptions.js
 import { Templates } from './state/templates.js';
 import { TranscriptService, type TranscriptEvents } from './state/transcripts.js';
 import { Journal } from './state/journal.js';
+import { Chaos } from './state/chaos.js';
 
 /** An unexpected exception inside the sandbox, kept for inspection (it was answered as a 500 or reported by `advance`). */
 export interface InternalError {
@@ -106,7 +107,9 @@ export class Sandbox {
     // campaign counts the call, and only then is call.completed published.
     const bus = add(new EventBus({ random, now, events, steps }));
     const accounts = add(new Accounts({ keys: o.keys, onlyConfiguredKeys: o.onlyConfiguredKeys, seed: o.seed }, now));
-    const network = add(new Network());
+    // Chaos draws from streams of its own (docs/chaos.md); a sandbox without a profile draws nothing.
+    const chaos = add(new Chaos(o.chaos, random));
+    const network = add(new Network(chaos));
     const faults = add(new Faults());
     const calls = add(new CallService({ clock, random, bus, events, baseUrl: o.baseUrl, aiHandler: o.aiHandler, onError }));
     const transcripts = add(new TranscriptService({ clock, events, aiHandler: o.aiHandler }));
@@ -117,7 +120,7 @@ export class Sandbox {
     const subscriptions = add(new Subscriptions({ clock, random, events }));
 
     // events (out): webhook delivery.
-    const deliveries = add(new Deliveries({ clock, random, subscriptions, events, timeoutMs: o.webhookTimeoutMs, onError }));
+    const deliveries = add(new Deliveries({ clock, random, subscriptions, events, timeoutMs: o.webhookTimeoutMs, onError, chaos }));
 
     // api (HTTP in).
     const streams = add(new TranscriptStreams({ clock, transcripts, events }));
@@ -139,6 +142,13 @@ export class Sandbox {
         templates: new Templates(o.templates),
       }),
     );
+    const unknown = chaos.unknownRoute(this.router.routes);
+    if (unknown) {
+      throw new SandboxError(
+        `createSandbox: \`chaos.requests\` key ${JSON.stringify(unknown.key)} fits no route of the API, so it would never apply${unknown.near ? `: did you mean ${JSON.stringify(unknown.near)}?` : '; write a path such as "/v1/calls/{id}", or a method and a path such as "POST /v1/calls".'}`,
+        { code: 'invalid_options', param: `chaos.requests.${unknown.key}` },
+      );
+    }
     this.pipeline = new Pipeline({
       router: this.router,
       accounts,
@@ -154,6 +164,7 @@ export class Sandbox {
       clock: o.clock,
       deprecation: o.deprecation,
       journal,
+      chaos,
     });
 
     // control (scripting in): the namespaces below, which the standalone server's control API calls too.
@@ -321,6 +332,8 @@ export class Sandbox {
       // A network fault is a rejected fetch, as Node's fetch rejects on a dropped connection.
       return this.handle(request).then((response) => {
         if (response.type === 'error') throw new TypeError('fetch failed', { cause: new Error('The connection was dropped (an injected network fault).') });
+        // A client that gave up during a chaos latency gets what fetch gives it: its abort reason.
+        if (response.headers.has('x-sandbox-chaos') && request.signal.aborted) throw request.signal.reason;
         return response;
       });
     } catch (error) {

@@ -38,9 +38,13 @@ const HEADERS = {
   ),
   Sunset: header('Only when this version is deprecated: when it stops answering, an RFC 8594 HTTP-date.', { type: 'string', examples: ['Wed, 01 Jul 2026 00:00:00 GMT'] }),
   Link: header('Only when this version is deprecated with a successor: `<URL>; rel="successor-version"`.', { type: 'string', examples: ['<https://docs.example.com/v2>; rel="successor-version"'] }),
+  'X-Sandbox-Chaos': header(
+    'Only when the sandbox\'s chaos profile touched this answer (docs/chaos.md): what it did, comma-separated, `status=503` (an injected 5xx or 429) and `latency=250ms` (real time added before the answer left).',
+    { type: 'string', pattern: '^(status=[0-9]{3}|latency=[0-9]+ms)(, (status=[0-9]{3}|latency=[0-9]+ms))*$', examples: ['status=503', 'latency=250ms'] },
+  ),
 };
-/** On every answer; Deprecation, Sunset and Link only while `/v1` is deprecated (docs/api.md, "Deprecation"). */
-const COMMON = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Access-Control-Allow-Origin', 'Access-Control-Expose-Headers', 'Vary', 'Deprecation', 'Sunset', 'Link'] as const;
+/** On every answer; Deprecation, Sunset and Link only while `/v1` is deprecated (docs/api.md, "Deprecation"), X-Sandbox-Chaos only under chaos. */
+const COMMON = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Access-Control-Allow-Origin', 'Access-Control-Expose-Headers', 'Vary', 'Deprecation', 'Sunset', 'Link', 'X-Sandbox-Chaos'] as const;
 const refHeaders = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 
 /**

@@ -11,6 +11,7 @@ import { readJson } from './request-body.js';
 import { rateLimitedMessage, type RateDecision, type RateLimiter } from './rate-limit.js';
 import type { Router } from './router.js';
 import type { Journal, JournalNote } from '../state/journal.js';
+import type { Chaos } from '../state/chaos.js';
 
 interface PipelineDeps {
   router: Router;
@@ -35,11 +36,20 @@ interface PipelineDeps {
   deprecation?: Deprecation | null;
   /** Where every answered request is written down (`sandbox.requests`). */
   journal?: Journal;
+  /** The chaos profile's faults and latency (state/chaos.ts), drawn where injected faults are taken. */
+  chaos?: Chaos;
+}
+
+/** What chaos did to one request: said in its `X-Sandbox-Chaos` header, and latency spent before it leaves. */
+interface Suffered {
+  latencyMs: number;
+  said: string[];
 }
 
 /**
  * The HTTP pipeline every endpoint shares, in this order: the request's URL is this
- * sandbox's (404 otherwise), injected faults (see state/faults.ts), route (404/405),
+ * sandbox's (404 otherwise), injected faults (see state/faults.ts) and the chaos profile's
+ * (state/chaos.ts; its latency is spent last, after the journal), route (404/405),
  * authenticate (401), rate limit (429), authorise (403), read the JSON body (400/413),
  * handle. Every response is JSON (unless a handler replies with a `raw` body: audio,
  * server-sent events; or a fault is a network error) with `X-Request-Id` and the three
@@ -60,17 +70,22 @@ export class Pipeline {
   async handle(request: Request): Promise<Response> {
     const generation = this.deps.generation();
     const note: JournalNote = { requestId: '', template: null, target: '', code: null, apiKey: null };
-    const response = await this.answer(request, generation, note);
+    const suffered: Suffered = { latencyMs: 0, said: [] };
+    const response = await this.answer(request, generation, note, suffered);
     // A request that began before a reset belongs to no journal after it.
     if (this.deps.journal && this.deps.generation() === generation) {
       // A preflight, or a URL outside the base URL, was answered before the path was split.
       note.target ||= splitUrl(request.url, request.url.startsWith(this.prefix) ? this.deps.basePath : '').path;
       this.deps.journal.record(request.method, response.status, response.type === 'error' ? { ...note, code: 'network_error' } : note, this.deps.now());
     }
+    if (suffered.latencyMs > 0) suffered.said.push(`latency=${suffered.latencyMs}ms`);
+    // A network error's headers cannot be set: the journal's network_error tells it.
+    if (suffered.said.length > 0 && response.type !== 'error') response.headers.set('x-sandbox-chaos', suffered.said.join(', '));
+    if (suffered.latencyMs > 0) await this.deps.chaos!.delay(suffered.latencyMs, request.signal);
     return response;
   }
 
-  private async answer(request: Request, generation: number, note: JournalNote): Promise<Response> {
+  private async answer(request: Request, generation: number, note: JournalNote, suffered: Suffered): Promise<Response> {
     const { random, accounts, limiter, now } = this.deps;
     const requestId = random.id('req');
     const header = request.headers.get('authorization');
@@ -88,7 +103,14 @@ export class Pipeline {
     try {
       const { path, query } = this.split(request.url);
       note.target = path;
-      const fault = this.deps.faults.take(request.method, path);
+      const injected = this.deps.faults.take(request.method, path);
+      // Chaos draws for every request a rule of its takes, so its sequence never depends on the injected faults.
+      const chaos = this.deps.chaos?.request(request.method, path);
+      const fault = injected ?? chaos?.fault ?? undefined;
+      if (chaos) {
+        suffered.latencyMs = chaos.latencyMs;
+        if (!injected && chaos.fault?.status) suffered.said.push(`status=${chaos.fault.status}`);
+      }
       if (fault?.network) return Response.error();
       if (fault) throw faultError(fault);
       const { route, params } = this.deps.router.match(request.method, path);
@@ -186,7 +208,7 @@ export class Pipeline {
 }
 
 /** Headers a browser script may read on any answer (CORS); the rest it may not. */
-const EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Content-Disposition, Deprecation, Sunset, Link';
+const EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Content-Disposition, Deprecation, Sunset, Link, X-Sandbox-Chaos';
 
 /**
  * CORS on every answer (docs/interception.md, "Browsers"): any origin may call the sandbox

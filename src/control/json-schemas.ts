@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../core/schema.js';
-import { DELIVERY_STATES } from '../events/deliveries.js';
+import { DELIVERY_CHAOS, DELIVERY_STATES } from '../events/deliveries.js';
 import { PLANS } from '../state/accounts.js';
 import { callSchema, EVENT_DATA_SCHEMAS, EVENT_TYPES, messageSchema, recordingSchema, transcriptSchema } from '../state/resources.js';
 
@@ -66,8 +66,10 @@ export const deliveryJson = (): JsonSchema =>
       nextAttemptAt: { type: ['string', 'null'], format: 'date-time' },
       replays: { type: 'integer', minimum: 0 },
       event: eventJson(),
+      chaos: { type: 'string', enum: [...DELIVERY_CHAOS], description: 'Only on a delivery the chaos profile made: a duplicate, or held back (docs/chaos.md).' },
     },
     'One event on its way to one subscription.',
+    ['chaos'],
   );
 
 /** `ActiveFault`; `remaining` is null for a rule injected with `times: Infinity`. */

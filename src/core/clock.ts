@@ -26,6 +26,25 @@ const wall = {
   clearTimeout: globalThis.clearTimeout.bind(globalThis),
 };
 
+/**
+ * Waits `ms` of real (wall-clock) time, or less if one of `signals` aborts first: the one real wait
+ * outside the realtime mode, for the added latency of a chaos profile (docs/chaos.md), whose
+ * point is a client's own timeouts. On the wall clock taken at load, so a test's
+ * `vi.useFakeTimers()` neither freezes nor speeds it.
+ */
+export function realDelay(ms: number, signals: readonly AbortSignal[]): Promise<void> {
+  return new Promise((resolve) => {
+    if (signals.some((signal) => signal.aborted)) return resolve();
+    const done = () => {
+      wall.clearTimeout(timer);
+      for (const signal of signals) signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = wall.setTimeout(done, ms);
+    for (const signal of signals) signal.addEventListener('abort', done, { once: true });
+  });
+}
+
 /** Realtime: how often the pump looks when fake-timers cannot say when the next timer is due. */
 const UNKNOWN_POLL_MS = 10;
 

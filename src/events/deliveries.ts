@@ -5,6 +5,7 @@ import type { Channel } from '../core/emitter.js';
 import type { Service } from '../core/lifecycle.js';
 import type { SeededRandom } from '../core/random.js';
 import { iso, isoOrNull } from '../core/time.js';
+import type { Chaos } from '../state/chaos.js';
 import type { BusEvents } from '../state/event-bus.js';
 import type { EventType, SandboxEvent } from '../state/resources.js';
 import type { SubscriptionEvents, SubscriptionRecord, Subscriptions } from '../state/subscriptions.js';
@@ -61,7 +62,16 @@ export interface WebhookDelivery {
   replays: number;
   /** The event, as every attempt sent it. */
   event: SandboxEvent;
+  /**
+   * Set only when the chaos profile made it (docs/chaos.md): `duplicate`, a second delivery
+   * of an event another delivery carries too; `held`, held back so later events overtook it.
+   */
+  chaos?: DeliveryChaos;
 }
+
+/** See {@link WebhookDelivery.chaos}. */
+export const DELIVERY_CHAOS = ['duplicate', 'held'] as const;
+export type DeliveryChaos = (typeof DELIVERY_CHAOS)[number];
 
 interface DeliveryRecord {
   id: string;
@@ -80,6 +90,7 @@ interface DeliveryRecord {
   nextMs: number | null;
   timer: TimerHandle | null;
   replays: number;
+  chaos: DeliveryChaos | null;
 }
 
 /** One attempt that fell due: `sent` (its place in the log) and `atMs` are fixed when it leaves the batch. */
@@ -130,6 +141,8 @@ interface DeliveriesDeps {
   /** Real milliseconds an attempt may take (option `webhookTimeout`, default 10 s). */
   timeoutMs: number;
   onError: (error: unknown) => void;
+  /** The chaos profile's duplicates and reordering, drawn once per new delivery. */
+  chaos?: Chaos;
 }
 
 /**
@@ -257,25 +270,46 @@ export class Deliveries implements Service {
     if (targets.length === 0) return;
     const body = JSON.stringify(event);
     for (const subscription of targets) {
-      const delivery: DeliveryRecord = {
-        id: this.deps.random.id('dlv'),
-        seq: this.seq++,
-        account,
-        event,
-        body,
-        signature: sign(body, subscription.secret),
-        subscription,
-        state: 'pending',
-        attempts: [],
-        firstMs: this.deps.clock.now(),
-        nextMs: null,
-        timer: null,
-        replays: 0,
-      };
-      this.all.push(delivery);
-      this.byId.set(delivery.id, delivery);
-      void this.begin(delivery);
+      const chaos = this.deps.chaos?.delivery();
+      const delivery = this.create(account, event, body, sign(body, subscription.secret), subscription, chaos?.holdMs ? 'held' : null);
+      if (chaos?.holdMs) this.hold(delivery, chaos.holdMs);
+      else void this.begin(delivery);
+      // The copy carries the same bytes and signature, and leaves now, beside (or before) the original.
+      if (chaos?.duplicate) void this.begin(this.create(account, event, body, delivery.signature, subscription, 'duplicate'));
     }
+  }
+
+  private create(account: string, event: SandboxEvent, body: string, signature: string, subscription: SubscriptionRecord, chaos: DeliveryChaos | null): DeliveryRecord {
+    const delivery: DeliveryRecord = {
+      id: this.deps.random.id('dlv'),
+      seq: this.seq++,
+      account,
+      event,
+      body,
+      signature,
+      subscription,
+      state: 'pending',
+      attempts: [],
+      firstMs: this.deps.clock.now(),
+      nextMs: null,
+      timer: null,
+      replays: 0,
+      chaos,
+    };
+    this.all.push(delivery);
+    this.byId.set(delivery.id, delivery);
+    return delivery;
+  }
+
+  /** A reordered delivery: pending, its first attempt `ms` of virtual time from now (a retry's timer, so cancel and stop reach it). */
+  private hold(delivery: DeliveryRecord, ms: number): void {
+    const { clock } = this.deps;
+    this.pending.add(delivery);
+    delivery.nextMs = clock.now() + ms;
+    delivery.timer = clock.setTimeout(() => {
+      delivery.timer = null;
+      void this.begin(delivery);
+    }, ms);
   }
 
   private begin(delivery: DeliveryRecord): Promise<void> {
@@ -448,6 +482,7 @@ export class Deliveries implements Service {
       nextAttemptAt: isoOrNull(d.nextMs),
       replays: d.replays,
       event: structuredClone(d.event),
+      ...(d.chaos === null ? {} : { chaos: d.chaos }),
     };
   }
 }

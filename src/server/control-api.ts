@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { answerOptions, inboundCallOptions } from '../control/calls.js';
 import { faultRule } from '../control/faults.js';
+import { chaosProfile } from '../control/chaos.js';
 import { check, inControlApi } from '../control/context.js';
 import { eventPositions } from '../control/events.js';
 import { deliveryPages } from '../control/webhooks.js';
@@ -53,6 +54,7 @@ const sessionBody = object(
         { description: 'Marks the session\'s /v1 deprecated: Deprecation, Sunset and Link headers on every answer.' },
       ),
     ),
+    chaos: optional(chaosProfile), // createSandbox's `chaos` (docs/chaos.md)
   },
   { description: 'A new session.' },
 );

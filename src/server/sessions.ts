@@ -46,6 +46,8 @@ export interface SessionOptions {
   clock?: ClockMode;
   deprecation?: NonNullable<Parameters<typeof createSandbox>[0]>['deprecation'];
   webhookTimeout?: Duration;
+  /** createSandbox's `chaos` profile (docs/chaos.md). */
+  chaos?: NonNullable<Parameters<typeof createSandbox>[0]>['chaos'];
 }
 
 /** Where session ids and the server's keys come from. */
@@ -155,6 +157,7 @@ export class Sessions {
       ...(clock === undefined ? {} : { clock }),
       ...(webhookTimeout === undefined ? {} : { webhookTimeout }),
       ...(options.deprecation === undefined ? {} : { deprecation: options.deprecation }),
+      ...(options.chaos === undefined ? {} : { chaos: options.chaos }),
     });
   }
 

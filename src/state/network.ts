@@ -9,6 +9,7 @@ import {
   type MessageOutcome,
   type ResolvedBehavior,
 } from '../sim/carrier.js';
+import type { Chaos } from './chaos.js';
 import { PerNumber } from './per-number.js';
 
 /**
@@ -16,10 +17,14 @@ import { PerNumber } from './per-number.js';
  * behaviour and message outcome, and one-shot ones queued for the next calls or messages.
  * Behaviours arrive validated (src/control/network.ts); a queued one is taken when a call
  * is placed or a message accepted, so it belongs to the call or message that used it up.
+ * A call or message to a number nothing scripted (and no magic number) takes the chaos
+ * profile's mix, when there is one.
  */
 export class Network implements Service {
   private readonly calls = new PerNumber<CallBehavior>();
   private readonly messages = new PerNumber<MessageBehavior>();
+
+  constructor(private readonly chaos?: Chaos) {}
 
   setBehavior(number: string, behavior: CallBehavior): void {
     this.calls.set(number, behavior);
@@ -70,12 +75,21 @@ export class Network implements Service {
 
   /** The behaviour of a call being placed to `to` now; uses up one queued behaviour. */
   nextCall(to: string): ResolvedBehavior {
-    return resolveBehavior(this.calls.take(to) ?? defaultBehavior(to));
+    return resolveBehavior(this.calls.take(to) ?? this.unscriptedCall(to));
   }
 
   /** The outcome of a message accepted for `to` now; uses up one queued behaviour. */
   nextMessage(to: string): MessageOutcome {
-    return this.messages.take(to)?.outcome ?? defaultMessageOutcome(to);
+    const scripted = this.messages.take(to);
+    if (scripted) return scripted.outcome ?? defaultMessageOutcome(to);
+    const fallback = defaultMessageOutcome(to);
+    return fallback === 'delivered' ? (this.chaos?.message() ?? fallback) : fallback;
+  }
+
+  /** A magic number's behaviour, else the chaos mix's draw, else the carrier's default. */
+  private unscriptedCall(to: string): CallBehavior {
+    const fallback = defaultBehavior(to);
+    return fallback.outcome === undefined ? (this.chaos?.call() ?? fallback) : fallback;
   }
 
   reset(): void {

@@ -427,6 +427,8 @@ export interface components {
         Sunset: string;
         /** @description Only when this version is deprecated with a successor: `<URL>; rel="successor-version"`. */
         Link: string;
+        /** @description Only when the sandbox's chaos profile touched this answer (docs/chaos.md): what it did, comma-separated, `status=503` (an injected 5xx or 429) and `latency=250ms` (real time added before the answer left). */
+        "X-Sandbox-Chaos": string;
     };
     pathItems: never;
 }
@@ -469,6 +471,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -563,6 +566,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -582,6 +586,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -601,6 +606,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -620,6 +626,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -640,6 +647,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -659,6 +667,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -678,6 +687,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -698,6 +708,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -758,6 +769,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -886,6 +898,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -905,6 +918,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -924,6 +938,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -943,6 +958,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -962,6 +978,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -981,6 +998,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -1001,6 +1019,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1020,6 +1039,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1039,6 +1059,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -1059,6 +1080,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1095,6 +1117,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1223,6 +1246,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1242,6 +1266,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1261,6 +1286,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1280,6 +1306,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -1300,6 +1327,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1319,6 +1347,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1338,6 +1367,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -1358,6 +1388,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1404,6 +1435,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1492,6 +1524,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1511,6 +1544,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1530,6 +1564,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1549,6 +1584,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1568,6 +1604,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1587,6 +1624,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1606,6 +1644,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -1626,6 +1665,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1645,6 +1685,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1664,6 +1705,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -1684,6 +1726,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1733,6 +1776,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1843,6 +1887,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1862,6 +1907,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1881,6 +1927,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1900,6 +1947,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -1920,6 +1968,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1939,6 +1988,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1958,6 +2008,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -1978,6 +2029,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2187,6 +2239,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2262,6 +2315,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2281,6 +2335,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2300,6 +2355,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2319,6 +2375,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2338,6 +2395,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2357,6 +2415,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -2377,6 +2436,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2396,6 +2456,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2415,6 +2476,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -2435,6 +2497,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2519,6 +2582,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2594,6 +2658,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2613,6 +2678,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2632,6 +2698,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2651,6 +2718,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2670,6 +2738,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2689,6 +2758,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2708,6 +2778,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -2728,6 +2799,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2747,6 +2819,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2766,6 +2839,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -2786,6 +2860,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2822,6 +2897,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2839,6 +2915,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2858,6 +2935,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2877,6 +2955,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2896,6 +2975,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -2916,6 +2996,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2935,6 +3016,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2954,6 +3036,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -2974,6 +3057,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3021,6 +3105,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3119,6 +3204,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3138,6 +3224,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3157,6 +3244,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3176,6 +3264,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -3196,6 +3285,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3215,6 +3305,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3234,6 +3325,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -3254,6 +3346,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3338,6 +3431,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3430,6 +3524,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3449,6 +3544,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3468,6 +3564,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3487,6 +3584,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3506,6 +3604,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3525,6 +3624,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -3545,6 +3645,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3564,6 +3665,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3583,6 +3685,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -3603,6 +3706,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3648,6 +3752,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3745,6 +3850,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3764,6 +3870,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3783,6 +3890,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3802,6 +3910,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -3822,6 +3931,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3841,6 +3951,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3860,6 +3971,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -3880,6 +3992,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3916,6 +4029,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4007,6 +4121,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4026,6 +4141,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4045,6 +4161,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4064,6 +4181,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4084,6 +4202,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4103,6 +4222,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4122,6 +4242,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4142,6 +4263,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4178,6 +4300,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     /** @description Bytes of the WAV file. */
                     "Content-Length"?: number;
                     /** @description attachment; filename="rec_….wav" */
@@ -4201,6 +4324,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4220,6 +4344,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4239,6 +4364,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4258,6 +4384,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4277,6 +4404,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4297,6 +4425,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4316,6 +4445,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4335,6 +4465,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4355,6 +4486,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4391,6 +4523,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     /** @description no-cache (server-sent events only). */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -4450,6 +4583,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4469,6 +4603,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4488,6 +4623,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4507,6 +4643,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4526,6 +4663,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4546,6 +4684,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4565,6 +4704,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4584,6 +4724,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4604,6 +4745,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4643,6 +4785,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4683,6 +4826,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4702,6 +4846,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4721,6 +4866,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4740,6 +4886,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4760,6 +4907,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4779,6 +4927,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4798,6 +4947,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4818,6 +4968,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4860,6 +5011,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4896,6 +5048,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4915,6 +5068,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4934,6 +5088,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4953,6 +5108,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4972,6 +5128,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4992,6 +5149,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5011,6 +5169,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5030,6 +5189,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -5050,6 +5210,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5086,6 +5247,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5103,6 +5265,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5122,6 +5285,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5141,6 +5305,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5160,6 +5325,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -5180,6 +5346,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5199,6 +5366,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5218,6 +5386,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -5238,6 +5407,7 @@ export interface operations {
                     Deprecation: components["headers"]["Deprecation"];
                     Sunset: components["headers"]["Sunset"];
                     Link: components["headers"]["Link"];
+                    "X-Sandbox-Chaos": components["headers"]["X-Sandbox-Chaos"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -77,7 +77,7 @@ describe('a browser window on another origin', () => {
     });
     const noOrigin = await sandbox.handle(new Request(`${sandbox.baseUrl}/v1/calls`, { headers: { authorization: `Bearer ${KEY}` } }));
     expect(noOrigin.headers.get('access-control-allow-origin')).toBe('*');
-    expect(noOrigin.headers.get('access-control-expose-headers')).toBe('X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Content-Disposition, Deprecation, Sunset, Link');
+    expect(noOrigin.headers.get('access-control-expose-headers')).toBe('X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Content-Disposition, Deprecation, Sunset, Link, X-Sandbox-Chaos');
     // A preflight counts against no rate limit: the first real request still has 99 left.
     expect(noOrigin.headers.get('x-ratelimit-remaining')).toBe('99');
   });
