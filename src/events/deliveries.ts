@@ -10,6 +10,7 @@ import type { EventType, SandboxEvent } from '../state/resources.js';
 import type { SubscriptionEvents, SubscriptionRecord, Subscriptions } from '../state/subscriptions.js';
 import { attemptOffset } from './retry-schedule.js';
 import { sign } from './signature.js';
+import type { SimulatedReceivers } from './receivers.js';
 import { postWebhook, type PostResult } from './transport.js';
 
 /**
@@ -130,6 +131,8 @@ interface DeliveriesDeps {
   /** Real milliseconds an attempt may take (option `webhookTimeout`, default 10 s). */
   timeoutMs: number;
   onError: (error: unknown) => void;
+  /** Receivers simulated by URL (a scenario's); the others are posted to over HTTP. */
+  receivers?: SimulatedReceivers;
 }
 
 /**
@@ -349,6 +352,8 @@ export class Deliveries implements Service {
 
   private post({ delivery, n }: Job): Promise<PostResult> {
     const { event, subscription } = delivery;
+    const simulated = this.deps.receivers?.answer(subscription.url);
+    if (simulated) return Promise.resolve(simulated);
     return postWebhook({
       url: subscription.url,
       body: delivery.body,
