@@ -113,8 +113,20 @@ const requestSchema = object(
   { description: 'A request to the API with the scenario\'s key; `as` names its answer for later steps.' },
 );
 
-const inboundCallSchema = object({ ...inboundCallOptions.shape, as: optional(ref) }, { description: 'An inbound call (sandbox.calls.inbound); `apiKey` defaults to the scenario\'s.', label: 'field' });
-const inboundMessageSchema = object({ ...inboundMessageOptions.shape, as: optional(ref) }, { description: 'An inbound SMS or MMS (sandbox.messages.inbound).', label: 'field' });
+/** `inner`, or a string holding a {{name.field}} reference (checked once it is resolved, when the step runs). */
+function refOr<T>(inner: Schema<T>): Schema<T> {
+  return custom({
+    hint: `${inner.hint}, or a {{name.field}} reference`,
+    parse: (value, path) => (typeof value === 'string' && REFERENCE.test(value) ? (value as T) : inner.parse(value, path)),
+    openapi: () => ({ anyOf: [inner.openapi(), { type: 'string', pattern: REFERENCE.source, description: 'A {{name.field}} reference to what an earlier step named.' }] }),
+  });
+}
+const REFERENCE = /\{\{[^}]+\}\}/;
+const { from: callFrom, to: callTo } = inboundCallOptions.shape;
+const { from: messageFrom, to: messageTo } = inboundMessageOptions.shape;
+
+const inboundCallSchema = object({ ...inboundCallOptions.shape, from: refOr(callFrom), to: refOr(callTo), as: optional(ref) }, { description: 'An inbound call (sandbox.calls.inbound); `apiKey` defaults to the scenario\'s.', label: 'field' });
+const inboundMessageSchema = object({ ...inboundMessageOptions.shape, from: refOr(messageFrom), to: refOr(messageTo), as: optional(ref) }, { description: 'An inbound SMS or MMS (sandbox.messages.inbound).', label: 'field' });
 const receiverStep = object({ url: string({ description: 'A subscription\'s URL.', max: 2048 }), answer: receiverAnswer }, { description: 'From now on the simulated receiver at `url` answers so.' });
 
 const eventMatch = either(
