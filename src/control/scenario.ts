@@ -57,8 +57,15 @@ const fieldsSchema: Schema<Record<string, unknown>> = custom({
   openapi: () => ({ type: 'object', description: 'Fields the resource must have (a partial match, nested objects too); strings may hold {{name.field}} references.' }),
 });
 
-const behaviors = <B>(item: Schema<B>, what: string): Schema<B | B[]> =>
-  either(item, array(item, { description: `${what}, one per call or message in order; after the last, the default applies again.`, min: 1, max: 1000 }), `a behaviour object, or a non-empty array of them (${what})`);
+/** A behaviour, or an array of them queued one per call or message: each checked by `item`, so its errors keep their fix. */
+function behaviors<B>(item: Schema<B>, what: string): Schema<B | B[]> {
+  const list = array(item, { description: `${what}, one per call or message in order; after the last, the default applies again.`, min: 1, max: 1000 });
+  return custom({
+    hint: `a behaviour object, or a non-empty array of them (${what})`,
+    parse: (value, path) => (Array.isArray(value) ? list.parse(value, path) : item.parse(value, path)),
+    openapi: () => ({ anyOf: [item.openapi(), list.openapi()] }),
+  });
+}
 const networkSchema = record(behaviors(callBehavior, 'Queued call behaviours'), {
   description: 'The carrier per destination number: a behaviour for every call to it, or an array queued for the next calls (docs/calls.md).',
   key: E164,
