@@ -680,3 +680,47 @@ function attemptLine(attempt: WebhookAttempt, state: DeliveryState): string {
   const answer = attempt.status === null ? 'no answer' : String(attempt.status);
   return `${'webhook'.padEnd(17)}${attempt.eventType} -> ${attempt.url} ${answer} (attempt ${attempt.attempt}${attempt.replay ? `, replay ${attempt.replay}` : ''}; ${state})`;
 }
+
+/** The JSON Schema of a {@link ScenarioResult}, for the control API's document. */
+export function scenarioResultJsonSchema(): JsonSchema {
+  const entry = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['offsetMs', 'at', 'kind', 'text'],
+    properties: {
+      offsetMs: { type: 'integer', minimum: 0, description: 'Virtual milliseconds since the scenario began.' },
+      at: { type: 'string', format: 'date-time' },
+      kind: { type: 'string', enum: ['setup', 'step', 'request', 'event', 'attempt', 'expect', 'failure'] },
+      text: { type: 'string', description: 'The line as `svc-sandbox run` prints it after the time.' },
+      subject: { type: 'string' },
+      eventType: { type: 'string', enum: [...EVENT_TYPES] },
+      ok: { type: 'boolean' },
+      callId: { type: 'string' },
+    },
+  };
+  return {
+    type: 'object',
+    description: 'What a scenario run came to: passed, its timeline, and the first expectation that failed with what was seen instead.',
+    additionalProperties: false,
+    required: ['name', 'passed', 'held', 'timeline', 'failure', 'startedAt', 'endedAt'],
+    properties: {
+      name: { type: 'string' },
+      passed: { type: 'boolean' },
+      held: { type: 'integer', minimum: 0, description: 'Expectations checked that held.' },
+      timeline: { type: 'array', items: entry },
+      failure: {
+        anyOf: [
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['step', 'path', 'message', 'expected', 'seen'],
+            properties: { step: { type: 'integer', minimum: -1 }, path: { type: 'string', description: 'JSON path in the file, e.g. steps[4].expect.events[2].' }, message: { type: 'string' }, expected: {}, seen: {} },
+          },
+          { type: 'null' },
+        ],
+      },
+      startedAt: { type: 'string', format: 'date-time' },
+      endedAt: { type: 'string', format: 'date-time' },
+    },
+  };
+}
