@@ -1,9 +1,8 @@
-import { eventJson } from '../control/json-schemas.js';
+import { EVENT_TYPES, eventJson } from '../control/json-schemas.js';
 import { scenarioResultJsonSchema, scenarioSchema } from '../control/scenario.js';
 import { TRIGGER_OVERRIDES } from '../control/triggers.js';
 import { check } from '../control/context.js';
 import { custom, invalid, object, oneOf, optional, string, type Schema } from '../core/schema.js';
-import { EVENT_TYPES, type EventType } from '../state/resources.js';
 import type { ControlRoute } from './control-route.js';
 import { json } from './http.js';
 import type { Session } from './sessions.js';
@@ -69,7 +68,7 @@ export const scenarioRoutes: ControlRoute[] = [
       const input = check(triggerBody, body === undefined ? {} : body, '');
       const apiKey = input.apiKey ?? sessionKey(session);
       try {
-        const event = await session.sandbox.trigger(input.type as EventType, (input.data ?? {}) as never, apiKey === undefined ? {} : { apiKey });
+        const event = await session.sandbox.trigger(input.type, (input.data ?? {}) as never, apiKey === undefined ? {} : { apiKey });
         return json(201, event);
       } finally {
         session.streams.changed();
