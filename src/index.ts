@@ -29,6 +29,7 @@ export type { JournalEntry } from './state/journal.js';
 // Scenarios and triggers (docs/scenarios.md)
 export type { Scenario, ScenarioStep, ScenarioExpectation, ScenarioResult, ScenarioFailure, ScenarioRunOptions, TimelineEntry } from './control/scenario.js';
 export { parseScenario, scenarioJsonSchema, formatTimeline } from './control/scenario.js';
+export { timelineSvg } from './control/timeline-svg.js';
 export type { TriggerOptions, TriggerOverrides } from './control/triggers.js';
 export type { ReceiverAnswer } from './events/receivers.js';
 
