@@ -369,7 +369,7 @@ export function formatTimeline(result: ScenarioResult): string {
 }
 
 function eventLine(event: SandboxEvent): Pick<TimelineEntry, 'text' | 'subject' | 'callId'> {
-  const type = event.type.padEnd(17);
+  const type = `${event.type.padEnd(17)} `;
   switch (event.type) {
     case 'call.started':
     case 'call.answered':
@@ -484,15 +484,15 @@ class Run {
     const s = this.scenario;
     for (const [i, n] of (s.numbers ?? []).entries()) {
       const { as, ...body } = n;
-      const made = await this.api('POST', '/v1/numbers', body, `numbers[${i}]`, 201);
+      const made = await this.api('POST', '/v1/numbers', body, `numbers[${i}]`, 201, true);
       this.named.set(as, made);
-      this.add('setup', `number ${as} = ${(made as { number: string }).number}`);
+      this.add('setup', `number ${as}: ${(made as { number: string }).number}`);
     }
     for (const [i, w] of (s.webhooks ?? []).entries()) {
       if (w.receiver !== undefined) this.host.receivers.set(w.url, w.receiver);
-      const made = await this.api('POST', '/v1/webhooks', { url: w.url, events: w.events ?? [...EVENT_TYPES] }, `webhooks[${i}]`, 201);
+      const made = await this.api('POST', '/v1/webhooks', { url: w.url, events: w.events ?? [...EVENT_TYPES] }, `webhooks[${i}]`, 201, true);
       if (w.as) this.named.set(w.as, made);
-      this.add('setup', `webhook ${w.url}${w.receiver === undefined ? '' : ` (simulated receiver: ${w.receiver})`}`);
+      this.add('setup', `webhook ${w.url} for ${w.events?.join(', ') ?? 'every event'}${w.receiver === undefined ? '' : ` (simulated receiver answers ${w.receiver})`}`);
     }
     this.script(s.network, s.messageNetwork);
   }
@@ -522,14 +522,14 @@ class Run {
       if (r.as) this.named.set(r.as, answer);
     } else if (step.inboundCall) {
       const { as, ...options } = this.resolve(step.inboundCall, `${path}.inboundCall`) as NonNullable<ScenarioStep['inboundCall']>;
+      this.add('step', `inbound call ${options.from} -> ${options.to}`);
       const call = sandbox.calls.inbound({ apiKey: this.apiKey, ...options });
       if (as) this.named.set(as, call);
-      this.add('step', `inbound call ${options.from} -> ${options.to}: ${call.id}`, { subject: call.id });
     } else if (step.inboundMessage) {
       const { as, ...options } = this.resolve(step.inboundMessage, `${path}.inboundMessage`) as NonNullable<ScenarioStep['inboundMessage']>;
+      this.add('step', `inbound message ${options.from} -> ${options.to}${options.body === undefined ? '' : ` ${JSON.stringify(options.body)}`}`);
       const message = sandbox.messages.inbound(options);
       if (as) this.named.set(as, message);
-      this.add('step', `inbound message ${options.from} -> ${options.to}: ${message.id}`, { subject: message.id });
     } else if (step.network || step.messageNetwork) {
       this.script(step.network, step.messageNetwork);
     } else if (step.answer !== undefined) {
@@ -551,7 +551,8 @@ class Run {
   }
 
   /** A `/v1` request with the scenario's key: its answer, or a failure when the status is not the one expected. */
-  private async api(method: string, target: string, body: unknown, path: string, status?: number): Promise<unknown> {
+  private async api(method: string, target: string, body: unknown, path: string, status?: number, quiet = false): Promise<unknown> {
+    const before = this.timeline.length;
     const response = await this.sandbox.fetch(target, {
       method,
       headers: { authorization: `Bearer ${this.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -561,7 +562,11 @@ class Run {
     const answer: unknown = text ? JSON.parse(text) : null;
     const error = (answer as { error?: { code: string; message: string } } | null)?.error;
     const id = (answer as { id?: string } | null)?.id;
-    this.add('request', `${method} ${target} -> ${response.status}${error ? ` ${error.code}: ${error.message}` : id ? ` ${id}${(answer as { status?: string }).status ? ` ${(answer as { status?: string }).status}` : ''}` : ''}`, id ? { subject: id } : {});
+    if (!quiet) {
+      // Before the events the request caused, at the instant it was answered.
+      this.add('request', `${method} ${target} -> ${response.status}${error ? ` ${error.code}: ${error.message}` : id ? ` ${id}${(answer as { status?: string }).status ? ` ${(answer as { status?: string }).status}` : ''}` : ''}`, id ? { subject: id } : {});
+      this.timeline.splice(before, 0, this.timeline.pop()!);
+    }
     const ok = status === undefined ? response.status < 300 : response.status === status;
     if (!ok) {
       this.fail(
@@ -571,7 +576,7 @@ class Run {
         response.status,
       );
     }
-    if (status !== undefined) this.held += 1;
+    if (status !== undefined && !quiet) this.held += 1;
     return answer;
   }
 
@@ -609,8 +614,7 @@ class Run {
     for (const [i, r] of (expect.resources ?? []).entries()) {
       const p = `${path}.resources[${i}]`;
       const target = this.resolve(r.path, `${p}.path`) as string;
-      const answer = await this.api('GET', target, undefined, p, 200);
-      this.held -= 1; // the status is part of this one expectation
+      const answer = await this.api('GET', target, undefined, p, 200, true);
       this.expectFields(r.fields, answer, `${p}.fields`);
       this.add('expect', `ok   GET ${target}: ${Object.keys(r.fields).join(', ')}`);
     }
@@ -678,7 +682,7 @@ function describeBehavior(behavior: object | object[]): string {
 
 function attemptLine(attempt: WebhookAttempt, state: DeliveryState): string {
   const answer = attempt.status === null ? 'no answer' : String(attempt.status);
-  return `${'webhook'.padEnd(17)}${attempt.eventType} -> ${attempt.url} ${answer} (attempt ${attempt.attempt}${attempt.replay ? `, replay ${attempt.replay}` : ''}; ${state})`;
+  return `${'webhook'.padEnd(17)} ${attempt.eventType} -> ${attempt.url} ${answer} (attempt ${attempt.attempt}${attempt.replay ? `, replay ${attempt.replay}` : ''}; ${state})`;
 }
 
 /** The JSON Schema of a {@link ScenarioResult}, for the control API's document. */

@@ -12,7 +12,7 @@ import type { ScenarioResult, TimelineEntry } from './scenario.js';
  */
 
 const WIDTH = 960;
-const LEFT = 190;
+const LEFT = 260;
 const RIGHT = 30;
 const TOP = 58;
 const ROW = 26;
@@ -120,9 +120,9 @@ export function timelineSvg(result: ScenarioResult): string {
     const color = call.end === null ? COLORS.live : (COLORS[call.disposition as keyof typeof COLORS] ?? COLORS.live);
     const y = mid();
     out.push(`<g class="call" data-call="${escapeXml(call.id)}">`, label(call.id));
+    if (call.disposition) out.push(`<text x="${LEFT - 10}" y="${y + 4}" text-anchor="end" fill="${color}">${escapeXml(call.disposition)}</text>`);
     out.push(`<rect class="call-bar" x="${r(x(call.start))}" y="${y - 6}" width="${r(Math.max(2, x(end) - x(call.start)))}" height="12" rx="3" fill="${color}" fill-opacity="0.75"><title>${escapeXml(call.lines.join('\n'))}</title></rect>`);
     if (call.answered !== null) out.push(`<circle class="answered" cx="${r(x(call.answered))}" cy="${y}" r="4" fill="#fff" stroke="${color}" stroke-width="2"><title>answered at ${escapeXml(seconds(call.answered))}</title></circle>`);
-    if (call.end !== null && call.disposition) out.push(`<text x="${r(x(end) + 6)}" y="${y + 4}" fill="${color}">${escapeXml(call.disposition)}</text>`);
     for (const mark of call.marks) out.push(`<path class="ready" d="M${r(x(mark.offsetMs))} ${y - 6} l5 6 l-5 6 l-5 -6 z" fill="#6a1b9a"><title>${escapeXml(`${at(mark)} ${mark.text}`)}</title></path>`);
     out.push('</g>');
     row += 1;

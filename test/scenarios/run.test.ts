@@ -48,8 +48,8 @@ describe('a run', () => {
     const text = formatTimeline(result);
     expect(text).toMatch(/^\+ {4}0s {2}network \+14155550123: outcome=answered talk=20s$/m);
     expect(text).toMatch(/^\+ {4}0s {2}POST \/v1\/calls -> 201 call_\w+ ringing$/m);
-    expect(text).toMatch(/^\+ {4}5s {2}call\.answered {4}call_\w+ answered by=human$/m);
-    expect(text).toMatch(/^\+ {3}25s {2}call\.completed {3}call_\w+ completed disposition=answered duration=20s$/m);
+    expect(text).toMatch(/^\+ {4}5s {2}call\.answered {5}call_\w+ answered by=human$/m);
+    expect(text).toMatch(/^\+ {3}25s {2}call\.completed {4}call_\w+ completed disposition=answered duration=20s$/m);
     expect(text).toMatch(/^\+ {3}60s {2}ok {3}events: 5 in order$/m);
   });
 
