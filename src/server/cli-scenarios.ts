@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
-import { formatTimeline, type ScenarioResult } from '../control/scenario.js';
+import { formatTimeline, parseScenario, type ScenarioResult } from '../control/scenario.js';
 import { timelineSvg } from '../control/timeline-svg.js';
 import { EVENT_TYPES } from '../control/json-schemas.js';
 import { SandboxError } from '../core/errors.js';
@@ -96,10 +96,11 @@ export async function runCommand(args: string[]): Promise<number> {
       return usage(`${file}: \`startTime\`: ${(error as Error).message}`, 'run');
     }
     try {
+      parseScenario(scenario); // an invalid file says so before anything is printed
       console.log(`scenario: ${String(scenario.name ?? file)} (${file}, seed ${seed})`);
       const result = await sandbox.run(scenario);
       console.log(formatTimeline(result));
-      console.log(result.passed ? `PASS  ${result.name}: ${result.held} expectations held\n` : `FAIL  ${result.name}: ${result.failure!.message}\n`);
+      console.log(result.passed ? `PASS  ${result.name}: ${result.held} ${result.held === 1 ? 'expectation' : 'expectations'} held\n` : `FAIL  ${result.name}: ${result.failure!.message}\n`);
       results.push({ file, result });
       if (values.svg !== undefined) {
         const out = files.length === 1 ? values.svg : values.svg.replace(/(\.svg)?$/i, `-${basename(file).replace(/\.json$/i, '')}.svg`);

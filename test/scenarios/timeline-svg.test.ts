@@ -84,3 +84,18 @@ describe('timelineSvg', () => {
     expect(labels).toEqual(['0', '1s', '10s', '1m', '10m', '1h', '6h', '1d']);
   });
 });
+
+describe('the picture in docs/scenarios.md', () => {
+  it('is what examples/scenarios/webhook-down-then-replayed.json draws (regenerate: svc-sandbox run FILE --svg docs/scenario-timeline.svg)', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { createSandbox } = await import('../../src/index.js');
+    const scenario = JSON.parse(readFileSync(new URL('../../examples/scenarios/webhook-down-then-replayed.json', import.meta.url), 'utf8'));
+    const sandbox = createSandbox({ seed: scenario.seed });
+    try {
+      const drawn = timelineSvg(await sandbox.run(scenario));
+      expect(drawn).toBe(readFileSync(new URL('../../docs/scenario-timeline.svg', import.meta.url), 'utf8'));
+    } finally {
+      sandbox.close();
+    }
+  });
+});
