@@ -37,12 +37,15 @@ const triggerBody = object(
   { description: 'Make one event of `type` through a real state change.' },
 );
 
-export const scenarioRoutes: ControlRoute[] = [
+/** Each with a `description` of its own, which the control document uses (src/server/openapi.ts). */
+export const scenarioRoutes: Array<ControlRoute & { description: string }> = [
   {
     method: 'POST',
     path: '/sessions/{s}/scenario',
     summary: 'sandbox.run: run a scenario file on the session (its JSON as the body): 200 with the result, passed or not; 400 naming the JSON path of an invalid file',
     operationId: 'runScenario',
+    description:
+      'Runs a scenario file (docs/scenarios.md; its JSON Schema is svc-sandbox/scenario.schema.json) on the session from its current virtual now, as the session\'s key: numbers, subscriptions and the carrier first, then each step at its `at`. Answers 200 with `passed`, the timeline and the first expectation that failed with what was seen instead; 400 with `param` the JSON path when the file is not valid.',
     body: scenarioSchema as Schema<unknown>,
     status: 200,
     response: scenarioResultJsonSchema(),
@@ -60,6 +63,8 @@ export const scenarioRoutes: ControlRoute[] = [
     path: '/sessions/{s}/trigger',
     summary: 'sandbox.trigger: make one event of a type through a real state change (virtual time moves as far as it needs): 201 with the event',
     operationId: 'triggerEvent',
+    description:
+      'Makes one event of `type` through the smallest real story that ends in it, told through /v1 with the session\'s key (or `apiKey`): the resource read afterwards equals the event\'s data and the webhook is signed like any other. Virtual time moves as far as the story needs. `data` sets fields of the event\'s data (docs/scenarios.md, "Triggers"); an unknown one is 400 naming `data.<field>`.',
     body: triggerBody as Schema<unknown>,
     status: 201,
     response: eventJson(),
