@@ -23,6 +23,7 @@ import type { ReceiverAnswer, SimulatedReceivers } from '../events/receivers.js'
 import type { DeliveryState, WebhookAttempt } from '../events/deliveries.js';
 import { DELIVERY_STATES } from '../events/deliveries.js';
 import type { CallBehavior, MessageBehavior } from '../sim/carrier.js';
+import { NUMBER_KINDS, type NumberKind } from '../sim/inventory.js';
 import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/resources.js';
 import type { CallScripting } from './calls.js';
 import { check } from './context.js';
@@ -87,7 +88,7 @@ const numberSchema = object(
   {
     as: ref,
     number: optional(phoneNumber('A number from GET /v1/numbers (else the first available match).')),
-    kind: optional(oneOf(['local', 'toll_free', 'mobile'] as const, 'The kind of number.')),
+    kind: optional(oneOf(NUMBER_KINDS, 'The kind of number.')),
     country: optional(string({ description: 'ISO 3166 alpha-2 country code.', pattern: /^[A-Z]{2}$/, patternHint: 'two capital letters, e.g. US' })),
     area_code: optional(string({ description: 'Area code.', pattern: /^\d{1,5}$/, patternHint: '1 to 5 digits' })),
     routing: optional(anyJson),
@@ -263,7 +264,7 @@ export interface Scenario {
   seed?: number;
   startTime?: string;
   apiKey?: string;
-  numbers?: Array<{ as: string; number?: string; kind?: 'local' | 'toll_free' | 'mobile'; country?: string; area_code?: string; routing?: unknown; caller_id?: unknown; sms?: unknown }>;
+  numbers?: Array<{ as: string; number?: string; kind?: NumberKind; country?: string; area_code?: string; routing?: unknown; caller_id?: unknown; sms?: unknown }>;
   webhooks?: Array<{ as?: string; url: string; events?: EventType[]; receiver?: ReceiverAnswer }>;
   network?: Record<string, CallBehavior | CallBehavior[]>;
   messageNetwork?: Record<string, MessageBehavior | MessageBehavior[]>;
