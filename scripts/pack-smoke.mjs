@@ -3,7 +3,8 @@
 // promises, each in a section of its own (timed):
 //   ESM import · require() from CommonJS · Jest (default config: CommonJS) · Jest ESM mode ·
 //   node --test · svc-sandbox/vitest under vitest · the svc-sandbox bin (serve, and exec running the
-//   example suites: examples/python, examples/go, examples/ruby, examples/curl) · tsc, skipLibCheck off.
+//   example suites: examples/python, examples/go, examples/ruby, examples/curl; run on an example
+//   scenario) · tsc, skipLibCheck off.
 // Before that, in this repo: the build leaves the bin executable, and `npm publish --dry-run`
 // has nothing to say about package.json.
 // A language whose toolchain is missing here is skipped with a loud line; with CI=true it fails.
@@ -428,6 +429,15 @@ describe('options for a suite', () => {
       return `${count} ${example.name} tests passed (${example.command.slice(0, 3).join(' ')} …)`;
     });
   }
+
+  await section('svc-sandbox run: an example scenario through the installed bin, with the published schema', () => {
+    const file = join(root, 'examples/scenarios/busy-then-answered.json');
+    const output = run('npx', ['--no-install', 'svc-sandbox', 'run', file, '--svg', join(work, 'timeline.svg')]);
+    if (!/^PASS /m.test(output) || !/^1 scenario passed$/m.test(output)) throw new Error(`svc-sandbox run printed:\n${output}`);
+    const schema = node(['--input-type=module', '-e', "import { createRequire } from 'node:module'; console.log(createRequire(import.meta.url).resolve('svc-sandbox/scenario.schema.json'))"]).trim();
+    if (!schema.endsWith('schemas/scenario.schema.json')) throw new Error(`svc-sandbox/scenario.schema.json resolved to ${schema}`);
+    return 'the busy-then-answered example passed; svc-sandbox/scenario.schema.json resolves';
+  });
 
   await section("svc-sandbox exec passes the command's exit code on", () => {
     const { status: code } = spawnSync('npx', ['--no-install', 'svc-sandbox', 'exec', '--', process.execPath, '-e', 'process.exit(process.env.SVC_API_KEY?.startsWith("SVC_TEST_") ? 5 : 1)'], { cwd: app, env, stdio: 'ignore' });

@@ -26,6 +26,13 @@ export type { KeyScripting } from './control/keys.js';
 export type { RequestJournal, RequestFilter } from './control/requests.js';
 export type { JournalEntry } from './state/journal.js';
 
+// Scenarios and triggers (docs/scenarios.md)
+export type { Scenario, ScenarioStep, ScenarioExpectation, ScenarioResult, ScenarioFailure, ScenarioRunOptions, TimelineEntry } from './control/scenario.js';
+export { parseScenario, scenarioJsonSchema, formatTimeline } from './control/scenario.js';
+export { timelineSvg } from './control/timeline-svg.js';
+export type { TriggerOptions, TriggerOverrides } from './control/triggers.js';
+export type { ReceiverAnswer } from './events/receivers.js';
+
 // Scripting the simulated network
 export type { CallBehavior, CallOutcome, Answerer, MessageBehavior, MessageOutcome, Disposition, AnsweredBy } from './sim/carrier.js';
 export { MAGIC_NUMBERS, MAGIC_MESSAGE_NUMBERS } from './sim/carrier.js';

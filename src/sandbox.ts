@@ -11,6 +11,8 @@ import { eventLog, type EventLog } from './control/events.js';
 import { faultScripting, type FaultScripting } from './control/faults.js';
 import { keyScripting, type KeyScripting } from './control/keys.js';
 import { requestJournal, type RequestJournal } from './control/requests.js';
+import { runScenario, type ScenarioResult, type ScenarioRunOptions } from './control/scenario.js';
+import { trigger, type TriggerOptions, type TriggerOverrides } from './control/triggers.js';
 import { recordingScripting, transcriptScripting, type RecordingScripting, type TranscriptScripting } from './control/media.js';
 import { messageScripting, type MessageScripting } from './control/messages.js';
 import { networkScripting, type NetworkScripting } from './control/network.js';
@@ -25,6 +27,7 @@ import { Steps } from './core/steps.js';
 import { safeIso } from './core/time.js';
 import { EVENT_TYPES, type EventType, type SandboxEvent } from './state/resources.js';
 import { Deliveries, type DeliveryEvents } from './events/deliveries.js';
+import { SimulatedReceivers } from './events/receivers.js';
 import { intercept } from './intercept/interceptor.js';
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js';
 import { NumberInventory } from './sim/inventory.js';
@@ -76,6 +79,8 @@ export class Sandbox {
   /** Errors thrown by the user's own event listeners, rethrown by the next advance(). */
   private readonly listenerErrors: unknown[] = [];
   private listening = false;
+  /** A scenario's simulated webhook receivers (src/events/receivers.ts). */
+  private readonly receivers: SimulatedReceivers;
 
   constructor(options: SandboxOptions = {}) {
     const o = (this.options = resolveOptions(options));
@@ -120,7 +125,8 @@ export class Sandbox {
     const subscriptions = add(new Subscriptions({ clock, random, events }));
 
     // events (out): webhook delivery.
-    const deliveries = add(new Deliveries({ clock, random, subscriptions, events, timeoutMs: o.webhookTimeoutMs, onError, chaos }));
+    const receivers = (this.receivers = add(new SimulatedReceivers()));
+    const deliveries = add(new Deliveries({ clock, random, subscriptions, events, timeoutMs: o.webhookTimeoutMs, onError, chaos, receivers }));
 
     // api (HTTP in).
     const streams = add(new TranscriptStreams({ clock, transcripts, events }));
@@ -377,6 +383,39 @@ export class Sandbox {
    */
   internalErrors(): InternalError[] {
     return [...this.failures];
+  }
+
+  /**
+   * Makes one event of `type` through a real, consistent state change, and resolves with it:
+   * the smallest story that ends in it, told through the API with the account's key on the
+   * virtual clock (virtual time moves as far as it needs; the events leading to it are
+   * emitted too). `GET` of the resource afterwards equals the event's data, and the webhook
+   * is delivered and signed like any other (docs/scenarios.md, "Triggers").
+   *
+   * @example
+   * const busy = await sandbox.trigger('call.completed', { disposition: 'busy' });
+   * const ready = await sandbox.trigger('recording.ready', { duration: 42 }, { apiKey: 'SVC_TEST_me' });
+   */
+  trigger<K extends EventType>(type: K, overrides?: TriggerOverrides[K], options?: TriggerOptions): Promise<SandboxEvent<K>> {
+    this.assertOpen('trigger an event');
+    return trigger(this, type, overrides, options);
+  }
+
+  /**
+   * Runs a scenario (a scenario file's JSON, docs/scenarios.md) on this sandbox from its
+   * current state and virtual now: sets up its numbers, subscriptions and network, plays its
+   * steps on the virtual clock and checks its expectations. Resolves with the result (it
+   * does not reject when an expectation fails: `passed` is false and `failure` says what was
+   * seen instead); rejects with a SandboxError naming the JSON path and the fix when the
+   * scenario is not valid.
+   *
+   * @example
+   * const result = await createSandbox({ seed: 7 }).run(JSON.parse(readFileSync('busy-then-answered.json', 'utf8')));
+   * if (!result.passed) throw new Error(result.failure!.message);
+   */
+  run(scenario: unknown, options: ScenarioRunOptions = {}): Promise<ScenarioResult> {
+    this.assertOpen('run a scenario');
+    return runScenario({ sandbox: this, receivers: this.receivers }, scenario, options);
   }
 
   /**

@@ -149,6 +149,14 @@ class Session:
     def inject_fault(self, **rule):
         self._ok("POST", "/faults", rule, status=201)
 
+    def trigger(self, event_type, **data):
+        """One event of `event_type` through a real state change (data: fields to set); returns the event."""
+        return self._ok("POST", "/trigger", {"type": event_type, "data": data}, status=201)
+
+    def run_scenario(self, scenario):
+        """Runs a scenario file's JSON on this session; returns {passed, timeline, failure, ...}."""
+        return self._ok("POST", "/scenario", scenario)
+
 
 def verify_webhook(raw_body, signature, secret):
     """The SDK's verifyWebhook(): lowercase hex HMAC-SHA256 of the raw body, constant-time compare."""

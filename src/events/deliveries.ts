@@ -11,6 +11,7 @@ import type { EventType, SandboxEvent } from '../state/resources.js';
 import type { SubscriptionEvents, SubscriptionRecord, Subscriptions } from '../state/subscriptions.js';
 import { attemptOffset } from './retry-schedule.js';
 import { sign } from './signature.js';
+import type { SimulatedReceivers } from './receivers.js';
 import { postWebhook, type PostResult } from './transport.js';
 
 /**
@@ -143,6 +144,8 @@ interface DeliveriesDeps {
   onError: (error: unknown) => void;
   /** The chaos profile's duplicates and reordering, drawn once per new delivery. */
   chaos?: Chaos;
+  /** Receivers simulated by URL (a scenario's); the others are posted to over HTTP. */
+  receivers?: SimulatedReceivers;
 }
 
 /**
@@ -383,6 +386,8 @@ export class Deliveries implements Service {
 
   private post({ delivery, n }: Job): Promise<PostResult> {
     const { event, subscription } = delivery;
+    const simulated = this.deps.receivers?.answer(subscription.url);
+    if (simulated) return Promise.resolve(simulated);
     return postWebhook({
       url: subscription.url,
       body: delivery.body,

@@ -7,6 +7,7 @@ import { parseDuration } from '../core/duration.js';
 import type { ClockMode } from '../core/clock.js';
 import { SandboxError } from '../core/errors.js';
 import { nearest } from '../core/suggest.js';
+import { runCommand, triggerCommand } from './cli-scenarios.js';
 import { startServer, type SandboxServer } from './server.js';
 
 /**
@@ -43,6 +44,8 @@ const HELP: Record<string, string> = {
 Commands:
   serve   Serve the sandbox over HTTP until SIGINT or SIGTERM
   exec    Serve on a free port while a command runs, then exit with its exit code
+  run     Run scenario files on fresh sandboxes; print their timelines (docs/scenarios.md)
+  trigger Make one event of a type on a running server
 
 Run 'svc-sandbox <command> --help' for the options of a command.
 Docs: docs/server.md in the package.`,
@@ -105,7 +108,7 @@ type Command = 'main' | 'serve' | 'exec';
 
 /** The usage line that ends every message about a bad argument. */
 const USAGE: Record<Command, string> = {
-  main: "svc-sandbox <serve|exec> [options]  (svc-sandbox --help)",
+  main: "svc-sandbox <serve|exec|run|trigger> [options]  (svc-sandbox --help)",
   serve: "svc-sandbox serve [options]  (svc-sandbox serve --help lists them)",
   exec: "svc-sandbox exec [options] -- <command> [args...]  (svc-sandbox exec --help lists them)",
 };
@@ -210,7 +213,9 @@ async function main(argv: string[]): Promise<number> {
     console.log(version());
     return 0;
   }
-  if (command !== 'serve' && command !== 'exec') throw new Usage(`unknown command '${command}'; use 'serve' or 'exec'.`);
+  if (command === 'run') return runCommand(rest);
+  if (command === 'trigger') return triggerCommand(rest);
+  if (command !== 'serve' && command !== 'exec') throw new Usage(`unknown command '${command}'; use 'serve', 'exec', 'run' or 'trigger'.`);
   const split = rest.indexOf('--');
   const own = command === 'exec' && split >= 0 ? rest.slice(0, split) : rest;
   const child = command === 'exec' && split >= 0 ? rest.slice(split + 1) : [];

@@ -1,3 +1,4 @@
+import { scenarioRoutes } from './control-scenarios.js';
 import { createHash } from 'node:crypto';
 import { answerOptions, inboundCallOptions } from '../control/calls.js';
 import { faultRule } from '../control/faults.js';
@@ -356,6 +357,7 @@ export const controlRoutes: ControlRoute[] = [
     },
   }),
   ...scriptingRoutes,
+  ...scenarioRoutes,
 ];
 
 /**

@@ -167,7 +167,7 @@ describe('svc-sandbox serve', () => {
     );
     const unknown = run(['serv']);
     expect((await unknown.exit).code).toBe(2);
-    expect(unknown.stderr).toMatch(/unknown command 'serv'; use 'serve' or 'exec'/);
+    expect(unknown.stderr).toMatch(/unknown command 'serv'; use 'serve', 'exec', 'run' or 'trigger'/);
   });
 });
 

@@ -51,6 +51,8 @@ const ROUTES: Record<string, string> = {
   'keys.create': 'POST /__sandbox/sessions/{s}/keys',
   'keys.list': 'GET /__sandbox/sessions/{s}/keys',
   'keys.revoke': 'DELETE /__sandbox/sessions/{s}/keys/{key}',
+  run: 'POST /__sandbox/sessions/{s}/scenario',
+  trigger: 'POST /__sandbox/sessions/{s}/trigger',
 };
 
 /** Member → why it has no control route of its own. */

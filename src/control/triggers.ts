@@ -1,0 +1,230 @@
+import type { Duration } from '../core/duration.js';
+import { SandboxError } from '../core/errors.js';
+import { integer, invalid, object, oneOf, optional, phoneNumber, string, boolean, type Schema } from '../core/schema.js';
+import { ANSWERERS, DISPOSITIONS, type CallBehavior } from '../sim/carrier.js';
+import { messageText } from '../state/message-content.js';
+import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/resources.js';
+import type { CallScripting } from './calls.js';
+import type { EventLog } from './events.js';
+import type { MessageScripting } from './messages.js';
+import type { NetworkScripting } from './network.js';
+import type { RequestJournal } from './requests.js';
+import { check, field, say } from './context.js';
+
+/**
+ * Triggers (docs/scenarios.md, "Triggers"): one event of a type on demand, made by the
+ * smallest real story that ends in it, told through the API (`/v1` requests with the
+ * account's key) and the scripting namespaces, on the virtual clock. So the resource a
+ * `GET` reads afterwards is the event's data, and the webhook is delivered and signed like
+ * any other. A trigger moves virtual time as far as its story needs (a call.completed of
+ * an answered call: about a minute; a transcript.ready: about 35 s after that), and the
+ * events that lead to the one asked for (call.started before call.answered) are emitted
+ * too, as they would be.
+ */
+
+/** What a trigger needs of the sandbox: its public members only. */
+export interface TriggerHost {
+  fetch(input: string, init?: RequestInit): Promise<Response>;
+  advanceUntil(match: (event: SandboxEvent) => boolean, options?: { max?: Duration }): Promise<SandboxEvent>;
+  readonly events: EventLog;
+  readonly network: NetworkScripting;
+  readonly messages: MessageScripting;
+  readonly calls: Pick<CallScripting, 'hangUp'>;
+  readonly requests: RequestJournal;
+}
+
+/** Options of `sandbox.trigger`. */
+export interface TriggerOptions {
+  /**
+   * The account the event belongs to, by one of its keys. Default: the key of the latest
+   * request the API accepted (the account the test has been using), else `SVC_TEST_trigger`.
+   */
+  apiKey?: string;
+}
+
+/** The fields of an event's data a trigger can set, per type. */
+export interface TriggerOverrides {
+  'call.started': { to?: string; from?: string; ai_receptionist?: boolean };
+  'call.answered': { to?: string; from?: string; ai_receptionist?: boolean; answered_by?: 'human' | 'voicemail'; agent?: string };
+  'call.completed': {
+    to?: string;
+    from?: string;
+    ai_receptionist?: boolean;
+    answered_by?: 'human' | 'voicemail';
+    agent?: string;
+    disposition?: 'answered' | 'busy' | 'no_answer' | 'failed' | 'canceled';
+    /** Seconds talked (an answered call only). */
+    duration?: number;
+  };
+  'message.received': { from?: string; to?: string; body?: string };
+  'message.delivered': { from?: string; to?: string; body?: string };
+  'recording.ready': { to?: string; from?: string; agent?: string; duration?: number };
+  'transcript.ready': { to?: string; from?: string; duration?: number };
+}
+
+export const DEFAULT_TRIGGER_KEY = 'SVC_TEST_trigger';
+const CALLED = '+14155550123';
+const CALLER = '+14155550100';
+const SENDER = '+14155550123';
+
+const to = optional(phoneNumber('The number called or written to.'));
+const from = optional(phoneNumber('The caller or sender.'));
+const ai = optional(boolean('Let the AI receptionist answer.'));
+const answeredBy = optional(oneOf(['human', 'voicemail'] as const satisfies readonly (typeof ANSWERERS)[number][], 'Who picks up.'));
+const agent = optional(string({ description: 'The agent who answers', max: 64 }));
+const talk = optional(integer({ description: 'Seconds talked.', min: 1, max: 86_400 }));
+const body = optional(messageText);
+const label = { label: 'option' as const };
+
+/** Each type's overrides, checked: an unknown field is refused with the ones it takes. */
+export const TRIGGER_OVERRIDES: { [K in EventType]: Schema<TriggerOverrides[K]> } = {
+  'call.started': object({ to, from, ai_receptionist: ai }, { description: 'Overrides of a call.started trigger.', ...label }),
+  'call.answered': object({ to, from, ai_receptionist: ai, answered_by: answeredBy, agent }, { description: 'Overrides of a call.answered trigger.', ...label }),
+  'call.completed': object(
+    { to, from, ai_receptionist: ai, answered_by: answeredBy, agent, disposition: optional(oneOf(DISPOSITIONS, 'How the call ends.')), duration: talk },
+    {
+      description: 'Overrides of a call.completed trigger.',
+      ...label,
+      check(value, path) {
+        if (value.duration !== undefined && value.disposition !== undefined && value.disposition !== 'answered') {
+          const at = path ? `${path}.duration` : 'duration';
+          throw invalid(`\`${at}\` is the time talked, and a ${value.disposition} call talks 0 s: leave \`duration\` out, or make \`disposition\` "answered".`, at);
+        }
+      },
+    },
+  ),
+  'message.received': object({ from, to, body }, { description: 'Overrides of a message.received trigger (`to`: a number of the account; one is provisioned when it has none).', ...label }),
+  'message.delivered': object({ from, to, body }, { description: 'Overrides of a message.delivered trigger (`from`: a number of the account; one is provisioned when it has none).', ...label }),
+  'recording.ready': object({ to, from, agent, duration: talk }, { description: 'Overrides of a recording.ready trigger.', ...label }),
+  'transcript.ready': object({ to, from, duration: talk }, { description: 'Overrides of a transcript.ready trigger.', ...label }),
+};
+
+/**
+ * Makes one event of `type` through a real state change and resolves with it (see the file's
+ * comment). Refuses an unknown type or override with a SandboxError naming it and the fix.
+ *
+ * @example
+ * const busy = await trigger(sandbox, 'call.completed', { disposition: 'busy' });
+ * (await sandbox.fetch(`/v1/calls/${busy.data.id}`, auth)).json(); // equals busy.data
+ */
+export async function trigger<K extends EventType>(host: TriggerHost, type: K, overrides: unknown = {}, options: TriggerOptions = {}): Promise<SandboxEvent<K>> {
+  if (!(EVENT_TYPES as readonly unknown[]).includes(type)) {
+    throw new SandboxError(say('trigger', `${JSON.stringify(type)} is not an event type: pass one of ${EVENT_TYPES.join(', ')}.`), { param: field('type') });
+  }
+  const input = check(TRIGGER_OVERRIDES[type] as Schema<Record<string, unknown>>, overrides ?? {}, 'trigger', 'overrides');
+  const key = options.apiKey ?? lastAcceptedKey(host) ?? DEFAULT_TRIGGER_KEY;
+  const story = new Story(host, key);
+  return (await story.tell(type, input)) as SandboxEvent<K>;
+}
+
+/** The key of the latest request the API did not refuse for its key. */
+function lastAcceptedKey(host: TriggerHost): string | undefined {
+  const entries = host.requests.list();
+  for (let i = entries.length - 1; i >= 0; i -= 1) {
+    const entry = entries[i]!;
+    if (entry.apiKey !== null && entry.status !== 401 && entry.status !== 403) return entry.apiKey;
+  }
+  return undefined;
+}
+
+/** One trigger's story: API requests with the account's key, and waits on the virtual clock. */
+class Story {
+  constructor(
+    private readonly host: TriggerHost,
+    private readonly key: string,
+  ) {}
+
+  async tell(type: EventType, o: Record<string, any>): Promise<SandboxEvent> {
+    switch (type) {
+      case 'call.started':
+        return this.call(type, o, undefined);
+      case 'call.answered':
+        return this.call(type, o, { outcome: 'answered', ring: '1s', ...(o.answered_by ? { answeredBy: o.answered_by } : {}), ...(o.agent ? { agent: o.agent } : {}) });
+      case 'call.completed': {
+        const disposition = o.disposition ?? 'answered';
+        if (disposition === 'canceled') return this.canceledCall(o);
+        const behavior: CallBehavior =
+          disposition === 'answered'
+            ? { outcome: 'answered', ring: '1s', ...(o.duration ? { talk: `${o.duration}s` } : {}), ...(o.answered_by ? { answeredBy: o.answered_by } : {}), ...(o.agent ? { agent: o.agent } : {}) }
+            : { outcome: disposition, ring: '1s' };
+        return this.call(type, o, behavior);
+      }
+      case 'recording.ready':
+      case 'transcript.ready': {
+        const behavior: CallBehavior = { outcome: 'answered', ring: '1s', talk: `${o.duration ?? 10}s`, ...(o.agent ? { agent: o.agent } : {}) };
+        const call = await this.placeCall(o, behavior);
+        return this.until(type, (event) => event.type === type && (event.data as { call_id: string }).call_id === call.id);
+      }
+      case 'message.received': {
+        const own = await this.ownNumber(o.to);
+        const message = this.host.messages.inbound({ from: o.from ?? SENDER, to: own, body: o.body ?? 'Hello from the trigger' });
+        return this.until(type, (event) => event.type === type && event.data.id === message.id, true);
+      }
+      case 'message.delivered': {
+        const own = await this.ownNumber(o.from);
+        const target = o.to ?? CALLED;
+        this.host.network.queueMessageBehavior(target, { outcome: 'delivered' });
+        const message = await this.api('POST', '/v1/messages', { from: own, to: target, body: o.body ?? 'Hello from the trigger' });
+        return this.until(type, (event) => event.type === type && event.data.id === message.id);
+      }
+    }
+  }
+
+  private async call(type: EventType, o: Record<string, any>, behavior: CallBehavior | undefined): Promise<SandboxEvent> {
+    const call = await this.placeCall(o, behavior);
+    return this.until(type, (event) => event.type === type && event.data.id === call.id, type === 'call.started');
+  }
+
+  /** A ringing call hung up by the caller: disposition canceled. */
+  private async canceledCall(o: Record<string, any>): Promise<SandboxEvent> {
+    const call = await this.placeCall(o, { ring: 'manual' });
+    this.host.calls.hangUp(call.id);
+    return this.until('call.completed', (event) => event.type === 'call.completed' && event.data.id === call.id, true);
+  }
+
+  private async placeCall(o: Record<string, any>, behavior: CallBehavior | undefined): Promise<{ id: string }> {
+    const target = o.to ?? CALLED;
+    if (behavior) this.host.network.queueBehavior(target, behavior);
+    return this.api('POST', '/v1/calls', { to: target, from: o.from ?? CALLER, ...(o.ai_receptionist === undefined ? {} : { ai_receptionist: o.ai_receptionist }) });
+  }
+
+  /** A provisioned number of the account with SMS: `wanted` (provisioned if free), else its first, else a new one. */
+  private async ownNumber(wanted: string | undefined): Promise<string> {
+    const mine = (await this.api('GET', '/v1/numbers?provisioned=true&limit=100', undefined)) as { data: Array<{ number: string; sms?: { enabled: boolean } }> };
+    const usable = mine.data.filter((n) => n.sms?.enabled !== false);
+    const found = wanted === undefined ? usable[0] : usable.find((n) => n.number === wanted);
+    if (found) return found.number;
+    const made = (await this.api('POST', '/v1/numbers', wanted === undefined ? { country: 'US' } : { number: wanted })) as { number: string };
+    return made.number;
+  }
+
+  /** A `/v1` request with the account's key; an error answer becomes a SandboxError quoting it. */
+  private async api(method: string, path: string, body: unknown): Promise<any> {
+    const response = await this.host.fetch(path, {
+      method,
+      headers: { authorization: `Bearer ${this.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const answer = (await response.json()) as { error?: { code: string; message: string; param?: string } };
+    if (response.status >= 400) {
+      const error = answer.error;
+      throw new SandboxError(say('trigger', `${method} ${path.split('?')[0]} answered ${response.status}${error ? ` ${error.code}: ${error.message}` : ''}`), {
+        code: response.status === 401 || response.status === 403 ? 'invalid_parameter' : 'conflict',
+        param: error?.param === undefined ? undefined : field(`overrides.${error.param}`),
+      });
+    }
+    return answer;
+  }
+
+  /**
+   * The event matching `match`: already emitted by the request (when `now` says it is emitted at
+   * once), else the first to come on the virtual clock (at most a day away).
+   */
+  private async until(type: EventType, match: (event: SandboxEvent) => boolean, now = false): Promise<SandboxEvent> {
+    if (now) {
+      const emitted = this.host.events.list({ type, apiKey: this.key });
+      for (let i = emitted.length - 1; i >= 0; i -= 1) if (match(emitted[i]!)) return emitted[i]!;
+    }
+    return this.host.advanceUntil(match, { max: '1d' });
+  }
+}

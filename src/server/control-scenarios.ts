@@ -1,0 +1,83 @@
+import { EVENT_TYPES, eventJson } from '../control/json-schemas.js';
+import { scenarioResultJsonSchema, scenarioSchema } from '../control/scenario.js';
+import { TRIGGER_OVERRIDES } from '../control/triggers.js';
+import { check } from '../control/context.js';
+import { custom, invalid, object, oneOf, optional, string, type Schema } from '../core/schema.js';
+import type { ControlRoute } from './control-route.js';
+import { json } from './http.js';
+import type { Session } from './sessions.js';
+
+/**
+ * Scenarios and triggers over the control API (docs/scenarios.md): the library's
+ * `sandbox.run` and `sandbox.trigger` on the session's sandbox, run as the session's key,
+ * so a Python suite and a Node suite share one scenario file and see the same account.
+ */
+
+/** The key the session was made with: the account its client uses. */
+function sessionKey(session: Session): string | undefined {
+  return session.issued.values().next().value;
+}
+
+/** `data`: the trigger's overrides, checked by the library with the type's schema. */
+const overrides: Schema<Record<string, unknown>> = custom({
+  hint: 'an object of the event data fields to set',
+  parse(value, path) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid(`\`${path}\` must be an object of the event's data fields to set, e.g. {"disposition": "busy"}.`, path);
+    return value as Record<string, unknown>;
+  },
+  openapi: () => ({ description: 'Fields of the event\'s data to set; which ones each type takes: docs/scenarios.md, "Triggers".', anyOf: EVENT_TYPES.map((t) => TRIGGER_OVERRIDES[t].openapi()) }),
+});
+
+const triggerBody = object(
+  {
+    type: oneOf(EVENT_TYPES, 'The event to make.'),
+    data: optional(overrides),
+    apiKey: optional(string({ description: 'The account (default: the session\'s key)', max: 200 })),
+  },
+  { description: 'Make one event of `type` through a real state change.' },
+);
+
+/** Each with a `description` of its own, which the control document uses (src/server/openapi.ts). */
+export const scenarioRoutes: Array<ControlRoute & { description: string }> = [
+  {
+    method: 'POST',
+    path: '/sessions/{s}/scenario',
+    summary: 'sandbox.run: run a scenario file on the session (its JSON as the body): 200 with the result, passed or not; 400 naming the JSON path of an invalid file',
+    operationId: 'runScenario',
+    description:
+      'Runs a scenario file (docs/scenarios.md; its JSON Schema is svc-sandbox/scenario.schema.json) on the session from its current virtual now, as the session\'s key: numbers, subscriptions and the carrier first, then each step at its `at`. Answers 200 with `passed`, the timeline and the first expectation that failed with what was seen instead; 400 with `param` the JSON path when the file is not valid.',
+    body: scenarioSchema as Schema<unknown>,
+    status: 200,
+    response: scenarioResultJsonSchema(),
+    run: async ({ session, body }) => {
+      const key = sessionKey(session);
+      try {
+        return json(200, await session.sandbox.run(body, key === undefined ? {} : { apiKey: key }));
+      } finally {
+        session.streams.changed();
+      }
+    },
+  },
+  {
+    method: 'POST',
+    path: '/sessions/{s}/trigger',
+    summary: 'sandbox.trigger: make one event of a type through a real state change (virtual time moves as far as it needs): 201 with the event',
+    operationId: 'triggerEvent',
+    description:
+      'Makes one event of `type` through the smallest real story that ends in it, told through /v1 with the session\'s key (or `apiKey`): the resource read afterwards equals the event\'s data and the webhook is signed like any other. Virtual time moves as far as the story needs. `data` sets fields of the event\'s data (docs/scenarios.md, "Triggers"); an unknown one is 400 naming `data.<field>`.',
+    body: triggerBody as Schema<unknown>,
+    status: 201,
+    response: eventJson(),
+    fields: { overrides: 'data' },
+    run: async ({ session, body }) => {
+      const input = check(triggerBody, body === undefined ? {} : body, '');
+      const apiKey = input.apiKey ?? sessionKey(session);
+      try {
+        const event = await session.sandbox.trigger(input.type, (input.data ?? {}) as never, apiKey === undefined ? {} : { apiKey });
+        return json(201, event);
+      } finally {
+        session.streams.changed();
+      }
+    },
+  },
+];
