@@ -192,7 +192,7 @@ const stepSchema = object(
       const given = STEP_ACTIONS.filter((k) => step[k] !== undefined);
       if (given.length > 1) throw invalid(`\`${path}\` has both \`${given[0]}\` and \`${given[1]}\`: give one action per step (two steps may share an \`at\`).`, `${path}.${given[1]}`);
     },
-    rules: { not: { anyOf: STEP_ACTIONS.flatMap((a, i) => STEP_ACTIONS.slice(i + 1).map((b) => ({ required: [a, b] }))) } },
+    rules: { not: { anyOf: STEP_ACTIONS.flatMap((a, i) => STEP_ACTIONS.slice(i + 1).map((b) => ({ required: [a, b], properties: { [a]: true, [b]: true } }))) } },
   },
 );
 
