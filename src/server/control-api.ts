@@ -15,6 +15,7 @@ import { apiKeyJson, attemptJson, callJson, deliveryJson, eventJson, faultJson, 
 import { advanceAnswer, advanceUntil, createKey, keyBody, keyAnswer, scriptingRoutes, spoken, wantsUntil, withUntil } from './control-scripting.js';
 import { deliveryPage, eventPage, pageOf, pageParameters, slicePage } from './control-pages.js';
 import { json } from './http.js';
+import { consoleRoutes } from './control-console.js';
 import type { ControlRoute } from './control-route.js';
 import type { Sandbox } from '../sandbox.js';
 import type { Session } from './sessions.js';
@@ -149,11 +150,7 @@ export const controlRoutes: ControlRoute[] = [
       // Positions, not copies: the answer costs the events it carries, whatever the log's length.
       const log = eventPositions(session.sandbox.events);
       const before = log.length;
-      try {
-        await session.sandbox.advance(d);
-      } finally {
-        session.streams.changed();
-      }
+      await session.sandbox.advance(d);
       return json(200, { now: session.sandbox.now().toISOString(), events: log.after(before, log.length - before) });
     },
   },
@@ -165,7 +162,6 @@ export const controlRoutes: ControlRoute[] = [
     status: 204,
     run: ({ session }) => {
       session.sandbox.reset();
-      session.streams.changed();
       return json(204, null);
     },
   },
@@ -206,13 +202,7 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'replayDeadLetter',
     status: 200,
     response: list(attemptJson()),
-    run: async ({ session, params }) => {
-      try {
-        return json(200, { data: await session.sandbox.webhooks.replay(params.id!) });
-      } finally {
-        session.streams.changed();
-      }
-    },
+    run: async ({ session, params }) => json(200, { data: await session.sandbox.webhooks.replay(params.id!) }),
   },
   {
     method: 'POST',
@@ -246,7 +236,6 @@ export const controlRoutes: ControlRoute[] = [
         throw new SandboxError(`${params.key} is a key of another session; revoke it there.`, { code: 'not_found', param: 'key' });
       }
       session.sandbox.keys.revoke(params.key!);
-      session.streams.changed();
       return json(204, null);
     },
   },
@@ -306,7 +295,7 @@ export const controlRoutes: ControlRoute[] = [
     body: answerOptions as Schema<unknown>,
     status: 200,
     response: callJson(),
-    run: ({ session, params, body }) => changed(session, json(200, session.sandbox.calls.answer(params.id!, (orEmpty(body)) as never))),
+    run: ({ session, params, body }) => json(200, session.sandbox.calls.answer(params.id!, (orEmpty(body)) as never)),
   },
   {
     method: 'POST',
@@ -317,7 +306,7 @@ export const controlRoutes: ControlRoute[] = [
     response: callJson(),
     run: ({ session, params, body }) => {
       check(object({}, { description: 'No fields.' }), orEmpty(body));
-      return changed(session, json(200, session.sandbox.calls.hangUp(params.id!)));
+      return json(200, session.sandbox.calls.hangUp(params.id!));
     },
   },
   {
@@ -328,7 +317,7 @@ export const controlRoutes: ControlRoute[] = [
     body: inboundCallOptions as Schema<unknown>,
     status: 201,
     response: callJson(),
-    run: ({ session, body }) => changed(session, json(201, session.sandbox.calls.inbound(body as never))),
+    run: ({ session, body }) => json(201, session.sandbox.calls.inbound(body as never)),
   },
   {
     method: 'POST',
@@ -338,7 +327,7 @@ export const controlRoutes: ControlRoute[] = [
     body: inboundMessageOptions as Schema<unknown>,
     status: 201,
     response: messageJson(),
-    run: ({ session, body }) => changed(session, json(201, session.sandbox.messages.inbound(body as never))),
+    run: ({ session, body }) => json(201, session.sandbox.messages.inbound(body as never)),
   },
   // For the console.
   {
@@ -355,6 +344,7 @@ export const controlRoutes: ControlRoute[] = [
     },
   },
   ...scriptingRoutes,
+  ...consoleRoutes,
 ];
 
 /**
@@ -403,11 +393,6 @@ function check<T>(schema: Schema<T>, value: unknown): T {
 /** An absent body stands for `{}`; any other value (`null` included) is the library's to check. */
 function orEmpty(body: unknown): unknown {
   return body === undefined ? {} : body;
-}
-
-function changed(session: Session, response: Response): Response {
-  session.streams.changed();
-  return response;
 }
 
 /** The route and its parameters for a path below `/__sandbox`, or why none fits. */

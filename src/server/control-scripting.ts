@@ -29,17 +29,11 @@ function bodyOf<T>(schema: Schema<T>, body: unknown): T {
   return check(schema, body === undefined ? {} : body, '');
 }
 
-/** The state-changing rows end so: the console's stream reads the lists again. */
-function done(session: Session, response: Response): Response {
-  session.streams.changed();
-  return response;
-}
-
 /** A row that changes the session and answers 204: `act` calls the library. */
 function changes(act: (ctx: RowRequest) => void): Row['run'] {
   return (ctx) => {
     act(ctx);
-    return done(ctx.session, json(204, null));
+    return json(204, null);
   };
 }
 
@@ -98,8 +92,6 @@ export async function advanceUntil(session: Session, body: unknown): Promise<Res
       );
     }
     throw error;
-  } finally {
-    session.streams.changed();
   }
 }
 
@@ -124,7 +116,7 @@ export function createKey({ sessions, session, body }: RowRequest): Response {
   const key = sessions.makeKey(session, options);
   const made = session.sandbox.keys.list().find((k) => k.key === key)!;
   // Exactly the answer docs/server.md gives: {key, plan, scopes} (GET .../keys also has createdAt).
-  return done(session, json(201, { key: made.key, plan: made.plan ?? 'standard', scopes: made.scopes ?? ['*'] }));
+  return json(201, { key: made.key, plan: made.plan ?? 'standard', scopes: made.scopes ?? ['*'] });
 }
 
 /**
@@ -320,11 +312,7 @@ export const scriptingRoutes: Row[] = [
     response: list(attemptJson()),
     run: async ({ session, body }) => {
       const filter = bodyOf(webhookFilter, body);
-      try {
-        return json(200, { data: await session.sandbox.webhooks.replayAll(filter) });
-      } finally {
-        session.streams.changed();
-      }
+      return json(200, { data: await session.sandbox.webhooks.replayAll(filter) });
     },
   },
 ];
