@@ -100,11 +100,12 @@ export function deliveriesOfCall(model, callId) {
  * attempt of its deliveries, oldest first.
  * @param {Model} model
  * @param {Item} call
+ * @param {Map<string, Item[]> | null} [byCall]  {@link deliveriesByCall}, when drawing many calls
  */
-export function timelineOf(model, call) {
+export function timelineOf(model, call, byCall = null) {
   const recording = call.recording_id ? model.items.recording.get(call.recording_id) ?? null : null;
   const transcript = call.transcript_id ? model.items.transcript.get(call.transcript_id) ?? null : null;
-  const webhooks = deliveriesOfCall(model, call.id)
+  const webhooks = (byCall ? byCall.get(call.id) ?? [] : deliveriesOfCall(model, call.id))
     .flatMap((d) => d.attempts.map((/** @type {any} */ a) => ({ ...a, eventType: d.eventType, deliveryId: d.id })))
     .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   return { recording, transcript, webhooks };
@@ -185,4 +186,42 @@ export function conversations(model) {
     conversation.messages.push(message);
   }
   return [...byId.values()].reverse();
+}
+
+/**
+ * The deliveries of each call, by call id: built once per drawing, so each call's timeline
+ * costs its own deliveries.
+ * @param {Model} model
+ * @returns {Map<string, Item[]>}
+ */
+export function deliveriesByCall(model) {
+  const byCall = new Map();
+  for (const d of model.items.delivery.values()) {
+    if (!d.call_id) continue;
+    const list = byCall.get(d.call_id);
+    if (list) list.push(d);
+    else byCall.set(d.call_id, [d]);
+  }
+  return byCall;
+}
+
+/** The views, in the navigation's order. */
+export const VIEWS = ['calls', 'messages', 'numbers', 'recordings', 'webhooks', 'events', 'keys'];
+
+/**
+ * Where the page's hash points: `#calls/call_…`, `#recordings/rec_…`, `#webhooks?about=call_…&state=dead`.
+ * @param {string} hash
+ * @returns {{ view: string, id: string | null, about: string | null, state: 'all' | 'failed' | 'dead' }}
+ */
+export function parseRoute(hash) {
+  const [path = '', query = ''] = hash.replace(/^#/, '').split('?');
+  const [view = '', id = ''] = path.split('/');
+  const params = new URLSearchParams(query);
+  const state = params.get('state');
+  return {
+    view: VIEWS.includes(view) ? view : 'calls',
+    id: id ? decodeURIComponent(id) : null,
+    about: params.get('about') || null,
+    state: state === 'failed' || state === 'dead' ? state : 'all',
+  };
 }
