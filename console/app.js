@@ -79,8 +79,12 @@ export function start(doc) {
     replayed: new Map(),
     source: /** @type {EventSource | null} */ (null),
     advancing: false,
-    /** The last advance: what it moved, and the counts before it (the status line says what it did). */
-    lastAdvance: /** @type {{ moved: string, before: ReturnType<typeof counts> } | null} */ (null),
+    /**
+     * The last advance: what it moved, and the counts before it. The status line says what it
+     * did as the stream reports it (attempts settle after the answer), until the next action
+     * on the page freezes it.
+     */
+    lastAdvance: /** @type {{ moved: string, before: ReturnType<typeof counts>, said?: string } | null} */ (null),
     /** The session does not exist (deleted, or never made). */
     gone: false,
     /** Drawn rows, reused while their item is unchanged: id → [signature, element]. */
@@ -449,7 +453,13 @@ export function start(doc) {
     el.totals.textContent = state.gone
       ? ''
       : `${plural(c.events, 'event')} · ${plural(c.calls, 'call')} · ${plural(c.attempts, 'webhook attempt')} (${c.failed} failed) · ${plural(c.dead, 'dead letter')}`;
-    el.advanceStatus.textContent = state.lastAdvance && !state.gone ? `Advanced ${state.lastAdvance.moved}: ${countsDelta(state.lastAdvance.before, c)}.` : '';
+    const last = state.lastAdvance;
+    el.advanceStatus.textContent = last && !state.gone ? last.said ?? `Advanced ${last.moved}: ${countsDelta(last.before, c)}.` : '';
+  }
+
+  /** Another action begins: the last advance's line says what the advance did, and stays so. */
+  function freezeAdvance() {
+    if (state.lastAdvance && state.lastAdvance.said === undefined) state.lastAdvance.said = el.advanceStatus.textContent ?? '';
   }
 
   function drawNav() {
@@ -519,19 +529,18 @@ export function start(doc) {
         { class: 'calls', 'aria-label': 'Calls, newest first' },
         rows('call', items, ({ call, t }) => JSON.stringify([call, t, call.ended_at ? 0 : now]), ({ call, t }) => renderCall(call, t, now)),
       ),
-      mine.length > shown.length ? h('p', { class: 'note' }, `Showing the ${shown.length} newest of ${mine.length} calls.`) : null,
+      ...(mine.length > shown.length ? [h('p', { class: 'note' }, `Showing the ${shown.length} newest of ${mine.length} calls.`)] : []),
     );
   }
 
   function drawRecordings() {
     const byCall = deliveriesByCall(state.model);
-    const aboutCount = (/** @type {string} */ id) => [...state.model.items.delivery.values()].filter((d) => d.about?.id === id).length;
     el.recordings.replaceChildren(
       renderRecordings(
         list(state.model, 'recording'),
         (id) => state.model.items.transcript.get(id),
         (id) => sessionPath(`/console/recordings/${encodeURIComponent(id)}/audio`),
-        (id) => (id.startsWith('call_') ? byCall.get(id)?.length ?? 0 : aboutCount(id)),
+        (callId) => byCall.get(callId)?.length ?? 0,
       ),
     );
   }
@@ -561,6 +570,7 @@ export function start(doc) {
   async function replay(/** @type {any} */ d, /** @type {HTMLButtonElement} */ button) {
     if (button.getAttribute('aria-busy') === 'true' || state.gone) return;
     button.setAttribute('aria-busy', 'true');
+    freezeAdvance();
     el.deadError.textContent = '';
     const res = await api('POST', sessionPath(`/dead-letters/${encodeURIComponent(d.id)}/replay`));
     button.removeAttribute('aria-busy');
@@ -589,6 +599,7 @@ export function start(doc) {
   el.createKey.addEventListener('click', async () => {
     if (el.createKey.getAttribute('aria-busy') === 'true' || state.gone) return;
     el.createKey.setAttribute('aria-busy', 'true');
+    freezeAdvance();
     el.keysError.textContent = '';
     const res = await api('POST', sessionPath('/keys'));
     el.createKey.removeAttribute('aria-busy');

@@ -64,9 +64,15 @@ export function applyChanges(model, changes) {
     if (change.removed || change.data === null) {
       if (!before) continue;
       map.delete(change.id);
-    } else {
-      if (before && JSON.stringify(before) === JSON.stringify(change.data)) continue;
+    } else if (before) {
+      if (JSON.stringify(before) === JSON.stringify(change.data)) continue;
       map.set(change.id, change.data);
+    } else if (OLDEST_FIRST.has(change.kind)) {
+      map.set(change.id, change.data);
+    } else {
+      // Newest first, as the lists are: a new item goes on top (ids and instants cannot order
+      // items made at the same virtual instant; the order they came in does).
+      model.items[change.kind] = new Map([[change.id, change.data], ...map]);
     }
     keys.add(`${change.kind}:${change.id}`);
     kinds.add(change.kind);
@@ -74,16 +80,17 @@ export function applyChanges(model, changes) {
   return { keys, kinds };
 }
 
+/** The kinds listed oldest first (the others newest first). */
+const OLDEST_FIRST = new Set(['delivery', 'key', 'session']);
+
 /**
- * Items of a kind, newest first (deliveries and keys: oldest first, as their lists are).
+ * Items of a kind in the lists' order: newest first (deliveries, keys and sessions oldest first).
  * @param {Model} model
  * @param {Kind} kind
  * @returns {Item[]}
  */
 export function list(model, kind) {
-  const items = [...model.items[kind].values()];
-  if (kind === 'delivery' || kind === 'key' || kind === 'session') return items;
-  return items.sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1));
+  return [...model.items[kind].values()];
 }
 
 /**

@@ -1,76 +1,67 @@
 /**
  * The time scale of one call's timeline (pure: no DOM). Each call is drawn to its own life,
- * from its creation to its end (or now while it runs), so a 60 s call fills its track whatever
- * else happened in the session. Things that happen long after (a recording ready 10 s later, a
- * transcript 30 s later, webhook retries spread over 17 hours) get a short stretch of their own
- * after a cut: the idle time between is cut out and marked with its length.
+ * from its creation to its end (or now while it runs), at one linear scale, so a 60 s call
+ * fills most of its track whatever else happened in the session, and a 5 s ring and a 60 s
+ * talk keep their 1:12 ratio.
  *
- * Within every stretch the scale is the same (so a 5 s ring and a 60 s talk keep their 1:12
- * ratio); the cuts take a fixed width each.
+ * What happens after the call's end (its recording ready 10 s later, its transcript 30 s
+ * later, webhook retries spread over 17 hours) is drawn in a tail after a cut, on a
+ * logarithmic scale of the time since the end: an exponential retry schedule comes out evenly
+ * spaced, each attempt at its own place, and the tail's ticks (+10 s, +1 m, +1 h...) say how
+ * far each is.
  */
 
 const SECOND = 1000;
+/** The share of the track the life takes when something follows it, the cut, and the tail. */
+const LIFE = 58;
+const CUT = 3;
+/** @type {Array<[number, string]>} */
+const TAIL_TICKS = [
+  [10 * SECOND, '+10 s'],
+  [60 * SECOND, '+1 m'],
+  [10 * 60 * SECOND, '+10 m'],
+  [3600 * SECOND, '+1 h'],
+  [6 * 3600 * SECOND, '+6 h'],
+  [24 * 3600 * SECOND, '+1 d'],
+  [7 * 24 * 3600 * SECOND, '+1 w'],
+];
 
 /**
- * @typedef {{ from: number, to: number, x0: number, x1: number }} Segment   an uncut stretch: [from, to] ms drawn at [x0, x1] %
- * @typedef {{ from: number, to: number, x0: number, x1: number }} Break     a cut: the idle time [from, to] drawn as [x0, x1] %
- * @typedef {{ segments: Segment[], breaks: Break[], x: (t: number) => number, start: number, end: number }} Scale
+ * @typedef {{ from: number, to: number, x0: number, x1: number }} Stretch  [from, to] ms drawn at [x0, x1] %
+ * @typedef {{ t: number, x: number, label: string }} Tick
+ * @typedef {{ life: Stretch, cut: Stretch | null, tail: Stretch | null, ticks: Tick[], x: (t: number) => number }} Scale
  */
-
-/**
- * Intervals sorted and merged when they overlap or lie at most `gap` apart.
- * @param {Array<[number, number]>} intervals
- * @param {number} gap
- * @returns {Array<[number, number]>}
- */
-export function merge(intervals, gap) {
-  /** @type {Array<[number, number]>} */
-  const out = [];
-  for (const [a, b] of [...intervals].sort((x, y) => x[0] - y[0])) {
-    const last = out[out.length - 1];
-    if (last && a - last[1] <= gap) last[1] = Math.max(last[1], b);
-    else out.push([a, b]);
-  }
-  return out;
-}
 
 /**
  * The scale of one call's track.
  * @param {number} start  when the call was placed (ms)
  * @param {number} end    when its life ends: its end, or now while it runs (ms)
- * @param {number[]} marks  instants drawn on the track besides the life (ms): media ready, webhook attempts
- * @param {{ breakWidth?: number }} [options]  the width of one cut, in % (less when there are many)
+ * @param {number[]} marks  instants drawn besides the life (ms): media ready, webhook attempts
  * @returns {Scale}
  */
-export function callScale(start, end, marks, options = {}) {
-  const life = Math.max(end - start, SECOND);
-  const lifeEnd = start + life;
-  // A mark within half a life of another stretch joins it; farther, the time between is cut.
-  const gap = life * 0.5;
-  const lone = life * 0.03; // half the width given to a mark that stands alone
-  /** @type {Array<[number, number]>} */
-  const intervals = [[start, lifeEnd], ...marks.filter((t) => Number.isFinite(t)).map((t) => /** @type {[number, number]} */ ([t, t]))];
-  const spans = merge(intervals, gap).map(([a, b]) => /** @type {[number, number]} */ ([a === start ? a : a - lone, b === lifeEnd ? b : b + lone]));
-  const stretches = merge(spans, 0);
-  const cuts = stretches.length - 1;
-  const breakWidth = cuts > 0 ? Math.min(options.breakWidth ?? 3, 36 / cuts) : 0;
-  const room = 100 - breakWidth * cuts;
-  const total = stretches.reduce((sum, [a, b]) => sum + (b - a), 0);
-  const k = room / total;
-  let cursor = 0;
-  const segments = stretches.map(([from, to]) => {
-    const seg = { from, to, x0: cursor, x1: cursor + (to - from) * k };
-    cursor = seg.x1 + breakWidth;
-    return seg;
-  });
-  const breaks = segments.slice(1).map((seg, i) => ({ from: segments[i].to, to: seg.from, x0: segments[i].x1, x1: seg.x0 }));
+export function callScale(start, end, marks) {
+  const lifeEnd = Math.max(end, start + SECOND);
+  const last = Math.max(lifeEnd, ...marks.filter((t) => Number.isFinite(t)));
+  const hasTail = last > lifeEnd;
+  const lifeWidth = hasTail ? LIFE : 100;
+  const k = lifeWidth / (lifeEnd - start);
+  const life = { from: start, to: lifeEnd, x0: 0, x1: lifeWidth };
+  const tailFrom = lifeWidth + CUT;
+  // log(1 + Δ/1 s), scaled so the last mark is at 100 %.
+  const span = Math.log1p((last - lifeEnd) / SECOND);
+  const inTail = (/** @type {number} */ t) => tailFrom + ((100 - tailFrom) * Math.log1p((t - lifeEnd) / SECOND)) / span;
   /** @param {number} t */
-  const x = (t) => {
-    if (t <= segments[0].from) return 0;
-    for (const seg of segments) if (t <= seg.to) return t >= seg.from ? seg.x0 + (t - seg.from) * k : seg.x0 - breakWidth / 2;
-    return 100;
+  const x = (t) => (t <= start ? 0 : t <= lifeEnd ? (t - start) * k : hasTail ? Math.min(100, inTail(t)) : 100);
+  const ticks = hasTail
+    ? TAIL_TICKS.filter(([d]) => d <= last - lifeEnd).map(([d, label]) => ({ t: lifeEnd + d, x: inTail(lifeEnd + d), label }))
+    : [];
+  return {
+    life,
+    cut: hasTail ? { from: lifeEnd, to: lifeEnd, x0: lifeWidth, x1: tailFrom } : null,
+    tail: hasTail ? { from: lifeEnd, to: last, x0: tailFrom, x1: 100 } : null,
+    ticks,
+    x,
   };
-  return { segments, breaks, x, start, end: segments[segments.length - 1].to };
 }
 
 /**

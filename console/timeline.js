@@ -10,7 +10,8 @@ import { callScale, stack } from './scale.js';
  *   a talking bar (answered_at → ended_at) and an end cap,
  *   a recording-ready dot and a transcript-ready diamond above the bar,
  *   webhook attempts in their own lane under it (a filled dot delivered, a cross failed;
- *   marks that would overlap are stacked), and the cut idle stretches with their length.
+ *   marks that would overlap are stacked), and after a cut at the call's end, the tail: what
+ *   came later, on a log scale of the time since the end, with its ticks.
  *
  * Positions are CSS custom properties (`--x`, `--w`): the page's Content-Security-Policy
  * allows no inline style. The track is focusable; Enter opens the details, a list of the same
@@ -90,7 +91,11 @@ export function renderTrack(call, t, now) {
   const x = scale.x;
   const ringEnd = Number.isFinite(answered) ? answered : lifeEnd;
   const pieces = [];
-  for (const b of scale.breaks) pieces.push(h('span', { class: 'cut', vars: { '--x': pct(b.x0), '--w': pct(b.x1 - b.x0) }, title: `${span(b.to - b.from)} with nothing for this call, cut out` }));
+  if (scale.cut && scale.tail) {
+    pieces.push(h('span', { class: 'cut', vars: { '--x': pct(scale.cut.x0), '--w': pct(scale.cut.x1 - scale.cut.x0) }, title: 'the call ended here; what follows is on a log scale of the time since' }));
+    pieces.push(h('span', { class: 'tail', vars: { '--x': pct(scale.tail.x0), '--w': pct(scale.tail.x1 - scale.tail.x0) } }));
+    for (const tick of scale.ticks) pieces.push(at('grid', tick.x));
+  }
   pieces.push(bar(`bar ringing${live && !Number.isFinite(answered) ? ' open' : ''}`, x(created), x(ringEnd), `ringing ${stamp(call.created_at)} → ${span(ringEnd - created)}`));
   if (Number.isFinite(answered)) pieces.push(bar(`bar talking${live ? ' open' : ''}`, x(answered), x(lifeEnd), `talking ${stamp(call.answered_at)} → ${span(lifeEnd - answered)}`));
   if (!live) pieces.push(at(`end-cap${call.disposition === 'answered' ? '' : ' unanswered'}`, x(ended), `ended at ${stamp(call.ended_at)}: ${call.disposition ?? ''}`));
@@ -102,11 +107,11 @@ export function renderTrack(call, t, now) {
     const result = w.ok ? `delivered, HTTP ${w.status}` : w.error ?? `HTTP ${w.status}`;
     pieces.push(h('span', { class: `hook ${w.ok ? 'ok' : 'failed'} lane-${lanes[i]}`, vars: { '--x': pct(xs[i]) }, title: `${w.eventType} attempt ${w.attempt}${w.replay ? ` (replay ${w.replay})` : ''} at ${stamp(w.at)}: ${result}` }));
   });
-  // Labels under the track: the start, each cut's length, the end.
+  // Labels under the track: the start, the life's length at its end, the tail's ticks.
   const labels = [
     at('tl-label start', 0, undefined, stamp(call.created_at)),
-    ...scale.breaks.map((b) => at('tl-label cut-label', (b.x0 + b.x1) / 2, undefined, `+${span(b.to - b.from)}`)),
-    at('tl-label end', 100, undefined, live ? 'now' : `+${span(scale.end - created)}`),
+    at(`tl-label${scale.tail ? ' life-end' : ' end'}`, scale.life.x1, undefined, live ? 'now' : span(lifeEnd - created)),
+    ...scale.ticks.map((tick) => at(`tl-label tail-tick${/^\+1 [mhd]$/.test(tick.label) ? ' major' : ''}`, tick.x, `${tick.label} after the call ended`, tick.label)),
   ];
   return { pieces, labels };
 }

@@ -82,7 +82,7 @@ export function renderNumbers(numbers) {
  * @param {any[]} recordings
  * @param {(id: string) => any} transcriptOf
  * @param {(id: string) => string} audioUrl
- * @param {(about: string) => number} deliveriesOf  how many deliveries an id's events have
+ * @param {(callId: string) => number} deliveriesOf  how many deliveries a call's events (its recording's and transcript's included) have
  */
 export function renderRecordings(recordings, transcriptOf, audioUrl, deliveriesOf) {
   if (recordings.length === 0) return empty('No recordings yet. An answered call is recorded; its recording is ready 10 s after it ends, its transcript 20 s later.');
@@ -91,10 +91,10 @@ export function renderRecordings(recordings, transcriptOf, audioUrl, deliveriesO
     { class: 'recordings' },
     recordings.map((r) => {
       const transcript = transcriptOf(r.transcript_id) ?? r.transcript;
-      const hooks = deliveriesOf(r.id) + (transcript ? deliveriesOf(transcript.id) : 0);
+      const hooks = deliveriesOf(r.call_id);
       return h(
         'li',
-        { class: 'recording', 'data-id': r.id, id: `recording-${r.id}` },
+        { class: 'rec-item', 'data-id': r.id, id: `recording-${r.id}` },
         h(
           'div',
           { class: 'rec-media' },
@@ -103,7 +103,7 @@ export function renderRecordings(recordings, transcriptOf, audioUrl, deliveriesO
           r.status === 'ready'
             ? h('audio', { controls: true, preload: 'none', src: audioUrl(r.id), 'aria-label': `Recording ${r.id}` })
             : h('p', { class: 'dim' }, 'Processing: the audio is ready at recording.ready.'),
-          h('p', { class: 'rec-links' }, hooks ? h('a', { href: `#webhooks?about=${r.call_id}` }, `Webhook deliveries (${hooks})`) : h('span', { class: 'dim' }, 'No webhook deliveries')),
+          h('p', { class: 'rec-links' }, hooks ? h('a', { href: `#webhooks?about=${r.call_id}` }, `Webhook deliveries of its call (${hooks})`) : h('span', { class: 'dim' }, 'No webhook deliveries')),
         ),
         h(
           'div',
