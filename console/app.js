@@ -517,6 +517,10 @@ export function start(doc) {
     const target = state.route.id && mine.find((c) => c.id === state.route.id);
     if (target && !shown.includes(target)) shown = [target, ...shown];
     el.callsCount.textContent = mine.length ? (state.account ? `${mine.length} of ${all.length}` : String(all.length)) : '';
+    if (state.gone) {
+      el.calls.replaceChildren(h('p', { class: 'empty' }, 'No session, no calls: pick a session above.'));
+      return;
+    }
     if (all.length === 0) {
       el.calls.replaceChildren(h('p', { class: 'empty' }, 'No calls yet. Place one with ', h('code', null, 'POST /v1/calls'), ' and watch it ring, talk and complete as the clock moves.'));
       return;
