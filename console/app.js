@@ -91,6 +91,8 @@ export function start(doc) {
     rows: /** @type {Map<string, [string, HTMLElement]>} */ (new Map()),
     /** How many list requests the page made (for the test of the stream's cost). */
     loads: 0,
+    /** The stream has caught up with the log once: events after that are new, and flash. */
+    caughtUp: false,
   };
 
   function sessionFromUrl() {
@@ -209,6 +211,8 @@ export function start(doc) {
     });
     source.addEventListener('change', (message) => {
       const { now, changes } = JSON.parse(/** @type {MessageEvent} */ (message).data);
+      // A change frame comes once the stream has sent the whole log.
+      state.caughtUp = true;
       setNow(now);
       if (!changes?.length) return schedule();
       if (state.queued) state.queued.push(changes);
@@ -483,6 +487,7 @@ export function start(doc) {
   // The event log: appended as the stream sends it, newest first.
   function clearLog() {
     state.pending = [];
+    state.caughtUp = false;
     el.events.replaceChildren();
     el.eventsCount.textContent = '';
     el.eventsEmpty.hidden = false;
@@ -492,9 +497,8 @@ export function start(doc) {
     if (state.pending.length === 0) return;
     const batch = state.pending;
     state.pending = [];
-    const initial = el.events.childElementCount === 0;
     const fragment = doc.createDocumentFragment();
-    for (const event of batch.slice(-MAX_EVENTS).reverse()) fragment.append(eventItem(event, !initial));
+    for (const event of batch.slice(-MAX_EVENTS).reverse()) fragment.append(eventItem(event, state.caughtUp));
     el.events.prepend(fragment);
     while (el.events.childElementCount > MAX_EVENTS) el.events.lastElementChild?.remove();
     const n = state.model.events;

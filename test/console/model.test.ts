@@ -64,3 +64,13 @@ describe("the console's model of a session", () => {
     expect(conversation!.messages.map((m) => m.id)).toEqual(['msg_1', 'msg_2']);
   });
 });
+
+describe("the console's routes", () => {
+  it('reads the view, the item and the deliveries filter from the hash; an unknown view is the calls', async () => {
+    const { parseRoute } = await import('../../console/model.js');
+    expect(parseRoute('#recordings/rec_1')).toEqual({ view: 'recordings', id: 'rec_1', about: null, state: 'all' });
+    expect(parseRoute('#webhooks?about=call_1&state=dead')).toEqual({ view: 'webhooks', id: null, about: 'call_1', state: 'dead' });
+    expect(parseRoute('#nowhere?state=weird')).toEqual({ view: 'calls', id: null, about: null, state: 'all' });
+    expect(parseRoute('')).toMatchObject({ view: 'calls' });
+  });
+});
