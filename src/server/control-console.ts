@@ -31,12 +31,13 @@ const TITLE: Record<ConsoleKind, string> = {
  * recording's WAV for the page's audio player. The session stream's `change` frames carry
  * items of the same shape, so the page mirrors these lists and updates them in place.
  */
-export const consoleRoutes: ControlRoute[] = [
+export const consoleRoutes: Array<ControlRoute & { description: string }> = [
   ...CONSOLE_KINDS.map(
-    (kind): ControlRoute => ({
+    (kind): ControlRoute & { description: string } => ({
       method: 'GET',
       path: `/sessions/{s}/console/${PLURAL[kind]}`,
       summary: `${TITLE[kind]}, each with its account (for the console)`,
+      description: `${TITLE[kind]}, across all of the session's accounts: each item is the resource as the API shows it, plus \`account\`, the account (key) it belongs to${kind === 'delivery' ? ', `about` (the resource its event is about) and `call_id`' : ''}. The console reads it when its stream opens, then follows the stream's \`change\` frames, whose items have the same shape (docs/console.md).`,
       operationId: `console${PLURAL[kind][0]!.toUpperCase()}${PLURAL[kind].slice(1)}`,
       status: 200,
       response: pageOf(consoleItemJson(kind)),
@@ -47,7 +48,8 @@ export const consoleRoutes: ControlRoute[] = [
   {
     method: 'GET',
     path: '/sessions/{s}/console/recordings/{id}/audio',
-    summary: "A ready recording's audio, 8 kHz 16-bit mono WAV (the console's player; the same bytes as GET /v1/recordings/{id}/audio)",
+    summary: "A ready recording's audio, 8 kHz 16-bit mono WAV (for the console's player)",
+    description: "The same bytes as GET /v1/recordings/{id}/audio, for any account's recording of the session, without a key: the console's audio player. 404 for an unknown recording, 409 while it is processing.",
     operationId: 'consoleRecordingAudio',
     status: 200,
     response: { type: 'string', contentMediaType: 'audio/wav' },
