@@ -81,6 +81,8 @@ const cutIds = () =>
   );
 async function shoot(name: string) {
   mkdirSync(SHOTS, { recursive: true });
+  // From the top: the navigation is sticky, and would be drawn where the page was scrolled to.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 }
 
