@@ -1,580 +1,646 @@
-import { h, longStamp, plural, seconds, span, time } from './dom.js';
-import { renderCalls } from './timeline.js';
+import { h, longStamp, plural, span } from './dom.js';
+import { LISTS, accounts, applyChanges, conversations, counts, countsDelta, deliveriesByCall, emptyModel, filterDeliveries, list, load, parseRoute, timelineOf } from './model.js';
+import { renderCall } from './timeline.js';
+import { eventItem, renderDeadLetters, renderDelivery, renderKeys, renderMessages, renderNumbers, renderRecordings, renderSubscriptions } from './views.js';
 
 /**
- * The svc-sandbox account console (CONTRACT §9). One session at a time (`?session=ID`,
- * default `default`); everything is read from the control API under `/__sandbox` and kept
- * live by the session stream (`/__sandbox/sessions/{s}/stream`, server-sent events):
+ * The svc-sandbox account console (docs/console.md). One session at a time (`?session=ID`,
+ * default `default`), one view at a time (`#calls`, `#webhooks?about=call_…`, ...).
  *
- * - `event` frames are prepended to the event log (the stream replays the whole log when it
- *   opens, and only what was missed when EventSource reconnects with Last-Event-ID);
- * - `event`, `change` and `reset` mark the lists stale; they are read again once per frame
- *   (requestAnimationFrame), and never twice at once.
+ * The page keeps a copy of the session (model.js): it reads the console's lists
+ * (`/__sandbox/sessions/{s}/console/*`, the keys and the sessions) when the session stream
+ * opens (at load, and again after a disconnect), and then only applies what the stream
+ * pushes: `event` frames (the event log), `change` frames (each changed item with its JSON:
+ * no request), `resync` and `reset` (read the lists again). So one new event costs the page no
+ * request, however many calls the session holds.
  *
- * The page requests nothing from any other origin and runs under the server's strict
- * Content-Security-Policy (no inline script or style: positions are CSS custom properties).
+ * Nothing here runs at import: {@link start} looks the page up and wires it. The page requests
+ * nothing from any other origin and runs under the server's strict Content-Security-Policy (no
+ * inline script or style: positions are CSS custom properties).
  */
 
 const CONTROL = '/__sandbox';
+/** The most events, calls and deliveries drawn at once (the rest are counted). */
 const MAX_EVENTS = 500;
-const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+const MAX_CALLS = 50;
+const MAX_DELIVERIES = 100;
 
-const el = {
-  select: /** @type {HTMLSelectElement} */ ($('session-select')),
-  sessionMeta: $('session-meta'),
-  live: $('live'),
-  now: $('virtual-time'),
-  form: /** @type {HTMLFormElement} */ ($('advance-form')),
-  input: /** @type {HTMLInputElement} */ ($('advance-by')),
-  advanceStatus: $('advance-status'),
-  advanceError: $('advance-error'),
-  banner: $('banner'),
-  calls: $('calls'),
-  callsCount: $('calls-count'),
-  events: $('events'),
-  eventsEmpty: $('events-empty'),
-  eventsCount: $('events-count'),
-  deliveries: $('deliveries'),
-  deliveriesCount: $('deliveries-count'),
-  dead: $('dead-letters'),
-  deadCount: $('dead-count'),
-  deadError: $('dead-error'),
-  createKey: $('create-key'),
-  keysError: $('keys-error'),
-  newKey: $('new-key'),
-  newKeyValue: $('new-key-value'),
-  copyKey: $('copy-key'),
-  keys: $('keys'),
-  announcer: $('announcer'),
-};
-
-const state = {
-  session: sessionFromUrl(),
-  now: /** @type {string | null} */ (null),
-  /** Event ids in the log, to drop the ones a reconnect sends twice. */
-  seen: new Set(),
-  eventCount: 0,
-  /** Events received and not yet drawn, oldest first. */
-  pending: /** @type {any[]} */ ([]),
-  calls: /** @type {any[]} */ ([]),
-  scale: /** @type {'compact' | 'linear'} */ ('compact'),
-  /** The last JSON drawn per list: an unchanged list is not drawn again. */
-  drawn: /** @type {Record<string, string>} */ ({}),
-  source: /** @type {EventSource | null} */ (null),
-  advancing: false,
-};
-
-function sessionFromUrl() {
-  return new URLSearchParams(location.search).get('session') || 'default';
-}
-const sessionPath = (rest = '') => `${CONTROL}/sessions/${encodeURIComponent(state.session)}${rest}`;
-
-/** JSON from the control API: `{ok, status, body}`; a network failure is status 0. */
-async function api(method, path, body) {
-  try {
-    const res = await fetch(path, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    let parsed = null;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      parsed = { error: { message: text } };
-    }
-    return { ok: res.ok, status: res.status, body: parsed };
-  } catch (error) {
-    return { ok: false, status: 0, body: { error: { message: `The sandbox server did not answer (${error instanceof Error ? error.message : String(error)}).` } } };
-  }
-}
-/**
- * Every item of a paginated control list (`{data, next_cursor, has_more}`): follows the
- * cursors, 200 items a page, and answers as `api` does with all of them in `body.data`.
- */
-async function apiAll(path) {
-  const data = [];
-  for (let cursor = null; ; ) {
-    const res = await api('GET', `${path}?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-    if (!res.ok) return res;
-    data.push(...res.body.data);
-    if (!res.body.has_more) return { ...res, body: { data } };
-    cursor = res.body.next_cursor;
-  }
-}
-const messageOf = (res) => res.body?.error?.message ?? `The server answered HTTP ${res.status}.`;
-
-function announce(text) {
-  el.announcer.textContent = '';
-  // A new text node on a cleared region is announced even when the text repeats.
-  requestAnimationFrame(() => (el.announcer.textContent = text));
-}
-
-// ---------------------------------------------------------------------------------------
-// The clock and the advance form
-
-function setNow(iso) {
-  if (!iso || iso === state.now) return;
-  state.now = iso;
-  el.now.textContent = longStamp(iso);
-  el.now.setAttribute('datetime', iso);
-  scheduleCalls();
-}
-
-async function advance(duration) {
-  const value = String(duration).trim();
-  el.advanceError.textContent = '';
-  el.input.removeAttribute('aria-invalid');
-  if (!value) {
-    showAdvanceError('Enter a duration, such as 30s, 5m, 25h, or a number of milliseconds.');
-    return;
-  }
-  if (state.advancing) return;
-  state.advancing = true;
-  el.form.setAttribute('aria-busy', 'true');
-  el.advanceStatus.textContent = '';
-  const before = state.now;
-  const res = await api('POST', sessionPath('/advance'), { duration: /^\d+(\.\d+)?$/.test(value) ? Number(value) : value });
-  state.advancing = false;
-  el.form.removeAttribute('aria-busy');
-  if (!res.ok) {
-    showAdvanceError(messageOf(res));
-    return;
-  }
-  setNow(res.body.now);
-  const n = res.body.events?.length ?? 0;
-  const moved = before ? span(Date.parse(res.body.now) - Date.parse(before)) : value;
-  el.advanceStatus.textContent = `Advanced ${moved}: ${plural(n, 'event')}.`;
-  scheduleRefresh();
-}
-
-function showAdvanceError(message) {
-  el.advanceError.textContent = message;
-  el.input.setAttribute('aria-invalid', 'true');
-}
-
-el.form.addEventListener('submit', (event) => {
-  event.preventDefault();
-  void advance(el.input.value);
-});
-for (const button of document.querySelectorAll('[data-advance]')) {
-  button.addEventListener('click', () => void advance(/** @type {HTMLElement} */ (button).dataset.advance ?? ''));
-}
-
-// ---------------------------------------------------------------------------------------
-// The session picker
-
-async function loadSessions() {
-  const res = await apiAll(`${CONTROL}/sessions`);
-  if (!res.ok) return;
-  const ids = res.body.data.map((s) => s.id);
-  if (!ids.includes(state.session)) ids.push(state.session);
-  const current = res.body.data.find((s) => s.id === state.session);
-  el.sessionMeta.textContent = current ? `seed ${current.seed}` : '';
-  const key = ids.join('\n');
-  if (state.drawn.sessions === key) return;
-  state.drawn.sessions = key;
-  const known = new Set(res.body.data.map((s) => s.id));
-  el.select.replaceChildren(...ids.map((id) => h('option', { value: id, selected: id === state.session }, known.has(id) ? id : `${id} (not found)`)));
-  el.select.value = state.session;
-}
-
-el.select.addEventListener('change', () => {
-  const id = el.select.value;
-  if (id === state.session) return;
-  const url = new URL(location.href);
-  if (id === 'default') url.searchParams.delete('session');
-  else url.searchParams.set('session', id);
-  history.pushState(null, '', url);
-  openSession(id);
-});
-window.addEventListener('popstate', () => {
-  const id = sessionFromUrl();
-  if (id !== state.session) openSession(id);
-});
-
-// ---------------------------------------------------------------------------------------
-// Live: the session stream
-
-function connect() {
-  state.source?.close();
-  const source = new EventSource(sessionPath('/stream'));
-  state.source = source;
-  setLive('connecting');
-  source.addEventListener('open', () => setLive('open'));
-  source.addEventListener('error', () => {
-    if (state.source !== source) return;
-    setLive(source.readyState === EventSource.CLOSED ? 'closed' : 'connecting');
-    if (source.readyState === EventSource.CLOSED) scheduleRefresh();
-  });
-  source.addEventListener('event', (message) => {
-    const event = JSON.parse(/** @type {MessageEvent} */ (message).data);
-    if (state.seen.has(event.id)) return;
-    state.seen.add(event.id);
-    state.pending.push(event);
-    scheduleRefresh();
-  });
-  source.addEventListener('change', (message) => {
-    setNow(JSON.parse(/** @type {MessageEvent} */ (message).data).now);
-    scheduleRefresh();
-  });
-  source.addEventListener('reset', (message) => {
-    clearLog();
-    setNow(JSON.parse(/** @type {MessageEvent} */ (message).data).now);
-    announce('The session was reset.');
-    scheduleRefresh();
-  });
-}
-
-function setLive(value) {
-  if (el.live.dataset.state === value) return;
-  el.live.dataset.state = value;
-  el.live.textContent = value === 'open' ? 'Live' : value === 'closed' ? 'Disconnected' : 'Connecting…';
-}
-
-function openSession(id) {
-  state.session = id;
-  state.now = null;
-  state.calls = [];
-  state.drawn = {};
-  el.now.textContent = '—';
-  el.newKey.hidden = true;
-  for (const node of [el.advanceError, el.advanceStatus, el.deadError, el.keysError, el.banner]) node.textContent = '';
-  document.title = id === 'default' ? 'svc-sandbox console' : `svc-sandbox console · ${id}`;
-  clearLog();
-  void loadSessions();
-  connect();
-  scheduleRefresh();
-}
-
-// ---------------------------------------------------------------------------------------
-// Reading the lists again, at most once per frame and never twice at once
-
-let queued = false;
-let running = false;
-let again = false;
-
-function scheduleRefresh() {
-  if (queued) return;
-  queued = true;
-  requestAnimationFrame(() => {
-    queued = false;
-    flushEvents();
-    void refresh();
-  });
-}
-
-async function refresh() {
-  if (running) {
-    again = true;
-    return;
-  }
-  running = true;
-  const session = state.session;
-  try {
-    const [calls, deliveries, dead, keys] = await Promise.all([
-      // The newest 200 calls, one page: the timelines a person reads (every page would cost the whole list each time).
-      api('GET', sessionPath('/calls?limit=200')),
-      apiAll(sessionPath('/deliveries')),
-      apiAll(sessionPath('/dead-letters')),
-      apiAll(sessionPath('/keys')),
-      loadSessions(),
-    ]);
-    if (session !== state.session) return;
-    const failed = [calls, deliveries, dead, keys].find((r) => !r.ok);
-    el.banner.textContent = failed ? messageOf(failed) : '';
-    if (failed) return;
-    withFocusKept(() => {
-      drawList('calls', calls.body.data, (data) => {
-        state.calls = data;
-        drawCalls();
-      });
-      drawList('deliveries', deliveries.body.data, drawDeliveries);
-      drawList('dead', dead.body.data, drawDeadLetters);
-      drawList('keys', keys.body.data, drawKeys);
-    });
-  } finally {
-    running = false;
-    if (again) {
-      again = false;
-      scheduleRefresh();
-    }
-  }
-}
-
-/** Draws a list only when it changed since it was last drawn. */
-function drawList(name, data, draw) {
-  const json = JSON.stringify(data);
-  if (state.drawn[name] === json) return;
-  state.drawn[name] = json;
-  draw(data);
-}
-
-/**
- * Redrawing replaces nodes: the focused control (marked with `data-key`) gets the focus back
- * in its new node, so a keyboard user keeps their place while the page updates live.
- */
-function withFocusKept(draw) {
-  const active = /** @type {HTMLElement | null} */ (document.activeElement);
-  const key = active?.dataset?.key;
-  draw();
-  if (key && active && !active.isConnected) {
-    const replacement = /** @type {HTMLElement | null} */ (document.querySelector(`[data-key="${CSS.escape(key)}"]`));
-    replacement?.focus();
-  }
-}
-
-// ---------------------------------------------------------------------------------------
-// The event log
-
-function clearLog() {
-  state.seen.clear();
-  state.pending = [];
-  state.eventCount = 0;
-  el.events.replaceChildren();
-  el.eventsCount.textContent = '';
-  el.eventsEmpty.hidden = false;
-}
-
-function flushEvents() {
-  if (state.pending.length === 0) return;
-  const batch = state.pending;
-  state.pending = [];
-  const initial = state.eventCount === 0;
-  const fragment = document.createDocumentFragment();
-  for (const event of batch.slice(-MAX_EVENTS).reverse()) fragment.append(eventItem(event, !initial));
-  el.events.prepend(fragment);
-  while (el.events.childElementCount > MAX_EVENTS) el.events.lastElementChild?.remove();
-  state.eventCount += batch.length;
-  el.eventsEmpty.hidden = true;
-  el.eventsCount.textContent = state.eventCount > MAX_EVENTS ? `${MAX_EVENTS} newest of ${state.eventCount}` : String(state.eventCount);
-}
-
-function eventItem(event, fresh) {
-  const data = event.data ?? {};
-  const family = String(event.type).split('.')[0];
-  return h(
-    'li',
-    { class: `event${fresh ? ' fresh' : ''}`, 'data-type': event.type, 'data-id': event.id },
-    time(event.created_at),
-    h('span', { class: `etype fam-${family}` }, event.type),
-    h('span', { class: 'mono subject' }, data.id ?? event.id),
-    h('span', { class: 'detail' }, eventDetail(event.type, data)),
-  );
-}
-
-function eventDetail(type, data) {
-  switch (type) {
-    case 'call.started':
-      return `${data.from} → ${data.to}`;
-    case 'call.answered':
-      return data.answered_by ? `by ${data.answered_by}` : '';
-    case 'call.completed':
-      return [data.disposition, seconds(data.duration)].filter(Boolean).join(' · ');
-    case 'recording.ready':
-      return data.duration ? seconds(data.duration) : '';
-    case 'message.received':
-    case 'message.delivered':
-      return `${data.from} → ${data.to}`;
-    default:
-      return data.call_id ?? '';
-  }
-}
-
-// ---------------------------------------------------------------------------------------
-// Calls
-
-let callsQueued = false;
-/** The timeline depends on the clock too (running calls grow to now): redraw once per frame. */
-function scheduleCalls() {
-  if (callsQueued) return;
-  callsQueued = true;
-  requestAnimationFrame(() => {
-    callsQueued = false;
-    withFocusKept(drawCalls);
-  });
-}
-
-/** The tracks' width in pixels, for spacing the axis labels (the axis itself is in percent). */
-function trackWidth() {
-  const width = el.calls.clientWidth;
-  const rem = parseFloat(getComputedStyle(document.documentElement).fontSize) || 14;
-  return matchMedia('(max-width: 720px)').matches ? width : width - 15.5 * rem - 16 - 22;
-}
-window.addEventListener('resize', () => scheduleCalls());
-
-function drawCalls() {
-  const now = state.now ? Date.parse(state.now) : Date.now();
-  el.calls.replaceChildren(renderCalls(state.calls, now, state.scale, trackWidth()));
-  el.callsCount.textContent = state.calls.length ? String(state.calls.length) : '';
-}
-
-for (const button of document.querySelectorAll('[data-scale]')) {
-  button.addEventListener('click', () => {
-    state.scale = /** @type {any} */ (button).dataset.scale;
-    for (const other of document.querySelectorAll('[data-scale]')) other.setAttribute('aria-pressed', String(other === button));
-    drawCalls();
-  });
-}
-
-// ---------------------------------------------------------------------------------------
-// Webhook deliveries and dead letters
-
-function drawDeliveries(deliveries) {
-  el.deliveriesCount.textContent = deliveries.length ? String(deliveries.length) : '';
-  el.deliveries.hidden = deliveries.length === 0;
-  $('deliveries-empty').hidden = deliveries.length > 0;
-  el.deliveries.replaceChildren(
-      ...[...deliveries].reverse().map((d) =>
-        h(
-          'li',
-          { class: `delivery is-${d.state}`, 'data-id': d.id, 'data-state': d.state },
-          h(
-            'div',
-            { class: 'delivery-head' },
-            h('span', { class: `badge state-${d.state}` }, d.state),
-            h('span', { class: `etype fam-${String(d.eventType).split('.')[0]}` }, d.eventType),
-            h('span', { class: 'mono dim' }, d.id),
-            h('span', { class: 'attempt-count' }, plural(d.attempts.length, 'attempt')),
-          ),
-          h('div', { class: 'delivery-url mono', title: `subscription ${d.subscriptionId}` }, `→ ${d.url}`),
-          attemptsTable(d),
-          d.nextAttemptAt ? h('p', { class: 'next' }, 'Next attempt at ', time(d.nextAttemptAt)) : null,
-        ),
-      ),
-  );
-}
-
-function attemptsTable(d) {
-  if (d.attempts.length === 0) return h('p', { class: 'next' }, 'No attempt yet.');
-  return h(
-    'table',
-    { class: 'attempts' },
-    h('caption', { class: 'sr-only' }, `Attempts of ${d.id}, ${d.eventType}`),
-    h('thead', null, h('tr', null, h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'Time'), h('th', { scope: 'col' }, 'Status'), h('th', { scope: 'col' }, 'Result'))),
-    h(
-      'tbody',
-      null,
-      d.attempts.map((a) =>
-        h(
-          'tr',
-          { class: a.ok ? 'ok' : 'failed', 'data-attempt': a.attempt, 'data-replay': a.replay },
-          h('td', { class: 'num' }, a.replay ? h('span', { class: 'replay-tag', title: `replay ${a.replay}` }, `R${a.replay}·`) : null, String(a.attempt)),
-          h('td', null, time(a.at)),
-          h('td', { class: 'status' }, a.status === null ? '—' : String(a.status)),
-          h('td', { class: 'result' }, a.ok ? `ok${a.replay ? ' (replay)' : ''}` : a.error ?? 'failed'),
-        ),
-      ),
-    ),
-  );
-}
-
-function drawDeadLetters(dead) {
-  el.deadCount.textContent = dead.length ? String(dead.length) : '';
-  if (dead.length === 0) {
-    el.dead.replaceChildren(h('p', { class: 'empty' }, 'No dead letters. A delivery lands here when its 12th attempt fails, 17 h 3 m 30 s after the first.'));
-    return;
-  }
-  el.dead.replaceChildren(
-    h(
-      'ul',
-      { class: 'dead-letters' },
-      dead.map((d) => {
-        const last = d.attempts[d.attempts.length - 1];
-        const descId = `dead-${d.id}`;
-        return h(
-          'li',
-          { class: 'dead-letter', 'data-id': d.id },
-          h(
-            'div',
-            { class: 'dead-info', id: descId },
-            h('span', { class: `etype fam-${String(d.eventType).split('.')[0]}` }, d.eventType),
-            ' ',
-            h('span', { class: 'mono dim' }, d.id),
-            h(
-              'span',
-              { class: 'dead-last' },
-              `${plural(d.attempts.length, 'attempt')}${d.replays ? `, ${plural(d.replays, 'replay')}` : ''}; last `,
-              last ? time(last.at) : '—',
-              last ? `: ${last.error ?? `HTTP ${last.status}`}` : '',
-            ),
-          ),
-          h('button', { type: 'button', class: 'replay', 'data-key': `replay:${d.id}`, 'aria-describedby': descId, onclick: (e) => replay(d, /** @type {HTMLButtonElement} */ (e.currentTarget)) }, 'Replay'),
-        );
-      }),
-    ),
-  );
-}
-
-async function replay(d, button) {
-  if (button.getAttribute('aria-busy') === 'true') return;
-  button.setAttribute('aria-busy', 'true');
-  el.deadError.textContent = '';
-  const res = await api('POST', sessionPath(`/dead-letters/${encodeURIComponent(d.id)}/replay`));
-  button.removeAttribute('aria-busy');
-  if (!res.ok) {
-    el.deadError.textContent = messageOf(res);
-  } else {
-    const attempt = res.body.data[res.body.data.length - 1];
-    announce(attempt?.ok ? `Replayed ${d.id}: delivered, HTTP ${attempt.status}.` : `Replayed ${d.id}: failed again (${attempt?.error ?? `HTTP ${attempt?.status}`}).`);
-    // The dead letter may leave the list: keep the keyboard user in this section.
-    if (document.activeElement === button || !button.isConnected) $('dead-heading').focus();
-  }
-  scheduleRefresh();
-}
-
-// ---------------------------------------------------------------------------------------
-// API keys
-
-function drawKeys(keys) {
-  if (keys.length === 0) {
-    el.keys.replaceChildren(h('li', { class: 'empty' }, 'No keys made in this session yet. Any SVC_TEST_ key works on the default session.'));
-    return;
-  }
-  el.keys.replaceChildren(...[...keys].reverse().map((k) => h('li', { class: 'key' }, h('code', { class: 'mono' }, k.key), h('span', { class: 'dim' }, 'made ', time(k.createdAt)))));
-}
-
-el.createKey.addEventListener('click', async () => {
-  if (el.createKey.getAttribute('aria-busy') === 'true') return;
-  el.createKey.setAttribute('aria-busy', 'true');
-  el.keysError.textContent = '';
-  const res = await api('POST', sessionPath('/keys'));
-  el.createKey.removeAttribute('aria-busy');
-  if (!res.ok) {
-    el.keysError.textContent = messageOf(res);
-    return;
-  }
-  el.newKeyValue.textContent = res.body.key;
-  el.newKey.hidden = false;
-  announce(`New test key: ${res.body.key}`);
-  scheduleRefresh();
-});
-
-el.copyKey.addEventListener('click', () => {
-  const key = el.newKeyValue.textContent ?? '';
-  const selectKey = () => {
-    const range = document.createRange();
-    range.selectNodeContents(el.newKeyValue);
-    const selection = getSelection();
-    selection?.removeAllRanges();
-    selection?.addRange(range);
+/** @param {Document} doc */
+export function start(doc) {
+  const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (doc.getElementById(id));
+  const el = {
+    select: /** @type {HTMLSelectElement} */ ($('session-select')),
+    sessionMeta: $('session-meta'),
+    live: $('live'),
+    now: $('virtual-time'),
+    form: /** @type {HTMLFormElement} */ ($('advance-form')),
+    input: /** @type {HTMLInputElement} */ ($('advance-by')),
+    totals: $('totals'),
+    advanceStatus: $('advance-status'),
+    advanceError: $('advance-error'),
+    banner: $('banner'),
+    calls: $('calls'),
+    callsCount: $('calls-count'),
+    accountFilter: /** @type {HTMLSelectElement} */ ($('account-filter')),
+    messages: $('messages'),
+    numbers: $('numbers'),
+    recordings: $('recordings'),
+    events: $('events'),
+    eventsEmpty: $('events-empty'),
+    eventsCount: $('events-count'),
+    deliveries: $('deliveries'),
+    deliveriesCount: $('deliveries-count'),
+    aboutFilter: $('about-filter'),
+    dead: $('dead-letters'),
+    deadCount: $('dead-count'),
+    deadError: $('dead-error'),
+    subscriptions: $('subscriptions'),
+    createKey: /** @type {HTMLButtonElement} */ ($('create-key')),
+    keysError: $('keys-error'),
+    newKey: $('new-key'),
+    newKeyValue: $('new-key-value'),
+    copyKey: $('copy-key'),
+    keys: $('keys'),
+    announcer: $('announcer'),
   };
-  if (!navigator.clipboard) {
-    selectKey();
-    return;
+
+  const state = {
+    session: sessionFromUrl(),
+    now: /** @type {string | null} */ (null),
+    model: emptyModel(),
+    route: parseRoute(location.hash),
+    /** The key (account) whose calls are shown; '' for all. */
+    account: '',
+    /** Events received and not yet drawn, oldest first. */
+    pending: /** @type {any[]} */ ([]),
+    /** Change frames that came while the lists were being read: applied after. */
+    queued: /** @type {any[][] | null} */ (null),
+    /** The last replay attempt of each delivery replayed from this page. */
+    replayed: new Map(),
+    source: /** @type {EventSource | null} */ (null),
+    advancing: false,
+    /**
+     * The last advance: what it moved, and the counts before it. The status line says what it
+     * did as the stream reports it (attempts settle after the answer), until the next action
+     * on the page freezes it.
+     */
+    lastAdvance: /** @type {{ moved: string, before: ReturnType<typeof counts>, said?: string } | null} */ (null),
+    /** The session does not exist (deleted, or never made). */
+    gone: false,
+    /** Drawn rows, reused while their item is unchanged: id → [signature, element]. */
+    rows: /** @type {Map<string, [string, HTMLElement]>} */ (new Map()),
+    /** How many list requests the page made (for the test of the stream's cost). */
+    loads: 0,
+    /** The stream has caught up with the log once: events after that are new, and flash. */
+    caughtUp: false,
+  };
+
+  function sessionFromUrl() {
+    return new URLSearchParams(location.search).get('session') || 'default';
   }
-  navigator.clipboard.writeText(key).then(
-    () => announce('Key copied.'),
-    () => {
-      selectKey();
-      announce('Copying is not allowed here: the key is selected, copy it with your keyboard.');
-    },
-  );
-});
+  const sessionPath = (rest = '') => `${CONTROL}/sessions/${encodeURIComponent(state.session)}${rest}`;
 
-// ---------------------------------------------------------------------------------------
+  /** JSON from the control API: `{ok, status, body}`; a network failure is status 0. */
+  async function api(/** @type {string} */ method, /** @type {string} */ path, /** @type {unknown} */ body = undefined) {
+    try {
+      const res = await fetch(path, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      let parsed = null;
+      try {
+        parsed = text ? JSON.parse(text) : null;
+      } catch {
+        parsed = { error: { message: text } };
+      }
+      return { ok: res.ok, status: res.status, body: parsed };
+    } catch (error) {
+      return { ok: false, status: 0, body: { error: { message: `The sandbox server did not answer (${error instanceof Error ? error.message : String(error)}).` } } };
+    }
+  }
+  /** Every item of a paginated control list, following the cursors 200 items a page. */
+  async function apiAll(/** @type {string} */ path) {
+    const data = [];
+    for (let cursor = null; ; ) {
+      const res = await api('GET', `${path}?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      if (!res.ok) return res;
+      data.push(...res.body.data);
+      if (!res.body.has_more) return { ...res, body: { data } };
+      cursor = res.body.next_cursor;
+    }
+  }
+  const messageOf = (/** @type {any} */ res) => res.body?.error?.message ?? `The server answered HTTP ${res.status}.`;
 
-$('api-base').textContent = `${location.origin}/v1`;
-$('dead-heading').setAttribute('tabindex', '-1');
-openSession(state.session);
+  function announce(/** @type {string} */ text) {
+    el.announcer.textContent = '';
+    requestAnimationFrame(() => (el.announcer.textContent = text));
+  }
+  doc.addEventListener('copied', (e) => {
+    const { id, ok } = /** @type {CustomEvent} */ (e).detail;
+    announce(ok ? `Copied ${id}.` : `Selected ${id}: copy it with your keyboard.`);
+  });
+
+  // -------------------------------------------------------------------------------------
+  // Reading the session: the lists once per stream opening, then the stream's changes
+
+  let loading = /** @type {Promise<void> | null} */ (null);
+  let loadAgain = false;
+
+  function loadAll() {
+    if (loading) {
+      loadAgain = true;
+      return loading;
+    }
+    const session = state.session;
+    state.queued = [];
+    loading = (async () => {
+      const kinds = /** @type {Array<keyof typeof LISTS>} */ (Object.keys(LISTS));
+      const [sessions, keys, ...lists] = await Promise.all([apiAll(`${CONTROL}/sessions`), apiAll(sessionPath('/keys')), ...kinds.map((kind) => apiAll(sessionPath(`/console/${LISTS[kind]}`)))]);
+      state.loads += 1;
+      if (session !== state.session) return;
+      if (sessions.ok) load(state.model, 'session', sessions.body.data);
+      const failed = [keys, ...lists].find((r) => !r.ok);
+      if (failed) {
+        if (failed.status === 404) return checkSession();
+        el.banner.textContent = messageOf(failed);
+        return;
+      }
+      el.banner.textContent = '';
+      load(state.model, 'key', keys.body.data);
+      kinds.forEach((kind, i) => load(state.model, kind, lists[i].body.data));
+      state.model.loaded = true;
+      for (const changes of state.queued ?? []) applyChanges(state.model, changes);
+      state.rows.clear();
+      render();
+    })().finally(() => {
+      loading = null;
+      state.queued = null;
+      if (loadAgain) {
+        loadAgain = false;
+        void loadAll();
+      }
+    });
+    return loading;
+  }
+
+  function connect() {
+    state.source?.close();
+    const source = new EventSource(sessionPath('/stream'));
+    state.source = source;
+    setLive('connecting');
+    // At every opening, a first load or after a disconnect: read the lists (what changed while
+    // the stream was away was not kept for it); the events come again from Last-Event-ID.
+    source.addEventListener('open', () => {
+      setLive('open');
+      void loadAll();
+    });
+    source.addEventListener('error', () => {
+      if (state.source !== source) return;
+      setLive(source.readyState === EventSource.CLOSED ? 'closed' : 'connecting');
+      if (source.readyState === EventSource.CLOSED) void checkSession();
+    });
+    source.addEventListener('event', (message) => {
+      const m = /** @type {MessageEvent} */ (message);
+      const position = Number(m.lastEventId);
+      if (position <= state.model.events) return;
+      state.model.events = position;
+      state.pending.push(JSON.parse(m.data));
+      schedule();
+    });
+    source.addEventListener('change', (message) => {
+      const { now, changes } = JSON.parse(/** @type {MessageEvent} */ (message).data);
+      // A change frame comes once the stream has sent the whole log.
+      state.caughtUp = true;
+      setNow(now);
+      if (!changes?.length) return schedule();
+      if (state.queued) state.queued.push(changes);
+      if (!state.model.loaded) return;
+      const changed = applyChanges(state.model, changes);
+      if (changed.kinds.has('session') && !state.model.items.session.has(state.session)) void checkSession();
+      schedule();
+    });
+    source.addEventListener('resync', (message) => {
+      setNow(JSON.parse(/** @type {MessageEvent} */ (message).data).now);
+      void loadAll();
+    });
+    source.addEventListener('reset', (message) => {
+      clearLog();
+      state.model = emptyModel();
+      state.replayed.clear();
+      state.lastAdvance = null;
+      el.advanceStatus.textContent = '';
+      setNow(JSON.parse(/** @type {MessageEvent} */ (message).data).now);
+      announce('The session was reset.');
+      void loadAll();
+    });
+  }
+
+  function setLive(/** @type {string} */ value) {
+    if (el.live.dataset.state === value) return;
+    el.live.dataset.state = value;
+    el.live.textContent = value === 'open' ? 'Live' : value === 'closed' ? 'Disconnected' : value === 'gone' ? 'No such session' : 'Connecting…';
+  }
+
+  /** The stream closed for good, or the session left the list: is the session still there? */
+  async function checkSession() {
+    const res = await apiAll(`${CONTROL}/sessions`);
+    if (!res.ok) return;
+    load(state.model, 'session', res.body.data);
+    drawSessions();
+    if (res.body.data.some((/** @type {any} */ s) => s.id === state.session)) {
+      if (state.source?.readyState === EventSource.CLOSED) connect();
+      return;
+    }
+    setGone();
+  }
+
+  /** The session does not exist: say so, show nothing of it, and disable what acts on it. */
+  function setGone() {
+    state.gone = true;
+    state.source?.close();
+    state.model = emptyModel();
+    setLive('gone');
+    el.now.textContent = '—';
+    el.now.removeAttribute('datetime');
+    state.now = null;
+    el.banner.replaceChildren(
+      `Session ${state.session} does not exist: it was deleted, or never made. Its clock, keys and lists are gone, and nothing here can act on it. `,
+      h('a', { href: '?session=default' }, 'Open the default session'),
+    );
+    clearLog();
+    for (const control of doc.querySelectorAll('.clockbar button, .clockbar input, #create-key, button.replay')) /** @type {HTMLButtonElement} */ (control).disabled = true;
+    doc.body.dataset.gone = 'true';
+    render();
+  }
+
+  function openSession(/** @type {string} */ id) {
+    state.session = id;
+    state.now = null;
+    state.model = emptyModel();
+    state.rows.clear();
+    state.replayed.clear();
+    state.lastAdvance = null;
+    state.gone = false;
+    state.account = '';
+    delete doc.body.dataset.gone;
+    for (const control of doc.querySelectorAll('.clockbar button, .clockbar input, #create-key')) /** @type {HTMLButtonElement} */ (control).disabled = false;
+    el.now.textContent = '—';
+    el.newKey.hidden = true;
+    for (const node of [el.advanceError, el.advanceStatus, el.deadError, el.keysError, el.banner]) node.textContent = '';
+    doc.title = id === 'default' ? 'svc-sandbox console' : `svc-sandbox console · ${id}`;
+    clearLog();
+    drawSessions();
+    connect();
+    render();
+  }
+
+  // -------------------------------------------------------------------------------------
+  // The clock and the advance form
+
+  function setNow(/** @type {string} */ iso) {
+    if (!iso || iso === state.now || state.gone) return;
+    state.now = iso;
+    el.now.textContent = longStamp(iso);
+    el.now.setAttribute('datetime', iso);
+    schedule();
+  }
+
+  async function advance(/** @type {string} */ duration) {
+    const value = String(duration).trim();
+    el.advanceError.textContent = '';
+    el.input.removeAttribute('aria-invalid');
+    if (!value) return showAdvanceError('Enter a duration, such as 30s, 5m, 25h, or a number of milliseconds.');
+    if (state.advancing || state.gone) return;
+    state.advancing = true;
+    el.form.setAttribute('aria-busy', 'true');
+    el.advanceStatus.textContent = '';
+    const before = state.now;
+    const countsBefore = counts(state.model);
+    const res = await api('POST', sessionPath('/advance'), { duration: /^\d+(\.\d+)?$/.test(value) ? Number(value) : value });
+    state.advancing = false;
+    el.form.removeAttribute('aria-busy');
+    if (!res.ok) return showAdvanceError(messageOf(res));
+    const moved = before ? span(Date.parse(res.body.now) - Date.parse(before)) : value;
+    state.lastAdvance = { moved, before: countsBefore };
+    setNow(res.body.now);
+    schedule();
+  }
+
+  function showAdvanceError(/** @type {string} */ message) {
+    el.advanceError.textContent = message;
+    el.input.setAttribute('aria-invalid', 'true');
+  }
+
+  el.form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void advance(el.input.value);
+  });
+  for (const button of doc.querySelectorAll('[data-advance]')) {
+    button.addEventListener('click', () => void advance(/** @type {HTMLElement} */ (button).dataset.advance ?? ''));
+  }
+
+  // -------------------------------------------------------------------------------------
+  // The session picker
+
+  function drawSessions() {
+    const listed = list(state.model, 'session');
+    const ids = listed.map((s) => s.id);
+    if (!ids.includes(state.session)) ids.push(state.session);
+    const current = listed.find((s) => s.id === state.session);
+    el.sessionMeta.textContent = current ? `seed ${current.seed}` : '';
+    const known = new Set(listed.map((s) => s.id));
+    el.select.replaceChildren(...ids.map((id) => h('option', { value: id, selected: id === state.session }, known.has(id) || !state.gone ? id : `${id} (gone)`)));
+    el.select.value = state.session;
+  }
+
+  el.select.addEventListener('change', () => {
+    const id = el.select.value;
+    if (id === state.session) return;
+    const url = new URL(location.href);
+    if (id === 'default') url.searchParams.delete('session');
+    else url.searchParams.set('session', id);
+    history.pushState(null, '', url);
+    openSession(id);
+  });
+  window.addEventListener('popstate', () => {
+    const id = sessionFromUrl();
+    if (id !== state.session) openSession(id);
+  });
+
+  // -------------------------------------------------------------------------------------
+  // Views and drawing, at most once per frame
+
+  let queuedFrame = false;
+  function schedule() {
+    if (queuedFrame) return;
+    queuedFrame = true;
+    requestAnimationFrame(() => {
+      queuedFrame = false;
+      render();
+    });
+  }
+
+  function showRoute() {
+    state.route = parseRoute(location.hash);
+    for (const section of doc.querySelectorAll('.view')) /** @type {HTMLElement} */ (section).hidden = section.id !== `view-${state.route.view}`;
+    for (const link of doc.querySelectorAll('[data-view]')) {
+      if (/** @type {HTMLElement} */ (link).dataset.view === state.route.view) link.setAttribute('aria-current', 'page');
+      else link.removeAttribute('aria-current');
+    }
+    for (const button of doc.querySelectorAll('[data-filter]')) button.setAttribute('aria-pressed', String(/** @type {HTMLElement} */ (button).dataset.filter === state.route.state));
+    render();
+    const target = state.route.id ? doc.querySelector(`[data-id="${CSS.escape(state.route.id)}"]`) : null;
+    if (target) {
+      target.classList.add('target');
+      target.scrollIntoView({ block: 'center' });
+    }
+  }
+  window.addEventListener('hashchange', showRoute);
+  for (const button of doc.querySelectorAll('[data-filter]')) {
+    button.addEventListener('click', () => {
+      const filter = /** @type {HTMLElement} */ (button).dataset.filter;
+      const params = new URLSearchParams();
+      if (state.route.about) params.set('about', state.route.about);
+      if (filter !== 'all') params.set('state', filter ?? 'all');
+      location.hash = `webhooks${params.size ? `?${params}` : ''}`;
+    });
+  }
+  el.accountFilter.addEventListener('change', () => {
+    state.account = el.accountFilter.value;
+    render();
+  });
+
+  function render() {
+    withFocusKept(() => {
+      flushEvents();
+      drawSessions();
+      drawTotals();
+      drawNav();
+      const view = state.route.view;
+      if (view === 'calls') drawCalls();
+      else if (view === 'messages') el.messages.replaceChildren(renderMessages(conversations(state.model)));
+      else if (view === 'numbers') el.numbers.replaceChildren(renderNumbers(list(state.model, 'number')));
+      else if (view === 'recordings') drawRecordings();
+      else if (view === 'webhooks') drawWebhooks();
+      else if (view === 'keys') drawKeys();
+    });
+  }
+
+  /**
+   * Redrawing replaces nodes: the focused control (marked with `data-key`) gets the focus back
+   * in its new node, so a keyboard user keeps their place while the page updates live.
+   */
+  function withFocusKept(/** @type {() => void} */ draw) {
+    const active = /** @type {HTMLElement | null} */ (doc.activeElement);
+    const key = active?.dataset?.key;
+    draw();
+    if (key && active && !active.isConnected) /** @type {HTMLElement | null} */ (doc.querySelector(`[data-key="${CSS.escape(key)}"]`))?.focus();
+  }
+
+  /** Rows of a list, reusing the element of every item whose signature did not change. */
+  function rows(/** @type {string} */ prefix, /** @type {any[]} */ items, /** @type {(item: any) => string} */ signature, /** @type {(item: any) => HTMLElement} */ draw) {
+    return items.map((item) => {
+      const key = `${prefix}:${item.id}`;
+      const sig = signature(item);
+      const drawn = state.rows.get(key);
+      if (drawn && drawn[0] === sig) return drawn[1];
+      const element = draw(item);
+      state.rows.set(key, [sig, element]);
+      return element;
+    });
+  }
+
+  function drawTotals() {
+    const c = counts(state.model);
+    el.totals.textContent = state.gone
+      ? ''
+      : `${plural(c.events, 'event')} · ${plural(c.calls, 'call')} · ${plural(c.attempts, 'webhook attempt')} (${c.failed} failed) · ${plural(c.dead, 'dead letter')}`;
+    const last = state.lastAdvance;
+    el.advanceStatus.textContent = last && !state.gone ? last.said ?? `Advanced ${last.moved}: ${countsDelta(last.before, c)}.` : '';
+  }
+
+  /** Another action begins: the last advance's line says what the advance did, and stays so. */
+  function freezeAdvance() {
+    if (state.lastAdvance && state.lastAdvance.said === undefined) state.lastAdvance.said = el.advanceStatus.textContent ?? '';
+  }
+
+  function drawNav() {
+    const c = counts(state.model);
+    const text = {
+      calls: c.calls,
+      messages: state.model.items.message.size,
+      numbers: state.model.items.number.size,
+      recordings: state.model.items.recording.size,
+      webhooks: c.dead ? `${c.dead} dead` : c.deliveries,
+      events: c.events,
+      keys: state.model.items.key.size,
+    };
+    for (const [view, n] of Object.entries(text)) {
+      const badge = /** @type {HTMLElement} */ (doc.querySelector(`[data-count="${view}"]`));
+      badge.textContent = n ? String(n) : '';
+      badge.classList.toggle('bad', view === 'webhooks' && c.dead > 0);
+    }
+  }
+
+  // The event log: appended as the stream sends it, newest first.
+  function clearLog() {
+    state.pending = [];
+    state.caughtUp = false;
+    el.events.replaceChildren();
+    el.eventsCount.textContent = '';
+    el.eventsEmpty.hidden = false;
+  }
+
+  function flushEvents() {
+    if (state.pending.length === 0) return;
+    const batch = state.pending;
+    state.pending = [];
+    const fragment = doc.createDocumentFragment();
+    for (const event of batch.slice(-MAX_EVENTS).reverse()) fragment.append(eventItem(event, state.caughtUp));
+    el.events.prepend(fragment);
+    while (el.events.childElementCount > MAX_EVENTS) el.events.lastElementChild?.remove();
+    const n = state.model.events;
+    el.eventsEmpty.hidden = true;
+    el.eventsCount.textContent = n > MAX_EVENTS ? `${MAX_EVENTS} newest of ${n}` : String(n);
+  }
+
+  function drawCalls() {
+    const now = state.now ? Date.parse(state.now) : 0;
+    const all = list(state.model, 'call');
+    const options = accounts(state.model);
+    const wanted = ['', ...options.map((o) => o.account)].join('\n');
+    if (el.accountFilter.dataset.options !== wanted) {
+      el.accountFilter.dataset.options = wanted;
+      el.accountFilter.replaceChildren(h('option', { value: '' }, 'All keys'), ...options.map((o) => h('option', { value: o.account }, `${o.account} (${plural(o.calls, 'call')})`)));
+    }
+    el.accountFilter.value = state.account;
+    const mine = state.account ? all.filter((c) => c.account === state.account) : all;
+    let shown = mine.slice(0, MAX_CALLS);
+    const target = state.route.id && mine.find((c) => c.id === state.route.id);
+    if (target && !shown.includes(target)) shown = [target, ...shown];
+    el.callsCount.textContent = mine.length ? (state.account ? `${mine.length} of ${all.length}` : String(all.length)) : '';
+    if (state.gone) {
+      el.calls.replaceChildren(h('p', { class: 'empty' }, 'No session, no calls: pick a session above.'));
+      return;
+    }
+    if (all.length === 0) {
+      el.calls.replaceChildren(h('p', { class: 'empty' }, 'No calls yet. Place one with ', h('code', null, 'POST /v1/calls'), ' and watch it ring, talk and complete as the clock moves.'));
+      return;
+    }
+    const byCall = deliveriesByCall(state.model);
+    const items = shown.map((call) => ({ id: call.id, call, t: timelineOf(state.model, call, byCall) }));
+    el.calls.replaceChildren(
+      h(
+        'ol',
+        { class: 'calls', 'aria-label': 'Calls, newest first' },
+        rows('call', items, ({ call, t }) => JSON.stringify([call, t, call.ended_at ? 0 : now]), ({ call, t }) => renderCall(call, t, now)),
+      ),
+      ...(mine.length > shown.length ? [h('p', { class: 'note' }, `Showing the ${shown.length} newest of ${mine.length} calls.`)] : []),
+    );
+  }
+
+  function drawRecordings() {
+    const byCall = deliveriesByCall(state.model);
+    el.recordings.replaceChildren(
+      renderRecordings(
+        list(state.model, 'recording'),
+        (id) => state.model.items.transcript.get(id),
+        (id) => sessionPath(`/console/recordings/${encodeURIComponent(id)}/audio`),
+        (callId) => byCall.get(callId)?.length ?? 0,
+      ),
+    );
+  }
+
+  function drawWebhooks() {
+    const deliveries = list(state.model, 'delivery');
+    const dead = deliveries.filter((d) => d.state === 'dead' || state.replayed.has(d.id));
+    el.deadCount.textContent = dead.length ? String(dead.filter((d) => d.state === 'dead').length) : '';
+    el.dead.replaceChildren(renderDeadLetters(dead, state.replayed, replay));
+    if (state.gone) for (const button of el.dead.querySelectorAll('button.replay')) /** @type {HTMLButtonElement} */ (button).disabled = true;
+    const { about, state: filter } = state.route;
+    const matching = filterDeliveries(deliveries, { state: filter, about }).reverse();
+    el.deliveriesCount.textContent = matching.length === deliveries.length ? String(deliveries.length || '') : `${matching.length} of ${deliveries.length}`;
+    el.aboutFilter.hidden = !about;
+    if (about) el.aboutFilter.replaceChildren('Only ', h('code', { class: 'mono' }, about), ' ', h('a', { href: `#webhooks${filter === 'all' ? '' : `?state=${filter}`}` }, 'Show all'));
+    const open = filter !== 'all' || about !== null;
+    const shown = matching.slice(0, MAX_DELIVERIES);
+    el.deliveries.replaceChildren(
+      ...(shown.length
+        ? rows(`delivery-${open}`, shown, (d) => JSON.stringify(d), (d) => renderDelivery(d, open || d.id === state.route.id))
+        : [h('li', { class: 'empty' }, deliveries.length ? 'No delivery matches.' : 'No deliveries yet. Subscribe a receiver with POST /v1/webhooks.')]),
+      ...(matching.length > shown.length ? [h('li', { class: 'note' }, `Showing the ${shown.length} newest of ${matching.length}.`)] : []),
+    );
+    el.subscriptions.replaceChildren(renderSubscriptions(list(state.model, 'subscription')));
+  }
+
+  async function replay(/** @type {any} */ d, /** @type {HTMLButtonElement} */ button) {
+    if (button.getAttribute('aria-busy') === 'true' || state.gone) return;
+    button.setAttribute('aria-busy', 'true');
+    freezeAdvance();
+    el.deadError.textContent = '';
+    const res = await api('POST', sessionPath(`/dead-letters/${encodeURIComponent(d.id)}/replay`));
+    button.removeAttribute('aria-busy');
+    if (!res.ok) {
+      el.deadError.textContent = messageOf(res);
+      return;
+    }
+    const attempt = res.body.data[res.body.data.length - 1];
+    state.replayed.set(d.id, attempt);
+    announce(attempt?.ok ? `Replayed ${d.id}: delivered, HTTP ${attempt.status}.` : `Replayed ${d.id}: failed again (${attempt?.error ?? `HTTP ${attempt?.status}`}).`);
+    // The Replay button goes once the delivery is no longer dead: keep the keyboard user here.
+    $('dead-heading').focus();
+    render();
+  }
+
+  function drawKeys() {
+    const callsOf = (/** @type {string} */ account) => [...state.model.items.call.values()].filter((c) => c.account === account).length;
+    el.keys.replaceChildren(
+      ...renderKeys(list(state.model, 'key'), callsOf, (account) => {
+        state.account = account;
+        location.hash = 'calls';
+      }),
+    );
+  }
+
+  el.createKey.addEventListener('click', async () => {
+    if (el.createKey.getAttribute('aria-busy') === 'true' || state.gone) return;
+    el.createKey.setAttribute('aria-busy', 'true');
+    freezeAdvance();
+    el.keysError.textContent = '';
+    const res = await api('POST', sessionPath('/keys'));
+    el.createKey.removeAttribute('aria-busy');
+    if (!res.ok) {
+      el.keysError.textContent = messageOf(res);
+      return;
+    }
+    el.newKeyValue.textContent = res.body.key;
+    el.newKey.hidden = false;
+    announce(`New test key: ${res.body.key}. It is a new, empty account.`);
+  });
+
+  el.copyKey.addEventListener('click', () => {
+    const key = el.newKeyValue.textContent ?? '';
+    const selectKey = () => {
+      const range = doc.createRange();
+      range.selectNodeContents(el.newKeyValue);
+      getSelection()?.removeAllRanges();
+      getSelection()?.addRange(range);
+    };
+    if (!navigator.clipboard) return selectKey();
+    navigator.clipboard.writeText(key).then(
+      () => announce('Key copied.'),
+      () => {
+        selectKey();
+        announce('Copying is not allowed here: the key is selected, copy it with your keyboard.');
+      },
+    );
+  });
+
+  $('api-base').textContent = `${location.origin}/v1`;
+  // For the browser test: how many times the page read the lists.
+  Object.defineProperty(window, '__consoleLoads', { get: () => state.loads });
+  openSession(state.session);
+  showRoute();
+}

@@ -79,6 +79,7 @@ export function span(ms) {
   s -= hr * 3600;
   const m = Math.floor(s / 60);
   s -= m * 60;
+  /** @type {Array<[number, string]>} */
   const parts = d >= 2 ? [[d, 'd'], [hr, 'h']] : d || hr ? [[d * 24 + hr, 'h'], [m, 'm']] : [[m, 'm'], [s, 's']];
   return parts
     .filter(([n], i) => i === 0 || n > 0)
@@ -95,4 +96,39 @@ export function seconds(n) {
 /** `1 attempt`, `3 attempts`. */
 export function plural(n, one, many = `${one}s`) {
   return `${n} ${n === 1 ? one : many}`;
+}
+
+/**
+ * An id, whole and copyable in one click: a button whose text is the id (it wraps, never cut
+ * off). A click copies it to the clipboard (or, where that is not allowed, selects it) and
+ * tells the page with a bubbling `copied` event, which the page announces.
+ * @param {string} id
+ * @param {string} [cls]
+ */
+export function copyId(id, cls = '') {
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: `id ${cls}`.trim(),
+      'data-copy': id,
+      'data-key': `copy:${id}:${cls}`,
+      'aria-label': `${id}, copy`,
+      title: 'Copy',
+      onclick: (/** @type {MouseEvent} */ e) => {
+        const button = /** @type {HTMLElement} */ (e.currentTarget);
+        const done = (/** @type {boolean} */ ok) => button.dispatchEvent(new CustomEvent('copied', { bubbles: true, detail: { id, ok } }));
+        const select = () => {
+          const range = document.createRange();
+          range.selectNodeContents(button);
+          getSelection()?.removeAllRanges();
+          getSelection()?.addRange(range);
+          done(false);
+        };
+        if (!navigator.clipboard) return select();
+        navigator.clipboard.writeText(id).then(() => done(true), select);
+      },
+    },
+    id,
+  );
 }

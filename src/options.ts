@@ -1,6 +1,6 @@
 import { durationSchema, parseDuration, type Duration } from './core/duration.js';
 import { SandboxError } from './core/errors.js';
-import { array, boolean, custom, integer, invalid, map, name, object, oneOf, optional, record, show, string, type Schema } from './core/schema.js';
+import { array, boolean, custom, integer, invalid, map, name, object, oneOf, optional, record, show, string } from './core/schema.js';
 import { CLOCK_MODES, type ClockMode } from './core/clock.js';
 import { HOST_NAME } from './core/hosts.js';
 import { MAX_TIME_MS } from './core/time.js';

@@ -6,6 +6,7 @@ import { Router } from './api/router.js';
 import { routeTable } from './api/routes/index.js';
 import { TranscriptStreams } from './api/transcript-stream.js';
 import { callScripting, type CallScripting } from './control/calls.js';
+import { consoleView, type ConsoleView } from './control/console-view.js';
 import type { ControlContext } from './control/context.js';
 import { eventLog, type EventLog } from './control/events.js';
 import { faultScripting, type FaultScripting } from './control/faults.js';
@@ -32,6 +33,7 @@ import { intercept } from './intercept/interceptor.js';
 import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js';
 import { NumberInventory } from './sim/inventory.js';
 import { Accounts } from './state/accounts.js';
+import { Changes } from './state/changes.js';
 import { CallService, type CallEvents } from './state/calls.js';
 import { Dialer } from './state/dialer.js';
 import { EventBus, type BusEvents } from './state/event-bus.js';
@@ -128,6 +130,21 @@ export class Sandbox {
     const receivers = (this.receivers = add(new SimulatedReceivers()));
     const deliveries = add(new Deliveries({ clock, random, subscriptions, events, timeoutMs: o.webhookTimeoutMs, onError, chaos, receivers }));
 
+    // What changed in each step, for readers that mirror the state (the server's console stream).
+    const changes = add(new Changes(steps));
+    changes.follow('call', calls.store);
+    changes.follow('message', messages.store);
+    changes.follow('number', numbers.store);
+    changes.follow('recording', recordings.store);
+    changes.follow('transcript', transcripts.store);
+    changes.follow('subscription', subscriptions.store);
+    events.on('event:published', ({ event, account }) => {
+      const kind = event.type.slice(0, event.type.indexOf('.')) as 'call' | 'message' | 'recording' | 'transcript';
+      changes.touch(kind, (event.data as { id: string }).id, account);
+    });
+    events.on('attempt:settled', ({ attempt, account }) => changes.touch('delivery', attempt.deliveryId, account));
+    events.on('clock:moving', () => changes.touch('clock', 'now'));
+
     // api (HTTP in).
     const streams = add(new TranscriptStreams({ clock, transcripts, events }));
     const limiter = add(new RateLimiter());
@@ -184,7 +201,8 @@ export class Sandbox {
     this.webhooks = webhookScripting(ctx, { deliveries, events, onListenerError });
     this.recordings = recordingScripting(ctx, recordings, calls);
     this.transcripts = transcriptScripting(ctx, transcripts, calls, () => streams.count);
-    this.keys = keyScripting(ctx, accounts);
+    this.keys = keyScripting(ctx, accounts, (key, removed) => changes.touch('key', key, '', removed));
+    changeFeeds.set(this, { changes, view: consoleView({ calls, messages, numbers, recordings, transcripts, subscriptions, deliveries, bus }) });
     this.requests = requestJournal(journal);
   }
 
@@ -537,6 +555,26 @@ export class Sandbox {
   private assertOpen(what: string): void {
     if (this.life.closed) throw this.closedError(what);
   }
+}
+
+const changeFeeds = new WeakMap<Sandbox, { changes: Changes; view: ConsoleView }>();
+
+/**
+ * The sandbox's change feed (state/changes.ts): a batch of `{kind, id}` records after each
+ * step that changed something, and `reset`. Internal, for the standalone server's console
+ * stream; not part of the public surface.
+ */
+export function changeFeed(sandbox: Sandbox): Pick<Changes, 'subscribe'> {
+  const feed = changeFeeds.get(sandbox);
+  if (!feed) throw new TypeError('changeFeed: not a sandbox.');
+  return feed.changes;
+}
+
+/** The session's resources across its accounts, as the console reads them (control/console-view.ts). Internal. */
+export function consoleViewOf(sandbox: Sandbox): ConsoleView {
+  const feed = changeFeeds.get(sandbox);
+  if (!feed) throw new TypeError('consoleViewOf: not a sandbox.');
+  return feed.view;
 }
 
 /**

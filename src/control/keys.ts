@@ -49,18 +49,21 @@ export interface KeyScripting {
  * const { key } = sandbox.keys.create();     // 'SVC_TEST_…'
  * sandbox.keys.revoke('SVC_TEST_alice');     // now 401
  */
-export function keyScripting(ctx: ControlContext, accounts: Accounts): KeyScripting {
+export function keyScripting(ctx: ControlContext, accounts: Accounts, changed: (key: string, removed: boolean) => void = () => undefined): KeyScripting {
   return {
     create: (options = {}) =>
       act(ctx, 'create an API key', () => {
         const { key, ...rest } = check(keyOptions, options, 'keys.create');
         if (key !== undefined && accounts.owns(key)) throw new SandboxError(say('keys.create', `${key} exists already; pick another key or leave it out.`), { code: 'conflict', param: field('key') });
-        return accounts.create(key, rest);
+        const made = accounts.create(key, rest);
+        changed(made.key, false);
+        return made;
       }),
     list: () => accounts.list(),
     revoke: (key) =>
       act(ctx, 'revoke an API key', () => {
         accounts.revoke(check(testKey, key, 'keys.revoke', 'key'));
+        changed(key, true);
       }),
   };
 }

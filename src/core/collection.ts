@@ -40,6 +40,18 @@ export class Collection<T extends StoredItem> {
   private readonly byId = new Map<string, T>();
   private readonly byAccount = new Map<string, T[]>();
   private nextSeq = 1;
+  // A method's parameter is bivariant: a Collection<Sub> stays a Collection<StoredItem>.
+  private watcher: { notify(item: T, removed: boolean): void } | null = null;
+
+  /** Tells `watcher` of every insert, removal and {@link touched} item (the sandbox's change feed, state/changes.ts). */
+  watch(watcher: (item: T, removed: boolean) => void): void {
+    this.watcher = { notify: watcher };
+  }
+
+  /** An item changed in place (its fields were set): tells the watcher. */
+  touched(item: T): void {
+    this.watcher?.notify(item, false);
+  }
 
   /** The `seq` the next inserted item must carry. */
   allocateSeq(): number {
@@ -51,6 +63,7 @@ export class Collection<T extends StoredItem> {
     let list = this.byAccount.get(item.account);
     if (!list) this.byAccount.set(item.account, (list = []));
     list.push(item);
+    this.watcher?.notify(item, false);
     return item;
   }
 
@@ -70,6 +83,7 @@ export class Collection<T extends StoredItem> {
     const list = this.byAccount.get(item.account);
     const at = list ? lowerBound(list, item.seq, (x) => x.seq) : -1;
     if (list && list[at] === item) list.splice(at, 1);
+    this.watcher?.notify(item, true);
   }
 
   /** Every item of every account, newest first (for the scripting API and the console, never for a request). */

@@ -1,5 +1,4 @@
 import {
-  deleteGlobalSymbol,
   getGlobalSymbol,
   InterceptorReadyState,
   type HttpRequestEventMap,

@@ -17,6 +17,7 @@ import { apiKeyJson, attemptJson, callJson, deliveryJson, eventJson, faultJson, 
 import { advanceAnswer, advanceUntil, createKey, keyBody, keyAnswer, scriptingRoutes, withUntil } from './control-scripting.js';
 import { deliveryPage, eventPage, pageOf, pageParameters, slicePage } from './control-pages.js';
 import { json } from './http.js';
+import { consoleRoutes } from './control-console.js';
 import { controlRoute, type ControlRoute } from './control-route.js';
 import type { Sandbox } from '../sandbox.js';
 import type { Session, Sessions } from './sessions.js';
@@ -154,11 +155,7 @@ export const controlRoutes: ControlRoute[] = [
       // Positions, not copies: the answer costs the events it carries, whatever the log's length.
       const log = eventPositions(session.sandbox.events);
       const before = log.length;
-      try {
-        await session.sandbox.advance(d);
-      } finally {
-        session.streams.changed();
-      }
+      await session.sandbox.advance(d);
       return json(200, { now: session.sandbox.now().toISOString(), events: log.after(before, log.length - before) });
     },
   }),
@@ -170,7 +167,6 @@ export const controlRoutes: ControlRoute[] = [
     status: 204,
     run: ({ session }) => {
       session.sandbox.reset();
-      session.streams.changed();
       return json(204, null);
     },
   }),
@@ -211,13 +207,7 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'replayDeadLetter',
     status: 200,
     response: list(attemptJson()),
-    run: async ({ session, params }) => {
-      try {
-        return json(200, { data: await session.sandbox.webhooks.replay(params.id!) });
-      } finally {
-        session.streams.changed();
-      }
-    },
+    run: async ({ session, params }) => json(200, { data: await session.sandbox.webhooks.replay(params.id!) }),
   }),
   controlRoute({
     method: 'POST',
@@ -251,7 +241,6 @@ export const controlRoutes: ControlRoute[] = [
         throw new SandboxError(`${params.key} is a key of another session; revoke it there.`, { code: 'not_found', param: 'key' });
       }
       session.sandbox.keys.revoke(params.key!);
-      session.streams.changed();
       return json(204, null);
     },
   }),
@@ -311,7 +300,7 @@ export const controlRoutes: ControlRoute[] = [
     body: answerOptions,
     status: 200,
     response: callJson(),
-    run: ({ session, params, body }) => changed(session, json(200, session.sandbox.calls.answer(params.id!, body))),
+    run: ({ session, params, body }) => json(200, session.sandbox.calls.answer(params.id!, body)),
   }),
   controlRoute({
     method: 'POST',
@@ -320,7 +309,7 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'hangUpCall',
     status: 200,
     response: callJson(),
-    run: ({ session, params }) => changed(session, json(200, session.sandbox.calls.hangUp(params.id!))),
+    run: ({ session, params }) => json(200, session.sandbox.calls.hangUp(params.id!)),
   }),
   controlRoute({
     method: 'POST',
@@ -330,7 +319,7 @@ export const controlRoutes: ControlRoute[] = [
     body: inboundCallOptions,
     status: 201,
     response: callJson(),
-    run: ({ session, body }) => changed(session, json(201, session.sandbox.calls.inbound(body))),
+    run: ({ session, body }) => json(201, session.sandbox.calls.inbound(body)),
   }),
   controlRoute({
     method: 'POST',
@@ -340,7 +329,7 @@ export const controlRoutes: ControlRoute[] = [
     body: inboundMessageOptions,
     status: 201,
     response: messageJson(),
-    run: ({ session, body }) => changed(session, json(201, session.sandbox.messages.inbound(body))),
+    run: ({ session, body }) => json(201, session.sandbox.messages.inbound(body)),
   }),
   // For the console.
   controlRoute({
@@ -358,6 +347,7 @@ export const controlRoutes: ControlRoute[] = [
   }),
   ...scriptingRoutes,
   ...scenarioRoutes,
+  ...consoleRoutes,
 ];
 
 /**
@@ -396,11 +386,6 @@ function callTimelines(session: Session, calls: Call[]) {
 /** A key as a cursor names it: a short digest (a key may hold `-` and be longer than a cursor's id). */
 function keyId(key: string): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 20);
-}
-
-function changed(session: Session, response: Response): Response {
-  session.streams.changed();
-  return response;
 }
 
 /** The control API's route table: the /v1 matcher (api/router.ts), its 404 wording the control API's. */

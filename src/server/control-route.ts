@@ -25,6 +25,8 @@ export interface ControlRoute<B = any, Q = any> extends Routable {
   /** Below `/__sandbox`, with `{s}` for the session and `{name}` for other segments. */
   path: string;
   summary: string;
+  /** What the operation does, beyond `summary`, for the document (server/openapi.ts has a default per operationId). */
+  description?: string;
   operationId: string;
   /** Parses the JSON body before `run` (the schema the library function the route calls checks with); its refusal is the 400. */
   body?: Schema<B>;

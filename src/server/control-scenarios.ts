@@ -1,9 +1,8 @@
 import { EVENT_TYPES, eventJson } from '../control/json-schemas.js';
 import { scenarioResultJsonSchema, scenarioSchema } from '../control/scenario.js';
 import { TRIGGER_OVERRIDES } from '../control/triggers.js';
-import { check } from '../control/context.js';
 import { custom, invalid, object, oneOf, optional, string, type Schema } from '../core/schema.js';
-import type { ControlRoute } from './control-route.js';
+import { controlRoute, type ControlRoute } from './control-route.js';
 import { json } from './http.js';
 import type { Session } from './sessions.js';
 
@@ -38,46 +37,38 @@ const triggerBody = object(
 );
 
 /** Each with a `description` of its own, which the control document uses (src/server/openapi.ts). */
-export const scenarioRoutes: Array<ControlRoute & { description: string }> = [
-  {
+export const scenarioRoutes: ControlRoute[] = [
+  controlRoute({
     method: 'POST',
     path: '/sessions/{s}/scenario',
     summary: 'sandbox.run: run a scenario file on the session (its JSON as the body): 200 with the result, passed or not; 400 naming the JSON path of an invalid file',
     operationId: 'runScenario',
     description:
       'Runs a scenario file (docs/scenarios.md; its JSON Schema is svc-sandbox/scenario.schema.json) on the session from its current virtual now, as the session\'s key: numbers, subscriptions and the carrier first, then each step at its `at`. Answers 200 with `passed`, the timeline and the first expectation that failed with what was seen instead; 400 with `param` the JSON path when the file is not valid.',
-    body: scenarioSchema as Schema<unknown>,
+    body: scenarioSchema,
     status: 200,
     response: scenarioResultJsonSchema(),
     run: async ({ session, body }) => {
       const key = sessionKey(session);
-      try {
-        return json(200, await session.sandbox.run(body, key === undefined ? {} : { apiKey: key }));
-      } finally {
-        session.streams.changed();
-      }
+      return json(200, await session.sandbox.run(body, key === undefined ? {} : { apiKey: key }));
     },
-  },
-  {
+  }),
+  controlRoute({
     method: 'POST',
     path: '/sessions/{s}/trigger',
     summary: 'sandbox.trigger: make one event of a type through a real state change (virtual time moves as far as it needs): 201 with the event',
     operationId: 'triggerEvent',
     description:
       'Makes one event of `type` through the smallest real story that ends in it, told through /v1 with the session\'s key (or `apiKey`): the resource read afterwards equals the event\'s data and the webhook is signed like any other. Virtual time moves as far as the story needs. `data` sets fields of the event\'s data (docs/scenarios.md, "Triggers"); an unknown one is 400 naming `data.<field>`.',
-    body: triggerBody as Schema<unknown>,
+    body: triggerBody,
     status: 201,
     response: eventJson(),
     fields: { overrides: 'data' },
     run: async ({ session, body }) => {
-      const input = check(triggerBody, body === undefined ? {} : body, '');
-      const apiKey = input.apiKey ?? sessionKey(session);
-      try {
-        const event = await session.sandbox.trigger(input.type, (input.data ?? {}) as never, apiKey === undefined ? {} : { apiKey });
-        return json(201, event);
-      } finally {
-        session.streams.changed();
-      }
+      const apiKey = body.apiKey ?? sessionKey(session);
+      // The overrides are checked by the library, with the schema of the event type asked for.
+      const event = await session.sandbox.trigger(body.type, (body.data ?? {}) as never, apiKey === undefined ? {} : { apiKey });
+      return json(201, event);
     },
-  },
+  }),
 ];

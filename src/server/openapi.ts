@@ -103,7 +103,7 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
       const example = controlExample(String(parameter.name), route.path);
       if (example !== undefined) Object.assign(parameter, { example });
     }
-    const own = 'description' in route && typeof route.description === 'string' ? route.description : undefined;
+    const own = route.description;
     (paths[full] ??= {})[route.method.toLowerCase()] = {
       operationId: route.operationId,
       summary: route.summary,
@@ -129,7 +129,7 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
       operationId: 'streamSession',
       summary: "The session's live stream, as server-sent events",
       description:
-        "The session's live stream for the console, as server-sent events: `event` (each platform event, with its position in the log as `id`), `change` {now} (read the lists again) and `reset` {now}. Send `Last-Event-ID` to resume after the n-th event.",
+        "The session's live stream for the console, as server-sent events: `event` (each platform event, with its position in the log as `id`), `change` {now, changes} (each changed item with its JSON, docs/console.md), `resync` {now} (read the lists again) and `reset` {now}. Send `Last-Event-ID` to resume after the n-th event.",
       tags: ['control'],
       security: [],
       parameters: [

@@ -130,7 +130,14 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     sessions = new Sessions(
       url,
       { seed: options.seed ?? 0, startTime: options.startTime, seeded: options.seed !== undefined, webhookTimeout: options.webhookTimeout, clock: options.clock },
-      (session) => new SessionStreams(() => session().sandbox),
+      (session) =>
+        new SessionStreams(
+          () => session().sandbox,
+          (id) => {
+            const listed = sessions.get(id);
+            return listed ? { id: listed.id, seed: listed.seed, now: listed.sandbox.now().toISOString() } : null;
+          },
+        ),
     );
     defaultSandbox = sessions.default.sandbox;
   } catch (error) {
@@ -199,9 +206,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     if (origin !== null && !isOwnOrigin(origin) && !browserOrigins(origin)) return refusalResponse(foreignPage(origin));
     const { session } = to;
     if (session === 'gone' || session === 'forged') return refusedKey(session, random, sessions.default.sandbox.now().getTime());
-    const response = await session.sandbox.handle(request);
-    if (request.method !== 'GET' && request.method !== 'HEAD') session.streams.changed();
-    return response;
+    return session.sandbox.handle(request);
   }
 
   async function control(request: Request, path: string): Promise<Response> {

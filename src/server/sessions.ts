@@ -95,6 +95,7 @@ export class Sessions {
     do id = this.random.id('ses');
     while (this.all.has(id));
     const session = this.add(id, seed, sandbox);
+    this.listChanged(id, false);
     return { session, apiKey: this.makeKey(session) };
   }
 
@@ -116,6 +117,12 @@ export class Sessions {
     this.all.delete(id);
     session.streams.closeAll();
     session.sandbox.close();
+    this.listChanged(id, true);
+  }
+
+  /** The session list changed: every console, whichever session it shows, updates its picker. */
+  private listChanged(id: string, removed: boolean): void {
+    for (const other of this.all.values()) other.streams.changed([{ kind: 'session', id, removed }]);
   }
 
   /** A new test key of `session`, which routes to it; `options` as `sandbox.keys.create` takes them (plan, scopes). */

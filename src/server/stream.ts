@@ -1,11 +1,30 @@
 import { eventPositions, type EventPositions } from '../control/events.js';
 import { sseComment, sseFrame as frame } from '../core/sse.js';
-import type { Sandbox } from '../sandbox.js';
+import type { ConsoleItem, ConsoleKind } from '../control/console-view.js';
+import { changeFeed, consoleViewOf, type Sandbox } from '../sandbox.js';
 
 /** The most events one chunk of a stream carries. */
 export const PAGE_EVENTS = 200;
 /** A chunk stops growing once it holds this many bytes (one event may take it past). */
 export const PAGE_BYTES = 64 * 1024;
+
+/** A reader told of more changed ids than this between two frames is told to read everything again (`resync`). */
+export const MAX_PENDING = 500;
+
+/** A changed thing a reader has still to be told of. */
+interface Pending {
+  kind: ConsoleKind | 'key' | 'session';
+  id: string;
+  removed: boolean;
+}
+
+/** What a `change` frame carries per item: the kind, the id, and the item's JSON now (null once it is gone). */
+export interface ChangeItem {
+  kind: Pending['kind'];
+  id: string;
+  removed: boolean;
+  data: ConsoleItem | Record<string, unknown> | null;
+}
 
 /** One open stream: where its reader is in the log, and what it still has to be told. */
 interface Reader {
@@ -13,8 +32,12 @@ interface Reader {
   sent: number;
   /** The log's generation that `sent` belongs to. */
   generation: number;
-  /** A `change` frame is due (one stands for any number of changes). */
+  /** A `change` frame is due (the clock moved, or `pending` holds ids). */
   change: boolean;
+  /** The ids changed since the last `change` frame, each once. */
+  pending: Map<string, Pending>;
+  /** More than {@link MAX_PENDING} ids changed: a `resync` frame is due instead. */
+  overflow: boolean;
   /** Resolves the pull that waits for something to send. */
   wake: (() => void) | null;
   closed: boolean;
@@ -29,8 +52,12 @@ interface Reader {
  *   event log holds it. A client that reconnects with `Last-Event-ID: n` gets the events after
  *   the n-th; if the log is shorter than n (the session was reset), it gets `reset` first,
  *   then the whole log.
- * - `change` `{now}`: something else changed (the clock moved, a key was made, a webhook
- *   attempt settled): read the lists again.
+ * - `change` `{now, changes}`: what changed since the last frame, each item once, with its
+ *   JSON as it is now (`{kind, id, removed, data}`; kinds: call, message, number, recording,
+ *   transcript, subscription, delivery, key, session), so the page updates those rows in place
+ *   and reads nothing. The first frame of a stream has no changes: read the lists then.
+ * - `resync` `{now}`: more than {@link MAX_PENDING} ids changed before the reader took them:
+ *   read the lists again.
  * - `reset` `{now}`: the session was reset: start over.
  *
  * Each stream is pulled, never pushed: it remembers only its position in the log, and a chunk
@@ -38,17 +65,22 @@ interface Reader {
  * reader has taken the one before. So a reader that pauses, during its catch-up or later, holds
  * at most one chunk on the server, and reads on from where it stopped when it resumes; the log
  * itself is the queue (docs/server.md, "Streams and large logs"). Changes coalesce into one
- * `change` frame. The stream holds no timer; it ends when the client goes away or the session
+ * `change` frame, which holds ids until it is sent and reads their JSON then: a step costs the
+ * server what it changed, whatever the size of the session (docs/console.md). The stream holds no timer; it ends when the client goes away or the session
  * is deleted.
  */
 export class SessionStreams {
   private readonly open = new Set<Reader>();
   private subscribed: (() => void) | null = null;
 
-  constructor(private readonly sandbox: () => Sandbox) {}
+  /** `sessionJson`: a session of the server as the session list shows it (undefined once deleted). */
+  constructor(
+    private readonly sandbox: () => Sandbox,
+    private readonly sessionJson: (id: string) => Record<string, unknown> | null = () => null,
+  ) {}
 
   stream(lastEventId: number, signal: AbortSignal): ReadableStream<Uint8Array> {
-    const reader: Reader = { sent: lastEventId, generation: this.log().generation, change: true, wake: null, closed: false, close: () => undefined };
+    const reader: Reader = { sent: lastEventId, generation: this.log().generation, change: true, pending: new Map(), overflow: false, wake: null, closed: false, close: () => undefined };
     return new ReadableStream<Uint8Array>(
       {
         start: (controller) => {
@@ -89,10 +121,21 @@ export class SessionStreams {
     );
   }
 
-  /** Something other than an event changed: every client reads its lists again. */
-  changed(): void {
+  /**
+   * Tells every reader that these things changed: each gets a `change` frame with their JSON
+   * as it is when the frame is sent (the sandbox's own changes come from its change feed;
+   * the server adds the session list's).
+   */
+  changed(items: readonly Pending[] = []): void {
     for (const reader of this.open) {
       reader.change = true;
+      if (!reader.overflow) {
+        for (const item of items) reader.pending.set(`${item.kind}:${item.id}`, item);
+        if (reader.pending.size > MAX_PENDING) {
+          reader.overflow = true;
+          reader.pending.clear();
+        }
+      }
       reader.wake?.();
     }
   }
@@ -119,6 +162,8 @@ export class SessionStreams {
       reader.generation = log.generation;
       reader.sent = 0;
       reader.change = true;
+      reader.pending.clear();
+      reader.overflow = false;
       frames.push(frame('reset', { now: this.now() }));
     }
     let bytes = 0;
@@ -131,13 +176,33 @@ export class SessionStreams {
     }
     if (reader.sent === log.length && reader.change && bytes === 0) {
       reader.change = false;
-      frames.push(frame('change', { now: this.now() }));
+      if (reader.overflow) {
+        reader.overflow = false;
+        frames.push(frame('resync', { now: this.now() }));
+      } else {
+        // Each id's JSON is read now, once per frame: the frame costs the ids that changed.
+        const changes = [...reader.pending.values()].map((item) => this.item(item));
+        reader.pending.clear();
+        frames.push(frame('change', { now: this.now(), changes }));
+      }
     }
     return frames.length === 0 ? null : concat(frames);
   }
 
   private log(): EventPositions {
     return eventPositions(this.sandbox().events);
+  }
+
+  /** A changed id with its JSON now (null once it is gone). */
+  protected item({ kind, id, removed }: Pending): ChangeItem {
+    const sandbox = this.sandbox();
+    let data: ChangeItem['data'] = null;
+    if (!removed) {
+      if (kind === 'key') data = (sandbox.keys.list().find((k) => k.key === id) as Record<string, unknown> | undefined) ?? null;
+      else if (kind === 'session') data = this.sessionJson(id);
+      else data = consoleViewOf(sandbox).get(kind, id) ?? null;
+    }
+    return { kind, id, removed: removed || data === null, data };
   }
 
   private now(): string {
@@ -151,12 +216,16 @@ export class SessionStreams {
       for (const reader of this.open) reader.wake?.();
     };
     const offEvents = this.log().watch(wakeAll);
-    // Attempts settle during an advance and after it (a slow receiver): the console's
-    // deliveries and dead letters follow them as they happen.
-    const offAttempts = sandbox.webhooks.subscribe(() => this.changed());
+    // What each step changed, from the library's own change feed: calls, messages, numbers,
+    // recordings, transcripts, subscriptions, deliveries (an attempt settled, during an
+    // advance or after it), keys, and the clock. A reset is seen in the log's generation.
+    const offChanges = changeFeed(sandbox).subscribe((batch) => {
+      if (batch.kind === 'reset') return wakeAll();
+      this.changed(batch.records.filter((r) => r.kind !== 'clock') as Pending[]);
+    });
     this.subscribed = () => {
       offEvents();
-      offAttempts();
+      offChanges();
     };
   }
 

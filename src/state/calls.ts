@@ -230,6 +230,8 @@ export class CallService implements Service {
       call.extension = target.extension;
       call.agent = null;
     }
+    // No event tells of a transfer: the store does (the console's change feed).
+    this.store.touched(call);
   }
 
   private onCompleted(call: CallRecord, disposition: Disposition): void {

@@ -85,6 +85,11 @@ export class EventBus implements Service {
     return this.byId.get(id)?.event;
   }
 
+  /** The account of the event with this id ('' if the log does not hold it). */
+  accountOf(id: string): string {
+    return this.byId.get(id)?.account ?? '';
+  }
+
   /**
    * Calls `wake` once after each step that appended events, and at each reset (read what
    * changed with {@link length}, {@link generation} and {@link after}). For the server's

@@ -109,6 +109,7 @@ export class NumberService implements Service {
     if (config.routing !== undefined) record.routing = config.routing && { ...config.routing };
     if (config.callerIdName !== undefined) record.callerIdName = config.callerIdName;
     if (config.smsEnabled !== undefined) record.smsEnabled = config.smsEnabled;
+    this.store.touched(record);
   }
 
   /**

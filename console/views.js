@@ -1,0 +1,284 @@
+import { copyId, h, plural, seconds, stamp, time } from './dom.js';
+
+/**
+ * The views of the account's resources besides calls (timeline.js): messages by conversation,
+ * numbers, recordings with their audio and transcript, webhook deliveries, dead letters and
+ * subscriptions, the event log's rows and the keys. Each function builds elements from items
+ * of the model (model.js) and reads nothing else; the page (app.js) puts them in place.
+ */
+
+const family = (/** @type {string} */ type) => String(type).split('.')[0];
+const empty = (/** @type {any[]} */ ...text) => h('p', { class: 'empty' }, ...text);
+
+/** A link to the view of a resource by its id. */
+export function resourceLink(/** @type {{ kind: string, id: string }} */ about) {
+  const href = about.kind === 'call' ? `#calls/${about.id}` : about.kind === 'message' ? `#messages/${about.id}` : `#recordings/${about.id}`;
+  return h('a', { href, class: 'mono' }, about.id);
+}
+
+/**
+ * @param {ReturnType<typeof import('./model.js').conversations>} conversations
+ */
+export function renderMessages(conversations) {
+  if (conversations.length === 0) return empty('No messages yet. Send one with ', h('code', null, 'POST /v1/messages'), ' or deliver an inbound one with ', h('code', null, 'POST /__sandbox/sessions/{s}/messages/inbound'), '.');
+  return h(
+    'ul',
+    { class: 'conversations' },
+    conversations.map((c) =>
+      h(
+        'li',
+        { class: 'conversation', 'data-id': c.id },
+        h('div', { class: 'conv-head' }, h('span', { class: 'mono' }, `${c.numbers[0]} ↔ ${c.numbers[1]}`), copyId(c.id), h('span', { class: 'dim' }, 'Key ', h('code', { class: 'mono' }, c.account))),
+        h(
+          'ol',
+          { class: 'bubbles' },
+          c.messages.map((m) =>
+            h(
+              'li',
+              { class: `bubble ${m.direction}`, 'data-id': m.id, id: `message-${m.id}` },
+              h('p', { class: 'bubble-body' }, m.body ?? (m.media?.length ? `(${plural(m.media.length, 'attachment')})` : '')),
+              h('p', { class: 'bubble-meta' }, time(m.created_at), ' ', h('span', { class: `badge msg-${m.status}` }, m.status), ' ', m.channel === 'mms' ? 'MMS · ' : '', plural(m.segments, 'segment'), ' ', copyId(m.id)),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+/** @param {any[]} numbers */
+export function renderNumbers(numbers) {
+  if (numbers.length === 0) return empty('No numbers provisioned yet. Search with ', h('code', null, 'GET /v1/numbers'), ' and provision one with ', h('code', null, 'POST /v1/numbers'), '.');
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { class: 'grid' },
+      h('caption', { class: 'sr-only' }, 'Provisioned numbers'),
+      h('thead', null, h('tr', null, ['Number', 'Id', 'Kind', 'Routing', 'SMS', 'Key', 'Since'].map((c) => h('th', { scope: 'col' }, c)))),
+      h(
+        'tbody',
+        null,
+        numbers.map((n) =>
+          h(
+            'tr',
+            { 'data-id': n.id },
+            h('td', { class: 'mono' }, n.number),
+            h('td', null, copyId(n.id)),
+            h('td', null, `${n.kind} · ${n.country}`),
+            h('td', null, n.routing ? `${n.routing.type}${n.routing.target ? ` → ${n.routing.target}` : ''}` : '—'),
+            h('td', null, n.sms?.enabled ? 'on' : 'off'),
+            h('td', { class: 'mono wrap' }, n.account),
+            h('td', null, time(n.created_at)),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+/**
+ * @param {any[]} recordings
+ * @param {(id: string) => any} transcriptOf
+ * @param {(id: string) => string} audioUrl
+ * @param {(callId: string) => number} deliveriesOf  how many deliveries a call's events (its recording's and transcript's included) have
+ */
+export function renderRecordings(recordings, transcriptOf, audioUrl, deliveriesOf) {
+  if (recordings.length === 0) return empty('No recordings yet. An answered call is recorded; its recording is ready 10 s after it ends, its transcript 20 s later.');
+  return h(
+    'ul',
+    { class: 'recordings' },
+    recordings.map((r) => {
+      const transcript = transcriptOf(r.transcript_id) ?? r.transcript;
+      const hooks = deliveriesOf(r.call_id);
+      return h(
+        'li',
+        { class: 'rec-item', 'data-id': r.id, id: `recording-${r.id}` },
+        h(
+          'div',
+          { class: 'rec-media' },
+          h('div', { class: 'rec-head' }, copyId(r.id), h('span', { class: `badge rec-${r.status}` }, r.status), h('span', null, seconds(r.duration))),
+          h('p', { class: 'rec-meta' }, 'Call ', h('a', { href: `#calls/${r.call_id}`, class: 'mono' }, r.call_id), r.agent ? ` · agent ${r.agent}` : '', ' · ended ', time(r.created_at)),
+          r.status === 'ready'
+            ? h('audio', { controls: true, preload: 'none', src: audioUrl(r.id), 'aria-label': `Recording ${r.id}` })
+            : h('p', { class: 'dim' }, 'Processing: the audio is ready at recording.ready.'),
+          h('p', { class: 'rec-links' }, hooks ? h('a', { href: `#webhooks?about=${r.call_id}` }, `Webhook deliveries of its call (${hooks})`) : h('span', { class: 'dim' }, 'No webhook deliveries')),
+        ),
+        h(
+          'div',
+          { class: 'rec-transcript' },
+          h('h3', null, 'Transcript ', transcript ? copyId(transcript.id) : null, transcript ? h('span', { class: `badge trn-${transcript.status}` }, transcript.status) : null),
+          transcript?.summary ? h('p', { class: 'summary' }, h('strong', null, 'Summary: '), transcript.summary) : null,
+          transcript?.segments?.length
+            ? h(
+                'ol',
+                { class: 'segments' },
+                transcript.segments.map((/** @type {any} */ s) => h('li', null, h('span', { class: 'speaker' }, s.speaker), h('span', { class: 'at' }, `${s.start.toFixed(1)} s`), h('span', { class: 'said' }, s.text))),
+              )
+            : h('p', { class: 'dim' }, transcript ? 'Nothing said yet.' : 'No transcript.'),
+        ),
+      );
+    }),
+  );
+}
+
+/** The attempts of a delivery, as a table. @param {any} d */
+export function attemptsTable(d) {
+  if (d.attempts.length === 0) return h('p', { class: 'next' }, 'No attempt yet.');
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { class: 'attempts' },
+      h('caption', { class: 'sr-only' }, `Attempts of ${d.id}, ${d.eventType}`),
+      h('thead', null, h('tr', null, h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'Time'), h('th', { scope: 'col' }, 'Status'), h('th', { scope: 'col' }, 'Result'))),
+      h(
+        'tbody',
+        null,
+        d.attempts.map((/** @type {any} */ a) =>
+          h(
+            'tr',
+            { class: a.ok ? 'ok' : 'failed', 'data-attempt': a.attempt, 'data-replay': a.replay },
+            h('td', { class: 'num' }, a.replay ? h('span', { class: 'replay-tag', title: `replay ${a.replay}` }, `R${a.replay}·`) : null, String(a.attempt)),
+            h('td', null, time(a.at)),
+            h('td', { class: 'status' }, a.status === null ? '—' : String(a.status)),
+            h('td', { class: 'result' }, a.ok ? `ok${a.replay ? ' (replay)' : ''}` : a.error ?? 'failed'),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+/** What a delivery is about: the resource, its call, the receiver. @param {any} d */
+function context(d) {
+  return [
+    h('p', { class: 'about' }, 'About ', d.about ? resourceLink(d.about) : '—', d.call_id && d.call_id !== d.about?.id ? [' of call ', resourceLink({ kind: 'call', id: d.call_id })] : null),
+    h('p', { class: 'delivery-url mono', title: `subscription ${d.subscriptionId}` }, `→ ${d.url}`),
+  ];
+}
+
+/**
+ * One delivery with its context and every attempt.
+ * @param {any} d
+ * @param {boolean} open  whether its attempts are shown
+ */
+export function renderDelivery(d, open) {
+  const failed = d.attempts.filter((/** @type {any} */ a) => !a.ok).length;
+  return h(
+    'li',
+    { class: `delivery is-${d.state}`, 'data-id': d.id, 'data-state': d.state, id: `delivery-${d.id}` },
+    h(
+      'div',
+      { class: 'delivery-head' },
+      h('span', { class: `badge state-${d.state}` }, d.state),
+      h('span', { class: `etype fam-${family(d.eventType)}` }, d.eventType),
+      copyId(d.id),
+      h('span', { class: 'attempt-count' }, `${plural(d.attempts.length, 'attempt')}${failed ? `, ${failed} failed` : ''}`),
+    ),
+    context(d),
+    h('details', { open: open || undefined }, h('summary', { 'data-key': `attempts:${d.id}` }, 'Attempts'), attemptsTable(d)),
+    d.nextAttemptAt ? h('p', { class: 'next' }, 'Next attempt at ', time(d.nextAttemptAt)) : null,
+  );
+}
+
+/**
+ * The dead letters, each with what it was about and a Replay button; a replayed one stays,
+ * with the replay's result, until the page is reloaded.
+ * @param {any[]} dead  dead letters and replayed ones
+ * @param {Map<string, any>} replayed  the last replay attempt of each delivery replayed from this page
+ * @param {(d: any, button: HTMLButtonElement) => void} onReplay
+ */
+export function renderDeadLetters(dead, replayed, onReplay) {
+  if (dead.length === 0) return empty('No dead letters. A delivery lands here when its 12th attempt fails, 17 h 3 m 30 s after the first.');
+  return h(
+    'ul',
+    { class: 'dead-letters' },
+    dead.map((d) => {
+      const last = d.attempts[d.attempts.length - 1];
+      const result = replayed.get(d.id);
+      const descId = `dead-${d.id}`;
+      return h(
+        'li',
+        { class: `dead-letter${result ? ' was-replayed' : ''}`, 'data-id': d.id, 'data-state': d.state },
+        h(
+          'div',
+          { class: 'dead-info', id: descId },
+          h('div', { class: 'delivery-head' }, h('span', { class: `etype fam-${family(d.eventType)}` }, d.eventType), copyId(d.id)),
+          context(d),
+          h('p', { class: 'dead-last' }, `${plural(d.attempts.length, 'attempt')}${d.replays ? `, ${plural(d.replays, 'replay')}` : ''}; last `, last ? time(last.at) : '—', last ? `: ${last.error ?? `HTTP ${last.status}`}` : ''),
+          result
+            ? h('p', { class: `replay-result ${result.ok ? 'ok' : 'failed'}`, role: 'status' }, `Replayed at ${stamp(result.at)}: `, result.ok ? `delivered, HTTP ${result.status}` : `failed again (${result.error ?? `HTTP ${result.status}`})`, ' · ', h('a', { href: `#webhooks?about=${d.about?.id ?? ''}` }, 'see its delivery'))
+            : null,
+        ),
+        d.state === 'dead'
+          ? h('button', { type: 'button', class: 'replay', 'data-key': `replay:${d.id}`, 'aria-describedby': descId, onclick: (/** @type {MouseEvent} */ e) => onReplay(d, /** @type {HTMLButtonElement} */ (e.currentTarget)) }, 'Replay')
+          : null,
+      );
+    }),
+  );
+}
+
+/** @param {any[]} subscriptions */
+export function renderSubscriptions(subscriptions) {
+  if (subscriptions.length === 0) return empty('No webhook subscriptions. Subscribe a receiver with ', h('code', null, 'POST /v1/webhooks'), '.');
+  return h(
+    'ul',
+    { class: 'subscriptions' },
+    subscriptions.map((s) => h('li', { 'data-id': s.id }, copyId(s.id), h('span', { class: 'mono wrap' }, s.url), h('span', { class: 'dim' }, s.events.join(', ')), h('span', { class: 'dim' }, 'Key ', h('code', { class: 'mono' }, s.account)))),
+  );
+}
+
+/** One row of the event log. @param {any} event @param {boolean} fresh */
+export function eventItem(event, fresh) {
+  const data = event.data ?? {};
+  return h(
+    'li',
+    { class: `event${fresh ? ' fresh' : ''}`, 'data-type': event.type, 'data-id': event.id },
+    time(event.created_at),
+    h('span', { class: `etype fam-${family(event.type)}` }, event.type),
+    copyId(data.id ?? event.id, 'subject'),
+    h('span', { class: 'detail' }, eventDetail(event.type, data)),
+  );
+}
+
+/** @param {string} type @param {any} data */
+function eventDetail(type, data) {
+  switch (type) {
+    case 'call.started':
+    case 'message.received':
+    case 'message.delivered':
+      return `${data.from} → ${data.to}`;
+    case 'call.answered':
+      return data.answered_by ? `by ${data.answered_by}` : '';
+    case 'call.completed':
+      return [data.disposition, seconds(data.duration)].filter(Boolean).join(' · ');
+    case 'recording.ready':
+      return `${seconds(data.duration)} · call ${data.call_id}`;
+    default:
+      return data.call_id ? `call ${data.call_id}` : '';
+  }
+}
+
+/**
+ * The keys made in the session, each with the account it opens and its calls.
+ * @param {any[]} keys
+ * @param {(account: string) => number} callsOf
+ * @param {(account: string) => void} showCalls
+ */
+export function renderKeys(keys, callsOf, showCalls) {
+  if (keys.length === 0) return [h('li', { class: 'empty' }, 'No keys made in this session yet.')];
+  return [...keys].reverse().map((k) => {
+    const account = k.account ?? k.key;
+    const n = callsOf(account);
+    return h(
+      'li',
+      { class: 'key', 'data-key-id': k.key },
+      copyId(k.key),
+      h('span', { class: 'dim' }, account === k.key ? 'its own account' : ['account ', h('code', { class: 'mono' }, account)], ' · ', plural(n, 'call'), ' · made ', time(k.createdAt)),
+      n ? h('button', { type: 'button', 'data-key': `calls-of:${k.key}`, onclick: () => showCalls(account) }, `Show its calls`) : null,
+    );
+  });
+}

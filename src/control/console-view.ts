@@ -1,0 +1,120 @@
+import type { JsonSchema } from '../core/schema.js';
+import { wavAudio } from '../sim/wav.js';
+import type { Deliveries } from '../events/deliveries.js';
+import type { CallService } from '../state/calls.js';
+import type { ChangeKind } from '../state/changes.js';
+import type { EventBus } from '../state/event-bus.js';
+import type { MessageService } from '../state/messages.js';
+import type { NumberService } from '../state/numbers.js';
+import type { RecordingService } from '../state/recordings.js';
+import { phoneNumberSchema, subscriptionSchema } from '../state/resources.js';
+import type { Subscriptions } from '../state/subscriptions.js';
+import type { TranscriptService } from '../state/transcripts.js';
+import { callJson, deliveryJson, messageJson, recordingJson, transcriptJson } from './json-schemas.js';
+
+/** The resources the console shows, one view each (docs/console.md). */
+export const CONSOLE_KINDS = ['call', 'message', 'number', 'recording', 'transcript', 'subscription', 'delivery'] as const;
+export type ConsoleKind = (typeof CONSOLE_KINDS)[number] & ChangeKind;
+
+/** A resource as the console holds it: the API's JSON, with the account it belongs to. */
+export type ConsoleItem = Record<string, unknown> & { id: string; account: string };
+
+/**
+ * The session's resources across all of its accounts, as the console reads them: every item
+ * of a kind (newest first; deliveries oldest first, as the delivery log is), or one by id.
+ * Each item is the resource's API JSON plus `account`; a delivery also names the resource its
+ * event is about (`about: {kind, id}`) and the call it belongs to (`call_id`), so a dead
+ * letter says which call or message it was for. Reading one item costs that item: the console
+ * stream resolves the ids of a change with it. Internal: not part of the public surface.
+ */
+export interface ConsoleView {
+  list(kind: ConsoleKind): ConsoleItem[];
+  get(kind: ConsoleKind, id: string): ConsoleItem | undefined;
+  /** A ready recording's WAV (as `GET /v1/recordings/{id}/audio` sends it), `processing`, or undefined when there is none. */
+  audio(id: string): { stream: ReadableStream<Uint8Array>; byteLength: number } | 'processing' | undefined;
+}
+
+interface ConsoleViewDeps {
+  calls: CallService;
+  messages: MessageService;
+  numbers: NumberService;
+  recordings: RecordingService;
+  transcripts: TranscriptService;
+  subscriptions: Subscriptions;
+  deliveries: Deliveries;
+  bus: EventBus;
+}
+
+export function consoleView(deps: ConsoleViewDeps): ConsoleView {
+  const { calls, messages, numbers, recordings, transcripts, subscriptions, deliveries, bus } = deps;
+  const withAccount = (json: object, account: string): ConsoleItem => ({ ...(json as { id: string }), account });
+  const stores = {
+    call: { store: calls.store, json: (r: never) => calls.toJson(r) },
+    message: { store: messages.store, json: (r: never) => messages.toJson(r) },
+    number: { store: numbers.store, json: (r: never) => numbers.toJson(r) },
+    recording: { store: recordings.store, json: (r: never) => recordings.toJson(r) },
+    transcript: { store: transcripts.store, json: (r: never) => transcripts.toJson(r) },
+    subscription: { store: subscriptions.store, json: (r: never) => subscriptions.toJson(r) },
+  } as const;
+  const delivery = (id: string): ConsoleItem | undefined => {
+    const d = deliveries.find(id);
+    if (!d) return undefined;
+    const data = d.event.data as { id: string; call_id?: string };
+    const kind = d.eventType.slice(0, d.eventType.indexOf('.'));
+    const callId = kind === 'call' ? data.id : (data.call_id ?? null);
+    return { ...d, account: bus.accountOf(d.eventId), about: { kind, id: data.id }, call_id: callId };
+  };
+  return {
+    list(kind) {
+      if (kind === 'delivery') return deliveries.deliveries().map((d) => delivery(d.id)!);
+      const { store, json } = stores[kind];
+      return store.all().map((record) => withAccount(json(record as never), record.account));
+    },
+    audio(id) {
+      const recording = recordings.store.find(id);
+      if (!recording) return undefined;
+      if (recording.status !== 'ready') return 'processing';
+      const speakers: string[] = [];
+      const voiced = (transcripts.store.find(recording.transcriptId)?.segments ?? []).map((s) => {
+        if (!speakers.includes(s.speaker)) speakers.push(s.speaker);
+        return { startMs: s.startMs, endMs: s.endMs, voice: speakers.indexOf(s.speaker) };
+      });
+      return wavAudio(recording.durationS, voiced);
+    },
+    get(kind, id) {
+      if (kind === 'delivery') return delivery(id);
+      const { store, json } = stores[kind];
+      const record = store.find(id);
+      return record ? withAccount(json(record as never), record.account) : undefined;
+    },
+  };
+}
+
+/** JSON Schemas of the console's items, for the control API's document. */
+export function consoleItemJson(kind: ConsoleKind): JsonSchema {
+  const account: JsonSchema = { type: 'string', description: 'The account it belongs to: the key that made it, or the account its key names.' };
+  const base = {
+    call: callJson,
+    message: messageJson,
+    number: () => phoneNumberSchema.openapi(),
+    recording: recordingJson,
+    transcript: transcriptJson,
+    subscription: () => subscriptionSchema.openapi(),
+    delivery: deliveryJson,
+  }[kind]() as { properties: Record<string, JsonSchema>; required?: string[] };
+  const extra: Record<string, JsonSchema> =
+    kind === 'delivery'
+      ? {
+          account,
+          about: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['kind', 'id'],
+            properties: { kind: { type: 'string', enum: ['call', 'message', 'recording', 'transcript'] }, id: { type: 'string' } },
+            description: 'The resource the event is about.',
+          },
+          call_id: { type: ['string', 'null'], description: 'The call the event belongs to, if any.' },
+        }
+      : { account };
+  return { ...base, required: [...(base.required ?? []), ...Object.keys(extra)], properties: { ...base.properties, ...extra } };
+}

@@ -1,0 +1,65 @@
+import { CONSOLE_KINDS, consoleItemJson, type ConsoleKind } from '../control/console-view.js';
+import { SandboxError } from '../core/errors.js';
+import { consoleViewOf } from '../sandbox.js';
+import { pageOf, pageParameters, slicePage } from './control-pages.js';
+import { json } from './http.js';
+import type { ControlRoute } from './control-route.js';
+
+/** The path segment of each kind's list. */
+const PLURAL: Record<ConsoleKind, string> = {
+  call: 'calls',
+  message: 'messages',
+  number: 'numbers',
+  recording: 'recordings',
+  transcript: 'transcripts',
+  subscription: 'subscriptions',
+  delivery: 'deliveries',
+};
+const TITLE: Record<ConsoleKind, string> = {
+  call: 'Every call of the session, newest first',
+  message: 'Every message of the session, newest first',
+  number: 'Every provisioned number of the session, newest first',
+  recording: 'Every recording of the session, newest first',
+  transcript: 'Every transcript of the session, newest first',
+  subscription: 'Every webhook subscription of the session, newest first',
+  delivery: 'Every webhook delivery of the session, oldest first, with the resource its event is about',
+};
+
+/**
+ * The console's reads (docs/console.md): each kind of resource across all of the session's
+ * accounts, each item with the account it belongs to, paged as the other control lists; and a
+ * recording's WAV for the page's audio player. The session stream's `change` frames carry
+ * items of the same shape, so the page mirrors these lists and updates them in place.
+ */
+export const consoleRoutes: ControlRoute[] = [
+  ...CONSOLE_KINDS.map(
+    (kind): ControlRoute => ({
+      method: 'GET',
+      path: `/sessions/{s}/console/${PLURAL[kind]}`,
+      summary: `${TITLE[kind]}, each with its account (for the console)`,
+      description: `${TITLE[kind]}, across all of the session's accounts: each item is the resource as the API shows it, plus \`account\`, the account (key) it belongs to${kind === 'delivery' ? ', `about` (the resource its event is about) and `call_id`' : ''}. The console reads it when its stream opens, then follows the stream's \`change\` frames, whose items have the same shape (docs/console.md).`,
+      operationId: `console${PLURAL[kind][0]!.toUpperCase()}${PLURAL[kind].slice(1)}`,
+      status: 200,
+      response: pageOf(consoleItemJson(kind)),
+      query: pageParameters,
+      run: ({ session, query }) => json(200, slicePage(consoleViewOf(session.sandbox).list(kind), (item) => item.id, query, `console-${PLURAL[kind]}`, session.id)),
+    }),
+  ),
+  {
+    method: 'GET',
+    path: '/sessions/{s}/console/recordings/{id}/audio',
+    summary: "A ready recording's audio, 8 kHz 16-bit mono WAV (for the console's player)",
+    description: "The same bytes as GET /v1/recordings/{id}/audio, for any account's recording of the session, without a key: the console's audio player. 404 for an unknown recording, 409 while it is processing.",
+    operationId: 'consoleRecordingAudio',
+    status: 200,
+    response: { type: 'string', contentMediaType: 'audio/wav' },
+    run: ({ session, params }) => {
+      const audio = consoleViewOf(session.sandbox).audio(params.id!);
+      if (audio === undefined) throw new SandboxError(`No recording ${params.id} in session ${session.id}.`, { code: 'not_found', param: 'id' });
+      if (audio === 'processing') throw new SandboxError(`Recording ${params.id} is still processing; its audio is ready at recording.ready.`, { code: 'conflict', param: 'id' });
+      return new Response(audio.stream, {
+        headers: { 'content-type': 'audio/wav', 'content-length': String(audio.byteLength), 'content-disposition': `inline; filename="${params.id}.wav"` },
+      });
+    },
+  },
+];
