@@ -179,7 +179,7 @@ export class Sandbox {
     this.requests = requestJournal(journal);
     // Reads the records above when asked, and folds them before a reset forgets them (docs/coverage.md).
     const coverage = (this.coverageOf = add(
-      new Coverage({ journal, bus, messages, deliveries, machine: machines, operations: () => documentedStatuses(this.router.routes), errorCodes: ERROR_CODES }),
+      new Coverage({ calls, journal, bus, messages, deliveries, machine: machines, operations: () => documentedStatuses(this.router.routes), errorCodes: ERROR_CODES }),
     ));
   }
 

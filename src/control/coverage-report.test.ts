@@ -61,7 +61,7 @@ describe('parseCoverage', () => {
       }
       return 'accepted';
     };
-    expect(refusal({ format: 'x' })).toMatch(/not a coverage report of svc-sandbox/);
+    expect(refusal({ name: 'x' })).toMatch(/`format` must be "svc-sandbox-coverage": this is not a coverage report of svc-sandbox/);
     expect(refusal({ ...report(1, {}), version: 2 })).toMatch(/`version` is 2, and this svc-sandbox reads version 1 reports/);
     expect(refusal({ ...report(1, {}), webhooks: { retried: -1 } })).toMatch(/`webhooks.retried` must be an integer from 0/);
   });

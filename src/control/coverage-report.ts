@@ -162,6 +162,10 @@ export function mergeCoverage(...reports: CoverageReport[]): CoverageReport {
  * schema kit's `Invalid` (a message naming the field) when it is not one.
  */
 export function parseCoverage(value: unknown): CoverageReport {
+  // What the file is, and which version, before any field: a stranger's JSON is "not a report".
+  const head = value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+  format.parse(head.format, 'format');
+  version.parse(head.version, 'version');
   return (coverageReportSchema as Schema<CoverageReport>).parse(value, '');
 }
 

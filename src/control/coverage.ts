@@ -1,6 +1,7 @@
 import type { Service } from '../core/lifecycle.js';
 import { ANSWERED_BY, DISPOSITIONS, MESSAGE_OUTCOMES } from '../sim/carrier.js';
 import type { Deliveries } from '../events/deliveries.js';
+import type { CallService } from '../state/calls.js';
 import type { EventBus } from '../state/event-bus.js';
 import type { Journal, JournalEntry } from '../state/journal.js';
 import type { MachineCoverage } from '../state/machine-coverage.js';
@@ -21,6 +22,8 @@ export interface DocumentedOperation {
 }
 
 export interface CoverageSources {
+  /** Its calls placed at this instant start their machines before a report counts them. */
+  calls: CallService;
   journal: Journal;
   bus: EventBus;
   messages: MessageService;
@@ -90,6 +93,9 @@ export class Coverage implements Service {
 
   /** The report of the sandbox's life so far. */
   report(): CoverageReport {
+    // A call's machine starts lazily, still at the instant it was placed (state/calls.ts): start
+    // the pending ones now, so a call placed just before the report has entered its first state.
+    if (this.live) this.sources.calls.startPending();
     const t = this.live ? this.count(copy(this.folded)) : this.folded;
     const { operations } = this.operations();
     const machine = this.sources.machine.counts();

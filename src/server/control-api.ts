@@ -15,6 +15,7 @@ import { apiKeyJson, attemptJson, callJson, deliveryJson, eventJson, faultJson, 
 import { advanceAnswer, advanceUntil, createKey, keyBody, keyAnswer, scriptingRoutes, spoken, wantsUntil, withUntil } from './control-scripting.js';
 import { deliveryPage, eventPage, pageOf, pageParameters, slicePage } from './control-pages.js';
 import { json } from './http.js';
+import { coverageRoutes } from './control-coverage.js';
 import type { ControlRoute } from './control-route.js';
 import type { Sandbox } from '../sandbox.js';
 import type { Session } from './sessions.js';
@@ -355,6 +356,7 @@ export const controlRoutes: ControlRoute[] = [
     },
   },
   ...scriptingRoutes,
+  ...coverageRoutes,
 ];
 
 /**

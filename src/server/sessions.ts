@@ -1,6 +1,7 @@
 import { customAlphabet } from 'nanoid';
 import type { ClockMode } from '../core/clock.js';
 import type { KeyCreateOptions } from '../control/keys.js';
+import { emptyCoverage, mergeCoverage, type CoverageReport } from '../control/coverage-report.js';
 import { SandboxError } from '../core/errors.js';
 import { SeededRandom } from '../core/random.js';
 import type { Duration } from '../core/duration.js';
@@ -65,6 +66,8 @@ const SECRET: IdSource = { id: (prefix) => `${prefix}_${secret16()}` };
  */
 export class Sessions {
   private readonly all = new Map<string, Session>();
+  /** The coverage of the sessions that ended (deleted, or closed with the server). */
+  private ended: CoverageReport = emptyCoverage();
   /** Session ids and their keys: seeded when a seed was asked for, else secret. */
   private readonly random: IdSource;
 
@@ -114,6 +117,12 @@ export class Sessions {
     this.all.delete(id);
     session.streams.closeAll();
     session.sandbox.close();
+    this.ended = mergeCoverage(this.ended, session.sandbox.coverage());
+  }
+
+  /** The union of the coverage of every session this server held, deleted ones included (docs/coverage.md). */
+  coverage(): CoverageReport {
+    return mergeCoverage(this.ended, ...this.list().map((s) => s.sandbox.coverage()));
   }
 
   /** A new test key of `session`, which routes to it; `options` as `sandbox.keys.create` takes them (plan, scopes). */
@@ -141,6 +150,7 @@ export class Sessions {
       session.streams.closeAll();
       session.sandbox.close();
     }
+    this.ended = this.coverage();
     this.all.clear();
   }
 

@@ -140,3 +140,12 @@ describe('sandbox.coverage()', () => {
   });
 });
 
+
+describe('sandbox.coverage() and the lazy call machine', () => {
+  it('a call placed just before the report has entered ringing, though its machine starts lazily', async ({ sandbox }) => {
+    await client(sandbox).placeCall();
+    expect(sandbox.coverage().calls.states).toEqual({ ringing: 1, answered: 0, completed: 0 });
+    await sandbox.advance('2m');
+    expect(sandbox.coverage().calls.states).toEqual({ ringing: 1, answered: 1, completed: 1 });
+  });
+});
