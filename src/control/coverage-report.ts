@@ -71,8 +71,9 @@ export type CoverageCountsOnly = Omit<CoverageReport, 'uncovered'>;
 
 /** Each list of counts of a report, with the name its items are listed under. */
 function sections(r: CoverageCountsOnly): Array<[string, CoverageCounts]> {
-  return [
-    ...Object.entries(r.endpoints).map(([operation, statuses]): [string, CoverageCounts] => [`endpoints: ${operation}`, statuses]),
+  const out: Array<[string, CoverageCounts]> = [];
+  for (const operation in r.endpoints) out.push([`endpoints: ${operation}`, r.endpoints[operation]!]);
+  out.push(
     ['calls.states', r.calls.states],
     ['calls.transitions', r.calls.transitions],
     ['calls.dispositions', r.calls.dispositions],
@@ -81,16 +82,18 @@ function sections(r: CoverageCountsOnly): Array<[string, CoverageCounts]> {
     ['webhooks', r.webhooks],
     ['events', r.events],
     ['errors', r.errors],
-  ];
+  );
+  return out;
 }
 
 /** Every item never exercised, as `section: item` (an endpoint's: `endpoints: POST /v1/calls 429`). */
 export function uncoveredItems(r: CoverageCountsOnly): string[] {
-  return sections(r).flatMap(([section, items]) =>
-    Object.entries(items)
-      .filter(([, n]) => n === 0)
-      .map(([item]) => (section.startsWith('endpoints: ') ? `${section} ${item}` : `${section}: ${item}`)),
-  );
+  const out: string[] = [];
+  for (const [section, items] of sections(r)) {
+    const join = section.startsWith('endpoints: ') ? ' ' : ': ';
+    for (const item in items) if (items[item] === 0) out.push(`${section}${join}${item}`);
+  }
+  return out;
 }
 
 /** A report with its `uncovered` list made from its counts. */
@@ -99,26 +102,26 @@ export function withUncovered(r: CoverageCountsOnly): CoverageReport {
   return { format, version, sandboxes, endpoints, calls, messages, webhooks, events, errors, uncovered: uncoveredItems(r) };
 }
 
-/** `a` and `b` added item by item; an item in only one keeps its count (a new object, in `a`'s order then `b`'s). */
-function add(a: CoverageCounts, b: CoverageCounts): CoverageCounts {
-  const out: CoverageCounts = { ...a };
-  for (const [key, n] of Object.entries(b)) out[key] = (out[key] ?? 0) + n;
-  return out;
+/** Adds `b`'s counts into `into` (an item `into` lacks is added). */
+function addInto(into: CoverageCounts, b: CoverageCounts): void {
+  for (const key in b) into[key] = (into[key] ?? 0) + b[key]!;
 }
+
+const emptyCounts = (): CoverageCountsOnly => ({
+  format: COVERAGE_FORMAT,
+  version: COVERAGE_VERSION,
+  sandboxes: 0,
+  endpoints: {},
+  calls: { states: {}, transitions: {}, dispositions: {}, answeredBy: {} },
+  messages: { outcomes: {} },
+  webhooks: {},
+  events: {},
+  errors: {},
+});
 
 /** A report of nothing: the unit of {@link mergeCoverage}. */
 export function emptyCoverage(): CoverageReport {
-  return withUncovered({
-    format: COVERAGE_FORMAT,
-    version: COVERAGE_VERSION,
-    sandboxes: 0,
-    endpoints: {},
-    calls: { states: {}, transitions: {}, dispositions: {}, answeredBy: {} },
-    messages: { outcomes: {} },
-    webhooks: {},
-    events: {},
-    errors: {},
-  });
+  return withUncovered(emptyCounts());
 }
 
 /**
@@ -132,29 +135,20 @@ export function emptyCoverage(): CoverageReport {
  * all.uncovered; // ['calls.dispositions: busy', ...]
  */
 export function mergeCoverage(...reports: CoverageReport[]): CoverageReport {
-  return withUncovered(
-    reports.reduce<CoverageCountsOnly>(
-      (a, b) => ({
-        format: COVERAGE_FORMAT,
-        version: COVERAGE_VERSION,
-        sandboxes: a.sandboxes + b.sandboxes,
-        endpoints: Object.fromEntries(
-          [...new Set([...Object.keys(a.endpoints), ...Object.keys(b.endpoints)])].map((op) => [op, add(a.endpoints[op] ?? {}, b.endpoints[op] ?? {})]),
-        ),
-        calls: {
-          states: add(a.calls.states, b.calls.states),
-          transitions: add(a.calls.transitions, b.calls.transitions),
-          dispositions: add(a.calls.dispositions, b.calls.dispositions),
-          answeredBy: add(a.calls.answeredBy, b.calls.answeredBy),
-        },
-        messages: { outcomes: add(a.messages.outcomes, b.messages.outcomes) },
-        webhooks: add(a.webhooks, b.webhooks),
-        events: add(a.events, b.events),
-        errors: add(a.errors, b.errors),
-      }),
-      emptyCoverage(),
-    ),
-  );
+  const out = emptyCounts();
+  for (const r of reports) {
+    out.sandboxes += r.sandboxes;
+    for (const operation in r.endpoints) addInto((out.endpoints[operation] ??= {}), r.endpoints[operation]!);
+    addInto(out.calls.states, r.calls.states);
+    addInto(out.calls.transitions, r.calls.transitions);
+    addInto(out.calls.dispositions, r.calls.dispositions);
+    addInto(out.calls.answeredBy, r.calls.answeredBy);
+    addInto(out.messages.outcomes, r.messages.outcomes);
+    addInto(out.webhooks, r.webhooks);
+    addInto(out.events, r.events);
+    addInto(out.errors, r.errors);
+  }
+  return withUncovered(out);
 }
 
 /**

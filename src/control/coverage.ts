@@ -50,12 +50,13 @@ interface Tally {
 
 const emptyTally = (): Tally => ({ endpoints: new Map(), dispositions: {}, answeredBy: {}, outcomes: {}, webhooks: {}, events: {}, errors: {} });
 const bump = (counts: CoverageCounts, key: string, n = 1) => void (counts[key] = (counts[key] ?? 0) + n);
-const zeros = (names: readonly string[]): CoverageCounts => Object.fromEntries(names.map((name) => [name, 0]));
-const plus = (a: CoverageCounts, b: CoverageCounts): CoverageCounts => {
-  const out = { ...a };
-  for (const [key, n] of Object.entries(b)) bump(out, key, n);
+/** Every name with its count in `seen` (0 when unseen), then what `seen` has beyond them. */
+function counted(names: readonly (string | number)[], seen: CoverageCounts | undefined): CoverageCounts {
+  const out: CoverageCounts = {};
+  for (const name of names) out[name] = seen?.[name] ?? 0;
+  for (const key in seen) if (!(key in out)) out[key] = seen[key]!;
   return out;
-};
+}
 
 /**
  * Coverage of one sandbox (docs/coverage.md): what its life exercised, against everything it
@@ -72,7 +73,12 @@ export class Coverage implements Service {
   private live = true;
   private documented: { operations: readonly DocumentedOperation[]; keys: Set<string> } | null = null;
 
-  constructor(private readonly sources: CoverageSources) {}
+  /** The API's error codes, and `network_error` for an injected network fault. */
+  private readonly errorCodes: readonly string[];
+
+  constructor(private readonly sources: CoverageSources) {
+    this.errorCodes = [...sources.errorCodes, 'network_error'];
+  }
 
   /** Counts journal entries the journal is about to drop (its trim). */
   forgotten(entries: readonly JournalEntry[]): void {
@@ -102,7 +108,7 @@ export class Coverage implements Service {
     const endpoints: Record<string, CoverageCounts> = {};
     for (const op of operations) {
       const key = `${op.method} ${op.path}`;
-      endpoints[key] = plus(zeros(op.statuses.map(String)), t.endpoints.get(key) ?? {});
+      endpoints[key] = counted(op.statuses, t.endpoints.get(key));
     }
     return withUncovered({
       format: COVERAGE_FORMAT,
@@ -112,13 +118,13 @@ export class Coverage implements Service {
       calls: {
         states: machine.states,
         transitions: machine.transitions,
-        dispositions: plus(zeros(DISPOSITIONS), t.dispositions),
-        answeredBy: plus(zeros(ANSWERED_BY), t.answeredBy),
+        dispositions: counted(DISPOSITIONS, t.dispositions),
+        answeredBy: counted(ANSWERED_BY, t.answeredBy),
       },
-      messages: { outcomes: plus(zeros(MESSAGE_ENDS), t.outcomes) },
-      webhooks: plus(zeros(WEBHOOK_PATHS), t.webhooks),
-      events: plus(zeros(EVENT_TYPES), t.events),
-      errors: plus(zeros([...this.sources.errorCodes, 'network_error']), t.errors),
+      messages: { outcomes: counted(MESSAGE_ENDS, t.outcomes) },
+      webhooks: counted(WEBHOOK_PATHS, t.webhooks),
+      events: counted(EVENT_TYPES, t.events),
+      errors: counted(this.errorCodes, t.errors),
     });
   }
 
