@@ -167,6 +167,11 @@ export function parseCoverage(value: unknown): CoverageReport {
  * What was never exercised, in a few lines: per section, how much was covered and what was not.
  * `endpoints: 'short'` names the operations never called and only counts the statuses never seen
  * (what `exec --coverage` prints); `'full'` lists those statuses, one operation a line.
+ *
+ * @example
+ * afterAll(() => console.log(coverageSummary(sandbox.coverage())));
+ * // coverage of 1 sandbox: 41 of 219 items exercised (18%)
+ * //   calls.dispositions: never busy, no_answer, failed, canceled ...
  */
 export function coverageSummary(r: CoverageReport, { endpoints = 'short' }: { endpoints?: 'short' | 'full' } = {}): string {
   const lines: string[] = [];
