@@ -410,6 +410,8 @@ describe('options for a suite', () => {
     },
   ];
   const skipped = [];
+  // Each suite's coverage report (exec --coverage): written when the command ends, and read back.
+  const coverageFiles = [];
   const missingTool = (tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0;
   for (const example of EXAMPLES) {
     await section(`svc-sandbox exec: the ${example.name} example suite through the installed bin`, () => {
@@ -423,10 +425,27 @@ describe('options for a suite', () => {
       }
       const cwd = example.dir ? join(app, example.dir) : app;
       if (example.dir) cpSync(join(root, 'examples', example.dir), cwd, { recursive: true });
-      const output = run('npx', ['--no-install', 'svc-sandbox', 'exec', '--', ...example.command], { cwd, both: true, extraEnv: example.env });
+      const coverage = join(work, 'coverage', `${example.name}.json`);
+      const output = run('npx', ['--no-install', 'svc-sandbox', 'exec', '--coverage', coverage, '--', ...example.command], { cwd, both: true, extraEnv: example.env });
       const count = example.passed(output);
       if (!count) throw new Error(`the ${example.name} suite did not pass:\n${output}`);
-      return `${count} ${example.name} tests passed (${example.command.slice(0, 3).join(' ')} …)`;
+      if (!existsSync(coverage)) throw new Error(`exec --coverage wrote no ${coverage}:\n${output}`);
+      const report = JSON.parse(readFileSync(coverage, 'utf8'));
+      const exercised = Object.values(report.endpoints ?? {}).flatMap((statuses) => Object.values(statuses)).filter((n) => n > 0).length;
+      if (report.format !== 'svc-sandbox-coverage' || report.version !== 1 || !Array.isArray(report.uncovered) || exercised === 0) {
+        throw new Error(`the ${example.name} suite's coverage report is not one, or saw no request: ${JSON.stringify(report).slice(0, 300)}`);
+      }
+      coverageFiles.push(coverage);
+      return `${count} ${example.name} tests passed (${example.command.slice(0, 3).join(' ')} …); coverage: ${exercised} endpoint statuses seen, ${report.uncovered.length} items never exercised`;
+    });
+  }
+
+  if (coverageFiles.length > 0) {
+    await section('svc-sandbox coverage: the union of the example suites, as text and HTML', () => {
+      const html = join(work, 'coverage', 'examples.html');
+      const summary = run('npx', ['--no-install', 'svc-sandbox', 'coverage', ...coverageFiles, '--html', html]);
+      if (!/^coverage of \d+ sandbox/.test(summary) || !readFileSync(html, 'utf8').startsWith('<!doctype html>')) throw new Error(`svc-sandbox coverage printed:\n${summary}`);
+      return summary.split('\n')[0];
     });
   }
 

@@ -25,6 +25,8 @@ export type { RecordingScripting, TranscriptScripting } from './control/media.js
 export type { KeyScripting } from './control/keys.js';
 export type { RequestJournal, RequestFilter } from './control/requests.js';
 export type { JournalEntry } from './state/journal.js';
+export { mergeCoverage, coverageSummary } from './control/coverage-report.js';
+export type { CoverageReport } from './control/coverage-report.js';
 
 // Scenarios and triggers (docs/scenarios.md)
 export type { Scenario, ScenarioStep, ScenarioExpectation, ScenarioResult, ScenarioFailure, ScenarioRunOptions, TimelineEntry } from './control/scenario.js';

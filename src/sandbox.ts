@@ -1,4 +1,5 @@
-import { openApiDocument } from './api/openapi.js';
+import { ERROR_CODES } from './api/errors.js';
+import { documentedStatuses, openApiDocument } from './api/openapi.js';
 import { Cursors } from './api/pagination.js';
 import { Pipeline } from './api/pipeline.js';
 import { RateLimiter } from './api/rate-limit.js';
@@ -8,6 +9,8 @@ import { TranscriptStreams } from './api/transcript-stream.js';
 import { callScripting, type CallScripting } from './control/calls.js';
 import { consoleView, type ConsoleView } from './control/console-view.js';
 import type { ControlContext } from './control/context.js';
+import { Coverage } from './control/coverage.js';
+import type { CoverageReport } from './control/coverage-report.js';
 import { eventLog, type EventLog } from './control/events.js';
 import { faultScripting, type FaultScripting } from './control/faults.js';
 import { keyScripting, type KeyScripting } from './control/keys.js';
@@ -47,6 +50,8 @@ import { Templates } from './state/templates.js';
 import { TranscriptService, type TranscriptEvents } from './state/transcripts.js';
 import { Journal } from './state/journal.js';
 import { Chaos } from './state/chaos.js';
+import { callMachine } from './state/call-machine.js';
+import { MachineCoverage } from './state/machine-coverage.js';
 
 /** An unexpected exception inside the sandbox, kept for inspection (it was answered as a 500 or reported by `advance`). */
 export interface InternalError {
@@ -77,6 +82,7 @@ export class Sandbox {
   private readonly clock: VirtualClock;
   private readonly pipeline: Pipeline;
   private readonly router: Router;
+  private readonly coverageOf: Coverage;
   private readonly failures: InternalError[] = [];
   /** Errors thrown by the user's own event listeners, rethrown by the next advance(). */
   private readonly listenerErrors: unknown[] = [];
@@ -118,7 +124,9 @@ export class Sandbox {
     const chaos = add(new Chaos(o.chaos, random));
     const network = add(new Network(chaos));
     const faults = add(new Faults());
-    const calls = add(new CallService({ clock, random, bus, events, baseUrl: o.baseUrl, aiHandler: o.aiHandler, onError }));
+    // The call machine's states and transitions, counted as calls run (coverage outlives reset).
+    const machines = new MachineCoverage(callMachine);
+    const calls = add(new CallService({ clock, random, bus, events, baseUrl: o.baseUrl, aiHandler: o.aiHandler, onError, inspect: machines.inspect }));
     const transcripts = add(new TranscriptService({ clock, events, aiHandler: o.aiHandler }));
     const recordings = add(new RecordingService({ clock, bus, events, calls, transcripts, baseUrl: o.baseUrl, later: (fn) => steps.after(fn) }));
     const dialer = add(new Dialer({ clock, random, calls, events, network, aiHandler: o.aiHandler, intervalMs: o.dialIntervalMs }));
@@ -148,7 +156,7 @@ export class Sandbox {
     // api (HTTP in).
     const streams = add(new TranscriptStreams({ clock, transcripts, events }));
     const limiter = add(new RateLimiter());
-    const journal = add(new Journal());
+    const journal = add(new Journal((forgotten) => coverage.forgotten(forgotten)));
     this.router = new Router(
       routeTable({
         calls,
@@ -204,6 +212,10 @@ export class Sandbox {
     this.keys = keyScripting(ctx, accounts, (key, removed) => changes.touch('key', key, '', removed));
     changeFeeds.set(this, { changes, view: consoleView({ calls, messages, numbers, recordings, transcripts, subscriptions, deliveries, bus }) });
     this.requests = requestJournal(journal);
+    // Reads the records above when asked, and folds them before a reset forgets them (docs/coverage.md).
+    const coverage = (this.coverageOf = add(
+      new Coverage({ calls, journal, bus, messages, deliveries, machine: machines, operations: () => documentedStatuses(this.router.routes), errorCodes: ERROR_CODES }),
+    ));
   }
 
   /**
@@ -538,6 +550,22 @@ export class Sandbox {
    * const statuses = sandbox.requests.list({ path: '/v1/calls', method: 'POST' }).map((r) => r.status); // e.g. [429, 201]
    */
   readonly requests: RequestJournal;
+
+  /**
+   * What this sandbox's life exercised, against everything it could have: each documented status
+   * of each endpoint, every state and transition of the call machine, every disposition and
+   * `answered_by`, message outcome, webhook path (delivered first time, retried, dead-lettered,
+   * replayed), event type and error code, each with a count (0: never) and `uncovered` listing the
+   * zeros. It outlives `reset()`, and can be read after `close()`; `mergeCoverage` adds reports
+   * up (docs/coverage.md).
+   *
+   * @example
+   * afterAll(() => writeFileSync('coverage.json', JSON.stringify(sandbox.coverage())));
+   * sandbox.coverage().uncovered; // ['calls.dispositions: busy', 'webhooks: dead_lettered', ...]
+   */
+  coverage(): CoverageReport {
+    return this.coverageOf.report();
+  }
 
   /** Records a failure; it cannot throw (a failing report must not turn into a crash). */
   private recordFailure(error: unknown, requestId?: string): void {

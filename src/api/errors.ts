@@ -2,25 +2,27 @@ import { RuleViolation, SandboxError, type SandboxErrorCode } from '../core/erro
 import { Invalid } from '../core/schema.js';
 
 /** The `error.code` values the sandbox answers with (docs/errors.md, plus the few it adds; see docs/errors.md). */
-export type ErrorCode =
-  | 'invalid_json'
-  | 'invalid_parameter'
-  | 'missing_parameter'
-  | 'unsupported_content_type'
-  | 'payload_too_large'
-  | 'invalid_api_key'
-  | 'live_key_not_allowed'
-  | 'forbidden'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'unreachable_destination'
-  | 'call_not_active'
-  | 'number_unavailable'
-  | 'number_not_provisioned'
-  | 'recording_not_ready'
-  | 'rate_limited'
-  | 'internal_error'
-  | 'service_unavailable';
+export const ERROR_CODES = [
+  'invalid_json',
+  'invalid_parameter',
+  'missing_parameter',
+  'unsupported_content_type',
+  'payload_too_large',
+  'invalid_api_key',
+  'live_key_not_allowed',
+  'forbidden',
+  'not_found',
+  'method_not_allowed',
+  'unreachable_destination',
+  'call_not_active',
+  'number_unavailable',
+  'number_not_provisioned',
+  'recording_not_ready',
+  'rate_limited',
+  'internal_error',
+  'service_unavailable',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** The JSON error body of every non-2xx response. */
 export interface ErrorBody {

@@ -82,6 +82,14 @@ function errorStatuses(route: AnyRoute): string[] {
   return [...statuses].sort();
 }
 
+/**
+ * Every operation with the statuses the document lists for it (its success and its errors): what
+ * coverage counts each endpoint against (docs/coverage.md), from the same source as the document.
+ */
+export function documentedStatuses(routes: readonly AnyRoute[]): Array<{ method: string; path: string; statuses: number[] }> {
+  return routes.map((route) => ({ method: route.method, path: route.path, statuses: [route.response.status, ...errorStatuses(route).map(Number)].sort((a, b) => a - b) }));
+}
+
 function errorResponse(status: string) {
   const extra = status === '429' || status === '503' ? ['Retry-After'] : [];
   return { description: ERRORS[status], headers: refHeaders([...COMMON, ...extra]), content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };

@@ -9,13 +9,15 @@ import { SandboxError } from '../core/errors.js';
 import { nearest } from '../core/suggest.js';
 import { runCommand, triggerCommand } from './cli-scenarios.js';
 import { startServer, type SandboxServer } from './server.js';
+import { coverageCommand, writeCoverage } from './cli-coverage.js';
 
 /**
  * `svc-sandbox`: the standalone server from a shell (docs/server.md).
  *
  *   svc-sandbox serve [--port 12111] [--host 127.0.0.1] [--seed 0] [--start-time ISO] [--clock manual|realtime]
  *                     [--webhook-timeout 10s] [--allowed-host NAME]...
- *   svc-sandbox exec [serve options] [--kill-after 5s] -- <command> [args...]
+ *   svc-sandbox exec [serve options] [--kill-after 5s] [--coverage FILE] -- <command> [args...]
+ *   svc-sandbox coverage FILE... [--html OUT]
  *
  * Arguments are parsed with `util.parseArgs` (built in). Exit codes: 0 after SIGINT/SIGTERM,
  * 1 when the server cannot start (a busy port), 2 for bad arguments (the message ends with
@@ -33,6 +35,7 @@ const OPTIONS = {
   'allowed-origin': { type: 'string', multiple: true },
   'webhook-timeout': { type: 'string' },
   'kill-after': { type: 'string' },
+  coverage: { type: 'string' },
   clock: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
@@ -46,6 +49,8 @@ Commands:
   exec    Serve on a free port while a command runs, then exit with its exit code
   run     Run scenario files on fresh sandboxes; print their timelines (docs/scenarios.md)
   trigger Make one event of a type on a running server
+  coverage
+          Print what a coverage report (exec --coverage FILE) never exercised
 
 Run 'svc-sandbox <command> --help' for the options of a command.
 Docs: docs/server.md in the package.`,
@@ -101,6 +106,9 @@ Options:
       --webhook-timeout <d>
                           Real time a webhook attempt may take (default 10s)
       --kill-after <d>    Grace after passing on a signal before SIGKILL (default 5s)
+      --coverage <file>   When the command ends, write the coverage of every
+                          session (deleted ones too) to <file> as JSON, and print
+                          what was never exercised (docs/coverage.md)
   -h, --help              Show this help`,
 };
 
@@ -108,13 +116,13 @@ type Command = 'main' | 'serve' | 'exec';
 
 /** The usage line that ends every message about a bad argument. */
 const USAGE: Record<Command, string> = {
-  main: "svc-sandbox <serve|exec|run|trigger> [options]  (svc-sandbox --help)",
+  main: "svc-sandbox <serve|exec|run|trigger|coverage> [options]  (svc-sandbox --help)",
   serve: "svc-sandbox serve [options]  (svc-sandbox serve --help lists them)",
   exec: "svc-sandbox exec [options] -- <command> [args...]  (svc-sandbox exec --help lists them)",
 };
 
 /** Options of one command only. */
-const ONLY: Partial<Record<keyof typeof OPTIONS, Command>> = { 'kill-after': 'exec' };
+const ONLY: Partial<Record<keyof typeof OPTIONS, Command>> = { 'kill-after': 'exec', coverage: 'exec' };
 
 /** The flag behind each option of startServer, to name it in its errors. */
 const FLAGS: Record<string, string> = {
@@ -215,7 +223,8 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'run') return runCommand(rest);
   if (command === 'trigger') return triggerCommand(rest);
-  if (command !== 'serve' && command !== 'exec') throw new Usage(`unknown command '${command}'; use 'serve', 'exec', 'run' or 'trigger'.`);
+  if (command === 'coverage') return coverageCommand(rest);
+  if (command !== 'serve' && command !== 'exec') throw new Usage(`unknown command '${command}'; use 'serve', 'exec', 'run', 'trigger' or 'coverage'.`);
   const split = rest.indexOf('--');
   const own = command === 'exec' && split >= 0 ? rest.slice(0, split) : rest;
   const child = command === 'exec' && split >= 0 ? rest.slice(split + 1) : [];
@@ -257,7 +266,7 @@ async function main(argv: string[]): Promise<number> {
     console.error(`svc-sandbox: ${(error as Error).message}`);
     return 1;
   }
-  return command === 'serve' ? serve(server) : exec(server, child, killAfterMs);
+  return command === 'serve' ? serve(server) : exec(server, child, killAfterMs, values.coverage);
 }
 
 function serve(server: SandboxServer): Promise<number> {
@@ -299,7 +308,7 @@ function afterRealTime(ms: number, fn: () => void): () => void {
  * - If exec dies without a chance to pass anything on (SIGKILL, a crash), a watchdog kills the
  *   command: see {@link startWatchdog}.
  */
-function exec(server: SandboxServer, [command, ...args]: string[], killAfterMs: number): Promise<number> {
+function exec(server: SandboxServer, [command, ...args]: string[], killAfterMs: number, coverageFile?: string): Promise<number> {
   const env = {
     ...process.env,
     SVC_API_BASE_URL: server.url,
@@ -332,7 +341,8 @@ function exec(server: SandboxServer, [command, ...args]: string[], killAfterMs: 
       for (const name of SIGNALS) process.off(name, forward);
       cancelKill?.();
       watchdog?.release();
-      void server.close().then(() => resolve(code));
+      // A report asked for and not written fails the run (its reason is printed).
+      void server.close().then(() => resolve(coverageFile === undefined || writeCoverage(server.coverage(), coverageFile) ? code : code || 1));
     };
     child.once('error', (error) => {
       console.error(`svc-sandbox: cannot run '${command}': ${error.message}`);

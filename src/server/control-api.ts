@@ -18,6 +18,7 @@ import { advanceAnswer, advanceUntil, createKey, keyBody, keyAnswer, scriptingRo
 import { deliveryPage, eventPage, pageOf, pageParameters, slicePage } from './control-pages.js';
 import { json } from './http.js';
 import { consoleRoutes } from './control-console.js';
+import { coverageRoutes } from './control-coverage.js';
 import { controlRoute, type ControlRoute } from './control-route.js';
 import type { Sandbox } from '../sandbox.js';
 import type { Session, Sessions } from './sessions.js';
@@ -348,6 +349,7 @@ export const controlRoutes: ControlRoute[] = [
   ...scriptingRoutes,
   ...scenarioRoutes,
   ...consoleRoutes,
+  ...coverageRoutes,
 ];
 
 /**

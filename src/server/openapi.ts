@@ -34,6 +34,8 @@ const DESCRIPTIONS: Record<string, string> = {
   queueMessageBehavior: 'One-shot outcomes for the next messages to a number, one each, in order (`sandbox.network.queueMessageBehavior`).',
   clearAllBehavior: 'Forgets the scripted call and message behaviour of every number (`sandbox.network.clearBehavior()`): the defaults apply again.',
   listRequests: 'The request journal (`sandbox.requests.list()`): every request `/v1` answered in this session, oldest first, with its documented path, status, `error.code`, request id, API key and virtual time; the latest 10,000 are kept.',
+  getCoverage: "What this session's life exercised (`sandbox.coverage()`; docs/coverage.md): each documented status of each endpoint, every state and transition of the call machine, every disposition, `answered_by`, message outcome, webhook path, event type and error code, each with a count (0: never), and `uncovered` listing the zeros. A reset keeps it.",
+  getServerCoverage: 'The union of the coverage of every session this server held, deleted ones included (`mergeCoverage` of them): what `svc-sandbox exec --coverage FILE` writes when its command ends.',
   listFaults: 'The injected faults that still have hits left, in the order they match (`sandbox.faults.list()`); `remaining` is null for a fault without end.',
   listAttempts: 'Every webhook delivery attempt of the session in the order sent, replays marked (`sandbox.webhooks.attempts()`).',
   replayAllDeadLetters: 'Replays every dead letter matching the filter (`sandbox.webhooks.replayAll`), attempt numbers starting over at 1; answers the attempts made.',

@@ -15,6 +15,7 @@ import { checkControl, checkHost, foreignPage, hostPolicy, originPolicy, ownOrig
 import { answerRaw, json, send, toRequest } from './http.js';
 import { openApi30, serverOpenApi } from './openapi.js';
 import { Sessions, type Session } from './sessions.js';
+import type { CoverageReport } from '../control/coverage-report.js';
 import { SessionStreams } from './stream.js';
 
 /** Options of {@link startServer}. */
@@ -66,6 +67,8 @@ export interface SandboxServer {
   readonly apiKey: string;
   /** Stops listening, ends every session and closes open connections. */
   close(): Promise<void>;
+  /** The union of the coverage of every session, deleted ones included; after close() too (docs/coverage.md). */
+  coverage(): CoverageReport;
 }
 
 const CONTROL = '/__sandbox';
@@ -236,6 +239,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     get apiKey() {
       return (apiKey ??= sessions.makeKey(sessions.default));
     },
+    coverage: () => sessions.coverage(),
     close: () =>
       new Promise<void>((resolve) => {
         sessions.closeAll();

@@ -1,6 +1,7 @@
 import { customAlphabet } from 'nanoid';
 import type { ClockMode } from '../core/clock.js';
 import type { KeyCreateOptions } from '../control/keys.js';
+import { emptyCoverage, mergeCoverage, type CoverageReport } from '../control/coverage-report.js';
 import { SandboxError } from '../core/errors.js';
 import { SeededRandom } from '../core/random.js';
 import type { Duration } from '../core/duration.js';
@@ -67,6 +68,8 @@ const SECRET: IdSource = { id: (prefix) => `${prefix}_${secret16()}` };
  */
 export class Sessions {
   private readonly all = new Map<string, Session>();
+  /** The coverage of the sessions that ended (deleted, or closed with the server). */
+  private ended: CoverageReport = emptyCoverage();
   /** Session ids and their keys: seeded when a seed was asked for, else secret. */
   private readonly random: IdSource;
 
@@ -118,11 +121,17 @@ export class Sessions {
     session.streams.closeAll();
     session.sandbox.close();
     this.listChanged(id, true);
+    this.ended = mergeCoverage(this.ended, session.sandbox.coverage());
   }
 
   /** The session list changed: every console, whichever session it shows, updates its picker. */
   private listChanged(id: string, removed: boolean): void {
     for (const other of this.all.values()) other.streams.changed([{ kind: 'session', id, removed }]);
+  }
+
+  /** The union of the coverage of every session this server held, deleted ones included (docs/coverage.md). */
+  coverage(): CoverageReport {
+    return mergeCoverage(this.ended, ...this.list().map((s) => s.sandbox.coverage()));
   }
 
   /** A new test key of `session`, which routes to it; `options` as `sandbox.keys.create` takes them (plan, scopes). */
@@ -150,6 +159,7 @@ export class Sessions {
       session.streams.closeAll();
       session.sandbox.close();
     }
+    this.ended = this.coverage();
     this.all.clear();
   }
 

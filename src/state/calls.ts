@@ -1,5 +1,5 @@
 import { RuleViolation } from '../core/errors.js';
-import { createActor, type Actor } from 'xstate';
+import { createActor, type Actor, type InspectionEvent } from 'xstate';
 import type { ClockEvents, VirtualClock } from '../core/clock.js';
 import { Collection, type StoredItem } from '../core/collection.js';
 import type { Channel } from '../core/emitter.js';
@@ -58,6 +58,8 @@ interface CallServiceDeps {
   baseUrl: string;
   aiHandler: string;
   onError: (error: unknown) => void;
+  /** Sees what each call's machine does: coverage counts its states and transitions (state/machine-coverage.ts). */
+  inspect?: (event: InspectionEvent) => void;
 }
 
 
@@ -125,6 +127,7 @@ export class CallService implements Service {
     // The AI receptionist always answers (a test can still script busy or no answer).
     const actor = createActor(callMachine, {
       clock: this.deps.clock.xstateClock,
+      ...(this.deps.inspect ? { inspect: this.deps.inspect } : {}),
       input: {
         ringMs: behavior.ringMs,
         talkMs: behavior.talkMs,

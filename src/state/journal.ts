@@ -40,6 +40,12 @@ export interface JournalNote {
 export class Journal implements Service {
   private entries: JournalEntry[] = [];
 
+  /**
+   * @param forgetting sees the entries a trim is about to drop, so coverage (which outlives the
+   * journal's window) counts them before they go (docs/coverage.md).
+   */
+  constructor(private readonly forgetting?: (entries: readonly JournalEntry[]) => void) {}
+
   record(method: string, status: number, note: JournalNote, nowMs: number): void {
     this.entries.push({
       requestId: note.requestId,
@@ -52,7 +58,15 @@ export class Journal implements Service {
       at: iso(nowMs),
     });
     // Trimmed in batches, so a request costs O(1) however full the journal is.
-    if (this.entries.length >= 2 * JOURNAL_LIMIT) this.entries = this.entries.slice(-JOURNAL_LIMIT);
+    if (this.entries.length >= 2 * JOURNAL_LIMIT) {
+      this.forgetting?.(this.entries.slice(0, this.entries.length - JOURNAL_LIMIT));
+      this.entries = this.entries.slice(-JOURNAL_LIMIT);
+    }
+  }
+
+  /** Every entry held, the not yet trimmed ones beyond the limit too: each request once, for coverage. */
+  held(): readonly JournalEntry[] {
+    return this.entries;
   }
 
   /** The kept entries, oldest first (the latest {@link JOURNAL_LIMIT} at most). */

@@ -62,6 +62,7 @@ const MEMBERS = [
   'reset',
   'openapi',
   'internalErrors',
+  'coverage',
   // Scripting namespaces
   'calls.get',
   'calls.list',
@@ -101,6 +102,8 @@ const MEMBERS = [
   'MAGIC_MESSAGE_NUMBERS',
   'EVENT_TYPES',
   'SandboxError',
+  'mergeCoverage',
+  'coverageSummary',
   'startServer',
   // svc-sandbox/vitest
   'test',

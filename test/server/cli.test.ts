@@ -1,5 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -167,7 +169,7 @@ describe('svc-sandbox serve', () => {
     );
     const unknown = run(['serv']);
     expect((await unknown.exit).code).toBe(2);
-    expect(unknown.stderr).toMatch(/unknown command 'serv'; use 'serve', 'exec', 'run' or 'trigger'/);
+    expect(unknown.stderr).toMatch(/unknown command 'serv'; use 'serve', 'exec', 'run', 'trigger' or 'coverage'/);
   });
 });
 
@@ -345,3 +347,44 @@ function hasScript(): boolean {
     return false;
   }
 }
+
+describe('svc-sandbox exec --coverage, svc-sandbox coverage', () => {
+  it('writes the union of every session (a deleted one too) when the command ends, prints what was never exercised, and coverage FILE prints it again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-coverage-'));
+    const file = join(dir, 'out', 'coverage.json');
+    const script = `
+      const base = process.env.SVC_API_BASE_URL, control = process.env.SVC_SANDBOX_URL;
+      const post = (url, body, key) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { authorization: 'Bearer ' + key } : {}) }, body: JSON.stringify(body) });
+      await post(base + '/v1/calls', { to: '+14155550123', from: '+14155550100' }, process.env.SVC_API_KEY);
+      await post(control + '/sessions/default/advance', { duration: '2m' });
+      const session = await (await post(control + '/sessions', {})).json();
+      await post(base + '/v1/calls', { to: '+15005550002', from: '+14155550100' }, session.apiKey);
+      await post(control + '/sessions/' + session.id + '/advance', { duration: '1m' });
+      await fetch(control + '/sessions/' + session.id, { method: 'DELETE' });`;
+    const exec = run(['exec', '--coverage', file, '--', process.execPath, '--input-type=module', '-e', script]);
+    expect((await exec.exit).code).toBe(0);
+    const report = JSON.parse(readFileSync(file, 'utf8'));
+    expect(report).toMatchObject({ format: 'svc-sandbox-coverage', version: 1, sandboxes: 2 });
+    expect(report.calls.dispositions).toMatchObject({ answered: 1, busy: 1, no_answer: 0 });
+    expect(exec.stderr).toContain('calls.dispositions: never no_answer, failed, canceled');
+    expect(exec.stderr).toContain(`coverage report written to ${file}`);
+
+    const html = join(dir, 'coverage.html');
+    const again = run(['coverage', file, '--html', html]);
+    expect((await again.exit).code).toBe(0);
+    expect(again.stdout).toContain('calls.answeredBy: never voicemail, ai_receptionist');
+    expect(again.stdout).toMatch(/POST \/v1\/calls: never 400, 401/);
+    expect(readFileSync(html, 'utf8')).toContain('<td>ringing → answered (after ringTime [networkAnswers])</td>');
+
+    const notReport = join(dir, 'package.json');
+    writeFileSync(notReport, '{"name":"x"}');
+    const refused = run(['coverage', notReport]);
+    expect((await refused.exit).code).toBe(1);
+    expect(refused.stderr).toMatch(/is not a coverage report it can read: `format` must be "svc-sandbox-coverage"/);
+    expect((await run(['coverage']).exit).code).toBe(2);
+    const serveCoverage = run(['serve', '--coverage', file]);
+    expect((await serveCoverage.exit).code).toBe(2);
+    expect(serveCoverage.stderr).toMatch(/--coverage is an option of 'exec', not of 'serve'/);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});

@@ -36,6 +36,7 @@ const ROUTES: Record<string, string> = {
   'faults.inject': 'POST /__sandbox/sessions/{s}/faults',
   'faults.list': 'GET /__sandbox/sessions/{s}/faults',
   'requests.list': 'GET /__sandbox/sessions/{s}/requests',
+  coverage: 'GET /__sandbox/sessions/{s}/coverage',
   'faults.clear': 'DELETE /__sandbox/sessions/{s}/faults',
   'events.list': 'GET /__sandbox/sessions/{s}/events',
   'webhooks.deliveries': 'GET /__sandbox/sessions/{s}/deliveries',

@@ -1,0 +1,80 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { parseArgs } from 'node:util';
+import { coverageSummary, mergeCoverage, parseCoverage, type CoverageReport } from '../control/coverage-report.js';
+import { Invalid } from '../core/schema.js';
+import { coverageHtml } from './coverage-html.js';
+
+export const COVERAGE_USAGE = 'svc-sandbox coverage FILE... [--html OUT]  (svc-sandbox coverage --help)';
+
+export const COVERAGE_HELP = `Usage: svc-sandbox coverage FILE... [--html OUT]
+
+Prints what the coverage report FILE (written by svc-sandbox exec --coverage FILE)
+never exercised: per section, what was covered and what was not, and for each
+endpoint called the documented statuses it never answered. With several files,
+their union (an item is uncovered only when no file exercised it).
+
+Options:
+      --html <out>   Also write the report as one HTML page to <out>
+  -h, --help         Show this help
+Details: docs/coverage.md in the package.`;
+
+/**
+ * Writes `report` to `file` as JSON (making its folder), and prints the short summary of what was
+ * never exercised on stderr (stdout is the command's). Returns false, having said why, when the
+ * file cannot be written.
+ */
+export function writeCoverage(report: CoverageReport, file: string): boolean {
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  } catch (error) {
+    console.error(`svc-sandbox: cannot write the coverage report to ${file}: ${(error as Error).message}`);
+    return false;
+  }
+  console.error(`svc-sandbox: ${coverageSummary(report)}\nsvc-sandbox: coverage report written to ${file} (svc-sandbox coverage ${file} lists every item never exercised)`);
+  return true;
+}
+
+/** `svc-sandbox coverage FILE... [--html OUT]`: 0, 1 when a file cannot be read or is no report, 2 for bad arguments. */
+export function coverageCommand(args: string[]): number {
+  let values: { html?: string | undefined; help?: boolean | undefined };
+  let files: string[];
+  try {
+    ({ values, positionals: files } = parseArgs({ args, allowPositionals: true, options: { html: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+  } catch (error) {
+    console.error(`svc-sandbox: ${(error as Error).message}\nUsage: ${COVERAGE_USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(COVERAGE_HELP);
+    return 0;
+  }
+  if (files.length === 0) {
+    console.error(`svc-sandbox: coverage needs the report to read, e.g. svc-sandbox coverage coverage.json.\nUsage: ${COVERAGE_USAGE}`);
+    return 2;
+  }
+  const reports: CoverageReport[] = [];
+  for (const file of files) {
+    try {
+      reports.push(parseCoverage(JSON.parse(readFileSync(file, 'utf8'))));
+    } catch (error) {
+      const why = error instanceof Invalid ? error.message : (error as Error).message;
+      console.error(`svc-sandbox: ${file} is not a coverage report it can read: ${why}`);
+      return 1;
+    }
+  }
+  const report = reports.length === 1 ? reports[0]! : mergeCoverage(...reports);
+  console.log(coverageSummary(report, { endpoints: 'full' }));
+  if (values.html !== undefined) {
+    try {
+      mkdirSync(dirname(values.html), { recursive: true });
+      writeFileSync(values.html, coverageHtml(report));
+    } catch (error) {
+      console.error(`svc-sandbox: cannot write ${values.html}: ${(error as Error).message}`);
+      return 1;
+    }
+    console.log(`HTML written to ${values.html}`);
+  }
+  return 0;
+}
