@@ -3,14 +3,14 @@ import { MAX_BODY_BYTES, readAtMost } from '../core/body.js';
 import type { SeededRandom } from '../core/random.js';
 import { Invalid, queryObject } from '../core/schema.js';
 import type { Steps } from '../core/steps.js';
-import { TEST_KEY, type Accounts } from '../state/accounts.js';
+import { TEST_KEY, type Accounts, type Principal } from '../state/accounts.js';
 import type { ActiveFault, Faults } from '../state/faults.js';
 import { authenticate, authorize, bearerToken } from './auth.js';
 import { ApiError, errorEnvelope, type ErrorBody } from './errors.js';
 import type { ClockMode } from '../core/clock.js';
 import { deprecationHeaders, type Deprecation } from './deprecation.js';
 import { rateLimitedMessage, type RateDecision, type RateLimiter } from './rate-limit.js';
-import type { Router } from './router.js';
+import type { AnyRoute, Router } from './router.js';
 import type { Journal, JournalNote } from '../state/journal.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -38,7 +38,15 @@ interface PipelineDeps {
   deprecation?: Deprecation | null;
   /** Where every answered request is written down (`sandbox.requests`). */
   journal?: Journal;
+  /**
+   * Told of every request as it starts, before anything is drawn for it (a snapshot's input
+   * log, docs/snapshots.md); what it returns is told the body once it has been read.
+   */
+  onRequest?: (request: Request) => ((body: ReadBody) => void) | undefined;
 }
+
+/** A request body as the pipeline read it: its bytes, or `over` when it passed the size limit while being read. */
+export type ReadBody = Uint8Array | 'over';
 
 /**
  * The HTTP pipeline every endpoint shares, in this order: the request's URL is this
@@ -63,7 +71,23 @@ export class Pipeline {
   async handle(request: Request): Promise<Response> {
     const generation = this.deps.generation();
     const note: JournalNote = { requestId: '', template: null, target: '', code: null, apiKey: null };
-    const response = await this.answer(request, generation, note);
+    const response = await this.answer(request, generation, note, undefined);
+    return this.noted(request, response, generation, note);
+  }
+
+  /**
+   * Answers a request whose body was read before (`body`; the request itself carries none),
+   * at once: a snapshot's replay (docs/snapshots.md). The same steps as {@link handle}.
+   */
+  handleNow(request: Request, body: ReadBody | undefined): Response {
+    const generation = this.deps.generation();
+    const note: JournalNote = { requestId: '', template: null, target: '', code: null, apiKey: null };
+    const response = this.answer(request, generation, note, body ?? new Uint8Array(0));
+    if (response instanceof Promise) throw new Error('handleNow: the answer was not ready at once');
+    return this.noted(request, response, generation, note);
+  }
+
+  private noted(request: Request, response: Response, generation: number, note: JournalNote): Response {
     // A request that began before a reset belongs to no journal after it.
     if (this.deps.journal && this.deps.generation() === generation) {
       // A preflight, or a URL outside the base URL, was answered before the path was split.
@@ -73,8 +97,10 @@ export class Pipeline {
     return response;
   }
 
-  private async answer(request: Request, generation: number, note: JournalNote): Promise<Response> {
+  /** `preread`: the body, read before (a replay); the answer is then ready at once. */
+  private answer(request: Request, generation: number, note: JournalNote, preread: ReadBody | undefined): Response | Promise<Response> {
     const { random, accounts, limiter, now } = this.deps;
+    const tape = preread === undefined ? this.deps.onRequest?.(request) : undefined;
     const requestId = random.id('req');
     const header = request.headers.get('authorization');
     const token = bearerToken(header);
@@ -110,7 +136,20 @@ export class Pipeline {
         });
       }
       authorize(principal, route.resource, route.method === 'GET' ? 'read' : 'write');
-      const json = route.body ? await readJson(request) : undefined;
+      const go = (json: unknown) => this.finish(request, route, params, principal, query, json, generation, base, note);
+      if (!route.body) return go(undefined);
+      if (preread !== undefined) return go(parseJson(request.headers.get('content-type'), bodyOf(request, preread)));
+      return readBody(request, tape)
+        .then((bytes) => parseJson(request.headers.get('content-type'), bytes))
+        .then(go, (error: unknown) => this.fail(error, requestId, base, note));
+    } catch (error) {
+      return this.fail(error, requestId, base, note);
+    }
+  }
+
+  /** The rest of a request once its body is read: parse the input, run the handler, make the answer. */
+  private finish(request: Request, route: AnyRoute, params: Record<string, string>, principal: Principal, query: string, json: unknown, generation: number, base: Array<[string, string]>, note: JournalNote): Response {
+    try {
       if (this.deps.generation() !== generation) throw interrupted();
       // The route's schemas parse its input here: a handler receives typed values, or never runs.
       const parsedQuery = route.query ? route.query.parse(queryObject(new URLSearchParams(query)), '') : undefined;
@@ -136,12 +175,17 @@ export class Pipeline {
       if (reply.raw !== undefined) return new Response(reply.raw, { status: reply.status, headers: headersOf(base, reply.headers) });
       return respond(reply.status, reply.body, base, reply.headers);
     } catch (error) {
-      note.code = error instanceof ApiError || error instanceof Invalid || error instanceof RuleViolation ? error.code : 'internal_error';
-      if (error instanceof ApiError) return respond(error.status, error.toBody(), base, error.headers);
-      if (error instanceof Invalid) return respond(400, errorEnvelope(error.code, error.message, error.param), base);
-      if (error instanceof RuleViolation) return respond(error.code === 'invalid_parameter' ? 400 : 422, errorEnvelope(error.code, error.message, error.param), base);
-      return this.internalError(error, requestId, base);
+      return this.fail(error, note.requestId, base, note);
     }
+  }
+
+  /** The answer to what a request threw: an API error's own, or a 500 for anything else. */
+  private fail(error: unknown, requestId: string, base: Array<[string, string]>, note: JournalNote): Response {
+    note.code = error instanceof ApiError || error instanceof Invalid || error instanceof RuleViolation ? error.code : 'internal_error';
+    if (error instanceof ApiError) return respond(error.status, error.toBody(), base, error.headers);
+    if (error instanceof Invalid) return respond(400, errorEnvelope(error.code, error.message, error.param), base);
+    if (error instanceof RuleViolation) return respond(error.code === 'invalid_parameter' ? 400 : 422, errorEnvelope(error.code, error.message, error.param), base);
+    return this.internalError(error, requestId, base);
   }
 
   /**
@@ -267,23 +311,30 @@ function respond(status: number, body: unknown, base: Array<[string, string]>, o
   return new Response(JSON.stringify(body), { status, headers });
 }
 
-/** The body's bytes, refused with 413 when its declared or its actual size is over the limit. */
-async function readLimited(request: Request): Promise<Uint8Array> {
+/** The body's bytes, refused with 413 when its declared or its actual size is over the limit; `tape` is told what was read. */
+async function readBody(request: Request, tape: ((body: ReadBody) => void) | undefined): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length') ?? 0);
   if (declared > MAX_BODY_BYTES) {
     void request.body?.cancel().catch(() => undefined);
+    tape?.(new Uint8Array(0));
     throw tooLarge(declared);
   }
-  if (!request.body) return new Uint8Array(0);
-  const bytes = await readAtMost(request.body);
+  const bytes = request.body ? await readAtMost(request.body) : new Uint8Array(0);
+  tape?.(bytes ?? 'over');
   if (bytes === null) throw tooLarge(MAX_BODY_BYTES, true);
   return bytes;
 }
 
-/** Reads a request body as JSON, refusing other content types, oversize bodies and bad UTF-8. */
-async function readJson(request: Request): Promise<unknown> {
-  const type = request.headers.get('content-type');
-  const bytes = await readLimited(request);
+/** {@link readBody} for a body read before (a replay): the same refusals, at once. */
+function bodyOf(request: Request, body: ReadBody): Uint8Array {
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  if (declared > MAX_BODY_BYTES) throw tooLarge(declared);
+  if (body === 'over') throw tooLarge(MAX_BODY_BYTES, true);
+  return body;
+}
+
+/** A request body as JSON, refusing other content types, empty bodies and bad UTF-8. */
+function parseJson(type: string | null, bytes: Uint8Array): unknown {
   if (bytes.byteLength === 0) {
     throw new ApiError(400, 'invalid_json', 'The request body is empty: send a JSON object with Content-Type: application/json.');
   }
