@@ -40,13 +40,15 @@ interface PipelineDeps {
   journal?: Journal;
   /**
    * Told of every request as it starts, before anything is drawn for it (a snapshot's input
-   * log, docs/snapshots.md); what it returns is told the body once it has been read.
+   * log, docs/snapshots.md); what it returns is told the body once it has been read (or an
+   * empty one once the request is answered without reading any; only the first telling counts).
    */
   onRequest?: (request: Request) => ((body: ReadBody) => void) | undefined;
 }
 
 /** A request body as the pipeline read it: its bytes, or `over` when it passed the size limit while being read. */
 export type ReadBody = Uint8Array | 'over';
+const EMPTY = new Uint8Array(0);
 
 /**
  * The HTTP pipeline every endpoint shares, in this order: the request's URL is this
@@ -71,7 +73,9 @@ export class Pipeline {
   async handle(request: Request): Promise<Response> {
     const generation = this.deps.generation();
     const note: JournalNote = { requestId: '', template: null, target: '', code: null, apiKey: null };
-    const response = await this.answer(request, generation, note, undefined);
+    const tape = this.deps.onRequest?.(request);
+    const response = await this.answer(request, generation, note, undefined, tape);
+    tape?.(EMPTY); // no body was read (told once: a body read before stays)
     return this.noted(request, response, generation, note);
   }
 
@@ -82,7 +86,7 @@ export class Pipeline {
   handleNow(request: Request, body: ReadBody | undefined): Response {
     const generation = this.deps.generation();
     const note: JournalNote = { requestId: '', template: null, target: '', code: null, apiKey: null };
-    const response = this.answer(request, generation, note, body ?? new Uint8Array(0));
+    const response = this.answer(request, generation, note, body ?? EMPTY, undefined);
     if (response instanceof Promise) throw new Error('handleNow: the answer was not ready at once');
     return this.noted(request, response, generation, note);
   }
@@ -97,10 +101,9 @@ export class Pipeline {
     return response;
   }
 
-  /** `preread`: the body, read before (a replay); the answer is then ready at once. */
-  private answer(request: Request, generation: number, note: JournalNote, preread: ReadBody | undefined): Response | Promise<Response> {
+  /** `preread`: the body, read before (a replay); the answer is then ready at once. `tape` is told the body read. */
+  private answer(request: Request, generation: number, note: JournalNote, preread: ReadBody | undefined, tape: ((body: ReadBody) => void) | undefined): Response | Promise<Response> {
     const { random, accounts, limiter, now } = this.deps;
-    const tape = preread === undefined ? this.deps.onRequest?.(request) : undefined;
     const requestId = random.id('req');
     const header = request.headers.get('authorization');
     const token = bearerToken(header);
