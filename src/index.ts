@@ -25,6 +25,7 @@ export type { RecordingScripting, TranscriptScripting } from './control/media.js
 export type { KeyScripting } from './control/keys.js';
 export type { RequestJournal, RequestFilter } from './control/requests.js';
 export type { JournalEntry } from './state/journal.js';
+export type { SandboxSnapshot, SnapshotInput, SnapshotAttempt } from './control/snapshots.js';
 
 // Scripting the simulated network
 export type { CallBehavior, CallOutcome, Answerer, MessageBehavior, MessageOutcome, Disposition, AnsweredBy } from './sim/carrier.js';

@@ -167,3 +167,26 @@ function catchError(fn: () => unknown): Error & { code?: string; param?: string 
   }
   throw new Error('expected an error');
 }
+
+describe('what a snapshot keeps of a request', () => {
+  it('every request header the API reads is one a snapshot keeps (REPLAYED_HEADERS)', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { REPLAYED_HEADERS } = await import('../../src/control/snapshots.js');
+    const read = new Set<string>();
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) {
+          for (const m of readFileSync(path, 'utf8').matchAll(/(?:headers|request\.headers)\.(?:get|has)\('([a-z-]+)'\)/g)) read.add(m[1]!);
+        }
+      }
+    };
+    for (const dir of ['src/api', 'src/state', 'src/sim']) walk(dir);
+    // Response headers the pipeline reads back from its own answers are no input.
+    for (const own of ['x-ratelimit-limit', 'x-request-id']) read.delete(own);
+    expect([...read].filter((h) => !REPLAYED_HEADERS.includes(h))).toEqual([]);
+    expect(read.size).toBeGreaterThan(4);
+  });
+});
