@@ -14,6 +14,7 @@ import { dateTime, integer, object, oneOf, optional, string, type JsonSchema, ty
 import { apiKeyJson, attemptJson, callJson, deliveryJson, eventJson, faultJson, messageJson } from '../control/json-schemas.js';
 import { advanceAnswer, advanceUntil, createKey, keyBody, keyAnswer, scriptingRoutes, spoken, wantsUntil, withUntil } from './control-scripting.js';
 import { deliveryPage, eventPage, pageOf, pageParameters, slicePage } from './control-pages.js';
+import { snapshotField, snapshotRoutes } from './control-snapshots.js';
 import { json } from './http.js';
 import type { ControlRoute } from './control-route.js';
 import type { Sandbox } from '../sandbox.js';
@@ -50,6 +51,9 @@ const sessionBody = object(
         { description: 'Marks the session\'s /v1 deprecated: Deprecation, Sunset and Link headers on every answer.' },
       ),
     ),
+    // docs/snapshots.md: start from a snapshot, or fork a session (its snapshot now).
+    snapshot: optional(snapshotField),
+    from: optional(string({ description: 'A session to fork: the new one starts from its snapshot, now', max: 100 })),
   },
   { description: 'A new session.' },
 );
@@ -245,6 +249,7 @@ export const controlRoutes: ControlRoute[] = [
       if (sessions.route(params.key!) !== session) {
         throw new SandboxError(`${params.key} is a key of another session; revoke it there.`, { code: 'not_found', param: 'key' });
       }
+      session.aliases.delete(params.key!);
       session.sandbox.keys.revoke(params.key!);
       session.streams.changed();
       return json(204, null);
@@ -355,6 +360,7 @@ export const controlRoutes: ControlRoute[] = [
     },
   },
   ...scriptingRoutes,
+  ...snapshotRoutes,
 ];
 
 /**

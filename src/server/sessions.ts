@@ -180,7 +180,7 @@ export class Sessions {
     try {
       return createSandbox({ baseUrl: this.baseUrl, snapshot, ...(webhookTimeout === undefined ? {} : { webhookTimeout }) });
     } catch (error) {
-      if (error instanceof SandboxError) throw new SandboxError(error.message.replace(/^createSandbox: /, ''), { code: 'invalid_parameter', param: error.param });
+      if (error instanceof SandboxError) throw new SandboxError(error.message.replace(/^createSandbox: /, ''), { code: error.code, param: error.param });
       throw error;
     }
   }
