@@ -60,6 +60,7 @@ async function firstHalf(sandbox: Sandbox, hooks: string) {
   await api.post('/v1/calls', { to: '+14155550124', from: '+14155550100' });
   const manual = await api.post('/v1/calls', { to: '+14155550125', from: '+14155550100' });
   await api.get('/v1/nope');
+  await sandbox.advanceUntil('call.answered');
   await sandbox.advance('3s');
   sandbox.calls.answer(manual.id);
   await api.post('/v1/calls', { campaign: { to: ['+14155550123', '+15005550003'], from: '+14155550100' } });
@@ -114,6 +115,51 @@ describe('snapshots', () => {
     const copy = make({ snapshot: original.snapshot() });
     expect(receiver.received.length).toBe(sent);
     expect(copy.webhooks.attempts().map((a) => a.durationMs)).toEqual(original.webhooks.attempts().map((a) => a.durationMs));
+  });
+
+  it('dead letters replayed, and what a listener did during an advance, are restored too', async () => {
+    const receiver = await startReceiver(() => 500);
+    const original = make({ seed: 8 });
+    // A listener that hangs up every answered call: its calls are inputs; the listener itself is not kept.
+    original.events.subscribe((event) => {
+      if (event.type === 'call.answered') original.calls.hangUp(event.data.id);
+    });
+    await recorder(original).post('/v1/webhooks', { url: receiver.url, events: ['call.completed'] });
+    await recorder(original).post('/v1/calls', { to: '+14155550123', from: '+14155550100' });
+    await original.advance('1d');
+    const [dead] = original.webhooks.deadLetters();
+    expect(dead).toBeDefined();
+    await original.webhooks.replay(dead!.id);
+    await original.advance('1m');
+    const copy = make({ snapshot: original.snapshot() });
+    expect(observed(copy)).toBe(observed(original));
+    expect(copy.calls.list()[0]).toMatchObject({ status: 'completed', duration: 0 });
+  });
+
+  it('an attempt still in flight when the snapshot was taken is sent again by the copy, and its advance waits for it', async () => {
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    const receiver = await startReceiver(() => 200);
+    const original = make({ seed: 2 });
+    await recorder(original).post('/v1/webhooks', { url: receiver.url, events: ['call.started'] });
+    const answered = original.webhooks.subscribe(() => release());
+    await recorder(original).post('/v1/calls', { to: '+14155550123', from: '+14155550100' });
+    const snapshot = original.snapshot(); // the call.started attempt has left, unanswered yet
+    expect(original.webhooks.attempts()).toEqual([]);
+    await slow;
+    answered();
+    const copy = make({ snapshot });
+    await copy.advance(0);
+    expect(copy.webhooks.attempts()).toMatchObject([{ attempt: 1, status: 200, ok: true }]);
+    expect(receiver.received).toHaveLength(2);
+  });
+
+  it('a realtime sandbox restores at its virtual instant and flows on from there', () => {
+    const original = make({ seed: 1, clock: 'realtime', startTime: '2026-05-01T00:00:00Z' });
+    original.network.setBehavior('+14155550123', { outcome: 'busy' });
+    const copy = make({ snapshot: original.snapshot() });
+    expect(copy.now().getTime()).toBeGreaterThanOrEqual(Date.parse('2026-05-01T00:00:00Z'));
+    expect(copy.now().getTime() - original.now().getTime()).toBeLessThan(5_000);
   });
 
   it('a snapshot of a restored sandbox is its snapshot plus what came after; reset keeps the keys made', async () => {
