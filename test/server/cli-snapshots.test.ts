@@ -2,18 +2,11 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CLI, ensureBuilt, ROOT } from './built-cli.js';
 
 /** `serve --import FILE --export-on-exit FILE` and the same on exec (docs/snapshots.md), run as a user runs the bin. */
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = `${ROOT}dist/server/cli.js`;
-const ENSURE_BUILT = `${ROOT}scripts/ensure-built.mjs`;
-
-beforeAll(async () => {
-  const { staleReason } = (await import(ENSURE_BUILT)) as { staleReason(): string | undefined };
-  if (staleReason()) execFileSync(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', `${ROOT}tsconfig.build.json`], { stdio: 'inherit' });
-}, 120_000);
+beforeAll(ensureBuilt, 120_000);
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-sandbox-snapshots-'));
 const KEY = 'SVC_TEST_me';
