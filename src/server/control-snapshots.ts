@@ -20,7 +20,7 @@ export function snapshotJson(): JsonSchema {
       options: { type: 'object' },
       now: { type: 'string', format: 'date-time' },
       inputs: { type: 'array', items: { type: 'object' } },
-      attempts: { type: 'array', items: { type: 'array' } },
+      attempts: { type: 'array', items: { type: 'array', description: 'A [key, result] pair.', items: {} } },
       apiKey: { type: 'string', description: "The session's key: a session made from this snapshot answers with a key that stands for it." },
     },
   };
@@ -33,12 +33,13 @@ export const snapshotField: Schema<SandboxSnapshot> = custom({
   openapi: snapshotJson,
 });
 
-export const snapshotRoutes: ControlRoute[] = [
-  {
+const getSnapshot: ControlRoute & { description: string } = {
     method: 'GET',
     path: '/sessions/{s}/snapshot',
     summary: "The session's snapshot (sandbox.snapshot()): POST /__sandbox/sessions {snapshot} starts a session from it",
     operationId: 'getSnapshot',
+    description:
+      "The session's snapshot (`sandbox.snapshot()`, docs/snapshots.md): its options and every input since it was made, with the webhook attempts' results, and the session's `apiKey`. `POST /__sandbox/sessions {snapshot}` starts a session that is this one at this instant, and whose key stands for this session's. 409 while a request's body is still arriving.",
     status: 200,
     response: snapshotJson(),
     run: ({ session }) => {
@@ -46,5 +47,6 @@ export const snapshotRoutes: ControlRoute[] = [
       if (session.primaryKey !== null) snapshot.apiKey = session.primaryKey;
       return json(200, snapshot);
     },
-  },
-];
+};
+
+export const snapshotRoutes: ControlRoute[] = [getSnapshot];
