@@ -16,7 +16,8 @@ import { startServer, type SandboxServer } from './server.js';
  *                     [--webhook-timeout 10s] [--allowed-host NAME]... [--import FILE] [--export-on-exit FILE]
  *   svc-sandbox exec [serve options] [--kill-after 5s] -- <command> [args...]
  *
- * Arguments are parsed with `util.parseArgs` (built in). Exit codes: 0 after SIGINT/SIGTERM,
+ * Arguments are parsed with `util.parseArgs` (built in). Exit codes: 0 after SIGINT/SIGTERM
+ * (1 when `--export-on-exit` could not write its snapshot; docs/snapshots.md),
  * 1 when the server cannot start (a busy port), 2 for bad arguments (the message ends with
  * the command's usage line); `exec` exits with its command's code (128 + the signal number
  * when the command was killed by a signal). How exec owns its command (signals, the
