@@ -154,6 +154,24 @@ describe('snapshots', () => {
     expect(receiver.received).toHaveLength(2);
   });
 
+  it('a live transcript stream open at the snapshot is not: the copy has none open, and the same state otherwise', async () => {
+    const original = make({ seed: 6 });
+    original.network.setBehavior('+14155550123', { ring: '5s', talk: '20s' });
+    const call = await recorder(original).post('/v1/calls', { to: '+14155550123', from: '+14155550100' });
+    original.transcripts.setScript(call.id, [{ speaker: 'agent', text: 'Hello!' }, { speaker: 'customer', text: 'Hi.' }]);
+    await original.advance('5s');
+    const stream = await original.fetch(`/v1/transcripts/${original.calls.get(call.id)!.transcript_id}`, { headers: { authorization: `Bearer ${KEY}`, accept: 'text/event-stream' } });
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    await original.advance('3s');
+    expect(original.transcripts.openStreams()).toBe(1);
+    const copy = make({ snapshot: original.snapshot() });
+    expect(copy.transcripts.openStreams()).toBe(0);
+    await stream.body!.cancel();
+    expect(observed(copy)).toBe(observed(original));
+    await Promise.all([original.advance('1m'), copy.advance('1m')]);
+    expect(observed(copy)).toBe(observed(original));
+  });
+
   it('a realtime sandbox restores at its virtual instant and flows on from there', () => {
     const original = make({ seed: 1, clock: 'realtime', startTime: '2026-05-01T00:00:00Z' });
     original.network.setBehavior('+14155550123', { outcome: 'busy' });
