@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** The repository's root, with a trailing slash. */
@@ -16,5 +17,23 @@ const ENSURE_BUILT = `${ROOT}scripts/ensure-built.mjs`;
  */
 export async function ensureBuilt(): Promise<void> {
   const { staleReason } = (await import(ENSURE_BUILT)) as { staleReason(): string | undefined };
-  if (staleReason()) execFileSync(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', `${ROOT}tsconfig.build.json`], { stdio: 'inherit' });
+  // Test files run side by side: one builds while the others wait (a build is about 30 s of
+  // real time at most; a lock older than 3 minutes was left by a killed run).
+  const lock = `${ROOT}dist/.building`;
+  mkdirSync(`${ROOT}dist`, { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 180_000) rmSync(lock, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  try {
+    if (staleReason()) execFileSync(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', `${ROOT}tsconfig.build.json`], { stdio: 'inherit' });
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
