@@ -74,8 +74,12 @@ export class Pipeline {
     const generation = this.deps.generation();
     const note: JournalNote = { requestId: '', template: null, target: '', code: null, apiKey: null };
     const tape = this.deps.onRequest?.(request);
-    const response = await this.answer(request, generation, note, undefined, tape);
-    tape?.(EMPTY); // no body was read (told once: a body read before stays)
+    let response: Response;
+    try {
+      response = await this.answer(request, generation, note, undefined, tape);
+    } finally {
+      tape?.(EMPTY); // no body was read (told once: a body read before stays)
+    }
     return this.noted(request, response, generation, note);
   }
 

@@ -197,6 +197,21 @@ describe('snapshots', () => {
     expect(again.snapshot()).toEqual(original.snapshot());
   });
 
+  it('a snapshot is refused (conflict) while a request body is still arriving, and taken once it is answered', async () => {
+    const sandbox = make({ seed: 1 });
+    let push!: ReadableStreamDefaultController<Uint8Array>;
+    const body = new ReadableStream<Uint8Array>({ start: (c) => void (push = c) });
+    const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+    const answer = sandbox.handle(new Request(`${sandbox.baseUrl}/v1/calls`, { method: 'POST', headers, body, duplex: 'half' } as RequestInit));
+    push.enqueue(new TextEncoder().encode('{"to":"+14155550123",'));
+    expect(catchError(() => sandbox.snapshot())).toMatchObject({ code: 'conflict', message: expect.stringMatching(/still being read/) });
+    push.enqueue(new TextEncoder().encode('"from":"+14155550100"}'));
+    push.close();
+    expect((await answer).status).toBe(201);
+    const copy = make({ snapshot: sandbox.snapshot() });
+    expect(copy.calls.list()).toEqual(sandbox.calls.list());
+  });
+
   it('a snapshot is plain JSON naming its format and version', () => {
     const snapshot = make({ seed: 1 }).snapshot();
     expect(JSON.parse(JSON.stringify(snapshot))).toEqual(snapshot);
