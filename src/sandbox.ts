@@ -177,52 +177,62 @@ export class Sandbox {
     this.keys = recorded('keys', keyScripting(ctx, accounts));
     this.requests = requestJournal(journal);
 
-    if (o.snapshot) {
-      const snapshot = o.snapshot;
-      // The replay: the snapshot's inputs again, at once, on this new sandbox with the same
-      // options; webhook attempts take their recorded results (docs/snapshots.md).
-      const resume = clock.holdStill();
-      log.load(snapshot);
-      deliveries.replayFrom((key) => log.attempt(key));
-      const settle = () => deliveries.flushNow();
-      const quietly = (fn: () => unknown) => {
-        try {
-          const result = fn();
-          if (result instanceof Promise) result.catch(() => undefined);
-        } catch {
-          // it threw when it was first made too, and changed nothing then either
-        }
-      };
+    if (o.snapshot) this.restore(o.snapshot, { clock, deliveries, prefix: o.origin + o.basePath });
+  }
+
+  /**
+   * Replays a snapshot's inputs on this new sandbox, made with the snapshot's options: at once,
+   * with webhook attempts answered from the snapshot, never sent (docs/snapshots.md).
+   */
+  private restore(snapshot: SandboxSnapshot, { clock, deliveries, prefix }: { clock: VirtualClock; deliveries: Deliveries; prefix: string }): void {
+    const resume = clock.holdStill();
+    this.log.load(snapshot);
+    deliveries.replayFrom((key) => this.log.attempt(key));
+    const settle = () => deliveries.flushNow();
+    const quietly = (fn: () => unknown) => {
       try {
-        log.unrecorded(() =>
-          replay(
-            snapshot,
-            {
-              now,
-              request: (input) => {
-                quietly(() => {
-                  const response = this.pipeline.handleNow(recordedRequest(input, o.origin + o.basePath), recordedBody(input));
-                  // A stream it opened (live transcript) belonged to a connection that is gone.
-                  void response.body?.cancel().catch(() => undefined);
-                });
-                settle();
-              },
-              call: (name, args) => {
-                const [space, method] = name.split('.') as [keyof typeof RECORDED_CALLS, string];
-                const namespace = this[space] as unknown as Record<string, (...args: unknown[]) => unknown>;
-                quietly(() => namespace[method]!(...replayArgs(args)));
-                settle();
-              },
-              advance: (ms, stop) => quietly(() => clock.advanceNow(ms, settle, stop === undefined ? undefined : () => clock.now() >= stop)),
-              reset: () => this.life.reset(),
-            },
-            Date.parse(snapshot.now),
-          ),
-        );
-      } finally {
-        deliveries.endReplay();
-        resume();
+        const result = fn();
+        if (result instanceof Promise) result.catch(() => undefined);
+      } catch {
+        // it threw when it was first made too, and changed nothing then either
       }
+    };
+    try {
+      this.log.unrecorded(() =>
+        replay(
+          snapshot,
+          {
+            now: () => clock.now(),
+            request: (input) => {
+              quietly(() => {
+                const response = this.pipeline.handleNow(recordedRequest(input, prefix), recordedBody(input));
+                // A stream it opened (live transcript) belonged to a connection that is gone.
+                void response.body?.cancel().catch(() => undefined);
+              });
+              settle();
+            },
+            call: (name, args) => {
+              const [space, method] = name.split('.') as [keyof typeof RECORDED_CALLS, string];
+              const namespace = this[space] as unknown as Record<string, (...args: unknown[]) => unknown>;
+              quietly(() => namespace[method]!(...replayArgs(args)));
+              settle();
+            },
+            advance: (ms, stop) => {
+              try {
+                clock.advanceNow(ms, settle, stop === undefined ? undefined : () => clock.now() >= stop);
+              } catch (error) {
+                // An advance past the last instant a Date holds was refused then too; anything else is a bug.
+                if (!(error instanceof SandboxError)) throw error;
+              }
+            },
+            reset: () => this.life.reset(),
+          },
+          Date.parse(snapshot.now),
+        ),
+      );
+    } finally {
+      deliveries.endReplay();
+      resume();
     }
   }
 
