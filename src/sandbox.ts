@@ -244,6 +244,7 @@ export class Sandbox {
    * flight, scripted behaviour and rate windows included, and the same requests then get the
    * same answers, ids and events (docs/snapshots.md says what is not kept: listeners, open
    * live-transcript streams). Refused (`conflict`) while a request's body is still being read.
+   * A closed sandbox still gives it, as it was when it was closed (lists stay readable too).
    *
    * @example
    * const snapshot = sandbox.snapshot();
@@ -251,7 +252,6 @@ export class Sandbox {
    * const copy = createSandbox({ snapshot: JSON.parse(readFileSync('account.json', 'utf8')) });
    */
   snapshot(): SandboxSnapshot {
-    this.assertOpen('take a snapshot');
     return this.log.snapshot();
   }
 
