@@ -67,6 +67,7 @@ const REASONS: Record<string, string> = {
   recordFailure: 'private',
   closedError: 'private',
   assertOpen: 'private',
+  restore: 'private',
 };
 
 /** The library's scripting members of a real sandbox: top-level functions, and `namespace.member` of each namespace. */
