@@ -34,6 +34,7 @@ export { parseScenario, scenarioJsonSchema, formatTimeline } from './control/sce
 export { timelineSvg } from './control/timeline-svg.js';
 export type { TriggerOptions, TriggerOverrides } from './control/triggers.js';
 export type { ReceiverAnswer } from './events/receivers.js';
+export type { SandboxSnapshot, SnapshotInput, SnapshotAttempt } from './control/snapshots.js';
 
 // Scripting the simulated network
 export type { CallBehavior, CallOutcome, Answerer, MessageBehavior, MessageOutcome, Disposition, AnsweredBy } from './sim/carrier.js';

@@ -11,6 +11,8 @@ import { check } from './control/context.js';
 import { keySettings } from './control/keys.js';
 import { chaosProfile } from './control/chaos.js';
 import type { ChaosProfile } from './state/chaos.js';
+import { parseSnapshot, type SandboxSnapshot } from './control/snapshots.js';
+import { iso } from './core/time.js';
 
 /** Options of {@link createSandbox}. Every field is optional. */
 export interface SandboxOptions {
@@ -71,7 +73,18 @@ export interface SandboxOptions {
    * createSandbox({ seed: 7, chaos: { requests: { 'POST /v1/calls': { serverError: 0.05 } }, calls: { busy: 0.1 }, webhooks: { duplicate: 0.1 } } });
    */
   chaos?: ChaosProfile;
+  /**
+   * Start from a snapshot (`sandbox.snapshot()`, or a server's `GET /__sandbox/sessions/{s}/snapshot`):
+   * the new sandbox is the one the snapshot was taken of, at that instant, and the same inputs
+   * then give the same answers, ids and events (docs/snapshots.md). The snapshot carries the
+   * options it was made with; only `baseUrl`, `webhookTimeout`, `onUnhandledRequest` and
+   * `productionHosts` may be given beside it. A snapshot of another svc-sandbox version is refused.
+   */
+  snapshot?: SandboxSnapshot;
 }
+
+/** The options that may be given beside `snapshot`: they say where and how this process serves, not what the sandbox holds. */
+const BESIDE_SNAPSHOT = ['baseUrl', 'webhookTimeout', 'onUnhandledRequest', 'productionHosts', 'snapshot'];
 
 /** See {@link SandboxOptions.onUnhandledRequest}. */
 export type UnhandledRequestMode = 'bypass' | 'warn' | 'error';
@@ -111,6 +124,7 @@ function defaults(): ResolvedOptions {
     deprecation: null,
     unhandled: { mode: 'error', hosts: new Set() },
     chaos: null,
+    snapshot: null,
   };
 }
 
@@ -135,6 +149,59 @@ export interface ResolvedOptions {
   unhandled: { mode: UnhandledRequestMode; hosts: ReadonlySet<string> };
   /** The chaos profile, checked; null without one. */
   chaos: ChaosProfile | null;
+  /** The snapshot to start from (checked), or null. */
+  snapshot: SandboxSnapshot | null;
+}
+
+/**
+ * The options that make a sandbox what it is, as JSON (a snapshot keeps them; durations in
+ * ms, instants in ISO 8601). The guard against unhandled requests is the process's, not kept.
+ */
+export function optionsJson(o: ResolvedOptions): Record<string, unknown> {
+  return {
+    baseUrl: o.baseUrl,
+    seed: o.seed,
+    startTime: iso(o.startMs),
+    keys: Object.fromEntries(o.keys),
+    onlyConfiguredKeys: o.onlyConfiguredKeys,
+    aiHandler: o.aiHandler,
+    dialInterval: o.dialIntervalMs,
+    webhookTimeout: o.webhookTimeoutMs,
+    templates: Object.fromEntries(o.templates),
+    clock: o.clock,
+    ...(o.deprecation ? { deprecation: { sunset: iso(o.deprecation.sunsetMs), date: iso(o.deprecation.dateMs), ...(o.deprecation.link === null ? {} : { link: o.deprecation.link }) } } : {}),
+    // The profile as given (its schema keeps values as written): a restored sandbox draws the same chaos.
+    ...(o.chaos ? { chaos: o.chaos } : {}),
+  };
+}
+
+/** Options with a snapshot: the snapshot's own, under those that may be given beside it. */
+function fromSnapshot(options: SandboxOptions): ResolvedOptions {
+  const other = Object.keys(options).find((key) => !BESIDE_SNAPSHOT.includes(key));
+  if (other !== undefined) {
+    throw new SandboxError(
+      `createSandbox: \`${other}\` cannot be given with \`snapshot\`: the snapshot carries the options it was made with. Leave it out (beside a snapshot only ${BESIDE_SNAPSHOT.slice(0, -1).join(', ')} may be given).`,
+      { code: 'invalid_options', param: other },
+    );
+  }
+  let snapshot: SandboxSnapshot;
+  try {
+    snapshot = parseSnapshot(options.snapshot);
+  } catch (error) {
+    if (error instanceof SandboxError) throw new SandboxError(`createSandbox: ${error.message}`, { code: 'invalid_options', param: error.param });
+    throw error;
+  }
+  const { snapshot: _snapshot, ...beside } = options;
+  let resolved: ResolvedOptions;
+  try {
+    resolved = resolveOptions({ ...(snapshot.options as SandboxOptions), ...beside });
+  } catch (error) {
+    if (error instanceof SandboxError && error.param !== undefined && !(error.param in beside)) {
+      throw new SandboxError(error.message, { code: 'invalid_options', param: `snapshot.options.${error.param}` });
+    }
+    throw error;
+  }
+  return { ...resolved, snapshot };
 }
 
 const baseUrl = custom<URL>({
@@ -243,6 +310,8 @@ const optionsSchema = object(
       ),
     ),
     chaos: optional(chaosProfile),
+    // Given, it is taken apart before this schema (fromSnapshot); here only `snapshot: undefined`.
+    snapshot: optional(custom<undefined>({ hint: 'a snapshot', parse: () => undefined, openapi: () => ({ type: 'object' }) })),
   },
   { description: 'createSandbox options.', label: 'option' },
 );
@@ -251,6 +320,7 @@ const optionsSchema = object(
 export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   // `createSandbox()` with no options, the common case in test suites: nothing to check.
   if (options !== null && typeof options === 'object' && Object.keys(options).length === 0) return defaults();
+  if (options !== null && typeof options === 'object' && options.snapshot !== undefined) return fromSnapshot(options);
   let o;
   try {
     o = check(optionsSchema, options, 'createSandbox');
@@ -287,5 +357,6 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     deprecation,
     unhandled: { mode: o.onUnhandledRequest ?? 'error', hosts: new Set((o.productionHosts ?? []).map((h) => h.toLowerCase().replace(/\.$/, ''))) },
     chaos: o.chaos ?? null,
+    snapshot: null,
   };
 }

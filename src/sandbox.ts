@@ -33,7 +33,8 @@ import { EVENT_TYPES, type EventType, type SandboxEvent } from './state/resource
 import { Deliveries, type DeliveryEvents } from './events/deliveries.js';
 import { SimulatedReceivers } from './events/receivers.js';
 import { intercept } from './intercept/interceptor.js';
-import { resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js';
+import { optionsJson, resolveOptions, type ResolvedOptions, type SandboxOptions } from './options.js';
+import { InputLog, RECORDED_CALLS, replay, replayArgs, type RequestInput, type SandboxSnapshot } from './control/snapshots.js';
 import { NumberInventory } from './sim/inventory.js';
 import { Accounts } from './state/accounts.js';
 import { Changes } from './state/changes.js';
@@ -84,6 +85,8 @@ export class Sandbox {
   private readonly router: Router;
   private readonly coverageOf: Coverage;
   private readonly failures: InternalError[] = [];
+  /** Every input, for snapshot() (docs/snapshots.md). */
+  private readonly log: InputLog;
   /** Errors thrown by the user's own event listeners, rethrown by the next advance(). */
   private readonly listenerErrors: unknown[] = [];
   private listening = false;
@@ -114,6 +117,7 @@ export class Sandbox {
     if (o.clock === 'realtime') life.defer(() => clock.dispose());
     const random = add(new SeededRandom(o.seed));
     const now = () => clock.now();
+    const log = (this.log = new InputLog(optionsJson(o), o.origin + o.basePath, now));
 
     // state: stores, machines and domain services. Listeners on the emitter run in the
     // order the parts are made here: on call.completed the recording is stored, then the
@@ -137,6 +141,7 @@ export class Sandbox {
     // events (out): webhook delivery.
     const receivers = (this.receivers = add(new SimulatedReceivers()));
     const deliveries = add(new Deliveries({ clock, random, subscriptions, events, timeoutMs: o.webhookTimeoutMs, onError, chaos, receivers }));
+    deliveries.tape = log;
 
     // What changed in each step, for readers that mirror the state (the server's console stream).
     const changes = add(new Changes(steps));
@@ -196,26 +201,105 @@ export class Sandbox {
       deprecation: o.deprecation,
       journal,
       chaos,
+      onRequest: (request) => log.request(request),
     });
 
     // control (scripting in): the namespaces below, which the standalone server's control API calls too.
     const ctx: ControlContext = { steps, accounts, assertOpen: (what) => this.assertOpen(what) };
-    this.calls = callScripting(ctx, { calls, numbers, network });
-    this.network = networkScripting(ctx, network);
-    this.messages = messageScripting(ctx, messages, numbers);
-    this.faults = faultScripting(ctx, faults);
+    const recorded = <T extends object>(space: keyof typeof RECORDED_CALLS, namespace: T): T => recordedCalls(log, space, namespace);
+    this.calls = recorded('calls', callScripting(ctx, { calls, numbers, network }));
+    this.network = recorded('network', networkScripting(ctx, network));
+    this.messages = recorded('messages', messageScripting(ctx, messages, numbers));
+    this.faults = recorded('faults', faultScripting(ctx, faults));
     const onListenerError = (error: unknown) => this.listenerErrors.push(error);
     this.events = eventLog(ctx, bus, onListenerError);
-    this.webhooks = webhookScripting(ctx, { deliveries, events, onListenerError });
-    this.recordings = recordingScripting(ctx, recordings, calls);
-    this.transcripts = transcriptScripting(ctx, transcripts, calls, () => streams.count);
-    this.keys = keyScripting(ctx, accounts, (key, removed) => changes.touch('key', key, '', removed));
+    this.webhooks = recorded('webhooks', webhookScripting(ctx, { deliveries, events, onListenerError }));
+    this.recordings = recorded('recordings', recordingScripting(ctx, recordings, calls));
+    this.transcripts = recorded('transcripts', transcriptScripting(ctx, transcripts, calls, () => streams.count));
+    this.keys = recorded('keys', keyScripting(ctx, accounts, (key, removed) => changes.touch('key', key, '', removed)));
     changeFeeds.set(this, { changes, view: consoleView({ calls, messages, numbers, recordings, transcripts, subscriptions, deliveries, bus }) });
     this.requests = requestJournal(journal);
     // Reads the records above when asked, and folds them before a reset forgets them (docs/coverage.md).
     const coverage = (this.coverageOf = add(
       new Coverage({ calls, journal, bus, messages, deliveries, machine: machines, operations: () => documentedStatuses(this.router.routes), errorCodes: ERROR_CODES }),
     ));
+
+    if (o.snapshot) this.restore(o.snapshot, { clock, deliveries, prefix: o.origin + o.basePath });
+  }
+
+  /**
+   * Replays a snapshot's inputs on this new sandbox, made with the snapshot's options: at once,
+   * with webhook attempts answered from the snapshot, never sent (docs/snapshots.md).
+   */
+  private restore(snapshot: SandboxSnapshot, { clock, deliveries, prefix }: { clock: VirtualClock; deliveries: Deliveries; prefix: string }): void {
+    const resume = clock.holdStill();
+    this.log.load(snapshot);
+    deliveries.replayFrom((key) => this.log.attempt(key));
+    const settle = () => deliveries.flushNow();
+    const quietly = (fn: () => unknown) => {
+      try {
+        const result = fn();
+        if (result instanceof Promise) result.catch(() => undefined);
+      } catch {
+        // it threw when it was first made too, and changed nothing then either
+      }
+    };
+    try {
+      this.log.unrecorded(() =>
+        replay(
+          snapshot,
+          {
+            now: () => clock.now(),
+            request: (input) => {
+              quietly(() => {
+                const response = this.pipeline.handleNow(recordedRequest(input, prefix), recordedBody(input));
+                // A stream it opened (live transcript) belonged to a connection that is gone.
+                void response.body?.cancel().catch(() => undefined);
+              });
+              settle();
+            },
+            call: (name, args) => {
+              const [space, method] = name.split('.') as [keyof typeof RECORDED_CALLS, string];
+              const namespace = this[space] as unknown as Record<string, (...args: unknown[]) => unknown>;
+              quietly(() => namespace[method]!(...replayArgs(args)));
+              settle();
+            },
+            advance: (ms, stop) => {
+              try {
+                clock.advanceNow(ms, settle, stop === undefined ? undefined : () => clock.now() >= stop);
+              } catch (error) {
+                // An advance past the last instant a Date holds was refused then too; anything else is a bug.
+                if (!(error instanceof SandboxError)) throw error;
+              }
+            },
+            reset: () => this.life.reset(),
+          },
+          Date.parse(snapshot.now),
+        ),
+      );
+    } finally {
+      deliveries.endReplay();
+      resume();
+    }
+  }
+
+  /**
+   * The sandbox as plain JSON, to start another from (`createSandbox({ snapshot })`), now or
+   * in another process: `JSON.stringify` it into a file. It holds the options and every input
+   * since creation (requests, scripting calls, advances) with the webhook attempts' results;
+   * a sandbox made from it replays them, so it is this one at this instant, timers, retries in
+   * flight, scripted behaviour and rate windows included, and the same requests then get the
+   * same answers, ids and events (docs/snapshots.md says what is not kept: listeners, open
+   * live-transcript streams). Refused (`conflict`) while a request's body is still being read.
+   * A closed sandbox still gives it, as it was when it was closed (lists stay readable too).
+   *
+   * @example
+   * const snapshot = sandbox.snapshot();
+   * writeFileSync('account.json', JSON.stringify(snapshot));
+   * const copy = createSandbox({ snapshot: JSON.parse(readFileSync('account.json', 'utf8')) });
+   */
+  snapshot(): SandboxSnapshot {
+    return this.log.snapshot();
   }
 
   /**
@@ -263,6 +347,7 @@ export class Sandbox {
   async advance(duration: Duration): Promise<void> {
     this.assertOpen('advance');
     const ms = toMs(duration, 'Failed to advance', 'duration');
+    this.log.advance(ms);
     await this.advanceWithin(ms);
   }
 
@@ -311,11 +396,13 @@ export class Sandbox {
       if (found === undefined && matches(event)) found = event;
     });
     const start = this.now();
+    const stopped = this.log.advance(max);
     try {
       await this.advanceWithin(max, () => found !== undefined);
     } finally {
       stop();
     }
+    if (found !== undefined) stopped(this.clock.now());
     if (found === undefined) {
       throw new SandboxError(
         `advanceUntil: no ${typeof match === 'function' ? 'event matching the predicate' : match} within ${options.max ?? '1d'} of virtual time (from ${start.toISOString()} to ${this.now().toISOString()}); raise \`max\`, or check what the scenario emits with sandbox.events.list().`,
@@ -391,6 +478,7 @@ export class Sandbox {
    */
   reset(): void {
     this.assertOpen('reset');
+    this.log.reset();
     this.life.reset();
   }
 
@@ -603,6 +691,34 @@ export function consoleViewOf(sandbox: Sandbox): ConsoleView {
   const feed = changeFeeds.get(sandbox);
   if (!feed) throw new TypeError('consoleViewOf: not a sandbox.');
   return feed.view;
+}
+
+/**
+ * `namespace`, whose calls that change a sandbox now write themselves into `log` first. The
+ * same object (the control API finds its internals by it), its methods replaced.
+ */
+function recordedCalls<T extends object>(log: InputLog, space: keyof typeof RECORDED_CALLS, namespace: T): T {
+  const methods = namespace as Record<string, (...args: unknown[]) => unknown>;
+  for (const method of RECORDED_CALLS[space]) {
+    const fn = methods[method]!;
+    methods[method] = (...args: unknown[]) => {
+      log.call(`${space}.${method}`, args);
+      return fn(...args);
+    };
+  }
+  return namespace;
+}
+
+/** A recorded request as a Request without its body (the body goes beside it). */
+function recordedRequest(input: RequestInput, prefix: string): Request {
+  return new Request(input.path !== undefined ? prefix + input.path : input.url!, { method: input.method, headers: input.headers });
+}
+
+function recordedBody(input: RequestInput): Uint8Array | 'over' | undefined {
+  if (input.bodyOver) return 'over';
+  if (input.body !== undefined) return new TextEncoder().encode(input.body);
+  if (input.bodyBase64 !== undefined) return new Uint8Array(Buffer.from(input.bodyBase64, 'base64'));
+  return undefined;
 }
 
 /**

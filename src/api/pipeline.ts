@@ -1,15 +1,15 @@
 import type { SeededRandom } from '../core/random.js';
 import { queryObject } from '../core/schema.js';
 import type { Steps } from '../core/steps.js';
-import { TEST_KEY, type Accounts } from '../state/accounts.js';
+import { TEST_KEY, type Accounts, type Principal } from '../state/accounts.js';
 import type { ActiveFault, Faults } from '../state/faults.js';
 import { authenticate, authorize, bearerToken } from './auth.js';
 import { ApiError, refusalOf, type ErrorBody } from './errors.js';
 import type { ClockMode } from '../core/clock.js';
 import { deprecationHeaders, type Deprecation } from './deprecation.js';
-import { readJson } from './request-body.js';
+import { bodyOf, parseJson, readBody, type ReadBody } from './request-body.js';
 import { rateLimitedMessage, type RateDecision, type RateLimiter } from './rate-limit.js';
-import type { Router } from './router.js';
+import type { AnyRoute, Router } from './router.js';
 import type { Journal, JournalNote } from '../state/journal.js';
 import type { Chaos } from '../state/chaos.js';
 
@@ -36,6 +36,12 @@ interface PipelineDeps {
   deprecation?: Deprecation | null;
   /** Where every answered request is written down (`sandbox.requests`). */
   journal?: Journal;
+  /**
+   * Told of every request as it starts, before anything is drawn for it (a snapshot's input
+   * log, docs/snapshots.md); what it returns is told the body once it has been read (or an
+   * empty one once the request is answered without reading any; only the first telling counts).
+   */
+  onRequest?: (request: Request) => ((body: ReadBody) => void) | undefined;
   /** The chaos profile's faults and latency (state/chaos.ts), drawn where injected faults are taken. */
   chaos?: Chaos;
 }
@@ -45,6 +51,9 @@ interface Suffered {
   latencyMs: number;
   said: string[];
 }
+
+export type { ReadBody } from './request-body.js';
+const EMPTY = new Uint8Array(0);
 
 /**
  * The HTTP pipeline every endpoint shares, in this order: the request's URL is this
@@ -70,14 +79,15 @@ export class Pipeline {
   async handle(request: Request): Promise<Response> {
     const generation = this.deps.generation();
     const note: JournalNote = { requestId: '', template: null, target: '', code: null, apiKey: null };
+    const tape = this.deps.onRequest?.(request);
     const suffered: Suffered = { latencyMs: 0, said: [] };
-    const response = await this.answer(request, generation, note, suffered);
-    // A request that began before a reset belongs to no journal after it.
-    if (this.deps.journal && this.deps.generation() === generation) {
-      // A preflight, or a URL outside the base URL, was answered before the path was split.
-      note.target ||= splitUrl(request.url, request.url.startsWith(this.prefix) ? this.deps.basePath : '').path;
-      this.deps.journal.record(request.method, response.status, response.type === 'error' ? { ...note, code: 'network_error' } : note, this.deps.now());
+    let response: Response;
+    try {
+      response = await this.answer(request, generation, note, suffered, undefined, tape);
+    } finally {
+      tape?.(EMPTY); // no body was read (told once: a body read before stays)
     }
+    this.noted(request, response, generation, note);
     if (suffered.latencyMs > 0) suffered.said.push(`latency=${suffered.latencyMs}ms`);
     // A network error's headers cannot be set: the journal's network_error tells it.
     if (suffered.said.length > 0 && response.type !== 'error') response.headers.set('x-sandbox-chaos', suffered.said.join(', '));
@@ -85,7 +95,38 @@ export class Pipeline {
     return response;
   }
 
-  private async answer(request: Request, generation: number, note: JournalNote, suffered: Suffered): Promise<Response> {
+  /**
+   * Answers a request whose body was read before (`body`; the request itself carries none),
+   * at once: a snapshot's replay (docs/snapshots.md). The same steps as {@link handle}, chaos's
+   * draws included; its latency is not waited (the answer goes nowhere).
+   */
+  handleNow(request: Request, body: ReadBody | undefined): Response {
+    const generation = this.deps.generation();
+    const note: JournalNote = { requestId: '', template: null, target: '', code: null, apiKey: null };
+    const response = this.answer(request, generation, note, { latencyMs: 0, said: [] }, body ?? EMPTY, undefined);
+    if (response instanceof Promise) throw new Error('handleNow: the answer was not ready at once');
+    return this.noted(request, response, generation, note);
+  }
+
+  private noted(request: Request, response: Response, generation: number, note: JournalNote): Response {
+    // A request that began before a reset belongs to no journal after it.
+    if (this.deps.journal && this.deps.generation() === generation) {
+      // A preflight, or a URL outside the base URL, was answered before the path was split.
+      note.target ||= splitUrl(request.url, request.url.startsWith(this.prefix) ? this.deps.basePath : '').path;
+      this.deps.journal.record(request.method, response.status, response.type === 'error' ? { ...note, code: 'network_error' } : note, this.deps.now());
+    }
+    return response;
+  }
+
+  /** `preread`: the body, read before (a replay); the answer is then ready at once. `tape` is told the body read. */
+  private answer(
+    request: Request,
+    generation: number,
+    note: JournalNote,
+    suffered: Suffered,
+    preread: ReadBody | undefined,
+    tape: ((body: ReadBody) => void) | undefined,
+  ): Response | Promise<Response> {
     const { random, accounts, limiter, now } = this.deps;
     const requestId = random.id('req');
     const header = request.headers.get('authorization');
@@ -122,7 +163,20 @@ export class Pipeline {
         });
       }
       authorize(principal, route.resource, route.method === 'GET' ? 'read' : 'write');
-      const json = route.body ? await readJson(request) : undefined;
+      const go = (json: unknown) => this.finish(request, route, params, principal, query, json, generation, base, note);
+      if (!route.body) return go(undefined);
+      if (preread !== undefined) return go(parseJson(request.headers.get('content-type'), bodyOf(request, preread)));
+      return readBody(request, tape)
+        .then((bytes) => parseJson(request.headers.get('content-type'), bytes))
+        .then(go, (error: unknown) => this.fail(error, requestId, base, note));
+    } catch (error) {
+      return this.fail(error, requestId, base, note);
+    }
+  }
+
+  /** The rest of a request once its body is read: parse the input, run the handler, make the answer. */
+  private finish(request: Request, route: AnyRoute, params: Record<string, string>, principal: Principal, query: string, json: unknown, generation: number, base: Common, note: JournalNote): Response {
+    try {
       if (this.deps.generation() !== generation) throw interrupted();
       // The route's schemas parse its input here: a handler receives typed values, or never runs.
       const parsedQuery = route.query ? route.query.parse(queryObject(new URLSearchParams(query)), '') : undefined;
@@ -148,11 +202,16 @@ export class Pipeline {
       if (reply.raw !== undefined) return new Response(reply.raw, { status: reply.status, headers: headersOf(base, reply.headers) });
       return respond(reply.status, reply.body, base, reply.headers);
     } catch (error) {
-      const refusal = refusalOf(error);
-      note.code = refusal ? refusal.code : 'internal_error';
-      if (refusal) return respond(refusal.status, refusal.toBody(), base, refusal.headers);
-      return this.internalError(error, requestId, base);
+      return this.fail(error, note.requestId, base, note);
     }
+  }
+
+  /** The answer to what a request threw: an API error's own, or a 500 for anything else. */
+  private fail(error: unknown, requestId: string, base: Common, note: JournalNote): Response {
+    const refusal = refusalOf(error);
+    note.code = refusal ? refusal.code : 'internal_error';
+    if (refusal) return respond(refusal.status, refusal.toBody(), base, refusal.headers);
+    return this.internalError(error, requestId, base);
   }
 
   /**

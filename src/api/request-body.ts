@@ -3,29 +3,47 @@ import { ApiError } from './errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** The body's bytes, refused with 413 when its declared or its actual size is over the limit. */
-async function readLimited(request: Request): Promise<Uint8Array> {
+/** A request body as the pipeline read it: its bytes, or `over` when it passed the size limit while being read. */
+export type ReadBody = Uint8Array | 'over';
+
+/**
+ * Reads a request body as JSON, refusing other content types, oversize bodies (413) and bad
+ * UTF-8 or JSON (400): the control API's reader, the same refusals as `/v1`'s (the pipeline
+ * reads with {@link readBody} and {@link parseJson} itself, to tell a snapshot what it read).
+ * An empty body is refused, unless `optional` (a control request whose fields all have
+ * defaults): then it is `undefined`.
+ */
+export async function readJson(request: Request, { optional = false }: { optional?: boolean } = {}): Promise<unknown> {
+  const bytes = await readBody(request, undefined);
+  if (optional && bytes.byteLength === 0) return undefined;
+  return parseJson(request.headers.get('content-type'), bytes);
+}
+
+/** The body's bytes, refused with 413 when its declared or its actual size is over the limit; `tape` is told what was read. */
+export async function readBody(request: Request, tape: ((body: ReadBody) => void) | undefined): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length') ?? 0);
   if (declared > MAX_BODY_BYTES) {
     void request.body?.cancel().catch(() => undefined);
+    tape?.(new Uint8Array(0));
     throw tooLarge(declared);
   }
-  if (!request.body) return new Uint8Array(0);
-  const bytes = await readAtMost(request.body);
+  const bytes = request.body ? await readAtMost(request.body) : new Uint8Array(0);
+  tape?.(bytes ?? 'over');
   if (bytes === null) throw tooLarge(MAX_BODY_BYTES, true);
   return bytes;
 }
 
-/**
- * Reads a request body as JSON, refusing other content types, oversize bodies (413) and bad
- * UTF-8 or JSON (400): for `/v1` and the control API alike. An empty body is refused, unless
- * `optional` (a control request whose fields all have defaults): then it is `undefined`.
- */
-export async function readJson(request: Request, { optional = false }: { optional?: boolean } = {}): Promise<unknown> {
-  const type = request.headers.get('content-type');
-  const bytes = await readLimited(request);
+/** {@link readBody} for a body read before (a replay): the same refusals, at once. */
+export function bodyOf(request: Request, body: ReadBody): Uint8Array {
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  if (declared > MAX_BODY_BYTES) throw tooLarge(declared);
+  if (body === 'over') throw tooLarge(MAX_BODY_BYTES, true);
+  return body;
+}
+
+/** A request body as JSON, refusing other content types, empty bodies and bad UTF-8. */
+export function parseJson(type: string | null, bytes: Uint8Array): unknown {
   if (bytes.byteLength === 0) {
-    if (optional) return undefined;
     throw new ApiError(400, 'invalid_json', 'The request body is empty: send a JSON object with Content-Type: application/json.');
   }
   if (type !== null && !/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {

@@ -175,7 +175,7 @@ export class VirtualClock implements Service {
    * when something is due, the pump runs it, as an advance would, at once.
    */
   private catchUp(): void {
-    if (this.running > 0 || this.catching || this.disposed || this.deps.steps.busy) return;
+    if (this.running > 0 || this.catching || this.disposed || this.held || this.deps.steps.busy) return;
     const current = this.made === null ? this.idleNow : this.made.now;
     const target = this.target();
     if (target <= current) return;
@@ -222,6 +222,23 @@ export class VirtualClock implements Service {
     this.pump = null;
     this.pumpAt = Infinity;
   }
+
+  /**
+   * Until the returned function is called, a realtime clock does not follow the wall clock
+   * (a snapshot's replay, docs/snapshots.md); then it flows on from the virtual now reached.
+   */
+  holdStill(): () => void {
+    this.held = true;
+    return () => {
+      this.held = false;
+      if (this.mode === 'realtime' && !this.disposed) {
+        this.offset = this.rawNow() - wall.now();
+        this.arm();
+      }
+    };
+  }
+
+  private held = false;
 
   /** Realtime: no real timer from now on (the sandbox is closed). */
   dispose(): void {
@@ -313,17 +330,50 @@ export class VirtualClock implements Service {
     }
   }
 
-  private async step(ms: number, epoch: number, until: () => boolean = () => false): Promise<void> {
+  private async step(ms: number, epoch: number, until?: () => boolean): Promise<void> {
     const check = () => {
       if (this.epoch !== epoch) throw new ClockStopped();
     };
+    // Each point where the walk yields is one where the work in flight must settle first.
+    const walk = this.walk(ms, check, until);
+    for (let point = walk.next(); !point.done; point = walk.next()) await this.settle(check);
+  }
+
+  /**
+   * Moves virtual time as {@link advance} does, at once: for a snapshot's replay only
+   * (docs/snapshots.md), where no work can be in flight. At each point where `advance` would
+   * wait for work in flight, `settle` runs first (the replay hands over what would have left
+   * at the next microtask); work still in flight then is a bug of the replay, and throws.
+   */
+  advanceNow(ms: number, settle: () => void, until?: () => boolean): void {
+    const epoch = this.epoch;
+    const check = () => {
+      if (this.epoch !== epoch) throw new ClockStopped();
+    };
+    this.handover = true;
+    try {
+      const walk = this.walk(ms, check, until);
+      for (let point = walk.next(); !point.done; point = walk.next()) {
+        settle();
+        if (this.inflight.size > 0) throw new Error('advanceNow: work went in flight during a replay');
+      }
+    } finally {
+      this.handover = false;
+    }
+  }
+
+  /**
+   * The one walk through time that `advance` and `advanceNow` share: yields wherever the work
+   * in flight must settle before time goes on.
+   */
+  private *walk(ms: number, check: () => void, until: () => boolean = () => false): Generator<void, void, void> {
     check();
     const end = this.rawNow() + ms;
     if (end > MAX_TIME_MS) {
       throw new SandboxError(`Failed to advance: ${ms} ms from ${new Date(this.rawNow()).toISOString()} is past the last instant a Date can hold (+275760-09-13T00:00:00Z); advance less.`, { param: 'duration' });
     }
     do {
-      await this.settle(check);
+      yield;
       this.moving();
       check();
       if (this.made === null) {
@@ -347,7 +397,7 @@ export class VirtualClock implements Service {
         // The other timers of this same instant, before their work is awaited.
         this.fake.tick(0);
         check();
-        if (this.inflight.size > 0) await this.settle(check);
+        if (this.inflight.size > 0 || this.handover) yield;
         if (until()) {
           this.fake.clearTimeout(sentinel);
           return;
@@ -357,10 +407,16 @@ export class VirtualClock implements Service {
       this.moving();
       this.fake.tick(0);
       check();
-      await this.settle(check);
+      yield;
       if (until()) return;
     } while (this.fake.now < end);
   }
+
+  /**
+   * Within {@link advanceNow}: work that would leave at the next microtask waits for the walk's
+   * next settle point instead, so the walk stops there even with nothing in flight.
+   */
+  private handover = false;
 
   private moving(): void {
     this.deps.events.emit('clock:moving', undefined);

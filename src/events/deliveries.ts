@@ -134,6 +134,20 @@ export interface DeliveryEvents {
   'attempt:settled': { attempt: WebhookAttempt; state: DeliveryState; account: string };
 }
 
+/**
+ * What a snapshot keeps of webhook attempts (docs/snapshots.md): each attempt's result as it
+ * was observed, named by {@link attemptKey}. A replay takes them back instead of sending.
+ */
+export interface AttemptTape {
+  /** Told each result as it is recorded. */
+  put(key: string, result: PostResult): void;
+}
+
+/** Names one attempt across a replay: its delivery, which run of it (0, or the replay) and its number. */
+export function attemptKey(deliveryId: string, replay: number, n: number): string {
+  return `${deliveryId}/${replay}/${n}`;
+}
+
 interface DeliveriesDeps {
   clock: VirtualClock;
   random: SeededRandom;
@@ -176,6 +190,16 @@ export class Deliveries implements Service {
    * `close()` of a sandbox that never delivered a webhook used to pay.
    */
   private abort: AbortController | null = null;
+  /** Where results are told (a snapshot's log), if anywhere. */
+  tape: AttemptTape | null = null;
+  /**
+   * Replaying a snapshot: the recorded result of an attempt, or undefined when it was still in
+   * flight when the snapshot was taken (it leaves for real when the replay ends). Attempts then
+   * leave when {@link flushNow} is called, not at the next microtask, and nothing is in flight.
+   */
+  private recorded: ((key: string) => PostResult | undefined) | null = null;
+  /** Replaying: what advance() will wait for once the replay ends (attempts left for later). */
+  private untracked = new Set<Promise<void>>();
 
   constructor(private readonly deps: DeliveriesDeps) {
     deps.events.on('event:published', ({ event, account }) => this.onEvent(event, account));
@@ -249,6 +273,25 @@ export class Deliveries implements Service {
     const first = delivery.attempts[before];
     if (!first) throw new SandboxError(`Replay of ${id} was abandoned: the sandbox was reset or closed while it was in flight.`, { code: 'interrupted' });
     return { ...first };
+  }
+
+  /** Starts a replay: attempts are answered by `recorded` (see {@link recorded}). */
+  replayFrom(recorded: (key: string) => PostResult | undefined): void {
+    this.recorded = recorded;
+  }
+
+  /** Replaying: sends the attempts fallen due since the last call, as the next microtask would have. */
+  flushNow(): void {
+    if (this.due.length > 0) this.flush();
+  }
+
+  /** Ends a replay: attempts without a recorded result leave for real now, and advance() waits for them. */
+  endReplay(): void {
+    this.flushNow();
+    this.recorded = null;
+    for (const [key, lane] of this.lanes) this.pump(key, lane);
+    for (const work of this.untracked) void this.deps.clock.track(work);
+    this.untracked.clear();
   }
 
   /** Stops everything in flight or scheduled (reset, close), keeping the records. */
@@ -332,6 +375,12 @@ export class Deliveries implements Service {
   private enqueue(delivery: DeliveryRecord, n: number): Promise<void> {
     let done!: () => void;
     const recorded = new Promise<void>((resolve) => (done = resolve));
+    if (this.recorded !== null) {
+      this.due.push({ delivery, n, sent: -1, atMs: 0, done });
+      this.untracked.add(recorded);
+      void recorded.then(() => this.untracked.delete(recorded));
+      return recorded;
+    }
     if (this.due.length === 0) void Promise.resolve().then(() => this.flush());
     this.due.push({ delivery, n, sent: -1, atMs: 0, done });
     return this.deps.clock.track(recorded);
@@ -357,6 +406,7 @@ export class Deliveries implements Service {
 
   /** Sends the lane's waiting attempts, in order, while fewer than {@link MAX_IN_FLIGHT_PER_SUBSCRIPTION} are in flight. */
   private pump(key: string, lane: Lane): void {
+    if (this.recorded !== null) return this.pumpRecorded(key, lane);
     while (lane.inFlight < MAX_IN_FLIGHT_PER_SUBSCRIPTION && lane.waiting.length > 0) {
       const job = lane.waiting.shift()!;
       if (job.delivery.state !== 'pending') {
@@ -382,6 +432,25 @@ export class Deliveries implements Service {
       });
       lane.recorded = recorded;
     }
+  }
+
+  /** Replaying: the lane's attempts take their recorded results, in order, until one has none. */
+  private pumpRecorded(key: string, lane: Lane): void {
+    while (lane.inFlight === 0 && lane.waiting.length > 0) {
+      const job = lane.waiting[0]!;
+      if (job.delivery.state === 'pending') {
+        const result = this.recorded!(attemptKey(job.delivery.id, job.delivery.replays, job.n));
+        if (result === undefined) return; // still in flight at the snapshot: it leaves when the replay ends
+        try {
+          this.record(job, result);
+        } catch (error) {
+          this.deps.onError(error);
+        }
+      }
+      lane.waiting.shift();
+      job.done();
+    }
+    if (lane.inFlight === 0 && lane.waiting.length === 0) this.lanes.delete(key);
   }
 
   private post({ delivery, n }: Job): Promise<PostResult> {
@@ -419,6 +488,7 @@ export class Deliveries implements Service {
     };
     delivery.attempts.push(attempt);
     this.insertInLog(sent, attempt);
+    this.tape?.put(attemptKey(delivery.id, delivery.replays, n), result);
     this.settle(delivery, n, result.ok);
     this.deps.events.emit('attempt:settled', { attempt: { ...attempt }, state: delivery.state, account: delivery.account });
   }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseDuration } from '../core/duration.js';
@@ -15,11 +15,12 @@ import { coverageCommand, writeCoverage } from './cli-coverage.js';
  * `svc-sandbox`: the standalone server from a shell (docs/server.md).
  *
  *   svc-sandbox serve [--port 12111] [--host 127.0.0.1] [--seed 0] [--start-time ISO] [--clock manual|realtime]
- *                     [--webhook-timeout 10s] [--allowed-host NAME]...
+ *                     [--webhook-timeout 10s] [--allowed-host NAME]... [--import FILE] [--export-on-exit FILE]
  *   svc-sandbox exec [serve options] [--kill-after 5s] [--coverage FILE] -- <command> [args...]
  *   svc-sandbox coverage FILE... [--html OUT]
  *
- * Arguments are parsed with `util.parseArgs` (built in). Exit codes: 0 after SIGINT/SIGTERM,
+ * Arguments are parsed with `util.parseArgs` (built in). Exit codes: 0 after SIGINT/SIGTERM
+ * (1 when `--export-on-exit` could not write its snapshot; docs/snapshots.md),
  * 1 when the server cannot start (a busy port), 2 for bad arguments (the message ends with
  * the command's usage line); `exec` exits with its command's code (128 + the signal number
  * when the command was killed by a signal). How exec owns its command (signals, the
@@ -37,6 +38,8 @@ const OPTIONS = {
   'kill-after': { type: 'string' },
   coverage: { type: 'string' },
   clock: { type: 'string' },
+  import: { type: 'string' },
+  'export-on-exit': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const satisfies ParseArgsConfig['options'];
@@ -77,6 +80,11 @@ Options:
                           200ms keeps a hanging receiver from holding advance long
       --clock <mode>      manual: virtual time moves only when advanced (default);
                           realtime: it also flows with the wall clock
+      --import <file>     Start the default session from a snapshot file
+                          (docs/snapshots.md)
+      --export-on-exit <file>
+                          On SIGINT or SIGTERM, write the default session's
+                          snapshot to <file> before exiting
   -h, --help              Show this help
   -v, --version           Show the version`,
   exec: `Usage: svc-sandbox exec [options] -- <command> [args...]
@@ -106,6 +114,10 @@ Options:
       --webhook-timeout <d>
                           Real time a webhook attempt may take (default 10s)
       --kill-after <d>    Grace after passing on a signal before SIGKILL (default 5s)
+      --import <file>     Start the default session from a snapshot file
+      --export-on-exit <file>
+                          When the command ends, write the default session's
+                          snapshot to <file>
       --coverage <file>   When the command ends, write the coverage of every
                           session (deleted ones too) to <file> as JSON, and print
                           what was never exercised (docs/coverage.md)
@@ -134,6 +146,7 @@ const FLAGS: Record<string, string> = {
   clock: '--clock',
   allowedHosts: '--allowed-host',
   allowedOrigins: '--allowed-origin',
+  snapshot: '--import',
 };
 
 /** A bad argument: exit code 2, the message, then the command's usage line. */
@@ -247,7 +260,9 @@ async function main(argv: string[]): Promise<number> {
     ...(values['allowed-origin'] === undefined ? {} : { allowedOrigins: values['allowed-origin'] }),
     ...(values['webhook-timeout'] === undefined ? {} : { webhookTimeout: duration(values['webhook-timeout'], 'webhook-timeout', 1, 2 ** 31 - 1, command)! }),
     ...(values.clock === undefined ? {} : { clock: values.clock as ClockMode }),
+    ...(values.import === undefined ? {} : { snapshot: readSnapshot(values.import, command) }),
   };
+  const exportTo = values['export-on-exit'];
   const killAfterMs = duration(values['kill-after'], 'kill-after', 0, 2 ** 31 - 1, command) ?? DEFAULT_KILL_AFTER_MS;
   if (command === 'exec' && child.length === 0) throw new Usage("exec needs a command after '--', e.g. svc-sandbox exec -- python3 -m unittest.", command);
 
@@ -259,6 +274,7 @@ async function main(argv: string[]): Promise<number> {
     server = await startServer(options);
   } catch (error) {
     // A bad --seed or --start-time is a bad argument (2); a busy port, or any other failure to start, 1.
+    if (error instanceof SandboxError && error.param?.startsWith('snapshot')) throw new Usage(`--import ${values.import}: ${error.message.replace(/^createSandbox: /, '')}`, command);
     if (error instanceof SandboxError && error.code === 'invalid_options') {
       const message = error.message.replace(/^(createSandbox|startServer): /, '').replace(/`(\w+)`|^\w+(?= must|:)/, (word, quoted?: string) => FLAGS[quoted ?? word] ?? word);
       throw new Usage(message, command);
@@ -266,16 +282,49 @@ async function main(argv: string[]): Promise<number> {
     console.error(`svc-sandbox: ${(error as Error).message}`);
     return 1;
   }
-  return command === 'serve' ? serve(server) : exec(server, child, killAfterMs, values.coverage);
+  return command === 'serve' ? serve(server, exportTo) : exec(server, child, killAfterMs, exportTo, values.coverage);
 }
 
-function serve(server: SandboxServer): Promise<number> {
+/** `--import FILE`: the snapshot it holds (a file that cannot be read or is no JSON is a bad argument). */
+function readSnapshot(file: string, command: Command): NonNullable<Parameters<typeof startServer>[0]>['snapshot'] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Usage(`--import ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`, command);
+  }
+  try {
+    return JSON.parse(text) as NonNullable<Parameters<typeof startServer>[0]>['snapshot'];
+  } catch (error) {
+    throw new Usage(`--import ${file}: it is not JSON (${(error as Error).message}); give a file --export-on-exit wrote.`, command);
+  }
+}
+
+/**
+ * `--export-on-exit FILE`: the default session's snapshot, written whole or not at all (to a
+ * temporary file renamed over FILE). False, with the reason on stderr, when it could not be.
+ */
+function exportSnapshot(server: SandboxServer, file: string | undefined): boolean {
+  if (file === undefined) return true;
+  try {
+    const temporary = `${file}.${process.pid}.tmp`;
+    writeFileSync(temporary, JSON.stringify(server.sandbox.snapshot()));
+    renameSync(temporary, file);
+    return true;
+  } catch (error) {
+    console.error(`svc-sandbox: --export-on-exit ${file}: the snapshot was not written: ${(error as Error).message}`);
+    return false;
+  }
+}
+
+function serve(server: SandboxServer, exportTo: string | undefined): Promise<number> {
   console.log(`svc-sandbox listening on ${server.url}`);
   return new Promise((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      void server.close().then(() => resolve(0));
+      const exported = exportSnapshot(server, exportTo);
+      void server.close().then(() => resolve(exported ? 0 : 1));
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
@@ -308,7 +357,7 @@ function afterRealTime(ms: number, fn: () => void): () => void {
  * - If exec dies without a chance to pass anything on (SIGKILL, a crash), a watchdog kills the
  *   command: see {@link startWatchdog}.
  */
-function exec(server: SandboxServer, [command, ...args]: string[], killAfterMs: number, coverageFile?: string): Promise<number> {
+function exec(server: SandboxServer, [command, ...args]: string[], killAfterMs: number, exportTo: string | undefined, coverageFile?: string): Promise<number> {
   const env = {
     ...process.env,
     SVC_API_BASE_URL: server.url,
@@ -341,8 +390,12 @@ function exec(server: SandboxServer, [command, ...args]: string[], killAfterMs: 
       for (const name of SIGNALS) process.off(name, forward);
       cancelKill?.();
       watchdog?.release();
-      // A report asked for and not written fails the run (its reason is printed).
-      void server.close().then(() => resolve(coverageFile === undefined || writeCoverage(server.coverage(), coverageFile) ? code : code || 1));
+      const exported = exportSnapshot(server, exportTo);
+      // A report or a snapshot asked for and not written fails the run (its reason is printed).
+      void server.close().then(() => {
+        const covered = coverageFile === undefined || writeCoverage(server.coverage(), coverageFile);
+        resolve(exported && covered ? code : code || 1);
+      });
     };
     child.once('error', (error) => {
       console.error(`svc-sandbox: cannot run '${command}': ${error.message}`);

@@ -16,6 +16,7 @@ import { dateTime, integer, object, oneOf, optional, queryObject, string, type J
 import { apiKeyJson, attemptJson, callJson, deliveryJson, eventJson, faultJson, messageJson } from '../control/json-schemas.js';
 import { advanceAnswer, advanceUntil, createKey, keyBody, keyAnswer, scriptingRoutes, withUntil } from './control-scripting.js';
 import { deliveryPage, eventPage, pageOf, pageParameters, slicePage } from './control-pages.js';
+import { snapshotField, snapshotRoutes } from './control-snapshots.js';
 import { json } from './http.js';
 import { consoleRoutes } from './control-console.js';
 import { coverageRoutes } from './control-coverage.js';
@@ -58,6 +59,9 @@ const sessionBody = object(
       ),
     ),
     chaos: optional(chaosProfile), // createSandbox's `chaos` (docs/chaos.md)
+    // docs/snapshots.md: start from a snapshot, or fork a session (its snapshot now).
+    snapshot: optional(snapshotField),
+    from: optional(string({ description: 'A session to fork: the new one starts from its snapshot, now', max: 100 })),
   },
   { description: 'A new session.' },
 );
@@ -241,6 +245,7 @@ export const controlRoutes: ControlRoute[] = [
       if (sessions.route(params.key!) !== session) {
         throw new SandboxError(`${params.key} is a key of another session; revoke it there.`, { code: 'not_found', param: 'key' });
       }
+      session.aliases.delete(params.key!);
       session.sandbox.keys.revoke(params.key!);
       return json(204, null);
     },
@@ -350,6 +355,7 @@ export const controlRoutes: ControlRoute[] = [
   ...scenarioRoutes,
   ...consoleRoutes,
   ...coverageRoutes,
+  ...snapshotRoutes,
 ];
 
 /**

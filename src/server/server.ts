@@ -14,8 +14,9 @@ import { controlRoutes, serveControl, serverFailure, unknownSession } from './co
 import { checkControl, checkHost, foreignPage, hostPolicy, originPolicy, ownOrigin, type Refusal } from './guard.js';
 import { answerRaw, json, send, toRequest } from './http.js';
 import { openApi30, serverOpenApi } from './openapi.js';
-import { Sessions, type Session } from './sessions.js';
+import { asKnown, Sessions, type Session } from './sessions.js';
 import type { CoverageReport } from '../control/coverage-report.js';
+import type { SandboxSnapshot } from '../control/snapshots.js';
 import { SessionStreams } from './stream.js';
 
 /** Options of {@link startServer}. */
@@ -52,6 +53,8 @@ export interface ServerOptions {
    * `'manual'` (default) or `'realtime'` (docs/clock-and-determinism.md, "Clock modes").
    */
   clock?: ClockMode;
+  /** The default session starts from this snapshot (`serve --import FILE`, docs/snapshots.md). */
+  snapshot?: SandboxSnapshot;
 }
 
 /** A running server (docs/server.md). */
@@ -132,7 +135,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   try {
     sessions = new Sessions(
       url,
-      { seed: options.seed ?? 0, startTime: options.startTime, seeded: options.seed !== undefined, webhookTimeout: options.webhookTimeout, clock: options.clock },
+      { seed: options.seed ?? 0, startTime: options.startTime, seeded: options.seed !== undefined, webhookTimeout: options.webhookTimeout, clock: options.clock, snapshot: options.snapshot },
       (session) =>
         new SessionStreams(
           () => session().sandbox,
@@ -209,7 +212,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     if (origin !== null && !isOwnOrigin(origin) && !browserOrigins(origin)) return refusalResponse(foreignPage(origin));
     const { session } = to;
     if (session === 'gone' || session === 'forged') return refusedKey(session, random, sessions.default.sandbox.now().getTime());
-    return session.sandbox.handle(request);
+    return session.sandbox.handle(asKnown(session, request));
   }
 
   async function control(request: Request, path: string): Promise<Response> {

@@ -6,6 +6,7 @@ import { SandboxError } from '../core/errors.js';
 import { SeededRandom } from '../core/random.js';
 import type { Duration } from '../core/duration.js';
 import { createSandbox, type Sandbox } from '../sandbox.js';
+import type { SandboxSnapshot } from '../control/snapshots.js';
 import type { SessionStreams } from './stream.js';
 
 /** One session: a sandbox of its own, with its own clock, seed, ids, accounts and queues. */
@@ -17,6 +18,32 @@ export interface Session {
   readonly streams: SessionStreams;
   /** The keys this session issued: the only `SVC_TEST_ses_…` keys that route to it. */
   readonly issued: Set<string>;
+  /**
+   * The key its sandbox knows the session's requests by: the apiKey POST /sessions answered,
+   * or, for a session made from a snapshot or a fork, the original session's (null: default).
+   */
+  primaryKey: string | null;
+  /**
+   * Keys of a session made from a snapshot or a fork → the original session's key, which its
+   * sandbox knows: a request with one reaches the sandbox with the other (docs/snapshots.md).
+   */
+  readonly aliases: Map<string, string>;
+}
+
+/**
+ * The request as the session's sandbox is to see it: with a key of a session made from a
+ * snapshot or a fork, the original session's key instead, so that it opens the same account
+ * and the same rate window and gets the same answers as the original would (docs/snapshots.md).
+ */
+export function asKnown(session: Session, request: Request): Request {
+  if (session.aliases.size === 0) return request;
+  const header = request.headers.get('authorization');
+  const token = header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : null;
+  const known = token === null ? undefined : session.aliases.get(token);
+  if (known === undefined) return request;
+  const headers = new Headers(request.headers);
+  headers.set('authorization', `Bearer ${known}`);
+  return new Request(request, { headers });
 }
 
 /** A key made for a session names it: `SVC_TEST_ses_<16>_<16>` (docs/server.md, "Sessions"). */
@@ -38,6 +65,8 @@ export interface SessionDefaults {
   webhookTimeout?: Duration | undefined;
   /** The clock mode of sessions that give none. Default `manual`. */
   clock?: ClockMode | undefined;
+  /** The default session starts from it (`serve --import FILE`). */
+  snapshot?: SandboxSnapshot | undefined;
 }
 
 /** What a new session may set; the rest is the server's. */
@@ -49,7 +78,14 @@ export interface SessionOptions {
   webhookTimeout?: Duration;
   /** createSandbox's `chaos` profile (docs/chaos.md). */
   chaos?: NonNullable<Parameters<typeof createSandbox>[0]>['chaos'];
+  /** Start from this snapshot (docs/snapshots.md); only `webhookTimeout` may be given beside it. */
+  snapshot?: SandboxSnapshot;
+  /** Fork this session: start from its snapshot, now. */
+  from?: string;
 }
+
+/** The fields a snapshot or a fork carries itself. */
+const CARRIED = ['seed', 'startTime', 'clock', 'deprecation', 'chaos'] as const;
 
 /** Where session ids and the server's keys come from. */
 interface IdSource {
@@ -79,7 +115,10 @@ export class Sessions {
     private readonly makeStreams: (session: () => Session) => SessionStreams,
   ) {
     this.random = defaults.seeded ? new SeededRandom(defaults.seed) : SECRET;
-    this.add(DEFAULT_SESSION, defaults.seed, this.sandbox({ seed: defaults.seed }));
+    if (defaults.snapshot) {
+      const sandbox = this.restored(defaults.snapshot, defaults.webhookTimeout);
+      this.add(DEFAULT_SESSION, sandbox.seed, sandbox).primaryKey = defaults.snapshot.apiKey ?? null;
+    } else this.add(DEFAULT_SESSION, defaults.seed, this.sandbox({ seed: defaults.seed }));
   }
 
   get default(): Session {
@@ -91,15 +130,71 @@ export class Sessions {
     if (this.all.size >= MAX_SESSIONS) {
       throw new SandboxError(`The server holds ${MAX_SESSIONS} sessions, its limit: delete the ones a finished test left (DELETE /__sandbox/sessions/{s}) before making more.`, { code: 'conflict' });
     }
+    if (options.snapshot !== undefined || options.from !== undefined) return this.copy(options);
     const seed = options.seed ?? this.defaults.seed;
     // Bad options throw before anything is drawn.
     const sandbox = this.sandbox({ ...options, seed });
+    const session = this.add(this.newId(), seed, sandbox);
+    const apiKey = this.makeKey(session);
+    session.primaryKey = apiKey;
+    return { session, apiKey };
+  }
+
+  /**
+   * A session made from a snapshot, or a fork of a live session (its snapshot now). Its apiKey
+   * stands for the original session's key (see {@link asKnown}); a snapshot of the default
+   * session names no key, and the new one is then a key of its own.
+   */
+  private copy(options: SessionOptions): { session: Session; apiKey: string } {
+    const given = options.from !== undefined ? 'from' : 'snapshot';
+    if (options.from !== undefined && options.snapshot !== undefined) {
+      throw new SandboxError('Give either `snapshot` (a snapshot to start from) or `from` (a session to fork), not both.', { param: 'from' });
+    }
+    const carried = CARRIED.find((field) => options[field] !== undefined);
+    if (carried) {
+      throw new SandboxError(`\`${carried}\` cannot be given with \`${given}\`: the ${given === 'from' ? 'session forked' : 'snapshot'} carries its own. Leave it out.`, { param: carried });
+    }
+    let snapshot: SandboxSnapshot;
+    let original: string | null;
+    if (options.from !== undefined) {
+      const source = this.all.get(options.from);
+      if (!source) throw new SandboxError(`No session ${JSON.stringify(options.from.slice(0, 80))} to fork: list them with GET /__sandbox/sessions.`, { code: 'not_found', param: 'from' });
+      snapshot = source.sandbox.snapshot();
+      original = source.primaryKey;
+    } else {
+      snapshot = options.snapshot!;
+      const named: unknown = snapshot !== null && typeof snapshot === 'object' ? Reflect.get(snapshot, 'apiKey') : undefined;
+      original = typeof named === 'string' ? named : null;
+    }
+    const sandbox = this.restored(snapshot, options.webhookTimeout ?? this.defaults.webhookTimeout);
+    const session = this.add(this.newId(), sandbox.seed, sandbox);
+    if (original === null) {
+      const apiKey = this.makeKey(session);
+      session.primaryKey = apiKey;
+      return { session, apiKey };
+    }
+    const apiKey = this.keyName(session);
+    session.issued.add(apiKey);
+    session.aliases.set(apiKey, original);
+    session.primaryKey = original;
+    return { session, apiKey };
+  }
+
+  /** A sandbox restored from `snapshot`; a bad one is refused naming its field (`snapshot.version`). */
+  private restored(snapshot: SandboxSnapshot, webhookTimeout: Duration | undefined): Sandbox {
+    try {
+      return createSandbox({ baseUrl: this.baseUrl, snapshot, ...(webhookTimeout === undefined ? {} : { webhookTimeout }) });
+    } catch (error) {
+      if (error instanceof SandboxError) throw new SandboxError(error.message.replace(/^createSandbox: /, ''), { code: error.code, param: error.param });
+      throw error;
+    }
+  }
+
+  private newId(): string {
     let id: string;
     do id = this.random.id('ses');
     while (this.all.has(id));
-    const session = this.add(id, seed, sandbox);
-    this.listChanged(id, false);
-    return { session, apiKey: this.makeKey(session) };
+    return id;
   }
 
   get(id: string): Session | undefined {
@@ -136,10 +231,15 @@ export class Sessions {
 
   /** A new test key of `session`, which routes to it; `options` as `sandbox.keys.create` takes them (plan, scopes). */
   makeKey(session: Session, options: Omit<KeyCreateOptions, 'key'> = {}): string {
-    const suffix = this.random.id('key').slice('key_'.length);
-    const key = session.id === DEFAULT_SESSION ? `SVC_TEST_${suffix}` : `SVC_TEST_${session.id}_${suffix}`;
+    const key = this.keyName(session);
     session.issued.add(session.sandbox.keys.create({ ...options, key }).key);
     return key;
+  }
+
+  /** A new key's name: it names its session (none for the default). */
+  private keyName(session: Session): string {
+    const suffix = this.random.id('key').slice('key_'.length);
+    return session.id === DEFAULT_SESSION ? `SVC_TEST_${suffix}` : `SVC_TEST_${session.id}_${suffix}`;
   }
 
   /**
@@ -181,8 +281,9 @@ export class Sessions {
   private add(id: string, seed: number, sandbox: Sandbox): Session {
     let session: Session;
     const streams = this.makeStreams(() => session);
-    session = { id, seed, sandbox, streams, issued: new Set() };
+    session = { id, seed, sandbox, streams, issued: new Set(), primaryKey: null, aliases: new Map() };
     this.all.set(id, session);
+    this.listChanged(id, false);
     return session;
   }
 }

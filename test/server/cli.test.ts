@@ -4,26 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { request as httpRequest } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CLI, ensureBuilt } from './built-cli.js';
 
 /**
  * The `svc-sandbox` bin (docs/server.md), run as a user runs it: the built `dist/server/cli.js`
  * in a child process.
  */
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = `${ROOT}dist/server/cli.js`;
-
-/** scripts/ensure-built.mjs, by a path the type check does not follow (it is plain JavaScript). */
-const ENSURE_BUILT = `${ROOT}scripts/ensure-built.mjs`;
-
-beforeAll(async () => {
-  // The build that npm install (prepare) or the last build left is used when it is current: a
-  // fresh clone's `npm test` does not build twice. A change under src/ since then rebuilds it.
-  const { staleReason } = (await import(ENSURE_BUILT)) as { staleReason(): string | undefined };
-  if (staleReason()) execFileSync(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', `${ROOT}tsconfig.build.json`], { stdio: 'inherit' });
-}, 120_000);
+beforeAll(ensureBuilt, 120_000);
 
 interface Run {
   child: ChildProcess;

@@ -19,6 +19,7 @@ const ROUTES: Record<string, string> = {
   advanceUntil: 'POST /__sandbox/sessions/{s}/advance',
   now: 'GET /__sandbox/sessions/{s}',
   reset: 'POST /__sandbox/sessions/{s}/reset',
+  snapshot: 'GET /__sandbox/sessions/{s}/snapshot',
   openapi: 'GET /__sandbox/openapi.json',
   internalErrors: 'GET /__sandbox/sessions/{s}/internal-errors',
   'calls.get': 'GET /__sandbox/sessions/{s}/calls/{id}',
@@ -69,6 +70,7 @@ const REASONS: Record<string, string> = {
   recordFailure: 'private',
   closedError: 'private',
   assertOpen: 'private',
+  restore: 'private',
 };
 
 /** The library's scripting members of a real sandbox: top-level functions, and `namespace.member` of each namespace. */

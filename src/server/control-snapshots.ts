@@ -1,0 +1,52 @@
+import { custom, type JsonSchema, type Schema } from '../core/schema.js';
+import { SNAPSHOT_FORMAT, type SandboxSnapshot } from '../control/snapshots.js';
+import { json } from './http.js';
+import type { ControlRoute } from './control-route.js';
+
+/**
+ * Snapshots in the control API (docs/snapshots.md): a session's snapshot to keep, and the
+ * `snapshot` and `from` fields of POST /__sandbox/sessions that start a session from one.
+ */
+
+/** A snapshot as JSON Schema: the fields a client may rely on; the inputs are the sandbox's to read. */
+export function snapshotJson(): JsonSchema {
+  return {
+    type: 'object',
+    description: 'A snapshot (docs/snapshots.md): the options and every input of a session, to start another from. Treat it as opaque.',
+    required: ['format', 'version', 'options', 'now', 'inputs', 'attempts'],
+    properties: {
+      format: { const: SNAPSHOT_FORMAT },
+      version: { type: 'string', description: 'The svc-sandbox version that took it; another version refuses it.' },
+      options: { type: 'object' },
+      now: { type: 'string', format: 'date-time' },
+      inputs: { type: 'array', items: { type: 'object' } },
+      attempts: { type: 'array', items: { type: 'array', description: 'A [key, result] pair.', items: {} } },
+      apiKey: { type: 'string', description: "The session's key: a session made from this snapshot answers with a key that stands for it." },
+    },
+  };
+}
+
+/** The `snapshot` field of POST /__sandbox/sessions: checked by createSandbox, which names the field at fault (`snapshot.version`). */
+export const snapshotField: Schema<SandboxSnapshot> = custom({
+  hint: 'a snapshot (GET /__sandbox/sessions/{s}/snapshot)',
+  parse: (value) => value as SandboxSnapshot,
+  openapi: snapshotJson,
+});
+
+const getSnapshot: ControlRoute & { description: string } = {
+    method: 'GET',
+    path: '/sessions/{s}/snapshot',
+    summary: "The session's snapshot (sandbox.snapshot()): POST /__sandbox/sessions {snapshot} starts a session from it",
+    operationId: 'getSnapshot',
+    description:
+      "The session's snapshot (`sandbox.snapshot()`, docs/snapshots.md): its options and every input since it was made, with the webhook attempts' results, and the session's `apiKey`. `POST /__sandbox/sessions {snapshot}` starts a session that is this one at this instant, and whose key stands for this session's. 409 while a request's body is still arriving.",
+    status: 200,
+    response: snapshotJson(),
+    run: ({ session }) => {
+      const snapshot: SandboxSnapshot = session.sandbox.snapshot();
+      if (session.primaryKey !== null) snapshot.apiKey = session.primaryKey;
+      return json(200, snapshot);
+    },
+};
+
+export const snapshotRoutes: ControlRoute[] = [getSnapshot];

@@ -1,0 +1,111 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CLI, ensureBuilt, ROOT } from './built-cli.js';
+
+/** `serve --import FILE --export-on-exit FILE` and the same on exec (docs/snapshots.md), run as a user runs the bin. */
+beforeAll(ensureBuilt, 120_000);
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-sandbox-snapshots-'));
+const KEY = 'SVC_TEST_me';
+
+function start(args: string[]) {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk;
+      const line = /^svc-sandbox listening on (\S+)/m.exec(stdout);
+      if (line) resolve(line[1]!);
+    });
+    void exit.then(() => reject(new Error(`exited before listening: ${stderr}`)));
+  });
+  return { child, url, exit, stderr: () => stderr };
+}
+
+async function call(url: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, id: res.headers.get('x-request-id'), body: text ? JSON.parse(text) : null };
+}
+
+/** What the default session shows: its now, calls and events. */
+async function state(url: string) {
+  return {
+    now: (await call(url, 'GET', '/__sandbox/sessions/default')).body.now,
+    calls: (await call(url, 'GET', '/v1/calls')).body,
+    events: (await call(url, 'GET', '/__sandbox/sessions/default/events')).body,
+  };
+}
+
+/** The same requests after an import: their answers (URLs name the server's own base URL, its port this run's). */
+async function goOn(url: string) {
+  const answers = [
+    await call(url, 'POST', '/v1/calls', { to: '+14155550124', from: '+14155550100' }),
+    await call(url, 'POST', '/__sandbox/sessions/default/advance', { duration: '2m' }),
+    await call(url, 'GET', '/v1/calls?limit=5'),
+  ];
+  return JSON.parse(JSON.stringify(answers).replaceAll(url, 'BASE')) as typeof answers;
+}
+
+describe('serve --import / --export-on-exit', () => {
+  it('exports the default session on SIGTERM; a server started from the file is that session, and continues the same way each time', async () => {
+    const first = start(['serve', '--port', '0', '--seed', '9', '--export-on-exit', join(dir, 'a.json')]);
+    const url = await first.url;
+    await call(url, 'PUT', '/__sandbox/sessions/default/network/+14155550111', { outcome: 'busy' });
+    await call(url, 'POST', '/v1/calls', { to: '+14155550123', from: '+14155550100' });
+    await call(url, 'POST', '/v1/calls', { to: '+14155550111', from: '+14155550100' });
+    await call(url, 'POST', '/__sandbox/sessions/default/advance', { duration: '3s' });
+    const before = await state(url);
+    first.child.kill('SIGTERM');
+    expect(await first.exit).toBe(0);
+    const file = JSON.parse(readFileSync(join(dir, 'a.json'), 'utf8'));
+    expect(file).toMatchObject({ format: 'svc-sandbox-snapshot', now: '2026-01-01T00:00:03.000Z' });
+
+    const answers: unknown[] = [];
+    for (let i = 0; i < 2; i++) {
+      const again = start(['serve', '--port', '0', '--import', join(dir, 'a.json')]);
+      const restored = await again.url;
+      expect(await state(restored)).toEqual(before);
+      answers.push(await goOn(restored));
+      again.child.kill('SIGINT');
+      expect(await again.exit).toBe(0);
+    }
+    expect(answers[1]).toEqual(answers[0]);
+    expect((answers[0] as Array<{ status: number }>).map((a) => a.status)).toEqual([201, 200, 200]);
+  });
+
+  it('exec --import --export-on-exit: the command sees the imported session, and what it did is in the exported file', async () => {
+    writeFileSync(join(dir, 'empty.json'), JSON.stringify(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', `import { createSandbox } from '${ROOT}dist/index.js'; console.log(JSON.stringify(createSandbox({ seed: 4 }).snapshot()))`], { encoding: 'utf8' }))));
+    const script = `const r = await fetch(process.env.SVC_API_BASE_URL + '/v1/calls', { method: 'POST', headers: { authorization: 'Bearer ${KEY}', 'content-type': 'application/json' }, body: '{"to":"+14155550123","from":"+14155550100"}' }); process.exit(r.status === 201 ? 0 : 3);`;
+    const run = spawn(process.execPath, [CLI, 'exec', '--import', join(dir, 'empty.json'), '--export-on-exit', join(dir, 'b.json'), '--', process.execPath, '--input-type=module', '-e', script], { stdio: 'ignore' });
+    expect(await new Promise((resolve) => run.once('exit', resolve))).toBe(0);
+    const exported = JSON.parse(readFileSync(join(dir, 'b.json'), 'utf8'));
+    expect(exported.options.seed).toBe(4);
+    expect(exported.inputs.filter((i: { kind: string; path?: string }) => i.kind === 'request').map((i: { path?: string }) => i.path)).toEqual(['/v1/calls']);
+  });
+
+  it('a file that is no snapshot, or of another version, is a bad argument naming --import', async () => {
+    writeFileSync(join(dir, 'bad.json'), '{"format": "svc-sandbox-snapshot", "version": "0.0.1"}');
+    writeFileSync(join(dir, 'text.json'), 'not json');
+    for (const [file, message] of [
+      ['bad.json', /--import .*bad\.json: `snapshot\.version`: this snapshot was taken by svc-sandbox 0\.0\.1/],
+      ['text.json', /--import .*text\.json: it is not JSON/],
+      ['missing.json', /--import .*missing\.json: cannot read it \(ENOENT\)/],
+    ] as const) {
+      const bad = start(['serve', '--port', '0', '--import', join(dir, file)]);
+      bad.url.catch(() => undefined);
+      expect(await bad.exit).toBe(2);
+      expect(bad.stderr()).toMatch(message);
+    }
+  });
+});
