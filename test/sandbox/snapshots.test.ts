@@ -270,3 +270,33 @@ describe('what a snapshot keeps of a request', () => {
     expect(read.size).toBeGreaterThan(4);
   });
 });
+
+describe('a snapshot keeps the chaos profile', () => {
+  it('regression: a restored sandbox draws the chaos the original would have (the profile is among the kept options)', async () => {
+    const chaos = { requests: { default: { serverError: 0.3 } }, calls: { busy: 0.3, no_answer: 0.2 } };
+    const original = make({ seed: 11, chaos });
+    const api = recorder(original);
+    for (let i = 0; i < 8; i++) await api.post('/v1/calls', { to: '+14155550123', from: '+14155550100' });
+    await original.advance('10s');
+    const copy = make({ snapshot: JSON.parse(JSON.stringify(original.snapshot())) });
+    expect(observed(copy)).toBe(observed(original));
+    const before = recorder(original);
+    const after = recorder(copy);
+    for (let i = 0; i < 20; i++) {
+      await before.post('/v1/calls', { to: '+14155550123', from: '+14155550100' });
+      await after.post('/v1/calls', { to: '+14155550123', from: '+14155550100' });
+    }
+    await original.advance('2m');
+    await copy.advance('2m');
+    expect(after.seen).toEqual(before.seen);
+    expect(observed(copy)).toBe(observed(original));
+    // Chaos fired, so the equality above is about its draws, not their absence.
+    expect(before.seen.some((answer) => (answer as { status: number }).status === 503)).toBe(true);
+    expect(original.calls.list().some((call) => call.disposition === 'busy')).toBe(true);
+  });
+
+  it('the snapshot\'s options carry the profile as it was given', () => {
+    const original = make({ seed: 3, chaos: { calls: { busy: 0.5 } } });
+    expect((original.snapshot().options as { chaos?: unknown }).chaos).toEqual({ calls: { busy: 0.5 } });
+  });
+});

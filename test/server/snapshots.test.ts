@@ -95,6 +95,8 @@ describe('snapshots and forks in the server', () => {
     await refused({ snapshot: { ...snapshot, inputs: [{ kind: 'request', at: 0, method: 'GET', headers: 'x' }] } }, 400, 'snapshot.inputs[0].headers');
     await refused({ snapshot: { ...snapshot, format: undefined } }, 400, 'snapshot.format');
     expect(await refused({ from: original.id, seed: 4 }, 400, 'seed')).toMatch(/cannot be given with `from`/);
+    // A fork draws the chaos of the session it copies: a profile of its own would change that.
+    expect(await refused({ from: original.id, chaos: { calls: { busy: 0.5 } } }, 400, 'chaos')).toMatch(/cannot be given with `from`/);
     await refused({ snapshot, from: original.id }, 400, 'from');
     await refused({ from: 'ses_0000000000000000' }, 404, 'from');
   });
