@@ -32,7 +32,8 @@ export const RECORDED_CALLS = {
 
 /**
  * The request headers the API reads (src/api): the only ones a snapshot keeps, so it stays
- * small. A header the API comes to read must be added here (test/sandbox/snapshots.test.ts checks).
+ * small. A header the API comes to read must be added here (test/sandbox/snapshots.test.ts checks);
+ * kept sorted, the order a Headers iterates in.
  */
 export const REPLAYED_HEADERS = ['accept', 'access-control-request-headers', 'authorization', 'content-length', 'content-type', 'last-event-id', 'origin'];
 
@@ -219,8 +220,13 @@ export class InputLog implements AttemptTape {
 
   /** The headers a snapshot keeps, as one list shared by every request that sends the same. */
   private headersOf(headers: Headers): Array<[string, string]> {
+    // Asked by name, in REPLAYED_HEADERS' order (the sorted order iterating `headers` gives):
+    // iterating a request's Headers sorts and copies all of them, on every request.
     const kept: Array<[string, string]> = [];
-    for (const [header, value] of headers) if (REPLAYED_HEADERS.includes(header)) kept.push([header, value]);
+    for (const header of REPLAYED_HEADERS) {
+      const value = headers.get(header);
+      if (value !== null) kept.push([header, value]);
+    }
     const key = kept.join('\n');
     const known = this.headerLists.get(key);
     if (known !== undefined) return known;
