@@ -87,8 +87,18 @@ function errorStatuses(route: AnyRoute): string[] {
  * coverage counts each endpoint against (docs/coverage.md), from the same source as the document.
  */
 export function documentedStatuses(routes: readonly AnyRoute[]): Array<{ method: string; path: string; statuses: number[] }> {
-  return routes.map((route) => ({ method: route.method, path: route.path, statuses: [route.response.status, ...errorStatuses(route).map(Number)].sort((a, b) => a - b) }));
+  return routes.map((route) => {
+    // Every sandbox builds its own route objects, but an operation's statuses follow from its
+    // static definition: worked out once per process, not on every sandbox's close.
+    const key = `${route.method} ${route.path}`;
+    let statuses = STATUSES.get(key);
+    if (!statuses) STATUSES.set(key, (statuses = [route.response.status, ...errorStatuses(route).map(Number)].sort((a, b) => a - b)));
+    return { method: route.method, path: route.path, statuses };
+  });
 }
+
+/** {@link documentedStatuses} of each operation, by `METHOD path`. */
+const STATUSES = new Map<string, number[]>();
 
 function errorResponse(status: string) {
   const extra = status === '429' || status === '503' ? ['Retry-After'] : [];

@@ -159,6 +159,7 @@ export class Coverage implements Service {
   }
 
   private countRequests(t: Tally, entries: readonly JournalEntry[]): void {
+    if (entries.length === 0) return; // a sandbox closed without a request pays nothing here
     const { keys } = this.operations();
     for (const entry of entries) {
       if (entry.errorCode !== null) bump(t.errors, entry.errorCode);
