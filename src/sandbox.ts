@@ -217,7 +217,9 @@ export class Sandbox {
     this.recordings = recorded('recordings', recordingScripting(ctx, recordings, calls));
     this.transcripts = recorded('transcripts', transcriptScripting(ctx, transcripts, calls, () => streams.count));
     this.keys = recorded('keys', keyScripting(ctx, accounts, (key, removed) => changes.touch('key', key, '', removed)));
-    changeFeeds.set(this, { changes, view: consoleView({ calls, messages, numbers, recordings, transcripts, subscriptions, deliveries, bus }) });
+    // The console's view is made when a console first reads it: most sandboxes never serve one.
+    let view: ConsoleView | undefined;
+    changeFeeds.set(this, { changes, view: () => (view ??= consoleView({ calls, messages, numbers, recordings, transcripts, subscriptions, deliveries, bus })) });
     this.requests = requestJournal(journal);
     // Reads the records above when asked, and folds them before a reset forgets them (docs/coverage.md).
     const coverage = (this.coverageOf = add(
@@ -673,7 +675,7 @@ export class Sandbox {
   }
 }
 
-const changeFeeds = new WeakMap<Sandbox, { changes: Changes; view: ConsoleView }>();
+const changeFeeds = new WeakMap<Sandbox, { changes: Changes; view: () => ConsoleView }>();
 
 /**
  * The sandbox's change feed (state/changes.ts): a batch of `{kind, id}` records after each
@@ -690,7 +692,7 @@ export function changeFeed(sandbox: Sandbox): Pick<Changes, 'subscribe'> {
 export function consoleViewOf(sandbox: Sandbox): ConsoleView {
   const feed = changeFeeds.get(sandbox);
   if (!feed) throw new TypeError('consoleViewOf: not a sandbox.');
-  return feed.view;
+  return feed.view();
 }
 
 /**
