@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EVENT_TYPES, startServer, verifyWebhook, type SandboxServer } from '../../src/index.js';
-import { Conformance } from '../support/conformance.js';
-import { serverClient } from '../server/client.js';
-import { closeReceivers, startReceiver } from '../webhooks/receivers.js';
+import { describe, expect, it } from 'vitest';
+import { EVENT_TYPES, verifyWebhook } from '../../src/index.js';
+import { conformingServer } from '../server/conforming.js';
+import { startReceiver } from '../webhooks/receivers.js';
 
 /**
  * Scenarios and triggers over the control API (issue 20; docs/scenarios.md), driven as a
@@ -11,31 +10,8 @@ import { closeReceivers, startReceiver } from '../webhooks/receivers.js';
  * .../trigger {type, data?}. Every control answer is checked against the server's document.
  */
 
-let server: SandboxServer;
-let conformance: Conformance | undefined;
-const problems: string[] = [];
-
-beforeEach(async () => {
-  server = await startServer({ port: 0, seed: 5 });
-});
-afterEach(async () => {
-  await server.close();
-  await closeReceivers();
-  expect(problems.splice(0), 'control answers the OpenAPI document does not describe').toEqual([]);
-});
-afterAll(() => {
-  conformance = undefined;
-});
-
-const { api, control } = serverClient(
-  () => server.url,
-  async (method, path, res, text) => {
-    if (!path.startsWith('/__sandbox/') || path === '/__sandbox/openapi.json') return;
-    conformance ??= new Conformance((await (await fetch(`${server.url}/__sandbox/openapi.json`)).json()) as Record<string, any>);
-    const only = new Headers(res.headers.has('content-type') ? { 'content-type': res.headers.get('content-type')! } : {});
-    problems.push(...conformance.check(method, path, res.status, only, text || null));
-  },
-);
+const harness = conformingServer(5);
+const { api, control } = harness;
 
 const example = (name: string) => JSON.parse(readFileSync(new URL(`../../examples/scenarios/${name}`, import.meta.url), 'utf8'));
 

@@ -1,8 +1,7 @@
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSandbox, startServer, type SandboxServer } from '../../src/index.js';
-import { Conformance } from '../support/conformance.js';
-import { closeReceivers, startReceiver } from '../webhooks/receivers.js';
-import { serverClient } from './client.js';
+import { describe, expect, it } from 'vitest';
+import { createSandbox } from '../../src/index.js';
+import { startReceiver } from '../webhooks/receivers.js';
+import { conformingServer } from './conforming.js';
 
 /**
  * Server parity (issue 17 item 4; docs/server.md, "Parity"): every scripting member of the
@@ -96,32 +95,8 @@ function libraryMembers(): string[] {
   }
 }
 
-let server: SandboxServer;
-let conformance: Conformance | undefined;
-const problems: string[] = [];
-
-beforeEach(async () => {
-  server = await startServer({ port: 0, seed: 5 });
-});
-afterEach(async () => {
-  await server.close();
-  await closeReceivers();
-  expect(problems.splice(0), 'control answers the OpenAPI document does not describe').toEqual([]);
-});
-afterAll(() => {
-  conformance = undefined;
-});
-
-const { api, control } = serverClient(
-  () => server.url,
-  async (method, path, res, text) => {
-    if (!path.startsWith('/__sandbox/') || path === '/__sandbox/openapi.json') return;
-    conformance ??= new Conformance((await (await fetch(`${server.url}/__sandbox/openapi.json`)).json()) as Record<string, any>);
-    // Headers of the HTTP transport (date, connection, content-length) are not the document's business.
-    const only = new Headers(res.headers.has('content-type') ? { 'content-type': res.headers.get('content-type')! } : {});
-    problems.push(...conformance.check(method, path, res.status, only, text || null));
-  },
-);
+const harness = conformingServer(5);
+const { api, control } = harness;
 const TO = '+14155550123';
 const CALL = { to: TO, from: '+14155550100' };
 const KEY = 'SVC_TEST_parity';
@@ -181,7 +156,7 @@ describe('keys with a plan and scopes through the server', () => {
     expect(refused.body.error).toMatchObject({ code: 'forbidden', message: expect.stringMatching(/calls:write/) });
     // Listed with its scopes; the default session knows nothing of it.
     expect((await control.get(`/sessions/${session.id}/keys`)).body.data.find((k: { key: string }) => k.key === key)).toMatchObject({ scopes: ['calls:read'] });
-    expect(server.sandbox.keys.list().map((k) => k.key)).not.toContain(key);
+    expect(harness.server().sandbox.keys.list().map((k) => k.key)).not.toContain(key);
   });
 
   it('an enterprise key made through the server has no fixed cap: 150 requests in one virtual second, no 429', async () => {
@@ -276,8 +251,8 @@ describe('scripting the network through the server', () => {
     );
     expect((await control.post('/sessions/default/calls/call_x/hang-up')).body.error.message).toMatch(/or POST \/__sandbox\/sessions\/\{s\}\/calls\/inbound\.$/);
     // The library's own wording is unchanged, before and after.
-    await expect(server.sandbox.webhooks.replay('dlv_x')).rejects.toThrow(/^webhooks\.replay: no dead letter dlv_x\. .* from webhooks\.deadLetters\(\)\.$/);
-    expect(() => server.sandbox.network.setBehavior(TO, { outcome: 'bussy' as never })).toThrow(/^network\.setBehavior: `behavior\.outcome` must be one of/);
+    await expect(harness.server().sandbox.webhooks.replay('dlv_x')).rejects.toThrow(/^webhooks\.replay: no dead letter dlv_x\. .* from webhooks\.deadLetters\(\)\.$/);
+    expect(() => harness.server().sandbox.network.setBehavior(TO, { outcome: 'bussy' as never })).toThrow(/^network\.setBehavior: `behavior\.outcome` must be one of/);
   });
 });
 
