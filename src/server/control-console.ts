@@ -52,6 +52,7 @@ export const consoleRoutes: ControlRoute[] = [
     description: "The same bytes as GET /v1/recordings/{id}/audio, for any account's recording of the session, without a key: the console's audio player. 404 for an unknown recording, 409 while it is processing.",
     operationId: 'consoleRecordingAudio',
     status: 200,
+    contentType: 'audio/wav',
     response: { type: 'string', contentMediaType: 'audio/wav' },
     run: ({ session, params }) => {
       const audio = consoleViewOf(session.sandbox).audio(params.id!);

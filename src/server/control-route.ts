@@ -33,6 +33,8 @@ export interface ControlRoute<B = any, Q = any> extends Routable {
   /** The success status and its body's schema. */
   status: number;
   response?: JsonSchema;
+  /** The success body's media type, when it is not JSON (a recording's `audio/wav`). */
+  contentType?: string;
   /** Parses the query string before `run` (a paginated list's `limit` and `cursor`). */
   query?: ObjectSchema<Record<string, Schema<unknown>>> & Schema<Q>;
   run(ctx: ControlRequest<B, Q>): Promise<Response> | Response;

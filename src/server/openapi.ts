@@ -115,7 +115,7 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
       ...(parameters.length ? { parameters } : {}),
       ...(route.body ? { requestBody: { required: false, content: { 'application/json': { schema: route.body.openapi() } } } } : {}),
       responses: {
-        [String(route.status)]: route.status === 204 ? { description: 'Done.' } : { description: 'Done.', content: { 'application/json': { schema: route.response ?? { type: 'object' } } } },
+        [String(route.status)]: route.status === 204 ? { description: 'Done.' } : { description: 'Done.', content: { [route.contentType ?? 'application/json']: { schema: route.response ?? { type: 'object' } } } },
         '400': ERROR,
         // A foreign Origin or Host, or a webhook delivery (docs/server.md, "Security model").
         '403': ERROR,

@@ -213,6 +213,27 @@ async function workload() {
   await send('POST', `${c}/dead-letters/${dead.data[0]?.id}/replay`, { status: 200 });
   await send('POST', `${c}/dead-letters/replay`, { status: 200 });
 
+  // The console's lists across accounts, and a recording's audio.
+  for (const list of ['calls', 'messages', 'numbers', 'recordings', 'transcripts', 'subscriptions', 'deliveries']) await send('GET', `${c}/console/${list}?limit=5`, { status: 200 });
+  await send('GET', `${c}/console/recordings/${recording.id}/audio`, { status: 200 });
+  // Triggers, a scenario, coverage, snapshots and a fork.
+  await send('POST', `${c}/trigger`, { body: { type: 'call.completed', data: { disposition: 'busy' } }, status: 201 });
+  await send('POST', `${c}/scenario`, {
+    body: {
+      name: 'One call',
+      steps: [
+        { at: '0s', request: { method: 'POST', path: '/v1/calls', body: { to: '+14155550123', from: '+14155550100' }, as: 'call' } },
+        { at: '2m', expect: { resources: [{ path: '/v1/calls/{{call.id}}', fields: { status: 'completed', duration: 60 } }] } },
+      ],
+    },
+    status: 200,
+  });
+  await send('GET', `${c}/coverage`, { status: 200 });
+  await send('GET', '/__sandbox/coverage', { status: 200 });
+  await send('GET', `${c}/snapshot`, { status: 200 });
+  const fork = (await send('POST', '/__sandbox/sessions', { body: { from: session.id }, status: 201 })).body;
+  await send('DELETE', `/__sandbox/sessions/${fork.id}`, { status: 204 });
+
   await send('DELETE', `/v1/webhooks/${failing.id}`, { key, status: 204 });
   await send('DELETE', `/v1/webhooks/${hook.id}`, { key, status: 204 });
   await send('DELETE', `/v1/numbers/${number.id}`, { key, status: 204 });
