@@ -12,9 +12,12 @@ import type { Session } from './sessions.js';
  * so a Python suite and a Node suite share one scenario file and see the same account.
  */
 
-/** The key the session was made with: the account its client uses. */
+/**
+ * The key the session's client uses, as its sandbox knows it: the key it was made with, or for
+ * a session made from a snapshot or a fork, the original session's key its own stands for.
+ */
 function sessionKey(session: Session): string | undefined {
-  return session.issued.values().next().value;
+  return session.primaryKey ?? session.issued.values().next().value;
 }
 
 /** `data`: the trigger's overrides, checked by the library with the type's schema. */

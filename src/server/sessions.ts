@@ -1,3 +1,4 @@
+import { bearerToken } from '../api/auth.js';
 import { customAlphabet } from 'nanoid';
 import type { ClockMode } from '../core/clock.js';
 import type { KeyCreateOptions } from '../control/keys.js';
@@ -38,7 +39,8 @@ export interface Session {
 export function asKnown(session: Session, request: Request): Request {
   if (session.aliases.size === 0) return request;
   const header = request.headers.get('authorization');
-  const token = header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : null;
+  // The scheme in any case, blanks as the API reads them (api/auth.ts): routing read it so too.
+  const token = bearerToken(header);
   const known = token === null ? undefined : session.aliases.get(token);
   if (known === undefined) return request;
   const headers = new Headers(request.headers);

@@ -52,6 +52,28 @@ describe('snapshots and forks in the server', () => {
     expect(JSON.stringify(b)).toBe(JSON.stringify(a));
   });
 
+  it('regression: a fork\'s key opens the original\'s account whatever the scheme\'s case or blanks (as routing reads it)', async () => {
+    const original = await story();
+    const fork = (await control.post('/sessions', { from: original.id })).body;
+    const expected = (await api(original.apiKey).get('/v1/calls')).body.data.length;
+    expect(expected).toBeGreaterThan(0);
+    for (const header of [`Bearer ${fork.apiKey}`, `bearer ${fork.apiKey}`, `BEARER\t${fork.apiKey}`, `Bearer  ${fork.apiKey} `]) {
+      const res = await fetch(`${server.url}/v1/calls`, { headers: { authorization: header } });
+      expect((await res.json()).data.length, header).toBe(expected);
+    }
+  });
+
+  it('regression: a trigger on a fork acts on the account the fork\'s key opens', async () => {
+    const original = await story();
+    const fork = (await control.post('/sessions', { from: original.id })).body;
+    const before = (await api(fork.apiKey).get('/v1/calls')).body.data.length;
+    const made = await control.post(`/sessions/${fork.id}/trigger`, { type: 'call.started' });
+    expect(made.status).toBe(201);
+    const calls = (await api(fork.apiKey).get('/v1/calls')).body.data as Array<{ id: string }>;
+    expect(calls.length).toBe(before + 1);
+    expect(calls.map((call) => call.id)).toContain(made.body.data.id);
+  });
+
   it('GET /sessions/{s}/snapshot and POST /sessions {snapshot}: a session started from the JSON continues as the original', async () => {
     const original = await story();
     const snapshot = await control.get(`/sessions/${original.id}/snapshot`);
