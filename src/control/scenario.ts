@@ -558,7 +558,9 @@ class Run {
       headers: { authorization: `Bearer ${this.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    const text = await response.text();
+    // A recording's audio or a live transcript is no JSON: the scenario sees its status, and no body.
+    const json = (response.headers.get('content-type') ?? '').includes('json');
+    const text = json ? await response.text() : (void response.body?.cancel().catch(() => undefined), '');
     const answer: unknown = text ? JSON.parse(text) : null;
     const error = (answer as { error?: { code: string; message: string } } | null)?.error;
     const id = (answer as { id?: string } | null)?.id;

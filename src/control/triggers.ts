@@ -200,11 +200,17 @@ class Story {
 
   /** A `/v1` request with the account's key; an error answer becomes a SandboxError quoting it. */
   private async api(method: string, path: string, body: unknown): Promise<any> {
-    const response = await this.host.fetch(path, {
-      method,
-      headers: { authorization: `Bearer ${this.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+    let response: Response;
+    try {
+      response = await this.host.fetch(path, {
+        method,
+        headers: { authorization: `Bearer ${this.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (error) {
+      // An injected or chaos network fault: the story could not be told, which is no sandbox failure.
+      throw new SandboxError(say('trigger', `${method} ${path.split('?')[0]} failed before an answer (${error instanceof Error ? error.message : String(error)}): an injected network fault, or chaos? Clear it and trigger again.`), { code: 'conflict' });
+    }
     const answer = (await response.json()) as { error?: { code: string; message: string; param?: string } };
     if (response.status >= 400) {
       const error = answer.error;

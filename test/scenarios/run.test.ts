@@ -87,3 +87,19 @@ describe('a run', () => {
     expect(result.failure!.message).toContain('first');
   });
 });
+
+describe('answers that are no JSON', () => {
+  it('regression: a request for a recording\'s audio is a step like any other (its status checked), not a failure of the runner', async () => {
+    const result = await run({
+      name: 'audio',
+      steps: [
+        { at: 0, request: call },
+        { at: '2m', request: { method: 'GET', path: '/v1/calls/{{first.id}}', as: 'done' } },
+        { at: '2m', request: { method: 'GET', path: '/v1/recordings/{{done.recording_id}}/audio', status: 200 } },
+      ],
+    });
+    expect(result.failure).toBeNull();
+    expect(result.passed).toBe(true);
+    expect(formatTimeline(result)).toMatch(/GET \/v1\/recordings\/rec_\w+\/audio -> 200/);
+  });
+});

@@ -86,3 +86,10 @@ test('an unknown type or override is refused, naming it and the fix', async ({ s
   expect(error).toMatchObject({ param: 'overrides.dispositon', message: expect.stringContaining('did you mean `disposition`') });
   await expect(sandbox.trigger('call.completed', { disposition: 'busy', duration: 5 })).rejects.toMatchObject({ param: 'overrides.duration' });
 });
+
+test('regression: a trigger whose request meets an injected network fault rejects with a SandboxError (conflict), not a TypeError', async ({ sandbox }) => {
+  sandbox.faults.inject({ method: 'POST', path: '/v1/calls', network: true });
+  const error = await sandbox.trigger('call.started').catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(SandboxError);
+  expect(error).toMatchObject({ code: 'conflict', message: expect.stringMatching(/network fault/) });
+});
