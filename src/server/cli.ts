@@ -282,7 +282,14 @@ async function main(argv: string[]): Promise<number> {
     console.error(`svc-sandbox: ${(error as Error).message}`);
     return 1;
   }
-  return command === 'serve' ? serve(server, exportTo) : exec(server, child, killAfterMs, exportTo, values.coverage);
+  try {
+    return await (command === 'serve' ? serve(server, exportTo) : exec(server, child, killAfterMs, exportTo, values.coverage));
+  } catch (error) {
+    // Whatever failed after the server started, the server must not outlive it (a listening
+    // socket would keep this process alive, the command never run).
+    await server.close();
+    throw error;
+  }
 }
 
 /** `--import FILE`: the snapshot it holds (a file that cannot be read or is no JSON is a bad argument). */
@@ -308,7 +315,10 @@ function exportSnapshot(server: SandboxServer, file: string | undefined): boolea
   if (file === undefined) return true;
   try {
     const temporary = `${file}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify(server.sandbox.snapshot()));
+    // With the key the default session's client used (made now if none was): a server started
+    // from this file with --import hands its command that same key, on the same account.
+    const apiKey = server.apiKey;
+    writeFileSync(temporary, JSON.stringify({ ...server.sandbox.snapshot(), apiKey }));
     renameSync(temporary, file);
     return true;
   } catch (error) {

@@ -240,7 +240,8 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     // The default session's sandbox, the same object before and after close().
     sandbox: defaultSandbox,
     get apiKey() {
-      return (apiKey ??= sessions.makeKey(sessions.default));
+      // A default session started from a snapshot (--import) keeps the key its client had.
+      return (apiKey ??= sessions.default.primaryKey ??= sessions.makeKey(sessions.default));
     },
     coverage: () => sessions.coverage(),
     close: () =>

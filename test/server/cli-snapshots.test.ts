@@ -94,6 +94,15 @@ describe('serve --import / --export-on-exit', () => {
     expect(exported.inputs.filter((i: { kind: string; path?: string }) => i.kind === 'request').map((i: { path?: string }) => i.path)).toEqual(['/v1/calls']);
   });
 
+  it('regression: exec --seed N --import FILE hands its command the exporting run\'s SVC_API_KEY, on the same account (it crashed, then hung)', async () => {
+    const exec = (args: string[], script: string) =>
+      new Promise((resolve) => spawn(process.execPath, [CLI, 'exec', '--seed', '4', ...args, '--', process.execPath, '--input-type=module', '-e', script], { stdio: 'ignore' }).once('exit', resolve));
+    const call = `const r = await fetch(process.env.SVC_API_BASE_URL + '/v1/calls', { method: 'POST', headers: { authorization: 'Bearer ' + process.env.SVC_API_KEY, 'content-type': 'application/json' }, body: '{"to":"+14155550123","from":"+14155550100"}' }); process.exit(r.status === 201 ? 0 : 3);`;
+    expect(await exec(['--export-on-exit', join(dir, 'seeded.json')], call)).toBe(0);
+    const count = `const r = await fetch(process.env.SVC_API_BASE_URL + '/v1/calls', { headers: { authorization: 'Bearer ' + process.env.SVC_API_KEY } }); process.exit((await r.json()).data.length === 1 ? 0 : 4);`;
+    expect(await exec(['--import', join(dir, 'seeded.json')], count)).toBe(0);
+  }, 30_000);
+
   it('a file that is no snapshot, or of another version, is a bad argument naming --import', async () => {
     writeFileSync(join(dir, 'bad.json'), '{"format": "svc-sandbox-snapshot", "version": "0.0.1"}');
     writeFileSync(join(dir, 'text.json'), 'not json');
