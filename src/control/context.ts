@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { RuleViolation, SandboxError } from '../core/errors.js';
 import { Invalid, type Schema } from '../core/schema.js';
 import type { Steps } from '../core/steps.js';
@@ -34,35 +35,30 @@ export function act<T>(ctx: ControlContext, what: string, fn: () => T): T {
 /**
  * How the control API names the arguments of the call it makes: library argument → the
  * JSON field or path segment the HTTP client wrote (`behavior` → `` (the body itself),
- * `callId` → `id`); null while a library user is calling.
+ * `callId` → `id`); none while a library user is calling. Held per async context, so a route
+ * that awaits (a trigger, a scenario, an advance) keeps its wording after the first await.
  */
-let controlFields: Readonly<Record<string, string>> | null = null;
+const controlFields = new AsyncLocalStorage<Readonly<Record<string, string>>>();
 
 /**
  * Runs `fn` (a library scripting call made by the standalone server's control API) so that
  * the errors it throws speak the HTTP client's language: no library call in front
  * (`network.setBehavior: …`), and fields named as the JSON body names them (`outcome`,
- * not `behavior.outcome`; docs/server.md, "Errors"). Only what `fn` throws synchronously
- * (or words before its first await) is worded so.
+ * not `behavior.outcome`; docs/server.md, "Errors"), for all it does, awaited parts included.
  *
  * @example
  * inControlApi({ behavior: '' }, () => sandbox.network.setBehavior(number, body));
  * // SandboxError: `outcome` must be one of "answered", "busy", ... (param `outcome`)
  */
 export function inControlApi<T>(fields: Readonly<Record<string, string>>, fn: () => T): T {
-  const outer = controlFields;
-  controlFields = fields;
-  try {
-    return fn();
-  } finally {
-    controlFields = outer;
-  }
+  return controlFields.run(fields, fn);
 }
 
 /** The name of argument `path` as the caller wrote it (see {@link inControlApi}). */
 export function field(path: string): string {
-  if (controlFields === null) return path;
-  for (const [from, to] of Object.entries(controlFields)) {
+  const fields = controlFields.getStore();
+  if (fields === undefined) return path;
+  for (const [from, to] of Object.entries(fields)) {
     if (path !== from && !path.startsWith(`${from}.`) && !path.startsWith(`${from}[`)) continue;
     const rest = path.slice(from.length);
     return to === '' ? rest.replace(/^\./, '') : `${to}${rest}`;
@@ -72,13 +68,13 @@ export function field(path: string): string {
 
 /** A refusal's message: `where: text` for library callers, the text alone (capitalised) in the control API. */
 export function say(where: string, text: string): string {
-  if (controlFields === null) return where ? `${where}: ${text}` : text;
+  if (controlFields.getStore() === undefined) return where ? `${where}: ${text}` : text;
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** A library call named in a fix, or the control route that does the same for a client of the control API. */
 export function named(library: string, route: string): string {
-  return controlFields === null ? library : route;
+  return controlFields.getStore() === undefined ? library : route;
 }
 
 /**
@@ -95,7 +91,7 @@ export function check<T>(schema: Schema<T>, value: unknown, where: string, path 
   } catch (error) {
     if (!(error instanceof Invalid)) throw error;
     // The control API reads a JSON body: its unknown keys are fields, not options.
-    const message = controlFields === null ? error.message : error.message.replace(/^Unknown option /, 'Unknown field ');
+    const message = controlFields.getStore() === undefined ? error.message : error.message.replace(/^Unknown option /, 'Unknown field ');
     throw new SandboxError(say(where, message), { code: error.code, param: error.param });
   }
 }

@@ -73,4 +73,12 @@ describe('POST /__sandbox/sessions/{s}/trigger', () => {
     expect(field.status).toBe(400);
     expect(field.body.error).toMatchObject({ param: 'data.dispositon', message: expect.stringContaining('did you mean `disposition`') });
   });
+
+  it('regression: a refusal met after the story began (an await in) still names the JSON field, not the library argument', async () => {
+    // +15005550001 is unreachable: POST /v1/calls answers 422 with param `to`, after the trigger has awaited.
+    const refused = await control.post('/sessions/default/trigger', { type: 'call.started', data: { to: '+15005550001' } });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.param).toBe('data.to');
+    expect(refused.body.error.message).not.toMatch(/^trigger:/);
+  });
 });
