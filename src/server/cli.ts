@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -376,9 +376,12 @@ function exec(server: SandboxServer, [command, ...args]: string[], killAfterMs: 
   };
   const ownGroup = !process.stdin.isTTY;
   return new Promise((resolve) => {
-    const child = spawn(command!, args, { stdio: 'inherit', env, detached: ownGroup });
-    const watchdog = child.pid === undefined ? null : startWatchdog(ownGroup ? -child.pid : child.pid);
+    // The handlers come first: a signal that arrives while the command starts (it may print
+    // before exec has done anything more, on a busy machine) is passed on, never fatal to exec.
+    let child: ChildProcess | undefined;
+    const early: NodeJS.Signals[] = [];
     const signal = (name: NodeJS.Signals) => {
+      if (!child) return void early.push(name);
       try {
         if (ownGroup) process.kill(-child.pid!, name);
         else child.kill(name);
@@ -396,6 +399,10 @@ function exec(server: SandboxServer, [command, ...args]: string[], killAfterMs: 
     };
     const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
     for (const name of SIGNALS) process.on(name, forward);
+    const started = spawn(command!, args, { stdio: 'inherit', env, detached: ownGroup });
+    child = started;
+    const watchdog = started.pid === undefined ? null : startWatchdog(ownGroup ? -started.pid : started.pid);
+    for (const name of early.splice(0)) signal(name);
     const finish = (code: number) => {
       for (const name of SIGNALS) process.off(name, forward);
       cancelKill?.();
@@ -407,11 +414,11 @@ function exec(server: SandboxServer, [command, ...args]: string[], killAfterMs: 
         resolve(exported && covered ? code : code || 1);
       });
     };
-    child.once('error', (error) => {
+    started.once('error', (error) => {
       console.error(`svc-sandbox: cannot run '${command}': ${error.message}`);
       finish(127);
     });
-    child.once('exit', (code, signal) => finish(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)));
+    started.once('exit', (code, signal) => finish(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)));
   });
 }
 
