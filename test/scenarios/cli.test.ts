@@ -1,28 +1,21 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type SandboxServer } from '../../src/index.js';
+import { CLI, ensureBuilt, ROOT } from '../server/built-cli.js';
 
 /**
  * `svc-sandbox run` and `svc-sandbox trigger` (issue 20; docs/scenarios.md), run as a user
  * runs them: the built bin in a child process.
  */
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = `${ROOT}dist/server/cli.js`;
-const ENSURE_BUILT = `${ROOT}scripts/ensure-built.mjs`;
-const EXAMPLE = `${ROOT}examples/scenarios/busy-then-answered.json`;
+const EXAMPLES = `${ROOT}examples/scenarios/`;
+const EXAMPLE = `${EXAMPLES}busy-then-answered.json`;
 const tmp = mkdtempSync(join(tmpdir(), 'svc-scenarios-'));
 
-beforeAll(async () => {
-  const { staleReason } = (await import(ENSURE_BUILT)) as { staleReason(): string | undefined };
-  if (staleReason()) {
-    const { execFileSync } = await import('node:child_process');
-    execFileSync(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', `${ROOT}tsconfig.build.json`], { stdio: 'inherit' });
-  }
-}, 120_000);
+// The bin is built once for every CLI test file, under a lock (test/server/built-cli.ts).
+beforeAll(ensureBuilt, 120_000);
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -33,6 +26,16 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 }
 
 describe('svc-sandbox run', () => {
+  it('runs every example of examples/scenarios/ in one command, each on a fresh sandbox, and exits 0', async () => {
+    const files = readdirSync(EXAMPLES).filter((name) => name.endsWith('.json'));
+    expect(files.length).toBeGreaterThanOrEqual(5);
+    const { code, stdout, stderr } = await cli(['run', ...files.map((name) => EXAMPLES + name)]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    for (const name of files) expect(stdout).toContain(JSON.parse(readFileSync(EXAMPLES + name, 'utf8')).name);
+  });
+
+
   it('prints the timeline in the demo\'s format, draws it with --svg and exits 0 when every expectation holds', async () => {
     const out = join(tmp, 'busy.svg');
     const { code, stdout, stderr } = await cli(['run', EXAMPLE, '--svg', out]);
