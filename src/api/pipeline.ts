@@ -8,7 +8,7 @@ import { ApiError, refusalOf, type ErrorBody } from './errors.js';
 import type { ClockMode } from '../core/clock.js';
 import { deprecationHeaders, type Deprecation } from './deprecation.js';
 import { bodyOf, parseJson, readBody, type ReadBody } from './request-body.js';
-import { rateLimitedMessage, type RateDecision, type RateLimiter } from './rate-limit.js';
+import { rateLimitedMessage, type RateLimiter } from './rate-limit.js';
 import type { AnyRoute, Router } from './router.js';
 import type { Journal, JournalNote } from '../state/journal.js';
 import type { Chaos } from '../state/chaos.js';
@@ -137,7 +137,7 @@ export class Pipeline {
     const origin = request.headers.get('origin');
     // A token that is no key at all shares one window with every other (see rate-limit.ts).
     const bucket = token === null ? '(no key)' : TEST_KEY.test(token) || token.startsWith('SVC_LIVE_') ? token : '(not a key)';
-    if (request.method === 'OPTIONS') return this.preflight(request, requestId, limiter.peek(bucket, accounts.limitFor(token), now()), corsHeaders(origin));
+    if (request.method === 'OPTIONS') return this.preflight(request, { requestId, rate: limiter.peek(bucket, accounts.limitFor(token), now()).headers, origin, deprecated: this.deprecated });
     const rate = limiter.take(bucket, accounts.limitFor(token), now());
     // What every answer's headers are made of: one Headers is built from it per response.
     const base: Common = { requestId, rate: rate.headers, origin, deprecated: this.deprecated };
@@ -219,26 +219,22 @@ export class Pipeline {
    * 204 with what a browser needs to send the real request, before any key is asked for
    * (a preflight carries none). It changes nothing and counts against no rate limit.
    */
-  private preflight(request: Request, requestId: string, rate: RateDecision, cors: Record<string, string>): Response {
+  private preflight(request: Request, base: Common): Response {
     let allowed: string[] = [];
     try {
       allowed = this.deps.router.allowed(this.split(request.url).path);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      return respond(error.status, error.toBody(), { requestId, rate: rate.headers, origin: cors['access-control-allow-origin'] ?? null, deprecated: this.deprecated });
+      return respond(error.status, error.toBody(), base);
     }
     const methods = allowed.length > 0 ? allowed.join(', ') : 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
     return new Response(null, {
       status: 204,
-      headers: new Headers({
-        'x-request-id': requestId,
-        ...rate.headers,
-        ...cors,
+      headers: headersOf(base, {
         allow: methods,
         'access-control-allow-methods': methods,
         'access-control-allow-headers': request.headers.get('access-control-request-headers') || 'authorization, content-type, last-event-id',
         'access-control-max-age': '600',
-        ...Object.fromEntries(this.deprecated),
       }),
     });
   }
@@ -269,14 +265,6 @@ export class Pipeline {
 /** Headers a browser script may read on any answer (CORS); the rest it may not. */
 const EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Content-Disposition, Deprecation, Sunset, Link, X-Sandbox-Chaos';
 
-/**
- * CORS on every answer (docs/interception.md, "Browsers"): any origin may call the sandbox
- * (it holds test data, and keys travel in a header, not a cookie, so no credentials mode is
- * needed); a request's `Origin` is echoed.
- */
-function corsHeaders(origin: string | null): Record<string, string> {
-  return { 'access-control-allow-origin': origin ?? '*', 'access-control-expose-headers': EXPOSED, vary: 'Origin' };
-}
 
 /**
  * The path below the base path, and the query string, of a Request's URL. A Request's `url`
@@ -337,6 +325,9 @@ function headersOf(base: Common, own?: Record<string, string>): Headers {
   const headers = new Headers();
   headers.append('x-request-id', base.requestId);
   for (const name in base.rate) headers.append(name, base.rate[name]!);
+  // CORS on every answer (docs/interception.md, "Browsers"): any origin may call the sandbox (it
+  // holds test data, and keys travel in a header, not a cookie, so no credentials mode is
+  // needed); a request's `Origin` is echoed.
   headers.append('access-control-allow-origin', base.origin ?? '*');
   headers.append('access-control-expose-headers', EXPOSED);
   headers.append('vary', 'Origin');
