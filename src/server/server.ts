@@ -104,7 +104,6 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   const browserOrigins = originPolicy(options.allowedOrigins, (message) => new SandboxError(`startServer: ${message}`, { code: 'invalid_options', param: 'allowedOrigins' }));
   let sessions!: Sessions;
   let defaultSandbox!: Sandbox;
-  let apiKey: string | undefined;
   let isOwnOrigin!: (origin: string) => boolean;
   /** Request ids of the answers no session gives (a deleted session's key). */
   const random = new SeededRandom(options.seed ?? 0);
@@ -241,7 +240,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     sandbox: defaultSandbox,
     get apiKey() {
       // A default session started from a snapshot (--import) keeps the key its client had.
-      return (apiKey ??= sessions.default.primaryKey ??= sessions.makeKey(sessions.default));
+      return (sessions.default.primaryKey ??= sessions.makeKey(sessions.default));
     },
     coverage: () => sessions.coverage(),
     close: () =>
