@@ -369,14 +369,14 @@ describe('the console', () => {
     const settled = urls.length;
 
     const id = await place('bigNew', '+14155550123', keys[0]);
-    await expect.poll(() => big.locator('#calls-count').textContent()).toBe('1001');
-    await expect.poll(() => big.locator(`.call-row[data-id="${id}"]`).getAttribute('data-status')).toBe('ringing');
+    await poll(() => big.locator('#calls-count').textContent()).toBe('1001');
+    await poll(() => big.locator(`.call-row[data-id="${id}"]`).getAttribute('data-status')).toBe('ringing');
     expect((await control('POST', `/sessions/${made.id}/advance`, { duration: '5s' })).status).toBe(200);
-    await expect.poll(() => big.locator(`.call-row[data-id="${id}"]`).getAttribute('data-status')).toBe('answered');
+    await poll(() => big.locator(`.call-row[data-id="${id}"]`).getAttribute('data-status')).toBe('answered');
     expect(urls.slice(settled)).toEqual([]);
 
     expect((await control('DELETE', `/sessions/${made.id}`)).status).toBe(204);
-    await expect.poll(() => big.locator('#banner').textContent()).toMatch(new RegExp(`^Session ${made.id} does not exist`));
+    await poll(() => big.locator('#banner').textContent()).toMatch(new RegExp(`^Session ${made.id} does not exist`));
     expect(await big.locator('#virtual-time').textContent()).toBe('—');
     expect(await big.locator('#live').textContent()).toBe('No such session');
     expect(await big.getByRole('button', { name: 'Advance', exact: true }).isDisabled()).toBe(true);
