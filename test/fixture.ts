@@ -7,14 +7,15 @@ import { client, startSandbox } from './helpers.js';
  * gets its own listening sandbox (seed 1), closed when the test ends; the test fails if the
  * sandbox recorded an internal error.
  *
- * A file (or a `describe`) changes the sandbox's options with `override` on the test API it
- * uses (after `const it = test.extend(...)`, `it.override(...)`). At a file's top level the
- * override holds for that file only: vitest isolates test files.
+ * A `describe` changes the sandbox's options with `test.override(...)` inside it; a whole file
+ * with an extension of its own, `const test = fixtureTest.extend({ sandboxOptions })`. Not
+ * `override` at a file's top level: vitest applies that to the shared test API, so in a worker
+ * that runs several files (`isolate: false`) it would hold for every file after this one.
  *
  * @example
- * import { expect, test } from '../fixture.js';
+ * import { expect, test as fixtureTest } from '../fixture.js';
  *
- * test.override({ sandboxOptions: { keys: { SVC_TEST_alice: { plan: 'enterprise' } } } });
+ * const test = fixtureTest.extend({ sandboxOptions: { keys: { SVC_TEST_alice: { plan: 'enterprise' } } } });
  *
  * test('places a call', async ({ sandbox, api }) => {
  *   expect((await api.placeCall()).status).toBe(201);

@@ -7,9 +7,9 @@ import { parseDuration } from '../core/duration.js';
 import type { ClockMode } from '../core/clock.js';
 import { SandboxError } from '../core/errors.js';
 import { nearest } from '../core/suggest.js';
-import { runCommand, triggerCommand } from './cli-scenarios.js';
-import { startServer, type SandboxServer } from './server.js';
-import { coverageCommand, writeCoverage } from './cli-coverage.js';
+// The library is loaded only by the commands that use it, so `--help` and a bad argument answer
+// at once (a node process that loads the whole sandbox takes some 0.2 s more to start).
+import type { startServer, SandboxServer } from './server.js';
 
 /**
  * `svc-sandbox`: the standalone server from a shell (docs/server.md).
@@ -234,9 +234,9 @@ async function main(argv: string[]): Promise<number> {
     console.log(version());
     return 0;
   }
-  if (command === 'run') return runCommand(rest);
-  if (command === 'trigger') return triggerCommand(rest);
-  if (command === 'coverage') return coverageCommand(rest);
+  if (command === 'run') return (await import('./cli-scenarios.js')).runCommand(rest);
+  if (command === 'trigger') return (await import('./cli-scenarios.js')).triggerCommand(rest);
+  if (command === 'coverage') return (await import('./cli-coverage.js')).coverageCommand(rest);
   if (command !== 'serve' && command !== 'exec') throw new Usage(`unknown command '${command}'; use 'serve', 'exec', 'run', 'trigger' or 'coverage'.`);
   const split = rest.indexOf('--');
   const own = command === 'exec' && split >= 0 ? rest.slice(0, split) : rest;
@@ -271,7 +271,7 @@ async function main(argv: string[]): Promise<number> {
   }
   let server: SandboxServer;
   try {
-    server = await startServer(options);
+    server = await (await import('./server.js')).startServer(options);
   } catch (error) {
     // A bad --seed or --start-time is a bad argument (2); a busy port, or any other failure to start, 1.
     if (error instanceof SandboxError && error.param?.startsWith('snapshot')) throw new Usage(`--import ${values.import}: ${error.message.replace(/^createSandbox: /, '')}`, command);
@@ -283,7 +283,8 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   try {
-    return await (command === 'serve' ? serve(server, exportTo) : exec(server, child, killAfterMs, exportTo, values.coverage));
+    const writeCoverage = values.coverage === undefined ? undefined : (await import('./cli-coverage.js')).writeCoverage;
+    return await (command === 'serve' ? serve(server, exportTo) : exec(server, child, killAfterMs, exportTo, values.coverage, writeCoverage));
   } catch (error) {
     // Whatever failed after the server started, the server must not outlive it (a listening
     // socket would keep this process alive, the command never run).
@@ -367,7 +368,14 @@ function afterRealTime(ms: number, fn: () => void): () => void {
  * - If exec dies without a chance to pass anything on (SIGKILL, a crash), a watchdog kills the
  *   command: see {@link startWatchdog}.
  */
-function exec(server: SandboxServer, [command, ...args]: string[], killAfterMs: number, exportTo: string | undefined, coverageFile?: string): Promise<number> {
+function exec(
+  server: SandboxServer,
+  [command, ...args]: string[],
+  killAfterMs: number,
+  exportTo: string | undefined,
+  coverageFile?: string,
+  writeCoverage?: typeof import('./cli-coverage.js').writeCoverage,
+): Promise<number> {
   const env = {
     ...process.env,
     SVC_API_BASE_URL: server.url,
@@ -410,7 +418,7 @@ function exec(server: SandboxServer, [command, ...args]: string[], killAfterMs: 
       const exported = exportSnapshot(server, exportTo);
       // A report or a snapshot asked for and not written fails the run (its reason is printed).
       void server.close().then(() => {
-        const covered = coverageFile === undefined || writeCoverage(server.coverage(), coverageFile);
+        const covered = coverageFile === undefined || writeCoverage === undefined || writeCoverage(server.coverage(), coverageFile);
         resolve(exported && covered ? code : code || 1);
       });
     };

@@ -1,7 +1,9 @@
-import { describe, expect, it, test } from '../fixture.js';
+import { describe, expect, test as fixtureTest } from '../fixture.js';
 import { client } from '../helpers.js';
 
-test.override({ sandboxOptions: { keys: { SVC_TEST_big: { plan: 'enterprise' } } } });
+// The file's options: an extension of its own (a top-level override would change the shared test API for every file after this one in a worker).
+const test = fixtureTest.extend({ sandboxOptions: { keys: { SVC_TEST_big: { plan: 'enterprise' } } } });
+const it = test;
 
 const START_S = Date.parse('2026-01-01T00:00:00Z') / 1000;
 

@@ -1,8 +1,10 @@
-import { describe, expect, it, test, type SandboxContext } from '../fixture.js';
+import { describe, expect, test as fixtureTest, type SandboxContext } from '../fixture.js';
 import { client, TO, type Reply } from '../helpers.js';
 
 // Enterprise: no rate cap, so a test can create many calls within one virtual second.
-test.override({ sandboxOptions: { keys: { SVC_TEST_alice: { plan: 'enterprise' } } } });
+// The file's options: an extension of its own (a top-level override would change the shared test API for every file after this one in a worker).
+const test = fixtureTest.extend({ sandboxOptions: { keys: { SVC_TEST_alice: { plan: 'enterprise' } } } });
+const it = test;
 
 async function placeMany({ sandbox, api }: SandboxContext, n: number, spacing = 0): Promise<string[]> {
   const ids: string[] = [];

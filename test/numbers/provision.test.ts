@@ -220,24 +220,27 @@ describe('DELETE /v1/numbers/{id} releases the number for good', () => {
 });
 
 describe('scopes and keys apply to numbers and messages', () => {
-  it('refuses writes to a read-only key with 403, storing nothing, and shares numbers between keys of one account', async ({ sandbox }) => {
-    sandbox.close();
-    sandbox = startSandbox({
+  it('refuses writes to a read-only key with 403, storing nothing, and shares numbers between keys of one account', async () => {
+    const sandbox = startSandbox({
       keys: {
         SVC_TEST_admin: { account: 'acme' },
         SVC_TEST_reader: { account: 'acme', scopes: ['numbers:read', 'messages:read'] },
       },
     });
-    const admin = numbersClient(sandbox, 'SVC_TEST_admin');
-    const reader = numbersClient(sandbox, 'SVC_TEST_reader');
-    const refused = await reader.post('/v1/numbers', { kind: 'local' });
-    expect(refused.status).toBe(403);
-    expect(refused.body.error.code).toBe('forbidden');
-    const n = await admin.provision();
-    expect((await reader.get('/v1/numbers?provisioned=true')).body.data.map((x: any) => x.id)).toEqual([n.id]);
-    expect((await reader.sendMessage({ from: n.number, to: '+14155550123', body: 'x' })).status).toBe(403);
-    expect((await reader.del(`/v1/numbers/${n.id}`)).status).toBe(403);
-    expect((await admin.sendMessage({ from: n.number, to: '+14155550123', body: 'x' })).status).toBe(201);
-    expect((await reader.get('/v1/messages')).body.data).toHaveLength(1);
+    try {
+      const admin = numbersClient(sandbox, 'SVC_TEST_admin');
+      const reader = numbersClient(sandbox, 'SVC_TEST_reader');
+      const refused = await reader.post('/v1/numbers', { kind: 'local' });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.code).toBe('forbidden');
+      const n = await admin.provision();
+      expect((await reader.get('/v1/numbers?provisioned=true')).body.data.map((x: any) => x.id)).toEqual([n.id]);
+      expect((await reader.sendMessage({ from: n.number, to: '+14155550123', body: 'x' })).status).toBe(403);
+      expect((await reader.del(`/v1/numbers/${n.id}`)).status).toBe(403);
+      expect((await admin.sendMessage({ from: n.number, to: '+14155550123', body: 'x' })).status).toBe(201);
+      expect((await reader.get('/v1/messages')).body.data).toHaveLength(1);
+    } finally {
+      sandbox.close();
+    }
   });
 });

@@ -4,7 +4,7 @@ import { client, OTHER_KEY } from '../helpers.js';
 const CALLS_ONLY = 'SVC_TEST_callsonly';
 
 /** Every test starts with a call of Alice's that ended and whose recording is ready. */
-const it = test.extend<{ callId: string; recordingId: string }>({
+const it = test.extend({ sandboxOptions: { keys: { [CALLS_ONLY]: { account: 'SVC_TEST_alice', scopes: ['calls:*'] } } } }).extend<{ callId: string; recordingId: string }>({
   callId: [
     async ({ sandbox, api }, use) => {
       const { id } = (await api.placeCall()).body;
@@ -17,7 +17,6 @@ const it = test.extend<{ callId: string; recordingId: string }>({
     await use(sandbox.calls.get(callId)!.recording_id!);
   },
 });
-it.override({ sandboxOptions: { keys: { [CALLS_ONLY]: { account: 'SVC_TEST_alice', scopes: ['calls:*'] } } } });
 
 /** Every 4xx changes nothing: no event, no stored item. */
 async function expectError(res: { status: number; body: any; headers: Headers }, status: number, code: string, message: RegExp, param?: string) {

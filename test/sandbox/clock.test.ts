@@ -1,9 +1,11 @@
 import { afterEach, vi } from 'vitest';
 import { createSandbox, SandboxError } from '../../src/index.js';
-import { describe, expect, it, test } from '../fixture.js';
+import { describe, expect, test as fixtureTest } from '../fixture.js';
 import { client, TO } from '../helpers.js';
 
-test.override({ sandboxOptions: { startTime: '2026-03-01T12:00:00Z' } });
+// The file's options: an extension of its own (a top-level override would change the shared test API for every file after this one in a worker).
+const test = fixtureTest.extend({ sandboxOptions: { startTime: '2026-03-01T12:00:00Z' } });
+const it = test;
 afterEach(() => vi.useRealTimers());
 
 describe('virtual clock', () => {

@@ -39,11 +39,12 @@ function heapAfterGc(): number {
   return process.memoryUsage().heapUsed;
 }
 
-/** 10,000 cycles in the soak run; 1,000 in `npm test` (kept, even those would hold some 20 MB). */
-const CYCLES = soakSize(1_000, 10_000);
+/** 10,000 cycles in the soak run; 600 in `npm test` (kept, even those would hold some 12 MB). */
+const CYCLES = soakSize(600, 10_000);
+const WARM = soakSize(300, 500);
 
 it(`nothing leaks over ${CYCLES.toLocaleString('en-US')} session create/delete cycles (issue 12)`, async () => {
-  for (let i = 0; i < 500; i++) await cycle(i); // warm: code, caches, connection pool
+  for (let i = 0; i < WARM; i++) await cycle(i); // warm: code, caches, connection pool
   const before = heapAfterGc();
   for (let i = 0; i < CYCLES; i++) await cycle(i);
   const after = heapAfterGc();

@@ -7,53 +7,76 @@ import { Conformance } from '../support/conformance.js';
  * the standalone server, which all end in `Sandbox.prototype.handle`) is checked against the
  * document `sandbox.openapi()` publishes: a test that received an undocumented status, field
  * or header fails, naming it (issue 13 item 2).
- */
-/** One checker per base URL: sandboxes on one base URL publish the same document (the server's sessions, say). */
-const checkers = new Map<string, Conformance>();
-const problems: string[] = [];
-const original = Sandbox.prototype.handle;
-
-Sandbox.prototype.handle = async function handle(this: Sandbox, request: Request): Promise<Response> {
-  const response = await original.call(this, request);
-  if (response.type === 'error' || !request.url.startsWith(this.baseUrl)) return response;
-  let checker = checkers.get(this.baseUrl);
-  if (!checker) checkers.set(this.baseUrl, (checker = new Conformance(this.openapi())));
-  const rest = request.url.slice(this.baseUrl.length);
-  const path = rest.replace(/[?#].*$/, '') || '/';
-  const type = response.headers.get('content-type') ?? '';
-  const streamed = type.startsWith('text/event-stream') || type.startsWith('audio/');
-  const body = streamed || request.method === 'HEAD' ? null : await response.clone().text();
-  problems.push(...checker.check(request.method, path, response.status, response.headers, body));
-  return response;
-};
-
-/**
+ *
  * The standalone server's control answers, seen by `fetch` in any test, are checked the same way
  * against the server's own document (`/__sandbox/openapi.json`, fetched once per server): the
  * control API is held to its description as `/v1` is (issue 18 item 4). Streams, the console's
  * files and the document itself are not JSON operations and are left out; so are the transport's
  * headers (date, connection, content-length).
+ *
+ * This file runs before every test file, and a worker may run several files in one process
+ * (`isolate: false` in vitest.config.ts): the two wrappers are installed once per process and
+ * their state is kept with them, so a later file neither wraps a wrapper nor checks an answer twice.
  */
-const serverCheckers = new Map<string, Promise<Conformance>>();
-const plainFetch = globalThis.fetch;
-const CONTROL = /^http:\/\/(?:127\.0\.0\.1|localhost|\[::1\]):\d+(\/__sandbox\/[^?#]*)/;
-globalThis.fetch = async function checkedFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-  const response = await plainFetch(input, init);
-  const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-  const path = CONTROL.exec(url)?.[1];
-  const type = response.headers.get('content-type') ?? '';
-  if (!path || path === '/__sandbox/openapi.json' || path.startsWith('/__sandbox/openapi') || path.startsWith('/__sandbox/console') || !type.startsWith('application/json') || response.status === 0) return response;
-  const origin = new URL(url).origin;
-  let checker = serverCheckers.get(origin);
-  if (!checker) {
-    checker = plainFetch(`${origin}/__sandbox/openapi.json`).then(async (res) => new Conformance((await res.json()) as Record<string, unknown>));
-    serverCheckers.set(origin, checker);
-  }
-  const method = (init?.method ?? (typeof input === 'object' && 'method' in input ? input.method : 'GET')).toUpperCase();
-  const body = await response.clone().text();
-  problems.push(...(await checker).check(method, path, response.status, new Headers({ 'content-type': type }), body || null));
-  return response;
-};
+interface Installed {
+  /** What answers broke the document since the last test ended. */
+  problems: string[];
+  /** One checker per server origin, forgotten after each test (a port is reused by the next server). */
+  serverCheckers: Map<string, Promise<Conformance>>;
+}
+
+const INSTALLED = Symbol.for('svc-sandbox.test.conformance');
+const slot = globalThis as Record<symbol, Installed | undefined>;
+const { problems, serverCheckers } = slot[INSTALLED] ?? install();
+
+function install(): Installed {
+  const installed: Installed = { problems: [], serverCheckers: new Map() };
+  slot[INSTALLED] = installed;
+  checkHandle(installed);
+  checkControlFetch(installed);
+  return installed;
+}
+
+function checkHandle({ problems }: Installed): void {
+  /** One checker per base URL: sandboxes on one base URL publish the same document (the server's sessions, say). */
+  const checkers = new Map<string, Conformance>();
+  const original = Sandbox.prototype.handle;
+  Sandbox.prototype.handle = async function handle(this: Sandbox, request: Request): Promise<Response> {
+    const response = await original.call(this, request);
+    if (response.type === 'error' || !request.url.startsWith(this.baseUrl)) return response;
+    let checker = checkers.get(this.baseUrl);
+    if (!checker) checkers.set(this.baseUrl, (checker = new Conformance(this.openapi())));
+    const rest = request.url.slice(this.baseUrl.length);
+    const path = rest.replace(/[?#].*$/, '') || '/';
+    const type = response.headers.get('content-type') ?? '';
+    const streamed = type.startsWith('text/event-stream') || type.startsWith('audio/');
+    const body = streamed || request.method === 'HEAD' ? null : await response.clone().text();
+    problems.push(...checker.check(request.method, path, response.status, response.headers, body));
+    return response;
+  };
+}
+
+function checkControlFetch({ problems, serverCheckers }: Installed): void {
+  const plainFetch = globalThis.fetch;
+  const CONTROL = /^http:\/\/(?:127\.0\.0\.1|localhost|\[::1\]):\d+(\/__sandbox\/[^?#]*)/;
+  globalThis.fetch = async function checkedFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+    const response = await plainFetch(input, init);
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const path = CONTROL.exec(url)?.[1];
+    const type = response.headers.get('content-type') ?? '';
+    if (!path || path.startsWith('/__sandbox/openapi') || path.startsWith('/__sandbox/console') || !type.startsWith('application/json') || response.status === 0) return response;
+    const origin = new URL(url).origin;
+    let checker = serverCheckers.get(origin);
+    if (!checker) {
+      checker = plainFetch(`${origin}/__sandbox/openapi.json`).then(async (res) => new Conformance((await res.json()) as Record<string, unknown>));
+      serverCheckers.set(origin, checker);
+    }
+    const method = (init?.method ?? (typeof input === 'object' && 'method' in input ? input.method : 'GET')).toUpperCase();
+    const body = await response.clone().text();
+    problems.push(...(await checker).check(method, path, response.status, new Headers({ 'content-type': type }), body || null));
+    return response;
+  };
+}
 
 afterEach(() => {
   serverCheckers.clear();

@@ -1,8 +1,10 @@
-import { describe, expect, it, test } from '../fixture.js';
+import { describe, expect, test as fixtureTest } from '../fixture.js';
 import { client, OTHER_KEY, TO } from '../helpers.js';
 
 const RECORDINGS_ONLY = 'SVC_TEST_reconly';
-test.override({ sandboxOptions: { keys: { [RECORDINGS_ONLY]: { account: 'SVC_TEST_alice', scopes: ['recordings:read'] } } } });
+// The file's options: an extension of its own (a top-level override would change the shared test API for every file after this one in a worker).
+const test = fixtureTest.extend({ sandboxOptions: { keys: { [RECORDINGS_ONLY]: { account: 'SVC_TEST_alice', scopes: ['recordings:read'] } } } });
+const it = test;
 
 const SSE = { accept: 'text/event-stream' };
 
