@@ -28,6 +28,20 @@ module.exports = {
       to: { path: '^src/', pathNot: ['^src/server/', '^src/control/', '^src/api/', '^src/core/', '^src/sandbox\\.ts$'] },
     },
     {
+      name: 'the-root-imports-the-layers',
+      severity: 'error',
+      comment: 'src/sandbox.ts, the composition root, makes the parts of every layer but the server (which is built on it) and the package\'s faces.',
+      from: { path: '^src/sandbox\\.ts$' },
+      to: { path: '^src/', pathNot: ['^src/(intercept|api|control|events|state|sim|core)/', '^src/options\\.ts$'] },
+    },
+    {
+      name: 'the-face-is-not-the-vitest-entry',
+      severity: 'error',
+      comment: 'src/index.ts, the package\'s face, exports from every layer; it never loads src/vitest.ts, which needs vitest (an optional peer).',
+      from: { path: '^src/index\\.ts$' },
+      to: { path: '^src/vitest\\.ts$' },
+    },
+    {
       name: 'options-imports-only-control-state-core',
       severity: 'error',
       comment: 'src/options.ts checks createSandbox options with the scripting layer\'s schema kit: it may import src/control, src/state and src/core (docs/architecture.md).',

@@ -4,7 +4,7 @@ import type { Steps } from '../core/steps.js';
 import { TEST_KEY, type Accounts, type Principal } from '../state/accounts.js';
 import type { ActiveFault, Faults } from '../state/faults.js';
 import { authenticate, authorize, bearerToken } from './auth.js';
-import { ApiError, refusalOf, type ErrorBody } from './errors.js';
+import { ApiError, errorEnvelope, refusalOf } from './errors.js';
 import type { ClockMode } from '../core/clock.js';
 import { deprecationHeaders, type Deprecation } from './deprecation.js';
 import { bodyOf, parseJson, readBody, type ReadBody } from './request-body.js';
@@ -246,10 +246,7 @@ export class Pipeline {
     } catch {
       // a failing recorder must not turn a 500 into an exception in the caller's process
     }
-    const body: ErrorBody = {
-      error: { code: 'internal_error', message: `The sandbox failed unexpectedly (request ${requestId}); this is a sandbox bug, retrying is safe.` },
-    };
-    return respond(500, body, headers);
+    return respond(500, errorEnvelope('internal_error', `The sandbox failed unexpectedly (request ${requestId}); this is a sandbox bug, retrying is safe.`), headers);
   }
 
   /** The path below the base URL and the query; a URL of another origin or base path is 404. */

@@ -1,3 +1,4 @@
+import type { Collection, StoredItem } from '../core/collection.js';
 import type { JsonSchema } from '../core/schema.js';
 import { wavAudio } from '../sim/wav.js';
 import type { Deliveries } from '../events/deliveries.js';
@@ -48,14 +49,25 @@ interface ConsoleViewDeps {
 export function consoleView(deps: ConsoleViewDeps): ConsoleView {
   const { calls, messages, numbers, recordings, transcripts, subscriptions, deliveries, bus } = deps;
   const withAccount = (json: object, account: string): ConsoleItem => ({ ...(json as { id: string }), account });
-  const stores = {
-    call: { store: calls.store, json: (r: never) => calls.toJson(r) },
-    message: { store: messages.store, json: (r: never) => messages.toJson(r) },
-    number: { store: numbers.store, json: (r: never) => numbers.toJson(r) },
-    recording: { store: recordings.store, json: (r: never) => recordings.toJson(r) },
-    transcript: { store: transcripts.store, json: (r: never) => transcripts.toJson(r) },
-    subscription: { store: subscriptions.store, json: (r: never) => subscriptions.toJson(r) },
-  } as const;
+  /** One kind's items: its store's records, each as the API's JSON with its account. */
+  const itemsOf = <R extends StoredItem>(store: Collection<R>, toJson: (record: R) => object) => {
+    const item = (record: R) => withAccount(toJson(record), record.account);
+    return {
+      list: () => store.all().map(item),
+      get: (id: string) => {
+        const record = store.find(id);
+        return record && item(record);
+      },
+    };
+  };
+  const kinds = {
+    call: itemsOf(calls.store, (r) => calls.toJson(r)),
+    message: itemsOf(messages.store, (r) => messages.toJson(r)),
+    number: itemsOf(numbers.store, (r) => numbers.toJson(r)),
+    recording: itemsOf(recordings.store, (r) => recordings.toJson(r)),
+    transcript: itemsOf(transcripts.store, (r) => transcripts.toJson(r)),
+    subscription: itemsOf(subscriptions.store, (r) => subscriptions.toJson(r)),
+  };
   const delivery = (id: string): ConsoleItem | undefined => {
     const d = deliveries.find(id);
     if (!d) return undefined;
@@ -67,8 +79,7 @@ export function consoleView(deps: ConsoleViewDeps): ConsoleView {
   return {
     list(kind) {
       if (kind === 'delivery') return deliveries.deliveries().map((d) => delivery(d.id)!);
-      const { store, json } = stores[kind];
-      return store.all().map((record) => withAccount(json(record as never), record.account));
+      return kinds[kind].list();
     },
     audio(id) {
       const recording = recordings.store.find(id);
@@ -83,9 +94,7 @@ export function consoleView(deps: ConsoleViewDeps): ConsoleView {
     },
     get(kind, id) {
       if (kind === 'delivery') return delivery(id);
-      const { store, json } = stores[kind];
-      const record = store.find(id);
-      return record ? withAccount(json(record as never), record.account) : undefined;
+      return kinds[kind].get(id);
     },
   };
 }

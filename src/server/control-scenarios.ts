@@ -70,7 +70,7 @@ export const scenarioRoutes: ControlRoute[] = [
     run: async ({ session, body }) => {
       const apiKey = body.apiKey ?? sessionKey(session);
       // The overrides are checked by the library, with the schema of the event type asked for.
-      const event = await session.sandbox.trigger(body.type, (body.data ?? {}) as never, apiKey === undefined ? {} : { apiKey });
+      const event = await session.sandbox.trigger(body.type, body.data ?? {}, apiKey === undefined ? {} : { apiKey });
       return json(201, event);
     },
   }),
