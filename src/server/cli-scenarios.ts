@@ -37,7 +37,8 @@ Options:
       --url <url>       The server (default: $SVC_API_BASE_URL, else http://127.0.0.1:12111)
       --session <id>    The session (default: default)
       --data <json>     Fields of the event's data to set, e.g. '{"disposition":"busy"}'
-      --key <key>       The account's key (default: the session's)
+      --key <key>       The account's key (default: $SVC_API_KEY for the default session,
+                        as exec sets it; else the session's)
   -h, --help            Show this help`;
 
 /** A bad argument: the message, then the usage line (exit 2). */
@@ -156,13 +157,15 @@ export async function triggerCommand(args: string[]): Promise<number> {
   }
   const base = (values.url ?? process.env.SVC_API_BASE_URL ?? 'http://127.0.0.1:12111').replace(/\/+$/, '').replace(/\/__sandbox$/, '');
   const session = values.session ?? 'default';
+  // Under exec, the command's key: its trigger acts in the account the command itself uses.
+  const key = values.key ?? (values.session === undefined ? process.env.SVC_API_KEY : undefined);
   const target = `${base}/__sandbox/sessions/${encodeURIComponent(session)}/trigger`;
   let response: Response;
   try {
     response = await fetch(target, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ type, ...(data === undefined ? {} : { data }), ...(values.key === undefined ? {} : { apiKey: values.key }) }),
+      body: JSON.stringify({ type, ...(data === undefined ? {} : { data }), ...(key === undefined ? {} : { apiKey: key }) }),
     });
   } catch (error) {
     console.error(`svc-sandbox: no svc-sandbox server answers at ${base} (${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}): start one with 'svc-sandbox serve', or pass --url.`);

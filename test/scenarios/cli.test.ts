@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type SandboxServer } from '../../src/index.js';
+import { EVENT_TYPES, startServer, type EventType, type SandboxServer } from '../../src/index.js';
 import { CLI, ensureBuilt, ROOT } from '../server/built-cli.js';
 
 /**
@@ -94,6 +94,27 @@ describe('svc-sandbox trigger', () => {
     const event = JSON.parse(stdout);
     expect(event).toMatchObject({ type: 'call.completed', data: { disposition: 'busy' } });
     expect(server.sandbox.calls.get(event.data.id)).toEqual(event.data);
+  });
+
+  /** The event's resource as the API shows it to the session's key (a message has no GET by id: the list). */
+  async function read(type: EventType, id: string): Promise<unknown> {
+    const get = async (path: string) => {
+      const res = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${server.apiKey}` } });
+      expect(res.status).toBe(200);
+      return res.json();
+    };
+    if (type.startsWith('message.')) return (await get('/v1/messages?limit=100')).data.find((m: { id: string }) => m.id === id);
+    return get(type.startsWith('call.') ? `/v1/calls/${id}` : type === 'recording.ready' ? `/v1/recordings/${id}` : `/v1/transcripts/${id}`);
+  }
+
+  it.for(EVENT_TYPES)('makes one %s in the account of $SVC_API_KEY (as exec sets it): the printed event is the one the session logged, and its resource reads as its data', async (type) => {
+    const { code, stdout, stderr } = await cli(['trigger', type], { SVC_API_BASE_URL: server.url, SVC_API_KEY: server.apiKey });
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const event = JSON.parse(stdout);
+    expect(event.type).toBe(type);
+    expect(server.sandbox.events.list({ type }).at(-1)).toEqual(event);
+    expect(await read(type, event.data.id)).toEqual(event.data);
   });
 
   it('takes the server from SVC_API_BASE_URL, as exec sets it', async () => {
