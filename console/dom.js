@@ -25,6 +25,10 @@ export function h(tag, attrs, ...children) {
   return el;
 }
 
+/**
+ * @param {Node & ParentNode} el
+ * @param {unknown[]} children
+ */
 function append(el, children) {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
@@ -34,28 +38,28 @@ function append(el, children) {
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-const pad = (n, w = 2) => String(n).padStart(w, '0');
+const pad = (/** @type {number} */ n, w = 2) => String(n).padStart(w, '0');
 
-/** `00:01:05` (and `.250` when the instant has milliseconds). */
+/** `00:01:05` (and `.250` when the instant has milliseconds). @param {number} ms */
 export function clock(ms) {
   const d = new Date(ms);
   const base = `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
   return d.getUTCMilliseconds() ? `${base}.${pad(d.getUTCMilliseconds(), 3)}` : base;
 }
 
-/** `Jan 1` */
+/** `Jan 1` @param {number} ms */
 export function day(ms) {
   const d = new Date(ms);
   return `${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}`;
 }
 
-/** `Jan 1 00:01:05`: the console's way of printing a virtual instant. */
+/** `Jan 1 00:01:05`: the console's way of printing a virtual instant (anything else is printed as it is). @param {string} iso */
 export function stamp(iso) {
   const ms = Date.parse(iso);
   return Number.isNaN(ms) ? String(iso) : `${day(ms)} ${clock(ms)}`;
 }
 
-/** `2026-01-02 01:00:00` for the big clock. */
+/** `2026-01-02 01:00:00` for the big clock. @param {string} iso */
 export function longStamp(iso) {
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) return String(iso);
@@ -63,12 +67,12 @@ export function longStamp(iso) {
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${clock(ms)}`;
 }
 
-/** A `<time>` element for a virtual instant. */
+/** A `<time>` element for a virtual instant. @param {string} iso */
 export function time(iso, cls = 'ts') {
   return h('time', { datetime: iso, class: cls }, stamp(iso));
 }
 
-/** A span of milliseconds, compact: `850 ms`, `5 s`, `1 m 5 s`, `17 h 3 m`, `2 d 1 h`. */
+/** A span of milliseconds, compact: `850 ms`, `5 s`, `1 m 5 s`, `17 h 3 m`, `2 d 1 h`. @param {number} ms */
 export function span(ms) {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   let s = Math.round(ms / 1000);
@@ -87,13 +91,13 @@ export function span(ms) {
     .join(' ');
 }
 
-/** A call's `duration` (whole seconds). */
+/** A call's `duration` (whole seconds); nothing when there is none. @param {number | null | undefined} n */
 export function seconds(n) {
   if (n === null || n === undefined) return '';
   return n < 120 ? `${n} s` : span(n * 1000);
 }
 
-/** `1 attempt`, `3 attempts`. */
+/** `1 attempt`, `3 attempts`. @param {number} n @param {string} one */
 export function plural(n, one, many = `${one}s`) {
   return `${n} ${n === 1 ? one : many}`;
 }

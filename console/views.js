@@ -37,7 +37,7 @@ export function renderMessages(conversations) {
               'li',
               { class: `bubble ${m.direction}`, 'data-id': m.id, id: `message-${m.id}` },
               h('p', { class: 'bubble-body' }, m.body ?? (m.media?.length ? `(${plural(m.media.length, 'attachment')})` : '')),
-              h('p', { class: 'bubble-meta' }, time(m.created_at), ' ', h('span', { class: `badge msg-${m.status}` }, m.status), ' ', m.channel === 'mms' ? 'MMS · ' : '', plural(m.segments, 'segment'), ' ', copyId(m.id)),
+              h('p', { class: 'bubble-meta' }, time(/** @type {string} a message always has one */ (m.created_at)), ' ', h('span', { class: `badge msg-${m.status}` }, m.status), ' ', m.channel === 'mms' ? 'MMS · ' : '', plural(m.segments, 'segment'), ' ', copyId(m.id)),
             ),
           ),
         ),

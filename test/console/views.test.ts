@@ -1,0 +1,258 @@
+// @vitest-environment happy-dom
+import { describe, expect, it, vi } from 'vitest';
+import { conversations, emptyModel, load } from '../../console/model.js';
+import { eventItem, renderDeadLetters, renderDelivery, renderKeys, renderMessages, renderNumbers, renderRecordings, renderSubscriptions, resourceLink } from '../../console/views.js';
+import { ACCOUNT, CALL_ID, RECEIVER, RECORDING_ID, S, SUBSCRIPTION_ID, T0, TRANSCRIPT_ID, XSS, callDeliveries, delivery, iso, recording, transcript } from './fixtures.js';
+
+const one = (root: Element, selector: string) => {
+  const found = root.querySelectorAll(selector);
+  expect(found, selector).toHaveLength(1);
+  return found[0]!;
+};
+const texts = (root: Element, selector: string) => [...root.querySelectorAll(selector)].map((e) => e.textContent);
+/** Every id button shows its id whole and copies exactly that. */
+const idsOf = (root: Element) =>
+  [...root.querySelectorAll('button.id')].map((b) => {
+    expect(b.getAttribute('data-copy')).toBe(b.textContent);
+    expect(b.getAttribute('aria-label')).toBe(`${b.textContent}, copy`);
+    return b.textContent;
+  });
+
+const dead = () => callDeliveries()[2]!;
+/** A recording.ready delivery dead too: about the recording, of the call. */
+const deadRecordingReady = () => delivery('dlv_6Cc7Dd8Ee9Ff1Gg2', 'recording.ready', { kind: 'recording', id: RECORDING_ID }, T0 + 75 * S, Array(12).fill(null));
+
+describe('the dead letters (console/views.js)', () => {
+  it('name the resource each was about, the receiver URL and its attempts, with a Replay button described by them', () => {
+    const onReplay = vi.fn();
+    const list = renderDeadLetters([dead(), deadRecordingReady()], new Map(), onReplay);
+    const [first, second] = [...list.querySelectorAll('li.dead-letter')];
+    expect(first!.getAttribute('data-id')).toBe('dlv_3Mm4Nn5Pp6Qq7Rr8');
+    expect(one(first!, '.etype').textContent).toBe('call.completed');
+    expect(idsOf(first!)).toEqual(['dlv_3Mm4Nn5Pp6Qq7Rr8']);
+    const about = one(first!, '.about a');
+    expect([about.textContent, about.getAttribute('href')]).toEqual([CALL_ID, `#calls/${CALL_ID}`]);
+    expect(one(first!, '.about').textContent).toBe(`About ${CALL_ID}`);
+    expect(one(first!, '.delivery-url').textContent).toBe(`→ ${RECEIVER}`);
+    expect(one(first!, '.delivery-url').getAttribute('title')).toBe(`subscription ${SUBSCRIPTION_ID}`);
+    expect(one(first!, '.dead-last').textContent).toBe('12 attempts; last Jan 1 17:04:35: the receiver answered HTTP 500');
+    // A recording's event: the recording, and the call it belongs to.
+    expect(one(second!, '.about').textContent).toBe(`About ${RECORDING_ID} of call ${CALL_ID}`);
+    expect([...second!.querySelectorAll('.about a')].map((a) => a.getAttribute('href'))).toEqual([`#recordings/${RECORDING_ID}`, `#calls/${CALL_ID}`]);
+    expect(one(second!, '.dead-last').textContent).toBe('12 attempts; last Jan 1 17:04:45: the receiver is down (simulated: connection refused)');
+
+    const button = one(first!, 'button.replay') as HTMLButtonElement;
+    expect(button.textContent).toBe('Replay');
+    expect(first!.querySelector(`#${button.getAttribute('aria-describedby')}`)).toBe(one(first!, '.dead-info'));
+    button.click();
+    expect(onReplay).toHaveBeenCalledOnce();
+    expect(onReplay.mock.calls[0]![0].id).toBe('dlv_3Mm4Nn5Pp6Qq7Rr8');
+    expect(onReplay.mock.calls[0]![1]).toBe(button);
+  });
+
+  it("after a replay, keep the item with the replay's result in place and a link to its delivery, without a Replay button once delivered", () => {
+    const replayedAt = T0 + 25 * 3600 * S;
+    const replayed = { ...dead(), state: 'delivered', replays: 1 };
+    const attempt = { ...dead().attempts[0]!, attempt: 1, replay: 1, at: iso(replayedAt), status: 200, ok: true, error: null };
+    replayed.attempts = [...replayed.attempts, attempt];
+    const item = one(renderDeadLetters([replayed], new Map([[replayed.id, attempt]]), () => {}), 'li.dead-letter');
+    expect(item.classList.contains('was-replayed')).toBe(true);
+    expect(item.querySelector('button.replay')).toBeNull();
+    const result = one(item, '.replay-result');
+    expect(result.getAttribute('role')).toBe('status');
+    expect(result.classList.contains('ok')).toBe(true);
+    expect(result.textContent).toBe('Replayed at Jan 2 01:00:00: delivered, HTTP 200 · see its delivery');
+    expect(one(result, 'a').getAttribute('href')).toBe(`#webhooks?about=${CALL_ID}`);
+    expect(one(item, '.dead-last').textContent).toBe('13 attempts, 1 replay; last Jan 2 01:00:00: HTTP 200');
+
+    const failedAgain = { ...attempt, status: 500, ok: false, error: 'the receiver answered HTTP 500' };
+    const still = one(renderDeadLetters([{ ...dead(), replays: 1 }], new Map([[dead().id, failedAgain]]), () => {}), 'li.dead-letter');
+    expect(one(still, '.replay-result').textContent).toBe('Replayed at Jan 2 01:00:00: failed again (the receiver answered HTTP 500) · see its delivery');
+    expect(one(still, 'button.replay')).toBeTruthy();
+  });
+
+  it('say where a dead letter comes from when there are none', () => {
+    const empty = renderDeadLetters([], new Map(), () => {});
+    expect(empty.tagName).toBe('P');
+    expect(empty.textContent).toBe('No dead letters. A delivery lands here when its 12th attempt fails, 17 h 3 m 30 s after the first.');
+  });
+});
+
+describe('a delivery (console/views.js)', () => {
+  it('shows its state, event, id, context and every attempt in a table; a pending one its next attempt', () => {
+    const pending = delivery('dlv_7Hh8Jj9Kk1Ll2Mm3', 'call.completed', { kind: 'call', id: CALL_ID }, T0 + 65 * S, [500, null, 429]);
+    const item = renderDelivery(pending, true);
+    expect(item.id).toBe('delivery-dlv_7Hh8Jj9Kk1Ll2Mm3');
+    expect(item.getAttribute('data-state')).toBe('pending');
+    expect(texts(item, '.delivery-head > :not(button)')).toEqual(['pending', 'call.completed', '3 attempts, 3 failed']);
+    expect(idsOf(item)).toEqual(['dlv_7Hh8Jj9Kk1Ll2Mm3']);
+    expect(one(item, '.about').textContent).toBe(`About ${CALL_ID}`);
+    expect(one(item, '.delivery-url').textContent).toBe(`→ ${RECEIVER}`);
+    expect((one(item, 'details') as HTMLDetailsElement).open).toBe(true);
+    expect([...item.querySelectorAll('tbody tr')].map((tr) => [tr.className, ...texts(tr, 'td')])).toEqual([
+      ['failed', '1', 'Jan 1 00:01:05', '500', 'the receiver answered HTTP 500'],
+      ['failed', '2', 'Jan 1 00:01:35', '—', 'the receiver is down (simulated: connection refused)'],
+      ['failed', '3', 'Jan 1 00:02:35', '429', 'the receiver answered HTTP 429'],
+    ]);
+    expect(one(item, 'caption').textContent).toBe('Attempts of dlv_7Hh8Jj9Kk1Ll2Mm3, call.completed');
+    expect(one(item, '.next').textContent).toBe('Next attempt at Jan 1 00:04:35');
+    expect(one(item, '.next time').getAttribute('datetime')).toBe(iso(T0 + 65 * S + 210 * S));
+  });
+
+  it('marks a replayed attempt, and keeps its attempts folded unless asked', () => {
+    const d = delivery('dlv_8Nn9Pp1Qq2Rr3Ss4', 'call.answered', { kind: 'call', id: CALL_ID }, T0 + 5 * S, [true]);
+    d.attempts.push({ ...d.attempts[0]!, replay: 1, at: iso(T0 + 3600 * S) });
+    const item = renderDelivery(d, false);
+    expect((one(item, 'details') as HTMLDetailsElement).open).toBe(false);
+    expect(item.querySelector('.next')).toBeNull();
+    expect(texts(item, 'tbody tr td.num')).toEqual(['1', 'R1·1']);
+    expect(texts(item, 'tbody tr td.result')).toEqual(['ok', 'ok (replay)']);
+    expect(one(item, '.attempt-count').textContent).toBe('2 attempts');
+  });
+});
+
+describe('the messages (console/views.js)', () => {
+  const message = (id: string, extra: Record<string, unknown>) => ({
+    id,
+    direction: 'inbound',
+    channel: 'sms',
+    from: '+14155550123',
+    to: '+14152585288',
+    body: 'Hello',
+    media: [],
+    template: null,
+    conversation_id: 'conv_8Lm2Rt5Wq9Xk1Vb4',
+    status: 'received',
+    segments: 1,
+    created_at: iso(T0),
+    sent_at: null,
+    delivered_at: null,
+    failed_at: null,
+    account: ACCOUNT,
+    ...extra,
+  });
+
+  it('groups them by conversation and renders an untrusted body as text, never as markup', () => {
+    const model = emptyModel();
+    load(model, 'message', [
+      message('msg_2Bb3Cc4Dd5Ee6Ff7', { direction: 'outbound', channel: 'mms', from: '+14152585288', to: '+14155550123', body: null, media: [{ url: 'https://example.com/a.png', content_type: 'image/png' }], status: 'delivered', created_at: iso(T0 + 7 * S) }),
+      message('msg_1Aa2Bb3Cc4Dd5Ee6', { body: XSS, segments: 2 }),
+    ]);
+    const view = renderMessages(conversations(model));
+    expect(view.querySelector('img')).toBeNull();
+    expect(view.querySelector('[onerror]')).toBeNull();
+    const conversation = one(view, 'li.conversation');
+    expect(one(conversation, '.conv-head > span.mono').textContent).toBe('+14152585288 ↔ +14155550123');
+    expect(idsOf(conversation)).toEqual(['conv_8Lm2Rt5Wq9Xk1Vb4', 'msg_1Aa2Bb3Cc4Dd5Ee6', 'msg_2Bb3Cc4Dd5Ee6Ff7']);
+    const [inbound, outbound] = [...conversation.querySelectorAll('li.bubble')];
+    expect(inbound!.className).toBe('bubble inbound');
+    expect(one(inbound!, '.bubble-body').textContent).toBe(XSS);
+    expect(one(inbound!, '.bubble-meta').textContent).toBe('Jan 1 00:00:00 received 2 segments msg_1Aa2Bb3Cc4Dd5Ee6');
+    expect(one(outbound!, '.bubble-body').textContent).toBe('(1 attachment)');
+    expect(one(outbound!, '.bubble-meta').textContent).toBe('Jan 1 00:00:07 delivered MMS · 1 segment msg_2Bb3Cc4Dd5Ee6Ff7');
+  });
+
+  it('say how to make one when there are none', () => {
+    expect(renderMessages([]).textContent).toBe('No messages yet. Send one with POST /v1/messages or deliver an inbound one with POST /__sandbox/sessions/{s}/messages/inbound.');
+  });
+});
+
+describe('the recordings (console/views.js)', () => {
+  const audioUrl = (id: string) => `/__sandbox/sessions/default/console/recordings/${id}/audio`;
+
+  it('give a ready one an audio player, its transcript and summary beside it, and links to its call and deliveries', () => {
+    const transcripts = new Map([[TRANSCRIPT_ID, transcript({ summary: `Summary with ${XSS}` })]]);
+    const view = renderRecordings([recording({ agent: 'maria' })], (id) => transcripts.get(id), audioUrl, (callId) => (callId === CALL_ID ? 3 : 0));
+    const item = one(view, 'li.rec-item');
+    expect(idsOf(item)).toEqual([RECORDING_ID, TRANSCRIPT_ID]);
+    const audio = one(item, 'audio');
+    expect(audio.getAttribute('src')).toBe(audioUrl(RECORDING_ID));
+    expect(audio.hasAttribute('controls')).toBe(true);
+    expect(audio.getAttribute('preload')).toBe('none');
+    expect(audio.getAttribute('aria-label')).toBe(`Recording ${RECORDING_ID}`);
+    expect(texts(item, '.rec-head > :not(button)')).toEqual(['ready', '60 s']);
+    expect(one(item, '.rec-meta').textContent).toBe(`Call ${CALL_ID} · agent maria · ended Jan 1 00:01:05`);
+    expect(one(item, '.rec-meta a').getAttribute('href')).toBe(`#calls/${CALL_ID}`);
+    expect(one(item, '.rec-links a').textContent).toBe('Webhook deliveries of its call (3)');
+    expect(one(item, '.rec-links a').getAttribute('href')).toBe(`#webhooks?about=${CALL_ID}`);
+    expect(item.querySelector('img')).toBeNull();
+    expect(one(item, '.summary').textContent).toBe(`Summary: Summary with ${XSS}`);
+    expect([...item.querySelectorAll('.segments li')].map((li) => texts(li, 'span'))).toEqual([
+      ['agent', '0.8 s', 'Harbour Dental, good morning. How can I help?'],
+      ['customer', '5.0 s', 'Hi, I would like to book a cleaning, Wednesday if you can.'],
+    ]);
+  });
+
+  it('say a processing one has no audio yet, and fall back to the transcript the recording carries', () => {
+    const processing = recording({ status: 'processing', ready_at: null, transcript: transcript({ status: 'processing', summary: null, segments: [] }) });
+    const item = one(renderRecordings([processing], () => undefined, audioUrl, () => 0), 'li.rec-item');
+    expect(item.querySelector('audio')).toBeNull();
+    expect(one(item, '.rec-media > p.dim').textContent).toBe('Processing: the audio is ready at recording.ready.');
+    expect(one(item, '.rec-links').textContent).toBe('No webhook deliveries');
+    expect(one(item, '.rec-transcript h3').textContent).toBe(`Transcript ${TRANSCRIPT_ID}processing`);
+    expect(one(item, '.rec-transcript > p.dim').textContent).toBe('Nothing said yet.');
+  });
+});
+
+describe('the other views (console/views.js)', () => {
+  it('numbers: a row each, with the whole id, routing, SMS and the key', () => {
+    const number = { id: 'num_3Vd8sKq1Lx5Tn0Pw', number: '+14152585288', kind: 'local', country: 'US', area_code: '415', routing: { type: 'agent', target: 'maria' }, sms: { enabled: true }, status: 'provisioned', created_at: iso(T0), account: ACCOUNT };
+    const table = renderNumbers([number, { ...number, id: 'num_4We9tLr2My6Uo1Qx', routing: null, sms: { enabled: false } }]);
+    expect(one(table, 'caption').textContent).toBe('Provisioned numbers');
+    expect(texts(table, 'th')).toEqual(['Number', 'Id', 'Kind', 'Routing', 'SMS', 'Key', 'Since']);
+    expect([...table.querySelectorAll('tbody tr')].map((tr) => texts(tr, 'td'))).toEqual([
+      ['+14152585288', 'num_3Vd8sKq1Lx5Tn0Pw', 'local · US', 'agent → maria', 'on', ACCOUNT, 'Jan 1 00:00:00'],
+      ['+14152585288', 'num_4We9tLr2My6Uo1Qx', 'local · US', '—', 'off', ACCOUNT, 'Jan 1 00:00:00'],
+    ]);
+    expect(idsOf(table)).toEqual(['num_3Vd8sKq1Lx5Tn0Pw', 'num_4We9tLr2My6Uo1Qx']);
+  });
+
+  it('subscriptions: the whole id, the receiver URL, its events and key', () => {
+    const view = renderSubscriptions([{ id: SUBSCRIPTION_ID, url: RECEIVER, events: ['call.started', 'call.completed'], created_at: iso(T0), account: ACCOUNT }]);
+    expect(idsOf(view)).toEqual([SUBSCRIPTION_ID]);
+    expect(texts(view, 'li > span')).toEqual([RECEIVER, 'call.started, call.completed', `Key ${ACCOUNT}`]);
+  });
+
+  it("an event's row: its time, type, the whole id of its subject, and what happened", () => {
+    const completed = { id: 'evt_1Hs7Tb4Ng9Wc2Kq5', type: 'call.completed', created_at: iso(T0 + 65 * S), data: { id: CALL_ID, disposition: 'answered', duration: 60 } };
+    const row = eventItem(completed, true);
+    expect(row.className).toBe('event fresh');
+    expect(row.getAttribute('data-type')).toBe('call.completed');
+    expect(one(row, 'time').getAttribute('datetime')).toBe(iso(T0 + 65 * S));
+    expect(texts(row, ':scope > *')).toEqual(['Jan 1 00:01:05', 'call.completed', CALL_ID, 'answered · 60 s']);
+    expect(idsOf(row)).toEqual([CALL_ID]);
+    const detail = (type: string, data: object) => one(eventItem({ id: 'evt_x', type, created_at: iso(T0), data }, false), '.detail').textContent;
+    expect(detail('call.started', { id: CALL_ID, from: '+14155550100', to: '+14155550123' })).toBe('+14155550100 → +14155550123');
+    expect(detail('call.answered', { id: CALL_ID, answered_by: 'voicemail' })).toBe('by voicemail');
+    expect(detail('recording.ready', { id: RECORDING_ID, duration: 125, call_id: CALL_ID })).toBe(`2 m 5 s · call ${CALL_ID}`);
+    expect(detail('transcript.ready', { id: TRANSCRIPT_ID, call_id: CALL_ID })).toBe(`call ${CALL_ID}`);
+    expect(detail('message.received', { id: 'msg_1', from: XSS, to: '+1' })).toBe(`${XSS} → +1`);
+    expect(eventItem({ id: 'evt_x', type: 'message.received', created_at: iso(T0), data: { id: 'msg_1', from: XSS, to: '+1' } }, false).querySelector('img')).toBeNull();
+  });
+
+  it('keys: newest first, the account each opens and its calls, and a button that shows them', () => {
+    const showCalls = vi.fn();
+    const keys = [
+      { key: ACCOUNT, account: ACCOUNT, createdAt: iso(T0) },
+      { key: 'SVC_TEST_n4Yb8Rp3Mk6Tw2Qc', account: 'SVC_TEST_n4Yb8Rp3Mk6Tw2Qc', createdAt: iso(T0 + 60 * S) },
+      { key: 'SVC_TEST_p5Zc9Sq4Nl7Ux3Rd', account: ACCOUNT, createdAt: iso(T0 + 120 * S) },
+    ];
+    const items = renderKeys(keys, (account) => (account === ACCOUNT ? 9 : 0), showCalls);
+    expect(items.map((li) => li.getAttribute('data-key-id'))).toEqual(['SVC_TEST_p5Zc9Sq4Nl7Ux3Rd', 'SVC_TEST_n4Yb8Rp3Mk6Tw2Qc', ACCOUNT]);
+    expect(items.map((li) => one(li, 'span.dim').textContent)).toEqual([
+      `account ${ACCOUNT} · 9 calls · made Jan 1 00:02:00`,
+      'its own account · 0 calls · made Jan 1 00:01:00',
+      'its own account · 9 calls · made Jan 1 00:00:00',
+    ]);
+    expect(items[1]!.querySelector('button:not(.id)')).toBeNull();
+    (one(items[0]!, 'button:not(.id)') as HTMLButtonElement).click();
+    expect(showCalls).toHaveBeenCalledWith(ACCOUNT);
+    expect(renderKeys([], () => 0, showCalls).map((li) => li.textContent)).toEqual(['No keys made in this session yet.']);
+  });
+
+  it("links a resource to its view", () => {
+    expect(resourceLink({ kind: 'call', id: CALL_ID }).getAttribute('href')).toBe(`#calls/${CALL_ID}`);
+    expect(resourceLink({ kind: 'message', id: 'msg_1' }).getAttribute('href')).toBe('#messages/msg_1');
+    expect(resourceLink({ kind: 'transcript', id: TRANSCRIPT_ID }).getAttribute('href')).toBe(`#recordings/${TRANSCRIPT_ID}`);
+  });
+});
