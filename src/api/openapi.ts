@@ -1,4 +1,6 @@
-import { EVENT_DATA_SCHEMAS, EVENT_TYPES } from '../state/resources.js';
+import type { JsonSchema } from '../core/schema.js';
+import { sseComment, sseFrame } from '../core/sse.js';
+import { EVENT_DATA_SCHEMAS, EVENT_TYPES, transcriptSchema } from '../state/resources.js';
 import type { AnyRoute } from './router.js';
 
 /** Every error's body: the envelope of docs/errors.md. */
@@ -114,6 +116,70 @@ function queryParameters(route: AnyRoute): Array<Record<string, unknown>> {
   });
 }
 
+/** Instants the sandbox writes, where a schema gives no example of its own: a fresh sandbox's start. */
+const INSTANT_EXAMPLE = '2026-01-01T00:00:00.000Z';
+
+/**
+ * A value `schema` describes, for a response's example: the schema's own example (`examples[0]`;
+ * every resource has one, src/state/resources.ts) or else one built from its parts: null where
+ * null is allowed, the `const`, the first of `enum`, `oneOf` or `anyOf`, an object of its required
+ * properties, an array of one item, `false`, the minimum (or 0), an instant for a date-time. So a
+ * page of calls is `{data: [<the call example>], next_cursor: null, has_more: false}`. A string
+ * with none of these has no realistic value to build, and a schema without a type none at all:
+ * both throw, naming where, so a new response cannot go out without its example.
+ */
+export function exampleOf(schema: JsonSchema, at: string): unknown {
+  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
+  const types = Array.isArray(schema.type) ? (schema.type as string[]) : typeof schema.type === 'string' ? [schema.type] : [];
+  if (types.includes('null')) return null;
+  if ('const' in schema) return schema.const;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  const branches = (schema.oneOf ?? schema.anyOf) as JsonSchema[] | undefined;
+  if (branches?.some((branch) => branch.type === 'null')) return null;
+  if (branches) return exampleOf(branches[0]!, `${at}/${schema.oneOf ? 'oneOf' : 'anyOf'}/0`);
+  switch (types[0]) {
+    case 'object': {
+      const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+      return Object.fromEntries(((schema.required ?? []) as string[]).map((name) => [name, exampleOf(properties[name] ?? {}, `${at}/properties/${name}`)]));
+    }
+    case 'array':
+      return schema.items ? [exampleOf(schema.items as JsonSchema, `${at}/items`)] : [];
+    case 'boolean':
+      return false;
+    case 'integer':
+    case 'number':
+      return typeof schema.minimum === 'number' ? schema.minimum : 0;
+    case 'string':
+      if (schema.format === 'date-time') return INSTANT_EXAMPLE;
+  }
+  throw new Error(`exampleOf: the schema at ${at || '/'} has no example to give: add \`examples\` to it (or to a schema around it).`);
+}
+
+const decoder = new TextDecoder();
+
+/** The live stream of the example transcript (a ready one: every segment at once, then `end`), frame by frame as api/transcript-stream.ts writes it. */
+function transcriptStreamExample(): string {
+  const transcript = exampleOf(transcriptSchema.openapi(), 'transcript') as { id: string; segments: object[] };
+  const frames = [sseComment(`transcript ${transcript.id}`), ...transcript.segments.map((segment, index) => sseFrame('segment', { index, ...segment }, index)), sseFrame('end', transcript)];
+  return frames.map((frame) => decoder.decode(frame)).join('');
+}
+
+/** The examples of success bodies that are text but not JSON, by `operationId media-type`. */
+const TEXT_EXAMPLES: Record<string, () => string> = { 'getTranscript text/event-stream': transcriptStreamExample };
+
+/**
+ * The media type object of a success answer: its schema and an example of the whole body, as
+ * the sandbox would send it. A binary body (a recording's WAV, `contentMediaType`) has none: no
+ * JSON string can hold its bytes.
+ */
+function successMedia(operationId: string, type: string, schema: JsonSchema): Record<string, unknown> {
+  if (type === 'application/json') return { schema, example: exampleOf(schema, `${operationId} ${type}`) };
+  const text = TEXT_EXAMPLES[`${operationId} ${type}`];
+  if (text) return { schema, example: text() };
+  if (schema.contentMediaType !== undefined) return { schema };
+  throw new Error(`openApiDocument: the ${type} answer of ${operationId} has no example: add one to TEXT_EXAMPLES.`);
+}
+
 /** Where the sandbox's users find its maintainers (the package page lists the repository and its issues). */
 export const CONTACT = { name: 'svc-sandbox', url: 'https://www.npmjs.com/package/svc-sandbox' };
 
@@ -138,7 +204,7 @@ export function openApiDocument(routes: readonly AnyRoute[], baseUrl: string): R
     const success = {
       description: response.description,
       headers: { ...refHeaders(COMMON), ...response.headers },
-      ...(response.content ? { content: Object.fromEntries(Object.entries(response.content).map(([type, { schema }]) => [type, { schema: schema() }])) } : {}),
+      ...(response.content ? { content: Object.fromEntries(Object.entries(response.content).map(([type, { schema }]) => [type, successMedia(route.operationId, type, schema())])) } : {}),
     };
     (paths[route.path] ??= {})[route.method.toLowerCase()] = {
       operationId: route.operationId,

@@ -20,6 +20,48 @@ const closed = (properties: Record<string, JsonSchema>, description: string, opt
   properties,
 });
 
+/*
+ * Examples of the control answers, telling the story of the resources' own
+ * (src/state/resources.ts): the call placed at the start completes at 21 s, and its
+ * call.completed event reaches the subscription at the first attempt.
+ */
+/** The example a resource's schema carries (its `examples[0]`). */
+export const resourceExample = (schema: { openapi(): JsonSchema }): Record<string, unknown> => (schema.openapi().examples as Array<Record<string, unknown>>)[0]!;
+const call = resourceExample(callSchema);
+const recording = resourceExample(recordingSchema);
+/** The example call answered by a person at 5 s, its transcript live from then. */
+const answeredCall = { ...call, status: 'answered', answered_by: 'human', transcript_id: recording.transcript_id, answered_at: '2026-01-01T00:00:05.000Z' };
+/** And hung up at 21 s. */
+const completedCall = {
+  ...answeredCall,
+  status: 'completed',
+  disposition: 'answered',
+  duration: 16,
+  recording_id: recording.id,
+  recording_url: recording.url,
+  ended_at: '2026-01-01T00:00:21.000Z',
+};
+/** The first event of the log: the example call placed. */
+const startedEvent = { id: 'evt_6Yp3Kd8Wm1Qz5Rx2', type: 'call.started', created_at: call.created_at, data: call };
+/** The call.completed event of the example call: what a delivery and its attempts carry. */
+export const COMPLETED_EVENT_EXAMPLE = { id: 'evt_1Hs7Tb4Ng9Wc2Kq5', type: 'call.completed', created_at: completedCall.ended_at, data: completedCall };
+/** What the example call emits after it was placed: answered, then completed. */
+export const CALL_EVENTS_EXAMPLE = [{ id: 'evt_9Vn4Jc7Rt2Xm6Pb8', type: 'call.answered', created_at: answeredCall.answered_at, data: answeredCall }, COMPLETED_EVENT_EXAMPLE];
+const attempt = {
+  deliveryId: 'dlv_6Np1Rz8Kq3Wd5Ty2',
+  eventId: COMPLETED_EVENT_EXAMPLE.id,
+  eventType: COMPLETED_EVENT_EXAMPLE.type,
+  subscriptionId: 'wh_2Jf6tY9cB4nRk8Ws',
+  url: 'https://example.com/webhooks',
+  attempt: 1,
+  replay: 0,
+  at: COMPLETED_EVENT_EXAMPLE.created_at,
+  status: 200,
+  ok: true,
+  durationMs: 12.4,
+  error: null,
+};
+
 export const callJson = (): JsonSchema => callSchema.openapi();
 export const messageJson = (): JsonSchema => messageSchema.openapi();
 export const recordingJson = (): JsonSchema => recordingSchema.openapi();
@@ -30,11 +72,12 @@ export const eventJson = (): JsonSchema => ({
   oneOf: EVENT_TYPES.map((type) =>
     closed({ id: { type: 'string', pattern: '^evt_[0-9A-Za-z]{16}$' }, type: { type: 'string', const: type }, created_at: instant, data: EVENT_DATA_SCHEMAS[type].openapi() }, `A ${type} event.`),
   ),
+  examples: [startedEvent],
 });
 
 /** `WebhookAttempt` (src/events/deliveries.ts). */
-export const attemptJson = (): JsonSchema =>
-  closed(
+export const attemptJson = (): JsonSchema => ({
+  ...closed(
     {
       deliveryId: text,
       eventId: text,
@@ -50,11 +93,13 @@ export const attemptJson = (): JsonSchema =>
       error: { type: ['string', 'null'] },
     },
     'One HTTP attempt of one webhook delivery.',
-  );
+  ),
+  examples: [attempt],
+});
 
 /** `WebhookDelivery`. */
-export const deliveryJson = (): JsonSchema =>
-  closed(
+export const deliveryJson = (): JsonSchema => ({
+  ...closed(
     {
       id: text,
       eventId: text,
@@ -70,11 +115,26 @@ export const deliveryJson = (): JsonSchema =>
     },
     'One event on its way to one subscription.',
     ['chaos'],
-  );
+  ),
+  examples: [
+    {
+      id: attempt.deliveryId,
+      eventId: attempt.eventId,
+      eventType: attempt.eventType,
+      subscriptionId: attempt.subscriptionId,
+      url: attempt.url,
+      state: 'delivered',
+      attempts: [attempt],
+      nextAttemptAt: null,
+      replays: 0,
+      event: COMPLETED_EVENT_EXAMPLE,
+    },
+  ],
+});
 
 /** `ActiveFault`; `remaining` is null for a rule injected with `times: Infinity`. */
-export const faultJson = (): JsonSchema =>
-  closed(
+export const faultJson = (): JsonSchema => ({
+  ...closed(
     {
       method: { type: ['string', 'null'] },
       path: { type: ['string', 'null'] },
@@ -84,11 +144,13 @@ export const faultJson = (): JsonSchema =>
       remaining: { type: ['integer', 'null'], minimum: 1, description: 'Hits left; null: until cleared (times: Infinity).' },
     },
     'An injected fault with hits left.',
-  );
+  ),
+  examples: [{ method: 'POST', path: '/v1/calls', status: 503, network: false, retryAfter: 2, remaining: 1 }],
+});
 
 /** A key made by `keys.create`, with what it was made with. */
-export const apiKeyJson = (): JsonSchema =>
-  closed(
+export const apiKeyJson = (): JsonSchema => ({
+  ...closed(
     {
       key: text,
       createdAt: instant,
@@ -98,4 +160,7 @@ export const apiKeyJson = (): JsonSchema =>
     },
     'A test key.',
     ['account', 'plan', 'scopes'],
-  );
+  ),
+  // A key made with a plan and scopes (the session's own key lists `key` and `createdAt` only).
+  examples: [{ key: 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_Vq2Lm8Xr5Tk1Wz7N', createdAt: '2026-01-01T00:00:00.000Z', plan: 'standard', scopes: ['calls:read', 'messages:*'] }],
+});

@@ -371,6 +371,12 @@ export function object<S extends Shape>(
      * holds the two to the same verdicts.
      */
     variants?: readonly Variant<S>[];
+    /**
+     * A realistic value of the object, as the sandbox would write it: the document's
+     * `examples` of the schema, from which src/api/openapi.ts `exampleOf` builds each
+     * response's example (a list's is a page holding this one).
+     */
+    example?: ObjectOf<S>;
   },
 ): ObjectSchema<S> {
   const keys = Object.keys(shape);
@@ -403,9 +409,11 @@ export function object<S extends Shape>(
     },
     openapi: () => {
       const required = keys.filter((k) => !('optional' in shape[k]!));
+      const examples = opts.example === undefined ? {} : { examples: [opts.example] };
       if (opts.variants) {
         return {
           description: opts.description,
+          ...examples,
           oneOf: opts.variants.map((v) => ({
             type: 'object',
             title: v.title,
@@ -423,6 +431,7 @@ export function object<S extends Shape>(
         properties: Object.fromEntries(keys.map((k) => [k, shape[k]!.openapi()])),
         ...(required.length > 0 ? { required } : {}),
         ...opts.rules,
+        ...examples,
       };
     },
   };

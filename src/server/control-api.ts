@@ -13,7 +13,7 @@ import { durationSchema } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
 import { segmentsOf } from '../core/path-pattern.js';
 import { dateTime, integer, object, oneOf, optional, queryObject, string, type JsonSchema } from '../core/schema.js';
-import { apiKeyJson, attemptJson, callJson, deliveryJson, eventJson, faultJson, messageJson } from '../control/json-schemas.js';
+import { apiKeyJson, attemptJson, callJson, deliveryJson, eventJson, faultJson, messageJson, resourceExample } from '../control/json-schemas.js';
 import { advanceAnswer, advanceUntil, createKey, keyBody, keyAnswer, scriptingRoutes, withUntil } from './control-scripting.js';
 import { deliveryPage, eventPage, pageOf, pageParameters, slicePage } from './control-pages.js';
 import { snapshotField, snapshotRoutes } from './control-snapshots.js';
@@ -70,6 +70,8 @@ const list = (items: JsonSchema): JsonSchema => ({ type: 'object', required: ['d
 /** A call as the console's list gives it: the call, and what its timeline draws. */
 function callWithTimeline(): JsonSchema {
   const call = callJson() as { properties: Record<string, JsonSchema>; required?: string[] };
+  // The call example just placed: nothing on its timeline yet.
+  const example = { ...resourceExample({ openapi: callJson }), timeline: { recording: null, transcript: null, webhooks: [] } };
   const ready = {
     type: ['object', 'null'],
     additionalProperties: false,
@@ -92,8 +94,18 @@ function callWithTimeline(): JsonSchema {
         properties: { recording: ready, transcript: ready, webhooks: { type: 'array', items: webhookMark } },
       },
     },
+    examples: [example],
   };
 }
+
+/** A session as the session list and GET /sessions/{s} give it. */
+const sessionJson: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'seed', 'now'],
+  properties: { id: { type: 'string' }, seed: { type: 'integer' }, now: { type: 'string', format: 'date-time' } },
+  examples: [{ id: 'ses_4kT9wQ2mX7bN1cRz', seed: 42, now: '2026-01-01T09:00:00.000Z' }],
+};
 
 /** The control routes, in the order of docs/server.md's table (then the console's extras). */
 export const controlRoutes: ControlRoute[] = [
@@ -113,9 +125,18 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'Start a session: a sandbox of its own, with its own clock and seed',
     operationId: 'createSession',
     body: sessionBody,
+    examples: {
+      seeded: { summary: 'A session of its own seed, its clock starting at 09:00 UTC', value: { seed: 42, startTime: '2026-01-01T09:00:00Z' } },
+      fork: { summary: 'A fork of the default session: its state now, to diverge from', value: { from: 'default' } },
+    },
     status: 201,
     global: true,
-    response: { type: 'object', required: ['id', 'apiKey', 'now'], properties: { id: { type: 'string' }, apiKey: { type: 'string' }, now: { type: 'string', format: 'date-time' } } },
+    response: {
+      type: 'object',
+      required: ['id', 'apiKey', 'now'],
+      properties: { id: { type: 'string' }, apiKey: { type: 'string' }, now: { type: 'string', format: 'date-time' } },
+      examples: [{ id: 'ses_4kT9wQ2mX7bN1cRz', apiKey: 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_8Hd3Lp6Vs0Yf5JuA', now: '2026-01-01T09:00:00.000Z' }],
+    },
     run: ({ sessions, body }) => {
       const { session, apiKey } = sessions.create(body);
       return json(201, { id: session.id, apiKey, now: session.sandbox.now().toISOString() });
@@ -128,7 +149,7 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'listSessions',
     status: 200,
     global: true,
-    response: pageOf({ type: 'object', required: ['id', 'seed', 'now'], properties: { id: { type: 'string' }, seed: { type: 'integer' }, now: { type: 'string', format: 'date-time' } } }),
+    response: pageOf(sessionJson),
     query: pageParameters,
     run: ({ sessions, query }) => {
       const page = slicePage(sessions.list(), (s) => s.id, query, 'sessions', '');
@@ -152,6 +173,10 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'Move the session\'s virtual clock by `duration` (sandbox.advance), or until an event of type `until` (sandbox.advanceUntil)',
     operationId: 'advance',
     body: withUntil(advanceBody),
+    examples: {
+      duration: { summary: 'Ninety seconds of virtual time', value: { duration: '90s' } },
+      until: { summary: 'Until the next call completes, an hour at most', value: { until: 'call.completed', max: '1h' } },
+    },
     status: 200,
     response: advanceAnswer,
     run: async ({ session, body }) => {
@@ -220,6 +245,7 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'Make a test key of this session, with a plan and scopes (sandbox.keys.create)',
     operationId: 'createKey',
     body: keyBody,
+    examples: { readOnly: { summary: 'A key that reads calls and does anything with messages', value: { plan: 'standard', scopes: ['calls:read', 'messages:*'] } } },
     status: 201,
     response: keyAnswer,
     run: createKey,
@@ -256,6 +282,7 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'Inject a fault (sandbox.faults.inject)',
     operationId: 'injectFault',
     body: faultRule,
+    examples: { outage: { summary: 'The next call placed gets 503 with Retry-After: 2', value: { method: 'POST', path: '/v1/calls', status: 503, retryAfter: 2, times: 1 } } },
     status: 201,
     response: list(faultJson()),
     run: ({ session, body }) => {
@@ -280,6 +307,7 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'Script calls to a number (sandbox.network.setBehavior)',
     operationId: 'setBehavior',
     body: callBehavior,
+    examples: { answered: { summary: 'Calls ring 8 s, then Maria answers and talks for 45 s', value: { outcome: 'answered', ring: '8s', talk: '45s', answeredBy: 'human', agent: 'maria' } } },
     status: 204,
     fields: { behavior: '' },
     run: ({ session, params, body }) => {
@@ -304,6 +332,7 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'Answer a ringing call now (sandbox.calls.answer)',
     operationId: 'answerCall',
     body: answerOptions,
+    examples: { human: { summary: 'A person picks up', value: { by: 'human' } } },
     status: 200,
     response: callJson(),
     run: ({ session, params, body }) => json(200, session.sandbox.calls.answer(params.id!, body)),
@@ -323,6 +352,7 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'Ring a number of an account from outside (sandbox.calls.inbound)',
     operationId: 'inboundCall',
     body: inboundCallOptions,
+    examples: { provisioned: { summary: "A customer calls one of the account's numbers (`to`: a number it provisioned)", value: { from: '+14155550123', to: '+14152585288' } } },
     status: 201,
     response: callJson(),
     run: ({ session, body }) => json(201, session.sandbox.calls.inbound(body)),
@@ -333,6 +363,7 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'Deliver an inbound SMS or MMS (sandbox.messages.inbound)',
     operationId: 'inboundMessage',
     body: inboundMessageOptions,
+    examples: { sms: { summary: "A customer texts one of the account's numbers (`to`: a number it provisioned)", value: { from: '+14155550123', to: '+14152585288', body: 'Can I move my cleaning to Thursday?' } } },
     status: 201,
     response: messageJson(),
     run: ({ session, body }) => json(201, session.sandbox.messages.inbound(body)),

@@ -1,4 +1,5 @@
 import { CONSOLE_KINDS, consoleItemJson, type ConsoleKind } from '../control/console-view.js';
+import type { JsonSchema } from '../core/schema.js';
 import { SandboxError } from '../core/errors.js';
 import { consoleViewOf } from '../sandbox.js';
 import { pageOf, pageParameters, slicePage } from './control-pages.js';
@@ -25,6 +26,18 @@ const TITLE: Record<ConsoleKind, string> = {
   delivery: 'Every webhook delivery of the session, oldest first, with the resource its event is about',
 };
 
+/** The key of the session that made the examples' resources. */
+const ACCOUNT = 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_8Hd3Lp6Vs0Yf5JuA';
+
+/** An item of a console list: the resource's example with its account (and, for a delivery, what its event is about). */
+function consoleItem(kind: ConsoleKind): JsonSchema {
+  const item = consoleItemJson(kind);
+  const resource = (item.examples as Array<Record<string, unknown>>)[0]!;
+  // A delivery's example carries the example call's call.completed event.
+  const call = kind === 'delivery' ? (resource.event as { data: { id: string } }).data.id : null;
+  return { ...item, examples: [{ ...resource, account: ACCOUNT, ...(call === null ? {} : { about: { kind: 'call', id: call }, call_id: call }) }] };
+}
+
 /**
  * The console's reads (docs/console.md): each kind of resource across all of the session's
  * accounts, each item with the account it belongs to, paged as the other control lists; and a
@@ -40,7 +53,7 @@ export const consoleRoutes: ControlRoute[] = [
       description: `${TITLE[kind]}, across all of the session's accounts: each item is the resource as the API shows it, plus \`account\`, the account (key) it belongs to${kind === 'delivery' ? ', `about` (the resource its event is about) and `call_id`' : ''}. The console reads it when its stream opens, then follows the stream's \`change\` frames, whose items have the same shape (docs/console.md).`,
       operationId: `console${PLURAL[kind][0]!.toUpperCase()}${PLURAL[kind].slice(1)}`,
       status: 200,
-      response: pageOf(consoleItemJson(kind)),
+      response: pageOf(consoleItem(kind)),
       query: pageParameters,
       run: ({ session, query }) => json(200, slicePage(consoleViewOf(session.sandbox).list(kind), (item) => item.id, query, `console-${PLURAL[kind]}`, session.id)),
     }),

@@ -1,4 +1,4 @@
-import type { Routable } from '../api/router.js';
+import type { Routable, Route } from '../api/router.js';
 import type { JsonSchema, ObjectSchema, Schema } from '../core/schema.js';
 import type { Session, Sessions } from './sessions.js';
 
@@ -30,7 +30,12 @@ export interface ControlRoute<B = any, Q = any> extends Routable {
   operationId: string;
   /** Parses the JSON body before `run` (the schema the library function the route calls checks with); its refusal is the 400. */
   body?: Schema<B>;
-  /** The success status and its body's schema. */
+  /**
+   * Bodies the server accepts, by name (the document's `examples`, as a `/v1` route's): every
+   * row with a `body` has one; test/server/control-examples.test.ts sends each to a server.
+   */
+  examples?: Route['examples'];
+  /** The success status and its body's schema (with `examples` where api/openapi.ts `exampleOf` cannot build one). */
   status: number;
   response?: JsonSchema;
   /** The success body's media type, when it is not JSON (a recording's `audio/wav`). */

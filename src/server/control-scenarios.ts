@@ -1,4 +1,4 @@
-import { EVENT_TYPES, eventJson } from '../control/json-schemas.js';
+import { callJson, EVENT_TYPES, eventJson, resourceExample } from '../control/json-schemas.js';
 import { scenarioResultJsonSchema, scenarioSchema } from '../control/scenario.js';
 import { TRIGGER_OVERRIDES } from '../control/triggers.js';
 import { custom, invalid, object, oneOf, optional, string, type Schema } from '../core/schema.js';
@@ -39,6 +39,29 @@ const triggerBody = object(
   { description: 'Make one event of `type` through a real state change.' },
 );
 
+/** The resources' example call (src/state/resources.ts) to a busy line: completed at 1 s, never answered. */
+const placed = resourceExample({ openapi: callJson });
+const busyCall = { ...placed, status: 'completed', disposition: 'busy', duration: 0, ended_at: '2026-01-01T00:00:01.000Z' };
+const callId = String(placed.id);
+const busyLine = (at: string, offsetMs: number) => ({ offsetMs, at, subject: callId, callId });
+
+/** What the scenario example (a busy line) comes to, as a fresh session runs it. */
+const scenarioResultExample = {
+  name: 'A busy line',
+  passed: true,
+  held: 1,
+  timeline: [
+    { offsetMs: 0, at: '2026-01-01T00:00:00.000Z', kind: 'setup', text: 'network +14155550123: outcome=busy' },
+    { offsetMs: 0, at: '2026-01-01T00:00:00.000Z', kind: 'request', text: `POST /v1/calls -> 201 ${callId} ringing`, subject: callId },
+    { ...busyLine('2026-01-01T00:00:00.000Z', 0), kind: 'event', text: `call.started      ${callId} ringing outbound +14155550100 -> +14155550123`, eventType: 'call.started' },
+    { ...busyLine('2026-01-01T00:00:01.000Z', 1000), kind: 'event', text: `call.completed    ${callId} completed disposition=busy duration=0s`, eventType: 'call.completed' },
+    { offsetMs: 5000, at: '2026-01-01T00:00:05.000Z', kind: 'expect', text: `ok   GET /v1/calls/${callId}: status, disposition, duration` },
+  ],
+  failure: null,
+  startedAt: '2026-01-01T00:00:00.000Z',
+  endedAt: '2026-01-01T00:00:05.000Z',
+};
+
 /** Each with a `description` of its own, which the control document uses (src/server/openapi.ts). */
 export const scenarioRoutes: ControlRoute[] = [
   controlRoute({
@@ -49,8 +72,21 @@ export const scenarioRoutes: ControlRoute[] = [
     description:
       'Runs a scenario file (docs/scenarios.md; its JSON Schema is svc-sandbox/scenario.schema.json) on the session from its current virtual now, as the session\'s key: numbers, subscriptions and the carrier first, then each step at its `at`. Answers 200 with `passed`, the timeline and the first expectation that failed with what was seen instead; 400 with `param` the JSON path when the file is not valid.',
     body: scenarioSchema,
+    examples: {
+      busy: {
+        summary: 'A call to a busy line completes busy',
+        value: {
+          name: 'A busy line',
+          network: { '+14155550123': [{ outcome: 'busy' }] },
+          steps: [
+            { at: '0s', request: { method: 'POST', path: '/v1/calls', body: { to: '+14155550123', from: '+14155550100' }, as: 'call' } },
+            { at: '5s', expect: { resources: [{ path: '/v1/calls/{{call.id}}', fields: { status: 'completed', disposition: 'busy', duration: 0 } }] } },
+          ],
+        },
+      },
+    },
     status: 200,
-    response: scenarioResultJsonSchema(),
+    response: { ...scenarioResultJsonSchema(), examples: [scenarioResultExample] },
     run: async ({ session, body }) => {
       const key = sessionKey(session);
       return json(200, await session.sandbox.run(body, key === undefined ? {} : { apiKey: key }));
@@ -64,8 +100,9 @@ export const scenarioRoutes: ControlRoute[] = [
     description:
       'Makes one event of `type` through the smallest real story that ends in it, told through /v1 with the session\'s key (or `apiKey`): the resource read afterwards equals the event\'s data and the webhook is signed like any other. Virtual time moves as far as the story needs. `data` sets fields of the event\'s data (docs/scenarios.md, "Triggers"); an unknown one is 400 naming `data.<field>`.',
     body: triggerBody,
+    examples: { busy: { summary: 'A call.completed of a call that found the line busy', value: { type: 'call.completed', data: { disposition: 'busy' } } } },
     status: 201,
-    response: eventJson(),
+    response: { ...eventJson(), examples: [{ id: 'evt_3Ld8Qw1Zk5Ns9Hy6', type: 'call.completed', created_at: busyCall.ended_at, data: busyCall }] },
     fields: { overrides: 'data' },
     run: async ({ session, body }) => {
       const apiKey = body.apiKey ?? sessionKey(session);

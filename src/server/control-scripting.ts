@@ -1,4 +1,4 @@
-import { apiKeyJson, attemptJson, callJson, EVENT_TYPES, eventJson, faultJson, messageJson, recordingJson, transcriptJson } from '../control/json-schemas.js';
+import { apiKeyJson, attemptJson, callJson, CALL_EVENTS_EXAMPLE, EVENT_TYPES, eventJson, faultJson, messageJson, recordingJson, transcriptJson } from '../control/json-schemas.js';
 import { script as conversationScript, timingOptions as recordingTiming } from '../control/media.js';
 import { callBehavior, messageBehavior } from '../control/network.js';
 import { webhookFilter } from '../control/webhooks.js';
@@ -97,6 +97,8 @@ export const advanceAnswer: JsonSchema = {
   additionalProperties: false,
   required: ['now', 'events'],
   properties: { now: { type: 'string', format: 'date-time' }, events: { type: 'array', items: eventJson() }, event: { ...eventJson(), description: 'With `until`: the event that stopped the clock.' } },
+  // `{"duration": "21s"}` once the resources' example call was placed: it is answered at 5 s and ends at 21 s.
+  examples: [{ now: '2026-01-01T00:00:21.000Z', events: CALL_EVENTS_EXAMPLE }],
 };
 
 /** `POST /sessions/{s}/keys`: `sandbox.keys.create` with `plan`, `scopes` (and `account`) for a key of this session. */
@@ -104,6 +106,7 @@ export const keyBody = object({ plan: keyOptions.shape.plan, scopes: keyOptions.
 export const keyAnswer: JsonSchema = {
   ...apiKeyJson(),
   required: ['key', 'plan', 'scopes'],
+  examples: [{ key: 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_Vq2Lm8Xr5Tk1Wz7N', plan: 'standard', scopes: ['calls:read', 'messages:*'] }],
 };
 
 /** Makes a key of `session` as `POST .../keys` does: with its defaults spelled out. */
@@ -123,7 +126,13 @@ export const scriptingRoutes: Row[] = [
     summary: 'One session: its seed and virtual now (sandbox.now)',
     operationId: 'getSession',
     status: 200,
-    response: { type: 'object', additionalProperties: false, required: ['id', 'seed', 'now'], properties: { id: { type: 'string' }, seed: { type: 'integer' }, now: { type: 'string', format: 'date-time' } } },
+    response: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['id', 'seed', 'now'],
+      properties: { id: { type: 'string' }, seed: { type: 'integer' }, now: { type: 'string', format: 'date-time' } },
+      examples: [{ id: 'ses_4kT9wQ2mX7bN1cRz', seed: 42, now: '2026-01-01T09:00:00.000Z' }],
+    },
     run: ({ session }) => json(200, { id: session.id, seed: session.seed, now: session.sandbox.now().toISOString() }),
   }),
   controlRoute({
@@ -137,6 +146,7 @@ export const scriptingRoutes: Row[] = [
       additionalProperties: false,
       required: ['name', 'message', 'at'],
       properties: { name: { type: 'string' }, message: { type: 'string' }, requestId: { type: 'string' }, at: { type: 'string' } },
+      examples: [{ name: 'TypeError', message: "Cannot read properties of undefined (reading 'id')", requestId: 'req_8Tq2Wm5Kx1Rb7Nc4', at: '2026-01-01T00:00:00.000Z' }],
     }),
     run: ({ session }) =>
       json(200, {
@@ -192,6 +202,7 @@ export const scriptingRoutes: Row[] = [
     summary: 'When recordings and transcripts of calls that end from now on become ready (sandbox.recordings.setTiming)',
     operationId: 'setRecordingTiming',
     body: recordingTiming,
+    examples: { quick: { summary: 'Recordings ready 5 s after a call ends, transcripts 15 s after', value: { recordingDelay: '5s', transcriptDelay: '15s' } } },
     status: 204,
     run: changes(({ session, body }) => session.sandbox.recordings.setTiming(body)),
   }),
@@ -201,6 +212,7 @@ export const scriptingRoutes: Row[] = [
     summary: 'When the recording and transcript of this one call become ready; set it before the call ends (sandbox.recordings.setTiming with callId)',
     operationId: 'setCallRecordingTiming',
     body: recordingTiming,
+    examples: { slow: { summary: "This call's transcript takes two minutes", value: { transcriptDelay: '2m' } } },
     status: 204,
     fields: { callId: 'id' },
     run: changes(({ session, params, body }) => session.sandbox.recordings.setTiming(body, params.id!)),
@@ -211,6 +223,17 @@ export const scriptingRoutes: Row[] = [
     summary: 'The conversation a ringing call will carry (sandbox.transcripts.setScript)',
     operationId: 'setConversationScript',
     body: scriptBody,
+    examples: {
+      booking: {
+        summary: 'Two lines, timed by the sandbox',
+        value: {
+          lines: [
+            { speaker: 'agent', text: 'Harbour Dental, good morning. How can I help?' },
+            { speaker: 'customer', text: 'I would like to book a cleaning on Wednesday.' },
+          ],
+        },
+      },
+    },
     status: 204,
     fields: { callId: 'id' },
     run: changes(({ session, params, body }) => session.sandbox.transcripts.setScript(params.id!, body.lines)),
@@ -231,6 +254,7 @@ export const scriptingRoutes: Row[] = [
     summary: 'The next calls to a number take these behaviours, one each (sandbox.network.queueBehavior)',
     operationId: 'queueBehavior',
     body: callQueue,
+    examples: { busyThenAnswered: { summary: 'The next call finds the line busy; the one after is answered', value: { behaviors: [{ outcome: 'busy' }, { outcome: 'answered', ring: '8s', talk: '45s' }] } } },
     status: 204,
     run: changes(({ session, params, body }) => session.sandbox.network.queueBehavior(params.number!, ...body.behaviors)),
   }),
@@ -240,6 +264,7 @@ export const scriptingRoutes: Row[] = [
     summary: 'How messages to a number end, until cleared (sandbox.network.setMessageBehavior)',
     operationId: 'setMessageBehavior',
     body: messageBehavior,
+    examples: { failed: { summary: 'Messages to the number fail from now on', value: { outcome: 'failed' } } },
     status: 204,
     fields: { behavior: '' },
     run: changes(({ session, params, body }) => session.sandbox.network.setMessageBehavior(params.number!, body)),
@@ -250,6 +275,7 @@ export const scriptingRoutes: Row[] = [
     summary: 'The next messages to a number take these behaviours, one each (sandbox.network.queueMessageBehavior)',
     operationId: 'queueMessageBehavior',
     body: messageQueue,
+    examples: { failThenDeliver: { summary: 'The next message fails; the one after is delivered', value: { behaviors: [{ outcome: 'failed' }, { outcome: 'delivered' }] } } },
     status: 204,
     run: changes(({ session, params, body }) => session.sandbox.network.queueMessageBehavior(params.number!, ...body.behaviors)),
   }),
@@ -281,6 +307,18 @@ export const scriptingRoutes: Row[] = [
         apiKey: { type: ['string', 'null'] },
         at: { type: 'string', format: 'date-time' },
       },
+      examples: [
+        {
+          requestId: 'req_8Tq2Wm5Kx1Rb7Nc4',
+          method: 'GET',
+          path: '/v1/calls/{id}',
+          target: '/v1/calls/call_7mQ2xK9pR4tLw8Zb',
+          status: 200,
+          errorCode: null,
+          apiKey: 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_8Hd3Lp6Vs0Yf5JuA',
+          at: '2026-01-01T00:00:30.000Z',
+        },
+      ],
     }),
     query: pageParameters,
     run: ({ session, query }) => json(200, slicePage(session.sandbox.requests.list(), (r) => r.requestId, query, 'requests', session.id)),
@@ -293,6 +331,7 @@ export const scriptingRoutes: Row[] = [
     summary: 'Replay every dead letter (matching the filter) whose subscription still exists (sandbox.webhooks.replayAll)',
     operationId: 'replayAllDeadLetters',
     body: webhookFilter,
+    examples: { calls: { summary: 'Every dead call.completed delivery', value: { type: 'call.completed' } } },
     status: 200,
     response: list(attemptJson()),
     run: async ({ session, body }) => {

@@ -1,3 +1,4 @@
+import { packageVersion } from '../core/package-version.js';
 import { custom, type JsonSchema, type Schema } from '../core/schema.js';
 import { SNAPSHOT_FORMAT, type SandboxSnapshot } from '../control/snapshots.js';
 import { json } from './http.js';
@@ -23,6 +24,32 @@ export function snapshotJson(): JsonSchema {
       attempts: { type: 'array', items: { type: 'array', description: 'A [key, result] pair.', items: {} } },
       apiKey: { type: 'string', description: "The session's key: a session made from this snapshot answers with a key that stands for it." },
     },
+    examples: [snapshotExample()],
+  };
+}
+
+/** The snapshot of a session that has subscribed a webhook, its one input: what `GET .../snapshot` answers then. */
+function snapshotExample(): Record<string, unknown> {
+  const apiKey = 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_8Hd3Lp6Vs0Yf5JuA';
+  const body = JSON.stringify({ url: 'https://example.com/webhooks', events: ['call.completed'] });
+  return {
+    format: SNAPSHOT_FORMAT,
+    version: packageVersion(),
+    options: { baseUrl: 'http://127.0.0.1:12111', seed: 42, startTime: '2026-01-01T09:00:00.000Z', keys: {}, onlyConfiguredKeys: false, aiHandler: 'ava', dialInterval: 1000, webhookTimeout: 10000, templates: {}, clock: 'manual' },
+    now: '2026-01-01T09:00:00.000Z',
+    inputs: [
+      { kind: 'call', at: 1767258000000, name: 'keys.create', args: [{ key: apiKey }] },
+      {
+        kind: 'request',
+        at: 1767258000000,
+        method: 'POST',
+        path: '/v1/webhooks',
+        headers: [['authorization', `Bearer ${apiKey}`], ['content-length', String(body.length)], ['content-type', 'application/json']],
+        body,
+      },
+    ],
+    attempts: [],
+    apiKey,
   };
 }
 

@@ -1,17 +1,13 @@
+import { exampleOf } from '../api/openapi.js';
+import { sseComment, sseFrame } from '../core/sse.js';
+import { eventJson } from '../control/json-schemas.js';
 import type { ControlRoute } from './control-api.js';
 
-const ERROR = {
-  description: 'An error, in the envelope every answer uses (docs/errors.md).',
-  content: {
-    'application/json': {
-      schema: {
-        type: 'object',
-        required: ['error'],
-        properties: { error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' }, param: { type: 'string' } } } },
-      },
-    },
-  },
-};
+/** The error envelope every answer uses (docs/errors.md): the `/v1` document's `Error` schema. */
+const ENVELOPE = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+const ERROR = { description: 'An error, in the envelope every answer uses (docs/errors.md).', content: ENVELOPE };
+/** What the control API answers when the sandbox server fails unexpectedly (control-api.ts `serverFailure`): listed on every control operation, one status, never `5XX`. */
+const FAILURE = { description: 'The sandbox server failed unexpectedly (a bug): 500 `internal_error`, the failure in its message.', content: ENVELOPE };
 
 /**
  * What each control operation does and its main rules, by operationId (the document's
@@ -78,8 +74,8 @@ function controlExample(name: string, path: string): string | undefined {
   if (name === 'id' && path.includes('/dead-letters/')) return 'dlv_6Np1Rz8Kq3Wd5Ty2';
   if (name === 'id' && path.includes('/calls/')) return 'call_7mQ2xK9pR4tLw8Zb';
   if (name === 'id' && path.includes('/messages/')) return 'msg_3Jk8Vw2Qp5Rt9Lx1';
-  if (name === 'id' && path.includes('/recordings/')) return 'rec_9Bz4Nq7Hs2Wm6Kc3';
-  if (name === 'id' && path.includes('/transcripts/')) return 'trn_5Tg1Xc8Md3Pv7Ya2';
+  if (name === 'id' && path.includes('/recordings/')) return 'rec_5Hc2vN8qT1mXy7Ka';
+  if (name === 'id' && path.includes('/transcripts/')) return 'trn_9Rb4wL2sK7pQx3Mf';
   return undefined;
 }
 
@@ -106,6 +102,7 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
       if (example !== undefined) Object.assign(parameter, { example });
     }
     const own = route.description;
+    if (route.body && !route.examples) throw new Error(`serverOpenApi: ${route.method} ${full} has a body but no examples.`);
     (paths[full] ??= {})[route.method.toLowerCase()] = {
       operationId: route.operationId,
       summary: route.summary,
@@ -113,15 +110,16 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
       tags: ['control'],
       security: [],
       ...(parameters.length ? { parameters } : {}),
-      ...(route.body ? { requestBody: { required: false, content: { 'application/json': { schema: route.body.openapi() } } } } : {}),
+      ...(route.body ? { requestBody: { required: false, content: { 'application/json': { schema: route.body.openapi(), examples: route.examples } } } } : {}),
       responses: {
-        [String(route.status)]: route.status === 204 ? { description: 'Done.' } : { description: 'Done.', content: { [route.contentType ?? 'application/json']: { schema: route.response ?? { type: 'object' } } } },
+        [String(route.status)]: route.status === 204 ? { description: 'Done.' } : { description: 'Done.', content: { [route.contentType ?? 'application/json']: controlMedia(route) } },
         '400': ERROR,
         // A foreign Origin or Host, or a webhook delivery (docs/server.md, "Security model").
         '403': ERROR,
         '404': ERROR,
         '409': ERROR,
         ...(route.body ? { '413': ERROR } : {}),
+        '500': FAILURE,
       },
     };
   }
@@ -138,17 +136,27 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
         { name: 's', in: 'path', required: true, schema: { type: 'string' }, description: 'A session id; `default` always exists.', example: 'default' },
         { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string', pattern: '^[0-9]+$' }, description: 'Resume after this many events.', example: '12' },
       ],
-      responses: { '200': { description: 'The stream; it ends when the session is deleted.', content: { 'text/event-stream': { schema: { type: 'string' } } } }, '403': ERROR, '404': ERROR },
+      responses: {
+        '200': { description: 'The stream; it ends when the session is deleted.', content: { 'text/event-stream': { schema: { type: 'string' }, example: sessionStreamExample() } } },
+        '403': ERROR,
+        '404': ERROR,
+        '500': FAILURE,
+      },
     },
   };
-  const page = (operationId: string, summary: string, description: string, type: string, answer: string) => ({
+  /** A page served beside the table; `example` its body's example (none for the console's HTML, a whole page). */
+  const page = (operationId: string, summary: string, description: string, type: string, answer: string, example?: unknown) => ({
     get: {
       operationId,
       summary,
       description,
       tags: ['control'],
       security: [],
-      responses: { '200': { description: answer, content: { [type]: { schema: { type: type === 'text/html' ? 'string' : 'object' } } } }, '403': ERROR },
+      responses: {
+        '200': { description: answer, content: { [type]: { schema: { type: type === 'text/html' ? 'string' : 'object' }, ...(example === undefined ? {} : { example }) } } },
+        '403': ERROR,
+        '500': FAILURE,
+      },
     },
   });
   paths['/__sandbox/console'] = page(
@@ -164,6 +172,7 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
     'This OpenAPI 3.1 document: the `/v1` API as `sandbox.openapi()` describes it, and the control API.',
     'application/json',
     'The OpenAPI 3.1 document of the server.',
+    documentExample('3.1.0', url),
   );
   paths['/__sandbox/openapi-3.0.json'] = page(
     'getOpenApi30',
@@ -171,6 +180,7 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
     'This document in OpenAPI 3.0.3, for tools that read no 3.1 yet (kin-openapi, older generators): the same operations, with what 3.0 cannot say (webhooks, if/then rules) left out.',
     'application/json',
     'The OpenAPI 3.0.3 document of the server.',
+    documentExample('3.0.3', url),
   );
   uniqueOperationIds(paths);
   return {
@@ -182,6 +192,36 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
       { name: 'control', description: 'The sandbox server\'s control API (docs/server.md): sessions, virtual time, scripting. No authentication: it listens on loopback.' },
     ],
     paths,
+  };
+}
+
+/**
+ * The media type of a control route's success body: its schema, and an example of the whole
+ * body built from it (api/openapi.ts `exampleOf`: the resources' examples, and the `examples`
+ * the control schemas carry). A binary body (a recording's WAV) has none: no JSON string can hold its bytes.
+ */
+function controlMedia(route: ControlRoute): Record<string, unknown> {
+  const schema = route.response ?? { type: 'object' };
+  if (schema.contentMediaType !== undefined) return { schema };
+  return { schema, example: exampleOf(schema, route.operationId) };
+}
+
+const decoder = new TextDecoder();
+
+/** The start of a session stream as server/stream.ts writes it: its comment, the first event of the log, the first `change` frame. */
+function sessionStreamExample(): string {
+  const event = exampleOf(eventJson(), 'streamSession') as { created_at: string };
+  const frames = [sseComment('svc-sandbox session stream', 1000), sseFrame('event', event, 1), sseFrame('change', { now: event.created_at, changes: [] })];
+  return frames.map((frame) => decoder.decode(frame)).join('');
+}
+
+/** The served document, shortened to one operation: its example (the whole document is this very one). */
+function documentExample(openapi: string, url: string): Record<string, unknown> {
+  return {
+    openapi,
+    info: { title: 'Voice and Messaging API and control API (svc-sandbox server)', version: 'v1' },
+    servers: [{ url }],
+    paths: { '/__sandbox/health': { get: { operationId: 'health', summary: 'Is the server up', responses: { '200': { description: 'Done.' } } } } },
   };
 }
 
@@ -246,7 +286,8 @@ function schema30(input: unknown): Json {
 function schemas30(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(schemas30);
   if (!isObject(node)) return node;
-  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, key === 'schema' ? schema30(value) : schemas30(value)]));
+  // An `example` or `examples` beside a schema is a value, not a schema: kept as it is.
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, key === 'schema' ? schema30(value) : key === 'example' || key === 'examples' ? value : schemas30(value)]));
 }
 
 /**

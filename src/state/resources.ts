@@ -55,6 +55,18 @@ export type RecordingStatus = (typeof RECORDING_STATUSES)[number];
  */
 export type TranscriptStatus = (typeof TRANSCRIPT_STATUSES)[number];
 
+/*
+ * Each resource carries one example, as a fresh sandbox (its default start,
+ * 2026-01-01T00:00:00Z) writes it: the document's `examples` of the schema, from which every
+ * response's example is built (src/api/openapi.ts `exampleOf`). They tell one story: a call
+ * placed at the start, answered at 5 s and ended at 21 s, its recording ready 10 s later and its
+ * transcript 20 s after that; test/api/response-examples.test.ts checks each against its schema.
+ */
+const CALL_ID = 'call_7mQ2xK9pR4tLw8Zb';
+const RECORDING_ID = 'rec_5Hc2vN8qT1mXy7Ka';
+const TRANSCRIPT_ID = 'trn_9Rb4wL2sK7pQx3Mf';
+const START = '2026-01-01T00:00:00.000Z';
+
 /** The call resource (docs/contract.md; docs/calls.md). */
 export const callSchema = object(
   {
@@ -78,7 +90,31 @@ export const callSchema = object(
     answered_at: atOrNull('When it was answered'),
     ended_at: atOrNull('When it ended'),
   },
-  { description: 'A voice call.' },
+  {
+    description: 'A voice call.',
+    // Just placed, as POST /v1/calls answers.
+    example: {
+      id: CALL_ID,
+      status: 'ringing',
+      ai_handler: 'none',
+      direction: 'outbound',
+      from: '+14155550100',
+      to: '+14155550123',
+      ai_receptionist: false,
+      answered_by: null,
+      disposition: null,
+      duration: null,
+      agent: null,
+      extension: null,
+      campaign_id: null,
+      recording_id: null,
+      recording_url: null,
+      transcript_id: null,
+      created_at: START,
+      answered_at: null,
+      ended_at: null,
+    },
+  },
 );
 
 /** A dialer campaign (docs/calls.md). */
@@ -97,7 +133,24 @@ export const campaignSchema = object(
     created_at: at('When the campaign started'),
     completed_at: atOrNull('When its last call completed'),
   },
-  { description: 'A dialer campaign: its calls are dialled one after another on the virtual clock.' },
+  {
+    description: 'A dialer campaign: its calls are dialled one after another on the virtual clock.',
+    // Just started: its first call dialled.
+    example: {
+      id: 'camp_4Wq8Zt1Kx6Rm3Pd9',
+      object: 'campaign',
+      status: 'running',
+      from: '+14155550100',
+      to: ['+14155550123', '+14155550124'],
+      ai_receptionist: false,
+      ai_handler: 'none',
+      call_ids: ['call_2Xb7Nc4Vm9Qs1Lk6'],
+      calls_dialed: 1,
+      calls_completed: 0,
+      created_at: START,
+      completed_at: null,
+    },
+  },
 );
 
 const capabilities = object(
@@ -108,6 +161,8 @@ const capabilities = object(
   },
   { description: 'What the number can carry.' },
 );
+
+const capabilitiesExample = { voice: true, sms: true, mms: true };
 
 const numberFields = {
   number: phoneNumber('The number, E.164.'),
@@ -137,13 +192,31 @@ export const phoneNumberSchema = object(
     status: literal('provisioned', 'A number of the account.'),
     created_at: at('When it was provisioned'),
   },
-  { description: 'A number of the account.' },
+  {
+    description: 'A number of the account.',
+    example: {
+      id: 'num_3Vd8sKq1Lx5Tn0Pw',
+      number: '+14152585288',
+      kind: 'local',
+      country: 'US',
+      area_code: '415',
+      capabilities: capabilitiesExample,
+      routing: { type: 'ai_receptionist', target: null },
+      caller_id: { name: 'Acme Dental' },
+      sms: { enabled: true },
+      status: 'provisioned',
+      created_at: START,
+    },
+  },
 );
 
 /** A number of the pool nobody holds, as GET /v1/numbers shows it. */
 export const availableNumberSchema = object(
   { ...numberFields, status: literal('available', 'Nobody holds it: POST /v1/numbers provisions it.') },
-  { description: 'A number available to provision.' },
+  {
+    description: 'A number available to provision.',
+    example: { number: '+14152585288', kind: 'local', country: 'US', area_code: '415', capabilities: capabilitiesExample, status: 'available' },
+  },
 );
 
 const templateUse = object(
@@ -182,7 +255,27 @@ export const messageSchema = object(
     delivered_at: atOrNull('When the carrier reported delivery'),
     failed_at: atOrNull('When the carrier reported failure'),
   },
-  { description: 'An SMS or MMS.' },
+  {
+    description: 'An SMS or MMS.',
+    // Just accepted, as POST /v1/messages answers.
+    example: {
+      id: 'msg_3Jk8Vw2Qp5Rt9Lx1',
+      direction: 'outbound',
+      channel: 'sms',
+      from: '+14152585288',
+      to: '+14155550123',
+      body: 'Your cleaning is booked for Wednesday at 2:00 pm. Reply STOP to opt out.',
+      media: [],
+      template: null,
+      conversation_id: 'conv_8Lm2Rt5Wq9Xk1Vb4',
+      status: 'queued',
+      segments: 1,
+      created_at: START,
+      sent_at: null,
+      delivered_at: null,
+      failed_at: null,
+    },
+  },
 );
 
 const segmentSchema = object(
@@ -194,6 +287,26 @@ const segmentSchema = object(
   },
   { description: 'One speaker-labelled stretch of speech.' },
 );
+
+/** The conversation of the example call, as its transcript gives it. */
+const SEGMENTS = [
+  { speaker: 'agent', text: 'Harbour Dental, good morning. How can I help?', start: 0.8, end: 4.1 },
+  { speaker: 'customer', text: 'Hi, I would like to book a cleaning, Wednesday if you can.', start: 5, end: 9.6 },
+  { speaker: 'agent', text: 'Wednesday at 2:00 pm is free. You are booked. Goodbye!', start: 10.5, end: 15.2 },
+];
+const SUMMARY = 'A 16-second call between the agent and the customer. The customer wanted to book an appointment. The appointment was booked for Wednesday at 2:00 pm.';
+/** Ready: 30 s after the call ended. */
+const TRANSCRIPT_EXAMPLE = {
+  id: TRANSCRIPT_ID,
+  call_id: CALL_ID,
+  recording_id: RECORDING_ID,
+  status: 'ready' as const,
+  segments: SEGMENTS,
+  text: SEGMENTS.map((s) => `${s.speaker}: ${s.text}`).join('\n'),
+  summary: SUMMARY,
+  created_at: '2026-01-01T00:00:05.000Z',
+  ready_at: '2026-01-01T00:00:51.000Z',
+};
 
 /** A transcript (docs/contract.md; docs/transcripts.md). */
 export const transcriptSchema = object(
@@ -208,7 +321,7 @@ export const transcriptSchema = object(
     created_at: at('When the call was answered'),
     ready_at: atOrNull('When transcript.ready was emitted'),
   },
-  { description: 'The transcript of a call.' },
+  { description: 'The transcript of a call.', example: TRANSCRIPT_EXAMPLE },
 );
 
 /** A recording (docs/contract.md; docs/recordings.md). */
@@ -226,7 +339,23 @@ export const recordingSchema = object(
     created_at: at('When the call ended'),
     ready_at: atOrNull('When recording.ready was emitted'),
   },
-  { description: 'The recording of an answered call, with its transcript and AI summary once ready.' },
+  {
+    description: 'The recording of an answered call, with its transcript and AI summary once ready.',
+    // Read once the transcript is ready too.
+    example: {
+      id: RECORDING_ID,
+      call_id: CALL_ID,
+      agent: null,
+      duration: 16,
+      status: 'ready',
+      url: `https://api.svc.test/v1/recordings/${RECORDING_ID}/audio`,
+      transcript_id: TRANSCRIPT_ID,
+      transcript: TRANSCRIPT_EXAMPLE,
+      summary: SUMMARY,
+      created_at: '2026-01-01T00:00:21.000Z',
+      ready_at: '2026-01-01T00:00:31.000Z',
+    },
+  },
 );
 
 export const EVENT_TYPES = ['call.started', 'call.answered', 'call.completed', 'message.received', 'message.delivered', 'recording.ready', 'transcript.ready'] as const;
@@ -240,7 +369,9 @@ const subscriptionFields = {
 };
 
 /** A webhook subscription as lists and reads show it (docs/contract.md; docs/webhooks.md). */
-export const subscriptionSchema = object({ ...subscriptionFields, created_at: at('When it was created') }, { description: 'A webhook subscription.' });
+const SUBSCRIPTION_EXAMPLE = { id: 'wh_2Jf6tY9cB4nRk8Ws', url: 'https://example.com/webhooks', events: ['call.completed' as const, 'message.delivered' as const], created_at: START };
+
+export const subscriptionSchema = object({ ...subscriptionFields, created_at: at('When it was created') }, { description: 'A webhook subscription.', example: SUBSCRIPTION_EXAMPLE });
 
 /** The create response: the only one that shows the signing secret. */
 export const createdSubscriptionSchema = object(
@@ -249,7 +380,7 @@ export const createdSubscriptionSchema = object(
     secret: string({ description: 'The signing secret (`whsec_…`): shown only here.', pattern: /^whsec_[0-9A-Za-z]{32}$/ }),
     created_at: at('When it was created'),
   },
-  { description: 'A new webhook subscription, with its signing secret.' },
+  { description: 'A new webhook subscription, with its signing secret.', example: { ...SUBSCRIPTION_EXAMPLE, secret: 'whsec_Q7mK2xR9tL4wZ8bN1cV6hJ3pS5dF0gYa' } },
 );
 
 export type Call = Infer<typeof callSchema>;

@@ -475,6 +475,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "call_7mQ2xK9pR4tLw8Zb",
+                     *           "status": "ringing",
+                     *           "ai_handler": "none",
+                     *           "direction": "outbound",
+                     *           "from": "+14155550100",
+                     *           "to": "+14155550123",
+                     *           "ai_receptionist": false,
+                     *           "answered_by": null,
+                     *           "disposition": null,
+                     *           "duration": null,
+                     *           "agent": null,
+                     *           "extension": null,
+                     *           "campaign_id": null,
+                     *           "recording_id": null,
+                     *           "recording_url": null,
+                     *           "transcript_id": null,
+                     *           "created_at": "2026-01-01T00:00:00.000Z",
+                     *           "answered_at": null,
+                     *           "ended_at": null
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description The call id: `call_` and 16 characters [0-9A-Za-z]. */
@@ -773,6 +802,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "call_7mQ2xK9pR4tLw8Zb",
+                     *       "status": "ringing",
+                     *       "ai_handler": "none",
+                     *       "direction": "outbound",
+                     *       "from": "+14155550100",
+                     *       "to": "+14155550123",
+                     *       "ai_receptionist": false,
+                     *       "answered_by": null,
+                     *       "disposition": null,
+                     *       "duration": null,
+                     *       "agent": null,
+                     *       "extension": null,
+                     *       "campaign_id": null,
+                     *       "recording_id": null,
+                     *       "recording_url": null,
+                     *       "transcript_id": null,
+                     *       "created_at": "2026-01-01T00:00:00.000Z",
+                     *       "answered_at": null,
+                     *       "ended_at": null
+                     *     }
+                     */
                     "application/json": {
                         /** @description The call id: `call_` and 16 characters [0-9A-Za-z]. */
                         id: string;
@@ -1121,6 +1173,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "call_7mQ2xK9pR4tLw8Zb",
+                     *       "status": "ringing",
+                     *       "ai_handler": "none",
+                     *       "direction": "outbound",
+                     *       "from": "+14155550100",
+                     *       "to": "+14155550123",
+                     *       "ai_receptionist": false,
+                     *       "answered_by": null,
+                     *       "disposition": null,
+                     *       "duration": null,
+                     *       "agent": null,
+                     *       "extension": null,
+                     *       "campaign_id": null,
+                     *       "recording_id": null,
+                     *       "recording_url": null,
+                     *       "transcript_id": null,
+                     *       "created_at": "2026-01-01T00:00:00.000Z",
+                     *       "answered_at": null,
+                     *       "ended_at": null
+                     *     }
+                     */
                     "application/json": {
                         /** @description The call id: `call_` and 16 characters [0-9A-Za-z]. */
                         id: string;
@@ -1439,6 +1514,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "call_7mQ2xK9pR4tLw8Zb",
+                     *       "status": "ringing",
+                     *       "ai_handler": "none",
+                     *       "direction": "outbound",
+                     *       "from": "+14155550100",
+                     *       "to": "+14155550123",
+                     *       "ai_receptionist": false,
+                     *       "answered_by": null,
+                     *       "disposition": null,
+                     *       "duration": null,
+                     *       "agent": null,
+                     *       "extension": null,
+                     *       "campaign_id": null,
+                     *       "recording_id": null,
+                     *       "recording_url": null,
+                     *       "transcript_id": null,
+                     *       "created_at": "2026-01-01T00:00:00.000Z",
+                     *       "answered_at": null,
+                     *       "ended_at": null
+                     *     }
+                     */
                     "application/json": {
                         /** @description The call id: `call_` and 16 characters [0-9A-Za-z]. */
                         id: string;
@@ -1780,6 +1878,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "number": "+14152585288",
+                     *           "kind": "local",
+                     *           "country": "US",
+                     *           "area_code": "415",
+                     *           "capabilities": {
+                     *             "voice": true,
+                     *             "sms": true,
+                     *             "mms": true
+                     *           },
+                     *           "status": "available"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: ({
                             /**
@@ -2243,6 +2361,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "num_3Vd8sKq1Lx5Tn0Pw",
+                     *       "number": "+14152585288",
+                     *       "kind": "local",
+                     *       "country": "US",
+                     *       "area_code": "415",
+                     *       "capabilities": {
+                     *         "voice": true,
+                     *         "sms": true,
+                     *         "mms": true
+                     *       },
+                     *       "routing": {
+                     *         "type": "ai_receptionist",
+                     *         "target": null
+                     *       },
+                     *       "caller_id": {
+                     *         "name": "Acme Dental"
+                     *       },
+                     *       "sms": {
+                     *         "enabled": true
+                     *       },
+                     *       "status": "provisioned",
+                     *       "created_at": "2026-01-01T00:00:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** @description The number id: `num_` and 16 characters [0-9A-Za-z]. */
                         id: string;
@@ -2586,6 +2730,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "num_3Vd8sKq1Lx5Tn0Pw",
+                     *       "number": "+14152585288",
+                     *       "kind": "local",
+                     *       "country": "US",
+                     *       "area_code": "415",
+                     *       "capabilities": {
+                     *         "voice": true,
+                     *         "sms": true,
+                     *         "mms": true
+                     *       },
+                     *       "routing": {
+                     *         "type": "ai_receptionist",
+                     *         "target": null
+                     *       },
+                     *       "caller_id": {
+                     *         "name": "Acme Dental"
+                     *       },
+                     *       "sms": {
+                     *         "enabled": true
+                     *       },
+                     *       "status": "provisioned",
+                     *       "created_at": "2026-01-01T00:00:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** @description The number id: `num_` and 16 characters [0-9A-Za-z]. */
                         id: string;
@@ -3109,6 +3279,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "msg_3Jk8Vw2Qp5Rt9Lx1",
+                     *           "direction": "outbound",
+                     *           "channel": "sms",
+                     *           "from": "+14152585288",
+                     *           "to": "+14155550123",
+                     *           "body": "Your cleaning is booked for Wednesday at 2:00 pm. Reply STOP to opt out.",
+                     *           "media": [],
+                     *           "template": null,
+                     *           "conversation_id": "conv_8Lm2Rt5Wq9Xk1Vb4",
+                     *           "status": "queued",
+                     *           "segments": 1,
+                     *           "created_at": "2026-01-01T00:00:00.000Z",
+                     *           "sent_at": null,
+                     *           "delivered_at": null,
+                     *           "failed_at": null
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description The message id: `msg_` and 16 characters [0-9A-Za-z]. */
@@ -3435,6 +3630,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_3Jk8Vw2Qp5Rt9Lx1",
+                     *       "direction": "outbound",
+                     *       "channel": "sms",
+                     *       "from": "+14152585288",
+                     *       "to": "+14155550123",
+                     *       "body": "Your cleaning is booked for Wednesday at 2:00 pm. Reply STOP to opt out.",
+                     *       "media": [],
+                     *       "template": null,
+                     *       "conversation_id": "conv_8Lm2Rt5Wq9Xk1Vb4",
+                     *       "status": "queued",
+                     *       "segments": 1,
+                     *       "created_at": "2026-01-01T00:00:00.000Z",
+                     *       "sent_at": null,
+                     *       "delivered_at": null,
+                     *       "failed_at": null
+                     *     }
+                     */
                     "application/json": {
                         /** @description The message id: `msg_` and 16 characters [0-9A-Za-z]. */
                         id: string;
@@ -3756,6 +3970,56 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "rec_5Hc2vN8qT1mXy7Ka",
+                     *           "call_id": "call_7mQ2xK9pR4tLw8Zb",
+                     *           "agent": null,
+                     *           "duration": 16,
+                     *           "status": "ready",
+                     *           "url": "https://api.svc.test/v1/recordings/rec_5Hc2vN8qT1mXy7Ka/audio",
+                     *           "transcript_id": "trn_9Rb4wL2sK7pQx3Mf",
+                     *           "transcript": {
+                     *             "id": "trn_9Rb4wL2sK7pQx3Mf",
+                     *             "call_id": "call_7mQ2xK9pR4tLw8Zb",
+                     *             "recording_id": "rec_5Hc2vN8qT1mXy7Ka",
+                     *             "status": "ready",
+                     *             "segments": [
+                     *               {
+                     *                 "speaker": "agent",
+                     *                 "text": "Harbour Dental, good morning. How can I help?",
+                     *                 "start": 0.8,
+                     *                 "end": 4.1
+                     *               },
+                     *               {
+                     *                 "speaker": "customer",
+                     *                 "text": "Hi, I would like to book a cleaning, Wednesday if you can.",
+                     *                 "start": 5,
+                     *                 "end": 9.6
+                     *               },
+                     *               {
+                     *                 "speaker": "agent",
+                     *                 "text": "Wednesday at 2:00 pm is free. You are booked. Goodbye!",
+                     *                 "start": 10.5,
+                     *                 "end": 15.2
+                     *               }
+                     *             ],
+                     *             "text": "agent: Harbour Dental, good morning. How can I help?\ncustomer: Hi, I would like to book a cleaning, Wednesday if you can.\nagent: Wednesday at 2:00 pm is free. You are booked. Goodbye!",
+                     *             "summary": "A 16-second call between the agent and the customer. The customer wanted to book an appointment. The appointment was booked for Wednesday at 2:00 pm.",
+                     *             "created_at": "2026-01-01T00:00:05.000Z",
+                     *             "ready_at": "2026-01-01T00:00:51.000Z"
+                     *           },
+                     *           "summary": "A 16-second call between the agent and the customer. The customer wanted to book an appointment. The appointment was booked for Wednesday at 2:00 pm.",
+                     *           "created_at": "2026-01-01T00:00:21.000Z",
+                     *           "ready_at": "2026-01-01T00:00:31.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description The recording id: `rec_` and 16 characters [0-9A-Za-z]. */
@@ -3778,7 +4042,39 @@ export interface operations {
                             url: string;
                             /** @description The transcript id: `trn_` and 16 characters [0-9A-Za-z]. */
                             transcript_id: string;
-                            /** @description The transcript of a call. */
+                            /**
+                             * @description The transcript of a call.
+                             * @example {
+                             *       "id": "trn_9Rb4wL2sK7pQx3Mf",
+                             *       "call_id": "call_7mQ2xK9pR4tLw8Zb",
+                             *       "recording_id": "rec_5Hc2vN8qT1mXy7Ka",
+                             *       "status": "ready",
+                             *       "segments": [
+                             *         {
+                             *           "speaker": "agent",
+                             *           "text": "Harbour Dental, good morning. How can I help?",
+                             *           "start": 0.8,
+                             *           "end": 4.1
+                             *         },
+                             *         {
+                             *           "speaker": "customer",
+                             *           "text": "Hi, I would like to book a cleaning, Wednesday if you can.",
+                             *           "start": 5,
+                             *           "end": 9.6
+                             *         },
+                             *         {
+                             *           "speaker": "agent",
+                             *           "text": "Wednesday at 2:00 pm is free. You are booked. Goodbye!",
+                             *           "start": 10.5,
+                             *           "end": 15.2
+                             *         }
+                             *       ],
+                             *       "text": "agent: Harbour Dental, good morning. How can I help?\ncustomer: Hi, I would like to book a cleaning, Wednesday if you can.\nagent: Wednesday at 2:00 pm is free. You are booked. Goodbye!",
+                             *       "summary": "A 16-second call between the agent and the customer. The customer wanted to book an appointment. The appointment was booked for Wednesday at 2:00 pm.",
+                             *       "created_at": "2026-01-01T00:00:05.000Z",
+                             *       "ready_at": "2026-01-01T00:00:51.000Z"
+                             *     }
+                             */
                             transcript: {
                                 /** @description The transcript id: `trn_` and 16 characters [0-9A-Za-z]. */
                                 id: string;
@@ -4033,6 +4329,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "rec_5Hc2vN8qT1mXy7Ka",
+                     *       "call_id": "call_7mQ2xK9pR4tLw8Zb",
+                     *       "agent": null,
+                     *       "duration": 16,
+                     *       "status": "ready",
+                     *       "url": "https://api.svc.test/v1/recordings/rec_5Hc2vN8qT1mXy7Ka/audio",
+                     *       "transcript_id": "trn_9Rb4wL2sK7pQx3Mf",
+                     *       "transcript": {
+                     *         "id": "trn_9Rb4wL2sK7pQx3Mf",
+                     *         "call_id": "call_7mQ2xK9pR4tLw8Zb",
+                     *         "recording_id": "rec_5Hc2vN8qT1mXy7Ka",
+                     *         "status": "ready",
+                     *         "segments": [
+                     *           {
+                     *             "speaker": "agent",
+                     *             "text": "Harbour Dental, good morning. How can I help?",
+                     *             "start": 0.8,
+                     *             "end": 4.1
+                     *           },
+                     *           {
+                     *             "speaker": "customer",
+                     *             "text": "Hi, I would like to book a cleaning, Wednesday if you can.",
+                     *             "start": 5,
+                     *             "end": 9.6
+                     *           },
+                     *           {
+                     *             "speaker": "agent",
+                     *             "text": "Wednesday at 2:00 pm is free. You are booked. Goodbye!",
+                     *             "start": 10.5,
+                     *             "end": 15.2
+                     *           }
+                     *         ],
+                     *         "text": "agent: Harbour Dental, good morning. How can I help?\ncustomer: Hi, I would like to book a cleaning, Wednesday if you can.\nagent: Wednesday at 2:00 pm is free. You are booked. Goodbye!",
+                     *         "summary": "A 16-second call between the agent and the customer. The customer wanted to book an appointment. The appointment was booked for Wednesday at 2:00 pm.",
+                     *         "created_at": "2026-01-01T00:00:05.000Z",
+                     *         "ready_at": "2026-01-01T00:00:51.000Z"
+                     *       },
+                     *       "summary": "A 16-second call between the agent and the customer. The customer wanted to book an appointment. The appointment was booked for Wednesday at 2:00 pm.",
+                     *       "created_at": "2026-01-01T00:00:21.000Z",
+                     *       "ready_at": "2026-01-01T00:00:31.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** @description The recording id: `rec_` and 16 characters [0-9A-Za-z]. */
                         id: string;
@@ -4054,7 +4394,39 @@ export interface operations {
                         url: string;
                         /** @description The transcript id: `trn_` and 16 characters [0-9A-Za-z]. */
                         transcript_id: string;
-                        /** @description The transcript of a call. */
+                        /**
+                         * @description The transcript of a call.
+                         * @example {
+                         *       "id": "trn_9Rb4wL2sK7pQx3Mf",
+                         *       "call_id": "call_7mQ2xK9pR4tLw8Zb",
+                         *       "recording_id": "rec_5Hc2vN8qT1mXy7Ka",
+                         *       "status": "ready",
+                         *       "segments": [
+                         *         {
+                         *           "speaker": "agent",
+                         *           "text": "Harbour Dental, good morning. How can I help?",
+                         *           "start": 0.8,
+                         *           "end": 4.1
+                         *         },
+                         *         {
+                         *           "speaker": "customer",
+                         *           "text": "Hi, I would like to book a cleaning, Wednesday if you can.",
+                         *           "start": 5,
+                         *           "end": 9.6
+                         *         },
+                         *         {
+                         *           "speaker": "agent",
+                         *           "text": "Wednesday at 2:00 pm is free. You are booked. Goodbye!",
+                         *           "start": 10.5,
+                         *           "end": 15.2
+                         *         }
+                         *       ],
+                         *       "text": "agent: Harbour Dental, good morning. How can I help?\ncustomer: Hi, I would like to book a cleaning, Wednesday if you can.\nagent: Wednesday at 2:00 pm is free. You are booked. Goodbye!",
+                         *       "summary": "A 16-second call between the agent and the customer. The customer wanted to book an appointment. The appointment was booked for Wednesday at 2:00 pm.",
+                         *       "created_at": "2026-01-01T00:00:05.000Z",
+                         *       "ready_at": "2026-01-01T00:00:51.000Z"
+                         *     }
+                         */
                         transcript: {
                             /** @description The transcript id: `trn_` and 16 characters [0-9A-Za-z]. */
                             id: string;
@@ -4529,6 +4901,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "trn_9Rb4wL2sK7pQx3Mf",
+                     *       "call_id": "call_7mQ2xK9pR4tLw8Zb",
+                     *       "recording_id": "rec_5Hc2vN8qT1mXy7Ka",
+                     *       "status": "ready",
+                     *       "segments": [
+                     *         {
+                     *           "speaker": "agent",
+                     *           "text": "Harbour Dental, good morning. How can I help?",
+                     *           "start": 0.8,
+                     *           "end": 4.1
+                     *         },
+                     *         {
+                     *           "speaker": "customer",
+                     *           "text": "Hi, I would like to book a cleaning, Wednesday if you can.",
+                     *           "start": 5,
+                     *           "end": 9.6
+                     *         },
+                     *         {
+                     *           "speaker": "agent",
+                     *           "text": "Wednesday at 2:00 pm is free. You are booked. Goodbye!",
+                     *           "start": 10.5,
+                     *           "end": 15.2
+                     *         }
+                     *       ],
+                     *       "text": "agent: Harbour Dental, good morning. How can I help?\ncustomer: Hi, I would like to book a cleaning, Wednesday if you can.\nagent: Wednesday at 2:00 pm is free. You are booked. Goodbye!",
+                     *       "summary": "A 16-second call between the agent and the customer. The customer wanted to book an appointment. The appointment was booked for Wednesday at 2:00 pm.",
+                     *       "created_at": "2026-01-01T00:00:05.000Z",
+                     *       "ready_at": "2026-01-01T00:00:51.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** @description The transcript id: `trn_` and 16 characters [0-9A-Za-z]. */
                         id: string;
@@ -4567,6 +4971,24 @@ export interface operations {
                          */
                         ready_at: string | null;
                     };
+                    /**
+                     * @example : transcript trn_9Rb4wL2sK7pQx3Mf
+                     *
+                     *     id: 0
+                     *     event: segment
+                     *     data: {"index":0,"speaker":"agent","text":"Harbour Dental, good morning. How can I help?","start":0.8,"end":4.1}
+                     *
+                     *     id: 1
+                     *     event: segment
+                     *     data: {"index":1,"speaker":"customer","text":"Hi, I would like to book a cleaning, Wednesday if you can.","start":5,"end":9.6}
+                     *
+                     *     id: 2
+                     *     event: segment
+                     *     data: {"index":2,"speaker":"agent","text":"Wednesday at 2:00 pm is free. You are booked. Goodbye!","start":10.5,"end":15.2}
+                     *
+                     *     event: end
+                     *     data: {"id":"trn_9Rb4wL2sK7pQx3Mf","call_id":"call_7mQ2xK9pR4tLw8Zb","recording_id":"rec_5Hc2vN8qT1mXy7Ka","status":"ready","segments":[{"speaker":"agent","text":"Harbour Dental, good morning. How can I help?","start":0.8,"end":4.1},{"speaker":"customer","text":"Hi, I would like to book a cleaning, Wednesday if you can.","start":5,"end":9.6},{"speaker":"agent","text":"Wednesday at 2:00 pm is free. You are booked. Goodbye!","start":10.5,"end":15.2}],"text":"agent: Harbour Dental, good morning. How can I help?\ncustomer: Hi, I would like to book a cleaning, Wednesday if you can.\nagent: Wednesday at 2:00 pm is free. You are booked. Goodbye!","summary":"A 16-second call between the agent and the customer. The customer wanted to book an appointment. The appointment was booked for Wednesday at 2:00 pm.","created_at":"2026-01-01T00:00:05.000Z","ready_at":"2026-01-01T00:00:51.000Z"}
+                     */
                     "text/event-stream": string;
                 };
             };
@@ -4789,6 +5211,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "wh_2Jf6tY9cB4nRk8Ws",
+                     *           "url": "https://example.com/webhooks",
+                     *           "events": [
+                     *             "call.completed",
+                     *             "message.delivered"
+                     *           ],
+                     *           "created_at": "2026-01-01T00:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description The subscription id: `wh_` and 16 characters [0-9A-Za-z]. */
@@ -5015,6 +5454,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_2Jf6tY9cB4nRk8Ws",
+                     *       "url": "https://example.com/webhooks",
+                     *       "events": [
+                     *         "call.completed",
+                     *         "message.delivered"
+                     *       ],
+                     *       "created_at": "2026-01-01T00:00:00.000Z",
+                     *       "secret": "whsec_Q7mK2xR9tL4wZ8bN1cV6hJ3pS5dF0gYa"
+                     *     }
+                     */
                     "application/json": {
                         /** @description The subscription id: `wh_` and 16 characters [0-9A-Za-z]. */
                         id: string;
@@ -5440,7 +5891,30 @@ export interface operations {
                     type: "call.started";
                     /** Format: date-time */
                     created_at: string;
-                    /** @description A voice call. */
+                    /**
+                     * @description A voice call.
+                     * @example {
+                     *       "id": "call_7mQ2xK9pR4tLw8Zb",
+                     *       "status": "ringing",
+                     *       "ai_handler": "none",
+                     *       "direction": "outbound",
+                     *       "from": "+14155550100",
+                     *       "to": "+14155550123",
+                     *       "ai_receptionist": false,
+                     *       "answered_by": null,
+                     *       "disposition": null,
+                     *       "duration": null,
+                     *       "agent": null,
+                     *       "extension": null,
+                     *       "campaign_id": null,
+                     *       "recording_id": null,
+                     *       "recording_url": null,
+                     *       "transcript_id": null,
+                     *       "created_at": "2026-01-01T00:00:00.000Z",
+                     *       "answered_at": null,
+                     *       "ended_at": null
+                     *     }
+                     */
                     data: {
                         /** @description The call id: `call_` and 16 characters [0-9A-Za-z]. */
                         id: string;
@@ -5548,7 +6022,30 @@ export interface operations {
                     type: "call.answered";
                     /** Format: date-time */
                     created_at: string;
-                    /** @description A voice call. */
+                    /**
+                     * @description A voice call.
+                     * @example {
+                     *       "id": "call_7mQ2xK9pR4tLw8Zb",
+                     *       "status": "ringing",
+                     *       "ai_handler": "none",
+                     *       "direction": "outbound",
+                     *       "from": "+14155550100",
+                     *       "to": "+14155550123",
+                     *       "ai_receptionist": false,
+                     *       "answered_by": null,
+                     *       "disposition": null,
+                     *       "duration": null,
+                     *       "agent": null,
+                     *       "extension": null,
+                     *       "campaign_id": null,
+                     *       "recording_id": null,
+                     *       "recording_url": null,
+                     *       "transcript_id": null,
+                     *       "created_at": "2026-01-01T00:00:00.000Z",
+                     *       "answered_at": null,
+                     *       "ended_at": null
+                     *     }
+                     */
                     data: {
                         /** @description The call id: `call_` and 16 characters [0-9A-Za-z]. */
                         id: string;
@@ -5656,7 +6153,30 @@ export interface operations {
                     type: "call.completed";
                     /** Format: date-time */
                     created_at: string;
-                    /** @description A voice call. */
+                    /**
+                     * @description A voice call.
+                     * @example {
+                     *       "id": "call_7mQ2xK9pR4tLw8Zb",
+                     *       "status": "ringing",
+                     *       "ai_handler": "none",
+                     *       "direction": "outbound",
+                     *       "from": "+14155550100",
+                     *       "to": "+14155550123",
+                     *       "ai_receptionist": false,
+                     *       "answered_by": null,
+                     *       "disposition": null,
+                     *       "duration": null,
+                     *       "agent": null,
+                     *       "extension": null,
+                     *       "campaign_id": null,
+                     *       "recording_id": null,
+                     *       "recording_url": null,
+                     *       "transcript_id": null,
+                     *       "created_at": "2026-01-01T00:00:00.000Z",
+                     *       "answered_at": null,
+                     *       "ended_at": null
+                     *     }
+                     */
                     data: {
                         /** @description The call id: `call_` and 16 characters [0-9A-Za-z]. */
                         id: string;
@@ -5764,7 +6284,26 @@ export interface operations {
                     type: "message.received";
                     /** Format: date-time */
                     created_at: string;
-                    /** @description An SMS or MMS. */
+                    /**
+                     * @description An SMS or MMS.
+                     * @example {
+                     *       "id": "msg_3Jk8Vw2Qp5Rt9Lx1",
+                     *       "direction": "outbound",
+                     *       "channel": "sms",
+                     *       "from": "+14152585288",
+                     *       "to": "+14155550123",
+                     *       "body": "Your cleaning is booked for Wednesday at 2:00 pm. Reply STOP to opt out.",
+                     *       "media": [],
+                     *       "template": null,
+                     *       "conversation_id": "conv_8Lm2Rt5Wq9Xk1Vb4",
+                     *       "status": "queued",
+                     *       "segments": 1,
+                     *       "created_at": "2026-01-01T00:00:00.000Z",
+                     *       "sent_at": null,
+                     *       "delivered_at": null,
+                     *       "failed_at": null
+                     *     }
+                     */
                     data: {
                         /** @description The message id: `msg_` and 16 characters [0-9A-Za-z]. */
                         id: string;
@@ -5876,7 +6415,26 @@ export interface operations {
                     type: "message.delivered";
                     /** Format: date-time */
                     created_at: string;
-                    /** @description An SMS or MMS. */
+                    /**
+                     * @description An SMS or MMS.
+                     * @example {
+                     *       "id": "msg_3Jk8Vw2Qp5Rt9Lx1",
+                     *       "direction": "outbound",
+                     *       "channel": "sms",
+                     *       "from": "+14152585288",
+                     *       "to": "+14155550123",
+                     *       "body": "Your cleaning is booked for Wednesday at 2:00 pm. Reply STOP to opt out.",
+                     *       "media": [],
+                     *       "template": null,
+                     *       "conversation_id": "conv_8Lm2Rt5Wq9Xk1Vb4",
+                     *       "status": "queued",
+                     *       "segments": 1,
+                     *       "created_at": "2026-01-01T00:00:00.000Z",
+                     *       "sent_at": null,
+                     *       "delivered_at": null,
+                     *       "failed_at": null
+                     *     }
+                     */
                     data: {
                         /** @description The message id: `msg_` and 16 characters [0-9A-Za-z]. */
                         id: string;
@@ -5988,7 +6546,51 @@ export interface operations {
                     type: "recording.ready";
                     /** Format: date-time */
                     created_at: string;
-                    /** @description The recording of an answered call, with its transcript and AI summary once ready. */
+                    /**
+                     * @description The recording of an answered call, with its transcript and AI summary once ready.
+                     * @example {
+                     *       "id": "rec_5Hc2vN8qT1mXy7Ka",
+                     *       "call_id": "call_7mQ2xK9pR4tLw8Zb",
+                     *       "agent": null,
+                     *       "duration": 16,
+                     *       "status": "ready",
+                     *       "url": "https://api.svc.test/v1/recordings/rec_5Hc2vN8qT1mXy7Ka/audio",
+                     *       "transcript_id": "trn_9Rb4wL2sK7pQx3Mf",
+                     *       "transcript": {
+                     *         "id": "trn_9Rb4wL2sK7pQx3Mf",
+                     *         "call_id": "call_7mQ2xK9pR4tLw8Zb",
+                     *         "recording_id": "rec_5Hc2vN8qT1mXy7Ka",
+                     *         "status": "ready",
+                     *         "segments": [
+                     *           {
+                     *             "speaker": "agent",
+                     *             "text": "Harbour Dental, good morning. How can I help?",
+                     *             "start": 0.8,
+                     *             "end": 4.1
+                     *           },
+                     *           {
+                     *             "speaker": "customer",
+                     *             "text": "Hi, I would like to book a cleaning, Wednesday if you can.",
+                     *             "start": 5,
+                     *             "end": 9.6
+                     *           },
+                     *           {
+                     *             "speaker": "agent",
+                     *             "text": "Wednesday at 2:00 pm is free. You are booked. Goodbye!",
+                     *             "start": 10.5,
+                     *             "end": 15.2
+                     *           }
+                     *         ],
+                     *         "text": "agent: Harbour Dental, good morning. How can I help?\ncustomer: Hi, I would like to book a cleaning, Wednesday if you can.\nagent: Wednesday at 2:00 pm is free. You are booked. Goodbye!",
+                     *         "summary": "A 16-second call between the agent and the customer. The customer wanted to book an appointment. The appointment was booked for Wednesday at 2:00 pm.",
+                     *         "created_at": "2026-01-01T00:00:05.000Z",
+                     *         "ready_at": "2026-01-01T00:00:51.000Z"
+                     *       },
+                     *       "summary": "A 16-second call between the agent and the customer. The customer wanted to book an appointment. The appointment was booked for Wednesday at 2:00 pm.",
+                     *       "created_at": "2026-01-01T00:00:21.000Z",
+                     *       "ready_at": "2026-01-01T00:00:31.000Z"
+                     *     }
+                     */
                     data: {
                         /** @description The recording id: `rec_` and 16 characters [0-9A-Za-z]. */
                         id: string;
@@ -6010,7 +6612,39 @@ export interface operations {
                         url: string;
                         /** @description The transcript id: `trn_` and 16 characters [0-9A-Za-z]. */
                         transcript_id: string;
-                        /** @description The transcript of a call. */
+                        /**
+                         * @description The transcript of a call.
+                         * @example {
+                         *       "id": "trn_9Rb4wL2sK7pQx3Mf",
+                         *       "call_id": "call_7mQ2xK9pR4tLw8Zb",
+                         *       "recording_id": "rec_5Hc2vN8qT1mXy7Ka",
+                         *       "status": "ready",
+                         *       "segments": [
+                         *         {
+                         *           "speaker": "agent",
+                         *           "text": "Harbour Dental, good morning. How can I help?",
+                         *           "start": 0.8,
+                         *           "end": 4.1
+                         *         },
+                         *         {
+                         *           "speaker": "customer",
+                         *           "text": "Hi, I would like to book a cleaning, Wednesday if you can.",
+                         *           "start": 5,
+                         *           "end": 9.6
+                         *         },
+                         *         {
+                         *           "speaker": "agent",
+                         *           "text": "Wednesday at 2:00 pm is free. You are booked. Goodbye!",
+                         *           "start": 10.5,
+                         *           "end": 15.2
+                         *         }
+                         *       ],
+                         *       "text": "agent: Harbour Dental, good morning. How can I help?\ncustomer: Hi, I would like to book a cleaning, Wednesday if you can.\nagent: Wednesday at 2:00 pm is free. You are booked. Goodbye!",
+                         *       "summary": "A 16-second call between the agent and the customer. The customer wanted to book an appointment. The appointment was booked for Wednesday at 2:00 pm.",
+                         *       "created_at": "2026-01-01T00:00:05.000Z",
+                         *       "ready_at": "2026-01-01T00:00:51.000Z"
+                         *     }
+                         */
                         transcript: {
                             /** @description The transcript id: `trn_` and 16 characters [0-9A-Za-z]. */
                             id: string;
@@ -6099,7 +6733,39 @@ export interface operations {
                     type: "transcript.ready";
                     /** Format: date-time */
                     created_at: string;
-                    /** @description The transcript of a call. */
+                    /**
+                     * @description The transcript of a call.
+                     * @example {
+                     *       "id": "trn_9Rb4wL2sK7pQx3Mf",
+                     *       "call_id": "call_7mQ2xK9pR4tLw8Zb",
+                     *       "recording_id": "rec_5Hc2vN8qT1mXy7Ka",
+                     *       "status": "ready",
+                     *       "segments": [
+                     *         {
+                     *           "speaker": "agent",
+                     *           "text": "Harbour Dental, good morning. How can I help?",
+                     *           "start": 0.8,
+                     *           "end": 4.1
+                     *         },
+                     *         {
+                     *           "speaker": "customer",
+                     *           "text": "Hi, I would like to book a cleaning, Wednesday if you can.",
+                     *           "start": 5,
+                     *           "end": 9.6
+                     *         },
+                     *         {
+                     *           "speaker": "agent",
+                     *           "text": "Wednesday at 2:00 pm is free. You are booked. Goodbye!",
+                     *           "start": 10.5,
+                     *           "end": 15.2
+                     *         }
+                     *       ],
+                     *       "text": "agent: Harbour Dental, good morning. How can I help?\ncustomer: Hi, I would like to book a cleaning, Wednesday if you can.\nagent: Wednesday at 2:00 pm is free. You are booked. Goodbye!",
+                     *       "summary": "A 16-second call between the agent and the customer. The customer wanted to book an appointment. The appointment was booked for Wednesday at 2:00 pm.",
+                     *       "created_at": "2026-01-01T00:00:05.000Z",
+                     *       "ready_at": "2026-01-01T00:00:51.000Z"
+                     *     }
+                     */
                     data: {
                         /** @description The transcript id: `trn_` and 16 characters [0-9A-Za-z]. */
                         id: string;

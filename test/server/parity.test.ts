@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSandbox } from '../../src/index.js';
+import { serverFailure } from '../../src/server/control-api.js';
+import { Conformance } from '../support/conformance.js';
 import { redoclyFindings } from '../support/redocly.js';
 import { startReceiver } from '../webhooks/receivers.js';
 import { conformingServer } from './conforming.js';
@@ -124,6 +126,31 @@ describe('parity: every scripting member of the library has a control route', ()
   it("keeps the server's document clean: @redocly/openapi-core's recommended rules find no error (unique operationIds included)", async () => {
     const doc = (await control.get('/openapi.json')).body;
     expect((await redoclyFindings(doc)).filter((p) => p.severity === 'error').map((p) => p.line)).toEqual([]);
+  });
+
+  it('lists 500 on every control operation, with the error envelope, as /v1 does, and no 5XX; a real server failure is a documented answer', async () => {
+    const doc = (await control.get('/openapi.json')).body;
+    let operations = 0;
+    for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      if (!path.startsWith('/__sandbox/')) continue;
+      for (const [method, operation] of Object.entries(methods)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        const statuses = Object.keys(operation.responses);
+        expect(statuses, where).toContain('500');
+        expect(statuses, where).not.toContain('5XX'); // some generators turn status ranges into code that does not compile
+        expect(operation.responses['500'].content['application/json'].schema, where).toEqual({ $ref: '#/components/schemas/Error' });
+        operations++;
+      }
+    }
+    expect(operations).toBe(57);
+    // What serveControl answers when a route throws (control-api.ts serverFailure) is what the document lists.
+    const failure = serverFailure(new Error('boom'));
+    const checker = new Conformance(doc);
+    const headers = new Headers({ 'content-type': failure.headers.get('content-type')! });
+    expect(checker.check('POST', '/__sandbox/sessions/default/advance', 500, headers, await failure.text())).toEqual([]);
+    expect(checker.check('GET', '/__sandbox/sessions/default/snapshot', 500, headers, '{"error":{"code":"internal_error","message":"x","stack":"y"}}')).toEqual([
+      expect.stringMatching(/must NOT have additional properties/),
+    ]);
   });
 
   it('documents every control answer with a schema of its own, not a bare object', async () => {

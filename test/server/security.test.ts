@@ -1,5 +1,5 @@
 import { request as httpRequest, Agent } from 'node:http';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type SandboxServer } from '../../src/index.js';
 import { closeReceivers, startReceiver } from '../webhooks/receivers.js';
@@ -254,6 +254,98 @@ describe('every refusal the server makes itself is JSON (item 6)', () => {
     } finally {
       agent.destroy();
     }
+  });
+});
+
+/**
+ * One client socket, read as HTTP/1.1 answers arrive on it: `answer()` resolves with the next
+ * whole answer (status line, headers, a body of Content-Length bytes or in chunks), `ended` once
+ * the server has closed its side (an error after the end, such as a reset, counts as closed too).
+ */
+function clientSocket(socket: Socket) {
+  let buffer = Buffer.alloc(0);
+  let wake: (() => void) | null = null;
+  socket.on('data', (chunk: Buffer) => {
+    buffer = Buffer.concat([buffer, chunk]);
+    wake?.();
+  });
+  const ended = new Promise<'ended'>((resolve) => {
+    socket.once('end', () => resolve('ended'));
+    socket.once('close', () => resolve('ended'));
+    socket.on('error', () => resolve('ended'));
+  });
+  /** The body starting at `at` and where the answer ends, or null while it is incomplete. */
+  function bodyFrom(at: number, headers: Record<string, string>): { body: Buffer; end: number } | null {
+    if (headers['transfer-encoding'] !== 'chunked') {
+      const length = Number(headers['content-length'] ?? 0);
+      return buffer.length >= at + length ? { body: buffer.subarray(at, at + length), end: at + length } : null;
+    }
+    const chunks: Buffer[] = [];
+    for (let i = at; ; ) {
+      const line = buffer.indexOf('\r\n', i);
+      if (line < 0) return null;
+      const size = parseInt(buffer.subarray(i, line).toString('latin1'), 16);
+      if (buffer.length < line + 2 + size + 2) return null;
+      if (size === 0) return { body: Buffer.concat(chunks), end: line + 4 };
+      chunks.push(buffer.subarray(line + 2, line + 2 + size));
+      i = line + 2 + size + 2;
+    }
+  }
+  async function answer(): Promise<{ status: number; headers: Record<string, string>; body: any }> {
+    for (;;) {
+      const head = buffer.indexOf('\r\n\r\n');
+      if (head >= 0) {
+        const [statusLine, ...lines] = buffer.subarray(0, head).toString('latin1').split('\r\n');
+        const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+        const whole = bodyFrom(head + 4, headers);
+        if (whole) {
+          buffer = buffer.subarray(whole.end);
+          return { status: Number(statusLine!.split(' ')[1]), headers, body: JSON.parse(whole.body.toString('utf8')) };
+        }
+      }
+      if (socket.readableEnded || socket.destroyed) throw new Error(`the socket closed before a whole answer came: ${buffer.toString('latin1').slice(0, 200)}`);
+      await Promise.race([new Promise<void>((resolve) => (wake = resolve)), ended]);
+      wake = null;
+    }
+  }
+  return { answer, ended };
+}
+
+/** `promise`, or a failure naming `what` once `ms` of real time passed: a test that would hang fails instead. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+describe('connections after an early answer (issue 18 item 6; docs/server.md)', () => {
+  it('regression: on one raw socket, a request over 1 MiB is answered 413 with Connection: close and the server ends the socket (nothing waits on it); the next request, on a new socket, is answered', async () => {
+    const socket = connect(port, '127.0.0.1');
+    await within(new Promise((resolve) => socket.once('connect', resolve)), 5000, 'connect');
+    const client = clientSocket(socket);
+    const request = (body: string) =>
+      `POST /v1/calls HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const call = JSON.stringify({ to: '+14155550123', from: '+14155550100' });
+    // The whole oversized request goes out, as a client that does not wait for 100-continue sends it.
+    socket.write(request(JSON.stringify({ to: '+14155550123', from: '+14155550100', pad: 'x'.repeat(1_100_000) })));
+    const first = await within(client.answer(), 5000, 'the 413');
+    expect(first.status).toBe(413);
+    expect(first.body.error.code).toBe('payload_too_large');
+    // The server answered before reading the body (server.ts answer()): it closes the connection,
+    // so the unread rest of the body is never read as the next request.
+    expect(first.headers.connection).toBe('close');
+    expect(await within(client.ended, 5000, 'the server ending the socket after its 413')).toBe('ended');
+    socket.destroy();
+    // The client opens a new socket, as a keep-alive agent does when told Connection: close.
+    const next = connect(port, '127.0.0.1');
+    const again = clientSocket(next);
+    next.write(request(call));
+    const second = await within(again.answer(), 5000, 'the request on a new socket');
+    expect(second.status).toBe(201);
+    expect(second.body.to).toBe('+14155550123');
+    expect(second.headers.connection).toBe('keep-alive');
+    next.destroy();
+    expect(server.sandbox.calls.list().map((c) => c.to)).toEqual(['+14155550123']);
   });
 });
 
