@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -257,8 +257,10 @@ describe('svc-sandbox exec', () => {
     // `script` (util-linux) runs exec on a pseudo-terminal; /dev/tty opens only with a controlling terminal.
     const probe = `try { require('fs').openSync('/dev/tty', 'r'); console.log('has-tty'); } catch (e) { console.log('no-tty', e.code); }`;
     const command = [process.execPath, CLI, 'exec', '--', process.execPath, '-e', probe].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-    const out = execFileSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8', timeout: 30_000 });
-    expect(out).toContain('has-tty');
+    const run = spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8', timeout: 30_000 });
+    const seen = `exit ${run.status} (signal ${run.signal}); stdout: ${run.stdout}; stderr: ${run.stderr}`;
+    expect(run.status, seen).toBe(0);
+    expect(run.stdout, seen).toContain('has-tty');
   });
 
   it('--webhook-timeout sets the real time a webhook attempt may take', async () => {
