@@ -32,7 +32,15 @@ export async function ensureBuilt(): Promise<void> {
     }
   }
   try {
-    if (staleReason()) execFileSync(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', `${ROOT}tsconfig.build.json`], { stdio: 'inherit' });
+    if (staleReason()) {
+      // The build's own steps (`npm run build` but the `rm -rf dist`): all of them, or dist/ stays
+      // stale (its CommonJS bundle older than src/) and the next CLI test file rebuilds it again
+      // while this one's commands are loading it.
+      execFileSync(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', `${ROOT}tsconfig.build.json`], { stdio: 'inherit' });
+      execFileSync(process.execPath, [`${ROOT}scripts/build-cjs.mjs`], { stdio: 'inherit' });
+    }
+    const still = staleReason();
+    if (still) throw new Error(`dist/ is still stale after the build (${still}): the CLI tests would race a rebuild.`);
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }
