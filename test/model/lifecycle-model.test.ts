@@ -224,6 +224,8 @@ const unsubscribe = fc.nat().map((pick) =>
     const target = live[pick % Math.max(1, live.length)];
     if (!target) return;
     for (const key of KEYS) {
+      // An advance not awaited runs on while this awaits: a listener of it may have closed the sandbox.
+      if (world.closed) return;
       const res = await world.request('DELETE', `/v1/webhooks/${target.id}`, undefined, key);
       if (res.status === 204) target.deleted = true;
     }
