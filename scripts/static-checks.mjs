@@ -1,0 +1,34 @@
+// The checks `npm test` runs before vitest, side by side: the type check of sources, tests,
+// bench and scripts (tsconfig.json), the console's (console/tsconfig.json), and the layer rules
+// (.dependency-cruiser.cjs). The first takes most of the time on one core; the other two fit on
+// the second core meanwhile. Each one's output is printed whole once it ends, in this order, and
+// the script exits 1 when any failed.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const bin = (name) => `${root}node_modules/.bin/${name}`;
+
+const CHECKS = [
+  { name: 'tsc -p tsconfig.json', command: bin('tsc'), args: ['-p', 'tsconfig.json'] },
+  { name: 'tsc -p console/tsconfig.json', command: bin('tsc'), args: ['-p', 'console/tsconfig.json'] },
+  { name: 'depcruise (npm run lint:layers)', command: bin('depcruise'), args: ['src', '--config', '.dependency-cruiser.cjs'] },
+];
+
+function run({ name, command, args }) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32' });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', (error) => resolve({ name, ok: false, output: `${output}${error.message}\n` }));
+    child.on('close', (code) => resolve({ name, ok: code === 0, output }));
+  });
+}
+
+const results = await Promise.all(CHECKS.map(run));
+for (const { name, ok, output } of results) {
+  if (output.trim() !== '') process.stdout.write(output.endsWith('\n') ? output : `${output}\n`);
+  if (!ok) process.stderr.write(`static checks: ${name} failed (above)\n`);
+}
+process.exit(results.every((r) => r.ok) ? 0 : 1);
