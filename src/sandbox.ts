@@ -4,7 +4,7 @@ import { Cursors } from './api/pagination.js';
 import { Pipeline } from './api/pipeline.js';
 import { RateLimiter } from './api/rate-limit.js';
 import { Router } from './api/router.js';
-import { routeTable } from './api/routes/index.js';
+import { ROUTES, type RouteDeps } from './api/routes/index.js';
 import { TranscriptStreams } from './api/transcript-stream.js';
 import { callScripting, type CallScripting } from './control/calls.js';
 import { consoleView, type ConsoleView } from './control/console-view.js';
@@ -60,6 +60,9 @@ export interface InternalError {
   requestId?: string;
   at: string;
 }
+
+/** The `/v1` route table, matched the same way for every sandbox: made once per process. */
+const ROUTER = new Router(ROUTES);
 
 /** Everything the parts of one sandbox announce to each other, on its one emitter. */
 type SandboxEvents = ClockEvents & CallEvents & TranscriptEvents & BusEvents & SubscriptionEvents & DeliveryEvents;
@@ -162,22 +165,21 @@ export class Sandbox {
     const streams = add(new TranscriptStreams({ clock, transcripts, events }));
     const limiter = add(new RateLimiter());
     const journal = add(new Journal((forgotten) => coverage.forgotten(forgotten)));
-    this.router = new Router(
-      routeTable({
-        calls,
-        dialer,
-        network,
-        cursors: new Cursors(`svc-sandbox:${o.seed}`),
-        recordings,
-        transcripts,
-        transcriptStreams: streams,
-        subscriptions,
-        sandboxOrigin: o.origin,
-        numbers,
-        messages,
-        templates: new Templates(o.templates),
-      }),
-    );
+    this.router = ROUTER;
+    const routeDeps: RouteDeps = {
+      calls,
+      dialer,
+      network,
+      cursors: new Cursors(`svc-sandbox:${o.seed}`),
+      recordings,
+      transcripts,
+      transcriptStreams: streams,
+      subscriptions,
+      sandboxOrigin: o.origin,
+      numbers,
+      messages,
+      templates: new Templates(o.templates),
+    };
     const unknown = chaos.unknownRoute(this.router.routes);
     if (unknown) {
       throw new SandboxError(
@@ -187,6 +189,7 @@ export class Sandbox {
     }
     this.pipeline = new Pipeline({
       router: this.router,
+      routeDeps,
       accounts,
       limiter,
       random,

@@ -15,6 +15,8 @@ import type { Chaos } from '../state/chaos.js';
 
 interface PipelineDeps {
   router: Router;
+  /** The sandbox's parts, handed to every route's handler (the route table is shared by every sandbox). */
+  routeDeps: unknown;
   accounts: Accounts;
   limiter: RateLimiter;
   random: SeededRandom;
@@ -192,7 +194,7 @@ export class Pipeline {
           return request.signal;
         },
       };
-      const reply = this.deps.steps.run(() => route.handle(context));
+      const reply = this.deps.steps.run(() => route.handle(context, this.deps.routeDeps));
       if (request.method === 'HEAD') {
         // The GET's status and headers, without its body (a stream it opened is closed at once).
         if (reply.raw instanceof ReadableStream) void reply.raw.cancel().catch(() => undefined);

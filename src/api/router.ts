@@ -29,8 +29,12 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-/** Synchronous: a handler runs as one step of the sandbox (core/steps.ts). */
-export type Handler<B = undefined, Q = undefined> = (ctx: RequestContext<B, Q>) => Reply;
+/**
+ * Synchronous: a handler runs as one step of the sandbox (core/steps.ts). `deps` are the
+ * answering sandbox's parts: a route table is made once per process and shared by every
+ * sandbox, so a handler reads the sandbox it serves from its arguments, never from a closure.
+ */
+export type Handler<B = undefined, Q = undefined, D = any> = (ctx: RequestContext<B, Q>, deps: D) => Reply;
 
 /** A success answer of a route, for the OpenAPI document and the conformance check. */
 export interface RouteResponse {
@@ -43,7 +47,7 @@ export interface RouteResponse {
 }
 
 /** One endpoint of the spec's table. */
-export interface Route<B = unknown, Q = unknown> {
+export interface Route<B = unknown, Q = unknown, D = any> {
   method: Method;
   /** Path relative to the base URL, with `{param}` placeholders: `/v1/calls/{id}`. */
   path: string;
@@ -61,17 +65,17 @@ export interface Route<B = unknown, Q = unknown> {
   body?: Schema<B>;
   /** Parses the query string before the handler runs. */
   query?: Schema<Q>;
-  handle: Handler<B, Q>;
+  handle: Handler<B, Q, D>;
   response: RouteResponse;
   /** Error statuses this route answers beyond those every route can (see api/openapi.ts). */
   errors?: number[];
 }
 
 /** A route of any input types, for the table. */
-export type AnyRoute = Route<any, any>;
+export type AnyRoute = Route<any, any, any>;
 
-/** Writes one route with its handler typed by its schemas. */
-export function route<B = undefined, Q = undefined>(definition: Route<B, Q>): AnyRoute {
+/** Writes one route with its handler typed by its schemas (and `D`, the parts its handler reads). */
+export function route<B = undefined, Q = undefined, D = any>(definition: Route<B, Q, D>): AnyRoute {
   return definition;
 }
 

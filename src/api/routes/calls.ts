@@ -80,118 +80,115 @@ export const listCallsQuery = listQuery(
 
 const callOrCampaign = () => ({ oneOf: [callSchema.openapi(), campaignSchema.openapi()] });
 
-/** GET, POST /v1/calls, GET /v1/calls/{id} and the transfer (docs/contract.md; docs/calls.md). */
-export function callRoutes(deps: CallRoutesDeps): AnyRoute[] {
-  const { calls, dialer, network, cursors } = deps;
-
-  const findCall = (ctx: RequestContext<unknown, unknown>): CallRecord => {
-    const call = calls.store.get(ctx.principal.account, ctx.params.id!);
-    if (!call) throw notFound(`No call ${ctx.params.id} in this account: check the id returned by POST /v1/calls.`);
-    return call;
-  };
-
-  return [
-    route({
-      method: 'GET',
-      path: '/v1/calls',
-      resource: 'calls',
-      summary: 'List calls',
-      operationId: 'listCalls',
-      description:
-        "The account's calls, newest first, a page at a time: pass `next_cursor` back as `cursor` for the next page. Filter by `status`, `direction`, `campaign_id` and creation time (`created_after`, `created_before`: a date or a date-time).",
-      query: listCallsQuery,
-      response: { status: 200, description: 'A page of calls, newest first.', content: { 'application/json': { schema: () => listOf(callSchema) } } },
-      handle(ctx) {
-        const q = ctx.query;
-        const where =
-          q.status || q.direction || q.campaign_id
-            ? (c: CallRecord) =>
-                (!q.status || c.status === q.status) && (!q.direction || c.direction === q.direction) && (!q.campaign_id || c.campaignId === q.campaign_id)
-            : undefined;
-        return { status: 200, body: paginate(cursors, 'calls', calls.store, ctx.principal.account, q, (c) => calls.toJson(c), where) };
-      },
-    }),
-    route({
-      method: 'POST',
-      path: '/v1/calls',
-      resource: 'calls',
-      summary: 'Start a call or a dialer campaign',
-      operationId: 'placeCall',
-      description:
-        'Starts an outbound call from `from` to `to`: 201 with the call `ringing`, which then moves through its lifecycle on the sandbox clock (answered, completed), sending webhooks on the way. With `campaign` alone it starts a dialer campaign instead, which dials its numbers one after another. An unreachable destination is 422 `unreachable_destination`.',
-      examples: {
-        call: { summary: 'One call', value: { to: '+14155550123', from: '+14155550100' } },
-        aiReceptionist: { summary: 'A call the AI receptionist handles', value: { to: '+14155550123', from: '+14155550100', ai_receptionist: true } },
-        campaign: { summary: 'A dialer campaign', value: { campaign: { to: ['+14155550123', '+14155550124'], from: '+14155550100' } } },
-      },
-      body: placeCallBody,
-      errors: [422],
-      response: { status: 201, description: 'The call, ringing; or the campaign.', content: { 'application/json': { schema: callOrCampaign } } },
-      handle(ctx) {
-        const body = ctx.body;
-        const account = ctx.principal.account;
-        if (body.campaign) {
-          const { to, from, ai_receptionist } = body.campaign;
-          const campaign = dialer.start(account, { to, from, aiReceptionist: ai_receptionist ?? false }, 'campaign.to');
-          return { status: 201, body: dialer.toJson(campaign) };
-        }
-        const to = body.to!;
-        const behavior = network.routeCall(to, 'to');
-        const call = calls.place({
-          account,
-          from: body.from!,
-          to,
-          aiReceptionist: body.ai_receptionist ?? false,
-          direction: 'outbound',
-          campaignId: null,
-          behavior,
-        });
-        return { status: 201, body: calls.toJson(call) };
-      },
-    }),
-    route({
-      method: 'GET',
-      path: '/v1/calls/{id}',
-      resource: 'calls',
-      summary: 'Fetch a call (or campaign)',
-      operationId: 'getCall',
-      description:
-        "A call with its full metadata: status, disposition, duration, agent, and its recording and transcript ids. A `camp_` id gives the dialer campaign instead; another account's call is 404.",
-      params: { id: { description: 'The call id (`call_…`), or a dialer campaign id (`camp_…`).', example: 'call_7mQ2xK9pR4tLw8Zb' } },
-      response: { status: 200, description: 'The call with full metadata (a camp_ id gives the campaign).', content: { 'application/json': { schema: callOrCampaign } } },
-      handle(ctx) {
-        const id = ctx.params.id!;
-        if (id.startsWith('camp_')) {
-          const campaign = dialer.store.get(ctx.principal.account, id);
-          if (!campaign) throw notFound(`No campaign ${id} in this account.`);
-          return { status: 200, body: dialer.toJson(campaign) };
-        }
-        return { status: 200, body: calls.toJson(findCall(ctx)) };
-      },
-    }),
-    route({
-      method: 'POST',
-      path: '/v1/calls/{id}/transfer',
-      resource: 'calls',
-      summary: 'Transfer an answered call',
-      operationId: 'transferCall',
-      description:
-        'Hands an answered (`in_progress`) call to exactly one of an `agent` or an `extension`. A call that is not in progress is 422 `call_not_active`.',
-      params: { id: { description: 'The id (`call_…`) of an answered call.', example: 'call_7mQ2xK9pR4tLw8Zb' } },
-      examples: {
-        agent: { summary: 'To an agent', value: { agent: 'maria' } },
-        extension: { summary: 'To an extension', value: { extension: '204' } },
-      },
-      body: transferBody,
-      errors: [422],
-      response: { status: 200, description: 'The call, with its new agent or extension.', content: { 'application/json': { schema: () => callSchema.openapi() } } },
-      handle(ctx) {
-        const { agent, extension } = ctx.body;
-        const target = agent !== undefined ? { agent } : { extension: extension! };
-        const call = findCall(ctx);
-        calls.transfer(call, target);
-        return { status: 200, body: calls.toJson(call) };
-      },
-    }),
-  ];
+/** The account's call that the path's `{id}` names, or 404. */
+function findCall(calls: CallService, ctx: RequestContext<unknown, unknown>): CallRecord {
+  const call = calls.store.get(ctx.principal.account, ctx.params.id!);
+  if (!call) throw notFound(`No call ${ctx.params.id} in this account: check the id returned by POST /v1/calls.`);
+  return call;
 }
+
+/** GET, POST /v1/calls, GET /v1/calls/{id} and the transfer (docs/contract.md; docs/calls.md). */
+export const callRoutes: readonly AnyRoute[] = [
+  route({
+    method: 'GET',
+    path: '/v1/calls',
+    resource: 'calls',
+    summary: 'List calls',
+    operationId: 'listCalls',
+    description:
+      "The account's calls, newest first, a page at a time: pass `next_cursor` back as `cursor` for the next page. Filter by `status`, `direction`, `campaign_id` and creation time (`created_after`, `created_before`: a date or a date-time).",
+    query: listCallsQuery,
+    response: { status: 200, description: 'A page of calls, newest first.', content: { 'application/json': { schema: () => listOf(callSchema) } } },
+    handle(ctx, { calls, cursors }: CallRoutesDeps) {
+      const q = ctx.query;
+      const where =
+        q.status || q.direction || q.campaign_id
+          ? (c: CallRecord) =>
+              (!q.status || c.status === q.status) && (!q.direction || c.direction === q.direction) && (!q.campaign_id || c.campaignId === q.campaign_id)
+          : undefined;
+      return { status: 200, body: paginate(cursors, 'calls', calls.store, ctx.principal.account, q, (c) => calls.toJson(c), where) };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/calls',
+    resource: 'calls',
+    summary: 'Start a call or a dialer campaign',
+    operationId: 'placeCall',
+    description:
+      'Starts an outbound call from `from` to `to`: 201 with the call `ringing`, which then moves through its lifecycle on the sandbox clock (answered, completed), sending webhooks on the way. With `campaign` alone it starts a dialer campaign instead, which dials its numbers one after another. An unreachable destination is 422 `unreachable_destination`.',
+    examples: {
+      call: { summary: 'One call', value: { to: '+14155550123', from: '+14155550100' } },
+      aiReceptionist: { summary: 'A call the AI receptionist handles', value: { to: '+14155550123', from: '+14155550100', ai_receptionist: true } },
+      campaign: { summary: 'A dialer campaign', value: { campaign: { to: ['+14155550123', '+14155550124'], from: '+14155550100' } } },
+    },
+    body: placeCallBody,
+    errors: [422],
+    response: { status: 201, description: 'The call, ringing; or the campaign.', content: { 'application/json': { schema: callOrCampaign } } },
+    handle(ctx, { calls, dialer, network }: CallRoutesDeps) {
+      const body = ctx.body;
+      const account = ctx.principal.account;
+      if (body.campaign) {
+        const { to, from, ai_receptionist } = body.campaign;
+        const campaign = dialer.start(account, { to, from, aiReceptionist: ai_receptionist ?? false }, 'campaign.to');
+        return { status: 201, body: dialer.toJson(campaign) };
+      }
+      const to = body.to!;
+      const behavior = network.routeCall(to, 'to');
+      const call = calls.place({
+        account,
+        from: body.from!,
+        to,
+        aiReceptionist: body.ai_receptionist ?? false,
+        direction: 'outbound',
+        campaignId: null,
+        behavior,
+      });
+      return { status: 201, body: calls.toJson(call) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/calls/{id}',
+    resource: 'calls',
+    summary: 'Fetch a call (or campaign)',
+    operationId: 'getCall',
+    description:
+      "A call with its full metadata: status, disposition, duration, agent, and its recording and transcript ids. A `camp_` id gives the dialer campaign instead; another account's call is 404.",
+    params: { id: { description: 'The call id (`call_…`), or a dialer campaign id (`camp_…`).', example: 'call_7mQ2xK9pR4tLw8Zb' } },
+    response: { status: 200, description: 'The call with full metadata (a camp_ id gives the campaign).', content: { 'application/json': { schema: callOrCampaign } } },
+    handle(ctx, { calls, dialer }: CallRoutesDeps) {
+      const id = ctx.params.id!;
+      if (id.startsWith('camp_')) {
+        const campaign = dialer.store.get(ctx.principal.account, id);
+        if (!campaign) throw notFound(`No campaign ${id} in this account.`);
+        return { status: 200, body: dialer.toJson(campaign) };
+      }
+      return { status: 200, body: calls.toJson(findCall(calls, ctx)) };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/calls/{id}/transfer',
+    resource: 'calls',
+    summary: 'Transfer an answered call',
+    operationId: 'transferCall',
+    description:
+      'Hands an answered (`in_progress`) call to exactly one of an `agent` or an `extension`. A call that is not in progress is 422 `call_not_active`.',
+    params: { id: { description: 'The id (`call_…`) of an answered call.', example: 'call_7mQ2xK9pR4tLw8Zb' } },
+    examples: {
+      agent: { summary: 'To an agent', value: { agent: 'maria' } },
+      extension: { summary: 'To an extension', value: { extension: '204' } },
+    },
+    body: transferBody,
+    errors: [422],
+    response: { status: 200, description: 'The call, with its new agent or extension.', content: { 'application/json': { schema: () => callSchema.openapi() } } },
+    handle(ctx, { calls }: CallRoutesDeps) {
+      const { agent, extension } = ctx.body;
+      const target = agent !== undefined ? { agent } : { extension: extension! };
+      const call = findCall(calls, ctx);
+      calls.transfer(call, target);
+      return { status: 200, body: calls.toJson(call) };
+    },
+  }),
+];

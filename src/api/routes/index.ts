@@ -11,8 +11,7 @@ export type RouteDeps = CallRoutesDeps & WebhookRoutesDeps & NumberRoutesDeps & 
 /**
  * The route table: the spec's 16 endpoints, in its order, plus a recording's audio. Each
  * resource's file holds its routes whole: schemas, handler and the answers the OpenAPI
- * document describes.
+ * document describes. Made once per process and shared by every sandbox: a handler is given
+ * the parts of the sandbox it answers for (`RouteDeps`) with each request.
  */
-export function routeTable(deps: RouteDeps): AnyRoute[] {
-  return [...callRoutes(deps), ...numberRoutes(deps), ...messageRoutes(deps), ...recordingRoutes(deps), ...transcriptRoutes(deps), ...webhookRoutes(deps)];
-}
+export const ROUTES: readonly AnyRoute[] = [...callRoutes, ...numberRoutes, ...messageRoutes, ...recordingRoutes, ...transcriptRoutes, ...webhookRoutes];

@@ -98,89 +98,88 @@ function textOf(body: Infer<typeof sendMessageBody>, templates: Templates): { te
   return { text, template: { id: found.id, variables: values } };
 }
 
-/** GET and POST /v1/messages (docs/messaging.md). */
-export function messageRoutes(deps: MessageRoutesDeps): AnyRoute[] {
-  const { messages, numbers, templates, network, cursors } = deps;
-  const handlers = {
-    send(ctx: RequestContext<Infer<typeof sendMessageBody>>): Reply {
-      const body = ctx.body;
-      const { text, template } = textOf(body, templates);
-      const mediaUrls = body.media_urls ?? [];
-      const own = numbers.holderOf(body.from);
-      if (!own || own.account !== ctx.principal.account) {
-        throw new ApiError(
-          422,
-          'number_not_provisioned',
-          `\`from\` ${body.from} is not a number of this account: provision it with POST /v1/numbers, or send from one listed by GET /v1/numbers?provisioned=true.`,
-          'from',
-        );
-      }
-      if (!own.smsEnabled) {
-        throw new ApiError(
-          422,
-          'number_not_provisioned',
-          `\`from\` ${body.from} has SMS disabled: enable it with PUT /v1/numbers/${own.id} {"sms": {"enabled": true}}.`,
-          'from',
-        );
-      }
-      if (mediaUrls.length > 0 && !own.capabilities.mms) {
-        throw new ApiError(
-          422,
-          'number_not_provisioned',
-          `\`from\` ${body.from} cannot send MMS (a ${own.country} number carries SMS only): send without \`media_urls\`, or from a US or CA number.`,
-          'from',
-        );
-      }
-      const message = messages.send(
-        { account: ctx.principal.account, from: body.from, to: body.to, body: text, mediaUrls, template },
-        network.routeMessage(body.to, 'to'),
+/** The two handlers, apart from the table so each can be typed by its schemas. */
+const handlers = {
+  send(ctx: RequestContext<Infer<typeof sendMessageBody>>, { messages, numbers, templates, network }: MessageRoutesDeps): Reply {
+    const body = ctx.body;
+    const { text, template } = textOf(body, templates);
+    const mediaUrls = body.media_urls ?? [];
+    const own = numbers.holderOf(body.from);
+    if (!own || own.account !== ctx.principal.account) {
+      throw new ApiError(
+        422,
+        'number_not_provisioned',
+        `\`from\` ${body.from} is not a number of this account: provision it with POST /v1/numbers, or send from one listed by GET /v1/numbers?provisioned=true.`,
+        'from',
       );
-      return { status: 201, body: messages.toJson(message) };
-    },
+    }
+    if (!own.smsEnabled) {
+      throw new ApiError(
+        422,
+        'number_not_provisioned',
+        `\`from\` ${body.from} has SMS disabled: enable it with PUT /v1/numbers/${own.id} {"sms": {"enabled": true}}.`,
+        'from',
+      );
+    }
+    if (mediaUrls.length > 0 && !own.capabilities.mms) {
+      throw new ApiError(
+        422,
+        'number_not_provisioned',
+        `\`from\` ${body.from} cannot send MMS (a ${own.country} number carries SMS only): send without \`media_urls\`, or from a US or CA number.`,
+        'from',
+      );
+    }
+    const message = messages.send(
+      { account: ctx.principal.account, from: body.from, to: body.to, body: text, mediaUrls, template },
+      network.routeMessage(body.to, 'to'),
+    );
+    return { status: 201, body: messages.toJson(message) };
+  },
 
-    list(ctx: RequestContext<undefined, Infer<typeof listMessagesQuery>>): Reply {
-      const q = ctx.query;
-      const where =
-        q.direction || q.channel || q.status || q.conversation_id
-          ? (m: MessageRecord) =>
-              (!q.direction || m.direction === q.direction) &&
-              (!q.channel || m.channel === q.channel) &&
-              (!q.status || m.status === q.status) &&
-              (!q.conversation_id || m.conversationId === q.conversation_id)
-          : undefined;
-      return { status: 200, body: paginate(cursors, 'messages', messages.store, ctx.principal.account, q, (m) => messages.toJson(m), where) };
+  list(ctx: RequestContext<undefined, Infer<typeof listMessagesQuery>>, { messages, cursors }: MessageRoutesDeps): Reply {
+    const q = ctx.query;
+    const where =
+      q.direction || q.channel || q.status || q.conversation_id
+        ? (m: MessageRecord) =>
+            (!q.direction || m.direction === q.direction) &&
+            (!q.channel || m.channel === q.channel) &&
+            (!q.status || m.status === q.status) &&
+            (!q.conversation_id || m.conversationId === q.conversation_id)
+        : undefined;
+    return { status: 200, body: paginate(cursors, 'messages', messages.store, ctx.principal.account, q, (m) => messages.toJson(m), where) };
+  },
+};
+
+/** GET and POST /v1/messages (docs/messaging.md). */
+export const messageRoutes: readonly AnyRoute[] = [
+  route({
+    method: 'GET',
+    path: '/v1/messages',
+    resource: 'messages',
+    summary: 'List messages',
+    operationId: 'listMessages',
+    description:
+      "The account's messages, sent and received, newest first, a page at a time. Filter by `direction`, `channel` (sms or mms), `status`, `conversation_id` and creation time.",
+    query: listMessagesQuery,
+    response: { status: 200, description: 'A page of messages, newest first.', content: { 'application/json': { schema: () => listOf(messageSchema) } } },
+    handle: handlers.list,
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/messages',
+    resource: 'messages',
+    summary: 'Send a message',
+    operationId: 'sendMessage',
+    description:
+      "Sends an SMS from one of the account's SMS-enabled numbers, or an MMS when it has `media_urls` (from US and CA numbers). The text is `body`, or a `template` filled with its variables; 201 with the message `queued`, whose delivery then follows on the sandbox clock with webhooks. A `from` that is not the account's is 422 `number_not_provisioned`.",
+    examples: {
+      sms: { summary: 'An SMS (`from`: one of your numbers)', value: { from: '+14155550100', to: '+14155550123', body: 'Your appointment is confirmed for 3 pm tomorrow.' } },
+      mms: { summary: 'An MMS with a picture', value: { from: '+14155550100', to: '+14155550123', body: 'Here is your receipt.', media_urls: ['https://example.com/receipt.jpg'] } },
+      template: { summary: 'A template with its variables', value: { from: '+14155550100', to: '+14155550123', template: { id: 'verification_code', variables: { code: '482913' } } } },
     },
-  };
-  return [
-    route({
-      method: 'GET',
-      path: '/v1/messages',
-      resource: 'messages',
-      summary: 'List messages',
-      operationId: 'listMessages',
-      description:
-        "The account's messages, sent and received, newest first, a page at a time. Filter by `direction`, `channel` (sms or mms), `status`, `conversation_id` and creation time.",
-      query: listMessagesQuery,
-      response: { status: 200, description: 'A page of messages, newest first.', content: { 'application/json': { schema: () => listOf(messageSchema) } } },
-      handle: handlers.list,
-    }),
-    route({
-      method: 'POST',
-      path: '/v1/messages',
-      resource: 'messages',
-      summary: 'Send a message',
-      operationId: 'sendMessage',
-      description:
-        "Sends an SMS from one of the account's SMS-enabled numbers, or an MMS when it has `media_urls` (from US and CA numbers). The text is `body`, or a `template` filled with its variables; 201 with the message `queued`, whose delivery then follows on the sandbox clock with webhooks. A `from` that is not the account's is 422 `number_not_provisioned`.",
-      examples: {
-        sms: { summary: 'An SMS (`from`: one of your numbers)', value: { from: '+14155550100', to: '+14155550123', body: 'Your appointment is confirmed for 3 pm tomorrow.' } },
-        mms: { summary: 'An MMS with a picture', value: { from: '+14155550100', to: '+14155550123', body: 'Here is your receipt.', media_urls: ['https://example.com/receipt.jpg'] } },
-        template: { summary: 'A template with its variables', value: { from: '+14155550100', to: '+14155550123', template: { id: 'verification_code', variables: { code: '482913' } } } },
-      },
-      body: sendMessageBody,
-      errors: [422],
-      response: { status: 201, description: 'The message, queued.', content: { 'application/json': { schema: () => messageSchema.openapi() } } },
-      handle: handlers.send,
-    }),
-  ];
-}
+    body: sendMessageBody,
+    errors: [422],
+    response: { status: 201, description: 'The message, queued.', content: { 'application/json': { schema: () => messageSchema.openapi() } } },
+    handle: handlers.send,
+  }),
+];

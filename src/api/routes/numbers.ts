@@ -156,133 +156,132 @@ function config(body: Infer<typeof updateNumberBody>): NumberConfig {
   };
 }
 
-/** GET, POST /v1/numbers, PUT and DELETE /v1/numbers/{id} (docs/numbers.md). */
-export function numberRoutes(deps: NumberRoutesDeps): AnyRoute[] {
-  const { numbers, cursors } = deps;
-
-  const findNumber = (ctx: RequestContext<unknown, unknown>): NumberRecord => {
-    const record = numbers.store.get(ctx.principal.account, ctx.params.id!);
-    if (!record) throw notFound(`No number ${ctx.params.id} in this account: use an id from POST /v1/numbers or GET /v1/numbers?provisioned=true (a released number is gone for good).`);
-    return record;
-  };
-
-  const handlers = {
-    search(ctx: RequestContext<undefined, Infer<typeof searchNumbersQuery>>): Reply {
-      const q = ctx.query;
-      const account = ctx.principal.account;
-      const filter = blockFilter(q);
-      const matches = containsTest(q.contains);
-      if (q.provisioned === 'true') {
-        const where = (n: NumberRecord) =>
-          (!filter.kind || n.kind === filter.kind) &&
-          (!filter.country || n.country === filter.country) &&
-          (!filter.areaCode || n.areaCode === filter.areaCode) &&
-          matches(n.number);
-        return { status: 200, body: paginate(cursors, 'numbers', numbers.store, account, q, (n) => numbers.toJson(n), where) };
-      }
-      const limit = q.limit ?? 50;
-      const from = q.cursor === undefined ? 0 : cursors.decode('numbers:available', account, q.cursor) + 1;
-      const page: ListBody<ReturnType<NumberService['availableJson']>> = { data: [], next_cursor: null, has_more: false };
-      let last = -1;
-      for (const entry of numbers.available(filter, matches, from)) {
-        if (page.data.length === limit) {
-          page.has_more = true;
-          page.next_cursor = cursors.encode('numbers:available', account, last);
-          break;
-        }
-        page.data.push(numbers.availableJson(entry));
-        last = entry.position;
-      }
-      return { status: 200, body: page };
-    },
-
-    provision(ctx: RequestContext<Infer<typeof provisionNumberBody>>): Reply {
-      const body = ctx.body;
-      const criteria = CRITERIA.find((k) => body[k] !== undefined);
-      const wanted =
-        body.number !== undefined
-          ? { number: body.number }
-          : { filter: blockFilter(body), matches: containsTest(body.contains), describe: criteriaText(body), param: criteria! };
-      const record = numbers.provision(ctx.principal.account, wanted, config(body));
-      return { status: 201, body: numbers.toJson(record) };
-    },
-
-    update(ctx: RequestContext<Infer<typeof updateNumberBody>>): Reply {
-      const body = ctx.body;
-      const record = findNumber(ctx);
-      numbers.configure(record, config(body));
-      return { status: 200, body: numbers.toJson(record) };
-    },
-
-    release(ctx: RequestContext): Reply {
-      numbers.release(findNumber(ctx));
-      return { status: 204 };
-    },
-  };
-  const number = () => phoneNumberSchema.openapi();
-  return [
-    route({
-      method: 'GET',
-      path: '/v1/numbers',
-      resource: 'numbers',
-      summary: 'Search numbers',
-      operationId: 'searchNumbers',
-      description:
-        "Searches the pool of available numbers by `kind`, `country`, `area_code` and `contains` (letters stand for their keypad digits, `*` for any digit). With `provisioned=true` it lists the account's own numbers instead, newest first; the date filters apply to those only.",
-      query: searchNumbersQuery,
-      response: {
-        status: 200,
-        description: 'A page of available numbers; with provisioned=true, of the account\'s own, newest first.',
-        content: { 'application/json': { schema: () => listOf({ oneOf: [availableNumberSchema.openapi(), number()] }) } },
-      },
-      handle: handlers.search,
-    }),
-    route({
-      method: 'POST',
-      path: '/v1/numbers',
-      resource: 'numbers',
-      summary: 'Provision a number',
-      operationId: 'provisionNumber',
-      description:
-        'Provisions a number for the account: a `number` found by a search, or the first available match of `kind`, `country`, `area_code` and `contains` (one or the other, never both). Routing, caller ID and SMS can be set at once. A number already held, or no match, is 422 `number_unavailable`.',
-      examples: {
-        byArea: { summary: 'The first local number in an area code', value: { kind: 'local', country: 'US', area_code: '415' } },
-        withConfig: { summary: 'A toll-free number answered by the AI receptionist', value: { kind: 'toll_free', country: 'US', routing: { type: 'ai_receptionist' }, caller_id: { name: 'Acme Dental' } } },
-      },
-      body: provisionNumberBody,
-      errors: [422],
-      response: { status: 201, description: 'The number, provisioned.', content: { 'application/json': { schema: number } } },
-      handle: handlers.provision,
-    }),
-    route({
-      method: 'PUT',
-      path: '/v1/numbers/{id}',
-      resource: 'numbers',
-      summary: 'Update a number',
-      operationId: 'updateNumber',
-      description:
-        "Replaces one or more aspects of a number's configuration: `routing` (who takes inbound calls), `caller_id` (the name shown) and `sms` (enabled or not); `null` clears routing or caller ID, and aspects not named stay as they are.",
-      params: { id: { description: "The id (`num_…`) of one of the account's numbers.", example: 'num_3Vd8sKq1Lx5Tn0Pw' } },
-      examples: {
-        agent: { summary: 'Route inbound calls to an agent, with a caller ID name', value: { routing: { type: 'agent', target: 'maria' }, caller_id: { name: 'Acme Dental' } } },
-        forward: { summary: 'Forward inbound calls and enable SMS', value: { routing: { type: 'forward', target: '+14155550123' }, sms: { enabled: true } } },
-      },
-      body: updateNumberBody,
-      errors: [422],
-      response: { status: 200, description: 'The number, updated.', content: { 'application/json': { schema: number } } },
-      handle: handlers.update,
-    }),
-    route({
-      method: 'DELETE',
-      path: '/v1/numbers/{id}',
-      resource: 'numbers',
-      summary: 'Release a number',
-      operationId: 'releaseNumber',
-      description:
-        "Releases one of the account's numbers for good: it goes back to the pool, and its id is 404 from then on.",
-      params: { id: { description: "The id (`num_…`) of one of the account's numbers.", example: 'num_3Vd8sKq1Lx5Tn0Pw' } },
-      response: { status: 204, description: 'Released, for good: the number is back in the pool.' },
-      handle: handlers.release,
-    }),
-  ];
+/** The account's number that the path's `{id}` names, or 404. */
+function findNumber(numbers: NumberService, ctx: RequestContext<unknown, unknown>): NumberRecord {
+  const record = numbers.store.get(ctx.principal.account, ctx.params.id!);
+  if (!record) throw notFound(`No number ${ctx.params.id} in this account: use an id from POST /v1/numbers or GET /v1/numbers?provisioned=true (a released number is gone for good).`);
+  return record;
 }
+
+/** The handlers, apart from the table so each can be typed by its schemas. */
+const handlers = {
+  search(ctx: RequestContext<undefined, Infer<typeof searchNumbersQuery>>, { numbers, cursors }: NumberRoutesDeps): Reply {
+    const q = ctx.query;
+    const account = ctx.principal.account;
+    const filter = blockFilter(q);
+    const matches = containsTest(q.contains);
+    if (q.provisioned === 'true') {
+      const where = (n: NumberRecord) =>
+        (!filter.kind || n.kind === filter.kind) &&
+        (!filter.country || n.country === filter.country) &&
+        (!filter.areaCode || n.areaCode === filter.areaCode) &&
+        matches(n.number);
+      return { status: 200, body: paginate(cursors, 'numbers', numbers.store, account, q, (n) => numbers.toJson(n), where) };
+    }
+    const limit = q.limit ?? 50;
+    const from = q.cursor === undefined ? 0 : cursors.decode('numbers:available', account, q.cursor) + 1;
+    const page: ListBody<ReturnType<NumberService['availableJson']>> = { data: [], next_cursor: null, has_more: false };
+    let last = -1;
+    for (const entry of numbers.available(filter, matches, from)) {
+      if (page.data.length === limit) {
+        page.has_more = true;
+        page.next_cursor = cursors.encode('numbers:available', account, last);
+        break;
+      }
+      page.data.push(numbers.availableJson(entry));
+      last = entry.position;
+    }
+    return { status: 200, body: page };
+  },
+
+  provision(ctx: RequestContext<Infer<typeof provisionNumberBody>>, { numbers }: NumberRoutesDeps): Reply {
+    const body = ctx.body;
+    const criteria = CRITERIA.find((k) => body[k] !== undefined);
+    const wanted =
+      body.number !== undefined
+        ? { number: body.number }
+        : { filter: blockFilter(body), matches: containsTest(body.contains), describe: criteriaText(body), param: criteria! };
+    const record = numbers.provision(ctx.principal.account, wanted, config(body));
+    return { status: 201, body: numbers.toJson(record) };
+  },
+
+  update(ctx: RequestContext<Infer<typeof updateNumberBody>>, { numbers }: NumberRoutesDeps): Reply {
+    const body = ctx.body;
+    const record = findNumber(numbers, ctx);
+    numbers.configure(record, config(body));
+    return { status: 200, body: numbers.toJson(record) };
+  },
+
+  release(ctx: RequestContext, { numbers }: NumberRoutesDeps): Reply {
+    numbers.release(findNumber(numbers, ctx));
+    return { status: 204 };
+  },
+};
+const number = () => phoneNumberSchema.openapi();
+
+/** GET, POST /v1/numbers, PUT and DELETE /v1/numbers/{id} (docs/numbers.md). */
+export const numberRoutes: readonly AnyRoute[] = [
+  route({
+    method: 'GET',
+    path: '/v1/numbers',
+    resource: 'numbers',
+    summary: 'Search numbers',
+    operationId: 'searchNumbers',
+    description:
+      "Searches the pool of available numbers by `kind`, `country`, `area_code` and `contains` (letters stand for their keypad digits, `*` for any digit). With `provisioned=true` it lists the account's own numbers instead, newest first; the date filters apply to those only.",
+    query: searchNumbersQuery,
+    response: {
+      status: 200,
+      description: 'A page of available numbers; with provisioned=true, of the account\'s own, newest first.',
+      content: { 'application/json': { schema: () => listOf({ oneOf: [availableNumberSchema.openapi(), number()] }) } },
+    },
+    handle: handlers.search,
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/numbers',
+    resource: 'numbers',
+    summary: 'Provision a number',
+    operationId: 'provisionNumber',
+    description:
+      'Provisions a number for the account: a `number` found by a search, or the first available match of `kind`, `country`, `area_code` and `contains` (one or the other, never both). Routing, caller ID and SMS can be set at once. A number already held, or no match, is 422 `number_unavailable`.',
+    examples: {
+      byArea: { summary: 'The first local number in an area code', value: { kind: 'local', country: 'US', area_code: '415' } },
+      withConfig: { summary: 'A toll-free number answered by the AI receptionist', value: { kind: 'toll_free', country: 'US', routing: { type: 'ai_receptionist' }, caller_id: { name: 'Acme Dental' } } },
+    },
+    body: provisionNumberBody,
+    errors: [422],
+    response: { status: 201, description: 'The number, provisioned.', content: { 'application/json': { schema: number } } },
+    handle: handlers.provision,
+  }),
+  route({
+    method: 'PUT',
+    path: '/v1/numbers/{id}',
+    resource: 'numbers',
+    summary: 'Update a number',
+    operationId: 'updateNumber',
+    description:
+      "Replaces one or more aspects of a number's configuration: `routing` (who takes inbound calls), `caller_id` (the name shown) and `sms` (enabled or not); `null` clears routing or caller ID, and aspects not named stay as they are.",
+    params: { id: { description: "The id (`num_…`) of one of the account's numbers.", example: 'num_3Vd8sKq1Lx5Tn0Pw' } },
+    examples: {
+      agent: { summary: 'Route inbound calls to an agent, with a caller ID name', value: { routing: { type: 'agent', target: 'maria' }, caller_id: { name: 'Acme Dental' } } },
+      forward: { summary: 'Forward inbound calls and enable SMS', value: { routing: { type: 'forward', target: '+14155550123' }, sms: { enabled: true } } },
+    },
+    body: updateNumberBody,
+    errors: [422],
+    response: { status: 200, description: 'The number, updated.', content: { 'application/json': { schema: number } } },
+    handle: handlers.update,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/v1/numbers/{id}',
+    resource: 'numbers',
+    summary: 'Release a number',
+    operationId: 'releaseNumber',
+    description:
+      "Releases one of the account's numbers for good: it goes back to the pool, and its id is 404 from then on.",
+    params: { id: { description: "The id (`num_…`) of one of the account's numbers.", example: 'num_3Vd8sKq1Lx5Tn0Pw' } },
+    response: { status: 204, description: 'Released, for good: the number is back in the pool.' },
+    handle: handlers.release,
+  }),
+];

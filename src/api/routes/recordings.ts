@@ -45,82 +45,79 @@ export function findRecording(recordings: RecordingService, ctx: RequestContext<
 }
 
 /** GET /v1/recordings, GET /v1/recordings/{id} and its audio (docs/recordings.md). */
-export function recordingRoutes(deps: MediaRoutesDeps): AnyRoute[] {
-  const { recordings, transcripts, cursors } = deps;
-  return [
-    route({
-      method: 'GET',
-      path: '/v1/recordings',
-      resource: 'recordings',
-      summary: 'List recordings',
-      operationId: 'listRecordings',
-      description:
-        "The recordings of the account's answered calls, newest first, a page at a time. Filter by `agent`, `call_id`, `status` and creation time. A recording appears when its call ends and is `ready` once processed.",
-      query: listRecordingsQuery,
-      response: { status: 200, description: 'A page of recordings, newest first.', content: { 'application/json': { schema: () => listOf(recordingSchema) } } },
-      handle(ctx) {
-        const q = ctx.query;
-        const where =
-          q.agent !== undefined || q.call_id !== undefined || q.status !== undefined
-            ? (r: RecordingRecord) => (q.agent === undefined || r.agent === q.agent) && (q.call_id === undefined || r.callId === q.call_id) && (q.status === undefined || r.status === q.status)
-            : undefined;
-        return { status: 200, body: paginate(cursors, 'recordings', recordings.store, ctx.principal.account, q, (r) => recordings.toJson(r), where) };
+export const recordingRoutes: readonly AnyRoute[] = [
+  route({
+    method: 'GET',
+    path: '/v1/recordings',
+    resource: 'recordings',
+    summary: 'List recordings',
+    operationId: 'listRecordings',
+    description:
+      "The recordings of the account's answered calls, newest first, a page at a time. Filter by `agent`, `call_id`, `status` and creation time. A recording appears when its call ends and is `ready` once processed.",
+    query: listRecordingsQuery,
+    response: { status: 200, description: 'A page of recordings, newest first.', content: { 'application/json': { schema: () => listOf(recordingSchema) } } },
+    handle(ctx, { recordings, cursors }: MediaRoutesDeps) {
+      const q = ctx.query;
+      const where =
+        q.agent !== undefined || q.call_id !== undefined || q.status !== undefined
+          ? (r: RecordingRecord) => (q.agent === undefined || r.agent === q.agent) && (q.call_id === undefined || r.callId === q.call_id) && (q.status === undefined || r.status === q.status)
+          : undefined;
+      return { status: 200, body: paginate(cursors, 'recordings', recordings.store, ctx.principal.account, q, (r) => recordings.toJson(r), where) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/recordings/{id}',
+    resource: 'recordings',
+    summary: 'Fetch a recording',
+    operationId: 'getRecording',
+    description:
+      "A recording with its duration and status and, once ready, its transcript id and AI summary. Another account's recording is 404.",
+    params: { id: { description: "The recording id (`rec_…`): a call's `recording_id`.", example: 'rec_5Hc2vN8qT1mXy7Ka' } },
+    response: { status: 200, description: 'The recording, with its transcript and AI summary once ready.', content: { 'application/json': { schema: () => recordingSchema.openapi() } } },
+    handle: (ctx, { recordings }: MediaRoutesDeps) => ({ status: 200, body: recordings.toJson(findRecording(recordings, ctx)) }),
+  }),
+  // Sandbox addition: the recording's `url`, a WAV file (docs/recordings.md).
+  route({
+    method: 'GET',
+    path: '/v1/recordings/{id}/audio',
+    resource: 'recordings',
+    summary: 'Download a recording (audio/wav)',
+    operationId: 'getRecordingAudio',
+    description:
+      "Downloads a recording's audio as an 8 kHz 16-bit mono WAV file. Before the recording is ready it is 409 `recording_not_ready`.",
+    params: { id: { description: "The recording id (`rec_…`): a call's `recording_id`.", example: 'rec_5Hc2vN8qT1mXy7Ka' } },
+    errors: [409],
+    response: {
+      status: 200,
+      description: 'The audio: 8 kHz 16-bit mono PCM WAV.',
+      content: { 'audio/wav': { schema: () => ({ type: 'string', contentMediaType: 'audio/wav' }) } },
+      headers: {
+        'Content-Length': { description: 'Bytes of the WAV file.', schema: { type: 'integer' } },
+        'Content-Disposition': { description: 'attachment; filename="rec_….wav"', schema: { type: 'string' } },
       },
-    }),
-    route({
-      method: 'GET',
-      path: '/v1/recordings/{id}',
-      resource: 'recordings',
-      summary: 'Fetch a recording',
-      operationId: 'getRecording',
-      description:
-        "A recording with its duration and status and, once ready, its transcript id and AI summary. Another account's recording is 404.",
-      params: { id: { description: "The recording id (`rec_…`): a call's `recording_id`.", example: 'rec_5Hc2vN8qT1mXy7Ka' } },
-      response: { status: 200, description: 'The recording, with its transcript and AI summary once ready.', content: { 'application/json': { schema: () => recordingSchema.openapi() } } },
-      handle: (ctx) => ({ status: 200, body: recordings.toJson(findRecording(recordings, ctx)) }),
-    }),
-    // Sandbox addition: the recording's `url`, a WAV file (docs/recordings.md).
-    route({
-      method: 'GET',
-      path: '/v1/recordings/{id}/audio',
-      resource: 'recordings',
-      summary: 'Download a recording (audio/wav)',
-      operationId: 'getRecordingAudio',
-      description:
-        "Downloads a recording's audio as an 8 kHz 16-bit mono WAV file. Before the recording is ready it is 409 `recording_not_ready`.",
-      params: { id: { description: "The recording id (`rec_…`): a call's `recording_id`.", example: 'rec_5Hc2vN8qT1mXy7Ka' } },
-      errors: [409],
-      response: {
+    },
+    handle(ctx, { recordings, transcripts }: MediaRoutesDeps) {
+      const recording = findRecording(recordings, ctx);
+      if (recording.status !== 'ready') {
+        throw new ApiError(
+          409,
+          'recording_not_ready',
+          `Recording ${recording.id} is still processing; its audio can be downloaded once it is ready (the recording.ready event, 10 s after the call ends by default).`,
+        );
+      }
+      const transcript = transcripts.store.find(recording.transcriptId);
+      const speakers: string[] = [];
+      const voiced = (transcript?.segments ?? []).map((s) => {
+        if (!speakers.includes(s.speaker)) speakers.push(s.speaker);
+        return { startMs: s.startMs, endMs: s.endMs, voice: speakers.indexOf(s.speaker) };
+      });
+      const { stream, byteLength } = wavAudio(recording.durationS, voiced);
+      return {
         status: 200,
-        description: 'The audio: 8 kHz 16-bit mono PCM WAV.',
-        content: { 'audio/wav': { schema: () => ({ type: 'string', contentMediaType: 'audio/wav' }) } },
-        headers: {
-          'Content-Length': { description: 'Bytes of the WAV file.', schema: { type: 'integer' } },
-          'Content-Disposition': { description: 'attachment; filename="rec_….wav"', schema: { type: 'string' } },
-        },
-      },
-      handle(ctx) {
-        const recording = findRecording(recordings, ctx);
-        if (recording.status !== 'ready') {
-          throw new ApiError(
-            409,
-            'recording_not_ready',
-            `Recording ${recording.id} is still processing; its audio can be downloaded once it is ready (the recording.ready event, 10 s after the call ends by default).`,
-          );
-        }
-        const transcript = transcripts.store.find(recording.transcriptId);
-        const speakers: string[] = [];
-        const voiced = (transcript?.segments ?? []).map((s) => {
-          if (!speakers.includes(s.speaker)) speakers.push(s.speaker);
-          return { startMs: s.startMs, endMs: s.endMs, voice: speakers.indexOf(s.speaker) };
-        });
-        const { stream, byteLength } = wavAudio(recording.durationS, voiced);
-        return {
-          status: 200,
-          raw: stream,
-          headers: { 'content-type': 'audio/wav', 'content-length': String(byteLength), 'content-disposition': `attachment; filename="${recording.id}.wav"` },
-        };
-      },
-    }),
-  ];
-}
+        raw: stream,
+        headers: { 'content-type': 'audio/wav', 'content-length': String(byteLength), 'content-disposition': `attachment; filename="${recording.id}.wav"` },
+      };
+    },
+  }),
+];

@@ -3,7 +3,7 @@ import { isLoopbackAddress } from '../../core/hosts.js';
 import { array, custom, invalid, object, oneOf, show, type Schema } from '../../core/schema.js';
 import { createdSubscriptionSchema, EVENT_TYPES, subscriptionSchema } from '../../state/resources.js';
 import type { Subscriptions } from '../../state/subscriptions.js';
-import { notFound } from '../errors.js';
+import { badRequest, notFound } from '../errors.js';
 import { listOf, listQuery, paginate, type Cursors } from '../pagination.js';
 import { route, type AnyRoute } from '../router.js';
 
@@ -62,9 +62,19 @@ function isSandboxItself(url: URL, sandbox: URL): boolean {
   return port(url) === port(sandbox) && isThisMachine(sandbox.hostname) && isThisMachine(url.hostname);
 }
 
-/** The receiver URL of a subscription (rules in docs/webhooks.md, "Receiver URLs"). */
-function webhookUrl(sandboxOrigin: string): Schema<string> {
-  const sandbox = new URL(sandboxOrigin);
+/**
+ * Refuses a receiver URL that reaches the answering sandbox itself (400, `url`): checked by the
+ * handler after the body's schema, because it depends on the sandbox's origin, and the route
+ * table (and so the schema) is one for every sandbox.
+ */
+function refuseSandboxItself(value: string, sandboxOrigin: string): void {
+  if (isSandboxItself(new URL(value), new URL(sandboxOrigin))) {
+    throw badRequest(`\`url\` points at the sandbox itself (${sandboxOrigin}); give the address of your own receiver, e.g. http://127.0.0.1:<port>/webhooks.`, 'url');
+  }
+}
+
+/** The receiver URL of a subscription (rules in docs/webhooks.md, "Receiver URLs"; the sandbox's own address: {@link refuseSandboxItself}). */
+function webhookUrl(): Schema<string> {
   const fail = (message: string): never => {
     throw invalid(`\`url\` ${message}`, 'url');
   };
@@ -91,9 +101,6 @@ function webhookUrl(sandboxOrigin: string): Schema<string> {
       if (isLinkLocalOrMetadata(url.hostname)) {
         fail(`points at a link-local or cloud-metadata address (${url.hostname}), which the sandbox never calls; give the address of your own receiver.`);
       }
-      if (isSandboxItself(url, sandbox)) {
-        fail(`points at the sandbox itself (${sandboxOrigin}); give the address of your own receiver, e.g. http://127.0.0.1:<port>/webhooks.`);
-      }
       return value;
     },
     openapi: () => ({
@@ -108,81 +115,71 @@ function webhookUrl(sandboxOrigin: string): Schema<string> {
   });
 }
 
-/** The body schema per sandbox origin, made once: every sandbox on one origin shares it. */
-const bodies = new Map<string, ReturnType<typeof makeWebhookBody>>();
-
-export function createWebhookBody(sandboxOrigin: string) {
-  let body = bodies.get(sandboxOrigin);
-  if (!body) bodies.set(sandboxOrigin, (body = makeWebhookBody(sandboxOrigin)));
-  return body;
-}
-
-function makeWebhookBody(sandboxOrigin: string) {
-  return object(
-    {
-      url: webhookUrl(sandboxOrigin),
-      events: array(oneOf(EVENT_TYPES, 'An event name, exactly as the event list names it.'), {
-        description: 'The events to receive (each named once; a repeated name counts once).',
-        min: 1,
-        max: EVENT_TYPES.length,
-      }),
-    },
-    { description: 'Subscribe a receiver URL to one or more events.' },
-  );
-}
+export const createWebhookBody = object(
+  {
+    url: webhookUrl(),
+    events: array(oneOf(EVENT_TYPES, 'An event name, exactly as the event list names it.'), {
+      description: 'The events to receive (each named once; a repeated name counts once).',
+      min: 1,
+      max: EVENT_TYPES.length,
+    }),
+  },
+  { description: 'Subscribe a receiver URL to one or more events.' },
+);
 
 export const listWebhooksQuery = listQuery({}, 'List webhook subscriptions, newest first.');
 
 /** GET, POST /v1/webhooks and DELETE /v1/webhooks/{id} (docs/contract.md; docs/webhooks.md). */
-export function webhookRoutes(deps: WebhookRoutesDeps): AnyRoute[] {
-  const { subscriptions, cursors, sandboxOrigin } = deps;
-  return [
-    route({
-      method: 'GET',
-      path: '/v1/webhooks',
-      resource: 'webhooks',
-      summary: 'List webhook subscriptions',
-      operationId: 'listWebhooks',
-      description:
-        "The account's webhook subscriptions, newest first, a page at a time, without their signing secrets.",
-      query: listWebhooksQuery,
-      response: { status: 200, description: 'A page of subscriptions, newest first (without secrets).', content: { 'application/json': { schema: () => listOf(subscriptionSchema) } } },
-      handle: (ctx) => ({ status: 200, body: paginate(cursors, 'webhooks', subscriptions.store, ctx.principal.account, ctx.query, (s) => subscriptions.toJson(s)) }),
+export const webhookRoutes: readonly AnyRoute[] = [
+  route({
+    method: 'GET',
+    path: '/v1/webhooks',
+    resource: 'webhooks',
+    summary: 'List webhook subscriptions',
+    operationId: 'listWebhooks',
+    description:
+      "The account's webhook subscriptions, newest first, a page at a time, without their signing secrets.",
+    query: listWebhooksQuery,
+    response: { status: 200, description: 'A page of subscriptions, newest first (without secrets).', content: { 'application/json': { schema: () => listOf(subscriptionSchema) } } },
+    handle: (ctx, { subscriptions, cursors }: WebhookRoutesDeps) => ({
+      status: 200,
+      body: paginate(cursors, 'webhooks', subscriptions.store, ctx.principal.account, ctx.query, (s) => subscriptions.toJson(s)),
     }),
-    route({
-      method: 'POST',
-      path: '/v1/webhooks',
-      resource: 'webhooks',
-      summary: 'Subscribe to events',
-      operationId: 'createWebhook',
-      description:
-        'Subscribes a receiver URL (https, or plain http to a loopback host) to one or more events. The answer carries the signing secret (`whsec_…`), shown only here: every delivery is signed with it in `X-Service-Signature`.',
-      examples: {
-        calls: { summary: 'Call events to an https receiver', value: { url: 'https://example.com/webhooks', events: ['call.started', 'call.answered', 'call.completed'] } },
-      },
-      body: createWebhookBody(sandboxOrigin),
-      response: { status: 201, description: 'The subscription, with its signing secret (shown only here).', content: { 'application/json': { schema: () => createdSubscriptionSchema.openapi() } } },
-      handle(ctx) {
-        const record = subscriptions.create(ctx.principal.account, ctx.body.url, [...new Set(ctx.body.events)]);
-        return { status: 201, body: subscriptions.toJson(record, true) };
-      },
-    }),
-    route({
-      method: 'DELETE',
-      path: '/v1/webhooks/{id}',
-      resource: 'webhooks',
-      summary: 'Remove a subscription',
-      operationId: 'deleteWebhook',
-      description:
-        "Removes one of the account's webhook subscriptions; its pending deliveries are canceled.",
-      params: { id: { description: 'The subscription id (`wh_…`).', example: 'wh_2Jf6tY9cB4nRk8Ws' } },
-      response: { status: 204, description: 'Removed: its pending deliveries are canceled.' },
-      handle(ctx) {
-        const record = subscriptions.store.get(ctx.principal.account, ctx.params.id!);
-        if (!record) throw notFound(`No webhook subscription ${ctx.params.id} in this account: use an id from GET /v1/webhooks.`);
-        subscriptions.remove(record);
-        return { status: 204 };
-      },
-    }),
-  ];
-}
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/webhooks',
+    resource: 'webhooks',
+    summary: 'Subscribe to events',
+    operationId: 'createWebhook',
+    description:
+      'Subscribes a receiver URL (https, or plain http to a loopback host) to one or more events. The answer carries the signing secret (`whsec_…`), shown only here: every delivery is signed with it in `X-Service-Signature`.',
+    examples: {
+      calls: { summary: 'Call events to an https receiver', value: { url: 'https://example.com/webhooks', events: ['call.started', 'call.answered', 'call.completed'] } },
+    },
+    body: createWebhookBody,
+    response: { status: 201, description: 'The subscription, with its signing secret (shown only here).', content: { 'application/json': { schema: () => createdSubscriptionSchema.openapi() } } },
+    handle(ctx, { subscriptions, sandboxOrigin }: WebhookRoutesDeps) {
+      refuseSandboxItself(ctx.body.url, sandboxOrigin);
+      const record = subscriptions.create(ctx.principal.account, ctx.body.url, [...new Set(ctx.body.events)]);
+      return { status: 201, body: subscriptions.toJson(record, true) };
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/v1/webhooks/{id}',
+    resource: 'webhooks',
+    summary: 'Remove a subscription',
+    operationId: 'deleteWebhook',
+    description:
+      "Removes one of the account's webhook subscriptions; its pending deliveries are canceled.",
+    params: { id: { description: 'The subscription id (`wh_…`).', example: 'wh_2Jf6tY9cB4nRk8Ws' } },
+    response: { status: 204, description: 'Removed: its pending deliveries are canceled.' },
+    handle(ctx, { subscriptions }: WebhookRoutesDeps) {
+      const record = subscriptions.store.get(ctx.principal.account, ctx.params.id!);
+      if (!record) throw notFound(`No webhook subscription ${ctx.params.id} in this account: use an id from GET /v1/webhooks.`);
+      subscriptions.remove(record);
+      return { status: 204 };
+    },
+  }),
+];
