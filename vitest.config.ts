@@ -14,7 +14,13 @@ const SOAK_FILES = ['test/server/sessions-leak.test.ts', 'test/model/*.test.ts',
  * installing Chromium. `npm test` leaves them out: it passes on a fresh machine that has Node
  * and npm only, and stays fast (each of these starts processes that load the whole package).
  */
-const E2E_FILES = ['test/server/cli.test.ts', 'test/server/cli-snapshots.test.ts', 'test/scenarios/cli.test.ts', 'test/server/console.test.ts', 'test/server/csrf-browser.test.ts'];
+const E2E_FILES = [
+  'test/server/cli.test.ts',
+  'test/server/cli-snapshots.test.ts',
+  'test/scenarios/cli.test.ts',
+  'test/server/console.test.ts',
+  'test/server/csrf-browser.test.ts',
+];
 
 /**
  * Files that each need a process of their own: they apply a user's msw or the interceptors
@@ -60,7 +66,10 @@ export default defineConfig(({ mode }) => {
       projects: only
         ? [{ extends: true, test: { name: mode, include: only, isolate: true } }]
         : [
-            { extends: true, test: { name: 'shared', include: ALL, exclude: [...OWN_PROCESS, ...E2E_FILES, ...OPENAPI_FILES], isolate: false } },
+            {
+              extends: true,
+              test: { name: 'shared', include: ALL, exclude: [...OWN_PROCESS, ...E2E_FILES, ...OPENAPI_FILES], isolate: false },
+            },
             { extends: true, test: { name: 'own-process', include: OWN_PROCESS, isolate: true } },
           ],
     },

@@ -65,7 +65,8 @@ const sandbox = createSandbox({ keys: { SVC_TEST_bench: { plan: 'enterprise' } }
 const FLOOR = {
   setup: `const CONSTANT = { id: 'call_0000000000000000', status: 'ringing', ai_handler: 'none' };
 const DOCUMENTED = [['x-request-id', 'req_0000000000000000'], ['x-ratelimit-limit', '100'], ['x-ratelimit-remaining', '99'], ['x-ratelimit-reset', '1767225601']];`,
-  handler: 'async (request) => { JSON.parse(await request.text()); return Response.json(CONSTANT, { status: 201, headers: new Headers(DOCUMENTED) }); }',
+  handler:
+    'async (request) => { JSON.parse(await request.text()); return Response.json(CONSTANT, { status: 201, headers: new Headers(DOCUMENTED) }); }',
 };
 
 /** Runs one profiled child; returns its profile and the measured window. */
@@ -74,7 +75,15 @@ function profiledChild(contender, n, warmup) {
   try {
     const r = spawnSync(
       process.execPath,
-      ['--expose-gc', '--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-interval=${INTERVAL_US}`, '--input-type=module', '-e', childScript({ ...contender, n, warmup })],
+      [
+        '--expose-gc',
+        '--cpu-prof',
+        `--cpu-prof-dir=${dir}`,
+        `--cpu-prof-interval=${INTERVAL_US}`,
+        '--input-type=module',
+        '-e',
+        childScript({ ...contender, n, warmup }),
+      ],
       { encoding: 'utf8', maxBuffer: 16 * 2 ** 20 },
     );
     if (r.status !== 0) throw new Error(`profiled child failed (${r.status}): ${r.stderr.trim().split('\n').slice(-5).join(' | ')}`);
@@ -100,9 +109,14 @@ function analyse({ profile, window }, n, dist) {
   let t = profile.startTime;
   for (const delta of profile.timeDeltas) stamps.push((t += delta));
   if (!(stamps[0] <= window.start && window.end <= stamps.at(-1))) {
-    throw new Error(`the measured window (${window.start}–${window.end} µs) is not inside the profile (${stamps[0]}–${stamps.at(-1)} µs): the clocks differ`);
+    throw new Error(
+      `the measured window (${window.start}–${window.end} µs) is not inside the profile (${stamps[0]}–${stamps.at(-1)} µs): the clocks differ`,
+    );
   }
-  let own = 0, gc = 0, all = 0, idle = 0;
+  let own = 0,
+    gc = 0,
+    all = 0,
+    idle = 0;
   const perFunction = new Map();
   for (let i = 0; i < profile.samples.length - 1; i++) {
     // The part of this sample's interval that lies inside the window.
@@ -133,7 +147,8 @@ function analyse({ profile, window }, n, dist) {
 
 const f = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
 const range = (values) => {
-  const lo = Math.min(...values), hi = Math.max(...values);
+  const lo = Math.min(...values),
+    hi = Math.max(...values);
   return f(lo) === f(hi) ? f(lo) : `${f(lo)}–${f(hi)}`;
 };
 
@@ -142,7 +157,8 @@ export async function sandboxCpu({ quick = false, dist = DEFAULT_DIST, runs } = 
   const warmup = quick ? 1_000 : 3_000;
   const children = runs ?? (quick ? 1 : 3);
   const resolved = path.resolve(dist);
-  const sandbox = [], floor = [];
+  const sandbox = [],
+    floor = [];
   for (let i = 0; i < children; i++) {
     sandbox.push(analyse(profiledChild(SANDBOX(resolved), n, warmup), n, resolved));
     floor.push(analyse(profiledChild(FLOOR, n, warmup), n, resolved));
@@ -171,5 +187,13 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     return i === -1 ? undefined : process.argv[i + 1];
   };
   const runs = arg('--runs');
-  console.log((await sandboxCpu({ quick: process.argv.includes('--quick'), dist: arg('--dist') ?? DEFAULT_DIST, runs: runs === undefined ? undefined : Number(runs) })).join('\n'));
+  console.log(
+    (
+      await sandboxCpu({
+        quick: process.argv.includes('--quick'),
+        dist: arg('--dist') ?? DEFAULT_DIST,
+        runs: runs === undefined ? undefined : Number(runs),
+      })
+    ).join('\n'),
+  );
 }

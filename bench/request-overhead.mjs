@@ -41,9 +41,17 @@ async function floorReadingBody(n) {
 }
 
 /** The floor doing the work the spec requires of any handler: read the JSON body, send the documented headers. */
-const DOCUMENTED = { 'x-request-id': 'req_0000000000000000', 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '99', 'x-ratelimit-reset': '1767225601' };
+const DOCUMENTED = {
+  'x-request-id': 'req_0000000000000000',
+  'x-ratelimit-limit': '100',
+  'x-ratelimit-remaining': '99',
+  'x-ratelimit-reset': '1767225601',
+};
 async function floorRequiredWork(n) {
-  const interceptor = new BatchInterceptor({ name: 'floor-required', interceptors: [new ClientRequestInterceptor(), new FetchInterceptor()] });
+  const interceptor = new BatchInterceptor({
+    name: 'floor-required',
+    interceptors: [new ClientRequestInterceptor(), new FetchInterceptor()],
+  });
   interceptor.on('request', async ({ request, controller }) => {
     JSON.parse(await request.text());
     controller.respondWith(Response.json(CONSTANT, { status: 201, headers: new Headers(DOCUMENTED) }));
@@ -91,7 +99,9 @@ async function sandboxIntercepted(n) {
 async function sandboxDirect(n) {
   const sandbox = createSandbox({ keys: { SVC_TEST_bench: { plan: 'enterprise' } } });
   try {
-    return await measure(n, () => sandbox.handle(new Request(URL_, { method: 'POST', headers: HEADERS, body: BODY })).then((r) => r.json()));
+    return await measure(n, () =>
+      sandbox.handle(new Request(URL_, { method: 'POST', headers: HEADERS, body: BODY })).then((r) => r.json()),
+    );
   } finally {
     sandbox.close();
   }
@@ -100,7 +110,14 @@ async function sandboxDirect(n) {
 export async function requestOverhead(n) {
   // Many short rounds, interleaved, so that machine noise hits every contender alike; each
   // keeps its best round (noise only ever slows a round down).
-  const contenders = { floor, floorBody: floorReadingBody, floorRequired: floorRequiredWork, sandbox: sandboxIntercepted, msw, direct: sandboxDirect };
+  const contenders = {
+    floor,
+    floorBody: floorReadingBody,
+    floorRequired: floorRequiredWork,
+    sandbox: sandboxIntercepted,
+    msw,
+    direct: sandboxDirect,
+  };
   const best = Object.fromEntries(Object.keys(contenders).map((name) => [name, Infinity]));
   const rounds = Math.max(3, Math.round(n / 400));
   for (let round = 0; round < rounds; round++) {

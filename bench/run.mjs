@@ -25,7 +25,9 @@ async function section(title, run) {
   console.log(`\n## ${title}\n${lines.join('\n')}`);
 }
 
-console.log(`svc-sandbox bench, ${new Date().toISOString()}, Node ${process.version}, ${os.cpus().length}× ${os.cpus()[0]?.model ?? 'cpu'}, ${quick ? 'quick' : 'full'} run`);
+console.log(
+  `svc-sandbox bench, ${new Date().toISOString()}, Node ${process.version}, ${os.cpus().length}× ${os.cpus()[0]?.model ?? 'cpu'}, ${quick ? 'quick' : 'full'} run`,
+);
 await section('Request overhead', () => requestOverhead(quick ? 1000 : 5000));
 await section('Sandbox CPU per request', () => sandboxCpu({ quick }));
 await section('Allocation per request', () => allocation({ quick }));

@@ -14,7 +14,9 @@ const H = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }
  */
 async function fill(sandbox, n, from, wanted, ids) {
   for (let i = from; i < n; i++) {
-    const res = await sandbox.handle(new Request(`${sandbox.baseUrl}/v1/calls`, { method: 'POST', headers: H, body: '{"to":"+15005550002","from":"+14155550100"}' }));
+    const res = await sandbox.handle(
+      new Request(`${sandbox.baseUrl}/v1/calls`, { method: 'POST', headers: H, body: '{"to":"+15005550002","from":"+14155550100"}' }),
+    );
     if (res.status !== 201) throw new Error(`fill: ${res.status} ${await res.text()}`);
     if (wanted.has(i)) ids.set(i, (await res.json()).id);
     else await res.arrayBuffer();
@@ -67,7 +69,13 @@ export async function scale(sizes = [1_000, 100_000, 1_000_000]) {
   for (const size of sizes) {
     await fill(sandbox, size, filled, wanted, ids);
     filled = size;
-    results.push({ size, ...(await costAt(sandbox, spread(size).map((i) => ids.get(i)))) });
+    results.push({
+      size,
+      ...(await costAt(
+        sandbox,
+        spread(size).map((i) => ids.get(i)),
+      )),
+    });
   }
   sandbox.close();
   const first = results[0];
@@ -76,8 +84,28 @@ export async function scale(sizes = [1_000, 100_000, 1_000_000]) {
   return {
     fillSeconds: (performance.now() - started) / 1000,
     lines: [
-      ...results.slice(1).map((r) => ratioLine(`list page (limit 50): ${label(r.size)} vs ${label(first.size)} stored calls`, r.page, first.page, 'µs', r === last ? 1.5 : undefined)),
-      ...results.slice(1).map((r) => ratioLine(`GET /v1/calls/{id}: ${label(r.size)} vs ${label(first.size)} stored calls`, r.one, first.one, 'µs', r === last ? 1.5 : undefined)),
+      ...results
+        .slice(1)
+        .map((r) =>
+          ratioLine(
+            `list page (limit 50): ${label(r.size)} vs ${label(first.size)} stored calls`,
+            r.page,
+            first.page,
+            'µs',
+            r === last ? 1.5 : undefined,
+          ),
+        ),
+      ...results
+        .slice(1)
+        .map((r) =>
+          ratioLine(
+            `GET /v1/calls/{id}: ${label(r.size)} vs ${label(first.size)} stored calls`,
+            r.one,
+            first.one,
+            'µs',
+            r === last ? 1.5 : undefined,
+          ),
+        ),
     ],
   };
 }
@@ -103,7 +131,9 @@ async function callMemory(n) {
   const sandbox = createSandbox({ keys: { [KEY]: { plan: 'enterprise' } } });
   const base = heap();
   for (let i = 0; i < n; i++) {
-    const res = await sandbox.handle(new Request(`${sandbox.baseUrl}/v1/calls`, { method: 'POST', headers: H, body: '{"to":"+14155550123","from":"+14155550100"}' }));
+    const res = await sandbox.handle(
+      new Request(`${sandbox.baseUrl}/v1/calls`, { method: 'POST', headers: H, body: '{"to":"+14155550123","from":"+14155550100"}' }),
+    );
     if (res.status !== 201) throw new Error(`memory: ${res.status}`);
   }
   const placed = (heap() - base) / n;

@@ -6,11 +6,15 @@
 // ---- kit: the generic part, what would replace src/core/schema.ts ----
 export function valibotKit({ v, toJsonSchema, badRequest, missing, nearest }) {
   const show = (value) =>
-    value === null ? 'null'
-    : Array.isArray(value) ? 'an array'
-    : typeof value === 'string' ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)
-    : typeof value === 'object' ? 'an object'
-    : String(value);
+    value === null
+      ? 'null'
+      : Array.isArray(value)
+        ? 'an array'
+        : typeof value === 'string'
+          ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)
+          : typeof value === 'object'
+            ? 'an object'
+            : String(value);
   const pathOf = (path) => path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i ? `.${k}` : k)).join('');
   // valibot writes a message when the issue is made, before its path is known: messages hold
   // FIELD where the field's name goes, and firstError() puts it in (first occurrence only,
@@ -27,8 +31,12 @@ export function valibotKit({ v, toJsonSchema, badRequest, missing, nearest }) {
       v.metadata({ description: o.description, ...(o.example ? { examples: [o.example] } : {}) }),
       v.minLength(min, () => `${FIELD} must not be empty: ${o.description}.`),
     ];
-    if (o.max !== undefined) items.push(v.maxLength(o.max, (iss) => `${FIELD} must be at most ${o.max} characters, got ${iss.input.length}.`));
-    if (o.pattern) items.push(v.regex(o.pattern, (iss) => `${FIELD} must be ${o.patternHint ?? `a string matching ${o.pattern}`} (got ${show(iss.input)}).`));
+    if (o.max !== undefined)
+      items.push(v.maxLength(o.max, (iss) => `${FIELD} must be at most ${o.max} characters, got ${iss.input.length}.`));
+    if (o.pattern)
+      items.push(
+        v.regex(o.pattern, (iss) => `${FIELD} must be ${o.patternHint ?? `a string matching ${o.pattern}`} (got ${show(iss.input)}).`),
+      );
     return hinted(v.pipe(...items), hint);
   }
   const phoneNumber = (E164) => (description) =>
@@ -42,13 +50,24 @@ export function valibotKit({ v, toJsonSchema, badRequest, missing, nearest }) {
     return hinted(v.pipe(v.picklist(values, message), v.description(description)), `one of ${list}`);
   }
   const boolean = (description) =>
-    hinted(v.pipe(v.boolean((iss) => `${FIELD} must be a boolean (true or false), got ${show(iss.input)}.`), v.description(description)), 'true or false');
+    hinted(
+      v.pipe(
+        v.boolean((iss) => `${FIELD} must be a boolean (true or false), got ${show(iss.input)}.`),
+        v.description(description),
+      ),
+      'true or false',
+    );
   function queryInteger(o) {
     const range = `an integer from ${o.min} to ${o.max}`;
     const ok = (x) => /^-?\d+$/.test(x) && Number(x) >= o.min && Number(x) <= o.max;
     const message = (iss) => `${FIELD} must be ${range}, got ${show(iss.input)}.`;
     return hinted(
-      v.pipe(v.string(message), v.metadata({ description: o.description, type: 'integer', minimum: o.min, maximum: o.max }), v.check(ok, message), v.transform(Number)),
+      v.pipe(
+        v.string(message),
+        v.metadata({ description: o.description, type: 'integer', minimum: o.min, maximum: o.max }),
+        v.check(ok, message),
+        v.transform(Number),
+      ),
       range,
     );
   }
@@ -100,10 +119,20 @@ export function valibotKit({ v, toJsonSchema, badRequest, missing, nearest }) {
       return `${FIELD} must be an object, got ${show(iss.input)}.`;
     };
     // valibot takes an array for an object: refuse it first.
-    const notArray = v.custom((x) => !Array.isArray(x), (iss) => `${FIELD} must be an object, got ${show(iss.input)}.`);
+    const notArray = v.custom(
+      (x) => !Array.isArray(x),
+      (iss) => `${FIELD} must be an object, got ${show(iss.input)}.`,
+    );
     return hinted(v.pipe(notArray, v.strictObject(shape, message), v.description(o.description)), hint);
   }
-  const refine = (base, ok, tail, hint) => hinted(v.pipe(base, v.check(ok, (iss) => `${FIELD} ${tail(iss.input)}`)), hint);
+  const refine = (base, ok, tail, hint) =>
+    hinted(
+      v.pipe(
+        base,
+        v.check(ok, (iss) => `${FIELD} ${tail(iss.input)}`),
+      ),
+      hint,
+    );
 
   /**
    * Without abortEarly valibot collects every issue; our kit stops at the first, checking an
@@ -114,12 +143,15 @@ export function valibotKit({ v, toJsonSchema, badRequest, missing, nearest }) {
     const at = (iss) => (iss.expected === 'never' ? keysOf(iss).slice(0, -1) : keysOf(iss)); // an unknown key belongs to its object
     let first = issues[0];
     for (const iss of issues) {
-      const a = at(iss), f = at(first);
+      const a = at(iss),
+        f = at(first);
       if (a.length < f.length && a.every((k, i) => k === f[i])) first = iss;
     }
     const path = keysOf(first);
     const param = pathOf(path) || undefined;
-    const message = param ? first.message.replace(FIELD, `\`${param}\``) : first.message.replace(`${FIELD} must be an object`, 'The body must be a JSON object');
+    const message = param
+      ? first.message.replace(FIELD, `\`${param}\``)
+      : first.message.replace(`${FIELD} must be an object`, 'The body must be a JSON object');
     return first.input === undefined && first.expected?.startsWith('"') ? missing(message, param) : badRequest(message, param);
   }
   const parser = (schema) => (value) => {
@@ -132,7 +164,24 @@ export function valibotKit({ v, toJsonSchema, badRequest, missing, nearest }) {
     const { $schema, ...rest } = toJsonSchema(schema, { target: 'draft-2020-12', typeMode: 'ignore', errorMode: 'ignore' });
     return rest;
   };
-  return { v, show, hinted, string, phoneNumber, oneOf, boolean, queryInteger, dateTime, array, optional, object, refine, parser, openapi, FIELD };
+  return {
+    v,
+    show,
+    hinted,
+    string,
+    phoneNumber,
+    oneOf,
+    boolean,
+    queryInteger,
+    dateTime,
+    array,
+    optional,
+    object,
+    refine,
+    parser,
+    openapi,
+    FIELD,
+  };
 }
 // ---- end kit ----
 
@@ -160,7 +209,10 @@ export function valibotShapes(k, { E164, MAX_BODY_CHARS }) {
   );
 
   const mediaUrl = k.refine(
-    v.pipe(k.string({ description: 'An https URL of the attachment', max: 2048, example: 'https://example.com/cat.jpg' }), v.metadata({ format: 'uri' })),
+    v.pipe(
+      k.string({ description: 'An https URL of the attachment', max: 2048, example: 'https://example.com/cat.jpg' }),
+      v.metadata({ format: 'uri' }),
+    ),
     (url) => !(/[\x00-\x1f\x7f]/.test(url) || !URL.canParse(url) || new URL(url).protocol !== 'https:'),
     (url) => `must be an https URL, e.g. "https://example.com/cat.jpg" (got ${k.show(url)}).`,
     'an https URL, e.g. "https://example.com/cat.jpg"',
@@ -169,7 +221,10 @@ export function valibotShapes(k, { E164, MAX_BODY_CHARS }) {
   const variablesHint = 'an object of variable name → text, e.g. {"name": "Ada"}';
   const variables = k.hinted(
     v.pipe(
-      v.custom((x) => !Array.isArray(x), (iss) => `${k.FIELD} must be ${variablesHint} (got ${k.show(iss.input)}).`),
+      v.custom(
+        (x) => !Array.isArray(x),
+        (iss) => `${k.FIELD} must be ${variablesHint} (got ${k.show(iss.input)}).`,
+      ),
       v.record(
         v.string(),
         v.union([v.string(), v.number()], (iss) => `${k.FIELD} must be a string or a number, got ${k.show(iss.input)}.`),

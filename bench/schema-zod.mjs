@@ -7,11 +7,15 @@
 // ---- kit: the generic part, what would replace src/core/schema.ts ----
 export function zodKit({ z, badRequest, missing, nearest }) {
   const show = (value) =>
-    value === null ? 'null'
-    : Array.isArray(value) ? 'an array'
-    : typeof value === 'string' ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)
-    : typeof value === 'object' ? 'an object'
-    : String(value);
+    value === null
+      ? 'null'
+      : Array.isArray(value)
+        ? 'an array'
+        : typeof value === 'string'
+          ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)
+          : typeof value === 'object'
+            ? 'an object'
+            : String(value);
   const pathOf = (path) => path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i ? `.${k}` : k)).join('');
   const name = (iss) => `\`${pathOf(iss.path ?? [])}\``; // a root issue has no path yet
   // zod issues carry no hint of what a valid value looks like; "is required" needs one.
@@ -27,9 +31,12 @@ export function zodKit({ z, badRequest, missing, nearest }) {
     let s = z
       .string({ error: typeError(hint, (iss) => `${name(iss)} must be a string, got ${show(iss.input)}.`) })
       .min(min, { error: (iss) => `${name(iss)} must not be empty: ${o.description}.` });
-    if (o.max !== undefined) s = s.max(o.max, { error: (iss) => `${name(iss)} must be at most ${o.max} characters, got ${iss.input.length}.` });
+    if (o.max !== undefined)
+      s = s.max(o.max, { error: (iss) => `${name(iss)} must be at most ${o.max} characters, got ${iss.input.length}.` });
     if (o.pattern)
-      s = s.regex(o.pattern, { error: (iss) => `${name(iss)} must be ${o.patternHint ?? `a string matching ${o.pattern}`} (got ${show(iss.input)}).` });
+      s = s.regex(o.pattern, {
+        error: (iss) => `${name(iss)} must be ${o.patternHint ?? `a string matching ${o.pattern}`} (got ${show(iss.input)}).`,
+      });
     return hinted(s.meta({ description: o.description, ...(o.example ? { examples: [o.example] } : {}) }), hint);
   }
   const phoneNumber = (E164) => (description) =>
@@ -38,24 +45,34 @@ export function zodKit({ z, badRequest, missing, nearest }) {
     const list = values.map((v) => `"${v}"`).join(', ');
     const hint = `one of ${list}`;
     return hinted(
-      z.enum(values, {
-        error: typeError(hint, (iss) => {
-          const guess = typeof iss.input === 'string' ? nearest(iss.input, values) : undefined;
-          return `${name(iss)} must be one of ${list}, got ${show(iss.input)}${guess ? `: did you mean "${guess}"?` : '.'}`;
-        }),
-      }).meta({ description }),
+      z
+        .enum(values, {
+          error: typeError(hint, (iss) => {
+            const guess = typeof iss.input === 'string' ? nearest(iss.input, values) : undefined;
+            return `${name(iss)} must be one of ${list}, got ${show(iss.input)}${guess ? `: did you mean "${guess}"?` : '.'}`;
+          }),
+        })
+        .meta({ description }),
       hint,
     );
   }
   const boolean = (description) =>
-    hinted(z.boolean({ error: typeError('true or false', (iss) => `${name(iss)} must be a boolean (true or false), got ${show(iss.input)}.`) }).meta({ description }), 'true or false');
+    hinted(
+      z
+        .boolean({ error: typeError('true or false', (iss) => `${name(iss)} must be a boolean (true or false), got ${show(iss.input)}.`) })
+        .meta({ description }),
+      'true or false',
+    );
   /** A query-string integer ("25"); zod's z.coerce.number() would also take "1e2", " 25" and "" (as 0). */
   function queryInteger(o) {
     const range = `an integer from ${o.min} to ${o.max}`;
     const ok = (v) => /^-?\d+$/.test(v) && Number(v) >= o.min && Number(v) <= o.max;
     const message = (iss) => `${name(iss)} must be ${range}, got ${show(iss.input)}.`;
     return hinted(
-      z.string({ error: typeError(range, message) }).refine(ok, { error: message }).transform(Number)
+      z
+        .string({ error: typeError(range, message) })
+        .refine(ok, { error: message })
+        .transform(Number)
         .meta({ description: o.description, type: 'integer', minimum: o.min, maximum: o.max }),
       range,
     );
@@ -70,7 +87,8 @@ export function zodKit({ z, badRequest, missing, nearest }) {
     const hint = 'an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z';
     const message = (iss) => `${name(iss)} must be ${hint} (got ${show(iss.input)}).`;
     return hinted(
-      z.string({ error: typeError(hint, message) })
+      z
+        .string({ error: typeError(hint, message) })
         .refine((s) => ISO_8601.test(s) && dayExists(s) && !Number.isNaN(Date.parse(s)), { error: message })
         .transform(Date.parse)
         .meta({ description, format: 'date-time' }),
@@ -81,8 +99,11 @@ export function zodKit({ z, badRequest, missing, nearest }) {
     const hint = `an array of ${o.min} to ${o.max} items, each ${hints.get(item)}`;
     const length = (iss) => `${name(iss)} must hold ${o.min} to ${o.max} items, got ${iss.input.length}.`;
     return hinted(
-      z.array(item, { error: typeError(hint, (iss) => `${name(iss)} must be an array, got ${show(iss.input)}.`) })
-        .min(o.min, { error: length }).max(o.max, { error: length }).meta({ description: o.description }),
+      z
+        .array(item, { error: typeError(hint, (iss) => `${name(iss)} must be an array, got ${show(iss.input)}.`) })
+        .min(o.min, { error: length })
+        .max(o.max, { error: length })
+        .meta({ description: o.description }),
       hint,
     );
   }
@@ -91,17 +112,21 @@ export function zodKit({ z, badRequest, missing, nearest }) {
     const keys = Object.keys(shape);
     const label = o.label ?? 'field';
     const hint = `an object with ${keys.map((k) => `\`${k}\``).join(', ')}`;
-    const schema = z.strictObject(shape, {
-      error: (iss) => {
-        if (iss.code === 'unrecognized_keys') {
-          const full = pathOf([...(iss.path ?? []), iss.keys[0]]);
-          const guess = nearest(iss.keys[0], keys);
-          return `Unknown ${label} \`${full}\`: ${guess ? `did you mean \`${guess}\`?` : `remove it. Accepted: ${keys.join(', ')}.`}`;
-        }
-        if (iss.input === undefined && iss.path?.length) return `${name(iss)} is required: ${hint}.`;
-        return iss.path?.length ? `${name(iss)} must be an object, got ${show(iss.input)}.` : `The body must be a JSON object, got ${show(iss.input)}.`;
-      },
-    }).meta({ description: o.description });
+    const schema = z
+      .strictObject(shape, {
+        error: (iss) => {
+          if (iss.code === 'unrecognized_keys') {
+            const full = pathOf([...(iss.path ?? []), iss.keys[0]]);
+            const guess = nearest(iss.keys[0], keys);
+            return `Unknown ${label} \`${full}\`: ${guess ? `did you mean \`${guess}\`?` : `remove it. Accepted: ${keys.join(', ')}.`}`;
+          }
+          if (iss.input === undefined && iss.path?.length) return `${name(iss)} is required: ${hint}.`;
+          return iss.path?.length
+            ? `${name(iss)} must be an object, got ${show(iss.input)}.`
+            : `The body must be a JSON object, got ${show(iss.input)}.`;
+        },
+      })
+      .meta({ description: o.description });
     return hinted(schema, hint);
   }
   /** Adds a check of our own: `tail(value)` completes the message after the field's name. */
@@ -112,12 +137,15 @@ export function zodKit({ z, badRequest, missing, nearest }) {
    */
   function firstError(issues, input) {
     let first = issues[0];
-    for (const iss of issues) if (iss.path.length < first.path.length && first.path.slice(0, iss.path.length).every((k, i) => k === iss.path[i])) first = iss;
+    for (const iss of issues)
+      if (iss.path.length < first.path.length && first.path.slice(0, iss.path.length).every((k, i) => k === iss.path[i])) first = iss;
     const extra = first.code === 'unrecognized_keys' ? [first.keys[0]] : [];
     const param = pathOf([...first.path, ...extra]) || undefined;
     let value = input;
     for (const k of first.path) value = value?.[k];
-    return first.code === 'invalid_type' && first.path.length && value === undefined ? missing(first.message, param) : badRequest(first.message, param);
+    return first.code === 'invalid_type' && first.path.length && value === undefined
+      ? missing(first.message, param)
+      : badRequest(first.message, param);
   }
   /** parse(value) → the parsed value, or throws our ApiError, like the kit's `parse(value, '')`. */
   // The Standard Schema entry point: its issues come without a ZodError, which safeParse builds
@@ -134,7 +162,25 @@ export function zodKit({ z, badRequest, missing, nearest }) {
     const { $schema, ...rest } = z.toJSONSchema(schema, { io: 'input' });
     return rest;
   };
-  return { z, name, show, hinted, typeError, string, phoneNumber, oneOf, boolean, queryInteger, dateTime, array, optional, object, refine, parser, openapi };
+  return {
+    z,
+    name,
+    show,
+    hinted,
+    typeError,
+    string,
+    phoneNumber,
+    oneOf,
+    boolean,
+    queryInteger,
+    dateTime,
+    array,
+    optional,
+    object,
+    refine,
+    parser,
+    openapi,
+  };
 }
 // ---- end kit ----
 
@@ -169,11 +215,15 @@ export function zodShapes(k, { E164, MAX_BODY_CHARS }) {
   // Unlike the kit's null-prototype copy, z.record() drops a `__proto__` variable silently.
   const variablesHint = 'an object of variable name → text, e.g. {"name": "Ada"}';
   const variables = k.hinted(
-    k.z.record(
-      k.z.string(),
-      k.z.union([k.z.string(), k.z.number()], { error: (iss) => `${k.name(iss)} must be a string or a number, got ${k.show(iss.input)}.` }).transform(String),
-      { error: k.typeError(variablesHint, (iss) => `${k.name(iss)} must be ${variablesHint} (got ${k.show(iss.input)}).`) },
-    ).meta({ description: "Values of the template's {{variables}}." }),
+    k.z
+      .record(
+        k.z.string(),
+        k.z
+          .union([k.z.string(), k.z.number()], { error: (iss) => `${k.name(iss)} must be a string or a number, got ${k.show(iss.input)}.` })
+          .transform(String),
+        { error: k.typeError(variablesHint, (iss) => `${k.name(iss)} must be ${variablesHint} (got ${k.show(iss.input)}).`) },
+      )
+      .meta({ description: "Values of the template's {{variables}}." }),
     variablesHint,
   );
   const sendMessageBody = k.object(

@@ -42,7 +42,11 @@ const TIMED = [
   ['calls', 'POST /v1/calls body, valid', { to: TO, from: FROM, ai_receptionist: true }],
   ['calls', 'POST /v1/calls body, invalid `to`', { to: 'abc', from: FROM }],
   ['calls', 'POST /v1/calls body, unknown field (did you mean)', { to: TO, from: FROM, ai_recepcionist: true }],
-  ['messages', 'POST /v1/messages body, valid MMS', { from: FROM, to: TO, body: 'Your code is 123456', media_urls: ['https://example.com/cat.jpg'] }],
+  [
+    'messages',
+    'POST /v1/messages body, valid MMS',
+    { from: FROM, to: TO, body: 'Your code is 123456', media_urls: ['https://example.com/cat.jpg'] },
+  ],
   ['query', 'GET /v1/calls query, valid', 'limit=25&status=answered&created_after=2026-01-01T00:00:00Z'],
 ];
 /** Not timed: every one must give the kit's exact result (value, or error code, message and param). */
@@ -99,7 +103,11 @@ async function contenders() {
         messages: (v) => messages.sendMessageBody.parse(v, ''),
         query: (v) => calls.listCallsQuery.parse(v, ''),
       },
-      openapi: { calls: calls.placeCallBody.openapi(), messages: messages.sendMessageBody.openapi(), query: calls.listCallsQuery.openapi() },
+      openapi: {
+        calls: calls.placeCallBody.openapi(),
+        messages: messages.sendMessageBody.openapi(),
+        query: calls.listCallsQuery.openapi(),
+      },
     },
   };
   {
@@ -154,9 +162,9 @@ function perParse(n, parse, input) {
 const CHILD = {
   'empty module': `await import('data:text/javascript,export{}')`,
   'kit (dist/core/schema.js)': `await import(${JSON.stringify(PATHS.kit)})`,
-  'zod': `await import(${JSON.stringify(PATHS.zod)})`,
+  zod: `await import(${JSON.stringify(PATHS.zod)})`,
   'zod/mini': `await import(${JSON.stringify(PATHS.zodMini)})`,
-  'valibot': `await import(${JSON.stringify(PATHS.valibot)})`,
+  valibot: `await import(${JSON.stringify(PATHS.valibot)})`,
 };
 /** Import, build the three shapes and parse each timed input once: what a test process pays before its first request. */
 const COLD = {
@@ -183,7 +191,11 @@ const coldScript = (setup) => `
   console.log(performance.now() - t0);`;
 
 function childMs(script) {
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', `const t0 = performance.now(); ${script}; console.log(performance.now() - t0);`], { encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', `const t0 = performance.now(); ${script}; console.log(performance.now() - t0);`],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`);
   return Number(r.stdout.trim().split('\n').at(-1));
 }
@@ -215,7 +227,8 @@ function bytesUnder(dir) {
 function differences(ours, theirs, path = '') {
   if (JSON.stringify(ours) === JSON.stringify(theirs)) return [];
   const isObj = (x) => x !== null && typeof x === 'object' && !Array.isArray(x);
-  if (!isObj(ours) || !isObj(theirs)) return [{ path: path || '/', line: `${path || '/'}: ${JSON.stringify(ours)} → ${JSON.stringify(theirs)}` }];
+  if (!isObj(ours) || !isObj(theirs))
+    return [{ path: path || '/', line: `${path || '/'}: ${JSON.stringify(ours)} → ${JSON.stringify(theirs)}` }];
   const keys = [...new Set([...Object.keys(ours), ...Object.keys(theirs)])];
   return keys.flatMap((k) => differences(ours[k], theirs[k], `${path}/${k}`));
 }
@@ -237,10 +250,18 @@ export async function schemaKit({ quick = false } = {}) {
 
   // Same results? Every checked input, against the kit's own.
   for (const name of names.filter((n) => n !== 'kit')) {
-    const differ = CHECKED.filter(([shape, , raw]) => outcome(all[name].parse[shape], input(shape, raw)) !== outcome(all.kit.parse[shape], input(shape, raw)));
-    lines.push(`${name}: same value or same error (code, message, param) as the kit for ${CHECKED.length - differ.length} of ${CHECKED.length} inputs`);
+    const differ = CHECKED.filter(
+      ([shape, , raw]) => outcome(all[name].parse[shape], input(shape, raw)) !== outcome(all.kit.parse[shape], input(shape, raw)),
+    );
+    lines.push(
+      `${name}: same value or same error (code, message, param) as the kit for ${CHECKED.length - differ.length} of ${CHECKED.length} inputs`,
+    );
     for (const [shape, label, raw] of differ) {
-      lines.push(`  differs, ${label}:`, `    kit:  ${outcome(all.kit.parse[shape], input(shape, raw))}`, `    ${name}: ${outcome(all[name].parse[shape], input(shape, raw))}`);
+      lines.push(
+        `  differs, ${label}:`,
+        `    kit:  ${outcome(all.kit.parse[shape], input(shape, raw))}`,
+        `    ${name}: ${outcome(all[name].parse[shape], input(shape, raw))}`,
+      );
     }
   }
 
@@ -255,7 +276,8 @@ export async function schemaKit({ quick = false } = {}) {
     }
   }
   for (const [, label] of TIMED) {
-    for (const name of names.filter((n) => n !== 'kit')) lines.push(ratioLine(`${label}: ${name} vs kit`, best[label][name], best[label].kit, 'µs/parse'));
+    for (const name of names.filter((n) => n !== 'kit'))
+      lines.push(ratioLine(`${label}: ${name} vs kit`, best[label][name], best[label].kit, 'µs/parse'));
   }
 
   // Import time: fresh processes, interleaved, best of each.
@@ -263,7 +285,8 @@ export async function schemaKit({ quick = false } = {}) {
   const imports = Object.fromEntries(Object.keys(CHILD).map((k) => [k, Infinity]));
   const cold = Object.fromEntries(names.map((k) => [k, Infinity]));
   for (let i = 0; i < children; i++) {
-    for (const [label, script] of Object.entries(CHILD)) if (label !== 'valibot' || hasValibot) imports[label] = Math.min(imports[label], childMs(script));
+    for (const [label, script] of Object.entries(CHILD))
+      if (label !== 'valibot' || hasValibot) imports[label] = Math.min(imports[label], childMs(script));
     for (const name of names) cold[name] = Math.min(cold[name], childColdMs(COLD[name]));
   }
   const kitImport = imports['kit (dist/core/schema.js)'];
@@ -284,7 +307,9 @@ export async function schemaKit({ quick = false } = {}) {
   let installed = `installed size: zod ${(bytesUnder(fileURLToPath(PATHS.zodPackage)) / 2 ** 20).toFixed(1)} MiB`;
   if (hasValibot) {
     const valibotSource = readFileSync(fileURLToPath(PATHS.valibotAdapter), 'utf8');
-    lines.push(`code lines: valibot adapter ${codeLines(region(valibotSource, 'kit'))}, valibot shapes ${codeLines(region(valibotSource, 'shapes'))}`);
+    lines.push(
+      `code lines: valibot adapter ${codeLines(region(valibotSource, 'kit'))}, valibot shapes ${codeLines(region(valibotSource, 'shapes'))}`,
+    );
     installed += `, valibot ${(bytesUnder(fileURLToPath(PATHS.valibotPackage)) / 2 ** 20).toFixed(1)} MiB`;
   }
   lines.push(installed);
@@ -293,7 +318,9 @@ export async function schemaKit({ quick = false } = {}) {
   for (const name of names.filter((n) => n !== 'kit')) {
     for (const shape of ['calls', 'messages', 'query']) {
       const diff = differences(all.kit.openapi[shape], all[name].openapi[shape]);
-      lines.push(`JSON Schema of ${shape}: ${name}'s differs from openapi() at ${diff.length} places${diff.length ? ` (${byKeyword(diff)})` : ''}`);
+      lines.push(
+        `JSON Schema of ${shape}: ${name}'s differs from openapi() at ${diff.length} places${diff.length ? ` (${byKeyword(diff)})` : ''}`,
+      );
       if (process.argv.includes('--schema-diff')) lines.push(...diff.map((d) => `    ${d.line}`));
     }
   }

@@ -24,7 +24,11 @@ async function serverWith(startServer, events) {
   const { sandbox } = server;
   for (let i = 0; i < events / 2; i++) {
     const res = await sandbox.handle(
-      new Request(`${sandbox.baseUrl}/v1/calls`, { method: 'POST', headers: { authorization: `Bearer SVC_TEST_fill${Math.floor(i / 90)}`, 'content-type': 'application/json' }, body: CALL }),
+      new Request(`${sandbox.baseUrl}/v1/calls`, {
+        method: 'POST',
+        headers: { authorization: `Bearer SVC_TEST_fill${Math.floor(i / 90)}`, 'content-type': 'application/json' },
+        body: CALL,
+      }),
     );
     if (res.status !== 201) throw new Error(`fill: ${res.status} ${await res.text()}`);
     await res.arrayBuffer();
@@ -40,7 +44,10 @@ async function openStreams(server, n) {
   const length = server.sandbox.events.list().length; // set-up, not measured
   for (let i = 0; i < n; i++) {
     const abort = new AbortController();
-    const res = await fetch(`${server.url}/__sandbox/sessions/default/stream`, { signal: abort.signal, headers: { 'last-event-id': String(length) } });
+    const res = await fetch(`${server.url}/__sandbox/sessions/default/stream`, {
+      signal: abort.signal,
+      headers: { 'last-event-id': String(length) },
+    });
     const reader = res.body.getReader();
     void (async () => {
       try {
@@ -67,12 +74,20 @@ function requests(server) {
   return {
     // A new key every 50 requests: the virtual clock hardly moves, and a key has 100 a second.
     call: async () => {
-      const res = await fetch(`${server.url}/v1/calls`, { method: 'POST', headers: { authorization: `Bearer SVC_TEST_bench${Math.floor(k++ / 50)}`, 'content-type': 'application/json' }, body: CALL });
+      const res = await fetch(`${server.url}/v1/calls`, {
+        method: 'POST',
+        headers: { authorization: `Bearer SVC_TEST_bench${Math.floor(k++ / 50)}`, 'content-type': 'application/json' },
+        body: CALL,
+      });
       if (res.status !== 201) throw new Error(`POST /v1/calls: ${res.status} ${await res.text()}`);
       await res.arrayBuffer();
     },
     advance: async () => {
-      const res = await fetch(`${server.url}/__sandbox/sessions/default/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"duration":"1ms"}' });
+      const res = await fetch(`${server.url}/__sandbox/sessions/default/advance`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"duration":"1ms"}',
+      });
       if (res.status !== 200) throw new Error(`advance: ${res.status} ${await res.text()}`);
       await res.arrayBuffer();
     },
@@ -111,7 +126,9 @@ async function leavers(server, catchUp) {
           resolve();
         });
         socket.once('error', reject);
-        socket.write(`GET /__sandbox/sessions/default/stream HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nLast-Event-ID: ${length - catchUp}\r\n\r\n`);
+        socket.write(
+          `GET /__sandbox/sessions/default/stream HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nLast-Event-ID: ${length - catchUp}\r\n\r\n`,
+        );
       });
     }),
   );
@@ -130,7 +147,9 @@ export async function serverScale({ quick = false, dist, requests: count, skipRs
   const n = count ?? (quick ? 200 : 500);
   const small = await serverWith(startServer, sizes[0]);
   const big = await serverWith(startServer, sizes[1]);
-  const lines = [`${dist ? `dist: ${dist}; ` : ''}${n} sequential requests per figure over loopback HTTP (fetch), best of 3 interleaved rounds; busy calls fill the log`];
+  const lines = [
+    `${dist ? `dist: ${dist}; ` : ''}${n} sequential requests per figure over loopback HTTP (fetch), best of 3 interleaved rounds; busy calls fill the log`,
+  ];
   const label = (k) => `${k >= 1000 ? `${k / 1000}k` : k}`;
   for (const streams of [0, STREAMS]) {
     const closeSmall = await openStreams(small, streams);
@@ -145,8 +164,24 @@ export async function serverScale({ quick = false, dist, requests: count, skipRs
     }
     closeSmall();
     closeBig();
-    lines.push(ratioLine(`POST /v1/calls, ${streams} streams: ${label(sizes[1])} vs ${label(sizes[0])} events`, best.call[1], best.call[0], 'µs/req', 1.5));
-    lines.push(ratioLine(`POST advance 1ms, ${streams} streams: ${label(sizes[1])} vs ${label(sizes[0])} events`, best.advance[1], best.advance[0], 'µs/req', 1.5));
+    lines.push(
+      ratioLine(
+        `POST /v1/calls, ${streams} streams: ${label(sizes[1])} vs ${label(sizes[0])} events`,
+        best.call[1],
+        best.call[0],
+        'µs/req',
+        1.5,
+      ),
+    );
+    lines.push(
+      ratioLine(
+        `POST advance 1ms, ${streams} streams: ${label(sizes[1])} vs ${label(sizes[0])} events`,
+        best.advance[1],
+        best.advance[0],
+        'µs/req',
+        1.5,
+      ),
+    );
   }
   await small.close();
   if (skipRss) {
@@ -166,6 +201,11 @@ export async function serverScale({ quick = false, dist, requests: count, skipRs
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const at = process.argv.indexOf('--dist');
   const n = process.argv.indexOf('--requests');
-  const lines = await serverScale({ quick: process.argv.includes('--quick'), dist: at === -1 ? undefined : process.argv[at + 1], requests: n === -1 ? undefined : Number(process.argv[n + 1]), skipRss: process.argv.includes('--skip-rss') });
+  const lines = await serverScale({
+    quick: process.argv.includes('--quick'),
+    dist: at === -1 ? undefined : process.argv[at + 1],
+    requests: n === -1 ? undefined : Number(process.argv[n + 1]),
+    skipRss: process.argv.includes('--skip-rss'),
+  });
   console.log(lines.join('\n'));
 }

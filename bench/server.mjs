@@ -116,7 +116,10 @@ function run(command, args, timeoutMs) {
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
     const output = () => {
-      const lines = text.split('\n').map((line) => line.trim()).filter(Boolean);
+      const lines = text
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean);
       const why = lines.filter((line) => /^npm error (code|[A-Za-z]*Error)\b/.test(line) && !/^npm error +at /.test(line));
       return (why.length ? why : lines.slice(-3)).join(' | ');
     };
@@ -151,12 +154,30 @@ async function ensurePrism() {
   const started = performance.now();
   // npm's own CLI when run from `npm run bench`, else npm from PATH.
   const [command, ...pre] = process.env.npm_execpath?.endsWith('.js') ? [process.execPath, process.env.npm_execpath] : ['npm'];
-  const args = [...pre, 'install', '--prefix', PRISM_DIR, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', '--loglevel=error', '--fetch-retries=1', `@stoplight/prism-cli@${PRISM_VERSION}`];
+  const args = [
+    ...pre,
+    'install',
+    '--prefix',
+    PRISM_DIR,
+    '--no-save',
+    '--no-audit',
+    '--no-fund',
+    '--no-package-lock',
+    '--loglevel=error',
+    '--fetch-retries=1',
+    `@stoplight/prism-cli@${PRISM_VERSION}`,
+  ];
   console.error(`(installing @stoplight/prism-cli@${PRISM_VERSION} into ${PRISM_DIR}: first run only)`);
   const { code, output } = await run(command, args, 300_000);
   cli = installed();
-  if (!cli) return { reason: `npm install @stoplight/prism-cli@${PRISM_VERSION} --prefix ${PRISM_DIR} failed (exit ${code}): ${output || 'no output'}` };
-  return { cli, note: `Prism ${PRISM_VERSION}, installed now into ${shown(PRISM_DIR)} (${((performance.now() - started) / 1000).toFixed(0)} s)` };
+  if (!cli)
+    return {
+      reason: `npm install @stoplight/prism-cli@${PRISM_VERSION} --prefix ${PRISM_DIR} failed (exit ${code}): ${output || 'no output'}`,
+    };
+  return {
+    cli,
+    note: `Prism ${PRISM_VERSION}, installed now into ${shown(PRISM_DIR)} (${((performance.now() - started) / 1000).toFixed(0)} s)`,
+  };
 }
 
 /** Prism mocking the document `writeDoc(url)` writes, on a free loopback port; ready when it answers a request. */
@@ -164,13 +185,18 @@ async function startPrism(cli, writeDoc) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const docFile = await writeDoc(url);
-  const child = track(spawn(process.execPath, [cli, 'mock', '-p', String(port), '-h', '127.0.0.1', '--verboseLevel', PRISM_LOG, docFile], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = track(
+    spawn(process.execPath, [cli, 'mock', '-p', String(port), '-h', '127.0.0.1', '--verboseLevel', PRISM_LOG, docFile], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   const lastWords = tail(child);
   // A failed start prints the error object, with its message on a line of its own.
   const output = () => /message: '([^']*)'/.exec(lastWords.all())?.[1] ?? lastWords();
   const deadline = performance.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`Prism exited (${child.exitCode ?? child.signalCode}) before answering: ${output()}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`Prism exited (${child.exitCode ?? child.signalCode}) before answering: ${output()}`);
     if (performance.now() > deadline) {
       await stop(child);
       throw new Error(`Prism did not answer on ${url} within 60 s: ${output()}`);
@@ -205,7 +231,11 @@ async function createCalls(url, from, count) {
     while (next < count) {
       const i = next++;
       const key = `SVC_TEST_bench_get_${from + i}`;
-      const res = await fetch(`${url}/v1/calls`, { method: 'POST', headers: { authorization: auth(key), 'content-type': 'application/json' }, body: BODY });
+      const res = await fetch(`${url}/v1/calls`, {
+        method: 'POST',
+        headers: { authorization: auth(key), 'content-type': 'application/json' },
+        body: BODY,
+      });
       const body = await res.json();
       if (res.status !== 201) throw new Error(`creating the calls to GET: POST /v1/calls answered ${res.status} ${JSON.stringify(body)}`);
       pairs[i] = { key, id: body.id };
@@ -218,7 +248,11 @@ async function createCalls(url, from, count) {
 /** One request of each kind, to say what a server really answers (status, body size, body). */
 async function probe(url, getPath) {
   const answer = async (method, p, key) => {
-    const res = await fetch(url + p, { method, headers: { authorization: auth(key), ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) }, ...(method === 'POST' ? { body: BODY } : {}) });
+    const res = await fetch(url + p, {
+      method,
+      headers: { authorization: auth(key), ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
+      ...(method === 'POST' ? { body: BODY } : {}),
+    });
     const text = await res.text();
     return { status: res.status, bytes: Buffer.byteLength(text), text, violations: res.headers.get('sl-violations') };
   };
@@ -243,29 +277,33 @@ async function cannon(url, requests, duration) {
 }
 
 function postRequests(counter, prefix) {
-  return [{
-    method: 'POST',
-    path: '/v1/calls',
-    headers: { 'content-type': 'application/json' },
-    body: BODY,
-    setupRequest(req) {
-      req.headers.authorization = auth(`SVC_TEST_${prefix}_${Math.floor(counter.n++ / PER_KEY)}`);
-      return req;
+  return [
+    {
+      method: 'POST',
+      path: '/v1/calls',
+      headers: { 'content-type': 'application/json' },
+      body: BODY,
+      setupRequest(req) {
+        req.headers.authorization = auth(`SVC_TEST_${prefix}_${Math.floor(counter.n++ / PER_KEY)}`);
+        return req;
+      },
     },
-  }];
+  ];
 }
 
 function getRequests(counter, pairs) {
-  return [{
-    method: 'GET',
-    path: '/v1/calls/x',
-    setupRequest(req) {
-      const { key, id } = pairs[Math.floor(counter.n++ / PER_KEY) % pairs.length];
-      req.path = `/v1/calls/${id}`;
-      req.headers.authorization = auth(key);
-      return req;
+  return [
+    {
+      method: 'GET',
+      path: '/v1/calls/x',
+      setupRequest(req) {
+        const { key, id } = pairs[Math.floor(counter.n++ / PER_KEY) % pairs.length];
+        req.path = `/v1/calls/${id}`;
+        req.headers.authorization = auth(key);
+        return req;
+      },
     },
-  }];
+  ];
 }
 
 /** A line in ratioLine's format (bench/measure.mjs) for a figure where higher is better. */
@@ -282,7 +320,10 @@ function latencyLine(label, a, b, unit) {
 
 const fmt = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 
-const codesText = (codes) => Object.entries(codes).map(([code, count]) => `${code}: ${count}`).join(', ');
+const codesText = (codes) =>
+  Object.entries(codes)
+    .map(([code, count]) => `${code}: ${count}`)
+    .join(', ');
 
 /** What a contender answered over all its runs: one quiet line when all were 2xx, a loud one if not. */
 function answersLine(label, tally) {
@@ -318,7 +359,14 @@ export async function serverBench({ quick = false } = {}) {
 
     const contenders = { sandbox, ...(prism ? { prism } : {}) };
     let pairs = await createCalls(sandbox.url, 0, 2000);
-    const probes = Object.fromEntries(await Promise.all(Object.entries(contenders).map(async ([name, c]) => [name, await probe(c.url, { path: `/v1/calls/${pairs[0].id}`, key: pairs[0].key })])));
+    const probes = Object.fromEntries(
+      await Promise.all(
+        Object.entries(contenders).map(async ([name, c]) => [
+          name,
+          await probe(c.url, { path: `/v1/calls/${pairs[0].id}`, key: pairs[0].key }),
+        ]),
+      ),
+    );
 
     const endpoints = {
       post: { label: 'POST /v1/calls', expected: 201 },
@@ -362,7 +410,9 @@ export async function serverBench({ quick = false } = {}) {
       for (const e of Object.keys(endpoints)) for (const name of Object.keys(contenders)) await once(e, name, duration, true);
     }
 
-    lines.push(`${CONNECTIONS} connections, ${rounds} interleaved rounds of ${duration} s each (best kept), each server in a process of its own`);
+    lines.push(
+      `${CONNECTIONS} connections, ${rounds} interleaved rounds of ${duration} s each (best kept), each server in a process of its own`,
+    );
     lines.push(prism ? prismNote : `!! ${prismNote}`);
     for (const [e, { label, expected }] of Object.entries(endpoints)) {
       const s = best[`${e}.sandbox`];
@@ -377,14 +427,16 @@ export async function serverBench({ quick = false } = {}) {
         const caveat = faults.length
           ? `  (${faults.join('; ')}: NOT comparable, target not judged)`
           : prismAnswer.bytes === 0
-            ? '  (Prism\'s answers have an empty body: the document gives this response no schema or example)'
+            ? "  (Prism's answers have an empty body: the document gives this response no schema or example)"
             : prismAnswer.violations
-              ? '  (Prism\'s answers break the document\'s schema: its sl-violations below)'
+              ? "  (Prism's answers break the document's schema: its sl-violations below)"
               : '';
         lines.push(throughputLine(`server ${label}: sandbox vs Prism`, s.rps, p.rps, 'req/s', faults.length ? undefined : TARGET) + caveat);
         lines.push(latencyLine(`server ${label} p99 latency: sandbox vs Prism`, s.p99, p.p99, 'ms'));
       } else {
-        lines.push(`server ${label}: sandbox ${fmt(s.rps)} req/s, p99 ${fmt(s.p99)} ms  (Prism not measured: target ≥ ${TARGET}× Prism not judged)`);
+        lines.push(
+          `server ${label}: sandbox ${fmt(s.rps)} req/s, p99 ${fmt(s.p99)} ms  (Prism not measured: target ≥ ${TARGET}× Prism not judged)`,
+        );
       }
     }
     for (const e of Object.keys(endpoints)) {
@@ -392,7 +444,9 @@ export async function serverBench({ quick = false } = {}) {
     }
     const stored = (tally['post.sandbox'].codes['201'] ?? 0) + pairs.length + 1;
     const accounts = Math.ceil(counters['post.sandbox'].n / PER_KEY) + pairs.length + 1;
-    lines.push(`the sandbox kept full state: ${stored.toLocaleString('en-US')} calls stored during the section, in about ${accounts.toLocaleString('en-US')} accounts (a key per ${PER_KEY} requests)`);
+    lines.push(
+      `the sandbox kept full state: ${stored.toLocaleString('en-US')} calls stored during the section, in about ${accounts.toLocaleString('en-US')} accounts (a key per ${PER_KEY} requests)`,
+    );
     for (const [name, answers] of Object.entries(probes)) {
       lines.push(`${name} answers POST /v1/calls ${probeText(answers.post)}`);
       lines.push(`${name} answers GET /v1/calls/{id} ${probeText(answers.get)}`);

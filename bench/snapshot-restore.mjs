@@ -7,7 +7,13 @@ import { createSandbox } from '../dist/index.js';
 const calls = Number(process.argv[2] ?? 1000);
 const key = 'SVC_TEST_bench';
 const post = (sandbox, path, body) =>
-  sandbox.handle(new Request(`${sandbox.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+  sandbox.handle(
+    new Request(`${sandbox.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+  );
 
 const original = createSandbox({ seed: 1 });
 let started = performance.now();
@@ -28,7 +34,8 @@ for (let round = 0; round < 5; round++) {
   started = performance.now();
   const copy = createSandbox({ snapshot: JSON.parse(json) });
   restores.push(performance.now() - started);
-  if (round === 0 && JSON.stringify(copy.events.list()) !== JSON.stringify(original.events.list())) throw new Error('the restored events differ');
+  if (round === 0 && JSON.stringify(copy.events.list()) !== JSON.stringify(original.events.list()))
+    throw new Error('the restored events differ');
   copy.close();
 }
 const best = Math.min(...restores);

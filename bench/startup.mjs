@@ -9,15 +9,21 @@ export async function startup(n = 300) {
   // Short interleaved rounds; each contender keeps its best (see request-overhead.mjs).
   const block = 25;
   for (let round = 0; round < Math.max(3, n / block); round++) {
-    best.sandbox = Math.min(best.sandbox, await measure(block, async () => {
-      const sandbox = createSandbox().listen();
-      sandbox.close();
-    }));
-    best.msw = Math.min(best.msw, await measure(block, async () => {
-      const server = setupServer(http.post('https://api.svc.test/v1/calls', () => HttpResponse.json({})));
-      server.listen({ onUnhandledRequest: 'bypass' });
-      server.close();
-    }));
+    best.sandbox = Math.min(
+      best.sandbox,
+      await measure(block, async () => {
+        const sandbox = createSandbox().listen();
+        sandbox.close();
+      }),
+    );
+    best.msw = Math.min(
+      best.msw,
+      await measure(block, async () => {
+        const server = setupServer(http.post('https://api.svc.test/v1/calls', () => HttpResponse.json({})));
+        server.listen({ onUnhandledRequest: 'bypass' });
+        server.close();
+      }),
+    );
   }
   return [ratioLine('start-up: createSandbox+listen+close vs msw setupServer', best.sandbox, best.msw, 'µs')];
 }

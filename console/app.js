@@ -1,7 +1,30 @@
 import { h, longStamp, plural, span } from './dom.js';
-import { LISTS, accounts, applyChanges, conversations, counts, countsDelta, deliveriesByCall, emptyModel, filterDeliveries, list, load, parseRoute, timelineOf } from './model.js';
+import {
+  LISTS,
+  accounts,
+  applyChanges,
+  conversations,
+  counts,
+  countsDelta,
+  deliveriesByCall,
+  emptyModel,
+  filterDeliveries,
+  list,
+  load,
+  parseRoute,
+  timelineOf,
+} from './model.js';
 import { renderCall } from './timeline.js';
-import { eventItem, renderDeadLetters, renderDelivery, renderKeys, renderMessages, renderNumbers, renderRecordings, renderSubscriptions } from './views.js';
+import {
+  eventItem,
+  renderDeadLetters,
+  renderDelivery,
+  renderKeys,
+  renderMessages,
+  renderNumbers,
+  renderRecordings,
+  renderSubscriptions,
+} from './views.js';
 
 /**
  * The svc-sandbox account console (docs/console.md). One session at a time (`?session=ID`,
@@ -117,7 +140,11 @@ export function start(doc) {
       }
       return { ok: res.ok, status: res.status, body: parsed };
     } catch (error) {
-      return { ok: false, status: 0, body: { error: { message: `The sandbox server did not answer (${error instanceof Error ? error.message : String(error)}).` } } };
+      return {
+        ok: false,
+        status: 0,
+        body: { error: { message: `The sandbox server did not answer (${error instanceof Error ? error.message : String(error)}).` } },
+      };
     }
   }
   /** Every item of a paginated control list, following the cursors 200 items a page. */
@@ -157,7 +184,11 @@ export function start(doc) {
     state.queued = [];
     loading = (async () => {
       const kinds = /** @type {Array<keyof typeof LISTS>} */ (Object.keys(LISTS));
-      const [sessions, keys, ...lists] = await Promise.all([apiAll(`${CONTROL}/sessions`), apiAll(sessionPath('/keys')), ...kinds.map((kind) => apiAll(sessionPath(`/console/${LISTS[kind]}`)))]);
+      const [sessions, keys, ...lists] = await Promise.all([
+        apiAll(`${CONTROL}/sessions`),
+        apiAll(sessionPath('/keys')),
+        ...kinds.map((kind) => apiAll(sessionPath(`/console/${LISTS[kind]}`))),
+      ]);
       state.loads += 1;
       if (session !== state.session) return;
       if (sessions.ok) load(state.model, 'session', sessions.body.data);
@@ -240,7 +271,8 @@ export function start(doc) {
   function setLive(/** @type {string} */ value) {
     if (el.live.dataset.state === value) return;
     el.live.dataset.state = value;
-    el.live.textContent = value === 'open' ? 'Live' : value === 'closed' ? 'Disconnected' : value === 'gone' ? 'No such session' : 'Connecting…';
+    el.live.textContent =
+      value === 'open' ? 'Live' : value === 'closed' ? 'Disconnected' : value === 'gone' ? 'No such session' : 'Connecting…';
   }
 
   /** The stream closed for good, or the session left the list: is the session still there? */
@@ -270,7 +302,9 @@ export function start(doc) {
       h('a', { href: '?session=default' }, 'Open the default session'),
     );
     clearLog();
-    for (const control of doc.querySelectorAll('.clockbar button, .clockbar input, #create-key, button.replay')) /** @type {HTMLButtonElement} */ (control).disabled = true;
+    for (const control of doc.querySelectorAll('.clockbar button, .clockbar input, #create-key, button.replay')) {
+      /** @type {HTMLButtonElement} */ (control).disabled = true;
+    }
     doc.body.dataset.gone = 'true';
     render();
   }
@@ -285,7 +319,9 @@ export function start(doc) {
     state.gone = false;
     state.account = '';
     delete doc.body.dataset.gone;
-    for (const control of doc.querySelectorAll('.clockbar button, .clockbar input, #create-key')) /** @type {HTMLButtonElement} */ (control).disabled = false;
+    for (const control of doc.querySelectorAll('.clockbar button, .clockbar input, #create-key')) {
+      /** @type {HTMLButtonElement} */ (control).disabled = false;
+    }
     el.now.textContent = '—';
     el.newKey.hidden = true;
     for (const node of [el.advanceError, el.advanceStatus, el.deadError, el.keysError, el.banner]) node.textContent = '';
@@ -351,7 +387,9 @@ export function start(doc) {
     const current = listed.find((s) => s.id === state.session);
     el.sessionMeta.textContent = current ? `seed ${current.seed}` : '';
     const known = new Set(listed.map((s) => s.id));
-    el.select.replaceChildren(...ids.map((id) => h('option', { value: id, selected: id === state.session }, known.has(id) || !state.gone ? id : `${id} (gone)`)));
+    el.select.replaceChildren(
+      ...ids.map((id) => h('option', { value: id, selected: id === state.session }, known.has(id) || !state.gone ? id : `${id} (gone)`)),
+    );
     el.select.value = state.session;
   }
 
@@ -384,12 +422,15 @@ export function start(doc) {
 
   function showRoute() {
     state.route = parseRoute(location.hash);
-    for (const section of doc.querySelectorAll('.view')) /** @type {HTMLElement} */ (section).hidden = section.id !== `view-${state.route.view}`;
+    for (const section of doc.querySelectorAll('.view')) {
+      /** @type {HTMLElement} */ (section).hidden = section.id !== `view-${state.route.view}`;
+    }
     for (const link of doc.querySelectorAll('[data-view]')) {
       if (/** @type {HTMLElement} */ (link).dataset.view === state.route.view) link.setAttribute('aria-current', 'page');
       else link.removeAttribute('aria-current');
     }
-    for (const button of doc.querySelectorAll('[data-filter]')) button.setAttribute('aria-pressed', String(/** @type {HTMLElement} */ (button).dataset.filter === state.route.state));
+    for (const button of doc.querySelectorAll('[data-filter]'))
+      button.setAttribute('aria-pressed', String(/** @type {HTMLElement} */ (button).dataset.filter === state.route.state));
     render();
     const target = state.route.id ? doc.querySelector(`[data-id="${CSS.escape(state.route.id)}"]`) : null;
     if (target) {
@@ -436,11 +477,17 @@ export function start(doc) {
     const active = /** @type {HTMLElement | null} */ (doc.activeElement);
     const key = active?.dataset?.key;
     draw();
-    if (key && active && !active.isConnected) /** @type {HTMLElement | null} */ (doc.querySelector(`[data-key="${CSS.escape(key)}"]`))?.focus();
+    if (key && active && !active.isConnected)
+      /** @type {HTMLElement | null} */ (doc.querySelector(`[data-key="${CSS.escape(key)}"]`))?.focus();
   }
 
   /** Rows of a list, reusing the element of every item whose signature did not change. */
-  function rows(/** @type {string} */ prefix, /** @type {any[]} */ items, /** @type {(item: any) => string} */ signature, /** @type {(item: any) => HTMLElement} */ draw) {
+  function rows(
+    /** @type {string} */ prefix,
+    /** @type {any[]} */ items,
+    /** @type {(item: any) => string} */ signature,
+    /** @type {(item: any) => HTMLElement} */ draw,
+  ) {
     return items.map((item) => {
       const key = `${prefix}:${item.id}`;
       const sig = signature(item);
@@ -458,7 +505,7 @@ export function start(doc) {
       ? ''
       : `${plural(c.events, 'event')} · ${plural(c.calls, 'call')} · ${plural(c.attempts, 'webhook attempt')} (${c.failed} failed) · ${plural(c.dead, 'dead letter')}`;
     const last = state.lastAdvance;
-    el.advanceStatus.textContent = last && !state.gone ? last.said ?? `Advanced ${last.moved}: ${countsDelta(last.before, c)}.` : '';
+    el.advanceStatus.textContent = last && !state.gone ? (last.said ?? `Advanced ${last.moved}: ${countsDelta(last.before, c)}.`) : '';
   }
 
   /** Another action begins: the last advance's line says what the advance did, and stays so. */
@@ -513,7 +560,10 @@ export function start(doc) {
     const wanted = ['', ...options.map((o) => o.account)].join('\n');
     if (el.accountFilter.dataset.options !== wanted) {
       el.accountFilter.dataset.options = wanted;
-      el.accountFilter.replaceChildren(h('option', { value: '' }, 'All keys'), ...options.map((o) => h('option', { value: o.account }, `${o.account} (${plural(o.calls, 'call')})`)));
+      el.accountFilter.replaceChildren(
+        h('option', { value: '' }, 'All keys'),
+        ...options.map((o) => h('option', { value: o.account }, `${o.account} (${plural(o.calls, 'call')})`)),
+      );
     }
     el.accountFilter.value = state.account;
     const mine = state.account ? all.filter((c) => c.account === state.account) : all;
@@ -526,7 +576,15 @@ export function start(doc) {
       return;
     }
     if (all.length === 0) {
-      el.calls.replaceChildren(h('p', { class: 'empty' }, 'No calls yet. Place one with ', h('code', null, 'POST /v1/calls'), ' and watch it ring, talk and complete as the clock moves.'));
+      el.calls.replaceChildren(
+        h(
+          'p',
+          { class: 'empty' },
+          'No calls yet. Place one with ',
+          h('code', null, 'POST /v1/calls'),
+          ' and watch it ring, talk and complete as the clock moves.',
+        ),
+      );
       return;
     }
     const byCall = deliveriesByCall(state.model);
@@ -535,7 +593,12 @@ export function start(doc) {
       h(
         'ol',
         { class: 'calls', 'aria-label': 'Calls, newest first' },
-        rows('call', items, ({ call, t }) => JSON.stringify([call, t, call.ended_at ? 0 : now]), ({ call, t }) => renderCall(call, t, now)),
+        rows(
+          'call',
+          items,
+          ({ call, t }) => JSON.stringify([call, t, call.ended_at ? 0 : now]),
+          ({ call, t }) => renderCall(call, t, now),
+        ),
       ),
       ...(mine.length > shown.length ? [h('p', { class: 'note' }, `Showing the ${shown.length} newest of ${mine.length} calls.`)] : []),
     );
@@ -558,18 +621,37 @@ export function start(doc) {
     const dead = deliveries.filter((d) => d.state === 'dead' || state.replayed.has(d.id));
     el.deadCount.textContent = dead.length ? String(dead.filter((d) => d.state === 'dead').length) : '';
     el.dead.replaceChildren(renderDeadLetters(dead, state.replayed, replay));
-    if (state.gone) for (const button of el.dead.querySelectorAll('button.replay')) /** @type {HTMLButtonElement} */ (button).disabled = true;
+    if (state.gone)
+      for (const button of el.dead.querySelectorAll('button.replay')) /** @type {HTMLButtonElement} */ (button).disabled = true;
     const { about, state: filter } = state.route;
     const matching = filterDeliveries(deliveries, { state: filter, about }).reverse();
-    el.deliveriesCount.textContent = matching.length === deliveries.length ? String(deliveries.length || '') : `${matching.length} of ${deliveries.length}`;
+    el.deliveriesCount.textContent =
+      matching.length === deliveries.length ? String(deliveries.length || '') : `${matching.length} of ${deliveries.length}`;
     el.aboutFilter.hidden = !about;
-    if (about) el.aboutFilter.replaceChildren('Only ', h('code', { class: 'mono' }, about), ' ', h('a', { href: `#webhooks${filter === 'all' ? '' : `?state=${filter}`}` }, 'Show all'));
+    if (about)
+      el.aboutFilter.replaceChildren(
+        'Only ',
+        h('code', { class: 'mono' }, about),
+        ' ',
+        h('a', { href: `#webhooks${filter === 'all' ? '' : `?state=${filter}`}` }, 'Show all'),
+      );
     const open = filter !== 'all' || about !== null;
     const shown = matching.slice(0, MAX_DELIVERIES);
     el.deliveries.replaceChildren(
       ...(shown.length
-        ? rows(`delivery-${open}`, shown, (d) => JSON.stringify(d), (d) => renderDelivery(d, open || d.id === state.route.id))
-        : [h('li', { class: 'empty' }, deliveries.length ? 'No delivery matches.' : 'No deliveries yet. Subscribe a receiver with POST /v1/webhooks.')]),
+        ? rows(
+            `delivery-${open}`,
+            shown,
+            (d) => JSON.stringify(d),
+            (d) => renderDelivery(d, open || d.id === state.route.id),
+          )
+        : [
+            h(
+              'li',
+              { class: 'empty' },
+              deliveries.length ? 'No delivery matches.' : 'No deliveries yet. Subscribe a receiver with POST /v1/webhooks.',
+            ),
+          ]),
       ...(matching.length > shown.length ? [h('li', { class: 'note' }, `Showing the ${shown.length} newest of ${matching.length}.`)] : []),
     );
     el.subscriptions.replaceChildren(renderSubscriptions(list(state.model, 'subscription')));
@@ -588,7 +670,11 @@ export function start(doc) {
     }
     const attempt = res.body.data[res.body.data.length - 1];
     state.replayed.set(d.id, attempt);
-    announce(attempt?.ok ? `Replayed ${d.id}: delivered, HTTP ${attempt.status}.` : `Replayed ${d.id}: failed again (${attempt?.error ?? `HTTP ${attempt?.status}`}).`);
+    announce(
+      attempt?.ok
+        ? `Replayed ${d.id}: delivered, HTTP ${attempt.status}.`
+        : `Replayed ${d.id}: failed again (${attempt?.error ?? `HTTP ${attempt?.status}`}).`,
+    );
     // The Replay button goes once the delivery is no longer dead: keep the keyboard user here.
     $('dead-heading').focus();
     render();

@@ -17,7 +17,8 @@ export function h(tag, attrs, ...children) {
     for (const [name, value] of Object.entries(attrs)) {
       if (value === null || value === undefined || value === false) continue;
       if (name.startsWith('on') && typeof value === 'function') el.addEventListener(name.slice(2), /** @type {EventListener} */ (value));
-      else if (name === 'vars') for (const [prop, v] of Object.entries(/** @type {Record<string, string>} */ (value))) el.style.setProperty(prop, v);
+      else if (name === 'vars')
+        for (const [prop, v] of Object.entries(/** @type {Record<string, string>} */ (value))) el.style.setProperty(prop, v);
       else el.setAttribute(name, value === true ? '' : String(value));
     }
   }
@@ -84,7 +85,21 @@ export function span(ms) {
   const m = Math.floor(s / 60);
   s -= m * 60;
   /** @type {Array<[number, string]>} */
-  const parts = d >= 2 ? [[d, 'd'], [hr, 'h']] : d || hr ? [[d * 24 + hr, 'h'], [m, 'm']] : [[m, 'm'], [s, 's']];
+  const parts =
+    d >= 2
+      ? [
+          [d, 'd'],
+          [hr, 'h'],
+        ]
+      : d || hr
+        ? [
+            [d * 24 + hr, 'h'],
+            [m, 'm'],
+          ]
+        : [
+            [m, 'm'],
+            [s, 's'],
+          ];
   return parts
     .filter(([n], i) => i === 0 || n > 0)
     .map(([n, u]) => `${n} ${u}`)

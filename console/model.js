@@ -110,9 +110,9 @@ export function deliveriesOfCall(model, callId) {
  * @param {Map<string, Item[]> | null} [byCall]  {@link deliveriesByCall}, when drawing many calls
  */
 export function timelineOf(model, call, byCall = null) {
-  const recording = call.recording_id ? model.items.recording.get(call.recording_id) ?? null : null;
-  const transcript = call.transcript_id ? model.items.transcript.get(call.transcript_id) ?? null : null;
-  const webhooks = (byCall ? byCall.get(call.id) ?? [] : deliveriesOfCall(model, call.id))
+  const recording = call.recording_id ? (model.items.recording.get(call.recording_id) ?? null) : null;
+  const transcript = call.transcript_id ? (model.items.transcript.get(call.transcript_id) ?? null) : null;
+  const webhooks = (byCall ? (byCall.get(call.id) ?? []) : deliveriesOfCall(model, call.id))
     .flatMap((d) => d.attempts.map((/** @type {any} */ a) => ({ ...a, eventType: d.eventType, deliveryId: d.id })))
     .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   return { recording, transcript, webhooks };
@@ -174,7 +174,9 @@ export function accounts(model) {
   const byAccount = new Map();
   for (const key of model.items.key.values()) byAccount.set(key.account ?? key.key, 0);
   for (const call of model.items.call.values()) byAccount.set(call.account, (byAccount.get(call.account) ?? 0) + 1);
-  return [...byAccount].map(([account, calls]) => ({ account, calls })).sort((a, b) => b.calls - a.calls || (a.account < b.account ? -1 : 1));
+  return [...byAccount]
+    .map(([account, calls]) => ({ account, calls }))
+    .sort((a, b) => b.calls - a.calls || (a.account < b.account ? -1 : 1));
 }
 
 /**
@@ -189,7 +191,11 @@ export function conversations(model) {
     const own = message.direction === 'outbound' ? message.from : message.to;
     const remote = message.direction === 'outbound' ? message.to : message.from;
     let conversation = byId.get(message.conversation_id);
-    if (!conversation) byId.set(message.conversation_id, (conversation = { id: message.conversation_id, account: message.account ?? '', numbers: [own, remote], messages: [] }));
+    if (!conversation)
+      byId.set(
+        message.conversation_id,
+        (conversation = { id: message.conversation_id, account: message.account ?? '', numbers: [own, remote], messages: [] }),
+      );
     conversation.messages.push(message);
   }
   return [...byId.values()].reverse();

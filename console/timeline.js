@@ -52,14 +52,22 @@ export function callFacts(call, t, now) {
   const ended = ms(call.ended_at);
   const live = !Number.isFinite(ended);
   const ringEnd = Number.isFinite(answered) ? answered : Number.isFinite(ended) ? ended : now;
-  const facts = [`Ringing from ${stamp(call.created_at)}${live && !Number.isFinite(answered) ? ', still ringing' : ` for ${span(ringEnd - created)}`}.`];
+  const facts = [
+    `Ringing from ${stamp(call.created_at)}${live && !Number.isFinite(answered) ? ', still ringing' : ` for ${span(ringEnd - created)}`}.`,
+  ];
   if (Number.isFinite(answered)) {
     const talkEnd = Number.isFinite(ended) ? ended : now;
-    facts.push(`Answered at ${stamp(call.answered_at)}${call.answered_by ? ` by ${call.answered_by}` : ''}${live ? ', still talking' : `, talked ${span(talkEnd - answered)}`}.`);
+    facts.push(
+      `Answered at ${stamp(call.answered_at)}${call.answered_by ? ` by ${call.answered_by}` : ''}${live ? ', still talking' : `, talked ${span(talkEnd - answered)}`}.`,
+    );
   }
   if (call.agent || call.extension) facts.push(`Transferred to ${call.agent ? `agent ${call.agent}` : `extension ${call.extension}`}.`);
-  if (Number.isFinite(ended)) facts.push(`Completed at ${stamp(call.ended_at)}: ${call.disposition ?? 'no disposition'}, duration ${seconds(call.duration ?? 0)}.`);
-  for (const [name, item] of /** @type {Array<[string, any]>} */ ([['Recording', t.recording], ['Transcript', t.transcript]])) {
+  if (Number.isFinite(ended))
+    facts.push(`Completed at ${stamp(call.ended_at)}: ${call.disposition ?? 'no disposition'}, duration ${seconds(call.duration ?? 0)}.`);
+  for (const [name, item] of /** @type {Array<[string, any]>} */ ([
+    ['Recording', t.recording],
+    ['Transcript', t.transcript],
+  ])) {
     if (!item) continue;
     facts.push(item.ready_at ? `${name} ${item.id} ready at ${stamp(item.ready_at)}.` : `${name} ${item.id}: ${item.status}.`);
   }
@@ -92,26 +100,61 @@ export function renderTrack(call, t, now) {
   const ringEnd = Number.isFinite(answered) ? answered : lifeEnd;
   const pieces = [];
   if (scale.cut && scale.tail) {
-    pieces.push(h('span', { class: 'cut', vars: { '--x': pct(scale.cut.x0), '--w': pct(scale.cut.x1 - scale.cut.x0) }, title: 'the call ended here; what follows is on a log scale of the time since' }));
+    pieces.push(
+      h('span', {
+        class: 'cut',
+        vars: { '--x': pct(scale.cut.x0), '--w': pct(scale.cut.x1 - scale.cut.x0) },
+        title: 'the call ended here; what follows is on a log scale of the time since',
+      }),
+    );
     pieces.push(h('span', { class: 'tail', vars: { '--x': pct(scale.tail.x0), '--w': pct(scale.tail.x1 - scale.tail.x0) } }));
     for (const tick of scale.ticks) pieces.push(at('grid', tick.x));
   }
-  pieces.push(bar(`bar ringing${live && !Number.isFinite(answered) ? ' open' : ''}`, x(created), x(ringEnd), `ringing ${stamp(call.created_at)} → ${span(ringEnd - created)}`));
-  if (Number.isFinite(answered)) pieces.push(bar(`bar talking${live ? ' open' : ''}`, x(answered), x(lifeEnd), `talking ${stamp(call.answered_at)} → ${span(lifeEnd - answered)}`));
-  if (!live) pieces.push(at(`end-cap${call.disposition === 'answered' ? '' : ' unanswered'}`, x(ended), `ended at ${stamp(call.ended_at)}: ${call.disposition ?? ''}`));
-  if (t.recording?.ready_at) pieces.push(at('mark recording', x(ms(t.recording.ready_at)), `recording ${t.recording.id} ready at ${stamp(t.recording.ready_at)}`));
-  if (t.transcript?.ready_at) pieces.push(at('mark transcript', x(ms(t.transcript.ready_at)), `transcript ${t.transcript.id} ready at ${stamp(t.transcript.ready_at)}`));
+  pieces.push(
+    bar(
+      `bar ringing${live && !Number.isFinite(answered) ? ' open' : ''}`,
+      x(created),
+      x(ringEnd),
+      `ringing ${stamp(call.created_at)} → ${span(ringEnd - created)}`,
+    ),
+  );
+  if (Number.isFinite(answered))
+    pieces.push(
+      bar(`bar talking${live ? ' open' : ''}`, x(answered), x(lifeEnd), `talking ${stamp(call.answered_at)} → ${span(lifeEnd - answered)}`),
+    );
+  if (!live)
+    pieces.push(
+      at(
+        `end-cap${call.disposition === 'answered' ? '' : ' unanswered'}`,
+        x(ended),
+        `ended at ${stamp(call.ended_at)}: ${call.disposition ?? ''}`,
+      ),
+    );
+  if (t.recording?.ready_at)
+    pieces.push(at('mark recording', x(ms(t.recording.ready_at)), `recording ${t.recording.id} ready at ${stamp(t.recording.ready_at)}`));
+  if (t.transcript?.ready_at)
+    pieces.push(
+      at('mark transcript', x(ms(t.transcript.ready_at)), `transcript ${t.transcript.id} ready at ${stamp(t.transcript.ready_at)}`),
+    );
   const xs = hooks.map(x);
   const lanes = stack(xs);
   t.webhooks.forEach((w, i) => {
-    const result = w.ok ? `delivered, HTTP ${w.status}` : w.error ?? `HTTP ${w.status}`;
-    pieces.push(h('span', { class: `hook ${w.ok ? 'ok' : 'failed'} lane-${lanes[i]}`, vars: { '--x': pct(xs[i]) }, title: `${w.eventType} attempt ${w.attempt}${w.replay ? ` (replay ${w.replay})` : ''} at ${stamp(w.at)}: ${result}` }));
+    const result = w.ok ? `delivered, HTTP ${w.status}` : (w.error ?? `HTTP ${w.status}`);
+    pieces.push(
+      h('span', {
+        class: `hook ${w.ok ? 'ok' : 'failed'} lane-${lanes[i]}`,
+        vars: { '--x': pct(xs[i]) },
+        title: `${w.eventType} attempt ${w.attempt}${w.replay ? ` (replay ${w.replay})` : ''} at ${stamp(w.at)}: ${result}`,
+      }),
+    );
   });
   // Labels under the track: the start, the life's length at its end, the tail's ticks.
   const labels = [
     at('tl-label start', 0, undefined, stamp(call.created_at)),
     at(`tl-label${scale.tail ? ' life-end' : ' end'}`, scale.life.x1, undefined, live ? 'now' : span(lifeEnd - created)),
-    ...scale.ticks.map((tick) => at(`tl-label tail-tick${/^\+1 [mhd]$/.test(tick.label) ? ' major' : ''}`, tick.x, `${tick.label} after the call ended`, tick.label)),
+    ...scale.ticks.map((tick) =>
+      at(`tl-label tail-tick${/^\+1 [mhd]$/.test(tick.label) ? ' major' : ''}`, tick.x, `${tick.label} after the call ended`, tick.label),
+    ),
   ];
   return { pieces, labels };
 }
@@ -126,10 +169,24 @@ export function renderTrack(call, t, now) {
 export function renderCall(call, t, now, options = {}) {
   const { pieces, labels } = renderTrack(call, t, now);
   const facts = callFacts(call, t, now);
-  const outcome = call.status === 'completed' ? [call.disposition, seconds(call.duration)].filter(Boolean).join(' · ') : call.status === 'ringing' ? 'ringing…' : 'talking…';
+  const outcome =
+    call.status === 'completed'
+      ? [call.disposition, seconds(call.duration)].filter(Boolean).join(' · ')
+      : call.status === 'ringing'
+        ? 'ringing…'
+        : 'talking…';
   const factsId = `facts-${call.id}`;
   const failed = t.webhooks.filter((w) => !w.ok).length;
-  const details = h('details', { class: 'call-details', open: options.open || undefined }, h('summary', { 'data-key': `details:${call.id}` }, 'Details'), h('ul', { id: factsId, class: 'facts' }, facts.map((f) => h('li', null, f))));
+  const details = h(
+    'details',
+    { class: 'call-details', open: options.open || undefined },
+    h('summary', { 'data-key': `details:${call.id}` }, 'Details'),
+    h(
+      'ul',
+      { id: factsId, class: 'facts' },
+      facts.map((f) => h('li', null, f)),
+    ),
+  );
   const track = h(
     'div',
     {
@@ -152,16 +209,36 @@ export function renderCall(call, t, now, options = {}) {
     h(
       'div',
       { class: 'call-head' },
-      h('div', { class: 'call-line' }, copyId(call.id, 'call-id'), h('span', { class: `badge status-${call.status}` }, call.status), h('span', { class: `call-outcome disp-${call.disposition ?? 'none'}` }, outcome)),
-      h('div', { class: 'call-meta' }, h('span', { class: 'dir', title: call.direction }, call.direction === 'inbound' ? '↙ in' : '↗ out'), h('span', { class: 'mono' }, `${call.from} → ${call.to}`)),
-      call.agent || call.extension ? h('div', { class: 'call-transfer' }, call.agent ? `Agent ${call.agent}` : `Extension ${call.extension}`) : null,
-      h('div', { class: 'call-key' }, 'Key ', h('code', { class: 'mono', title: 'The account (API key) this call belongs to' }, call.account)),
+      h(
+        'div',
+        { class: 'call-line' },
+        copyId(call.id, 'call-id'),
+        h('span', { class: `badge status-${call.status}` }, call.status),
+        h('span', { class: `call-outcome disp-${call.disposition ?? 'none'}` }, outcome),
+      ),
+      h(
+        'div',
+        { class: 'call-meta' },
+        h('span', { class: 'dir', title: call.direction }, call.direction === 'inbound' ? '↙ in' : '↗ out'),
+        h('span', { class: 'mono' }, `${call.from} → ${call.to}`),
+      ),
+      call.agent || call.extension
+        ? h('div', { class: 'call-transfer' }, call.agent ? `Agent ${call.agent}` : `Extension ${call.extension}`)
+        : null,
+      h(
+        'div',
+        { class: 'call-key' },
+        'Key ',
+        h('code', { class: 'mono', title: 'The account (API key) this call belongs to' }, call.account),
+      ),
       h(
         'div',
         { class: 'call-links' },
         call.recording_id ? h('a', { href: `#recordings/${call.recording_id}` }, 'Recording') : null,
         call.transcript_id && t.transcript ? h('a', { href: `#recordings/${call.recording_id ?? ''}` }, 'Transcript') : null,
-        t.webhooks.length ? h('a', { href: `#webhooks?about=${call.id}` }, `Webhooks (${t.webhooks.length}${failed ? `, ${failed} failed` : ''})`) : null,
+        t.webhooks.length
+          ? h('a', { href: `#webhooks?about=${call.id}` }, `Webhooks (${t.webhooks.length}${failed ? `, ${failed} failed` : ''})`)
+          : null,
       ),
     ),
     h('div', { class: 'timeline' }, track, h('div', { class: 'tl-labels', 'aria-hidden': 'true' }, labels), details),

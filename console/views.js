@@ -12,7 +12,8 @@ const empty = (/** @type {any[]} */ ...text) => h('p', { class: 'empty' }, ...te
 
 /** A link to the view of a resource by its id. */
 export function resourceLink(/** @type {{ kind: string, id: string }} */ about) {
-  const href = about.kind === 'call' ? `#calls/${about.id}` : about.kind === 'message' ? `#messages/${about.id}` : `#recordings/${about.id}`;
+  const href =
+    about.kind === 'call' ? `#calls/${about.id}` : about.kind === 'message' ? `#messages/${about.id}` : `#recordings/${about.id}`;
   return h('a', { href, class: 'mono' }, about.id);
 }
 
@@ -20,7 +21,14 @@ export function resourceLink(/** @type {{ kind: string, id: string }} */ about) 
  * @param {ReturnType<typeof import('./model.js').conversations>} conversations
  */
 export function renderMessages(conversations) {
-  if (conversations.length === 0) return empty('No messages yet. Send one with ', h('code', null, 'POST /v1/messages'), ' or deliver an inbound one with ', h('code', null, 'POST /__sandbox/sessions/{s}/messages/inbound'), '.');
+  if (conversations.length === 0)
+    return empty(
+      'No messages yet. Send one with ',
+      h('code', null, 'POST /v1/messages'),
+      ' or deliver an inbound one with ',
+      h('code', null, 'POST /__sandbox/sessions/{s}/messages/inbound'),
+      '.',
+    );
   return h(
     'ul',
     { class: 'conversations' },
@@ -28,7 +36,13 @@ export function renderMessages(conversations) {
       h(
         'li',
         { class: 'conversation', 'data-id': c.id },
-        h('div', { class: 'conv-head' }, h('span', { class: 'mono' }, `${c.numbers[0]} ↔ ${c.numbers[1]}`), copyId(c.id), h('span', { class: 'dim' }, 'Key ', h('code', { class: 'mono' }, c.account))),
+        h(
+          'div',
+          { class: 'conv-head' },
+          h('span', { class: 'mono' }, `${c.numbers[0]} ↔ ${c.numbers[1]}`),
+          copyId(c.id),
+          h('span', { class: 'dim' }, 'Key ', h('code', { class: 'mono' }, c.account)),
+        ),
         h(
           'ol',
           { class: 'bubbles' },
@@ -37,7 +51,18 @@ export function renderMessages(conversations) {
               'li',
               { class: `bubble ${m.direction}`, 'data-id': m.id, id: `message-${m.id}` },
               h('p', { class: 'bubble-body' }, m.body ?? (m.media?.length ? `(${plural(m.media.length, 'attachment')})` : '')),
-              h('p', { class: 'bubble-meta' }, time(/** @type {string} a message always has one */ (m.created_at)), ' ', h('span', { class: `badge msg-${m.status}` }, m.status), ' ', m.channel === 'mms' ? 'MMS · ' : '', plural(m.segments, 'segment'), ' ', copyId(m.id)),
+              h(
+                'p',
+                { class: 'bubble-meta' },
+                time(/** @type {string} a message always has one */ (m.created_at)),
+                ' ',
+                h('span', { class: `badge msg-${m.status}` }, m.status),
+                ' ',
+                m.channel === 'mms' ? 'MMS · ' : '',
+                plural(m.segments, 'segment'),
+                ' ',
+                copyId(m.id),
+              ),
             ),
           ),
         ),
@@ -48,7 +73,14 @@ export function renderMessages(conversations) {
 
 /** @param {any[]} numbers */
 export function renderNumbers(numbers) {
-  if (numbers.length === 0) return empty('No numbers provisioned yet. Search with ', h('code', null, 'GET /v1/numbers'), ' and provision one with ', h('code', null, 'POST /v1/numbers'), '.');
+  if (numbers.length === 0)
+    return empty(
+      'No numbers provisioned yet. Search with ',
+      h('code', null, 'GET /v1/numbers'),
+      ' and provision one with ',
+      h('code', null, 'POST /v1/numbers'),
+      '.',
+    );
   return h(
     'div',
     { class: 'table-wrap' },
@@ -56,7 +88,15 @@ export function renderNumbers(numbers) {
       'table',
       { class: 'grid' },
       h('caption', { class: 'sr-only' }, 'Provisioned numbers'),
-      h('thead', null, h('tr', null, ['Number', 'Id', 'Kind', 'Routing', 'SMS', 'Key', 'Since'].map((c) => h('th', { scope: 'col' }, c)))),
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          ['Number', 'Id', 'Kind', 'Routing', 'SMS', 'Key', 'Since'].map((c) => h('th', { scope: 'col' }, c)),
+        ),
+      ),
       h(
         'tbody',
         null,
@@ -85,7 +125,8 @@ export function renderNumbers(numbers) {
  * @param {(callId: string) => number} deliveriesOf  how many deliveries a call's events (its recording's and transcript's included) have
  */
 export function renderRecordings(recordings, transcriptOf, audioUrl, deliveriesOf) {
-  if (recordings.length === 0) return empty('No recordings yet. An answered call is recorded; its recording is ready 10 s after it ends, its transcript 20 s later.');
+  if (recordings.length === 0)
+    return empty('No recordings yet. An answered call is recorded; its recording is ready 10 s after it ends, its transcript 20 s later.');
   return h(
     'ul',
     { class: 'recordings' },
@@ -98,23 +139,57 @@ export function renderRecordings(recordings, transcriptOf, audioUrl, deliveriesO
         h(
           'div',
           { class: 'rec-media' },
-          h('div', { class: 'rec-head' }, copyId(r.id), h('span', { class: `badge rec-${r.status}` }, r.status), h('span', null, seconds(r.duration))),
-          h('p', { class: 'rec-meta' }, 'Call ', h('a', { href: `#calls/${r.call_id}`, class: 'mono' }, r.call_id), r.agent ? ` · agent ${r.agent}` : '', ' · ended ', time(r.created_at)),
+          h(
+            'div',
+            { class: 'rec-head' },
+            copyId(r.id),
+            h('span', { class: `badge rec-${r.status}` }, r.status),
+            h('span', null, seconds(r.duration)),
+          ),
+          h(
+            'p',
+            { class: 'rec-meta' },
+            'Call ',
+            h('a', { href: `#calls/${r.call_id}`, class: 'mono' }, r.call_id),
+            r.agent ? ` · agent ${r.agent}` : '',
+            ' · ended ',
+            time(r.created_at),
+          ),
           r.status === 'ready'
             ? h('audio', { controls: true, preload: 'none', src: audioUrl(r.id), 'aria-label': `Recording ${r.id}` })
             : h('p', { class: 'dim' }, 'Processing: the audio is ready at recording.ready.'),
-          h('p', { class: 'rec-links' }, hooks ? h('a', { href: `#webhooks?about=${r.call_id}` }, `Webhook deliveries of its call (${hooks})`) : h('span', { class: 'dim' }, 'No webhook deliveries')),
+          h(
+            'p',
+            { class: 'rec-links' },
+            hooks
+              ? h('a', { href: `#webhooks?about=${r.call_id}` }, `Webhook deliveries of its call (${hooks})`)
+              : h('span', { class: 'dim' }, 'No webhook deliveries'),
+          ),
         ),
         h(
           'div',
           { class: 'rec-transcript' },
-          h('h3', null, 'Transcript ', transcript ? copyId(transcript.id) : null, transcript ? h('span', { class: `badge trn-${transcript.status}` }, transcript.status) : null),
+          h(
+            'h3',
+            null,
+            'Transcript ',
+            transcript ? copyId(transcript.id) : null,
+            transcript ? h('span', { class: `badge trn-${transcript.status}` }, transcript.status) : null,
+          ),
           transcript?.summary ? h('p', { class: 'summary' }, h('strong', null, 'Summary: '), transcript.summary) : null,
           transcript?.segments?.length
             ? h(
                 'ol',
                 { class: 'segments' },
-                transcript.segments.map((/** @type {any} */ s) => h('li', null, h('span', { class: 'speaker' }, s.speaker), h('span', { class: 'at' }, `${s.start.toFixed(1)} s`), h('span', { class: 'said' }, s.text))),
+                transcript.segments.map((/** @type {any} */ s) =>
+                  h(
+                    'li',
+                    null,
+                    h('span', { class: 'speaker' }, s.speaker),
+                    h('span', { class: 'at' }, `${s.start.toFixed(1)} s`),
+                    h('span', { class: 'said' }, s.text),
+                  ),
+                ),
               )
             : h('p', { class: 'dim' }, transcript ? 'Nothing said yet.' : 'No transcript.'),
         ),
@@ -133,7 +208,18 @@ export function attemptsTable(d) {
       'table',
       { class: 'attempts' },
       h('caption', { class: 'sr-only' }, `Attempts of ${d.id}, ${d.eventType}`),
-      h('thead', null, h('tr', null, h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'Time'), h('th', { scope: 'col' }, 'Status'), h('th', { scope: 'col' }, 'Result'))),
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          h('th', { scope: 'col' }, '#'),
+          h('th', { scope: 'col' }, 'Time'),
+          h('th', { scope: 'col' }, 'Status'),
+          h('th', { scope: 'col' }, 'Result'),
+        ),
+      ),
       h(
         'tbody',
         null,
@@ -141,10 +227,15 @@ export function attemptsTable(d) {
           h(
             'tr',
             { class: a.ok ? 'ok' : 'failed', 'data-attempt': a.attempt, 'data-replay': a.replay },
-            h('td', { class: 'num' }, a.replay ? h('span', { class: 'replay-tag', title: `replay ${a.replay}` }, `R${a.replay}·`) : null, String(a.attempt)),
+            h(
+              'td',
+              { class: 'num' },
+              a.replay ? h('span', { class: 'replay-tag', title: `replay ${a.replay}` }, `R${a.replay}·`) : null,
+              String(a.attempt),
+            ),
             h('td', null, time(a.at)),
             h('td', { class: 'status' }, a.status === null ? '—' : String(a.status)),
-            h('td', { class: 'result' }, a.ok ? `ok${a.replay ? ' (replay)' : ''}` : a.error ?? 'failed'),
+            h('td', { class: 'result' }, a.ok ? `ok${a.replay ? ' (replay)' : ''}` : (a.error ?? 'failed')),
           ),
         ),
       ),
@@ -155,7 +246,13 @@ export function attemptsTable(d) {
 /** What a delivery is about: the resource, its call, the receiver. @param {any} d */
 function context(d) {
   return [
-    h('p', { class: 'about' }, 'About ', d.about ? resourceLink(d.about) : '—', d.call_id && d.call_id !== d.about?.id ? [' of call ', resourceLink({ kind: 'call', id: d.call_id })] : null),
+    h(
+      'p',
+      { class: 'about' },
+      'About ',
+      d.about ? resourceLink(d.about) : '—',
+      d.call_id && d.call_id !== d.about?.id ? [' of call ', resourceLink({ kind: 'call', id: d.call_id })] : null,
+    ),
     h('p', { class: 'delivery-url mono', title: `subscription ${d.subscriptionId}` }, `→ ${d.url}`),
   ];
 }
@@ -208,13 +305,36 @@ export function renderDeadLetters(dead, replayed, onReplay) {
           { class: 'dead-info', id: descId },
           h('div', { class: 'delivery-head' }, h('span', { class: `etype fam-${family(d.eventType)}` }, d.eventType), copyId(d.id)),
           context(d),
-          h('p', { class: 'dead-last' }, `${plural(d.attempts.length, 'attempt')}${d.replays ? `, ${plural(d.replays, 'replay')}` : ''}; last `, last ? time(last.at) : '—', last ? `: ${last.error ?? `HTTP ${last.status}`}` : ''),
+          h(
+            'p',
+            { class: 'dead-last' },
+            `${plural(d.attempts.length, 'attempt')}${d.replays ? `, ${plural(d.replays, 'replay')}` : ''}; last `,
+            last ? time(last.at) : '—',
+            last ? `: ${last.error ?? `HTTP ${last.status}`}` : '',
+          ),
           result
-            ? h('p', { class: `replay-result ${result.ok ? 'ok' : 'failed'}`, role: 'status' }, `Replayed at ${stamp(result.at)}: `, result.ok ? `delivered, HTTP ${result.status}` : `failed again (${result.error ?? `HTTP ${result.status}`})`, ' · ', h('a', { href: `#webhooks?about=${d.about?.id ?? ''}` }, 'see its delivery'))
+            ? h(
+                'p',
+                { class: `replay-result ${result.ok ? 'ok' : 'failed'}`, role: 'status' },
+                `Replayed at ${stamp(result.at)}: `,
+                result.ok ? `delivered, HTTP ${result.status}` : `failed again (${result.error ?? `HTTP ${result.status}`})`,
+                ' · ',
+                h('a', { href: `#webhooks?about=${d.about?.id ?? ''}` }, 'see its delivery'),
+              )
             : null,
         ),
         d.state === 'dead'
-          ? h('button', { type: 'button', class: 'replay', 'data-key': `replay:${d.id}`, 'aria-describedby': descId, onclick: (/** @type {MouseEvent} */ e) => onReplay(d, /** @type {HTMLButtonElement} */ (e.currentTarget)) }, 'Replay')
+          ? h(
+              'button',
+              {
+                type: 'button',
+                class: 'replay',
+                'data-key': `replay:${d.id}`,
+                'aria-describedby': descId,
+                onclick: (/** @type {MouseEvent} */ e) => onReplay(d, /** @type {HTMLButtonElement} */ (e.currentTarget)),
+              },
+              'Replay',
+            )
           : null,
       );
     }),
@@ -223,11 +343,21 @@ export function renderDeadLetters(dead, replayed, onReplay) {
 
 /** @param {any[]} subscriptions */
 export function renderSubscriptions(subscriptions) {
-  if (subscriptions.length === 0) return empty('No webhook subscriptions. Subscribe a receiver with ', h('code', null, 'POST /v1/webhooks'), '.');
+  if (subscriptions.length === 0)
+    return empty('No webhook subscriptions. Subscribe a receiver with ', h('code', null, 'POST /v1/webhooks'), '.');
   return h(
     'ul',
     { class: 'subscriptions' },
-    subscriptions.map((s) => h('li', { 'data-id': s.id }, copyId(s.id), h('span', { class: 'mono wrap' }, s.url), h('span', { class: 'dim' }, s.events.join(', ')), h('span', { class: 'dim' }, 'Key ', h('code', { class: 'mono' }, s.account)))),
+    subscriptions.map((s) =>
+      h(
+        'li',
+        { 'data-id': s.id },
+        copyId(s.id),
+        h('span', { class: 'mono wrap' }, s.url),
+        h('span', { class: 'dim' }, s.events.join(', ')),
+        h('span', { class: 'dim' }, 'Key ', h('code', { class: 'mono' }, s.account)),
+      ),
+    ),
   );
 }
 
@@ -277,7 +407,15 @@ export function renderKeys(keys, callsOf, showCalls) {
       'li',
       { class: 'key', 'data-key-id': k.key },
       copyId(k.key),
-      h('span', { class: 'dim' }, account === k.key ? 'its own account' : ['account ', h('code', { class: 'mono' }, account)], ' · ', plural(n, 'call'), ' · made ', time(k.createdAt)),
+      h(
+        'span',
+        { class: 'dim' },
+        account === k.key ? 'its own account' : ['account ', h('code', { class: 'mono' }, account)],
+        ' · ',
+        plural(n, 'call'),
+        ' · made ',
+        time(k.createdAt),
+      ),
       n ? h('button', { type: 'button', 'data-key': `calls-of:${k.key}`, onclick: () => showCalls(account) }, `Show its calls`) : null,
     );
   });

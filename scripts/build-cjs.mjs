@@ -26,7 +26,8 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 /** Dependencies with no CommonJS entry: bundled into the CommonJS build. */
 const INLINE = ['nanoid'];
 const external = Object.keys(pkg.dependencies).filter((name) => !INLINE.includes(name));
-const isExternal = (id) => id.startsWith('node:') || builtinModules.includes(id) || external.some((name) => id === name || id.startsWith(`${name}/`));
+const isExternal = (id) =>
+  id.startsWith('node:') || builtinModules.includes(id) || external.some((name) => id === name || id.startsWith(`${name}/`));
 
 const require = createRequire(join(root, 'package.json'));
 const notices = INLINE.map((name) => {
@@ -73,4 +74,6 @@ for (const file of readdirSync(dist, { recursive: true })) {
 chmodSync(join(dist, 'server', 'cli.js'), 0o755);
 
 // On stderr: `npm pack --json` runs this (prepack) and its stdout must stay JSON.
-console.error(`dist/cjs/index.cjs: ${(code.length / 1024).toFixed(0)} kB (${INLINE.join(', ')} inlined), ${declarations} declarations copied, in ${Date.now() - started} ms`);
+console.error(
+  `dist/cjs/index.cjs: ${(code.length / 1024).toFixed(0)} kB (${INLINE.join(', ')} inlined), ${declarations} declarations copied, in ${Date.now() - started} ms`,
+);

@@ -15,7 +15,12 @@ const started = sandbox.now().getTime();
 const at = () => `+${String((sandbox.now().getTime() - started) / 1000).padStart(5)}s`;
 sandbox.events.subscribe((event) => {
   const { id, status, disposition, duration, answered_by } = event.data;
-  const extra = event.type === 'call.completed' ? ` disposition=${disposition} duration=${duration}s` : event.type === 'call.answered' ? ` by=${answered_by}` : '';
+  const extra =
+    event.type === 'call.completed'
+      ? ` disposition=${disposition} duration=${duration}s`
+      : event.type === 'call.answered'
+        ? ` by=${answered_by}`
+        : '';
   console.log(`${at()}  ${event.type.padEnd(16)} ${id} ${status}${extra}`);
 });
 
@@ -28,7 +33,9 @@ const api = async (method, path, body) => {
   return { status: res.status, body: await res.json() };
 };
 
-console.log('svc-sandbox demo: two calls (one answered by the AI receptionist and transferred to an agent, one busy), a refused request, and the recording and transcript, on a virtual clock (real fetch, intercepted)\n');
+console.log(
+  'svc-sandbox demo: two calls (one answered by the AI receptionist and transferred to an agent, one busy), a refused request, and the recording and transcript, on a virtual clock (real fetch, intercepted)\n',
+);
 const a = await api('POST', '/v1/calls', { to: '+14155550123', from: '+14155550100', ai_receptionist: true });
 console.log(`${at()}  POST /v1/calls -> ${a.status} ${a.body.id} status=${a.body.status} ai_handler=${a.body.ai_handler}`);
 const b = await api('POST', '/v1/calls', { to: '+15005550002', from: '+14155550100' });

@@ -29,7 +29,10 @@ delete env.FORCE_COLOR;
 /** Runs a command; its output is shown only when it fails. Returns stdout, or stdout and stderr with `both`. */
 function run(command, args, { cwd = app, both = false, extraEnv = {} } = {}) {
   const result = spawnSync(command, args, { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} (in ${cwd}) failed (${result.status ?? result.signal ?? result.error}):\n${result.stdout}${result.stderr}`);
+  if (result.status !== 0)
+    throw new Error(
+      `${command} ${args.join(' ')} (in ${cwd}) failed (${result.status ?? result.signal ?? result.error}):\n${result.stdout}${result.stderr}`,
+    );
   return both ? result.stdout + result.stderr : result.stdout;
 }
 const node = (args, options) => run(process.execPath, args, options);
@@ -66,12 +69,17 @@ async function serveThenStop(command, args, cwd, { exact = true } = {}) {
       });
       exited.then(({ code }) => reject(new Error(`${shown} exited (${code}) before its ready line:\n${stdout}${stderr}`)));
     });
-    const res = await fetch(`${url}/v1/calls`, { method: 'POST', headers: { authorization: 'Bearer SVC_TEST_bin', 'content-type': 'application/json' }, body: JSON.stringify({ to: '+14155550123', from: '+14155550100' }) });
+    const res = await fetch(`${url}/v1/calls`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer SVC_TEST_bin', 'content-type': 'application/json' },
+      body: JSON.stringify({ to: '+14155550123', from: '+14155550100' }),
+    });
     if (res.status !== 201) throw new Error(`POST ${url}/v1/calls: ${res.status} ${await res.text()}`);
     process.kill(-child.pid, 'SIGTERM');
     // npx ends with the server's code, or by the same signal (npm re-raises it).
     const { code, signal } = await exited;
-    if (exact && code !== 0 && signal !== 'SIGTERM') throw new Error(`${shown} ended with ${code ?? signal} after SIGTERM:\n${stdout}${stderr}`);
+    if (exact && code !== 0 && signal !== 'SIGTERM')
+      throw new Error(`${shown} ended with ${code ?? signal} after SIGTERM:\n${stdout}${stderr}`);
     // The wrapper (npm, npx) may end before the server it started has closed: the server got
     // the same signal, so give it a moment to finish closing before calling it a leak.
     if (!(await stopsAnswering(url, 10_000))) throw new Error(`${url} still answers 10 s after SIGTERM`);
@@ -169,9 +177,23 @@ try {
     const [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', work], root));
     tarball = join(work, packed.filename);
     const files = packed.files.map((f) => f.path);
-    const required = ['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cjs/index.cjs', 'dist/cjs/index.d.ts', 'dist/cjs/package.json', 'dist/vitest.js', 'dist/vitest.d.ts', 'dist/server/cli.js', 'fixtures/number-inventory.json', 'console/index.html'];
+    const required = [
+      'package.json',
+      'README.md',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/cjs/index.cjs',
+      'dist/cjs/index.d.ts',
+      'dist/cjs/package.json',
+      'dist/vitest.js',
+      'dist/vitest.d.ts',
+      'dist/server/cli.js',
+      'fixtures/number-inventory.json',
+      'console/index.html',
+    ];
     for (const file of required) if (!files.includes(file)) throw new Error(`the tarball lacks ${file}`);
-    if (files.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.includes('.test.'))) throw new Error('the tarball ships sources or tests');
+    if (files.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.includes('.test.')))
+      throw new Error('the tarball ships sources or tests');
     return `${packed.filename}, ${files.length} files, ${(packed.size / 1024).toFixed(1)} kB packed`;
   });
 
@@ -189,7 +211,9 @@ try {
     // Publishing is one command away: nothing for npm to correct in package.json (the bin's
     // path, files). Dist is built already, so no prepack; not being logged in is expected here.
     const publish = run('npm', ['publish', '--dry-run', '--ignore-scripts'], { cwd: root, both: true });
-    const warnings = publish.split('\n').filter((line) => /^npm (warn|WARN|ERR)/.test(line) && !/logged in|Unknown (user|env|project|global) config/.test(line));
+    const warnings = publish
+      .split('\n')
+      .filter((line) => /^npm (warn|WARN|ERR)/.test(line) && !/logged in|Unknown (user|env|project|global) config/.test(line));
     if (warnings.length) throw new Error(`npm publish --dry-run warned:\n${warnings.join('\n')}`);
     return 'executable, --help directly and through npx; npm publish --dry-run clean';
   });
@@ -258,7 +282,8 @@ test("jest's fake timers leave the sandbox's clock alone", async () => {
 });
 `;
   const jestPassed = (output, count) => {
-    if (!new RegExp(`Tests:\\s+${count} passed, ${count} total`).test(output)) throw new Error(`jest did not pass ${count} tests:\n${output}`);
+    if (!new RegExp(`Tests:\\s+${count} passed, ${count} total`).test(output))
+      throw new Error(`jest did not pass ${count} tests:\n${output}`);
   };
 
   await section('Jest, default config (CommonJS)', () => {
@@ -295,7 +320,11 @@ test('the installed package, imported', async () => {
 });
 ${FAKE_TIMERS_TEST}`,
     );
-    const output = run(process.execPath, ['--experimental-vm-modules', '--no-warnings', join(app, 'node_modules/jest/bin/jest.js'), '--ci'], { cwd: join(app, 'jest-esm'), both: true });
+    const output = run(
+      process.execPath,
+      ['--experimental-vm-modules', '--no-warnings', join(app, 'node_modules/jest/bin/jest.js'), '--ci'],
+      { cwd: join(app, 'jest-esm'), both: true },
+    );
     jestPassed(output, 2);
     return '2 tests';
   });
@@ -426,14 +455,22 @@ describe('options for a suite', () => {
       const cwd = example.dir ? join(app, example.dir) : app;
       if (example.dir) cpSync(join(root, 'examples', example.dir), cwd, { recursive: true });
       const coverage = join(work, 'coverage', `${example.name}.json`);
-      const output = run('npx', ['--no-install', 'svc-sandbox', 'exec', '--coverage', coverage, '--', ...example.command], { cwd, both: true, extraEnv: example.env });
+      const output = run('npx', ['--no-install', 'svc-sandbox', 'exec', '--coverage', coverage, '--', ...example.command], {
+        cwd,
+        both: true,
+        extraEnv: example.env,
+      });
       const count = example.passed(output);
       if (!count) throw new Error(`the ${example.name} suite did not pass:\n${output}`);
       if (!existsSync(coverage)) throw new Error(`exec --coverage wrote no ${coverage}:\n${output}`);
       const report = JSON.parse(readFileSync(coverage, 'utf8'));
-      const exercised = Object.values(report.endpoints ?? {}).flatMap((statuses) => Object.values(statuses)).filter((n) => n > 0).length;
+      const exercised = Object.values(report.endpoints ?? {})
+        .flatMap((statuses) => Object.values(statuses))
+        .filter((n) => n > 0).length;
       if (report.format !== 'svc-sandbox-coverage' || report.version !== 1 || !Array.isArray(report.uncovered) || exercised === 0) {
-        throw new Error(`the ${example.name} suite's coverage report is not one, or saw no request: ${JSON.stringify(report).slice(0, 300)}`);
+        throw new Error(
+          `the ${example.name} suite's coverage report is not one, or saw no request: ${JSON.stringify(report).slice(0, 300)}`,
+        );
       }
       coverageFiles.push(coverage);
       return `${count} ${example.name} tests passed (${example.command.slice(0, 3).join(' ')} …); coverage: ${exercised} endpoint statuses seen, ${report.uncovered.length} items never exercised`;
@@ -444,7 +481,8 @@ describe('options for a suite', () => {
     await section('svc-sandbox coverage: the union of the example suites, as text and HTML', () => {
       const html = join(work, 'coverage', 'examples.html');
       const summary = run('npx', ['--no-install', 'svc-sandbox', 'coverage', ...coverageFiles, '--html', html]);
-      if (!/^coverage of \d+ sandbox/.test(summary) || !readFileSync(html, 'utf8').startsWith('<!doctype html>')) throw new Error(`svc-sandbox coverage printed:\n${summary}`);
+      if (!/^coverage of \d+ sandbox/.test(summary) || !readFileSync(html, 'utf8').startsWith('<!doctype html>'))
+        throw new Error(`svc-sandbox coverage printed:\n${summary}`);
       return summary.split('\n')[0];
     });
   }
@@ -453,19 +491,44 @@ describe('options for a suite', () => {
     const file = join(root, 'examples/scenarios/busy-then-answered.json');
     const output = run('npx', ['--no-install', 'svc-sandbox', 'run', file, '--svg', join(work, 'timeline.svg')]);
     if (!/^PASS /m.test(output) || !/^1 scenario passed$/m.test(output)) throw new Error(`svc-sandbox run printed:\n${output}`);
-    const schema = node(['--input-type=module', '-e', "import { createRequire } from 'node:module'; console.log(createRequire(import.meta.url).resolve('svc-sandbox/scenario.schema.json'))"]).trim();
+    const schema = node([
+      '--input-type=module',
+      '-e',
+      "import { createRequire } from 'node:module'; console.log(createRequire(import.meta.url).resolve('svc-sandbox/scenario.schema.json'))",
+    ]).trim();
     if (!schema.endsWith('schemas/scenario.schema.json')) throw new Error(`svc-sandbox/scenario.schema.json resolved to ${schema}`);
     return 'the busy-then-answered example passed; svc-sandbox/scenario.schema.json resolves';
   });
 
   await section("svc-sandbox exec passes the command's exit code on", () => {
-    const { status: code } = spawnSync('npx', ['--no-install', 'svc-sandbox', 'exec', '--', process.execPath, '-e', 'process.exit(process.env.SVC_API_KEY?.startsWith("SVC_TEST_") ? 5 : 1)'], { cwd: app, env, stdio: 'ignore' });
+    const { status: code } = spawnSync(
+      'npx',
+      [
+        '--no-install',
+        'svc-sandbox',
+        'exec',
+        '--',
+        process.execPath,
+        '-e',
+        'process.exit(process.env.SVC_API_KEY?.startsWith("SVC_TEST_") ? 5 : 1)',
+      ],
+      { cwd: app, env, stdio: 'ignore' },
+    );
     if (code !== 5) throw new Error(`exec passed on exit code ${code}, not the command's 5`);
   });
 
   await section('tsc --noEmit, skipLibCheck false', () => {
     write('types/package.json', JSON.stringify({ name: 'types-app', private: true, type: 'module' }));
-    const options = { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, skipDefaultLibCheck: true, noEmit: true, types: ['node'] };
+    const options = {
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      strict: true,
+      skipLibCheck: false,
+      skipDefaultLibCheck: true,
+      noEmit: true,
+      types: ['node'],
+    };
     write('types/tsconfig.json', JSON.stringify({ compilerOptions: options, files: ['esm.ts', 'cjs.cts'] }, null, 2));
     write(
       'types/esm.ts',
@@ -501,7 +564,9 @@ export const sandbox: Sandbox = createSandbox({ seed: 1 });
 export const isMisuse = (error: unknown): error is SandboxError => error instanceof SandboxError;
 `,
     );
-    const files = run(process.execPath, [join(app, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--listFiles'], { cwd: join(app, 'types') });
+    const files = run(process.execPath, [join(app, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--listFiles'], {
+      cwd: join(app, 'types'),
+    });
     for (const declaration of ['svc-sandbox/dist/index.d.ts', 'svc-sandbox/dist/cjs/index.d.ts', 'svc-sandbox/dist/vitest.d.ts']) {
       if (!files.includes(`node_modules/${declaration}`)) throw new Error(`tsc did not read ${declaration}:\n${files}`);
     }

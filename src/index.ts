@@ -29,7 +29,15 @@ export { mergeCoverage, coverageSummary } from './control/coverage-report.js';
 export type { CoverageReport } from './control/coverage-report.js';
 
 // Scenarios and triggers (docs/scenarios.md)
-export type { Scenario, ScenarioStep, ScenarioExpectation, ScenarioResult, ScenarioFailure, ScenarioRunOptions, TimelineEntry } from './control/scenario.js';
+export type {
+  Scenario,
+  ScenarioStep,
+  ScenarioExpectation,
+  ScenarioResult,
+  ScenarioFailure,
+  ScenarioRunOptions,
+  TimelineEntry,
+} from './control/scenario.js';
 export { parseScenario, scenarioJsonSchema, formatTimeline } from './control/scenario.js';
 export { timelineSvg } from './control/timeline-svg.js';
 export type { TriggerOptions, TriggerOverrides } from './control/triggers.js';

@@ -70,7 +70,10 @@ export interface SandboxOptions {
    * profile and requests fail the same way, byte for byte (docs/chaos.md).
    *
    * @example
-   * createSandbox({ seed: 7, chaos: { requests: { 'POST /v1/calls': { serverError: 0.05 } }, calls: { busy: 0.1 }, webhooks: { duplicate: 0.1 } } });
+   * createSandbox({
+   *   seed: 7,
+   *   chaos: { requests: { 'POST /v1/calls': { serverError: 0.05 } }, calls: { busy: 0.1 }, webhooks: { duplicate: 0.1 } },
+   * });
    */
   chaos?: ChaosProfile;
   /**
@@ -169,7 +172,15 @@ export function optionsJson(o: ResolvedOptions): Record<string, unknown> {
     webhookTimeout: o.webhookTimeoutMs,
     templates: Object.fromEntries(o.templates),
     clock: o.clock,
-    ...(o.deprecation ? { deprecation: { sunset: iso(o.deprecation.sunsetMs), date: iso(o.deprecation.dateMs), ...(o.deprecation.link === null ? {} : { link: o.deprecation.link }) } } : {}),
+    ...(o.deprecation
+      ? {
+          deprecation: {
+            sunset: iso(o.deprecation.sunsetMs),
+            date: iso(o.deprecation.dateMs),
+            ...(o.deprecation.link === null ? {} : { link: o.deprecation.link }),
+          },
+        }
+      : {}),
     // The profile as given (its schema keeps values as written): a restored sandbox draws the same chaos.
     ...(o.chaos ? { chaos: o.chaos } : {}),
   };
@@ -180,7 +191,8 @@ function fromSnapshot(options: SandboxOptions): ResolvedOptions {
   const other = Object.keys(options).find((key) => !BESIDE_SNAPSHOT.includes(key));
   if (other !== undefined) {
     throw new SandboxError(
-      `createSandbox: \`${other}\` cannot be given with \`snapshot\`: the snapshot carries the options it was made with. Leave it out (beside a snapshot only ${BESIDE_SNAPSHOT.slice(0, -1).join(', ')} may be given).`,
+      `createSandbox: \`${other}\` cannot be given with \`snapshot\`: the snapshot carries the options it was made with. Leave it out ` +
+        `(beside a snapshot only ${BESIDE_SNAPSHOT.slice(0, -1).join(', ')} may be given).`,
       { code: 'invalid_options', param: other },
     );
   }
@@ -188,7 +200,8 @@ function fromSnapshot(options: SandboxOptions): ResolvedOptions {
   try {
     snapshot = parseSnapshot(options.snapshot);
   } catch (error) {
-    if (error instanceof SandboxError) throw new SandboxError(`createSandbox: ${error.message}`, { code: 'invalid_options', param: error.param });
+    if (error instanceof SandboxError)
+      throw new SandboxError(`createSandbox: ${error.message}`, { code: 'invalid_options', param: error.param });
     throw error;
   }
   const { snapshot: _snapshot, ...beside } = options;
@@ -208,8 +221,13 @@ const baseUrl = custom<URL>({
   hint: "an absolute http(s) URL such as 'https://api.svc.test'",
   parse(value, path) {
     const url = typeof value === 'string' && URL.canParse(value) ? new URL(value) : null;
-    if (!url) throw invalid(`${name(path)} ${JSON.stringify(value)} is not a URL; use an absolute http(s) URL such as 'https://api.svc.test'.`, path);
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid(`${name(path)} must be http or https, got ${url.protocol}`, path);
+    if (!url)
+      throw invalid(
+        `${name(path)} ${JSON.stringify(value)} is not a URL; use an absolute http(s) URL such as 'https://api.svc.test'.`,
+        path,
+      );
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+      throw invalid(`${name(path)} must be http or https, got ${url.protocol}`, path);
     if (url.search || url.hash) throw invalid(`${name(path)} must not have a query or fragment.`, path);
     if (url.username || url.password) throw invalid(`${name(path)} must not carry credentials.`, path);
     return url;
@@ -229,9 +247,12 @@ const span = (max: number, hint: string) =>
 export const instant = custom<number>({
   hint: "an ISO 8601 string such as '2026-01-01T00:00:00Z', epoch milliseconds or a Date",
   parse(value, path) {
-    const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : NaN;
-    if (!Number.isFinite(ms)) throw invalid(`${name(path)} ${show(value)} is not a date; use an ISO 8601 string such as '2026-01-01T00:00:00Z'.`, path);
-    if (Math.abs(ms) > MAX_TIME_MS) throw invalid(`${name(path)} ${show(value)} is outside the range a Date can hold (±8.64e15 ms, years -271821 to 275760).`, path);
+    const ms =
+      value instanceof Date ? value.getTime() : typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : NaN;
+    if (!Number.isFinite(ms))
+      throw invalid(`${name(path)} ${show(value)} is not a date; use an ISO 8601 string such as '2026-01-01T00:00:00Z'.`, path);
+    if (Math.abs(ms) > MAX_TIME_MS)
+      throw invalid(`${name(path)} ${show(value)} is outside the range a Date can hold (±8.64e15 ms, years -271821 to 275760).`, path);
     return ms;
   },
   openapi: () => ({ type: 'string', format: 'date-time' }),
@@ -243,8 +264,10 @@ const keysOption = custom<Map<string, KeyOptions>>({
     const all = record(keySettings, { description: 'Per-key settings.', key: /^/, keyHint: 'a key' }).parse(value, path);
     const keys = new Map<string, KeyOptions>();
     for (const [key, settings] of Object.entries(all)) {
-      if (key.startsWith('SVC_LIVE_')) throw invalid(`${name(path)}: ${key} is a production key; the sandbox accepts only SVC_TEST_ keys.`, `${path}.${key}`);
-      if (!TEST_KEY.test(key)) throw invalid(`${name(path)}: '${key}' is not a test key; write SVC_TEST_ followed by letters, digits, _ or -.`, `${path}.${key}`);
+      if (key.startsWith('SVC_LIVE_'))
+        throw invalid(`${name(path)}: ${key} is a production key; the sandbox accepts only SVC_TEST_ keys.`, `${path}.${key}`);
+      if (!TEST_KEY.test(key))
+        throw invalid(`${name(path)}: '${key}' is not a test key; write SVC_TEST_ followed by letters, digits, _ or -.`, `${path}.${key}`);
       keys.set(key, settings);
     }
     return keys;
@@ -256,7 +279,11 @@ const templatesOption = custom<Map<string, string>>({
   hint: "an object of template id → text, e.g. { welcome: 'Welcome, {{name}}!' }",
   parse(value, path) {
     const text = string({ description: 'A template text with {{variable}} placeholders', max: MAX_BODY_CHARS, multiline: true });
-    const all = record(text, { description: 'Templates.', key: TEMPLATE_ID, keyHint: 'a template id (1 to 64 letters, digits, _ . or -)' }).parse(value, path);
+    const all = record(text, {
+      description: 'Templates.',
+      key: TEMPLATE_ID,
+      keyHint: 'a template id (1 to 64 letters, digits, _ . or -)',
+    }).parse(value, path);
     return new Map(Object.entries(all));
   },
   openapi: () => ({ type: 'object' }),
@@ -297,7 +324,9 @@ const optionsSchema = object(
     templates: optional(templatesOption),
     clock: optional(oneOf(CLOCK_MODES, 'How virtual time moves.')),
     deprecation: optional(deprecationSchema),
-    onUnhandledRequest: optional(oneOf(UNHANDLED_REQUEST_MODES, 'What happens to a request to a production host, or with a production key.')),
+    onUnhandledRequest: optional(
+      oneOf(UNHANDLED_REQUEST_MODES, 'What happens to a request to a production host, or with a production key.'),
+    ),
     productionHosts: optional(
       array(
         string({
@@ -335,7 +364,9 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     const dateMs = o.deprecation.date ?? startMs;
     if (o.deprecation.sunset < dateMs) {
       throw new SandboxError(
-        `createSandbox: \`deprecation.sunset\` (${new Date(o.deprecation.sunset).toISOString()}) is before the deprecation date (${new Date(dateMs).toISOString()}${o.deprecation.date === undefined ? ', the startTime' : ''}); a version goes away after it is deprecated, so give a later sunset.`,
+        `createSandbox: \`deprecation.sunset\` (${new Date(o.deprecation.sunset).toISOString()}) is before the deprecation date ` +
+          `(${new Date(dateMs).toISOString()}${o.deprecation.date === undefined ? ', the startTime' : ''}); a version goes away after it ` +
+          `is deprecated, so give a later sunset.`,
         { code: 'invalid_options', param: 'deprecation.sunset' },
       );
     }
@@ -355,7 +386,10 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     templates: o.templates ?? new Map(),
     clock: o.clock ?? 'manual',
     deprecation,
-    unhandled: { mode: o.onUnhandledRequest ?? 'error', hosts: new Set((o.productionHosts ?? []).map((h) => h.toLowerCase().replace(/\.$/, ''))) },
+    unhandled: {
+      mode: o.onUnhandledRequest ?? 'error',
+      hosts: new Set((o.productionHosts ?? []).map((h) => h.toLowerCase().replace(/\.$/, ''))),
+    },
     chaos: o.chaos ?? null,
     snapshot: null,
   };

@@ -85,7 +85,6 @@ export class Sandbox {
   private readonly life: Lifecycle;
   private readonly clock: VirtualClock;
   private readonly pipeline: Pipeline;
-  private readonly router: Router;
   private readonly coverageOf: Coverage;
   private readonly failures: InternalError[] = [];
   /** Every input, for snapshot() (docs/snapshots.md). */
@@ -133,9 +132,13 @@ export class Sandbox {
     const faults = add(new Faults());
     // The call machine's states and transitions, counted as calls run (coverage outlives reset).
     const machines = new MachineCoverage(callMachine);
-    const calls = add(new CallService({ clock, random, bus, events, baseUrl: o.baseUrl, aiHandler: o.aiHandler, onError, inspect: machines.inspect }));
+    const calls = add(
+      new CallService({ clock, random, bus, events, baseUrl: o.baseUrl, aiHandler: o.aiHandler, onError, inspect: machines.inspect }),
+    );
     const transcripts = add(new TranscriptService({ clock, events, aiHandler: o.aiHandler }));
-    const recordings = add(new RecordingService({ clock, bus, events, calls, transcripts, baseUrl: o.baseUrl, later: (fn) => steps.after(fn) }));
+    const recordings = add(
+      new RecordingService({ clock, bus, events, calls, transcripts, baseUrl: o.baseUrl, later: (fn) => steps.after(fn) }),
+    );
     const dialer = add(new Dialer({ clock, random, calls, events, network, aiHandler: o.aiHandler, intervalMs: o.dialIntervalMs }));
     const numbers = add(new NumberService({ clock, random, inventory: new NumberInventory(random), network }));
     const messages = add(new MessageService({ clock, random, bus }));
@@ -143,7 +146,9 @@ export class Sandbox {
 
     // events (out): webhook delivery.
     const receivers = (this.receivers = add(new SimulatedReceivers()));
-    const deliveries = add(new Deliveries({ clock, random, subscriptions, events, timeoutMs: o.webhookTimeoutMs, onError, chaos, receivers }));
+    const deliveries = add(
+      new Deliveries({ clock, random, subscriptions, events, timeoutMs: o.webhookTimeoutMs, onError, chaos, receivers }),
+    );
     deliveries.tape = log;
 
     // What changed in each step, for readers that mirror the state (the server's console stream).
@@ -165,7 +170,6 @@ export class Sandbox {
     const streams = add(new TranscriptStreams({ clock, transcripts, events }));
     const limiter = add(new RateLimiter());
     const journal = add(new Journal((forgotten) => coverage.forgotten(forgotten)));
-    this.router = ROUTER;
     const routeDeps: RouteDeps = {
       calls,
       dialer,
@@ -180,15 +184,18 @@ export class Sandbox {
       messages,
       templates: new Templates(o.templates),
     };
-    const unknown = chaos.unknownRoute(this.router.routes);
+    const unknown = chaos.unknownRoute(ROUTES);
     if (unknown) {
+      const hint = unknown.near
+        ? `: did you mean ${JSON.stringify(unknown.near)}?`
+        : '; write a path such as "/v1/calls/{id}", or a method and a path such as "POST /v1/calls".';
       throw new SandboxError(
-        `createSandbox: \`chaos.requests\` key ${JSON.stringify(unknown.key)} fits no route of the API, so it would never apply${unknown.near ? `: did you mean ${JSON.stringify(unknown.near)}?` : '; write a path such as "/v1/calls/{id}", or a method and a path such as "POST /v1/calls".'}`,
+        `createSandbox: \`chaos.requests\` key ${JSON.stringify(unknown.key)} fits no route of the API, so it would never apply${hint}`,
         { code: 'invalid_options', param: `chaos.requests.${unknown.key}` },
       );
     }
     this.pipeline = new Pipeline({
-      router: this.router,
+      router: ROUTER,
       routeDeps,
       accounts,
       limiter,
@@ -218,15 +225,33 @@ export class Sandbox {
     this.events = eventLog(ctx, bus, onListenerError);
     this.webhooks = recorded('webhooks', webhookScripting(ctx, { deliveries, events, onListenerError }));
     this.recordings = recorded('recordings', recordingScripting(ctx, recordings, calls));
-    this.transcripts = recorded('transcripts', transcriptScripting(ctx, transcripts, calls, () => streams.count));
-    this.keys = recorded('keys', keyScripting(ctx, accounts, (key, removed) => changes.touch('key', key, '', removed)));
+    this.transcripts = recorded(
+      'transcripts',
+      transcriptScripting(ctx, transcripts, calls, () => streams.count),
+    );
+    this.keys = recorded(
+      'keys',
+      keyScripting(ctx, accounts, (key, removed) => changes.touch('key', key, '', removed)),
+    );
     // The console's view is made when a console first reads it: most sandboxes never serve one.
     let view: ConsoleView | undefined;
-    changeFeeds.set(this, { changes, view: () => (view ??= consoleView({ calls, messages, numbers, recordings, transcripts, subscriptions, deliveries, bus })) });
+    changeFeeds.set(this, {
+      changes,
+      view: () => (view ??= consoleView({ calls, messages, numbers, recordings, transcripts, subscriptions, deliveries, bus })),
+    });
     this.requests = requestJournal(journal);
     // Reads the records above when asked, and folds them before a reset forgets them (docs/coverage.md).
     const coverage = (this.coverageOf = add(
-      new Coverage({ calls, journal, bus, messages, deliveries, machine: machines, operations: () => documentedStatuses(this.router.routes), errorCodes: ERROR_CODES }),
+      new Coverage({
+        calls,
+        journal,
+        bus,
+        messages,
+        deliveries,
+        machine: machines,
+        operations: () => documentedStatuses(ROUTES),
+        errorCodes: ERROR_CODES,
+      }),
     ));
 
     if (o.snapshot) this.restore(o.snapshot, { clock, deliveries, prefix: o.origin + o.basePath });
@@ -236,7 +261,10 @@ export class Sandbox {
    * Replays a snapshot's inputs on this new sandbox, made with the snapshot's options: at once,
    * with webhook attempts answered from the snapshot, never sent (docs/snapshots.md).
    */
-  private restore(snapshot: SandboxSnapshot, { clock, deliveries, prefix }: { clock: VirtualClock; deliveries: Deliveries; prefix: string }): void {
+  private restore(
+    snapshot: SandboxSnapshot,
+    { clock, deliveries, prefix }: { clock: VirtualClock; deliveries: Deliveries; prefix: string },
+  ): void {
     const resume = clock.holdStill();
     this.log.load(snapshot);
     deliveries.replayFrom((key) => this.log.attempt(key));
@@ -373,7 +401,10 @@ export class Sandbox {
     }
     if (this.listenerErrors.length > 0) {
       const [first] = this.listenerErrors.splice(0);
-      throw new SandboxError('An event listener you registered with sandbox.events.subscribe() (or a delivery listener from sandbox.webhooks.subscribe()) threw; see `cause`.', { cause: first, code: 'listener_failed' });
+      throw new SandboxError(
+        'An event listener you registered with sandbox.events.subscribe() (or a delivery listener from sandbox.webhooks.subscribe()) threw; see `cause`.',
+        { cause: first, code: 'listener_failed' },
+      );
     }
   }
 
@@ -395,7 +426,10 @@ export class Sandbox {
   async advanceUntil(match: EventType | ((event: SandboxEvent) => boolean), options: { max?: Duration } = {}): Promise<SandboxEvent> {
     this.assertOpen('advance');
     if (typeof match !== 'function' && !(EVENT_TYPES as readonly unknown[]).includes(match)) {
-      throw new SandboxError(`advanceUntil: ${JSON.stringify(match)} is not an event type; pass one of ${EVENT_TYPES.join(', ')}, or a predicate (event) => boolean.`, { param: 'match' });
+      throw new SandboxError(
+        `advanceUntil: ${JSON.stringify(match)} is not an event type; pass one of ${EVENT_TYPES.join(', ')}, or a predicate (event) => boolean.`,
+        { param: 'match' },
+      );
     }
     const max = toMs(options.max ?? '1d', 'advanceUntil: max', 'max');
     const matches = typeof match === 'function' ? match : (event: SandboxEvent) => event.type === match;
@@ -413,7 +447,9 @@ export class Sandbox {
     if (found !== undefined) stopped(this.clock.now());
     if (found === undefined) {
       throw new SandboxError(
-        `advanceUntil: no ${typeof match === 'function' ? 'event matching the predicate' : match} within ${options.max ?? '1d'} of virtual time (from ${start.toISOString()} to ${this.now().toISOString()}); raise \`max\`, or check what the scenario emits with sandbox.events.list().`,
+        `advanceUntil: no ${typeof match === 'function' ? 'event matching the predicate' : match} within ${options.max ?? '1d'} of ` +
+          `virtual time (from ${start.toISOString()} to ${this.now().toISOString()}); raise \`max\`, or check what the scenario emits ` +
+          `with sandbox.events.list().`,
         { code: 'not_found', param: 'match' },
       );
     }
@@ -462,7 +498,8 @@ export class Sandbox {
           : new Request(typeof input === 'string' && input.startsWith('/') ? `${this.baseUrl}${input}` : input, init);
       // A network fault is a rejected fetch, as Node's fetch rejects on a dropped connection.
       return this.handle(request).then((response) => {
-        if (response.type === 'error') throw new TypeError('fetch failed', { cause: new Error('The connection was dropped (an injected network fault).') });
+        if (response.type === 'error')
+          throw new TypeError('fetch failed', { cause: new Error('The connection was dropped (an injected network fault).') });
         // A client that gave up during a chaos latency gets what fetch gives it: its abort reason.
         if (response.headers.has('x-sandbox-chaos') && request.signal.aborted) throw request.signal.reason;
         return response;
@@ -498,7 +535,7 @@ export class Sandbox {
    * writeFileSync('openapi.json', JSON.stringify(sandbox.openapi(), null, 2));
    */
   openapi(): Record<string, unknown> {
-    return openApiDocument(this.router.routes, this.baseUrl);
+    return openApiDocument(ROUTES, this.baseUrl);
   }
 
   /**
@@ -571,7 +608,8 @@ export class Sandbox {
    *
    * @example
    * sandbox.network.setBehavior('+14155550123', { outcome: 'busy' });
-   * sandbox.network.queueBehavior('+14155550124', { outcome: 'no_answer' }, { outcome: 'answered' }); // first call unanswered, the retry answered
+   * // The first call is unanswered, the retry answered.
+   * sandbox.network.queueBehavior('+14155550124', { outcome: 'no_answer' }, { outcome: 'answered' });
    * sandbox.network.setMessageBehavior('+14155550125', { outcome: 'failed' }); // its SMS end `failed`
    */
   readonly network: NetworkScripting;

@@ -16,7 +16,10 @@ import { expect, test as base } from 'vitest';
 import { createSandbox, type EventType, type JournalEntry, type Sandbox, type SandboxEvent, type SandboxOptions } from './index.js';
 
 export interface SandboxFixtures {
-  /** Options for the test's sandbox; set them for a suite with `test.override({ sandboxOptions: { seed: 7 } })` (vitest 4.1; `test.scoped` on 3.2). */
+  /**
+   * Options for the test's sandbox; set them for a suite with
+   * `test.override({ sandboxOptions: { seed: 7 } })` (vitest 4.1; `test.scoped` on 3.2).
+   */
   sandboxOptions: SandboxOptions;
   /** A sandbox that listens for the whole test and is closed after it. */
   sandbox: Sandbox;
@@ -45,8 +48,14 @@ export const it = test;
 
 /** Whether `actual` holds everything `expected` holds (as `toMatchObject` reads it). */
 function contains(actual: unknown, expected: unknown, equals: (a: unknown, b: unknown) => boolean): boolean {
-  if (expected !== null && typeof expected === 'object' && typeof (expected as { asymmetricMatch?: unknown }).asymmetricMatch === 'function') return equals(actual, expected);
-  if (Array.isArray(expected)) return Array.isArray(actual) && actual.length === expected.length && expected.every((e, i) => contains(actual[i], e, equals));
+  if (
+    expected !== null &&
+    typeof expected === 'object' &&
+    typeof (expected as { asymmetricMatch?: unknown }).asymmetricMatch === 'function'
+  )
+    return equals(actual, expected);
+  if (Array.isArray(expected))
+    return Array.isArray(actual) && actual.length === expected.length && expected.every((e, i) => contains(actual[i], e, equals));
   if (expected !== null && typeof expected === 'object') {
     if (actual === null || typeof actual !== 'object') return false;
     return Object.entries(expected).every(([key, value]) => contains((actual as Record<string, unknown>)[key], value, equals));
@@ -75,7 +84,17 @@ expect.extend({
       message: () =>
         pass
           ? `expected the sandbox not to have emitted ${type} matching ${this.utils.printExpected(partial)}`
-          : `expected the sandbox to have emitted ${type} matching ${this.utils.printExpected(partial)}; it emitted ${events.length} ${type} event${events.length === 1 ? '' : 's'}${events.length ? `:\n${events.map((e) => this.utils.printReceived(e)).join('\n')}` : ` (all its events: ${received.events.list().map((e) => e.type).join(', ') || 'none'})`}`,
+          : `expected the sandbox to have emitted ${type} matching ${this.utils.printExpected(partial)}; ` +
+            `it emitted ${events.length} ${type} event${events.length === 1 ? '' : 's'}${
+              events.length
+                ? `:\n${events.map((e) => this.utils.printReceived(e)).join('\n')}`
+                : ` (all its events: ${
+                    received.events
+                      .list()
+                      .map((e) => e.type)
+                      .join(', ') || 'none'
+                  })`
+            }`,
     };
   },
   /**
@@ -93,7 +112,8 @@ expect.extend({
       message: () =>
         pass
           ? `expected the sandbox not to have received a request matching ${this.utils.printExpected(partial)}`
-          : `expected the sandbox to have received a request matching ${this.utils.printExpected(partial)}; it received ${seen.length ? `(the last ${seen.length}):\n${seen.join('\n')}` : 'none'}`,
+          : `expected the sandbox to have received a request matching ${this.utils.printExpected(partial)}; it received ` +
+            `${seen.length ? `(the last ${seen.length}):\n${seen.join('\n')}` : 'none'}`,
     };
   },
 });
@@ -103,7 +123,11 @@ expect.extend({
  * (arrays element by element, as `toMatchObject` compares them). Asymmetric matchers
  * (`expect.any(String)`, `expect.stringMatching(...)`) fit anywhere.
  */
-export type EventMatch<T> = T extends readonly (infer U)[] ? ReadonlyArray<EventMatch<U>> : T extends object ? { [K in keyof T]?: EventMatch<T[K]> } : T;
+export type EventMatch<T> = T extends readonly (infer U)[]
+  ? ReadonlyArray<EventMatch<U>>
+  : T extends object
+    ? { [K in keyof T]?: EventMatch<T[K]> }
+    : T;
 
 declare module 'vitest' {
   interface Matchers<T = any> {

@@ -28,14 +28,44 @@ function isBlank(code: number): boolean {
 
 /** What `\s` matches in a header value: blanks, line breaks, and the other Unicode spaces. */
 function isWhitespace(code: number): boolean {
-  return code <= 0x20 ? code === 0x20 || (code >= 0x09 && code <= 0x0d) : code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
+  return code <= 0x20
+    ? code === 0x20 || (code >= 0x09 && code <= 0x0d)
+    : code === 0xa0 ||
+        code === 0x1680 ||
+        (code >= 0x2000 && code <= 0x200a) ||
+        code === 0x2028 ||
+        code === 0x2029 ||
+        code === 0x202f ||
+        code === 0x205f ||
+        code === 0x3000 ||
+        code === 0xfeff;
 }
 
 const REFUSED = {
-  live_key: () => new ApiError(401, 'live_key_not_allowed', 'This is a production key (SVC_LIVE_…); the sandbox accepts only test keys that start with SVC_TEST_.'),
-  malformed: () => new ApiError(401, 'invalid_api_key', 'The API key is not valid: a sandbox key is SVC_TEST_ followed by letters, digits, _ or - (200 characters at most).'),
-  not_configured: () => new ApiError(401, 'invalid_api_key', 'This API key is not one of the keys this sandbox was configured with (options.keys) or made (sandbox.keys.create).'),
-  revoked: () => new ApiError(401, 'invalid_api_key', 'This API key was revoked (sandbox.keys.revoke, or the console\'s API keys section): make a new one.'),
+  live_key: () =>
+    new ApiError(
+      401,
+      'live_key_not_allowed',
+      'This is a production key (SVC_LIVE_…); the sandbox accepts only test keys that start with SVC_TEST_.',
+    ),
+  malformed: () =>
+    new ApiError(
+      401,
+      'invalid_api_key',
+      'The API key is not valid: a sandbox key is SVC_TEST_ followed by letters, digits, _ or - (200 characters at most).',
+    ),
+  not_configured: () =>
+    new ApiError(
+      401,
+      'invalid_api_key',
+      'This API key is not one of the keys this sandbox was configured with (options.keys) or made (sandbox.keys.create).',
+    ),
+  revoked: () =>
+    new ApiError(
+      401,
+      'invalid_api_key',
+      "This API key was revoked (sandbox.keys.revoke, or the console's API keys section): make a new one.",
+    ),
 };
 
 /**

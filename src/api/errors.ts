@@ -76,7 +76,8 @@ const CONTROL_STATUS: Record<SandboxErrorCode, number> = {
 export function refusalOf(error: unknown, { library = false }: { library?: boolean } = {}): ApiError<string> | undefined {
   if (error instanceof ApiError) return error;
   if (error instanceof Invalid) return new ApiError(400, error.code, error.message, error.param);
-  if (error instanceof RuleViolation) return new ApiError(error.code === 'invalid_parameter' ? 400 : 422, error.code, error.message, error.param);
+  if (error instanceof RuleViolation)
+    return new ApiError(error.code === 'invalid_parameter' ? 400 : 422, error.code, error.message, error.param);
   if (library && error instanceof SandboxError) {
     const code = error.code === 'invalid_options' ? 'invalid_parameter' : error.code === 'closed' ? 'not_found' : error.code;
     return new ApiError(CONTROL_STATUS[error.code], code, error.message, error.param);
@@ -88,7 +89,11 @@ export function refusalOf(error: unknown, { library = false }: { library?: boole
  * The error envelope every error answer carries (docs/errors.md), for the API and the standalone
  * server alike: `param` only when a field is at fault.
  */
-export function errorEnvelope<C extends string = ErrorCode>(code: C, message: string, param?: string): { error: { code: C; message: string; param?: string } } {
+export function errorEnvelope<C extends string = ErrorCode>(
+  code: C,
+  message: string,
+  param?: string,
+): { error: { code: C; message: string; param?: string } } {
   return { error: { code, message, ...(param ? { param } : {}) } };
 }
 

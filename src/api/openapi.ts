@@ -1,7 +1,8 @@
 import type { JsonSchema } from '../core/schema.js';
-import { sseComment, sseFrame } from '../core/sse.js';
+import { sseFrame, sseText } from '../core/sse.js';
 import { EVENT_DATA_SCHEMAS, EVENT_TYPES, transcriptSchema } from '../state/resources.js';
 import type { AnyRoute } from './router.js';
+import { transcriptOpening } from './transcript-stream.js';
 
 /** Every error's body: the envelope of docs/errors.md. */
 const ERROR_SCHEMA = {
@@ -33,20 +34,50 @@ const HEADERS = {
   'Access-Control-Allow-Origin': header('The Origin of a browser request, or *.', { type: 'string' }),
   'Access-Control-Expose-Headers': header('The headers above, readable by browser scripts.', { type: 'string' }),
   Vary: header('Origin: answers differ by the requesting origin.', { type: 'string' }),
-  'Retry-After': header('Seconds to wait before retrying (429, and 503 when a fault or a reset asks for it).', { type: 'integer', minimum: 0 }),
+  'Retry-After': header('Seconds to wait before retrying (429, and 503 when a fault or a reset asks for it).', {
+    type: 'integer',
+    minimum: 0,
+  }),
   Deprecation: header(
-    'Only when this version is deprecated (the `deprecation` option): when it was or will be, as an RFC 9745 Structured Field Date, `@` and Unix epoch seconds.',
+    'Only when this version is deprecated (the `deprecation` option): when it was or will be, as an RFC 9745 Structured Field Date, `@` ' +
+      'and Unix epoch seconds.',
     { type: 'string', pattern: '^@-?[0-9]+$', examples: ['@1767225600'] },
   ),
-  Sunset: header('Only when this version is deprecated: when it stops answering, an RFC 8594 HTTP-date.', { type: 'string', examples: ['Wed, 01 Jul 2026 00:00:00 GMT'] }),
-  Link: header('Only when this version is deprecated with a successor: `<URL>; rel="successor-version"`.', { type: 'string', examples: ['<https://docs.example.com/v2>; rel="successor-version"'] }),
+  Sunset: header('Only when this version is deprecated: when it stops answering, an RFC 8594 HTTP-date.', {
+    type: 'string',
+    examples: ['Wed, 01 Jul 2026 00:00:00 GMT'],
+  }),
+  Link: header('Only when this version is deprecated with a successor: `<URL>; rel="successor-version"`.', {
+    type: 'string',
+    examples: ['<https://docs.example.com/v2>; rel="successor-version"'],
+  }),
   'X-Sandbox-Chaos': header(
-    'Only when the sandbox\'s chaos profile touched this answer (docs/chaos.md): what it did, comma-separated, `status=503` (an injected 5xx or 429) and `latency=250ms` (real time added before the answer left).',
-    { type: 'string', pattern: '^(status=[0-9]{3}|latency=[0-9]+ms)(, (status=[0-9]{3}|latency=[0-9]+ms))*$', examples: ['status=503', 'latency=250ms'] },
+    "Only when the sandbox's chaos profile touched this answer (docs/chaos.md): what it did, comma-separated, `status=503` (an injected " +
+      '5xx or 429) and `latency=250ms` (real time added before the answer left).',
+    {
+      type: 'string',
+      pattern: '^(status=[0-9]{3}|latency=[0-9]+ms)(, (status=[0-9]{3}|latency=[0-9]+ms))*$',
+      examples: ['status=503', 'latency=250ms'],
+    },
   ),
 };
-/** On every answer; Deprecation, Sunset and Link only while `/v1` is deprecated (docs/api.md, "Deprecation"), X-Sandbox-Chaos only under chaos. */
-const COMMON = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Access-Control-Allow-Origin', 'Access-Control-Expose-Headers', 'Vary', 'Deprecation', 'Sunset', 'Link', 'X-Sandbox-Chaos'] as const;
+/**
+ * On every answer; Deprecation, Sunset and Link only while `/v1` is deprecated (docs/api.md,
+ * "Deprecation"), X-Sandbox-Chaos only under chaos.
+ */
+const COMMON = [
+  'X-Request-Id',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'Access-Control-Allow-Origin',
+  'Access-Control-Expose-Headers',
+  'Vary',
+  'Deprecation',
+  'Sunset',
+  'Link',
+  'X-Sandbox-Chaos',
+] as const;
 const refHeaders = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 
 /**
@@ -58,7 +89,9 @@ const refHeaders = (names: readonly string[]) => Object.fromEntries(names.map((n
 const SERVER_ERRORS: Record<string, string> = {
   '500': 'An internal error (in the sandbox: an injected fault, or a sandbox bug); retrying is safe.',
   '502': 'A bad gateway (in the sandbox: an injected fault); retrying is safe.',
-  '503': 'The service is unavailable (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retry after Retry-After seconds when it is sent.',
+  '503':
+    'The service is unavailable (in the sandbox: an injected fault, or a request in flight when the sandbox was reset); retry after ' +
+    'Retry-After seconds when it is sent.',
   '504': 'A gateway timeout (in the sandbox: an injected fault); retrying is safe.',
 };
 
@@ -104,7 +137,11 @@ const STATUSES = new Map<string, number[]>();
 
 function errorResponse(status: string) {
   const extra = status === '429' || status === '503' ? ['Retry-After'] : [];
-  return { description: ERRORS[status], headers: refHeaders([...COMMON, ...extra]), content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  return {
+    description: ERRORS[status],
+    headers: refHeaders([...COMMON, ...extra]),
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  };
 }
 
 /** OpenAPI's query parameters from a query object schema. */
@@ -140,7 +177,9 @@ export function exampleOf(schema: JsonSchema, at: string): unknown {
   switch (types[0]) {
     case 'object': {
       const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
-      return Object.fromEntries(((schema.required ?? []) as string[]).map((name) => [name, exampleOf(properties[name] ?? {}, `${at}/properties/${name}`)]));
+      return Object.fromEntries(
+        ((schema.required ?? []) as string[]).map((name) => [name, exampleOf(properties[name] ?? {}, `${at}/properties/${name}`)]),
+      );
     }
     case 'array':
       return schema.items ? [exampleOf(schema.items as JsonSchema, `${at}/items`)] : [];
@@ -155,13 +194,17 @@ export function exampleOf(schema: JsonSchema, at: string): unknown {
   throw new Error(`exampleOf: the schema at ${at || '/'} has no example to give: add \`examples\` to it (or to a schema around it).`);
 }
 
-const decoder = new TextDecoder();
-
-/** The live stream of the example transcript (a ready one: every segment at once, then `end`), frame by frame as api/transcript-stream.ts writes it. */
+/**
+ * The live stream of the example transcript (a ready one: every segment at once, then `end`),
+ * frame by frame as api/transcript-stream.ts writes it.
+ */
 function transcriptStreamExample(): string {
   const transcript = exampleOf(transcriptSchema.openapi(), 'transcript') as { id: string; segments: object[] };
-  const frames = [sseComment(`transcript ${transcript.id}`), ...transcript.segments.map((segment, index) => sseFrame('segment', { index, ...segment }, index)), sseFrame('end', transcript)];
-  return frames.map((frame) => decoder.decode(frame)).join('');
+  return sseText([
+    transcriptOpening(transcript.id),
+    ...transcript.segments.map((segment, index) => sseFrame('segment', { index, ...segment }, index)),
+    sseFrame('end', transcript),
+  ]);
 }
 
 /** The examples of success bodies that are text but not JSON, by `operationId media-type`. */
@@ -195,7 +238,8 @@ export function openApiDocument(routes: readonly AnyRoute[], baseUrl: string): R
   for (const route of routes) {
     const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => {
       const param = route.params?.[name!];
-      if (!param) throw new Error(`openApiDocument: ${route.method} ${route.path} gives no description and example of {${name}} in its params.`);
+      if (!param)
+        throw new Error(`openApiDocument: ${route.method} ${route.path} gives no description and example of {${name}} in its params.`);
       return { name, in: 'path', required: true, description: param.description, schema: { type: 'string' }, example: param.example };
     });
     if (route.body && !route.examples) throw new Error(`openApiDocument: ${route.method} ${route.path} has a body but no examples.`);
@@ -204,7 +248,13 @@ export function openApiDocument(routes: readonly AnyRoute[], baseUrl: string): R
     const success = {
       description: response.description,
       headers: { ...refHeaders(COMMON), ...response.headers },
-      ...(response.content ? { content: Object.fromEntries(Object.entries(response.content).map(([type, { schema }]) => [type, successMedia(route.operationId, type, schema())])) } : {}),
+      ...(response.content
+        ? {
+            content: Object.fromEntries(
+              Object.entries(response.content).map(([type, { schema }]) => [type, successMedia(route.operationId, type, schema())]),
+            ),
+          }
+        : {}),
     };
     (paths[route.path] ??= {})[route.method.toLowerCase()] = {
       operationId: route.operationId,
@@ -212,17 +262,24 @@ export function openApiDocument(routes: readonly AnyRoute[], baseUrl: string): R
       description: route.description,
       tags: [route.resource],
       parameters: [...pathParams, ...queryParameters(route)],
-      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body.openapi(), ...examples } } } } : {}),
+      ...(route.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: route.body.openapi(), ...examples } } } }
+        : {}),
       responses: { [String(response.status)]: success, ...Object.fromEntries(errorStatuses(route).map((s) => [s, errorResponse(s)])) },
     };
   }
-  const tags = [...new Set(routes.map((r) => r.resource))].map((name) => ({ name, description: `The ${name} of the account (docs/${name === 'calls' ? 'calls' : name}.md).` }));
+  const tags = [...new Set(routes.map((r) => r.resource))].map((name) => ({
+    name,
+    description: `The ${name} of the account (docs/${name === 'calls' ? 'calls' : name}.md).`,
+  }));
   return {
     openapi: '3.1.0',
     info: {
       title: 'Voice and Messaging API (svc-sandbox)',
       version: 'v1',
-      description: 'The test-mode sandbox of the Voice and Messaging API: real state, a virtual clock, signed webhooks. Generated from the schemas that validate requests.',
+      description:
+        'The test-mode sandbox of the Voice and Messaging API: real state, a virtual clock, signed webhooks. Generated from the schemas ' +
+        'that validate requests.',
       license: { name: 'MIT', identifier: 'MIT' },
       contact: CONTACT,
     },
@@ -240,10 +297,34 @@ export function openApiDocument(routes: readonly AnyRoute[], baseUrl: string): R
             tags: ['webhooks'],
             security: [],
             parameters: [
-              { name: 'X-Service-Signature', in: 'header', required: true, description: 'Lowercase hex HMAC-SHA256 of the raw body with the subscription’s secret.', schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
-              { name: 'X-Service-Event-Id', in: 'header', required: true, description: 'The event id (also the body’s id); the same across retries and replays.', schema: { type: 'string' } },
-              { name: 'X-Service-Event-Type', in: 'header', required: true, description: 'The event type.', schema: { type: 'string', const: type } },
-              { name: 'X-Service-Delivery-Attempt', in: 'header', required: true, description: 'Counts from 1; starts over at 1 on a replay.', schema: { type: 'integer', minimum: 1 } },
+              {
+                name: 'X-Service-Signature',
+                in: 'header',
+                required: true,
+                description: 'Lowercase hex HMAC-SHA256 of the raw body with the subscription’s secret.',
+                schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+              },
+              {
+                name: 'X-Service-Event-Id',
+                in: 'header',
+                required: true,
+                description: 'The event id (also the body’s id); the same across retries and replays.',
+                schema: { type: 'string' },
+              },
+              {
+                name: 'X-Service-Event-Type',
+                in: 'header',
+                required: true,
+                description: 'The event type.',
+                schema: { type: 'string', const: type },
+              },
+              {
+                name: 'X-Service-Delivery-Attempt',
+                in: 'header',
+                required: true,
+                description: 'Counts from 1; starts over at 1 on a replay.',
+                schema: { type: 'integer', minimum: 1 },
+              },
             ],
             requestBody: {
               required: true,
@@ -253,7 +334,12 @@ export function openApiDocument(routes: readonly AnyRoute[], baseUrl: string): R
                     type: 'object',
                     additionalProperties: false,
                     required: ['id', 'type', 'created_at', 'data'],
-                    properties: { id: { type: 'string', pattern: '^evt_[0-9A-Za-z]{16}$' }, type: { type: 'string', const: type }, created_at: { type: 'string', format: 'date-time' }, data: EVENT_DATA_SCHEMAS[type].openapi() },
+                    properties: {
+                      id: { type: 'string', pattern: '^evt_[0-9A-Za-z]{16}$' },
+                      type: { type: 'string', const: type },
+                      created_at: { type: 'string', format: 'date-time' },
+                      data: EVENT_DATA_SCHEMAS[type].openapi(),
+                    },
                   },
                 },
               },

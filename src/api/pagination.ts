@@ -29,8 +29,16 @@ export function listOf(items: { openapi(): JsonSchema } | JsonSchema): JsonSchem
 const LIST_PARAMS = {
   limit: optional(integer({ description: 'Items per page (default 50).', min: 1, max: 200, fromQuery: true })),
   cursor: optional(string({ description: 'The next_cursor of the previous page.', max: 200 })),
-  created_after: optional(dateTime('Only items created strictly after this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset).')),
-  created_before: optional(dateTime('Only items created strictly before this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset).')),
+  created_after: optional(
+    dateTime(
+      'Only items created strictly after this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset).',
+    ),
+  ),
+  created_before: optional(
+    dateTime(
+      'Only items created strictly before this instant: an ISO 8601 date (2026-01-01, midnight UTC) or date-time (UTC without an offset).',
+    ),
+  ),
 };
 
 type Shape = Record<string, Schema<unknown>>;
@@ -74,7 +82,8 @@ export class Cursors {
       (!collection || (collection.issued(seq) && (collection.atSeq(account, seq)?.id ?? id) === id));
     if (!valid) {
       throw badRequest(
-        '`cursor` is not a cursor of this list: pass the next_cursor of the previous page unchanged, with the same API key (cursors from before a reset() are refused).',
+        '`cursor` is not a cursor of this list: pass the next_cursor of the previous page unchanged, with the same API key (cursors from ' +
+          'before a reset() are refused).',
         'cursor',
       );
     }

@@ -12,7 +12,18 @@ function pipelineWith(handle: () => never, record?: (error: unknown, requestId: 
   const failures: Array<[unknown, string]> = [];
   const pipeline = new Pipeline({
     routeDeps: {},
-    router: new Router([{ method: 'GET', path: '/v1/boom', resource: 'calls', summary: 'always throws', description: 'Always throws.', operationId: 'boom', response: { status: 200, description: 'never' }, handle }]),
+    router: new Router([
+      {
+        method: 'GET',
+        path: '/v1/boom',
+        resource: 'calls',
+        summary: 'always throws',
+        description: 'Always throws.',
+        operationId: 'boom',
+        response: { status: 200, description: 'never' },
+        handle,
+      },
+    ]),
     accounts: new Accounts({ keys: new Map(), onlyConfiguredKeys: false, seed: 0 }, () => 0),
     limiter: new RateLimiter(),
     random: new SeededRandom(0),

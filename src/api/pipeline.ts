@@ -115,7 +115,12 @@ export class Pipeline {
     if (this.deps.journal && this.deps.generation() === generation) {
       // A preflight, or a URL outside the base URL, was answered before the path was split.
       note.target ||= splitUrl(request.url, request.url.startsWith(this.prefix) ? this.deps.basePath : '').path;
-      this.deps.journal.record(request.method, response.status, response.type === 'error' ? { ...note, code: 'network_error' } : note, this.deps.now());
+      this.deps.journal.record(
+        request.method,
+        response.status,
+        response.type === 'error' ? { ...note, code: 'network_error' } : note,
+        this.deps.now(),
+      );
     }
     return response;
   }
@@ -139,7 +144,13 @@ export class Pipeline {
     const origin = request.headers.get('origin');
     // A token that is no key at all shares one window with every other (see rate-limit.ts).
     const bucket = token === null ? '(no key)' : TEST_KEY.test(token) || token.startsWith('SVC_LIVE_') ? token : '(not a key)';
-    if (request.method === 'OPTIONS') return this.preflight(request, { requestId, rate: limiter.peek(bucket, accounts.limitFor(token), now()).headers, origin, deprecated: this.deprecated });
+    if (request.method === 'OPTIONS')
+      return this.preflight(request, {
+        requestId,
+        rate: limiter.peek(bucket, accounts.limitFor(token), now()).headers,
+        origin,
+        deprecated: this.deprecated,
+      });
     const rate = limiter.take(bucket, accounts.limitFor(token), now());
     // What every answer's headers are made of: one Headers is built from it per response.
     const base: Common = { requestId, rate: rate.headers, origin, deprecated: this.deprecated };
@@ -160,9 +171,15 @@ export class Pipeline {
       note.template = route.path;
       const principal = authenticate(accounts, header, token);
       if (!rate.allowed) {
-        throw new ApiError(429, 'rate_limited', rateLimitedMessage(principal.limit, rate.retryAfter, this.deps.clock ?? 'manual'), undefined, {
-          'retry-after': String(rate.retryAfter),
-        });
+        throw new ApiError(
+          429,
+          'rate_limited',
+          rateLimitedMessage(principal.limit, rate.retryAfter, this.deps.clock ?? 'manual'),
+          undefined,
+          {
+            'retry-after': String(rate.retryAfter),
+          },
+        );
       }
       authorize(principal, route.resource, route.method === 'GET' ? 'read' : 'write');
       const go = (json: unknown) => this.finish(request, route, params, principal, query, json, generation, base, note);
@@ -177,7 +194,17 @@ export class Pipeline {
   }
 
   /** The rest of a request once its body is read: parse the input, run the handler, make the answer. */
-  private finish(request: Request, route: AnyRoute, params: Record<string, string>, principal: Principal, query: string, json: unknown, generation: number, base: Common, note: JournalNote): Response {
+  private finish(
+    request: Request,
+    route: AnyRoute,
+    params: Record<string, string>,
+    principal: Principal,
+    query: string,
+    json: unknown,
+    generation: number,
+    base: Common,
+    note: JournalNote,
+  ): Response {
     try {
       if (this.deps.generation() !== generation) throw interrupted();
       // The route's schemas parse its input here: a handler receives typed values, or never runs.
@@ -198,7 +225,8 @@ export class Pipeline {
       if (request.method === 'HEAD') {
         // The GET's status and headers, without its body (a stream it opened is closed at once).
         if (reply.raw instanceof ReadableStream) void reply.raw.cancel().catch(() => undefined);
-        const type: Record<string, string> = reply.raw === undefined && reply.status !== 204 ? { 'content-type': 'application/json; charset=utf-8' } : {};
+        const type: Record<string, string> =
+          reply.raw === undefined && reply.status !== 204 ? { 'content-type': 'application/json; charset=utf-8' } : {};
         return new Response(null, { status: reply.status, headers: headersOf(base, { ...type, ...reply.headers }) });
       }
       if (reply.raw !== undefined) return new Response(reply.raw, { status: reply.status, headers: headersOf(base, reply.headers) });
@@ -235,7 +263,8 @@ export class Pipeline {
       headers: headersOf(base, {
         allow: methods,
         'access-control-allow-methods': methods,
-        'access-control-allow-headers': request.headers.get('access-control-request-headers') || 'authorization, content-type, last-event-id',
+        'access-control-allow-headers':
+          request.headers.get('access-control-request-headers') || 'authorization, content-type, last-event-id',
         'access-control-max-age': '600',
       }),
     });
@@ -248,22 +277,30 @@ export class Pipeline {
     } catch {
       // a failing recorder must not turn a 500 into an exception in the caller's process
     }
-    return respond(500, errorEnvelope('internal_error', `The sandbox failed unexpectedly (request ${requestId}); this is a sandbox bug, retrying is safe.`), headers);
+    return respond(
+      500,
+      errorEnvelope('internal_error', `The sandbox failed unexpectedly (request ${requestId}); this is a sandbox bug, retrying is safe.`),
+      headers,
+    );
   }
 
   /** The path below the base URL and the query; a URL of another origin or base path is 404. */
   private split(url: string): { path: string; query: string } {
     const next = url.charAt(this.prefix.length);
     if (!url.startsWith(this.prefix) || (next !== '' && next !== '/' && next !== '?' && next !== '#')) {
-      throw new ApiError(404, 'not_found', `This sandbox serves ${this.prefix}/v1/…; ${url.slice(0, 200)} is outside it. Send the request to its base URL.`);
+      throw new ApiError(
+        404,
+        'not_found',
+        `This sandbox serves ${this.prefix}/v1/…; ${url.slice(0, 200)} is outside it. Send the request to its base URL.`,
+      );
     }
     return splitUrl(url, this.deps.basePath);
   }
 }
 
 /** Headers a browser script may read on any answer (CORS); the rest it may not. */
-const EXPOSED = 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Content-Disposition, Deprecation, Sunset, Link, X-Sandbox-Chaos';
-
+const EXPOSED =
+  'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Content-Disposition, Deprecation, Sunset, Link, X-Sandbox-Chaos';
 
 /**
  * The path below the base path, and the query string, of a Request's URL. A Request's `url`

@@ -31,7 +31,11 @@ describe('RateLimiter', () => {
   it('peek() shows the headers without counting', () => {
     const limiter = new RateLimiter();
     limiter.take('a', 10, 7_000);
-    expect(limiter.peek('a', 10, 7_200).headers).toEqual({ 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset': '8' });
+    expect(limiter.peek('a', 10, 7_200).headers).toEqual({
+      'x-ratelimit-limit': '10',
+      'x-ratelimit-remaining': '9',
+      'x-ratelimit-reset': '8',
+    });
     expect(limiter.peek('a', 10, 7_200).headers['x-ratelimit-remaining']).toBe('9');
     expect(limiter.peek('b', 10, 7_200).headers['x-ratelimit-remaining']).toBe('10');
     expect(limiter.peek('a', 10, 8_000).headers['x-ratelimit-remaining']).toBe('10'); // a new second

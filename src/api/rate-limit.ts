@@ -87,5 +87,9 @@ export function rateLimitedMessage(limit: number | null, retryAfter: number, clo
   const exceeded = `Rate limit of ${limit ?? UNCAPPED} requests per second exceeded for this key.`;
   const wait = `${retryAfter} s`;
   if (clock === 'realtime') return `${exceeded} Wait ${wait} (the Retry-After header) and retry.`;
-  return `${exceeded} Retry after ${wait} of virtual time: call sandbox.advance('${retryAfter}s') (or POST /__sandbox/sessions/{s}/advance with {"duration": "${retryAfter}s"}) — the sandbox's clock is manual, so waiting in real time does not end the window.`;
+  return (
+    `${exceeded} Retry after ${wait} of virtual time: call sandbox.advance('${retryAfter}s') (or POST ` +
+    `/__sandbox/sessions/{s}/advance with {"duration": "${retryAfter}s"}) — the sandbox's clock is manual, so waiting in real time does ` +
+    `not end the window.`
+  );
 }

@@ -63,10 +63,18 @@ export function parseJson(type: string | null, bytes: Uint8Array): unknown {
     return JSON.parse(text);
   } catch (error) {
     const detail = error instanceof SyntaxError ? error.message : 'it is nested too deeply';
-    throw new ApiError(400, 'invalid_json', `The request body is not valid JSON (${detail}). Send a JSON object such as {"to": "+14155550123"}.`);
+    throw new ApiError(
+      400,
+      'invalid_json',
+      `The request body is not valid JSON (${detail}). Send a JSON object such as {"to": "+14155550123"}.`,
+    );
   }
 }
 
 function tooLarge(bytes: number, atLeast = false): ApiError {
-  return new ApiError(413, 'payload_too_large', `The request body is ${atLeast ? 'more than ' : ''}${atLeast ? MAX_BODY_BYTES : bytes} bytes; the limit is ${MAX_BODY_BYTES} bytes (1 MiB).`);
+  return new ApiError(
+    413,
+    'payload_too_large',
+    `The request body is ${atLeast ? 'more than ' : ''}${atLeast ? MAX_BODY_BYTES : bytes} bytes; the limit is ${MAX_BODY_BYTES} bytes (1 MiB).`,
+  );
 }

@@ -123,7 +123,9 @@ export class RouteTable<R extends Routable> {
   /** The methods `path` answers (its routes', HEAD beside GET, OPTIONS when preflights are answered); empty when no route has the path. */
   allowed(path: string): string[] {
     const segments = segmentsOf(path);
-    const methods = this.compiled.filter(({ segments: pattern }) => fitsPattern(pattern, segments)).map(({ route }) => route.method as string);
+    const methods = this.compiled
+      .filter(({ segments: pattern }) => fitsPattern(pattern, segments))
+      .map(({ route }) => route.method as string);
     if (methods.length === 0) return [];
     if (methods.includes('GET')) methods.push('HEAD');
     return this.options.preflight ? [...methods, 'OPTIONS'] : methods;
@@ -180,7 +182,9 @@ function apiNotFound(routes: readonly Routable[]): NotFound {
       hint = `This API version does not exist: the current version is v1 (${path.replace(/^\/v\d+/, '/v1')}).`;
     } else if (version === 'v1') {
       const near = nearest(wanted, segments);
-      hint = near ? `Did you mean ${near}?` : `The endpoints are under ${[...new Set(routes.map((route) => `/${patternOf(route.path).slice(0, 2).join('/')}`))].join(', ')}.`;
+      hint = near
+        ? `Did you mean ${near}?`
+        : `The endpoints are under ${[...new Set(routes.map((route) => `/${patternOf(route.path).slice(0, 2).join('/')}`))].join(', ')}.`;
     } else {
       const near = segments.length > 0 ? nearest(wanted, ['v1', ...segments]) : undefined;
       hint = near ? `Every endpoint is under /v1/: did you mean ${near}?` : 'Every endpoint is under /v1/, e.g. /v1/calls.';
@@ -206,4 +210,3 @@ function matchSegments(pattern: string[], actual: string[]): Record<string, stri
   }
   return params;
 }
-

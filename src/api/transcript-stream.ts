@@ -4,6 +4,8 @@ import type { Service } from '../core/lifecycle.js';
 import { sseComment, sseFrame } from '../core/sse.js';
 import { segmentJson, type TranscriptEvents, type TranscriptRecord, type TranscriptService } from '../state/transcripts.js';
 
+/** The comment a live transcript stream opens with (also the start of its example in the document). */
+export const transcriptOpening = (id: string): Uint8Array => sseComment(`transcript ${id}`);
 
 interface OpenStream {
   transcript: TranscriptRecord;
@@ -98,7 +100,7 @@ export class TranscriptStreams implements Service {
       start: (c) => {
         controller = c;
         this.open.add(handle);
-        send(sseComment(`transcript ${transcript.id}`));
+        send(transcriptOpening(transcript.id));
         if (signal.aborted) return handle.stop();
         signal.addEventListener('abort', onAbort);
         if (transcript.status !== 'live') return handle.finish();

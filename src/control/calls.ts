@@ -41,7 +41,10 @@ export const inboundCallOptions = object(
   { description: 'An inbound call to a number of an account.', label: 'option' },
 ) satisfies Schema<InboundCallOptions>;
 
-export const answerOptions = object({ by: optional(oneOf(ANSWERERS, 'Who picks up.')) }, { description: 'How the call is answered.', label: 'option' }) satisfies Schema<AnswerOptions>;
+export const answerOptions = object(
+  { by: optional(oneOf(ANSWERERS, 'Who picks up.')) },
+  { description: 'How the call is answered.', label: 'option' },
+) satisfies Schema<AnswerOptions>;
 
 /** `sandbox.calls`: live calls, scripted (docs/scripting.md). */
 export interface CallScripting {
@@ -85,10 +88,17 @@ export function callScripting(ctx: ControlContext, deps: CallScriptingDeps): Cal
     act(ctx, `${verb} a call`, () => {
       const call = typeof id === 'string' ? calls.store.find(id) : undefined;
       if (!call) {
-        throw new SandboxError(`Failed to ${verb} ${String(id)}: no such call in this sandbox. Use the id from POST /v1/calls or ${named('calls.inbound()', 'POST /__sandbox/sessions/{s}/calls/inbound')}.`, { code: 'not_found', param: 'id' });
+        throw new SandboxError(
+          `Failed to ${verb} ${String(id)}: no such call in this sandbox. Use the id from POST /v1/calls or ` +
+            `${named('calls.inbound()', 'POST /__sandbox/sessions/{s}/calls/inbound')}.`,
+          { code: 'not_found', param: 'id' },
+        );
       }
       if (!calls.send(call, event)) {
-        throw new SandboxError(`Failed to ${verb} ${call.id}: the call is ${call.status}, and only a ${expected} call can be.`, { code: 'conflict', param: 'id' });
+        throw new SandboxError(`Failed to ${verb} ${call.id}: the call is ${call.status}, and only a ${expected} call can be.`, {
+          code: 'conflict',
+          param: 'id',
+        });
       }
       return calls.toJson(call);
     });

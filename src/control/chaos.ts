@@ -13,7 +13,8 @@ const probability = (description: string) => number({ description: `${descriptio
 /** A duration of added latency: 1 ms to {@link MAX_LATENCY_MS}. */
 const latencySpan = map(durationSchema, (value, path) => {
   const ms = parseDuration(value)!;
-  if (ms < 1 || ms > MAX_LATENCY_MS) throw invalid(`${name(path)} must be from 1 ms to 60 s, e.g. '300ms' or '2s' (a longer latency is a hang: use network instead).`, path);
+  if (ms < 1 || ms > MAX_LATENCY_MS)
+    throw invalid(`${name(path)} must be from 1 ms to 60 s, e.g. '300ms' or '2s' (a longer latency is a hang: use network instead).`, path);
   return value;
 });
 
@@ -22,7 +23,10 @@ function oneDraw(fields: readonly string[]) {
   return (value: Record<string, unknown>, path: string) => {
     const sum = fields.reduce((total, field) => total + ((value[field] as number | undefined) ?? 0), 0);
     if (sum > 1 + 1e-9) {
-      throw invalid(`${name(path)}: ${fields.map((f) => `\`${f}\``).join(', ')} share one draw, so they add up to at most 1; they add up to ${Number(sum.toFixed(6))}.`, path);
+      throw invalid(
+        `${name(path)}: ${fields.map((f) => `\`${f}\``).join(', ')} share one draw, so they add up to at most 1; they add up to ${Number(sum.toFixed(6))}.`,
+        path,
+      );
     }
   };
 }
@@ -34,11 +38,15 @@ const latency = object(
     max: optional(latencySpan),
   },
   {
-    description: 'Added latency: real time before the answer leaves (the request was handled already); the virtual clock does not move for it.',
+    description:
+      'Added latency: real time before the answer leaves (the request was handled already); the virtual clock does not move for it.',
     label: 'option',
     check: (value, path) => {
       if (value.max !== undefined && parseDuration(value.max)! < parseDuration(value.delay)!) {
-        throw invalid(`${name(path ? `${path}.max` : 'max')} must be at least \`delay\`: each latency is drawn from delay to max.`, path ? `${path}.max` : 'max');
+        throw invalid(
+          `${name(path ? `${path}.max` : 'max')} must be at least \`delay\`: each latency is drawn from delay to max.`,
+          path ? `${path}.max` : 'max',
+        );
       }
     },
   },
@@ -54,7 +62,11 @@ const requestChaos = object(
     network: optional(probability('Probability the connection drops before the request is handled')),
     latency: optional(latency),
   },
-  { description: "What one route's requests suffer; serverError, rateLimited and network share one draw.", label: 'option', check: oneDraw(['network', 'rateLimited', 'serverError']) },
+  {
+    description: "What one route's requests suffer; serverError, rateLimited and network share one draw.",
+    label: 'option',
+    check: oneDraw(['network', 'rateLimited', 'serverError']),
+  },
 );
 
 const callMix = object(
@@ -64,7 +76,11 @@ const callMix = object(
     no_answer: optional(probability('Probability an outbound call is not answered')),
     voicemail: optional(probability('Probability an outbound call is answered by voicemail')),
   },
-  { description: 'The carrier mix of outbound calls nothing scripted; the rest are answered by a human.', label: 'option', check: oneDraw(['failed', 'busy', 'no_answer', 'voicemail']) },
+  {
+    description: 'The carrier mix of outbound calls nothing scripted; the rest are answered by a human.',
+    label: 'option',
+    check: oneDraw(['failed', 'busy', 'no_answer', 'voicemail']),
+  },
 );
 
 const messageMix = object(
@@ -88,7 +104,9 @@ const webhookChaos = object(
 );
 
 const requests = record(requestChaos, {
-  description: 'Faults and latency by route: "default", a path ("/v1/calls/{id}") or a method and a path ("POST /v1/calls"); the most specific key that fits a request applies.',
+  description:
+    'Faults and latency by route: "default", a path ("/v1/calls/{id}") or a method and a path ("POST /v1/calls"); the most specific key ' +
+    'that fits a request applies.',
   key: ROUTE_KEY,
   keyHint: '"default", a path such as "/v1/calls/{id}", or a method and a path such as "POST /v1/calls"',
 });
@@ -97,7 +115,8 @@ const requests = record(requestChaos, {
 export const chaosProfile: Schema<ChaosProfile> = object(
   { requests: optional(requests), calls: optional(callMix), messages: optional(messageMix), webhooks: optional(webhookChaos) },
   {
-    description: 'A seeded chaos profile (docs/chaos.md): injected faults and latency per route, a carrier mix, and webhook delivery that duplicates and reorders.',
+    description:
+      'A seeded chaos profile (docs/chaos.md): injected faults and latency per route, a carrier mix, and webhook delivery that duplicates and reorders.',
     label: 'option',
   },
 );

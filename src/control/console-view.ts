@@ -101,7 +101,10 @@ export function consoleView(deps: ConsoleViewDeps): ConsoleView {
 
 /** JSON Schemas of the console's items, for the control API's document. */
 export function consoleItemJson(kind: ConsoleKind): JsonSchema {
-  const account: JsonSchema = { type: 'string', description: 'The account it belongs to: the key that made it, or the account its key names.' };
+  const account: JsonSchema = {
+    type: 'string',
+    description: 'The account it belongs to: the key that made it, or the account its key names.',
+  };
   const base = {
     call: callJson,
     message: messageJson,

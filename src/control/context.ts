@@ -28,7 +28,10 @@ export function act<T>(ctx: ControlContext, what: string, fn: () => T): T {
     return ctx.steps.run(fn);
   } catch (error) {
     if (!(error instanceof RuleViolation)) throw error;
-    throw new SandboxError(`Cannot ${what}: ${error.message}`, { code: error.code === 'invalid_parameter' ? 'invalid_parameter' : 'conflict', param: error.param });
+    throw new SandboxError(`Cannot ${what}: ${error.message}`, {
+      code: error.code === 'invalid_parameter' ? 'invalid_parameter' : 'conflict',
+      param: error.param,
+    });
   }
 }
 
@@ -101,6 +104,15 @@ export function accountOf(ctx: ControlContext, apiKey: unknown, where: string): 
   const refusal = typeof apiKey !== 'string' ? 'not a string' : undefined;
   const resolved = typeof apiKey === 'string' ? ctx.accounts.resolve(apiKey) : undefined;
   if (resolved !== undefined && typeof resolved !== 'string') return resolved.account;
-  const why = refusal ?? { live_key: 'a production key', malformed: 'not of the form SVC_TEST_<letters, digits, _ or ->', not_configured: 'not a configured key', revoked: 'revoked' }[resolved!];
-  throw new SandboxError(say(where, `${JSON.stringify(apiKey)} is not an API key this sandbox accepts (${why}).`), { param: field('apiKey') });
+  const why =
+    refusal ??
+    {
+      live_key: 'a production key',
+      malformed: 'not of the form SVC_TEST_<letters, digits, _ or ->',
+      not_configured: 'not a configured key',
+      revoked: 'revoked',
+    }[resolved!];
+  throw new SandboxError(say(where, `${JSON.stringify(apiKey)} is not an API key this sandbox accepts (${why}).`), {
+    param: field('apiKey'),
+  });
 }

@@ -11,7 +11,11 @@ const counts = (description: string) => record(count, { description, key: /^\S.{
 const format = custom<typeof COVERAGE_FORMAT>({
   hint: JSON.stringify(COVERAGE_FORMAT),
   parse(value, path) {
-    if (value !== COVERAGE_FORMAT) throw invalid(`\`${path}\` must be ${JSON.stringify(COVERAGE_FORMAT)}: this is not a coverage report of svc-sandbox (svc-sandbox exec --coverage FILE writes one).`, path);
+    if (value !== COVERAGE_FORMAT)
+      throw invalid(
+        `\`${path}\` must be ${JSON.stringify(COVERAGE_FORMAT)}: this is not a coverage report of svc-sandbox (svc-sandbox exec --coverage FILE writes one).`,
+        path,
+      );
     return COVERAGE_FORMAT;
   },
   openapi: () => ({ type: 'string', const: COVERAGE_FORMAT }),
@@ -21,7 +25,11 @@ const version = custom<typeof COVERAGE_VERSION>({
   hint: String(COVERAGE_VERSION),
   parse(value, path) {
     if (value !== COVERAGE_VERSION) {
-      throw invalid(`\`${path}\` is ${JSON.stringify(value)}, and this svc-sandbox reads version ${COVERAGE_VERSION} reports: read it with the svc-sandbox that wrote it, or write it again with this one.`, path);
+      throw invalid(
+        `\`${path}\` is ${JSON.stringify(value)}, and this svc-sandbox reads version ${COVERAGE_VERSION} reports: read it with the ` +
+          `svc-sandbox that wrote it, or write it again with this one.`,
+        path,
+      );
     }
     return COVERAGE_VERSION;
   },
@@ -36,7 +44,11 @@ export const coverageReportSchema = object(
   {
     format,
     version,
-    sandboxes: integer({ description: 'How many sandboxes (server sessions) this report is the union of.', min: 0, max: Number.MAX_SAFE_INTEGER }),
+    sandboxes: integer({
+      description: 'How many sandboxes (server sessions) this report is the union of.',
+      min: 0,
+      max: Number.MAX_SAFE_INTEGER,
+    }),
     endpoints: record(counts('Each documented status of the operation (and any other status it answered), by status.'), {
       description: 'Each operation of the API (`POST /v1/calls`), by method and documented path.',
       key: /^[A-Z]+ \/\S*$/,
@@ -51,7 +63,10 @@ export const coverageReportSchema = object(
       },
       { description: 'The call lifecycle.' },
     ),
-    messages: object({ outcomes: counts('How messages ended: delivered, failed (outbound) or received (inbound).') }, { description: 'Messaging.' }),
+    messages: object(
+      { outcomes: counts('How messages ended: delivered, failed (outbound) or received (inbound).') },
+      { description: 'Messaging.' },
+    ),
     webhooks: counts('Deliveries delivered at their first attempt, retried, dead-lettered, replayed.'),
     events: counts('Events emitted, by type.'),
     errors: counts('Error answers, by `error.code` (`network_error`: an injected network fault).'),
@@ -178,15 +193,24 @@ export function coverageSummary(r: CoverageReport, { endpoints = 'short' }: { en
   const all = sections(r);
   const total = all.reduce((n, [, items]) => n + Object.keys(items).length, 0);
   const covered = total - r.uncovered.length;
-  lines.push(`coverage of ${r.sandboxes} sandbox${r.sandboxes === 1 ? '' : 'es'}: ${covered} of ${total} items exercised (${total === 0 ? 100 : Math.floor((covered / total) * 100)}%)`);
+  lines.push(
+    `coverage of ${r.sandboxes} sandbox${r.sandboxes === 1 ? '' : 'es'}: ${covered} of ${total} items exercised ` +
+      `(${total === 0 ? 100 : Math.floor((covered / total) * 100)}%)`,
+  );
   const operations = Object.entries(r.endpoints);
   const called = operations.filter(([, s]) => Object.values(s).some((n) => n > 0));
   const never = operations.filter(([, s]) => !Object.values(s).some((n) => n > 0)).map(([op]) => op);
-  const statuses = operations.flatMap(([op, s]) => Object.entries(s).filter(([, n]) => n === 0).map(([status]) => [op, status] as const));
+  const statuses = operations.flatMap(([op, s]) =>
+    Object.entries(s)
+      .filter(([, n]) => n === 0)
+      .map(([status]) => [op, status] as const),
+  );
   lines.push(`  endpoints: ${called.length} of ${operations.length} called, ${statuses.length} documented statuses never answered`);
   if (endpoints === 'full') {
     for (const [op, s] of called) {
-      const missing = Object.entries(s).filter(([, n]) => n === 0).map(([status]) => status);
+      const missing = Object.entries(s)
+        .filter(([, n]) => n === 0)
+        .map(([status]) => status);
       if (missing.length > 0) lines.push(`    ${op}: never ${missing.join(', ')}`);
     }
   }

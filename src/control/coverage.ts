@@ -48,7 +48,15 @@ interface Tally {
   errors: CoverageCounts;
 }
 
-const emptyTally = (): Tally => ({ endpoints: new Map(), dispositions: {}, answeredBy: {}, outcomes: {}, webhooks: {}, events: {}, errors: {} });
+const emptyTally = (): Tally => ({
+  endpoints: new Map(),
+  dispositions: {},
+  answeredBy: {},
+  outcomes: {},
+  webhooks: {},
+  events: {},
+  errors: {},
+});
 const bump = (counts: CoverageCounts, key: string, n = 1) => void (counts[key] = (counts[key] ?? 0) + n);
 /** Every name with its count in `seen` (0 when unseen), then what `seen` has beyond them. */
 function counted(names: readonly (string | number)[], seen: CoverageCounts | undefined): CoverageCounts {

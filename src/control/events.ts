@@ -53,7 +53,7 @@ const positionsOf = new WeakMap<EventLog, EventPositions>();
 /** The positions view of a sandbox's `sandbox.events` (see {@link EventPositions}). */
 export function eventPositions(log: EventLog): EventPositions {
   const positions = positionsOf.get(log);
-  if (!positions) throw new TypeError('eventPositions: not a sandbox\'s event log.');
+  if (!positions) throw new TypeError("eventPositions: not a sandbox's event log.");
   return positions;
 }
 

@@ -9,22 +9,44 @@ const times = custom<number>({
     if (value === Infinity || value === 'Infinity' || (Number.isInteger(value) && (value as number) >= 1)) return Number(value);
     throw invalid(`${name(path)} must be a whole number of 1 or more, or Infinity, got ${show(value)}.`, path);
   },
-  openapi: () => ({ anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', const: 'Infinity' }], description: 'Matching requests it hits; "Infinity" until cleared.' }),
+  openapi: () => ({
+    anyOf: [
+      { type: 'integer', minimum: 1 },
+      { type: 'string', const: 'Infinity' },
+    ],
+    description: 'Matching requests it hits; "Infinity" until cleared.',
+  }),
 });
 
 const status = custom<number>({
   hint: '429 or an integer from 500 to 599',
   parse(value, path) {
     if (Number.isInteger(value) && (value === 429 || ((value as number) >= 500 && (value as number) <= 599))) return value as number;
-    throw invalid(`${name(path)} must be 429 or an integer from 500 to 599, got ${show(value)}. (A 4xx of the API itself comes from a real request: send one.)`, path);
+    throw invalid(
+      `${name(path)} must be 429 or an integer from 500 to 599, got ${show(value)}. (A 4xx of the API itself comes from a real request: send one.)`,
+      path,
+    );
   },
-  openapi: () => ({ anyOf: [{ type: 'integer', const: 429 }, { type: 'integer', minimum: 500, maximum: 599 }], description: 'The status of the error answer.' }),
+  openapi: () => ({
+    anyOf: [
+      { type: 'integer', const: 429 },
+      { type: 'integer', minimum: 500, maximum: 599 },
+    ],
+    description: 'The status of the error answer.',
+  }),
 });
 
 export const faultRule = object(
   {
     method: optional(oneOf(METHODS, 'Only requests with this method (upper case).')),
-    path: optional(string({ description: 'Only requests to this path, with {name} for a segment', pattern: /^\/[^?#\s]*$/, patternHint: 'a path that starts with / and holds no query, like "/v1/calls/{id}"', max: 500 })),
+    path: optional(
+      string({
+        description: 'Only requests to this path, with {name} for a segment',
+        pattern: /^\/[^?#\s]*$/,
+        patternHint: 'a path that starts with / and holds no query, like "/v1/calls/{id}"',
+        max: 500,
+      }),
+    ),
     status: optional(status),
     network: optional(boolean('A connection failure instead of an answer.')),
     retryAfter: optional(integer({ description: 'Seconds for a Retry-After header', min: 0, max: 86_400 })),
@@ -40,8 +62,10 @@ export const faultRule = object(
       }
       const finalStatus = network ? null : (status ?? 503);
       if (retryAfter !== undefined) {
-        if (finalStatus !== 503 && finalStatus !== 429) throw invalid(`\`retryAfter\` goes with status 503 or 429, not ${finalStatus}.`, 'retryAfter');
-        if (finalStatus === 429 && retryAfter < 1) throw invalid('`retryAfter` of a 429 is at least 1 second, as the rate limiter sends it.', 'retryAfter');
+        if (finalStatus !== 503 && finalStatus !== 429)
+          throw invalid(`\`retryAfter\` goes with status 503 or 429, not ${finalStatus}.`, 'retryAfter');
+        if (finalStatus === 429 && retryAfter < 1)
+          throw invalid('`retryAfter` of a 429 is at least 1 second, as the rate limiter sends it.', 'retryAfter');
       }
     },
   },

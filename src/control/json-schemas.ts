@@ -26,11 +26,18 @@ const closed = (properties: Record<string, JsonSchema>, description: string, opt
  * call.completed event reaches the subscription at the first attempt.
  */
 /** The example a resource's schema carries (its `examples[0]`). */
-export const resourceExample = (schema: { openapi(): JsonSchema }): Record<string, unknown> => (schema.openapi().examples as Array<Record<string, unknown>>)[0]!;
+export const resourceExample = (schema: { openapi(): JsonSchema }): Record<string, unknown> =>
+  (schema.openapi().examples as Array<Record<string, unknown>>)[0]!;
 const call = resourceExample(callSchema);
 const recording = resourceExample(recordingSchema);
 /** The example call answered by a person at 5 s, its transcript live from then. */
-const answeredCall = { ...call, status: 'answered', answered_by: 'human', transcript_id: recording.transcript_id, answered_at: '2026-01-01T00:00:05.000Z' };
+const answeredCall = {
+  ...call,
+  status: 'answered',
+  answered_by: 'human',
+  transcript_id: recording.transcript_id,
+  answered_at: '2026-01-01T00:00:05.000Z',
+};
 /** And hung up at 21 s. */
 const completedCall = {
   ...answeredCall,
@@ -44,9 +51,17 @@ const completedCall = {
 /** The first event of the log: the example call placed. */
 const startedEvent = { id: 'evt_6Yp3Kd8Wm1Qz5Rx2', type: 'call.started', created_at: call.created_at, data: call };
 /** The call.completed event of the example call: what a delivery and its attempts carry. */
-export const COMPLETED_EVENT_EXAMPLE = { id: 'evt_1Hs7Tb4Ng9Wc2Kq5', type: 'call.completed', created_at: completedCall.ended_at, data: completedCall };
+export const COMPLETED_EVENT_EXAMPLE = {
+  id: 'evt_1Hs7Tb4Ng9Wc2Kq5',
+  type: 'call.completed',
+  created_at: completedCall.ended_at,
+  data: completedCall,
+};
 /** What the example call emits after it was placed: answered, then completed. */
-export const CALL_EVENTS_EXAMPLE = [{ id: 'evt_9Vn4Jc7Rt2Xm6Pb8', type: 'call.answered', created_at: answeredCall.answered_at, data: answeredCall }, COMPLETED_EVENT_EXAMPLE];
+export const CALL_EVENTS_EXAMPLE = [
+  { id: 'evt_9Vn4Jc7Rt2Xm6Pb8', type: 'call.answered', created_at: answeredCall.answered_at, data: answeredCall },
+  COMPLETED_EVENT_EXAMPLE,
+];
 const attempt = {
   deliveryId: 'dlv_6Np1Rz8Kq3Wd5Ty2',
   eventId: COMPLETED_EVENT_EXAMPLE.id,
@@ -70,7 +85,15 @@ export const transcriptJson = (): JsonSchema => transcriptSchema.openapi();
 /** One event of the log (docs/webhooks.md envelope), any type. */
 export const eventJson = (): JsonSchema => ({
   oneOf: EVENT_TYPES.map((type) =>
-    closed({ id: { type: 'string', pattern: '^evt_[0-9A-Za-z]{16}$' }, type: { type: 'string', const: type }, created_at: instant, data: EVENT_DATA_SCHEMAS[type].openapi() }, `A ${type} event.`),
+    closed(
+      {
+        id: { type: 'string', pattern: '^evt_[0-9A-Za-z]{16}$' },
+        type: { type: 'string', const: type },
+        created_at: instant,
+        data: EVENT_DATA_SCHEMAS[type].openapi(),
+      },
+      `A ${type} event.`,
+    ),
   ),
   examples: [startedEvent],
 });
@@ -111,7 +134,11 @@ export const deliveryJson = (): JsonSchema => ({
       nextAttemptAt: { type: ['string', 'null'], format: 'date-time' },
       replays: { type: 'integer', minimum: 0 },
       event: eventJson(),
-      chaos: { type: 'string', enum: [...DELIVERY_CHAOS], description: 'Only on a delivery the chaos profile made: a duplicate, or held back (docs/chaos.md).' },
+      chaos: {
+        type: 'string',
+        enum: [...DELIVERY_CHAOS],
+        description: 'Only on a delivery the chaos profile made: a duplicate, or held back (docs/chaos.md).',
+      },
     },
     'One event on its way to one subscription.',
     ['chaos'],
@@ -162,5 +189,12 @@ export const apiKeyJson = (): JsonSchema => ({
     ['account', 'plan', 'scopes'],
   ),
   // A key made with a plan and scopes (the session's own key lists `key` and `createdAt` only).
-  examples: [{ key: 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_Vq2Lm8Xr5Tk1Wz7N', createdAt: '2026-01-01T00:00:00.000Z', plan: 'standard', scopes: ['calls:read', 'messages:*'] }],
+  examples: [
+    {
+      key: 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_Vq2Lm8Xr5Tk1Wz7N',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      plan: 'standard',
+      scopes: ['calls:read', 'messages:*'],
+    },
+  ],
 });

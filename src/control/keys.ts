@@ -3,22 +3,34 @@ import { array, object, oneOf, optional, string, type Schema } from '../core/sch
 import { PLANS, RESOURCES, TEST_KEY, type ApiKey, type Accounts, type KeyOptions, type Scope } from '../state/accounts.js';
 import { act, check, field, say, type ControlContext } from './context.js';
 
-const testKey = string({ description: 'A test key', pattern: TEST_KEY, patternHint: 'SVC_TEST_ followed by letters, digits, _ or -, e.g. SVC_TEST_alice', max: 200 });
+const testKey = string({
+  description: 'A test key',
+  pattern: TEST_KEY,
+  patternHint: 'SVC_TEST_ followed by letters, digits, _ or -, e.g. SVC_TEST_alice',
+  max: 200,
+});
 const SCOPE = new RegExp(`^(\\*|(${RESOURCES.join('|')}):(read|write|\\*))$`);
 
 /** How one key behaves: `options.keys` values, and what `keys.create` takes beside `key`. */
 const settings = {
   account: optional(string({ description: 'The account the key belongs to', max: 200 })),
-  plan: optional(oneOf(PLANS, 'The key\'s plan: `enterprise` has no rate cap.')),
+  plan: optional(oneOf(PLANS, "The key's plan: `enterprise` has no rate cap.")),
   scopes: optional(
     array(
-      string({ description: 'A scope', pattern: SCOPE, patternHint: `'<resource>:read', '<resource>:write', '<resource>:*' or '*' with a resource among ${RESOURCES.join(', ')}` }),
+      string({
+        description: 'A scope',
+        pattern: SCOPE,
+        patternHint: `'<resource>:read', '<resource>:write', '<resource>:*' or '*' with a resource among ${RESOURCES.join(', ')}`,
+      }),
       { description: 'What the key may do (default: everything).' },
     ) as Schema<Scope[]>,
   ),
 };
 export const keySettings = object(settings, { description: 'How one API key behaves.', label: 'option' }) satisfies Schema<KeyOptions>;
-export const keyOptions = object({ key: optional(testKey), ...settings }, { description: 'A key to make, and how it behaves.', label: 'option' }) satisfies Schema<KeyCreateOptions>;
+export const keyOptions = object(
+  { key: optional(testKey), ...settings },
+  { description: 'A key to make, and how it behaves.', label: 'option' },
+) satisfies Schema<KeyCreateOptions>;
 
 /** Options of `sandbox.keys.create`. */
 export interface KeyCreateOptions extends KeyOptions {
@@ -49,12 +61,20 @@ export interface KeyScripting {
  * const { key } = sandbox.keys.create();     // 'SVC_TEST_…'
  * sandbox.keys.revoke('SVC_TEST_alice');     // now 401
  */
-export function keyScripting(ctx: ControlContext, accounts: Accounts, changed: (key: string, removed: boolean) => void = () => undefined): KeyScripting {
+export function keyScripting(
+  ctx: ControlContext,
+  accounts: Accounts,
+  changed: (key: string, removed: boolean) => void = () => undefined,
+): KeyScripting {
   return {
     create: (options = {}) =>
       act(ctx, 'create an API key', () => {
         const { key, ...rest } = check(keyOptions, options, 'keys.create');
-        if (key !== undefined && accounts.owns(key)) throw new SandboxError(say('keys.create', `${key} exists already; pick another key or leave it out.`), { code: 'conflict', param: field('key') });
+        if (key !== undefined && accounts.owns(key))
+          throw new SandboxError(say('keys.create', `${key} exists already; pick another key or leave it out.`), {
+            code: 'conflict',
+            param: field('key'),
+          });
         const made = accounts.create(key, rest);
         changed(made.key, false);
         return made;

@@ -31,22 +31,29 @@ const line = object(
 );
 
 /** A conversation script: lines all timed or none, in order, each ending after it starts. */
-export const script: Schema<ConversationLine[]> = map(array(line, { description: 'The conversation, in order.', min: 1, max: 1000 }), (lines, path) => {
-  const timed = lines.some((l) => l.start !== undefined || l.end !== undefined);
-  let previousStart = 0;
-  lines.forEach((l, i) => {
-    const at = `${path}[${i}]`;
-    if (!l.speaker.trim() || !l.text.trim()) throw invalid(`\`${at}\`: speaker and text must not be blank.`, at);
-    if (!timed) return;
-    if (l.start === undefined || l.end === undefined) {
-      throw invalid(`\`${at}\`: give start and end (seconds from the answer) on every line, or on none to let the sandbox pace the script.`, at);
-    }
-    if (l.end <= l.start) throw invalid(`\`${at}\`: need 0 <= start < end, got start ${l.start} and end ${l.end}.`, at);
-    if (l.start < previousStart) throw invalid(`\`${at}\` starts at ${l.start} s, before the line before it (${previousStart} s); list lines in order.`, at);
-    previousStart = l.start;
-  });
-  return lines.map((l) => ({ ...l }));
-});
+export const script: Schema<ConversationLine[]> = map(
+  array(line, { description: 'The conversation, in order.', min: 1, max: 1000 }),
+  (lines, path) => {
+    const timed = lines.some((l) => l.start !== undefined || l.end !== undefined);
+    let previousStart = 0;
+    lines.forEach((l, i) => {
+      const at = `${path}[${i}]`;
+      if (!l.speaker.trim() || !l.text.trim()) throw invalid(`\`${at}\`: speaker and text must not be blank.`, at);
+      if (!timed) return;
+      if (l.start === undefined || l.end === undefined) {
+        throw invalid(
+          `\`${at}\`: give start and end (seconds from the answer) on every line, or on none to let the sandbox pace the script.`,
+          at,
+        );
+      }
+      if (l.end <= l.start) throw invalid(`\`${at}\`: need 0 <= start < end, got start ${l.start} and end ${l.end}.`, at);
+      if (l.start < previousStart)
+        throw invalid(`\`${at}\` starts at ${l.start} s, before the line before it (${previousStart} s); list lines in order.`, at);
+      previousStart = l.start;
+    });
+    return lines.map((l) => ({ ...l }));
+  },
+);
 
 /** `sandbox.recordings`: inspecting recordings and timing their processing (docs/recordings.md). */
 export interface RecordingScripting {
@@ -77,7 +84,14 @@ export interface TranscriptScripting {
 function callFor(calls: CallService, callId: unknown, where: string): CallRecord {
   const call = typeof callId === 'string' ? calls.store.find(callId) : undefined;
   if (!call) {
-    throw new SandboxError(say(where, `no call ${JSON.stringify(callId)} in this sandbox. Use the id from POST /v1/calls or ${named('calls.inbound()', 'POST /__sandbox/sessions/{s}/calls/inbound')}.`), { code: 'not_found', param: field('callId') });
+    throw new SandboxError(
+      say(
+        where,
+        `no call ${JSON.stringify(callId)} in this sandbox. Use the id from POST /v1/calls or ` +
+          `${named('calls.inbound()', 'POST /__sandbox/sessions/{s}/calls/inbound')}.`,
+      ),
+      { code: 'not_found', param: field('callId') },
+    );
   }
   return call;
 }
@@ -102,7 +116,11 @@ export function recordingScripting(ctx: ControlContext, recordings: RecordingSer
         const resolved = check(resolvedTiming, timing, where);
         if (callId !== undefined) {
           const call = callFor(calls, callId, where);
-          if (call.status === 'completed') throw new SandboxError(say(where, `call ${callId} has already ended; set its timing before it ends.`), { code: 'conflict', param: field('callId') });
+          if (call.status === 'completed')
+            throw new SandboxError(say(where, `call ${callId} has already ended; set its timing before it ends.`), {
+              code: 'conflict',
+              param: field('callId'),
+            });
         }
         recordings.setTiming(resolved, callId);
       }),
@@ -119,7 +137,12 @@ export function recordingScripting(ctx: ControlContext, recordings: RecordingSer
  *   { speaker: 'customer', text: 'I would like to book an appointment.' },
  * ]);
  */
-export function transcriptScripting(ctx: ControlContext, transcripts: TranscriptService, calls: CallService, openStreams: () => number): TranscriptScripting {
+export function transcriptScripting(
+  ctx: ControlContext,
+  transcripts: TranscriptService,
+  calls: CallService,
+  openStreams: () => number,
+): TranscriptScripting {
   return {
     get: (id) => {
       const transcript = transcripts.store.find(id);
@@ -131,7 +154,13 @@ export function transcriptScripting(ctx: ControlContext, transcripts: Transcript
         const call = callFor(calls, callId, where);
         const checked = check(script, lines, where, 'lines');
         if (call.status !== 'ringing') {
-          throw new SandboxError(say(where, `call ${callId} is ${call.status}; set its script while it rings (e.g. right after POST /v1/calls), before it is answered.`), { code: 'conflict', param: field('callId') });
+          throw new SandboxError(
+            say(
+              where,
+              `call ${callId} is ${call.status}; set its script while it rings (e.g. right after POST /v1/calls), before it is answered.`,
+            ),
+            { code: 'conflict', param: field('callId') },
+          );
         }
         transcripts.setScript(call.id, checked);
       }),

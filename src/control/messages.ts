@@ -60,7 +60,12 @@ export function messageScripting(ctx: ControlContext, messages: MessageService, 
     inbound: (options) =>
       act(ctx, 'deliver an inbound message', () => {
         const input = check(inboundMessageOptions, options, 'messages.inbound');
-        const message = inboundMessage(numbers, { from: input.from, to: input.to, body: input.body ?? null, mediaUrls: input.mediaUrls ?? [] });
+        const message = inboundMessage(numbers, {
+          from: input.from,
+          to: input.to,
+          body: input.body ?? null,
+          mediaUrls: input.mediaUrls ?? [],
+        });
         return messages.toJson(messages.receive(message));
       }),
     get: (id) => {

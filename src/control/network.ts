@@ -11,7 +11,9 @@ const durationOrManual: Schema<Duration | 'manual'> = custom({
     if (value === 'manual' || parseDuration(value) !== null) return value as Duration | 'manual';
     throw invalid(`${name(path)} is not a duration: pass ${DURATION_HINT}, or 'manual' to wait for the test (got ${show(value)}).`, path);
   },
-  openapi: () => ({ anyOf: [...DURATION_JSON_SCHEMA.anyOf, { type: 'string', const: 'manual', description: 'Until the test answers or hangs up.' }] }),
+  openapi: () => ({
+    anyOf: [...DURATION_JSON_SCHEMA.anyOf, { type: 'string', const: 'manual', description: 'Until the test answers or hangs up.' }],
+  }),
 });
 
 /** `CallBehavior`, checked: the type the compiler holds this schema to is the documented interface. */
@@ -35,7 +37,10 @@ export const messageBehavior = object(
         parse(value, path) {
           const outcome = oneOf(MESSAGE_OUTCOMES, 'How the delivery report ends.');
           if (value === 'unreachable') {
-            throw invalid(`${name(path)} must be "delivered" or "failed": an unreachable destination is set with network.setBehavior, for calls and messages alike.`, path);
+            throw invalid(
+              `${name(path)} must be "delivered" or "failed": an unreachable destination is set with network.setBehavior, for calls and messages alike.`,
+              path,
+            );
           }
           return outcome.parse(value, path);
         },
@@ -73,14 +78,29 @@ export interface NetworkScripting {
  */
 export function networkScripting(ctx: ControlContext, network: Network): NetworkScripting {
   const number = (value: unknown, where: string) => check(destination, value, `network.${where}`, 'number');
-  const many = <B>(schema: Schema<B>, list: unknown[], where: string): B[] => list.map((b, i) => check(schema, b, `network.${where}`, `behaviors[${i}]`));
+  const many = <B>(schema: Schema<B>, list: unknown[], where: string): B[] =>
+    list.map((b, i) => check(schema, b, `network.${where}`, `behaviors[${i}]`));
   return {
-    setBehavior: (to, behavior) => act(ctx, 'script the network', () => network.setBehavior(number(to, 'setBehavior'), check(callBehavior, behavior, 'network.setBehavior', 'behavior'))),
-    queueBehavior: (to, ...behaviors) => act(ctx, 'script the network', () => network.queueBehavior(number(to, 'queueBehavior'), many(callBehavior, behaviors, 'queueBehavior'))),
+    setBehavior: (to, behavior) =>
+      act(ctx, 'script the network', () =>
+        network.setBehavior(number(to, 'setBehavior'), check(callBehavior, behavior, 'network.setBehavior', 'behavior')),
+      ),
+    queueBehavior: (to, ...behaviors) =>
+      act(ctx, 'script the network', () =>
+        network.queueBehavior(number(to, 'queueBehavior'), many(callBehavior, behaviors, 'queueBehavior')),
+      ),
     setMessageBehavior: (to, behavior) =>
-      act(ctx, 'script the network', () => network.setMessageBehavior(number(to, 'setMessageBehavior'), check(messageBehavior, behavior, 'network.setMessageBehavior', 'behavior'))),
+      act(ctx, 'script the network', () =>
+        network.setMessageBehavior(
+          number(to, 'setMessageBehavior'),
+          check(messageBehavior, behavior, 'network.setMessageBehavior', 'behavior'),
+        ),
+      ),
     queueMessageBehavior: (to, ...behaviors) =>
-      act(ctx, 'script the network', () => network.queueMessageBehavior(number(to, 'queueMessageBehavior'), many(messageBehavior, behaviors, 'queueMessageBehavior'))),
-    clearBehavior: (to) => act(ctx, 'script the network', () => network.clearBehavior(to === undefined ? undefined : number(to, 'clearBehavior'))),
+      act(ctx, 'script the network', () =>
+        network.queueMessageBehavior(number(to, 'queueMessageBehavior'), many(messageBehavior, behaviors, 'queueMessageBehavior')),
+      ),
+    clearBehavior: (to) =>
+      act(ctx, 'script the network', () => network.clearBehavior(to === undefined ? undefined : number(to, 'clearBehavior'))),
   };
 }

@@ -17,7 +17,14 @@ export interface RequestFilter {
 const filterSchema = object(
   {
     method: optional(oneOf(METHODS, 'Only requests with this method (upper case).')),
-    path: optional(string({ description: 'A documented path such as /v1/calls/{id}, or a request\'s own path', pattern: /^\/[^?#\s]*$/, patternHint: 'a path that starts with / and holds no query, like "/v1/calls/{id}"', max: 500 })),
+    path: optional(
+      string({
+        description: "A documented path such as /v1/calls/{id}, or a request's own path",
+        pattern: /^\/[^?#\s]*$/,
+        patternHint: 'a path that starts with / and holds no query, like "/v1/calls/{id}"',
+        max: 500,
+      }),
+    ),
     status: optional(integer({ description: 'Only answers with this status (0: a network fault)', min: 0, max: 599 })),
     errorCode: optional(string({ description: 'Only answers with this error.code', max: 64 })),
     apiKey: optional(string({ description: 'Only requests with this bearer key', max: 200 })),

@@ -44,22 +44,43 @@ import { inboundMessageOptions } from './messages.js';
 export const SCENARIO_SCHEMA_ID = 'https://svc-sandbox.dev/schemas/scenario.schema.json';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const ref = string({ description: 'A name later steps use as {{name.field}}', pattern: NAME, patternHint: 'a name of letters, digits and _ (not starting with a digit), e.g. first_call', max: 64 });
+const ref = string({
+  description: 'A name later steps use as {{name.field}}',
+  pattern: NAME,
+  patternHint: 'a name of letters, digits and _ (not starting with a digit), e.g. first_call',
+  max: 64,
+});
 
 /** Any JSON value (a request body, the fields to expect): checked by the API or compared as given. */
-const anyJson: Schema<unknown> = custom({ hint: 'any JSON value', parse: (value) => value, openapi: () => ({ description: 'Any JSON value; strings may hold {{name.field}} references.' }) });
+const anyJson: Schema<unknown> = custom({
+  hint: 'any JSON value',
+  parse: (value) => value,
+  openapi: () => ({ description: 'Any JSON value; strings may hold {{name.field}} references.' }),
+});
 const fieldsSchema: Schema<Record<string, unknown>> = custom({
   hint: 'an object of field → expected value',
   parse(value, path) {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid(`\`${path}\` must be an object of field → expected value, e.g. {"status": "completed"} (got ${Array.isArray(value) ? 'an array' : JSON.stringify(value)}).`, path);
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      throw invalid(
+        `\`${path}\` must be an object of field → expected value, e.g. {"status": "completed"} (got ` +
+          `${Array.isArray(value) ? 'an array' : JSON.stringify(value)}).`,
+        path,
+      );
     return value as Record<string, unknown>;
   },
-  openapi: () => ({ type: 'object', description: 'Fields the resource must have (a partial match, nested objects too); strings may hold {{name.field}} references.' }),
+  openapi: () => ({
+    type: 'object',
+    description: 'Fields the resource must have (a partial match, nested objects too); strings may hold {{name.field}} references.',
+  }),
 });
 
 /** A behaviour, or an array of them queued one per call or message: each checked by `item`, so its errors keep their fix. */
 function behaviors<B>(item: Schema<B>, what: string): Schema<B | B[]> {
-  const list = array(item, { description: `${what}, one per call or message in order; after the last, the default applies again.`, min: 1, max: 1000 });
+  const list = array(item, {
+    description: `${what}, one per call or message in order; after the last, the default applies again.`,
+    min: 1,
+    max: 1000,
+  });
   return custom({
     hint: `a behaviour object, or a non-empty array of them (${what})`,
     parse: (value, path) => (Array.isArray(value) ? list.parse(value, path) : item.parse(value, path)),
@@ -67,7 +88,8 @@ function behaviors<B>(item: Schema<B>, what: string): Schema<B | B[]> {
   });
 }
 const networkSchema = record(behaviors(callBehavior, 'Queued call behaviours'), {
-  description: 'The carrier per destination number: a behaviour for every call to it, or an array queued for the next calls (docs/calls.md).',
+  description:
+    'The carrier per destination number: a behaviour for every call to it, or an array queued for the next calls (docs/calls.md).',
   key: E164,
   keyHint: 'an E.164 number, e.g. +14155550123',
 });
@@ -88,36 +110,54 @@ const numberSchema = object(
     as: ref,
     number: optional(phoneNumber('A number from GET /v1/numbers (else the first available match).')),
     kind: optional(oneOf(NUMBER_KINDS, 'The kind of number.')),
-    country: optional(string({ description: 'ISO 3166 alpha-2 country code.', pattern: /^[A-Z]{2}$/, patternHint: 'two capital letters, e.g. US' })),
+    country: optional(
+      string({ description: 'ISO 3166 alpha-2 country code.', pattern: /^[A-Z]{2}$/, patternHint: 'two capital letters, e.g. US' }),
+    ),
     area_code: optional(string({ description: 'Area code.', pattern: /^\d{1,5}$/, patternHint: '1 to 5 digits' })),
     routing: optional(anyJson),
     caller_id: optional(anyJson),
     sms: optional(anyJson),
   },
-  { description: 'A number the account provisions before the first step (POST /v1/numbers with these fields; `as` names it: {{main.number}}).' },
+  {
+    description:
+      'A number the account provisions before the first step (POST /v1/numbers with these fields; `as` names it: {{main.number}}).',
+  },
 );
 
 const webhookSchema = object(
   {
     as: optional(ref),
     url: string({ description: 'The receiver.', max: 2048 }),
-    events: optional(array(oneOf(EVENT_TYPES, 'An event type.'), { description: 'The events it receives (default: all seven).', min: 1, max: EVENT_TYPES.length })),
+    events: optional(
+      array(oneOf(EVENT_TYPES, 'An event type.'), {
+        description: 'The events it receives (default: all seven).',
+        min: 1,
+        max: EVENT_TYPES.length,
+      }),
+    ),
     receiver: optional(receiverAnswer),
   },
-  { description: 'A webhook subscription (POST /v1/webhooks). With `receiver`, its URL is answered inside the sandbox (no HTTP); without, it is posted to for real.' },
+  {
+    description:
+      'A webhook subscription (POST /v1/webhooks). With `receiver`, its URL is answered inside the sandbox (no HTTP); without, it is posted to for real.',
+  },
 );
 
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 const requestSchema = object(
   {
     method: oneOf(METHODS, 'The HTTP method.'),
-    path: string({ description: 'Below the base URL, e.g. /v1/calls/{{first.id}}', pattern: /^\/v1\//, patternHint: 'a path starting with /v1/, e.g. /v1/calls' }),
+    path: string({
+      description: 'Below the base URL, e.g. /v1/calls/{{first.id}}',
+      pattern: /^\/v1\//,
+      patternHint: 'a path starting with /v1/, e.g. /v1/calls',
+    }),
     body: optional(anyJson),
     as: optional(ref),
     status: optional(integer({ description: 'The status it must answer (default: any 2xx).', min: 100, max: 599 })),
     fields: optional(fieldsSchema),
   },
-  { description: 'A request to the API with the scenario\'s key; `as` names its answer for later steps.' },
+  { description: "A request to the API with the scenario's key; `as` names its answer for later steps." },
 );
 
 /** `inner`, or a string holding a {{name.field}} reference (checked once it is resolved, when the step runs). */
@@ -125,20 +165,37 @@ function refOr<T>(inner: Schema<T>): Schema<T> {
   return custom({
     hint: `${inner.hint}, or a {{name.field}} reference`,
     parse: (value, path) => (typeof value === 'string' && REFERENCE.test(value) ? (value as T) : inner.parse(value, path)),
-    openapi: () => ({ anyOf: [inner.openapi(), { type: 'string', pattern: REFERENCE.source, description: 'A {{name.field}} reference to what an earlier step named.' }] }),
+    openapi: () => ({
+      anyOf: [
+        inner.openapi(),
+        { type: 'string', pattern: REFERENCE.source, description: 'A {{name.field}} reference to what an earlier step named.' },
+      ],
+    }),
   });
 }
 const REFERENCE = /\{\{[^}]+\}\}/;
 const { from: callFrom, to: callTo } = inboundCallOptions.shape;
 const { from: messageFrom, to: messageTo } = inboundMessageOptions.shape;
 
-const inboundCallSchema = object({ ...inboundCallOptions.shape, from: refOr(callFrom), to: refOr(callTo), as: optional(ref) }, { description: 'An inbound call (sandbox.calls.inbound); `apiKey` defaults to the scenario\'s.', label: 'field' });
-const inboundMessageSchema = object({ ...inboundMessageOptions.shape, from: refOr(messageFrom), to: refOr(messageTo), as: optional(ref) }, { description: 'An inbound SMS or MMS (sandbox.messages.inbound).', label: 'field' });
-const receiverStep = object({ url: string({ description: 'A subscription\'s URL.', max: 2048 }), answer: receiverAnswer }, { description: 'From now on the simulated receiver at `url` answers so.' });
+const inboundCallSchema = object(
+  { ...inboundCallOptions.shape, from: refOr(callFrom), to: refOr(callTo), as: optional(ref) },
+  { description: "An inbound call (sandbox.calls.inbound); `apiKey` defaults to the scenario's.", label: 'field' },
+);
+const inboundMessageSchema = object(
+  { ...inboundMessageOptions.shape, from: refOr(messageFrom), to: refOr(messageTo), as: optional(ref) },
+  { description: 'An inbound SMS or MMS (sandbox.messages.inbound).', label: 'field' },
+);
+const receiverStep = object(
+  { url: string({ description: "A subscription's URL.", max: 2048 }), answer: receiverAnswer },
+  { description: 'From now on the simulated receiver at `url` answers so.' },
+);
 
 const eventMatch = either(
   oneOf(EVENT_TYPES, 'An event type.'),
-  object({ type: oneOf(EVENT_TYPES, 'An event type.'), data: optional(fieldsSchema) }, { description: 'An event of this type whose data has these fields.' }),
+  object(
+    { type: oneOf(EVENT_TYPES, 'An event type.'), data: optional(fieldsSchema) },
+    { description: 'An event of this type whose data has these fields.' },
+  ),
   'an event type such as "call.completed", or {"type": ..., "data": {...}}',
 );
 const countsSchema = object(
@@ -149,27 +206,55 @@ const countsSchema = object(
     canceled: optional(integer({ description: 'Deliveries canceled.', min: 0, max: 1_000_000 })),
     attempts: optional(integer({ description: 'HTTP attempts in all, replays included.', min: 0, max: 1_000_000 })),
   },
-  { description: 'How many of the account\'s webhook deliveries are in each state, and how many attempts were made.' },
+  { description: "How many of the account's webhook deliveries are in each state, and how many attempts were made." },
 );
 const expectSchema = object(
   {
-    events: optional(array(eventMatch, { description: 'Exactly the events of the account since the scenario began, in order.', max: 10_000 })),
-    eventsInclude: optional(array(eventMatch, { description: 'These events in this order, others allowed between them.', min: 1, max: 10_000 })),
+    events: optional(
+      array(eventMatch, { description: 'Exactly the events of the account since the scenario began, in order.', max: 10_000 }),
+    ),
+    eventsInclude: optional(
+      array(eventMatch, { description: 'These events in this order, others allowed between them.', min: 1, max: 10_000 }),
+    ),
     resources: optional(
-      array(object({ path: string({ description: 'A GET path, e.g. /v1/calls/{{first.id}}', pattern: /^\/v1\//, patternHint: 'a path starting with /v1/' }), fields: fieldsSchema }, { description: 'GET `path` must answer 200 with these fields.' }), {
-        description: 'Resources read through the API.',
-        min: 1,
-        max: 1000,
-      }),
+      array(
+        object(
+          {
+            path: string({
+              description: 'A GET path, e.g. /v1/calls/{{first.id}}',
+              pattern: /^\/v1\//,
+              patternHint: 'a path starting with /v1/',
+            }),
+            fields: fieldsSchema,
+          },
+          { description: 'GET `path` must answer 200 with these fields.' },
+        ),
+        {
+          description: 'Resources read through the API.',
+          min: 1,
+          max: 1000,
+        },
+      ),
     ),
     deliveries: optional(countsSchema),
     deadLetters: optional(integer({ description: 'Dead letters of the account now.', min: 0, max: 1_000_000 })),
   },
-  { description: 'What must hold at this step\'s time.' },
+  { description: "What must hold at this step's time." },
 );
 
 /** A step's actions: at most one per step. */
-export const STEP_ACTIONS = ['request', 'inboundCall', 'inboundMessage', 'network', 'messageNetwork', 'answer', 'hangUp', 'receiver', 'replay', 'expect'] as const;
+export const STEP_ACTIONS = [
+  'request',
+  'inboundCall',
+  'inboundMessage',
+  'network',
+  'messageNetwork',
+  'answer',
+  'hangUp',
+  'receiver',
+  'replay',
+  'expect',
+] as const;
 
 const stepSchema = object(
   {
@@ -183,16 +268,29 @@ const stepSchema = object(
     answer: optional(string({ description: 'A ringing call to answer: its id, e.g. {{first.id}}.', max: 200 })),
     hangUp: optional(string({ description: 'A live call to hang up: its id, e.g. {{first.id}}.', max: 200 })),
     receiver: optional(receiverStep),
-    replay: optional(string({ description: '"dead-letters" replays every dead letter of the account; a dlv_ or evt_ id replays those.', max: 200 })),
+    replay: optional(
+      string({ description: '"dead-letters" replays every dead letter of the account; a dlv_ or evt_ id replays those.', max: 200 }),
+    ),
     expect: optional(expectSchema),
   },
   {
-    description: 'One moment of the story: `at` (virtual time from the start), and at most one action. A step with no action only moves time to `at`.',
+    description:
+      'One moment of the story: `at` (virtual time from the start), and at most one action. A step with no action only moves time to `at`.',
     check(step, path) {
       const given = STEP_ACTIONS.filter((k) => step[k] !== undefined);
-      if (given.length > 1) throw invalid(`\`${path}\` has both \`${given[0]}\` and \`${given[1]}\`: give one action per step (two steps may share an \`at\`).`, `${path}.${given[1]}`);
+      if (given.length > 1)
+        throw invalid(
+          `\`${path}\` has both \`${given[0]}\` and \`${given[1]}\`: give one action per step (two steps may share an \`at\`).`,
+          `${path}.${given[1]}`,
+        );
     },
-    rules: { not: { anyOf: STEP_ACTIONS.flatMap((a, i) => STEP_ACTIONS.slice(i + 1).map((b) => ({ required: [a, b], properties: { [a]: true, [b]: true } }))) } },
+    rules: {
+      not: {
+        anyOf: STEP_ACTIONS.flatMap((a, i) =>
+          STEP_ACTIONS.slice(i + 1).map((b) => ({ required: [a, b], properties: { [a]: true, [b]: true } })),
+        ),
+      },
+    },
   },
 );
 
@@ -204,9 +302,21 @@ export const scenarioSchema = object(
     $schema: optional(string({ description: 'The JSON Schema, for editors.', max: 2048 })),
     name: string({ description: 'What the scenario shows.', max: 200 }),
     description: optional(string({ description: 'More words about it.', max: 4000, multiline: true })),
-    seed: optional(integer({ description: 'Seed of the fresh sandbox `svc-sandbox run` makes (--seed overrides it).', min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER })),
+    seed: optional(
+      integer({
+        description: 'Seed of the fresh sandbox `svc-sandbox run` makes (--seed overrides it).',
+        min: Number.MIN_SAFE_INTEGER,
+        max: Number.MAX_SAFE_INTEGER,
+      }),
+    ),
     startTime: optional(dateTime('Virtual start time of the fresh sandbox `svc-sandbox run` makes.')),
-    apiKey: optional(string({ description: 'The account\'s key (default SVC_TEST_scenario; on the server, the session\'s key).', pattern: KEY, patternHint: 'a test key, SVC_TEST_ and letters, digits, _ or -' })),
+    apiKey: optional(
+      string({
+        description: "The account's key (default SVC_TEST_scenario; on the server, the session's key).",
+        pattern: KEY,
+        patternHint: 'a test key, SVC_TEST_ and letters, digits, _ or -',
+      }),
+    ),
     numbers: optional(array(numberSchema, { description: 'Numbers the account provisions first, in order.', max: 100 })),
     webhooks: optional(array(webhookSchema, { description: 'Webhook subscriptions made first, in order.', max: 100 })),
     network: optional(networkSchema),
@@ -219,7 +329,12 @@ export const scenarioSchema = object(
       let last = 0;
       value.steps.forEach((step, i) => {
         const ms = parseDuration(step.at)!;
-        if (ms < last) throw invalid(`\`steps[${i}].at\` (${JSON.stringify(step.at)}) is earlier than the step before it: steps run in time order; move this step up, or give it a later \`at\`.`, `steps[${i}].at`);
+        if (ms < last)
+          throw invalid(
+            `\`steps[${i}].at\` (${JSON.stringify(step.at)}) is earlier than the step before it: steps run in time order; move this step ` +
+              `up, or give it a later \`at\`.`,
+            `steps[${i}].at`,
+          );
         last = ms;
       });
     },
@@ -228,13 +343,25 @@ export const scenarioSchema = object(
 
 /** The JSON Schema of a scenario file: what `schemas/scenario.schema.json` holds. */
 export function scenarioJsonSchema(): JsonSchema {
-  return { $schema: 'https://json-schema.org/draft/2020-12/schema', $id: SCENARIO_SCHEMA_ID, title: 'svc-sandbox scenario', ...scenarioSchema.openapi() };
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: SCENARIO_SCHEMA_ID,
+    title: 'svc-sandbox scenario',
+    ...scenarioSchema.openapi(),
+  };
 }
 
 export type ScenarioStep = {
   at: Duration;
   note?: string;
-  request?: { method: (typeof METHODS)[number]; path: string; body?: unknown; as?: string; status?: number; fields?: Record<string, unknown> };
+  request?: {
+    method: (typeof METHODS)[number];
+    path: string;
+    body?: unknown;
+    as?: string;
+    status?: number;
+    fields?: Record<string, unknown>;
+  };
   inboundCall?: { from: string; to: string; apiKey?: string; aiReceptionist?: boolean; behavior?: CallBehavior; as?: string };
   inboundMessage?: { from: string; to: string; body?: string; mediaUrls?: string[]; as?: string };
   network?: Record<string, CallBehavior | CallBehavior[]>;
@@ -263,7 +390,16 @@ export interface Scenario {
   seed?: number;
   startTime?: string;
   apiKey?: string;
-  numbers?: Array<{ as: string; number?: string; kind?: NumberKind; country?: string; area_code?: string; routing?: unknown; caller_id?: unknown; sms?: unknown }>;
+  numbers?: Array<{
+    as: string;
+    number?: string;
+    kind?: NumberKind;
+    country?: string;
+    area_code?: string;
+    routing?: unknown;
+    caller_id?: unknown;
+    sms?: unknown;
+  }>;
   webhooks?: Array<{ as?: string; url: string; events?: EventType[]; receiver?: ReceiverAnswer }>;
   network?: Record<string, CallBehavior | CallBehavior[]>;
   messageNetwork?: Record<string, MessageBehavior | MessageBehavior[]>;
@@ -375,18 +511,36 @@ function eventLine(event: SandboxEvent): Pick<TimelineEntry, 'text' | 'subject' 
     case 'call.answered':
     case 'call.completed': {
       const c = event.data;
-      const extra = event.type === 'call.completed' ? ` disposition=${c.disposition} duration=${c.duration}s` : event.type === 'call.answered' ? ` by=${c.answered_by}${c.agent ? ` agent=${c.agent}` : ''}` : ` ${c.direction} ${c.from} -> ${c.to}`;
+      const extra =
+        event.type === 'call.completed'
+          ? ` disposition=${c.disposition} duration=${c.duration}s`
+          : event.type === 'call.answered'
+            ? ` by=${c.answered_by}${c.agent ? ` agent=${c.agent}` : ''}`
+            : ` ${c.direction} ${c.from} -> ${c.to}`;
       return { text: `${type}${c.id} ${c.status}${extra}`, subject: c.id, callId: c.id };
     }
     case 'message.received':
     case 'message.delivered': {
       const m = event.data;
-      return { text: `${type}${m.id} ${m.status} ${m.from} -> ${m.to}${m.body === null ? '' : ` ${JSON.stringify(m.body.length > 40 ? `${m.body.slice(0, 40)}…` : m.body)}`}`, subject: m.id };
+      return {
+        text:
+          `${type}${m.id} ${m.status} ${m.from} -> ` +
+          `${m.to}${m.body === null ? '' : ` ${JSON.stringify(m.body.length > 40 ? `${m.body.slice(0, 40)}…` : m.body)}`}`,
+        subject: m.id,
+      };
     }
     case 'recording.ready':
-      return { text: `${type}${event.data.id} ${event.data.status} call=${event.data.call_id} duration=${event.data.duration}s`, subject: event.data.id, callId: event.data.call_id };
+      return {
+        text: `${type}${event.data.id} ${event.data.status} call=${event.data.call_id} duration=${event.data.duration}s`,
+        subject: event.data.id,
+        callId: event.data.call_id,
+      };
     case 'transcript.ready':
-      return { text: `${type}${event.data.id} ${event.data.status} call=${event.data.call_id} segments=${event.data.segments.length}`, subject: event.data.id, callId: event.data.call_id };
+      return {
+        text: `${type}${event.data.id} ${event.data.status} call=${event.data.call_id} segments=${event.data.segments.length}`,
+        subject: event.data.id,
+        callId: event.data.call_id,
+      };
   }
 }
 
@@ -448,7 +602,8 @@ class Run {
         { apiKey: this.apiKey },
       ),
       sandbox.webhooks.subscribe(
-        (attempt, state) => this.add('attempt', attemptLine(attempt, state), { eventType: attempt.eventType, ok: attempt.ok, subject: attempt.deliveryId }),
+        (attempt, state) =>
+          this.add('attempt', attemptLine(attempt, state), { eventType: attempt.eventType, ok: attempt.ok, subject: attempt.deliveryId }),
         { apiKey: this.apiKey },
       ),
     ];
@@ -465,14 +620,28 @@ class Run {
     } catch (error) {
       if (!(error instanceof Failed)) {
         if (!(error instanceof SandboxError)) throw error;
-        failure = { step: this.step, path: this.step < 0 ? 'numbers' : `steps[${this.step}]`, message: error.message, expected: null, seen: null };
+        failure = {
+          step: this.step,
+          path: this.step < 0 ? 'numbers' : `steps[${this.step}]`,
+          message: error.message,
+          expected: null,
+          seen: null,
+        };
         if (error.code === 'interrupted' || error.code === 'closed') throw error;
       } else failure = error.failure;
       this.add('failure', `FAILED ${failure.path}: ${failure.message}`);
     } finally {
       for (const stop of stops) stop();
     }
-    return { name: this.scenario.name, passed: failure === null, held: this.held, timeline: this.timeline, failure, startedAt, endedAt: sandbox.now().toISOString() };
+    return {
+      name: this.scenario.name,
+      passed: failure === null,
+      held: this.held,
+      timeline: this.timeline,
+      failure,
+      startedAt,
+      endedAt: sandbox.now().toISOString(),
+    };
   }
 
   private fail(path: string, message: string, expected: unknown, seen: unknown): never {
@@ -490,9 +659,19 @@ class Run {
     }
     for (const [i, w] of (s.webhooks ?? []).entries()) {
       if (w.receiver !== undefined) this.host.receivers.set(w.url, w.receiver);
-      const made = await this.api('POST', '/v1/webhooks', { url: w.url, events: w.events ?? [...EVENT_TYPES] }, `webhooks[${i}]`, 201, true);
+      const made = await this.api(
+        'POST',
+        '/v1/webhooks',
+        { url: w.url, events: w.events ?? [...EVENT_TYPES] },
+        `webhooks[${i}]`,
+        201,
+        true,
+      );
       if (w.as) this.named.set(w.as, made);
-      this.add('setup', `webhook ${w.url} for ${w.events?.join(', ') ?? 'every event'}${w.receiver === undefined ? '' : ` (simulated receiver answers ${w.receiver})`}`);
+      this.add(
+        'setup',
+        `webhook ${w.url} for ${w.events?.join(', ') ?? 'every event'}${w.receiver === undefined ? '' : ` (simulated receiver answers ${w.receiver})`}`,
+      );
     }
     this.script(s.network, s.messageNetwork);
   }
@@ -527,7 +706,10 @@ class Run {
       if (as) this.named.set(as, call);
     } else if (step.inboundMessage) {
       const { as, ...options } = this.resolve(step.inboundMessage, `${path}.inboundMessage`) as NonNullable<ScenarioStep['inboundMessage']>;
-      this.add('step', `inbound message ${options.from} -> ${options.to}${options.body === undefined ? '' : ` ${JSON.stringify(options.body)}`}`);
+      this.add(
+        'step',
+        `inbound message ${options.from} -> ${options.to}${options.body === undefined ? '' : ` ${JSON.stringify(options.body)}`}`,
+      );
       const message = sandbox.messages.inbound(options);
       if (as) this.named.set(as, message);
     } else if (step.network || step.messageNetwork) {
@@ -543,7 +725,8 @@ class Run {
       this.add('step', `receiver ${step.receiver.url} now answers ${step.receiver.answer}`);
     } else if (step.replay !== undefined) {
       const what = this.resolve(step.replay, `${path}.replay`) as string;
-      const attempts = what === 'dead-letters' ? await sandbox.webhooks.replayAll({ apiKey: this.apiKey }) : await sandbox.webhooks.replay(what);
+      const attempts =
+        what === 'dead-letters' ? await sandbox.webhooks.replayAll({ apiKey: this.apiKey }) : await sandbox.webhooks.replay(what);
       this.add('step', `replay ${what}: ${attempts.length} ${attempts.length === 1 ? 'delivery' : 'deliveries'}`);
     } else if (step.expect) {
       await this.check(step.expect, `${path}.expect`);
@@ -566,14 +749,17 @@ class Run {
     const id = (answer as { id?: string } | null)?.id;
     if (!quiet) {
       // Before the events the request caused, at the instant it was answered.
-      this.add('request', `${method} ${target} -> ${response.status}${error ? ` ${error.code}: ${error.message}` : id ? ` ${id}${(answer as { status?: string }).status ? ` ${(answer as { status?: string }).status}` : ''}` : ''}`, id ? { subject: id } : {});
+      const answered = (answer as { status?: string } | null)?.status;
+      const outcome = error ? ` ${error.code}: ${error.message}` : id ? ` ${id}${answered ? ` ${answered}` : ''}` : '';
+      this.add('request', `${method} ${target} -> ${response.status}${outcome}`, id ? { subject: id } : {});
       this.timeline.splice(before, 0, this.timeline.pop()!);
     }
     const ok = status === undefined ? response.status < 300 : response.status === status;
     if (!ok) {
       this.fail(
         status === undefined ? path : `${path}.status`,
-        `${method} ${target} answered ${response.status}${error ? ` ${error.code}: ${error.message}` : ''}, expected ${status ?? 'a 2xx'}${status === undefined ? ' (give `status` to expect an error)' : ''}.`,
+        `${method} ${target} answered ${response.status}${error ? ` ${error.code}: ${error.message}` : ''}, expected ` +
+          `${status ?? 'a 2xx'}${status === undefined ? ' (give `status` to expect an error)' : ''}.`,
         status ?? '2xx',
         response.status,
       );
@@ -585,7 +771,13 @@ class Run {
   private expectFields(fields: Record<string, unknown>, seen: unknown, path: string): void {
     const expected = this.resolve(fields, path);
     const diff = difference(expected, seen, path);
-    if (diff) this.fail(diff.path, `${diff.path}: expected ${JSON.stringify(diff.expected)}, saw ${JSON.stringify(diff.seen)}.`, diff.expected, diff.seen);
+    if (diff)
+      this.fail(
+        diff.path,
+        `${diff.path}: expected ${JSON.stringify(diff.expected)}, saw ${JSON.stringify(diff.seen)}.`,
+        diff.expected,
+        diff.seen,
+      );
     this.held += 1;
   }
 
@@ -597,7 +789,12 @@ class Run {
       if (wanted.length !== this.events.length || wanted.some((w, i) => !this.eventMatches(w, this.events[i]!, `${p}[${i}]`))) {
         const at = wanted.findIndex((w, i) => this.events[i] === undefined || !this.eventMatches(w, this.events[i]!, `${p}[${i}]`));
         const where = at < 0 ? `${p}` : `${p}[${at}]`;
-        this.fail(where, `${where}: expected the events ${JSON.stringify(wanted.map(typeOf))}, saw ${JSON.stringify(seenTypes())}.`, wanted, seenTypes());
+        this.fail(
+          where,
+          `${where}: expected the events ${JSON.stringify(wanted.map(typeOf))}, saw ${JSON.stringify(seenTypes())}.`,
+          wanted,
+          seenTypes(),
+        );
       }
       this.held += 1;
       this.add('expect', `ok   events: ${wanted.length} in order`);
@@ -607,7 +804,13 @@ class Run {
       let from = 0;
       for (const [i, w] of expect.eventsInclude.entries()) {
         const found = this.events.findIndex((e, j) => j >= from && this.eventMatches(w, e, `${p}[${i}]`));
-        if (found < 0) this.fail(`${p}[${i}]`, `${p}[${i}]: no ${JSON.stringify(w)} after the events matched before it; saw ${JSON.stringify(seenTypes())}.`, w, seenTypes());
+        if (found < 0)
+          this.fail(
+            `${p}[${i}]`,
+            `${p}[${i}]: no ${JSON.stringify(w)} after the events matched before it; saw ${JSON.stringify(seenTypes())}.`,
+            w,
+            seenTypes(),
+          );
         from = found + 1;
       }
       this.held += 1;
@@ -623,10 +826,18 @@ class Run {
     if (expect.deliveries) {
       const p = `${path}.deliveries`;
       const deliveries = this.sandbox.webhooks.deliveries({ apiKey: this.apiKey });
-      const seen: Record<string, number> = Object.fromEntries(DELIVERY_STATES.map((s) => [s, deliveries.filter((d) => d.state === s).length]));
+      const seen: Record<string, number> = Object.fromEntries(
+        DELIVERY_STATES.map((s) => [s, deliveries.filter((d) => d.state === s).length]),
+      );
       seen.attempts = deliveries.reduce((n, d) => n + d.attempts.length, 0);
       for (const [key, count] of Object.entries(expect.deliveries)) {
-        if (seen[key] !== count) this.fail(`${p}.${key}`, `${p}.${key}: expected ${count}, saw ${seen[key]} (deliveries now: ${JSON.stringify(seen)}).`, count, seen[key]);
+        if (seen[key] !== count)
+          this.fail(
+            `${p}.${key}`,
+            `${p}.${key}: expected ${count}, saw ${seen[key]} (deliveries now: ${JSON.stringify(seen)}).`,
+            count,
+            seen[key],
+          );
       }
       this.held += 1;
       this.add('expect', `ok   deliveries: ${JSON.stringify(expect.deliveries)}`);
@@ -634,13 +845,18 @@ class Run {
     if (expect.deadLetters !== undefined) {
       const p = `${path}.deadLetters`;
       const dead = this.sandbox.webhooks.deadLetters({ apiKey: this.apiKey }).length;
-      if (dead !== expect.deadLetters) this.fail(p, `${p}: expected ${expect.deadLetters} dead letters, saw ${dead}.`, expect.deadLetters, dead);
+      if (dead !== expect.deadLetters)
+        this.fail(p, `${p}: expected ${expect.deadLetters} dead letters, saw ${dead}.`, expect.deadLetters, dead);
       this.held += 1;
       this.add('expect', `ok   dead letters: ${dead}`);
     }
   }
 
-  private eventMatches(wanted: EventType | { type: EventType; data?: Record<string, unknown> }, event: SandboxEvent, path: string): boolean {
+  private eventMatches(
+    wanted: EventType | { type: EventType; data?: Record<string, unknown> },
+    event: SandboxEvent,
+    path: string,
+  ): boolean {
     if (typeof wanted === 'string') return event.type === wanted;
     if (event.type !== wanted.type) return false;
     return wanted.data === undefined || difference(this.resolve(wanted.data, `${path}.data`), event.data, '') === null;
@@ -654,7 +870,8 @@ class Run {
       return value.replace(/\{\{\s*([^}]+?)\s*\}\}/g, (_, name: string) => String(this.lookup(name, path)));
     }
     if (Array.isArray(value)) return value.map((v, i) => this.resolve(v, `${path}[${i}]`));
-    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.resolve(v, `${path}.${k}`)]));
+    if (value !== null && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.resolve(v, `${path}.${k}`)]));
     return value;
   }
 
@@ -662,11 +879,17 @@ class Run {
     const [head, ...rest] = reference.split('.');
     if (!this.named.has(head!)) {
       const known = [...this.named.keys()].join(', ');
-      this.fail(path, `${path}: {{${reference}}} names \`${head}\`, which no earlier step made: name a request, number or inbound step with \`as\` (named so far: ${known}).`, reference, null);
+      this.fail(
+        path,
+        `${path}: {{${reference}}} names \`${head}\`, which no earlier step made: name a request, number or inbound step with \`as\` (named so far: ${known}).`,
+        reference,
+        null,
+      );
     }
     let value: unknown = this.named.get(head!);
     for (const key of rest) {
-      if (value === null || typeof value !== 'object' || !(key in value)) this.fail(path, `${path}: {{${reference}}}: \`${head}\` has no field \`${key}\`.`, reference, value);
+      if (value === null || typeof value !== 'object' || !(key in value))
+        this.fail(path, `${path}: {{${reference}}}: \`${head}\` has no field \`${key}\`.`, reference, value);
       value = (value as Record<string, unknown>)[key];
     }
     return value;
@@ -678,13 +901,19 @@ function typeOf(w: EventType | { type: EventType }): EventType {
 }
 
 function describeBehavior(behavior: object | object[]): string {
-  const one = (b: object) => Object.entries(b).map(([k, v]) => `${k}=${v}`).join(' ') || 'default';
+  const one = (b: object) =>
+    Object.entries(b)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ') || 'default';
   return Array.isArray(behavior) ? behavior.map(one).join(', then ') : one(behavior);
 }
 
 function attemptLine(attempt: WebhookAttempt, state: DeliveryState): string {
   const answer = attempt.status === null ? 'no answer' : String(attempt.status);
-  return `${'webhook'.padEnd(17)} ${attempt.eventType} -> ${attempt.url} ${answer} (attempt ${attempt.attempt}${attempt.replay ? `, replay ${attempt.replay}` : ''}; ${state})`;
+  return (
+    `${'webhook'.padEnd(17)} ${attempt.eventType} -> ${attempt.url} ${answer} (attempt ` +
+    `${attempt.attempt}${attempt.replay ? `, replay ${attempt.replay}` : ''}; ${state})`
+  );
 }
 
 /** The JSON Schema of a {@link ScenarioResult}, for the control API's document. */
@@ -720,7 +949,13 @@ export function scenarioResultJsonSchema(): JsonSchema {
             type: 'object',
             additionalProperties: false,
             required: ['step', 'path', 'message', 'expected', 'seen'],
-            properties: { step: { type: 'integer', minimum: -1 }, path: { type: 'string', description: 'JSON path in the file, e.g. steps[4].expect.events[2].' }, message: { type: 'string' }, expected: {}, seen: {} },
+            properties: {
+              step: { type: 'integer', minimum: -1 },
+              path: { type: 'string', description: 'JSON path in the file, e.g. steps[4].expect.events[2].' },
+              message: { type: 'string' },
+              expected: {},
+              seen: {},
+            },
           },
           { type: 'null' },
         ],

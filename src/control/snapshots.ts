@@ -35,7 +35,15 @@ export const RECORDED_CALLS = {
  * small. A header the API comes to read must be added here (test/sandbox/snapshots.test.ts checks);
  * kept sorted, the order a Headers iterates in.
  */
-export const REPLAYED_HEADERS = ['accept', 'access-control-request-headers', 'authorization', 'content-length', 'content-type', 'last-event-id', 'origin'];
+export const REPLAYED_HEADERS = [
+  'accept',
+  'access-control-request-headers',
+  'authorization',
+  'content-length',
+  'content-type',
+  'last-event-id',
+  'origin',
+];
 
 /** A request as the API received it. `path` is below the base URL (a restore may serve another one); `url` when it was outside it. */
 export interface RequestInput {
@@ -241,7 +249,10 @@ export class InputLog implements AttemptTape {
     try {
       json = jsonArgs(args);
     } catch (error) {
-      throw new SandboxError(`${name}: its arguments are not JSON (${error instanceof Error ? error.message : String(error)}), so a snapshot could not keep them; pass plain data.`, { param: 'args' });
+      throw new SandboxError(
+        `${name}: its arguments are not JSON (${error instanceof Error ? error.message : String(error)}), so a snapshot could not keep them; pass plain data.`,
+        { param: 'args' },
+      );
     }
     this.inputs.push({ kind: 'call', at: this.now(), name, args: json });
   }
@@ -271,7 +282,8 @@ export class InputLog implements AttemptTape {
   snapshot(): SandboxSnapshot {
     if (this.reading > 0) {
       throw new SandboxError(
-        `Cannot take a snapshot while ${this.reading === 1 ? 'a request is' : `${this.reading} requests are`} still being read: the snapshot would miss ${this.reading === 1 ? 'it' : 'them'}. Take it once they are answered.`,
+        `Cannot take a snapshot while ${this.reading === 1 ? 'a request is' : `${this.reading} requests are`} still being read: the ` +
+          `snapshot would miss ${this.reading === 1 ? 'it' : 'them'}. Take it once they are answered.`,
         { code: 'conflict' },
       );
     }
@@ -347,12 +359,18 @@ export function parseSnapshot(value: unknown, path = 'snapshot'): SandboxSnapsho
 function parse(value: unknown, path: string): SandboxSnapshot {
   const snapshot = record(value, path, 'a snapshot taken with sandbox.snapshot() (or GET /__sandbox/sessions/{s}/snapshot)');
   if (snapshot.format !== SNAPSHOT_FORMAT) {
-    throw invalid(`${name(`${path}.format`)} must be "${SNAPSHOT_FORMAT}", got ${show(snapshot.format)}: pass the value sandbox.snapshot() returned (or GET /__sandbox/sessions/{s}/snapshot answered), unchanged.`, `${path}.format`);
+    throw invalid(
+      `${name(`${path}.format`)} must be "${SNAPSHOT_FORMAT}", got ${show(snapshot.format)}: pass the value sandbox.snapshot() returned ` +
+        `(or GET /__sandbox/sessions/{s}/snapshot answered), unchanged.`,
+      `${path}.format`,
+    );
   }
   const version = text(snapshot.version, `${path}.version`);
   if (version !== packageVersion()) {
     throw invalid(
-      `${name(`${path}.version`)}: this snapshot was taken by svc-sandbox ${version}, and this is ${packageVersion()}. Another version may simulate the same inputs differently, so its answers would not be the same: take the snapshot again with ${packageVersion()}, or restore it with svc-sandbox@${version}.`,
+      `${name(`${path}.version`)}: this snapshot was taken by svc-sandbox ${version}, and this is ${packageVersion()}. Another version ` +
+        `may simulate the same inputs differently, so its answers would not be the same: take the snapshot again with ` +
+        `${packageVersion()}, or restore it with svc-sandbox@${version}.`,
       `${path}.version`,
     );
   }
@@ -361,10 +379,12 @@ function parse(value: unknown, path: string): SandboxSnapshot {
   const inputs = list(snapshot.inputs, `${path}.inputs`).map((input, i) => parseInput(input, `${path}.inputs[${i}]`));
   const attempts = list(snapshot.attempts, `${path}.attempts`).map((entry, i): SnapshotAttempt => {
     const where = `${path}.attempts[${i}]`;
-    if (!Array.isArray(entry) || entry.length !== 2) throw invalid(`${name(where)} must be a [key, result] pair, got ${show(entry)}.`, where);
+    if (!Array.isArray(entry) || entry.length !== 2)
+      throw invalid(`${name(where)} must be a [key, result] pair, got ${show(entry)}.`, where);
     const result = record(entry[1], `${where}[1]`, 'an attempt result { status, ok, error, durationMs }');
     const status = result.status === null ? null : integer(result.status, `${where}[1].status`);
-    if (typeof result.ok !== 'boolean') throw invalid(`${name(`${where}[1].ok`)} must be true or false, got ${show(result.ok)}.`, `${where}[1].ok`);
+    if (typeof result.ok !== 'boolean')
+      throw invalid(`${name(`${where}[1].ok`)} must be true or false, got ${show(result.ok)}.`, `${where}[1].ok`);
     const error = result.error === null ? null : text(result.error, `${where}[1].error`);
     const durationMs = number(result.durationMs, `${where}[1].durationMs`);
     return [text(entry[0], `${where}[0]`), { status, ok: result.ok, error, durationMs }];
@@ -378,7 +398,10 @@ function parseInput(value: unknown, path: string): SnapshotInput {
   const input = record(value, path, 'an input of the snapshot');
   const kind = input.kind;
   if (typeof kind !== 'string' || !(INPUT_KINDS as readonly string[]).includes(kind)) {
-    throw invalid(`${name(`${path}.kind`)} must be one of ${INPUT_KINDS.map((k) => `"${k}"`).join(', ')}, got ${show(kind)}.`, `${path}.kind`);
+    throw invalid(
+      `${name(`${path}.kind`)} must be one of ${INPUT_KINDS.map((k) => `"${k}"`).join(', ')}, got ${show(kind)}.`,
+      `${path}.kind`,
+    );
   }
   const at = instant(input.at, `${path}.at`);
   switch (kind as SnapshotInput['kind']) {
@@ -392,14 +415,18 @@ function parseInput(value: unknown, path: string): SnapshotInput {
       const callName = text(input.name, `${path}.name`);
       const [space, method] = callName.split('.');
       const known = RECORDED_CALLS[space as keyof typeof RECORDED_CALLS] as readonly string[] | undefined;
-      if (!known?.includes(method ?? '')) throw invalid(`${name(`${path}.name`)} ${show(callName)} is not a scripting call a snapshot records.`, `${path}.name`);
+      if (!known?.includes(method ?? ''))
+        throw invalid(`${name(`${path}.name`)} ${show(callName)} is not a scripting call a snapshot records.`, `${path}.name`);
       return { kind: 'call', at, name: callName, args: list(input.args, `${path}.args`) };
     }
     case 'request': {
       const method = text(input.method, `${path}.method`);
       const headers = list(input.headers, `${path}.headers`).map((pair, i): [string, string] => {
         if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') {
-          throw invalid(`${name(`${path}.headers[${i}]`)} must be a [name, value] pair of strings, got ${show(pair)}.`, `${path}.headers[${i}]`);
+          throw invalid(
+            `${name(`${path}.headers[${i}]`)} must be a [name, value] pair of strings, got ${show(pair)}.`,
+            `${path}.headers[${i}]`,
+          );
         }
         return [pair[0], pair[1]];
       });
@@ -416,7 +443,8 @@ function parseInput(value: unknown, path: string): SnapshotInput {
 
 function record(value: unknown, path: string, what: string): Record<string, unknown> {
   if (value === undefined) throw missing(`${name(path)} is missing: give ${what}.`, path);
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid(`${name(path)} must be ${what}, got ${show(value)}.`, path);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw invalid(`${name(path)} must be ${what}, got ${show(value)}.`, path);
   return value as Record<string, unknown>;
 }
 
@@ -433,7 +461,8 @@ function text(value: unknown, path: string): string {
 }
 
 function number(value: unknown, path: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw invalid(`${name(path)} must be a number of 0 or more, got ${show(value)}.`, path);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+    throw invalid(`${name(path)} must be a number of 0 or more, got ${show(value)}.`, path);
   return value;
 }
 
@@ -445,6 +474,7 @@ function integer(value: unknown, path: string): number {
 /** An instant as a snapshot keeps it: epoch milliseconds (`now` is ISO 8601). */
 function instant(value: unknown, path: string): number {
   const ms = typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : NaN;
-  if (!Number.isFinite(ms) || Math.abs(ms) > MAX_TIME_MS) throw invalid(`${name(path)} must be an instant (epoch milliseconds or ISO 8601), got ${show(value)}.`, path);
+  if (!Number.isFinite(ms) || Math.abs(ms) > MAX_TIME_MS)
+    throw invalid(`${name(path)} must be an instant (epoch milliseconds or ISO 8601), got ${show(value)}.`, path);
   return ms;
 }

@@ -16,7 +16,14 @@ const LEFT = 260;
 const RIGHT = 30;
 const TOP = 58;
 const ROW = 26;
-const COLORS = { answered: '#2e7d32', busy: '#ef6c00', no_answer: '#8d6e63', failed: '#c62828', canceled: '#757575', live: '#1565c0' } as const;
+const COLORS = {
+  answered: '#2e7d32',
+  busy: '#ef6c00',
+  no_answer: '#8d6e63',
+  failed: '#c62828',
+  canceled: '#757575',
+  live: '#1565c0',
+} as const;
 
 /** Escapes text for SVG content and attribute values. */
 export function escapeXml(text: string): string {
@@ -37,9 +44,21 @@ interface CallRow {
 function scale(endMs: number): { x: (ms: number) => number; ticks: Array<[number, string]>; log: boolean } {
   const span = WIDTH - LEFT - RIGHT;
   const log = endMs > 10 * 60_000;
-  const x = log ? (ms: number) => LEFT + (span * Math.log1p(ms / 1000)) / Math.log1p(endMs / 1000) : (ms: number) => LEFT + (span * ms) / endMs;
+  const x = log
+    ? (ms: number) => LEFT + (span * Math.log1p(ms / 1000)) / Math.log1p(endMs / 1000)
+    : (ms: number) => LEFT + (span * ms) / endMs;
   const candidates: Array<[number, string]> = log
-    ? [[0, '0'], [1_000, '1s'], [10_000, '10s'], [60_000, '1m'], [600_000, '10m'], [3_600_000, '1h'], [6 * 3_600_000, '6h'], [86_400_000, '1d'], [7 * 86_400_000, '7d']]
+    ? [
+        [0, '0'],
+        [1_000, '1s'],
+        [10_000, '10s'],
+        [60_000, '1m'],
+        [600_000, '10m'],
+        [3_600_000, '1h'],
+        [6 * 3_600_000, '6h'],
+        [86_400_000, '1d'],
+        [7 * 86_400_000, '7d'],
+      ]
     : niceTicks(endMs);
   return { x, ticks: candidates.filter(([ms]) => ms <= endMs), log };
 }
@@ -73,7 +92,11 @@ export function timelineSvg(result: ScenarioResult): string {
     else if (entry.kind === 'event' && entry.eventType?.startsWith('message.')) messages.push(entry);
     else if (entry.kind === 'event' && entry.callId) {
       let row = calls.get(entry.callId);
-      if (!row) calls.set(entry.callId, (row = { id: entry.callId, start: entry.offsetMs, answered: null, end: null, disposition: null, marks: [], lines: [] }));
+      if (!row)
+        calls.set(
+          entry.callId,
+          (row = { id: entry.callId, start: entry.offsetMs, answered: null, end: null, disposition: null, marks: [], lines: [] }),
+        );
       row.lines.push(entry.text);
       if (entry.eventType === 'call.answered') row.answered = entry.offsetMs;
       else if (entry.eventType === 'call.completed') {
@@ -88,11 +111,13 @@ export function timelineSvg(result: ScenarioResult): string {
   const out: string[] = [];
   const status = result.passed ? 'passed' : 'FAILED';
   out.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="ui-monospace, SFMono-Regular, Menlo, monospace" font-size="12">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" ` +
+      `font-family="ui-monospace, SFMono-Regular, Menlo, monospace" font-size="12">`,
     `<title>${escapeXml(`${result.name}: ${status}`)}</title>`,
     `<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`,
     `<text x="12" y="22" font-size="15" font-weight="bold">${escapeXml(result.name)}</text>`,
-    `<text x="${WIDTH - RIGHT}" y="22" text-anchor="end" fill="${result.passed ? COLORS.answered : COLORS.failed}" font-weight="bold">${status} (${result.held} held)</text>`,
+    `<text x="${WIDTH - RIGHT}" y="22" text-anchor="end" fill="${result.passed ? COLORS.answered : COLORS.failed}" ` +
+      `font-weight="bold">${status} (${result.held} held)</text>`,
     `<text x="12" y="40" fill="#555">virtual time from ${escapeXml(result.startedAt)}${log ? ' (logarithmic axis)' : ''}</text>`,
   );
 
@@ -100,7 +125,10 @@ export function timelineSvg(result: ScenarioResult): string {
   const axisY = TOP + rows * ROW + 8;
   out.push(`<g class="axis" stroke="#ccc">`);
   for (const [ms, label] of ticks) {
-    out.push(`<line x1="${r(x(ms))}" y1="${TOP - 6}" x2="${r(x(ms))}" y2="${axisY}"/>`, `<text x="${r(x(ms))}" y="${axisY + 16}" text-anchor="middle" stroke="none" fill="#555">${escapeXml(label)}</text>`);
+    out.push(
+      `<line x1="${r(x(ms))}" y1="${TOP - 6}" x2="${r(x(ms))}" y2="${axisY}"/>`,
+      `<text x="${r(x(ms))}" y="${axisY + 16}" text-anchor="middle" stroke="none" fill="#555">${escapeXml(label)}</text>`,
+    );
   }
   out.push('</g>');
 
@@ -110,7 +138,11 @@ export function timelineSvg(result: ScenarioResult): string {
 
   // Requests and steps of the scenario.
   out.push('<g class="requests">', label('requests'));
-  for (const entry of requests) out.push(`<path class="request" d="M${r(x(entry.offsetMs))} ${mid() - 6} l5 6 l-5 6 z" fill="#5c6bc0"><title>${escapeXml(`${at(entry)} ${entry.text}`)}</title></path>`);
+  for (const entry of requests)
+    out.push(
+      `<path class="request" d="M${r(x(entry.offsetMs))} ${mid() - 6} l5 6 l-5 6 z" ` +
+        `fill="#5c6bc0"><title>${escapeXml(`${at(entry)} ${entry.text}`)}</title></path>`,
+    );
   out.push('</g>');
   row += 1;
 
@@ -120,31 +152,54 @@ export function timelineSvg(result: ScenarioResult): string {
     const color = call.end === null ? COLORS.live : (COLORS[call.disposition as keyof typeof COLORS] ?? COLORS.live);
     const y = mid();
     out.push(`<g class="call" data-call="${escapeXml(call.id)}">`, label(call.id));
-    if (call.disposition) out.push(`<text x="${LEFT - 10}" y="${y + 4}" text-anchor="end" fill="${color}">${escapeXml(call.disposition)}</text>`);
-    out.push(`<rect class="call-bar" x="${r(x(call.start))}" y="${y - 6}" width="${r(Math.max(2, x(end) - x(call.start)))}" height="12" rx="3" fill="${color}" fill-opacity="0.75"><title>${escapeXml(call.lines.join('\n'))}</title></rect>`);
-    if (call.answered !== null) out.push(`<circle class="answered" cx="${r(x(call.answered))}" cy="${y}" r="4" fill="#fff" stroke="${color}" stroke-width="2"><title>answered at ${escapeXml(seconds(call.answered))}</title></circle>`);
-    for (const mark of call.marks) out.push(`<path class="ready" d="M${r(x(mark.offsetMs))} ${y - 6} l5 6 l-5 6 l-5 -6 z" fill="#6a1b9a"><title>${escapeXml(`${at(mark)} ${mark.text}`)}</title></path>`);
+    if (call.disposition)
+      out.push(`<text x="${LEFT - 10}" y="${y + 4}" text-anchor="end" fill="${color}">${escapeXml(call.disposition)}</text>`);
+    out.push(
+      `<rect class="call-bar" x="${r(x(call.start))}" y="${y - 6}" width="${r(Math.max(2, x(end) - x(call.start)))}" height="12" rx="3" ` +
+        `fill="${color}" fill-opacity="0.75"><title>${escapeXml(call.lines.join('\n'))}</title></rect>`,
+    );
+    if (call.answered !== null)
+      out.push(
+        `<circle class="answered" cx="${r(x(call.answered))}" cy="${y}" r="4" fill="#fff" stroke="${color}" ` +
+          `stroke-width="2"><title>answered at ${escapeXml(seconds(call.answered))}</title></circle>`,
+      );
+    for (const mark of call.marks)
+      out.push(
+        `<path class="ready" d="M${r(x(mark.offsetMs))} ${y - 6} l5 6 l-5 6 l-5 -6 z" ` +
+          `fill="#6a1b9a"><title>${escapeXml(`${at(mark)} ${mark.text}`)}</title></path>`,
+      );
     out.push('</g>');
     row += 1;
   }
 
   // Messages.
   out.push('<g class="messages">', label('messages'));
-  for (const m of messages) out.push(`<circle class="message" cx="${r(x(m.offsetMs))}" cy="${mid()}" r="5" fill="${m.eventType === 'message.received' ? '#0277bd' : COLORS.answered}"><title>${escapeXml(`${at(m)} ${m.text}`)}</title></circle>`);
+  for (const m of messages)
+    out.push(
+      `<circle class="message" cx="${r(x(m.offsetMs))}" cy="${mid()}" r="5" ` +
+        `fill="${m.eventType === 'message.received' ? '#0277bd' : COLORS.answered}"><title>${escapeXml(`${at(m)} ${m.text}`)}</title></circle>`,
+    );
   out.push('</g>');
   row += 1;
 
   // Webhook attempts.
   out.push('<g class="webhooks">', label('webhook attempts'));
-  for (const a of attempts) out.push(`<line class="attempt ${a.ok ? 'ok' : 'failed'}" x1="${r(x(a.offsetMs))}" y1="${mid() - 8}" x2="${r(x(a.offsetMs))}" y2="${mid() + 8}" stroke="${a.ok ? COLORS.answered : COLORS.failed}" stroke-width="2"><title>${escapeXml(`${at(a)} ${a.text}`)}</title></line>`);
+  for (const a of attempts)
+    out.push(
+      `<line class="attempt ${a.ok ? 'ok' : 'failed'}" x1="${r(x(a.offsetMs))}" y1="${mid() - 8}" x2="${r(x(a.offsetMs))}" ` +
+        `y2="${mid() + 8}" stroke="${a.ok ? COLORS.answered : COLORS.failed}" ` +
+        `stroke-width="2"><title>${escapeXml(`${at(a)} ${a.text}`)}</title></line>`,
+    );
   out.push('</g>');
   row += 1;
 
   const failure = entries.find((e) => e.kind === 'failure');
   if (failure) {
     out.push(
-      `<g class="failure"><line x1="${r(x(failure.offsetMs))}" y1="${TOP - 10}" x2="${r(x(failure.offsetMs))}" y2="${axisY}" stroke="${COLORS.failed}" stroke-width="2" stroke-dasharray="4 3"/>`,
-      `<text x="12" y="${height - 8}" fill="${COLORS.failed}">${escapeXml(failure.text.length > 130 ? `${failure.text.slice(0, 130)}…` : failure.text)}</text></g>`,
+      `<g class="failure"><line x1="${r(x(failure.offsetMs))}" y1="${TOP - 10}" x2="${r(x(failure.offsetMs))}" y2="${axisY}" ` +
+        `stroke="${COLORS.failed}" stroke-width="2" stroke-dasharray="4 3"/>`,
+      `<text x="12" y="${height - 8}" ` +
+        `fill="${COLORS.failed}">${escapeXml(failure.text.length > 130 ? `${failure.text.slice(0, 130)}…` : failure.text)}</text></g>`,
     );
   }
   out.push('</svg>');

@@ -79,22 +79,48 @@ const label = { label: 'option' as const };
 /** Each type's overrides, checked: an unknown field is refused with the ones it takes. */
 export const TRIGGER_OVERRIDES: { [K in EventType]: Schema<TriggerOverrides[K]> } = {
   'call.started': object({ to, from, ai_receptionist: ai }, { description: 'Overrides of a call.started trigger.', ...label }),
-  'call.answered': object({ to, from, ai_receptionist: ai, answered_by: answeredBy, agent }, { description: 'Overrides of a call.answered trigger.', ...label }),
+  'call.answered': object(
+    { to, from, ai_receptionist: ai, answered_by: answeredBy, agent },
+    { description: 'Overrides of a call.answered trigger.', ...label },
+  ),
   'call.completed': object(
-    { to, from, ai_receptionist: ai, answered_by: answeredBy, agent, disposition: optional(oneOf(DISPOSITIONS, 'How the call ends.')), duration: talk },
+    {
+      to,
+      from,
+      ai_receptionist: ai,
+      answered_by: answeredBy,
+      agent,
+      disposition: optional(oneOf(DISPOSITIONS, 'How the call ends.')),
+      duration: talk,
+    },
     {
       description: 'Overrides of a call.completed trigger.',
       ...label,
       check(value, path) {
         if (value.duration !== undefined && value.disposition !== undefined && value.disposition !== 'answered') {
           const at = path ? `${path}.duration` : 'duration';
-          throw invalid(`\`${at}\` is the time talked, and a ${value.disposition} call talks 0 s: leave \`duration\` out, or make \`disposition\` "answered".`, at);
+          throw invalid(
+            `\`${at}\` is the time talked, and a ${value.disposition} call talks 0 s: leave \`duration\` out, or make \`disposition\` "answered".`,
+            at,
+          );
         }
       },
     },
   ),
-  'message.received': object({ from, to, body }, { description: 'Overrides of a message.received trigger (`to`: a number of the account; one is provisioned when it has none).', ...label }),
-  'message.delivered': object({ from, to, body }, { description: 'Overrides of a message.delivered trigger (`from`: a number of the account; one is provisioned when it has none).', ...label }),
+  'message.received': object(
+    { from, to, body },
+    {
+      description: 'Overrides of a message.received trigger (`to`: a number of the account; one is provisioned when it has none).',
+      ...label,
+    },
+  ),
+  'message.delivered': object(
+    { from, to, body },
+    {
+      description: 'Overrides of a message.delivered trigger (`from`: a number of the account; one is provisioned when it has none).',
+      ...label,
+    },
+  ),
   'recording.ready': object({ to, from, agent, duration: talk }, { description: 'Overrides of a recording.ready trigger.', ...label }),
   'transcript.ready': object({ to, from, duration: talk }, { description: 'Overrides of a transcript.ready trigger.', ...label }),
 };
@@ -107,9 +133,16 @@ export const TRIGGER_OVERRIDES: { [K in EventType]: Schema<TriggerOverrides[K]> 
  * const busy = await trigger(sandbox, 'call.completed', { disposition: 'busy' });
  * (await sandbox.fetch(`/v1/calls/${busy.data.id}`, auth)).json(); // equals busy.data
  */
-export async function trigger<K extends EventType>(host: TriggerHost, type: K, overrides: unknown = {}, options: TriggerOptions = {}): Promise<SandboxEvent<K>> {
+export async function trigger<K extends EventType>(
+  host: TriggerHost,
+  type: K,
+  overrides: unknown = {},
+  options: TriggerOptions = {},
+): Promise<SandboxEvent<K>> {
   if (!(EVENT_TYPES as readonly unknown[]).includes(type)) {
-    throw new SandboxError(say('trigger', `${JSON.stringify(type)} is not an event type: pass one of ${EVENT_TYPES.join(', ')}.`), { param: field('type') });
+    throw new SandboxError(say('trigger', `${JSON.stringify(type)} is not an event type: pass one of ${EVENT_TYPES.join(', ')}.`), {
+      param: field('type'),
+    });
   }
   const input = check(TRIGGER_OVERRIDES[type] as Schema<Record<string, unknown>>, overrides ?? {}, 'trigger', 'overrides');
   const key = options.apiKey ?? lastAcceptedKey(host) ?? DEFAULT_TRIGGER_KEY;
@@ -139,19 +172,35 @@ class Story {
       case 'call.started':
         return this.call(type, o, undefined);
       case 'call.answered':
-        return this.call(type, o, { outcome: 'answered', ring: '1s', ...(o.answered_by ? { answeredBy: o.answered_by } : {}), ...(o.agent ? { agent: o.agent } : {}) });
+        return this.call(type, o, {
+          outcome: 'answered',
+          ring: '1s',
+          ...(o.answered_by ? { answeredBy: o.answered_by } : {}),
+          ...(o.agent ? { agent: o.agent } : {}),
+        });
       case 'call.completed': {
         const disposition = o.disposition ?? 'answered';
         if (disposition === 'canceled') return this.canceledCall(o);
         const behavior: CallBehavior =
           disposition === 'answered'
-            ? { outcome: 'answered', ring: '1s', ...(o.duration ? { talk: `${o.duration}s` } : {}), ...(o.answered_by ? { answeredBy: o.answered_by } : {}), ...(o.agent ? { agent: o.agent } : {}) }
+            ? {
+                outcome: 'answered',
+                ring: '1s',
+                ...(o.duration ? { talk: `${o.duration}s` } : {}),
+                ...(o.answered_by ? { answeredBy: o.answered_by } : {}),
+                ...(o.agent ? { agent: o.agent } : {}),
+              }
             : { outcome: disposition, ring: '1s' };
         return this.call(type, o, behavior);
       }
       case 'recording.ready':
       case 'transcript.ready': {
-        const behavior: CallBehavior = { outcome: 'answered', ring: '1s', talk: `${o.duration ?? 10}s`, ...(o.agent ? { agent: o.agent } : {}) };
+        const behavior: CallBehavior = {
+          outcome: 'answered',
+          ring: '1s',
+          talk: `${o.duration ?? 10}s`,
+          ...(o.agent ? { agent: o.agent } : {}),
+        };
         const call = await this.placeCall(o, behavior);
         return this.until(type, (event) => event.type === type && (event.data as { call_id: string }).call_id === call.id);
       }
@@ -185,16 +234,24 @@ class Story {
   private async placeCall(o: Record<string, any>, behavior: CallBehavior | undefined): Promise<{ id: string }> {
     const target = o.to ?? CALLED;
     if (behavior) this.host.network.queueBehavior(target, behavior);
-    return this.api('POST', '/v1/calls', { to: target, from: o.from ?? CALLER, ...(o.ai_receptionist === undefined ? {} : { ai_receptionist: o.ai_receptionist }) });
+    return this.api('POST', '/v1/calls', {
+      to: target,
+      from: o.from ?? CALLER,
+      ...(o.ai_receptionist === undefined ? {} : { ai_receptionist: o.ai_receptionist }),
+    });
   }
 
   /** A provisioned number of the account with SMS: `wanted` (provisioned if free), else its first, else a new one. */
   private async ownNumber(wanted: string | undefined): Promise<string> {
-    const mine = (await this.api('GET', '/v1/numbers?provisioned=true&limit=100', undefined)) as { data: Array<{ number: string; sms?: { enabled: boolean } }> };
+    const mine = (await this.api('GET', '/v1/numbers?provisioned=true&limit=100', undefined)) as {
+      data: Array<{ number: string; sms?: { enabled: boolean } }>;
+    };
     const usable = mine.data.filter((n) => n.sms?.enabled !== false);
     const found = wanted === undefined ? usable[0] : usable.find((n) => n.number === wanted);
     if (found) return found.number;
-    const made = (await this.api('POST', '/v1/numbers', wanted === undefined ? { country: 'US' } : { number: wanted })) as { number: string };
+    const made = (await this.api('POST', '/v1/numbers', wanted === undefined ? { country: 'US' } : { number: wanted })) as {
+      number: string;
+    };
     return made.number;
   }
 
@@ -209,15 +266,25 @@ class Story {
       });
     } catch (error) {
       // An injected or chaos network fault: the story could not be told, which is no sandbox failure.
-      throw new SandboxError(say('trigger', `${method} ${path.split('?')[0]} failed before an answer (${error instanceof Error ? error.message : String(error)}): an injected network fault, or chaos? Clear it and trigger again.`), { code: 'conflict' });
+      throw new SandboxError(
+        say(
+          'trigger',
+          `${method} ${path.split('?')[0]} failed before an answer (${error instanceof Error ? error.message : String(error)}): an ` +
+            `injected network fault, or chaos? Clear it and trigger again.`,
+        ),
+        { code: 'conflict' },
+      );
     }
     const answer = (await response.json()) as { error?: { code: string; message: string; param?: string } };
     if (response.status >= 400) {
       const error = answer.error;
-      throw new SandboxError(say('trigger', `${method} ${path.split('?')[0]} answered ${response.status}${error ? ` ${error.code}: ${error.message}` : ''}`), {
-        code: response.status === 401 || response.status === 403 ? 'invalid_parameter' : 'conflict',
-        param: error?.param === undefined ? undefined : field(`overrides.${error.param}`),
-      });
+      throw new SandboxError(
+        say('trigger', `${method} ${path.split('?')[0]} answered ${response.status}${error ? ` ${error.code}: ${error.message}` : ''}`),
+        {
+          code: response.status === 401 || response.status === 403 ? 'invalid_parameter' : 'conflict',
+          param: error?.param === undefined ? undefined : field(`overrides.${error.param}`),
+        },
+      );
     }
     return answer;
   }

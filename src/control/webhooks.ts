@@ -1,7 +1,15 @@
 import type { Channel } from '../core/emitter.js';
 import { SandboxError } from '../core/errors.js';
 import { object, oneOf, optional, string, type Schema } from '../core/schema.js';
-import { DELIVERY_STATES, type DeliveryFilter, type DeliveryState, type Deliveries, type DeliveryEvents, type WebhookAttempt, type WebhookDelivery } from '../events/deliveries.js';
+import {
+  DELIVERY_STATES,
+  type DeliveryFilter,
+  type DeliveryState,
+  type Deliveries,
+  type DeliveryEvents,
+  type WebhookAttempt,
+  type WebhookDelivery,
+} from '../events/deliveries.js';
 import { EVENT_TYPES, type EventType } from '../state/resources.js';
 import { accountOf, check, field, named, say, type ControlContext } from './context.js';
 
@@ -72,7 +80,7 @@ const pagesOf = new WeakMap<WebhookScripting, DeliveryPages>();
 /** The positions view of a sandbox's `sandbox.webhooks` (see {@link DeliveryPages}). */
 export function deliveryPages(webhooks: WebhookScripting): DeliveryPages {
   const pages = pagesOf.get(webhooks);
-  if (!pages) throw new TypeError('deliveryPages: not a sandbox\'s webhooks.');
+  if (!pages) throw new TypeError("deliveryPages: not a sandbox's webhooks.");
   return pages;
 }
 
@@ -92,7 +100,10 @@ interface WebhookScriptingDeps {
  * const [first] = await sandbox.webhooks.replay(dead.id); // first.attempt === 1
  * const stop = sandbox.webhooks.subscribe((attempt, state) => console.log(attempt.status, state), { state: 'dead' });
  */
-export function webhookScripting(ctx: ControlContext, { deliveries: service, events, onListenerError }: WebhookScriptingDeps): WebhookScripting {
+export function webhookScripting(
+  ctx: ControlContext,
+  { deliveries: service, events, onListenerError }: WebhookScriptingDeps,
+): WebhookScripting {
   // Reads work after close(), as every namespace's do: they show what happened.
   const resolve = (filter: WebhookFilter | undefined, where: string): DeliveryFilter => {
     if (filter === undefined) return {};
@@ -105,17 +116,37 @@ export function webhookScripting(ctx: ControlContext, { deliveries: service, eve
   /** The dead letters `id` names, or why there are none to replay. */
   const deadLettersOf = (id: unknown): string[] => {
     ctx.assertOpen('replay a dead letter');
-    if (typeof id !== 'string') throw new SandboxError(say('webhooks.replay', `pass a dead letter id (dlv_…) or an event id (evt_…) from ${deadLetters()}.`), { param: field('id') });
-    const dead = id.startsWith('evt_') ? service.deliveries({ eventId: id, state: 'dead' }) : [service.find(id)].filter((d) => d !== undefined);
+    if (typeof id !== 'string')
+      throw new SandboxError(say('webhooks.replay', `pass a dead letter id (dlv_…) or an event id (evt_…) from ${deadLetters()}.`), {
+        param: field('id'),
+      });
+    const dead = id.startsWith('evt_')
+      ? service.deliveries({ eventId: id, state: 'dead' })
+      : [service.find(id)].filter((d) => d !== undefined);
     if (dead.length === 0) {
-      throw new SandboxError(say('webhooks.replay', `no dead letter ${id}. Pass a dead letter id (dlv_…) or an event id (evt_…) from ${deadLetters()}.`), { code: 'not_found', param: field('id') });
+      throw new SandboxError(
+        say('webhooks.replay', `no dead letter ${id}. Pass a dead letter id (dlv_…) or an event id (evt_…) from ${deadLetters()}.`),
+        { code: 'not_found', param: field('id') },
+      );
     }
     for (const delivery of dead) {
       if (delivery.state !== 'dead') {
-        throw new SandboxError(say('webhooks.replay', `delivery ${delivery.id} is ${delivery.state}, not in the dead-letter queue; only dead letters can be replayed.`), { code: 'conflict', param: field('id') });
+        throw new SandboxError(
+          say(
+            'webhooks.replay',
+            `delivery ${delivery.id} is ${delivery.state}, not in the dead-letter queue; only dead letters can be replayed.`,
+          ),
+          { code: 'conflict', param: field('id') },
+        );
       }
       if (!service.canReplay(delivery.id)) {
-        throw new SandboxError(say('webhooks.replay', `dead letter ${delivery.id} belongs to subscription ${delivery.subscriptionId}, which was deleted; create a new subscription instead.`), { code: 'conflict', param: field('id') });
+        throw new SandboxError(
+          say(
+            'webhooks.replay',
+            `dead letter ${delivery.id} belongs to subscription ${delivery.subscriptionId}, which was deleted; create a new subscription instead.`,
+          ),
+          { code: 'conflict', param: field('id') },
+        );
       }
     }
     return dead.map((d) => d.id);

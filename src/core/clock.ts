@@ -87,7 +87,9 @@ function earliestTimer(clock: object): { callAt: number } | undefined {
   const peek: unknown = Reflect.get(heap, 'peek');
   if (typeof peek !== 'function') return undefined;
   const first: unknown = peek.call(heap);
-  return typeof first === 'object' && first !== null && typeof Reflect.get(first, 'callAt') === 'number' ? (first as { callAt: number }) : undefined;
+  return typeof first === 'object' && first !== null && typeof Reflect.get(first, 'callAt') === 'number'
+    ? (first as { callAt: number })
+    : undefined;
 }
 
 /**
@@ -370,7 +372,11 @@ export class VirtualClock implements Service {
     check();
     const end = this.rawNow() + ms;
     if (end > MAX_TIME_MS) {
-      throw new SandboxError(`Failed to advance: ${ms} ms from ${new Date(this.rawNow()).toISOString()} is past the last instant a Date can hold (+275760-09-13T00:00:00Z); advance less.`, { param: 'duration' });
+      throw new SandboxError(
+        `Failed to advance: ${ms} ms from ${new Date(this.rawNow()).toISOString()} is past the last instant a Date can hold ` +
+          `(+275760-09-13T00:00:00Z); advance less.`,
+        { param: 'duration' },
+      );
     }
     do {
       yield;

@@ -96,8 +96,16 @@ export class Collection<T extends StoredItem> {
     const list = this.byAccount.get(account) ?? [];
     // Index of the first item that must not be returned, walking down from there.
     let end = list.length;
-    if (query.beforeSeq !== undefined) end = Math.min(end, lowerBound(list, query.beforeSeq, (x) => x.seq));
-    if (query.createdBeforeMs !== undefined) end = Math.min(end, lowerBound(list, query.createdBeforeMs, (x) => x.createdMs));
+    if (query.beforeSeq !== undefined)
+      end = Math.min(
+        end,
+        lowerBound(list, query.beforeSeq, (x) => x.seq),
+      );
+    if (query.createdBeforeMs !== undefined)
+      end = Math.min(
+        end,
+        lowerBound(list, query.createdBeforeMs, (x) => x.createdMs),
+      );
     const items: T[] = [];
     for (let i = end - 1; i >= 0; i--) {
       const item = list[i]!;

@@ -28,7 +28,12 @@ export function parseDuration(value: unknown): number | null {
 export const DURATION_HINT = "milliseconds as a non-negative number, or a string such as '500ms', '30s', '5m', '2h' or '1d'";
 
 /** The JSON Schema of a duration: milliseconds, or a number and a unit. */
-export const DURATION_JSON_SCHEMA = { anyOf: [{ type: 'number', minimum: 0, description: 'Milliseconds.' }, { type: 'string', pattern: '^\\d+(\\.\\d+)?\\s*(ms|s|m|h|d)$', examples: ['30s', '25h'] }] };
+export const DURATION_JSON_SCHEMA = {
+  anyOf: [
+    { type: 'number', minimum: 0, description: 'Milliseconds.' },
+    { type: 'string', pattern: '^\\d+(\\.\\d+)?\\s*(ms|s|m|h|d)$', examples: ['30s', '25h'] },
+  ],
+};
 
 /** A duration, checked and kept as given (`'30s'` stays `'30s'`): the one schema every caller of the kit uses. */
 export const durationSchema: Schema<Duration> = custom({

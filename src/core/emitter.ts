@@ -26,14 +26,22 @@ export interface Channel<Events extends object> {
 export class Emitter<Events extends object> implements Channel<Events> {
   private readonly listeners = new Map<keyof Events, Array<(data: never) => void>>();
 
-  constructor(private readonly onError: (error: unknown) => void = (error) => { throw error; }) {}
+  constructor(
+    private readonly onError: (error: unknown) => void = (error) => {
+      throw error;
+    },
+  ) {}
 
   on<K extends keyof Events>(type: K, listener: (data: Events[K]) => void): () => void {
     const list = this.listeners.get(type) ?? [];
     this.listeners.set(type, [...list, listener as (data: never) => void]);
     return () => {
       const now = this.listeners.get(type);
-      if (now) this.listeners.set(type, now.filter((l) => l !== listener));
+      if (now)
+        this.listeners.set(
+          type,
+          now.filter((l) => l !== listener),
+        );
     };
   }
 

@@ -14,6 +14,12 @@ it('fake-timers keeps its timer heap with peek() (what core/clock.ts reads in re
   clock.setTimeout(() => undefined, 50);
   clock.setTimeout(() => undefined, 20);
   const heap: unknown = Reflect.get(clock, 'timerHeap');
-  expect(typeof (heap as { peek?: unknown } | undefined)?.peek, `@sinonjs/fake-timers ${version} has no timerHeap.peek(): update earliestTimer in src/core/clock.ts`).toBe('function');
-  expect((heap as { peek(): { callAt: number } }).peek().callAt, `@sinonjs/fake-timers ${version}: timerHeap.peek() no longer gives the earliest timer's callAt`).toBe(20);
+  expect(
+    typeof (heap as { peek?: unknown } | undefined)?.peek,
+    `@sinonjs/fake-timers ${version} has no timerHeap.peek(): update earliestTimer in src/core/clock.ts`,
+  ).toBe('function');
+  expect(
+    (heap as { peek(): { callAt: number } }).peek().callAt,
+    `@sinonjs/fake-timers ${version}: timerHeap.peek() no longer gives the earliest timer's callAt`,
+  ).toBe(20);
 });

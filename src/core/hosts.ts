@@ -6,7 +6,9 @@
 
 /** 127.0.0.0/8, `[::1]` and IPv4-mapped loopback (`[::ffff:7f00:1]`). */
 export function isLoopbackAddress(hostname: string): boolean {
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname) || hostname === '[::1]' || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(hostname);
+  return (
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname) || hostname === '[::1]' || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(hostname)
+  );
 }
 
 /**
@@ -16,7 +18,14 @@ export function isLoopbackAddress(hostname: string): boolean {
  */
 export function isThisMachine(hostname: string): boolean {
   const name = hostname.replace(/\.$/, '');
-  return isLoopbackAddress(name) || name === 'localhost' || name.endsWith('.localhost') || name === '0.0.0.0' || name === '[::]' || name === '[::ffff:0:0]';
+  return (
+    isLoopbackAddress(name) ||
+    name === 'localhost' ||
+    name.endsWith('.localhost') ||
+    name === '0.0.0.0' ||
+    name === '[::]' ||
+    name === '[::ffff:0:0]'
+  );
 }
 
 /** A DNS host name as a user writes one (`api.svc.com`, `DevBox.local.`): labels of letters, digits and inner hyphens. */

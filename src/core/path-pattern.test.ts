@@ -7,9 +7,15 @@ describe('segmentsOf', () => {
     const path = fc.array(fc.constantFrom('', 'v1', 'calls', '{id}', 'x y', '%2F'), { maxLength: 6 }).map((parts) => `/${parts.join('/')}`);
     fc.assert(
       // Paths as the pipeline has them: always starting with /.
-      fc.property(fc.oneof(path, fc.string().map((s) => `/${s}`)), (p) => {
-        expect(segmentsOf(p)).toEqual(p.replace(/\/$/, '').split('/').slice(1));
-      }),
+      fc.property(
+        fc.oneof(
+          path,
+          fc.string().map((s) => `/${s}`),
+        ),
+        (p) => {
+          expect(segmentsOf(p)).toEqual(p.replace(/\/$/, '').split('/').slice(1));
+        },
+      ),
       { numRuns: 2000 },
     );
   });

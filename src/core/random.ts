@@ -8,7 +8,10 @@ export type IdPrefix = 'call' | 'camp' | 'num' | 'msg' | 'conv' | 'rec' | 'trn' 
 
 /** cyrb128: a small, well-mixed string hash that gives the four 32-bit words sfc32 needs. */
 function hash128(text: string): [number, number, number, number] {
-  let h1 = 1779033703, h2 = 3144134277, h3 = 1013904242, h4 = 2773480762;
+  let h1 = 1779033703,
+    h2 = 3144134277,
+    h3 = 1013904242,
+    h4 = 2773480762;
   for (let i = 0; i < text.length; i++) {
     const k = text.charCodeAt(i);
     h1 = h2 ^ Math.imul(h1 ^ k, 597399067);
@@ -46,7 +49,7 @@ function sfc32(seed: [number, number, number, number]): () => number {
  * same resource ids.
  */
 export class SeededRandom implements Service {
-    private readonly streams = new Map<string, () => number>();
+  private readonly streams = new Map<string, () => number>();
   private readonly idMakers = new Map<string, () => string>();
 
   constructor(readonly seed: number) {}

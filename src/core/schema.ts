@@ -180,7 +180,12 @@ export function number(opts: { description: string; min: number; max?: number })
         throw invalid(`${name(path)} must be ${range}, got ${show(value)}.`, path);
       return value;
     },
-    openapi: () => ({ type: 'number', minimum: opts.min, ...(opts.max === undefined ? {} : { maximum: opts.max }), description: opts.description }),
+    openapi: () => ({
+      type: 'number',
+      minimum: opts.min,
+      ...(opts.max === undefined ? {} : { maximum: opts.max }),
+      description: opts.description,
+    }),
   };
 }
 
@@ -206,7 +211,8 @@ export function dateTime(description: string): Schema<number> {
       // A date-time without an offset is UTC, as a date alone is: never the machine's time zone.
       const utc = typeof value === 'string' && /T[\d:.]+$/.test(value) ? `${value}Z` : value;
       const ms = typeof value === 'string' && ISO_8601.test(value) && dayExists(value) ? Date.parse(utc as string) : NaN;
-      if (Number.isNaN(ms)) throw invalid(`${name(path)} must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z (got ${show(value)}).`, path);
+      if (Number.isNaN(ms))
+        throw invalid(`${name(path)} must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z (got ${show(value)}).`, path);
       return ms;
     },
     openapi: () => ({ type: 'string', pattern: ISO_8601.source, description, examples: ['2026-01-01', '2026-01-01T09:30:00Z'] }),
@@ -296,7 +302,12 @@ export function record<T>(value: Schema<T>, opts: { description: string; key: Re
       }
       return out;
     },
-    openapi: () => ({ type: 'object', propertyNames: { pattern: opts.key.source }, additionalProperties: value.openapi(), description: opts.description }),
+    openapi: () => ({
+      type: 'object',
+      propertyNames: { pattern: opts.key.source },
+      additionalProperties: value.openapi(),
+      description: opts.description,
+    }),
   };
 }
 
@@ -386,14 +397,20 @@ export function object<S extends Shape>(
     hint: `an object with ${keys.map((k) => `\`${k}\``).join(', ')}`,
     parse(value, path) {
       if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-        throw invalid(path ? `${name(path)} must be an object, got ${show(value)}.` : `The body must be a JSON object, got ${show(value)}.`, path);
+        throw invalid(
+          path ? `${name(path)} must be an object, got ${show(value)}.` : `The body must be a JSON object, got ${show(value)}.`,
+          path,
+        );
       }
       const input = value as Record<string, unknown>;
       for (const key of Object.keys(input)) {
         if (Object.hasOwn(shape, key)) continue;
         const full = path ? `${path}.${key}` : key;
         const guess = nearest(key, keys);
-        throw invalid(`Unknown ${label} ${name(full)}: ${guess ? `did you mean \`${guess}\`?` : `remove it. Accepted: ${keys.join(', ')}.`}`, full);
+        throw invalid(
+          `Unknown ${label} ${name(full)}: ${guess ? `did you mean \`${guess}\`?` : `remove it. Accepted: ${keys.join(', ')}.`}`,
+          full,
+        );
       }
       const out: Record<string, unknown> = {};
       for (const key of keys) {

@@ -1,4 +1,5 @@
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /**
  * One server-sent event as the bytes of its frame: `id` (when given), `event`, and one
@@ -12,6 +13,11 @@ const encoder = new TextEncoder();
  */
 export function sseFrame(event: string, data: unknown, id?: number): Uint8Array {
   return encoder.encode(`${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
+/** The text a client reads from `frames`, in order: a stream's example in the OpenAPI documents. */
+export function sseText(frames: readonly Uint8Array[]): string {
+  return frames.map((frame) => decoder.decode(frame)).join('');
 }
 
 /** An SSE comment line (ignored by clients) and, optionally, the reconnection delay. */

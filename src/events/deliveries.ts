@@ -271,7 +271,10 @@ export class Deliveries implements Service {
     const before = delivery.attempts.length;
     await this.begin(delivery);
     const first = delivery.attempts[before];
-    if (!first) throw new SandboxError(`Replay of ${id} was abandoned: the sandbox was reset or closed while it was in flight.`, { code: 'interrupted' });
+    if (!first)
+      throw new SandboxError(`Replay of ${id} was abandoned: the sandbox was reset or closed while it was in flight.`, {
+        code: 'interrupted',
+      });
     return { ...first };
   }
 
@@ -325,7 +328,14 @@ export class Deliveries implements Service {
     }
   }
 
-  private create(account: string, event: SandboxEvent, body: string, signature: string, subscription: SubscriptionRecord, chaos: DeliveryChaos | null): DeliveryRecord {
+  private create(
+    account: string,
+    event: SandboxEvent,
+    body: string,
+    signature: string,
+    subscription: SubscriptionRecord,
+    chaos: DeliveryChaos | null,
+  ): DeliveryRecord {
     const delivery: DeliveryRecord = {
       id: this.deps.random.id('dlv'),
       seq: this.seq++,
@@ -428,7 +438,8 @@ export class Deliveries implements Service {
           this.deps.onError(error); // a sandbox bug; postWebhook itself never rejects
         }
         job.done();
-        if (this.lanes.get(key) === lane && lane.recorded === recorded && lane.inFlight === 0 && lane.waiting.length === 0) this.lanes.delete(key);
+        if (this.lanes.get(key) === lane && lane.recorded === recorded && lane.inFlight === 0 && lane.waiting.length === 0)
+          this.lanes.delete(key);
       });
       lane.recorded = recorded;
     }

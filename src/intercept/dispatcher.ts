@@ -42,7 +42,9 @@ export const DISPATCHER_SLOTS = [Symbol.for('undici.globalDispatcher.1'), Symbol
 
 function readSlot(slot: symbol): Dispatcher | undefined {
   const value: unknown = Reflect.get(globalThis, slot);
-  return typeof value === 'object' && value !== null && typeof Reflect.get(value, 'dispatch') === 'function' ? (value as Dispatcher) : undefined;
+  return typeof value === 'object' && value !== null && typeof Reflect.get(value, 'dispatch') === 'function'
+    ? (value as Dispatcher)
+    : undefined;
 }
 
 /** Request headers in any shape undici takes: an object, `[k, v, k, v]`, `[[k, v]]`, or an iterable. */
@@ -75,7 +77,14 @@ function toChunk(chunk: unknown): Uint8Array {
 /** A request body in any shape dispatch() gets: text, bytes, a Blob or stream, FormData, or an (async) iterable. */
 function toBody(body: unknown): BodyInit | null {
   if (body === null || body === undefined) return null;
-  if (typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer || body instanceof Blob || body instanceof ReadableStream) return body as BodyInit;
+  if (
+    typeof body === 'string' ||
+    body instanceof Uint8Array ||
+    body instanceof ArrayBuffer ||
+    body instanceof Blob ||
+    body instanceof ReadableStream
+  )
+    return body as BodyInit;
   if ((body as { [Symbol.toStringTag]?: string })[Symbol.toStringTag] === 'FormData') {
     if (body instanceof FormData) return body;
     const copy = new FormData(); // the undici package's own FormData class
@@ -231,7 +240,11 @@ class SandboxDispatcher extends EventEmitter {
       if (driver.aborted) return;
       const method = String(options.method ?? 'GET').toUpperCase();
       if (method === 'CONNECT' || options.upgrade) {
-        throw new SandboxError(`svc-sandbox answers plain HTTP requests to ${new URL(href).origin}; it cannot ${method === 'CONNECT' ? 'open a CONNECT tunnel' : `upgrade to ${options.upgrade}`}.`, { code: 'conflict' });
+        throw new SandboxError(
+          `svc-sandbox answers plain HTTP requests to ${new URL(href).origin}; it cannot ` +
+            `${method === 'CONNECT' ? 'open a CONNECT tunnel' : `upgrade to ${options.upgrade}`}.`,
+          { code: 'conflict' },
+        );
       }
       const hasBody = method !== 'GET' && method !== 'HEAD';
       const request = new Request(href, {
@@ -243,7 +256,8 @@ class SandboxDispatcher extends EventEmitter {
       } as RequestInit);
       const response = await this.handle(request);
       // An injected network fault: the request fails as a dropped connection would.
-      if (response.type === 'error') throw new TypeError('fetch failed', { cause: new Error('The connection was dropped (an injected network fault).') });
+      if (response.type === 'error')
+        throw new TypeError('fetch failed', { cause: new Error('The connection was dropped (an injected network fault).') });
       if (driver.aborted) {
         await response.body?.cancel(driver.reason).catch(() => undefined);
         return;

@@ -1,9 +1,4 @@
-import {
-  getGlobalSymbol,
-  InterceptorReadyState,
-  type HttpRequestEventMap,
-  type Interceptor,
-} from '@mswjs/interceptors';
+import { getGlobalSymbol, InterceptorReadyState, type HttpRequestEventMap, type Interceptor } from '@mswjs/interceptors';
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest';
 import { FetchInterceptor } from '@mswjs/interceptors/fetch';
 import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest';

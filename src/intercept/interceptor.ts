@@ -77,7 +77,10 @@ function unhandled(url: string, authorization: string | null): SandboxError | nu
     const production = guard.hosts.size > 0 && guard.hosts.has(hostOf(url));
     if (!production && !live) continue;
     mode = guard.mode === 'error' || mode === null ? guard.mode : mode;
-    why = `${production ? `${hostOf(url)} is a production host (productionHosts)` : 'it carries a production key (SVC_LIVE_…)'}; a test must never reach the real service. Point the client at the sandbox (${origin}${basePath}) and use a SVC_TEST_ key, or set onUnhandledRequest: 'bypass' if this request is meant to leave.`;
+    why =
+      `${production ? `${hostOf(url)} is a production host (productionHosts)` : 'it carries a production key (SVC_LIVE_…)'}; a test ` +
+      `must never reach the real service. Point the client at the sandbox (${origin}${basePath}) and use a SVC_TEST_ key, or set ` +
+      `onUnhandledRequest: 'bypass' if this request is meant to leave.`;
   }
   if (mode === null) return null;
   const message = `svc-sandbox stopped a request to ${url.slice(0, 200)}: ${why}`;
@@ -109,7 +112,8 @@ function refuseConnect(request: Request, controller: Controller): void {
   const host = new URL(target.origin).hostname;
   controller.errorWith(
     new SandboxError(
-      `svc-sandbox refused "CONNECT ${authority}": ${target.origin} is answered in-process and cannot be tunnelled. Send requests to it directly, without a proxy (add ${host} to NO_PROXY).`,
+      `svc-sandbox refused "CONNECT ${authority}": ${target.origin} is answered in-process and cannot be tunnelled. Send requests to it ` +
+        `directly, without a proxy (add ${host} to NO_PROXY).`,
       { code: 'conflict' },
     ),
   );
@@ -136,7 +140,10 @@ async function refuseClosed({ request, controller }: RequestEvent): Promise<void
   if (controller.readyState !== 0 || findTarget(request.url)) return;
   for (const prefix of closed) {
     if (!under(request.url, prefix)) continue;
-    const error = new SandboxError(`svc-sandbox for ${prefix} was closed before ${request.method} ${request.url} was sent; nothing answers it (no request reached the network).`, { code: 'closed' });
+    const error = new SandboxError(
+      `svc-sandbox for ${prefix} was closed before ${request.method} ${request.url} was sent; nothing answers it (no request reached the network).`,
+      { code: 'closed' },
+    );
     controller.errorWith(Object.assign(error, { errno: 'ECONNREFUSED' }));
     return;
   }
@@ -172,7 +179,8 @@ function hideLikeBefore(before: Map<string, PropertyDescriptor | undefined>): vo
   for (const name of PATCHED_GLOBALS) {
     const now = Object.getOwnPropertyDescriptor(globalThis, name);
     const was = before.get(name);
-    if (now && was && now.configurable && now.enumerable !== was.enumerable) Object.defineProperty(globalThis, name, { enumerable: was.enumerable });
+    if (now && was && now.configurable && now.enumerable !== was.enumerable)
+      Object.defineProperty(globalThis, name, { enumerable: was.enumerable });
   }
 }
 
@@ -225,7 +233,9 @@ export function intercept(origin: string, basePath: string, handle: RequestHandl
     // The undici package, and a fetch captured before listen(): through undici's global dispatcher.
     // A production host that a sandbox stops ('error') is taken too, so it is refused, not sent.
     const uninstallDispatcher = installDispatcher(
-      (url) => findTarget(url) !== undefined || targets.some((t) => t.guard.mode === 'error' && t.guard.hosts.size > 0 && t.guard.hosts.has(hostOf(url))),
+      (url) =>
+        findTarget(url) !== undefined ||
+        targets.some((t) => t.guard.mode === 'error' && t.guard.hosts.size > 0 && t.guard.hosts.has(hostOf(url))),
       (request) => {
         const target = findTarget(request.url);
         if (target) return target.handle(request);

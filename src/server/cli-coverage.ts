@@ -32,7 +32,9 @@ export function writeCoverage(report: CoverageReport, file: string): boolean {
     console.error(`svc-sandbox: cannot write the coverage report to ${file}: ${(error as Error).message}`);
     return false;
   }
-  console.error(`svc-sandbox: ${coverageSummary(report)}\nsvc-sandbox: coverage report written to ${file} (svc-sandbox coverage ${file} lists every item never exercised)`);
+  console.error(
+    `svc-sandbox: ${coverageSummary(report)}\nsvc-sandbox: coverage report written to ${file} (svc-sandbox coverage ${file} lists every item never exercised)`,
+  );
   return true;
 }
 
@@ -41,7 +43,11 @@ export function coverageCommand(args: string[]): number {
   let values: { html?: string | undefined; help?: boolean | undefined };
   let files: string[];
   try {
-    ({ values, positionals: files } = parseArgs({ args, allowPositionals: true, options: { html: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+    ({ values, positionals: files } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { html: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    }));
   } catch (error) {
     console.error(`svc-sandbox: ${(error as Error).message}\nUsage: ${COVERAGE_USAGE}`);
     return 2;

@@ -43,11 +43,19 @@ Options:
 
 /** A bad argument: the message, then the usage line (exit 2). */
 function usage(message: string, command: 'run' | 'trigger'): number {
-  console.error(`svc-sandbox: ${message}\nUsage: ${command === 'run' ? 'svc-sandbox run FILE... [--seed N] [--svg OUT]' : 'svc-sandbox trigger TYPE [--url URL] [--session S] [--data JSON]'}  (svc-sandbox ${command} --help)`);
+  console.error(
+    `svc-sandbox: ${message}\nUsage: ` +
+      `${command === 'run' ? 'svc-sandbox run FILE... [--seed N] [--svg OUT]' : 'svc-sandbox trigger TYPE [--url URL] [--session S] [--data JSON]'} ` +
+      ` (svc-sandbox ${command} --help)`,
+  );
   return 2;
 }
 
-function parse<O extends Record<string, { type: 'string' | 'boolean'; short?: string }>>(args: string[], options: O, command: 'run' | 'trigger') {
+function parse<O extends Record<string, { type: 'string' | 'boolean'; short?: string }>>(
+  args: string[],
+  options: O,
+  command: 'run' | 'trigger',
+) {
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
@@ -77,8 +85,10 @@ export async function runCommand(args: string[]): Promise<number> {
     console.log(RUN_HELP);
     return 0;
   }
-  if (files.length === 0) return usage('run needs at least one scenario file, e.g. svc-sandbox run examples/scenarios/busy-then-answered.json.', 'run');
-  if (values.seed !== undefined && (!/^-?\d+$/.test(values.seed) || !Number.isSafeInteger(Number(values.seed)))) return usage(`--seed must be an integer, got '${values.seed}'.`, 'run');
+  if (files.length === 0)
+    return usage('run needs at least one scenario file, e.g. svc-sandbox run examples/scenarios/busy-then-answered.json.', 'run');
+  if (values.seed !== undefined && (!/^-?\d+$/.test(values.seed) || !Number.isSafeInteger(Number(values.seed))))
+    return usage(`--seed must be an integer, got '${values.seed}'.`, 'run');
 
   const results: Array<{ file: string; result: ScenarioResult }> = [];
   for (const file of files) {
@@ -101,7 +111,11 @@ export async function runCommand(args: string[]): Promise<number> {
       console.log(`scenario: ${String(scenario.name ?? file)} (${file}, seed ${seed})`);
       const result = await sandbox.run(scenario);
       console.log(formatTimeline(result));
-      console.log(result.passed ? `PASS  ${result.name}: ${result.held} ${result.held === 1 ? 'expectation' : 'expectations'} held\n` : `FAIL  ${result.name}: ${result.failure!.message}\n`);
+      console.log(
+        result.passed
+          ? `PASS  ${result.name}: ${result.held} ${result.held === 1 ? 'expectation' : 'expectations'} held\n`
+          : `FAIL  ${result.name}: ${result.failure!.message}\n`,
+      );
       results.push({ file, result });
       if (values.svg !== undefined) {
         const out = files.length === 1 ? values.svg : values.svg.replace(/(\.svg)?$/i, `-${basename(file).replace(/\.json$/i, '')}.svg`);
@@ -120,7 +134,10 @@ export async function runCommand(args: string[]): Promise<number> {
   const failed = results.find((r) => !r.result.passed);
   if (failed) {
     const { failure } = failed.result;
-    console.error(`svc-sandbox: ${failed.file}: ${failure!.path} failed: expected ${JSON.stringify(failure!.expected)}, saw ${JSON.stringify(failure!.seen)} (${failure!.message})`);
+    console.error(
+      `svc-sandbox: ${failed.file}: ${failure!.path} failed: expected ${JSON.stringify(failure!.expected)}, saw ` +
+        `${JSON.stringify(failure!.seen)} (${failure!.message})`,
+    );
     return 1;
   }
   console.log(`${results.length} ${results.length === 1 ? 'scenario' : 'scenarios'} passed`);
@@ -131,7 +148,17 @@ export async function runCommand(args: string[]): Promise<number> {
 export async function triggerCommand(args: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parse(args, { url: { type: 'string' }, session: { type: 'string' }, data: { type: 'string' }, key: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, 'trigger');
+    parsed = parse(
+      args,
+      {
+        url: { type: 'string' },
+        session: { type: 'string' },
+        data: { type: 'string' },
+        key: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      'trigger',
+    );
   } catch (error) {
     return usage((error as Error).message, 'trigger');
   }
@@ -145,7 +172,10 @@ export async function triggerCommand(args: string[]): Promise<number> {
   if (extra.length > 0) return usage(`Unexpected argument '${extra[0]}': trigger takes one event type.`, 'trigger');
   if (!(EVENT_TYPES as readonly string[]).includes(type)) {
     const near = nearest(type, EVENT_TYPES);
-    return usage(`'${type}' is not an event type${near ? `; did you mean ${near}?` : `: use one of ${EVENT_TYPES.join(', ')}.`}`, 'trigger');
+    return usage(
+      `'${type}' is not an event type${near ? `; did you mean ${near}?` : `: use one of ${EVENT_TYPES.join(', ')}.`}`,
+      'trigger',
+    );
   }
   let data: unknown;
   if (values.data !== undefined) {
@@ -168,7 +198,11 @@ export async function triggerCommand(args: string[]): Promise<number> {
       body: JSON.stringify({ type, ...(data === undefined ? {} : { data }), ...(key === undefined ? {} : { apiKey: key }) }),
     });
   } catch (error) {
-    console.error(`svc-sandbox: no svc-sandbox server answers at ${base} (${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}): start one with 'svc-sandbox serve', or pass --url.`);
+    console.error(
+      `svc-sandbox: no svc-sandbox server answers at ${base} ` +
+        `(${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}): start one with 'svc-sandbox serve', or ` +
+        `pass --url.`,
+    );
     return 1;
   }
   const text = await response.text();

@@ -128,9 +128,9 @@ type Command = 'main' | 'serve' | 'exec';
 
 /** The usage line that ends every message about a bad argument. */
 const USAGE: Record<Command, string> = {
-  main: "svc-sandbox <serve|exec|run|trigger|coverage> [options]  (svc-sandbox --help)",
-  serve: "svc-sandbox serve [options]  (svc-sandbox serve --help lists them)",
-  exec: "svc-sandbox exec [options] -- <command> [args...]  (svc-sandbox exec --help lists them)",
+  main: 'svc-sandbox <serve|exec|run|trigger|coverage> [options]  (svc-sandbox --help)',
+  serve: 'svc-sandbox serve [options]  (svc-sandbox serve --help lists them)',
+  exec: 'svc-sandbox exec [options] -- <command> [args...]  (svc-sandbox exec --help lists them)',
 };
 
 /** Options of one command only. */
@@ -184,7 +184,9 @@ function parseOptions(command: 'serve' | 'exec', own: string[], forgotSplit: boo
     const { code, message } = error as NodeJS.ErrnoException;
     if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
       const flag = /'([^']*)'/.exec(message)?.[1] ?? '';
-      const known = Object.keys(OPTIONS).filter((name) => !ONLY[name as keyof typeof OPTIONS] || ONLY[name as keyof typeof OPTIONS] === command);
+      const known = Object.keys(OPTIONS).filter(
+        (name) => !ONLY[name as keyof typeof OPTIONS] || ONLY[name as keyof typeof OPTIONS] === command,
+      );
       const near = flag.startsWith('--') ? nearest(flag.slice(2), known) : undefined;
       throw new Usage(`Unknown option '${flag}'${near ? `; did you mean --${near}?` : '.'}`, command);
     }
@@ -220,7 +222,8 @@ function version(): string {
 
 function integer(text: string | undefined, name: string, min: number, max: number, command: Command): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^-?\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new Usage(`--${name} must be an integer from ${min} to ${max}, got '${text}'.`, command);
+  if (!/^-?\d+$/.test(text) || Number(text) < min || Number(text) > max)
+    throw new Usage(`--${name} must be an integer from ${min} to ${max}, got '${text}'.`, command);
   return Number(text);
 }
 
@@ -237,7 +240,8 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'run') return (await import('./cli-scenarios.js')).runCommand(rest);
   if (command === 'trigger') return (await import('./cli-scenarios.js')).triggerCommand(rest);
   if (command === 'coverage') return (await import('./cli-coverage.js')).coverageCommand(rest);
-  if (command !== 'serve' && command !== 'exec') throw new Usage(`unknown command '${command}'; use 'serve', 'exec', 'run', 'trigger' or 'coverage'.`);
+  if (command !== 'serve' && command !== 'exec')
+    throw new Usage(`unknown command '${command}'; use 'serve', 'exec', 'run', 'trigger' or 'coverage'.`);
   const split = rest.indexOf('--');
   const own = command === 'exec' && split >= 0 ? rest.slice(0, split) : rest;
   const child = command === 'exec' && split >= 0 ? rest.slice(split + 1) : [];
@@ -258,25 +262,35 @@ async function main(argv: string[]): Promise<number> {
     ...(values['start-time'] === undefined ? {} : { startTime: values['start-time'] }),
     ...(values['allowed-host'] === undefined ? {} : { allowedHosts: values['allowed-host'] }),
     ...(values['allowed-origin'] === undefined ? {} : { allowedOrigins: values['allowed-origin'] }),
-    ...(values['webhook-timeout'] === undefined ? {} : { webhookTimeout: duration(values['webhook-timeout'], 'webhook-timeout', 1, 2 ** 31 - 1, command)! }),
+    ...(values['webhook-timeout'] === undefined
+      ? {}
+      : { webhookTimeout: duration(values['webhook-timeout'], 'webhook-timeout', 1, 2 ** 31 - 1, command)! }),
     ...(values.clock === undefined ? {} : { clock: values.clock as ClockMode }),
     ...(values.import === undefined ? {} : { snapshot: readSnapshot(values.import, command) }),
   };
   const exportTo = values['export-on-exit'];
   const killAfterMs = duration(values['kill-after'], 'kill-after', 0, 2 ** 31 - 1, command) ?? DEFAULT_KILL_AFTER_MS;
-  if (command === 'exec' && child.length === 0) throw new Usage("exec needs a command after '--', e.g. svc-sandbox exec -- python3 -m unittest.", command);
+  if (command === 'exec' && child.length === 0)
+    throw new Usage("exec needs a command after '--', e.g. svc-sandbox exec -- python3 -m unittest.", command);
 
   if (options.host === '0.0.0.0' || options.host === '::') {
-    console.error(`svc-sandbox: warning: --host ${options.host} serves every network this machine is on, and the control API has no authentication: anyone who can reach port ${options.port || '(the chosen port)'} can reset or drive it. Prefer the default 127.0.0.1 (docs/server.md, "Security model").`);
+    console.error(
+      `svc-sandbox: warning: --host ${options.host} serves every network this machine is on, and the control API has no authentication: ` +
+        `anyone who can reach port ${options.port || '(the chosen port)'} can reset or drive it. Prefer the default 127.0.0.1 ` +
+        `(docs/server.md, "Security model").`,
+    );
   }
   let server: SandboxServer;
   try {
     server = await (await import('./server.js')).startServer(options);
   } catch (error) {
     // A bad --seed or --start-time is a bad argument (2); a busy port, or any other failure to start, 1.
-    if (error instanceof SandboxError && error.param?.startsWith('snapshot')) throw new Usage(`--import ${values.import}: ${error.message.replace(/^createSandbox: /, '')}`, command);
+    if (error instanceof SandboxError && error.param?.startsWith('snapshot'))
+      throw new Usage(`--import ${values.import}: ${error.message.replace(/^createSandbox: /, '')}`, command);
     if (error instanceof SandboxError && error.code === 'invalid_options') {
-      const message = error.message.replace(/^(createSandbox|startServer): /, '').replace(/`(\w+)`|^\w+(?= must|:)/, (word, quoted?: string) => FLAGS[quoted ?? word] ?? word);
+      const message = error.message
+        .replace(/^(createSandbox|startServer): /, '')
+        .replace(/`(\w+)`|^\w+(?= must|:)/, (word, quoted?: string) => FLAGS[quoted ?? word] ?? word);
       throw new Usage(message, command);
     }
     console.error(`svc-sandbox: ${(error as Error).message}`);
@@ -284,7 +298,9 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     const writeCoverage = values.coverage === undefined ? undefined : (await import('./cli-coverage.js')).writeCoverage;
-    return await (command === 'serve' ? serve(server, exportTo) : exec(server, child, killAfterMs, exportTo, values.coverage, writeCoverage));
+    return await (command === 'serve'
+      ? serve(server, exportTo)
+      : exec(server, child, killAfterMs, exportTo, values.coverage, writeCoverage));
   } catch (error) {
     // Whatever failed after the server started, the server must not outlive it (a listening
     // socket would keep this process alive, the command never run).

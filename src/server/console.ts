@@ -34,7 +34,8 @@ function read(name: string): Uint8Array | undefined {
 /** The console file for a path below `/__sandbox`, or undefined when the path is not the console's. */
 export function consoleAsset(path: string, method: string): Response | undefined {
   if (method !== 'GET' && method !== 'HEAD') return undefined;
-  const name = path === '/console' || path === '/console/' ? 'index.html' : /^\/console\/([a-z0-9-]+\.(?:js|css|html|svg))$/.exec(path)?.[1];
+  const name =
+    path === '/console' || path === '/console/' ? 'index.html' : /^\/console\/([a-z0-9-]+\.(?:js|css|html|svg))$/.exec(path)?.[1];
   if (!name) return undefined;
   const data = read(name);
   if (!data) return new Response(`No console file ${name}.`, { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
@@ -44,7 +45,8 @@ export function consoleAsset(path: string, method: string): Response | undefined
       'content-type': type,
       'cache-control': 'no-cache',
       // Nothing from another origin, ever (docs/server.md): the page's own policy says so too.
-      'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
+      'content-security-policy':
+        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
       // No page of another origin may frame the console and steer clicks into it (docs/server.md, "Security model").
       'x-frame-options': 'DENY',
     },

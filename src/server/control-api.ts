@@ -13,7 +13,16 @@ import { durationSchema } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
 import { segmentsOf } from '../core/path-pattern.js';
 import { dateTime, integer, object, oneOf, optional, queryObject, string, type JsonSchema } from '../core/schema.js';
-import { apiKeyJson, attemptJson, callJson, deliveryJson, eventJson, faultJson, messageJson, resourceExample } from '../control/json-schemas.js';
+import {
+  apiKeyJson,
+  attemptJson,
+  callJson,
+  deliveryJson,
+  eventJson,
+  faultJson,
+  messageJson,
+  resourceExample,
+} from '../control/json-schemas.js';
 import { advanceAnswer, advanceUntil, createKey, keyBody, keyAnswer, scriptingRoutes, withUntil } from './control-scripting.js';
 import { deliveryPage, eventPage, pageOf, pageParameters, slicePage } from './control-pages.js';
 import { snapshotField, snapshotRoutes } from './control-snapshots.js';
@@ -41,21 +50,38 @@ type WebhookAttempt = ReturnType<Sandbox['webhooks']['attempts']>[number];
 
 export type { ControlRequest, ControlRoute } from './control-route.js';
 
-const advanceBody = object({ duration: durationSchema }, { description: 'How far to move the session\'s virtual clock.' });
+const advanceBody = object({ duration: durationSchema }, { description: "How far to move the session's virtual clock." });
 const sessionBody = object(
   {
-    seed: optional(integer({ description: 'The seed of the new sandbox (default: the server\'s)', min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER })),
-    startTime: optional(string({ description: 'Virtual clock start, ISO 8601 (default: the server\'s)', max: 64, format: 'date-time' })),
+    seed: optional(
+      integer({
+        description: "The seed of the new sandbox (default: the server's)",
+        min: Number.MIN_SAFE_INTEGER,
+        max: Number.MAX_SAFE_INTEGER,
+      }),
+    ),
+    startTime: optional(string({ description: "Virtual clock start, ISO 8601 (default: the server's)", max: 64, format: 'date-time' })),
     webhookTimeout: optional(durationSchema), // real time a webhook attempt may take (default: the server's, 10 s)
-    clock: optional(oneOf(CLOCK_MODES, "How the session's virtual time moves: only by advance (manual), or also with the wall clock (realtime). Default: the server's.")),
+    clock: optional(
+      oneOf(
+        CLOCK_MODES,
+        "How the session's virtual time moves: only by advance (manual), or also with the wall clock (realtime). Default: the server's.",
+      ),
+    ),
     deprecation: optional(
       object(
         {
           sunset: dateTime('When /v1 stops answering (the Sunset header).'),
-          link: optional(string({ description: 'The successor version\'s documentation (Link: <link>; rel="successor-version")', max: 2000, format: 'uri' })),
-          date: optional(dateTime('When /v1 was deprecated (the Deprecation header). Default: the session\'s startTime.')),
+          link: optional(
+            string({
+              description: 'The successor version\'s documentation (Link: <link>; rel="successor-version")',
+              max: 2000,
+              format: 'uri',
+            }),
+          ),
+          date: optional(dateTime("When /v1 was deprecated (the Deprecation header). Default: the session's startTime.")),
         },
-        { description: 'Marks the session\'s /v1 deprecated: Deprecation, Sunset and Link headers on every answer.' },
+        { description: "Marks the session's /v1 deprecated: Deprecation, Sunset and Link headers on every answer." },
       ),
     ),
     chaos: optional(chaosProfile), // createSandbox's `chaos` (docs/chaos.md)
@@ -76,12 +102,22 @@ function callWithTimeline(): JsonSchema {
     type: ['object', 'null'],
     additionalProperties: false,
     required: ['id', 'status', 'created_at', 'ready_at'],
-    properties: { id: { type: 'string' }, status: { type: 'string' }, created_at: { type: 'string' }, ready_at: { type: ['string', 'null'] } },
+    properties: {
+      id: { type: 'string' },
+      status: { type: 'string' },
+      created_at: { type: 'string' },
+      ready_at: { type: ['string', 'null'] },
+    },
   };
   // The attempt fields the timeline draws: those of `webhooks.attempts()` (control/json-schemas.ts).
   const drawn = ['eventType', 'deliveryId', 'attempt', 'replay', 'at', 'status', 'ok', 'error'];
   const attempt = attemptJson() as { properties: Record<string, JsonSchema> };
-  const webhookMark = { type: 'object', additionalProperties: false, required: drawn, properties: Object.fromEntries(drawn.map((name) => [name, attempt.properties[name]!])) };
+  const webhookMark = {
+    type: 'object',
+    additionalProperties: false,
+    required: drawn,
+    properties: Object.fromEntries(drawn.map((name) => [name, attempt.properties[name]!])),
+  };
   return {
     ...call,
     required: [...(call.required ?? []), 'timeline'],
@@ -126,7 +162,10 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'createSession',
     body: sessionBody,
     examples: {
-      seeded: { summary: 'A session of its own seed, its clock starting at 09:00 UTC', value: { seed: 42, startTime: '2026-01-01T09:00:00Z' } },
+      seeded: {
+        summary: 'A session of its own seed, its clock starting at 09:00 UTC',
+        value: { seed: 42, startTime: '2026-01-01T09:00:00Z' },
+      },
       fork: { summary: 'A fork of the default session: its state now, to diverge from', value: { from: 'default' } },
     },
     status: 201,
@@ -170,7 +209,7 @@ export const controlRoutes: ControlRoute[] = [
   controlRoute({
     method: 'POST',
     path: '/sessions/{s}/advance',
-    summary: 'Move the session\'s virtual clock by `duration` (sandbox.advance), or until an event of type `until` (sandbox.advanceUntil)',
+    summary: "Move the session's virtual clock by `duration` (sandbox.advance), or until an event of type `until` (sandbox.advanceUntil)",
     operationId: 'advance',
     body: withUntil(advanceBody),
     examples: {
@@ -245,7 +284,12 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'Make a test key of this session, with a plan and scopes (sandbox.keys.create)',
     operationId: 'createKey',
     body: keyBody,
-    examples: { readOnly: { summary: 'A key that reads calls and does anything with messages', value: { plan: 'standard', scopes: ['calls:read', 'messages:*'] } } },
+    examples: {
+      readOnly: {
+        summary: 'A key that reads calls and does anything with messages',
+        value: { plan: 'standard', scopes: ['calls:read', 'messages:*'] },
+      },
+    },
     status: 201,
     response: keyAnswer,
     run: createKey,
@@ -258,7 +302,11 @@ export const controlRoutes: ControlRoute[] = [
     status: 200,
     response: pageOf(apiKeyJson()),
     query: pageParameters,
-    run: ({ session, query }) => json(200, slicePage(session.sandbox.keys.list(), (k) => keyId(k.key), query, 'keys', session.id)),
+    run: ({ session, query }) =>
+      json(
+        200,
+        slicePage(session.sandbox.keys.list(), (k) => keyId(k.key), query, 'keys', session.id),
+      ),
   }),
   controlRoute({
     method: 'DELETE',
@@ -282,7 +330,12 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'Inject a fault (sandbox.faults.inject)',
     operationId: 'injectFault',
     body: faultRule,
-    examples: { outage: { summary: 'The next call placed gets 503 with Retry-After: 2', value: { method: 'POST', path: '/v1/calls', status: 503, retryAfter: 2, times: 1 } } },
+    examples: {
+      outage: {
+        summary: 'The next call placed gets 503 with Retry-After: 2',
+        value: { method: 'POST', path: '/v1/calls', status: 503, retryAfter: 2, times: 1 },
+      },
+    },
     status: 201,
     response: list(faultJson()),
     run: ({ session, body }) => {
@@ -307,7 +360,12 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'Script calls to a number (sandbox.network.setBehavior)',
     operationId: 'setBehavior',
     body: callBehavior,
-    examples: { answered: { summary: 'Calls ring 8 s, then Maria answers and talks for 45 s', value: { outcome: 'answered', ring: '8s', talk: '45s', answeredBy: 'human', agent: 'maria' } } },
+    examples: {
+      answered: {
+        summary: 'Calls ring 8 s, then Maria answers and talks for 45 s',
+        value: { outcome: 'answered', ring: '8s', talk: '45s', answeredBy: 'human', agent: 'maria' },
+      },
+    },
     status: 204,
     fields: { behavior: '' },
     run: ({ session, params, body }) => {
@@ -318,7 +376,7 @@ export const controlRoutes: ControlRoute[] = [
   controlRoute({
     method: 'DELETE',
     path: '/sessions/{s}/network/{number}',
-    summary: 'Forget a number\'s scripted behaviour (sandbox.network.clearBehavior)',
+    summary: "Forget a number's scripted behaviour (sandbox.network.clearBehavior)",
     operationId: 'clearBehavior',
     status: 204,
     run: ({ session, params }) => {
@@ -352,7 +410,12 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'Ring a number of an account from outside (sandbox.calls.inbound)',
     operationId: 'inboundCall',
     body: inboundCallOptions,
-    examples: { provisioned: { summary: "A customer calls one of the account's numbers (`to`: a number it provisioned)", value: { from: '+14155550123', to: '+14152585288' } } },
+    examples: {
+      provisioned: {
+        summary: "A customer calls one of the account's numbers (`to`: a number it provisioned)",
+        value: { from: '+14155550123', to: '+14152585288' },
+      },
+    },
     status: 201,
     response: callJson(),
     run: ({ session, body }) => json(201, session.sandbox.calls.inbound(body)),
@@ -363,7 +426,12 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'Deliver an inbound SMS or MMS (sandbox.messages.inbound)',
     operationId: 'inboundMessage',
     body: inboundMessageOptions,
-    examples: { sms: { summary: "A customer texts one of the account's numbers (`to`: a number it provisioned)", value: { from: '+14155550123', to: '+14152585288', body: 'Can I move my cleaning to Thursday?' } } },
+    examples: {
+      sms: {
+        summary: "A customer texts one of the account's numbers (`to`: a number it provisioned)",
+        value: { from: '+14155550123', to: '+14152585288', body: 'Can I move my cleaning to Thursday?' },
+      },
+    },
     status: 201,
     response: messageJson(),
     run: ({ session, body }) => json(201, session.sandbox.messages.inbound(body)),
@@ -413,10 +481,22 @@ function callTimelines(session: Session, calls: Call[]) {
     return {
       ...call,
       timeline: {
-        recording: recording ? { id: recording.id, status: recording.status, created_at: recording.created_at, ready_at: recording.ready_at } : null,
-        transcript: transcript ? { id: transcript.id, status: transcript.status, created_at: transcript.created_at, ready_at: transcript.ready_at } : null,
-        webhooks: (attemptsOf.get(call.id) ?? [])
-          .map((a) => ({ eventType: a.eventType, deliveryId: a.deliveryId, attempt: a.attempt, replay: a.replay, at: a.at, status: a.status, ok: a.ok, error: a.error })),
+        recording: recording
+          ? { id: recording.id, status: recording.status, created_at: recording.created_at, ready_at: recording.ready_at }
+          : null,
+        transcript: transcript
+          ? { id: transcript.id, status: transcript.status, created_at: transcript.created_at, ready_at: transcript.ready_at }
+          : null,
+        webhooks: (attemptsOf.get(call.id) ?? []).map((a) => ({
+          eventType: a.eventType,
+          deliveryId: a.deliveryId,
+          attempt: a.attempt,
+          replay: a.replay,
+          at: a.at,
+          status: a.status,
+          ok: a.ok,
+          error: a.error,
+        })),
       },
     };
   });
@@ -432,7 +512,11 @@ const table = new RouteTable<ControlRoute>(
   controlRoutes,
   (method, path, nearest) => {
     const near = nearest(method === 'HEAD' ? 'GET' : method, segmentsOf(path));
-    return new ApiError(404, 'not_found', `No control endpoint ${method} ${CONTROL}${path}. ${near ? `Did you mean ${near.replace(' ', ` ${CONTROL}`)}? ` : ''}See GET ${CONTROL}/openapi.json.`);
+    return new ApiError(
+      404,
+      'not_found',
+      `No control endpoint ${method} ${CONTROL}${path}. ${near ? `Did you mean ${near.replace(' ', ` ${CONTROL}`)}? ` : ''}See GET ${CONTROL}/openapi.json.`,
+    );
   },
   { preflight: false },
 );
@@ -457,7 +541,11 @@ export async function serveControl(request: Request, path: string, sessions: Ses
     const raw = request.method === 'GET' || request.method === 'HEAD' ? undefined : await readJson(request, { optional: true });
     const fields = route.fields ?? {};
     return await inControlApi(fields, () => {
-      const body = route.body ? check(route.body, raw === undefined ? {} : raw, '') : raw === undefined ? undefined : check(noFields, raw, '');
+      const body = route.body
+        ? check(route.body, raw === undefined ? {} : raw, '')
+        : raw === undefined
+          ? undefined
+          : check(noFields, raw, '');
       const query = route.query ? check(route.query, queryObject(new URL(request.url).searchParams), '') : undefined;
       return route.run({ sessions, session, params, body, query, headers: request.headers, signal: request.signal });
     });
@@ -470,12 +558,20 @@ export async function serveControl(request: Request, path: string, sessions: Ses
 
 /** What escaped a road's own error handling: a 500, never a crash of the server. */
 export function serverFailure(error: unknown): Response {
-  return json(500, errorEnvelope('internal_error', `The sandbox server failed unexpectedly: ${error instanceof Error ? error.message : String(error)}.`));
+  return json(
+    500,
+    errorEnvelope('internal_error', `The sandbox server failed unexpectedly: ${error instanceof Error ? error.message : String(error)}.`),
+  );
 }
 
 /** The 404 of a session id no session has. */
 export function unknownSession(id: string): ApiError<string> {
-  return new ApiError(404, 'not_found', `No session ${JSON.stringify(id.slice(0, 80))}: list them with GET ${CONTROL}/sessions, or make one with POST ${CONTROL}/sessions.`, 's');
+  return new ApiError(
+    404,
+    'not_found',
+    `No session ${JSON.stringify(id.slice(0, 80))}: list them with GET ${CONTROL}/sessions, or make one with POST ${CONTROL}/sessions.`,
+    's',
+  );
 }
 
 const CONTROL = '/__sandbox';

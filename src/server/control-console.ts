@@ -35,7 +35,10 @@ function consoleItem(kind: ConsoleKind): JsonSchema {
   const resource = (item.examples as Array<Record<string, unknown>>)[0]!;
   // A delivery's example carries the example call's call.completed event.
   const call = kind === 'delivery' ? (resource.event as { data: { id: string } }).data.id : null;
-  return { ...item, examples: [{ ...resource, account: ACCOUNT, ...(call === null ? {} : { about: { kind: 'call', id: call }, call_id: call }) }] };
+  return {
+    ...item,
+    examples: [{ ...resource, account: ACCOUNT, ...(call === null ? {} : { about: { kind: 'call', id: call }, call_id: call }) }],
+  };
 }
 
 /**
@@ -50,29 +53,48 @@ export const consoleRoutes: ControlRoute[] = [
       method: 'GET',
       path: `/sessions/{s}/console/${PLURAL[kind]}`,
       summary: `${TITLE[kind]}, each with its account (for the console)`,
-      description: `${TITLE[kind]}, across all of the session's accounts: each item is the resource as the API shows it, plus \`account\`, the account (key) it belongs to${kind === 'delivery' ? ', `about` (the resource its event is about) and `call_id`' : ''}. The console reads it when its stream opens, then follows the stream's \`change\` frames, whose items have the same shape (docs/console.md).`,
+      description:
+        `${TITLE[kind]}, across all of the session's accounts: each item is the resource as the API shows it, plus ` +
+        `\`account\`, the account (key) it belongs ` +
+        `to${kind === 'delivery' ? ', `about` (the resource its event is about) and `call_id`' : ''}. The console reads it when its ` +
+        `stream opens, then follows the stream's \`change\` frames, whose items have the same shape (docs/console.md).`,
       operationId: `console${PLURAL[kind][0]!.toUpperCase()}${PLURAL[kind].slice(1)}`,
       status: 200,
       response: pageOf(consoleItem(kind)),
       query: pageParameters,
-      run: ({ session, query }) => json(200, slicePage(consoleViewOf(session.sandbox).list(kind), (item) => item.id, query, `console-${PLURAL[kind]}`, session.id)),
+      run: ({ session, query }) =>
+        json(
+          200,
+          slicePage(consoleViewOf(session.sandbox).list(kind), (item) => item.id, query, `console-${PLURAL[kind]}`, session.id),
+        ),
     }),
   ),
   {
     method: 'GET',
     path: '/sessions/{s}/console/recordings/{id}/audio',
     summary: "A ready recording's audio, 8 kHz 16-bit mono WAV (for the console's player)",
-    description: "The same bytes as GET /v1/recordings/{id}/audio, for any account's recording of the session, without a key: the console's audio player. 404 for an unknown recording, 409 while it is processing.",
+    description:
+      "The same bytes as GET /v1/recordings/{id}/audio, for any account's recording of the session, without a key: the console's audio " +
+      'player. 404 for an unknown recording, 409 while it is processing.',
     operationId: 'consoleRecordingAudio',
     status: 200,
     contentType: 'audio/wav',
     response: { type: 'string', contentMediaType: 'audio/wav' },
     run: ({ session, params }) => {
       const audio = consoleViewOf(session.sandbox).audio(params.id!);
-      if (audio === undefined) throw new SandboxError(`No recording ${params.id} in session ${session.id}.`, { code: 'not_found', param: 'id' });
-      if (audio === 'processing') throw new SandboxError(`Recording ${params.id} is still processing; its audio is ready at recording.ready.`, { code: 'conflict', param: 'id' });
+      if (audio === undefined)
+        throw new SandboxError(`No recording ${params.id} in session ${session.id}.`, { code: 'not_found', param: 'id' });
+      if (audio === 'processing')
+        throw new SandboxError(`Recording ${params.id} is still processing; its audio is ready at recording.ready.`, {
+          code: 'conflict',
+          param: 'id',
+        });
       return new Response(audio.stream, {
-        headers: { 'content-type': 'audio/wav', 'content-length': String(audio.byteLength), 'content-disposition': `inline; filename="${params.id}.wav"` },
+        headers: {
+          'content-type': 'audio/wav',
+          'content-length': String(audio.byteLength),
+          'content-disposition': `inline; filename="${params.id}.wav"`,
+        },
       });
     },
   },

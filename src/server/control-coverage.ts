@@ -2,7 +2,8 @@ import { COVERAGE_FORMAT, COVERAGE_VERSION, coverageReportSchema, withUncovered,
 import type { ControlRoute } from './control-route.js';
 import { json } from './http.js';
 
-const counts = (names: string[], done: string[] = []): CoverageCounts => Object.fromEntries(names.map((name) => [name, done.includes(name) ? 1 : 0]));
+const counts = (names: string[], done: string[] = []): CoverageCounts =>
+  Object.fromEntries(names.map((name) => [name, done.includes(name) ? 1 : 0]));
 
 /**
  * The report of a session that placed one call, answered by a person, whose call.completed
@@ -17,7 +18,15 @@ const reportExample = withUncovered({
   calls: {
     states: counts(['ringing', 'answered', 'completed'], ['ringing', 'answered', 'completed']),
     transitions: counts(
-      ['ringing → answered (ANSWERED)', 'ringing → completed (HUNG_UP)', 'ringing → answered (after ringTime [networkAnswers])', 'ringing → completed (after ringTime)', 'answered → completed (HUNG_UP)', 'answered → answered (TRANSFERRED)', 'answered → completed (after talkTime)'],
+      [
+        'ringing → answered (ANSWERED)',
+        'ringing → completed (HUNG_UP)',
+        'ringing → answered (after ringTime [networkAnswers])',
+        'ringing → completed (after ringTime)',
+        'answered → completed (HUNG_UP)',
+        'answered → answered (TRANSFERRED)',
+        'answered → completed (after talkTime)',
+      ],
       ['ringing → answered (after ringTime [networkAnswers])', 'answered → completed (after talkTime)'],
     ),
     dispositions: counts(['answered', 'busy', 'no_answer', 'failed', 'canceled'], ['answered']),
@@ -25,7 +34,10 @@ const reportExample = withUncovered({
   },
   messages: { outcomes: counts(['delivered', 'failed', 'received']) },
   webhooks: counts(['delivered_first_time', 'retried', 'dead_lettered', 'replayed'], ['delivered_first_time']),
-  events: counts(['call.started', 'call.answered', 'call.completed', 'message.received', 'message.delivered', 'recording.ready', 'transcript.ready'], ['call.started', 'call.answered', 'call.completed']),
+  events: counts(
+    ['call.started', 'call.answered', 'call.completed', 'message.received', 'message.delivered', 'recording.ready', 'transcript.ready'],
+    ['call.started', 'call.answered', 'call.completed'],
+  ),
   errors: counts(['invalid_parameter', 'not_found', 'rate_limited']),
 });
 const report = { ...coverageReportSchema.openapi(), examples: [reportExample] };

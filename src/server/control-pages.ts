@@ -48,10 +48,13 @@ export function pageRequest(query: PageQuery | undefined, list: string, scope: s
 }
 
 function badCursor(): SandboxError {
-  return new SandboxError('`cursor` is not a cursor of this list: pass the next_cursor of the previous page unchanged (cursors from before a reset are refused).', {
-    code: 'invalid_parameter',
-    param: 'cursor',
-  });
+  return new SandboxError(
+    '`cursor` is not a cursor of this list: pass the next_cursor of the previous page unchanged (cursors from before a reset are refused).',
+    {
+      code: 'invalid_parameter',
+      param: 'cursor',
+    },
+  );
 }
 
 function body<T>(list: string, scope: string, data: T[], last: number, lastId: string, more: boolean): ListBody<T> {
@@ -89,7 +92,13 @@ export function deliveryPage(pages: DeliveryPages, dead: boolean, query: PageQue
  * in that list's order. The cursor names the last item served: the next page starts after it
  * wherever it now stands; if it has left the list (a revoked key, a deleted session) the page starts at the position it had.
  */
-export function slicePage<T>(items: readonly T[], idOf: (item: T) => string, query: PageQuery | undefined, list: string, scope: string): ListBody<T> {
+export function slicePage<T>(
+  items: readonly T[],
+  idOf: (item: T) => string,
+  query: PageQuery | undefined,
+  list: string,
+  scope: string,
+): ListBody<T> {
   const page = pageRequest(query, list, scope);
   let start = Math.min(page.after, items.length);
   if (page.afterId !== null && (start === 0 || idOf(items[start - 1]!) !== page.afterId)) {

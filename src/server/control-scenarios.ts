@@ -24,17 +24,21 @@ function sessionKey(session: Session): string | undefined {
 const overrides: Schema<Record<string, unknown>> = custom({
   hint: 'an object of the event data fields to set',
   parse(value, path) {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid(`\`${path}\` must be an object of the event's data fields to set, e.g. {"disposition": "busy"}.`, path);
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      throw invalid(`\`${path}\` must be an object of the event's data fields to set, e.g. {"disposition": "busy"}.`, path);
     return value as Record<string, unknown>;
   },
-  openapi: () => ({ description: 'Fields of the event\'s data to set; which ones each type takes: docs/scenarios.md, "Triggers".', anyOf: EVENT_TYPES.map((t) => TRIGGER_OVERRIDES[t].openapi()) }),
+  openapi: () => ({
+    description: 'Fields of the event\'s data to set; which ones each type takes: docs/scenarios.md, "Triggers".',
+    anyOf: EVENT_TYPES.map((t) => TRIGGER_OVERRIDES[t].openapi()),
+  }),
 });
 
 const triggerBody = object(
   {
     type: oneOf(EVENT_TYPES, 'The event to make.'),
     data: optional(overrides),
-    apiKey: optional(string({ description: 'The account (default: the session\'s key)', max: 200 })),
+    apiKey: optional(string({ description: "The account (default: the session's key)", max: 200 })),
   },
   { description: 'Make one event of `type` through a real state change.' },
 );
@@ -53,8 +57,18 @@ const scenarioResultExample = {
   timeline: [
     { offsetMs: 0, at: '2026-01-01T00:00:00.000Z', kind: 'setup', text: 'network +14155550123: outcome=busy' },
     { offsetMs: 0, at: '2026-01-01T00:00:00.000Z', kind: 'request', text: `POST /v1/calls -> 201 ${callId} ringing`, subject: callId },
-    { ...busyLine('2026-01-01T00:00:00.000Z', 0), kind: 'event', text: `call.started      ${callId} ringing outbound +14155550100 -> +14155550123`, eventType: 'call.started' },
-    { ...busyLine('2026-01-01T00:00:01.000Z', 1000), kind: 'event', text: `call.completed    ${callId} completed disposition=busy duration=0s`, eventType: 'call.completed' },
+    {
+      ...busyLine('2026-01-01T00:00:00.000Z', 0),
+      kind: 'event',
+      text: `call.started      ${callId} ringing outbound +14155550100 -> +14155550123`,
+      eventType: 'call.started',
+    },
+    {
+      ...busyLine('2026-01-01T00:00:01.000Z', 1000),
+      kind: 'event',
+      text: `call.completed    ${callId} completed disposition=busy duration=0s`,
+      eventType: 'call.completed',
+    },
     { offsetMs: 5000, at: '2026-01-01T00:00:05.000Z', kind: 'expect', text: `ok   GET /v1/calls/${callId}: status, disposition, duration` },
   ],
   failure: null,
@@ -67,10 +81,14 @@ export const scenarioRoutes: ControlRoute[] = [
   controlRoute({
     method: 'POST',
     path: '/sessions/{s}/scenario',
-    summary: 'sandbox.run: run a scenario file on the session (its JSON as the body): 200 with the result, passed or not; 400 naming the JSON path of an invalid file',
+    summary:
+      'sandbox.run: run a scenario file on the session (its JSON as the body): 200 with the result, passed or not; 400 naming the JSON path of an invalid file',
     operationId: 'runScenario',
     description:
-      'Runs a scenario file (docs/scenarios.md; its JSON Schema is svc-sandbox/scenario.schema.json) on the session from its current virtual now, as the session\'s key: numbers, subscriptions and the carrier first, then each step at its `at`. Answers 200 with `passed`, the timeline and the first expectation that failed with what was seen instead; 400 with `param` the JSON path when the file is not valid.',
+      'Runs a scenario file (docs/scenarios.md; its JSON Schema is svc-sandbox/scenario.schema.json) on the session from its current ' +
+      "virtual now, as the session's key: numbers, subscriptions and the carrier first, then each step at its `at`. Answers 200 with " +
+      '`passed`, the timeline and the first expectation that failed with what was seen instead; 400 with `param` the JSON path when ' +
+      'the file is not valid.',
     body: scenarioSchema,
     examples: {
       busy: {
@@ -80,7 +98,10 @@ export const scenarioRoutes: ControlRoute[] = [
           network: { '+14155550123': [{ outcome: 'busy' }] },
           steps: [
             { at: '0s', request: { method: 'POST', path: '/v1/calls', body: { to: '+14155550123', from: '+14155550100' }, as: 'call' } },
-            { at: '5s', expect: { resources: [{ path: '/v1/calls/{{call.id}}', fields: { status: 'completed', disposition: 'busy', duration: 0 } }] } },
+            {
+              at: '5s',
+              expect: { resources: [{ path: '/v1/calls/{{call.id}}', fields: { status: 'completed', disposition: 'busy', duration: 0 } }] },
+            },
           ],
         },
       },
@@ -95,14 +116,26 @@ export const scenarioRoutes: ControlRoute[] = [
   controlRoute({
     method: 'POST',
     path: '/sessions/{s}/trigger',
-    summary: 'sandbox.trigger: make one event of a type through a real state change (virtual time moves as far as it needs): 201 with the event',
+    summary:
+      'sandbox.trigger: make one event of a type through a real state change (virtual time moves as far as it needs): 201 with the event',
     operationId: 'triggerEvent',
     description:
-      'Makes one event of `type` through the smallest real story that ends in it, told through /v1 with the session\'s key (or `apiKey`): the resource read afterwards equals the event\'s data and the webhook is signed like any other. Virtual time moves as far as the story needs. `data` sets fields of the event\'s data (docs/scenarios.md, "Triggers"); an unknown one is 400 naming `data.<field>`.',
+      "Makes one event of `type` through the smallest real story that ends in it, told through /v1 with the session's key (or `apiKey`): " +
+      "the resource read afterwards equals the event's data and the webhook is signed like any other. Virtual time moves as far as the " +
+      'story needs. `data` sets fields of the event\'s data (docs/scenarios.md, "Triggers"); an unknown one is 400 naming ' +
+      '`data.<field>`.',
     body: triggerBody,
-    examples: { busy: { summary: 'A call.completed of a call that found the line busy', value: { type: 'call.completed', data: { disposition: 'busy' } } } },
+    examples: {
+      busy: {
+        summary: 'A call.completed of a call that found the line busy',
+        value: { type: 'call.completed', data: { disposition: 'busy' } },
+      },
+    },
     status: 201,
-    response: { ...eventJson(), examples: [{ id: 'evt_3Ld8Qw1Zk5Ns9Hy6', type: 'call.completed', created_at: busyCall.ended_at, data: busyCall }] },
+    response: {
+      ...eventJson(),
+      examples: [{ id: 'evt_3Ld8Qw1Zk5Ns9Hy6', type: 'call.completed', created_at: busyCall.ended_at, data: busyCall }],
+    },
     fields: { overrides: 'data' },
     run: async ({ session, body }) => {
       const apiKey = body.apiKey ?? sessionKey(session);

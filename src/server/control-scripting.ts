@@ -1,4 +1,15 @@
-import { apiKeyJson, attemptJson, callJson, CALL_EVENTS_EXAMPLE, EVENT_TYPES, eventJson, faultJson, messageJson, recordingJson, transcriptJson } from '../control/json-schemas.js';
+import {
+  apiKeyJson,
+  attemptJson,
+  callJson,
+  CALL_EVENTS_EXAMPLE,
+  EVENT_TYPES,
+  eventJson,
+  faultJson,
+  messageJson,
+  recordingJson,
+  transcriptJson,
+} from '../control/json-schemas.js';
 import { script as conversationScript, timingOptions as recordingTiming } from '../control/media.js';
 import { callBehavior, messageBehavior } from '../control/network.js';
 import { webhookFilter } from '../control/webhooks.js';
@@ -21,7 +32,12 @@ import { pageOf, pageParameters, slicePage } from './control-pages.js';
  * (control-api.ts `serveControl`).
  */
 
-const list = (items: JsonSchema): JsonSchema => ({ type: 'object', additionalProperties: false, required: ['data'], properties: { data: { type: 'array', items } } });
+const list = (items: JsonSchema): JsonSchema => ({
+  type: 'object',
+  additionalProperties: false,
+  required: ['data'],
+  properties: { data: { type: 'array', items } },
+});
 
 /** A row that changes the session and answers 204: `act` calls the library. */
 function changes<B>(act: (ctx: RowRequest<B>) => void): (ctx: RowRequest<B>) => Response {
@@ -32,21 +48,48 @@ function changes<B>(act: (ctx: RowRequest<B>) => void): (ctx: RowRequest<B>) => 
 }
 
 /** A GET row answering `{data}`: what `read` returns of the session's sandbox. */
-function listRow(path: string, summary: string, operationId: string, item: JsonSchema, read: (sandbox: Session['sandbox']) => unknown[]): Row {
-  return { method: 'GET', path, summary, operationId, status: 200, response: list(item), run: ({ session }) => json(200, { data: read(session.sandbox) }) };
+function listRow(
+  path: string,
+  summary: string,
+  operationId: string,
+  item: JsonSchema,
+  read: (sandbox: Session['sandbox']) => unknown[],
+): Row {
+  return {
+    method: 'GET',
+    path,
+    summary,
+    operationId,
+    status: 200,
+    response: list(item),
+    run: ({ session }) => json(200, { data: read(session.sandbox) }),
+  };
 }
 
 /** A read that names a thing the sandbox lacks: 404 `not_found` naming the path parameter. */
 function found<T>(value: T | undefined, what: string, id: string): T {
-  if (value === undefined) throw new SandboxError(`No ${what} ${JSON.stringify(id.slice(0, 80))} in this session.`, { code: 'not_found', param: 'id' });
+  if (value === undefined)
+    throw new SandboxError(`No ${what} ${JSON.stringify(id.slice(0, 80))} in this session.`, { code: 'not_found', param: 'id' });
   return value;
 }
 
 const behaviors = <B>(item: Schema<B>, what: string) =>
-  object({ behaviors: array(item, { description: `The ${what}, in order: one per ${what === 'call behaviours' ? 'call' : 'message'}.`, min: 1, max: 1000 }) }, { description: `${what} to queue.` });
+  object(
+    {
+      behaviors: array(item, {
+        description: `The ${what}, in order: one per ${what === 'call behaviours' ? 'call' : 'message'}.`,
+        min: 1,
+        max: 1000,
+      }),
+    },
+    { description: `${what} to queue.` },
+  );
 const callQueue = behaviors(callBehavior, 'call behaviours');
 const messageQueue = behaviors(messageBehavior, 'message behaviours');
-const scriptBody = object({ lines: conversationScript }, { description: 'The conversation: lines all timed (start/end in seconds from the answer) or none.' });
+const scriptBody = object(
+  { lines: conversationScript },
+  { description: 'The conversation: lines all timed (start/end in seconds from the answer) or none.' },
+);
 
 /** `POST /sessions/{s}/advance` `{until, max?}`: `sandbox.advanceUntil` with an event type. */
 const untilBody = object(
@@ -67,7 +110,11 @@ export type UntilBody = Infer<typeof untilBody>;
 
 /** The advance row's body: `{duration}` or `{until, max?}`, parsed as the one it looks like. */
 export function withUntil<T>(advanceBody: Schema<T>): Schema<T | UntilBody> {
-  return custom({ hint: `${advanceBody.hint}, or ${untilBody.hint}`, parse: (value, path) => (wantsUntil(value) ? untilBody : advanceBody).parse(value, path), openapi: () => ({ oneOf: [advanceBody.openapi(), untilBody.openapi()] }) });
+  return custom({
+    hint: `${advanceBody.hint}, or ${untilBody.hint}`,
+    parse: (value, path) => (wantsUntil(value) ? untilBody : advanceBody).parse(value, path),
+    openapi: () => ({ oneOf: [advanceBody.openapi(), untilBody.openapi()] }),
+  });
 }
 
 /** Answers the advance row's `until` form: 200 `{now, events, event}`, or 404 when no such event came within `max`. */
@@ -83,7 +130,8 @@ export async function advanceUntil(session: Session, { until, max }: UntilBody):
   } catch (error) {
     if (error instanceof SandboxError && error.code === 'not_found') {
       throw new SandboxError(
-        `No ${until} event within ${max ?? '1d'} of virtual time (from ${from} to ${sandbox.now().toISOString()}); raise \`max\`, or see what the session emitted with GET /__sandbox/sessions/${session.id}/events.`,
+        `No ${until} event within ${max ?? '1d'} of virtual time (from ${from} to ${sandbox.now().toISOString()}); raise \`max\`, or see ` +
+          `what the session emitted with GET /__sandbox/sessions/${session.id}/events.`,
         { code: 'not_found', param: 'until' },
       );
     }
@@ -96,13 +144,20 @@ export const advanceAnswer: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['now', 'events'],
-  properties: { now: { type: 'string', format: 'date-time' }, events: { type: 'array', items: eventJson() }, event: { ...eventJson(), description: 'With `until`: the event that stopped the clock.' } },
+  properties: {
+    now: { type: 'string', format: 'date-time' },
+    events: { type: 'array', items: eventJson() },
+    event: { ...eventJson(), description: 'With `until`: the event that stopped the clock.' },
+  },
   // `{"duration": "21s"}` once the resources' example call was placed: it is answered at 5 s and ends at 21 s.
   examples: [{ now: '2026-01-01T00:00:21.000Z', events: CALL_EVENTS_EXAMPLE }],
 };
 
 /** `POST /sessions/{s}/keys`: `sandbox.keys.create` with `plan`, `scopes` (and `account`) for a key of this session. */
-export const keyBody = object({ plan: keyOptions.shape.plan, scopes: keyOptions.shape.scopes, account: keyOptions.shape.account }, { description: 'How the key behaves (default: a standard key with every scope, its own account).' });
+export const keyBody = object(
+  { plan: keyOptions.shape.plan, scopes: keyOptions.shape.scopes, account: keyOptions.shape.account },
+  { description: 'How the key behaves (default: a standard key with every scope, its own account).' },
+);
 export const keyAnswer: JsonSchema = {
   ...apiKeyJson(),
   required: ['key', 'plan', 'scopes'],
@@ -138,7 +193,7 @@ export const scriptingRoutes: Row[] = [
   controlRoute({
     method: 'GET',
     path: '/sessions/{s}/internal-errors',
-    summary: 'Unexpected exceptions inside the session\'s sandbox, each answered as a 500 (sandbox.internalErrors); empty in a healthy run',
+    summary: "Unexpected exceptions inside the session's sandbox, each answered as a 500 (sandbox.internalErrors); empty in a healthy run",
     operationId: 'listInternalErrors',
     status: 200,
     response: list({
@@ -146,7 +201,14 @@ export const scriptingRoutes: Row[] = [
       additionalProperties: false,
       required: ['name', 'message', 'at'],
       properties: { name: { type: 'string' }, message: { type: 'string' }, requestId: { type: 'string' }, at: { type: 'string' } },
-      examples: [{ name: 'TypeError', message: "Cannot read properties of undefined (reading 'id')", requestId: 'req_8Tq2Wm5Kx1Rb7Nc4', at: '2026-01-01T00:00:00.000Z' }],
+      examples: [
+        {
+          name: 'TypeError',
+          message: "Cannot read properties of undefined (reading 'id')",
+          requestId: 'req_8Tq2Wm5Kx1Rb7Nc4',
+          at: '2026-01-01T00:00:00.000Z',
+        },
+      ],
     }),
     run: ({ session }) =>
       json(200, {
@@ -202,14 +264,20 @@ export const scriptingRoutes: Row[] = [
     summary: 'When recordings and transcripts of calls that end from now on become ready (sandbox.recordings.setTiming)',
     operationId: 'setRecordingTiming',
     body: recordingTiming,
-    examples: { quick: { summary: 'Recordings ready 5 s after a call ends, transcripts 15 s after', value: { recordingDelay: '5s', transcriptDelay: '15s' } } },
+    examples: {
+      quick: {
+        summary: 'Recordings ready 5 s after a call ends, transcripts 15 s after',
+        value: { recordingDelay: '5s', transcriptDelay: '15s' },
+      },
+    },
     status: 204,
     run: changes(({ session, body }) => session.sandbox.recordings.setTiming(body)),
   }),
   controlRoute({
     method: 'PUT',
     path: '/sessions/{s}/calls/{id}/recording-timing',
-    summary: 'When the recording and transcript of this one call become ready; set it before the call ends (sandbox.recordings.setTiming with callId)',
+    summary:
+      'When the recording and transcript of this one call become ready; set it before the call ends (sandbox.recordings.setTiming with callId)',
     operationId: 'setCallRecordingTiming',
     body: recordingTiming,
     examples: { slow: { summary: "This call's transcript takes two minutes", value: { transcriptDelay: '2m' } } },
@@ -244,7 +312,12 @@ export const scriptingRoutes: Row[] = [
     summary: 'How many transcript streams (server-sent events) are open (sandbox.transcripts.openStreams)',
     operationId: 'countTranscriptStreams',
     status: 200,
-    response: { type: 'object', additionalProperties: false, required: ['openStreams'], properties: { openStreams: { type: 'integer', minimum: 0 } } },
+    response: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['openStreams'],
+      properties: { openStreams: { type: 'integer', minimum: 0 } },
+    },
     run: ({ session }) => json(200, { openStreams: session.sandbox.transcripts.openStreams() }),
   }),
   // network
@@ -254,7 +327,12 @@ export const scriptingRoutes: Row[] = [
     summary: 'The next calls to a number take these behaviours, one each (sandbox.network.queueBehavior)',
     operationId: 'queueBehavior',
     body: callQueue,
-    examples: { busyThenAnswered: { summary: 'The next call finds the line busy; the one after is answered', value: { behaviors: [{ outcome: 'busy' }, { outcome: 'answered', ring: '8s', talk: '45s' }] } } },
+    examples: {
+      busyThenAnswered: {
+        summary: 'The next call finds the line busy; the one after is answered',
+        value: { behaviors: [{ outcome: 'busy' }, { outcome: 'answered', ring: '8s', talk: '45s' }] },
+      },
+    },
     status: 204,
     run: changes(({ session, params, body }) => session.sandbox.network.queueBehavior(params.number!, ...body.behaviors)),
   }),
@@ -275,7 +353,12 @@ export const scriptingRoutes: Row[] = [
     summary: 'The next messages to a number take these behaviours, one each (sandbox.network.queueMessageBehavior)',
     operationId: 'queueMessageBehavior',
     body: messageQueue,
-    examples: { failThenDeliver: { summary: 'The next message fails; the one after is delivered', value: { behaviors: [{ outcome: 'failed' }, { outcome: 'delivered' }] } } },
+    examples: {
+      failThenDeliver: {
+        summary: 'The next message fails; the one after is delivered',
+        value: { behaviors: [{ outcome: 'failed' }, { outcome: 'delivered' }] },
+      },
+    },
     status: 204,
     run: changes(({ session, params, body }) => session.sandbox.network.queueMessageBehavior(params.number!, ...body.behaviors)),
   }),
@@ -300,7 +383,7 @@ export const scriptingRoutes: Row[] = [
       properties: {
         requestId: { type: 'string' },
         method: { type: 'string' },
-        path: { type: 'string', description: 'The documented path matched (/v1/calls/{id}), or the request\'s own.' },
+        path: { type: 'string', description: "The documented path matched (/v1/calls/{id}), or the request's own." },
         target: { type: 'string' },
         status: { type: 'integer', description: '0 for an injected network fault.' },
         errorCode: { type: ['string', 'null'] },
@@ -321,10 +404,26 @@ export const scriptingRoutes: Row[] = [
       ],
     }),
     query: pageParameters,
-    run: ({ session, query }) => json(200, slicePage(session.sandbox.requests.list(), (r) => r.requestId, query, 'requests', session.id)),
+    run: ({ session, query }) =>
+      json(
+        200,
+        slicePage(session.sandbox.requests.list(), (r) => r.requestId, query, 'requests', session.id),
+      ),
   }),
-  listRow('/sessions/{s}/faults', 'The injected faults with hits left, in order (sandbox.faults.list)', 'listFaults', faultJson(), (sandbox) => sandbox.faults.list()),
-  listRow('/sessions/{s}/attempts', 'Every webhook delivery attempt in the order sent (sandbox.webhooks.attempts)', 'listAttempts', attemptJson(), (sandbox) => sandbox.webhooks.attempts()),
+  listRow(
+    '/sessions/{s}/faults',
+    'The injected faults with hits left, in order (sandbox.faults.list)',
+    'listFaults',
+    faultJson(),
+    (sandbox) => sandbox.faults.list(),
+  ),
+  listRow(
+    '/sessions/{s}/attempts',
+    'Every webhook delivery attempt in the order sent (sandbox.webhooks.attempts)',
+    'listAttempts',
+    attemptJson(),
+    (sandbox) => sandbox.webhooks.attempts(),
+  ),
   controlRoute({
     method: 'POST',
     path: '/sessions/{s}/dead-letters/replay',
@@ -339,4 +438,3 @@ export const scriptingRoutes: Row[] = [
     },
   }),
 ];
-

@@ -22,7 +22,10 @@ export function snapshotJson(): JsonSchema {
       now: { type: 'string', format: 'date-time' },
       inputs: { type: 'array', items: { type: 'object' } },
       attempts: { type: 'array', items: { type: 'array', description: 'A [key, result] pair.', items: {} } },
-      apiKey: { type: 'string', description: "The session's key: a session made from this snapshot answers with a key that stands for it." },
+      apiKey: {
+        type: 'string',
+        description: "The session's key: a session made from this snapshot answers with a key that stands for it.",
+      },
     },
     examples: [snapshotExample()],
   };
@@ -35,7 +38,18 @@ function snapshotExample(): Record<string, unknown> {
   return {
     format: SNAPSHOT_FORMAT,
     version: packageVersion(),
-    options: { baseUrl: 'http://127.0.0.1:12111', seed: 42, startTime: '2026-01-01T09:00:00.000Z', keys: {}, onlyConfiguredKeys: false, aiHandler: 'ava', dialInterval: 1000, webhookTimeout: 10000, templates: {}, clock: 'manual' },
+    options: {
+      baseUrl: 'http://127.0.0.1:12111',
+      seed: 42,
+      startTime: '2026-01-01T09:00:00.000Z',
+      keys: {},
+      onlyConfiguredKeys: false,
+      aiHandler: 'ava',
+      dialInterval: 1000,
+      webhookTimeout: 10000,
+      templates: {},
+      clock: 'manual',
+    },
     now: '2026-01-01T09:00:00.000Z',
     inputs: [
       { kind: 'call', at: 1767258000000, name: 'keys.create', args: [{ key: apiKey }] },
@@ -44,7 +58,11 @@ function snapshotExample(): Record<string, unknown> {
         at: 1767258000000,
         method: 'POST',
         path: '/v1/webhooks',
-        headers: [['authorization', `Bearer ${apiKey}`], ['content-length', String(body.length)], ['content-type', 'application/json']],
+        headers: [
+          ['authorization', `Bearer ${apiKey}`],
+          ['content-length', String(body.length)],
+          ['content-type', 'application/json'],
+        ],
         body,
       },
     ],
@@ -61,19 +79,21 @@ export const snapshotField: Schema<SandboxSnapshot> = custom({
 });
 
 const getSnapshot: ControlRoute & { description: string } = {
-    method: 'GET',
-    path: '/sessions/{s}/snapshot',
-    summary: "The session's snapshot (sandbox.snapshot()): POST /__sandbox/sessions {snapshot} starts a session from it",
-    operationId: 'getSnapshot',
-    description:
-      "The session's snapshot (`sandbox.snapshot()`, docs/snapshots.md): its options and every input since it was made, with the webhook attempts' results, and the session's `apiKey`. `POST /__sandbox/sessions {snapshot}` starts a session that is this one at this instant, and whose key stands for this session's. 409 while a request's body is still arriving.",
-    status: 200,
-    response: snapshotJson(),
-    run: ({ session }) => {
-      const snapshot: SandboxSnapshot = session.sandbox.snapshot();
-      if (session.primaryKey !== null) snapshot.apiKey = session.primaryKey;
-      return json(200, snapshot);
-    },
+  method: 'GET',
+  path: '/sessions/{s}/snapshot',
+  summary: "The session's snapshot (sandbox.snapshot()): POST /__sandbox/sessions {snapshot} starts a session from it",
+  operationId: 'getSnapshot',
+  description:
+    "The session's snapshot (`sandbox.snapshot()`, docs/snapshots.md): its options and every input since it was made, with the webhook " +
+    "attempts' results, and the session's `apiKey`. `POST /__sandbox/sessions {snapshot}` starts a session that is this one at this " +
+    "instant, and whose key stands for this session's. 409 while a request's body is still arriving.",
+  status: 200,
+  response: snapshotJson(),
+  run: ({ session }) => {
+    const snapshot: SandboxSnapshot = session.sandbox.snapshot();
+    if (session.primaryKey !== null) snapshot.apiKey = session.primaryKey;
+    return json(200, snapshot);
+  },
 };
 
 export const snapshotRoutes: ControlRoute[] = [getSnapshot];

@@ -4,7 +4,12 @@ import { coverageHtml } from './coverage-html.js';
 
 it('escapes every text of the report: a report read from a file cannot put markup in the page', () => {
   const hostile = '<img src=x onerror="alert(1)">';
-  const report = mergeCoverage({ ...emptyCoverage(), sandboxes: 1, endpoints: { "GET /v1/<script>'": { '200': 1 } }, events: { [hostile]: 0 } });
+  const report = mergeCoverage({
+    ...emptyCoverage(),
+    sandboxes: 1,
+    endpoints: { "GET /v1/<script>'": { '200': 1 } },
+    events: { [hostile]: 0 },
+  });
   const html = coverageHtml(report);
   expect(html).not.toContain('<img');
   expect(html).not.toContain('<script>');

@@ -10,7 +10,10 @@ function table(title: string, counts: CoverageCounts): string {
     .map(([item, n]) => `<tr class="${n === 0 ? 'never' : 'seen'}"><td>${escapeHtml(item)}</td><td>${n === 0 ? 'never' : n}</td></tr>`)
     .join('');
   const never = Object.values(counts).filter((n) => n === 0).length;
-  return `<section><h2>${escapeHtml(title)} <small>${Object.keys(counts).length - never} of ${Object.keys(counts).length}</small></h2><table>${rows}</table></section>`;
+  return (
+    `<section><h2>${escapeHtml(title)} <small>${Object.keys(counts).length - never} of ` +
+    `${Object.keys(counts).length}</small></h2><table>${rows}</table></section>`
+  );
 }
 
 /**
@@ -21,7 +24,10 @@ export function coverageHtml(report: CoverageReport): string {
   const endpoints = Object.entries(report.endpoints)
     .map(([op, statuses]) => {
       const cells = Object.entries(statuses)
-        .map(([status, n]) => `<span class="${n === 0 ? 'never' : 'seen'}" title="${n === 0 ? 'never answered' : `${n}×`}">${escapeHtml(status)}</span>`)
+        .map(
+          ([status, n]) =>
+            `<span class="${n === 0 ? 'never' : 'seen'}" title="${n === 0 ? 'never answered' : `${n}×`}">${escapeHtml(status)}</span>`,
+        )
         .join(' ');
       return `<tr><td>${escapeHtml(op)}</td><td>${cells}</td></tr>`;
     })

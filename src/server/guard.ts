@@ -60,13 +60,20 @@ function isIpLiteral(hostname: string): boolean {
 export function checkHost(host: string | undefined, policy: HostPolicy): Refusal | null {
   if (host === undefined || policy.allowed === true) return null;
   const hostname = hostnameOf(host);
-  if (hostname !== null && (isIpLiteral(hostname) || hostname === 'localhost' || hostname.endsWith('.localhost') || policy.allowed.has(hostname))) return null;
+  if (
+    hostname !== null &&
+    (isIpLiteral(hostname) || hostname === 'localhost' || hostname.endsWith('.localhost') || policy.allowed.has(hostname))
+  )
+    return null;
   const shown = JSON.stringify(host.slice(0, 100));
   return {
     status: 403,
     code: 'forbidden',
     param: 'Host',
-    message: `The Host ${shown} is not an address of this server. Use the address it printed (an IP address or localhost), or start it with --allowed-host ${hostname ?? 'NAME'} (startServer({ allowedHosts })) to accept that name. This guards against DNS rebinding (docs/server.md, "Security model").`,
+    message:
+      `The Host ${shown} is not an address of this server. Use the address it printed (an IP address or localhost), or start it ` +
+      `with --allowed-host ${hostname ?? 'NAME'} (startServer({ allowedHosts })) to accept that name. This guards against DNS rebinding ` +
+      `(docs/server.md, "Security model").`,
   };
 }
 
@@ -80,7 +87,9 @@ export function checkControl(headers: Headers, method: string, hasBody: boolean,
     return {
       status: 403,
       code: 'forbidden',
-      message: 'A webhook delivery cannot drive the control API: this request carries X-Service-Event-Id or X-Service-Signature. Point the subscription at your own receiver.',
+      message:
+        'A webhook delivery cannot drive the control API: this request carries X-Service-Event-Id or X-Service-Signature. Point the ' +
+        'subscription at your own receiver.',
     };
   }
   const origin = headers.get('origin');
@@ -89,11 +98,18 @@ export function checkControl(headers: Headers, method: string, hasBody: boolean,
       status: 403,
       code: 'forbidden',
       param: 'Origin',
-      message: `The control API answers only this server's own console and programs that send no Origin; a page on ${JSON.stringify(origin.slice(0, 100))} may not drive it (docs/server.md, "Security model").`,
+      message:
+        `The control API answers only this server's own console and programs that send no Origin; a page on ` +
+        `${JSON.stringify(origin.slice(0, 100))} may not drive it (docs/server.md, "Security model").`,
     };
   }
   if (origin === null && headers.get('sec-fetch-site') === 'cross-site') {
-    return { status: 403, code: 'forbidden', param: 'Origin', message: 'A cross-site request from a browser may not drive the control API (docs/server.md, "Security model").' };
+    return {
+      status: 403,
+      code: 'forbidden',
+      param: 'Origin',
+      message: 'A cross-site request from a browser may not drive the control API (docs/server.md, "Security model").',
+    };
   }
   if (hasBody && method !== 'GET' && method !== 'HEAD') {
     const type = headers.get('content-type');
@@ -102,7 +118,9 @@ export function checkControl(headers: Headers, method: string, hasBody: boolean,
         status: 400,
         code: 'unsupported_content_type',
         param: 'Content-Type',
-        message: `A control request with a body must send it as JSON with \`Content-Type: application/json\` (got ${type === null ? 'none' : JSON.stringify(type.slice(0, 100))}); no HTML form or no-cors request can send that.`,
+        message:
+          `A control request with a body must send it as JSON with \`Content-Type: application/json\` (got ` +
+          `${type === null ? 'none' : JSON.stringify(type.slice(0, 100))}); no HTML form or no-cors request can send that.`,
       };
     }
   }
@@ -134,11 +152,14 @@ export function ownOrigin(port: number, localAddresses: ReadonlySet<string>, pol
 /** The `Host` names accepted besides IP addresses and `localhost`, checked once at start. */
 export function hostPolicy(allowedHosts: readonly string[] | true | undefined, invalid: (message: string) => Error): HostPolicy {
   if (allowedHosts === true) return { allowed: true };
-  if (allowedHosts !== undefined && !Array.isArray(allowedHosts)) throw invalid('allowedHosts must be an array of host names, or true to accept any Host.');
+  if (allowedHosts !== undefined && !Array.isArray(allowedHosts))
+    throw invalid('allowedHosts must be an array of host names, or true to accept any Host.');
   const allowed = new Set<string>();
   for (const host of allowedHosts ?? []) {
     if (typeof host !== 'string' || !HOST_NAME.test(host)) {
-      throw invalid(`allowedHosts: ${JSON.stringify(host)} is not a host name; give a name such as devbox.example (no scheme, port or path).`);
+      throw invalid(
+        `allowedHosts: ${JSON.stringify(host)} is not a host name; give a name such as devbox.example (no scheme, port or path).`,
+      );
     }
     allowed.add(host.toLowerCase().replace(/\.$/, ''));
   }
@@ -146,14 +167,19 @@ export function hostPolicy(allowedHosts: readonly string[] | true | undefined, i
 }
 
 /** Whether a browser page of this origin may call `/v1` (`allowedOrigins`), checked once at start. */
-export function originPolicy(allowed: readonly string[] | true | undefined, invalid: (message: string) => Error): (origin: string) => boolean {
+export function originPolicy(
+  allowed: readonly string[] | true | undefined,
+  invalid: (message: string) => Error,
+): (origin: string) => boolean {
   if (allowed === true) return () => true;
   if (allowed !== undefined && !Array.isArray(allowed)) throw invalid('allowedOrigins must be an array of origins, or true to allow any.');
   const origins = new Set<string>();
   for (const origin of allowed ?? []) {
     const url = typeof origin === 'string' && URL.canParse(origin) ? new URL(origin) : null;
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin.replace(/\/$/, '')) {
-      throw invalid(`allowedOrigins: ${JSON.stringify(origin)} is not an origin; give scheme, host and port only, such as http://localhost:3000.`);
+      throw invalid(
+        `allowedOrigins: ${JSON.stringify(origin)} is not an origin; give scheme, host and port only, such as http://localhost:3000.`,
+      );
     }
     origins.add(url.origin);
   }
@@ -167,6 +193,9 @@ export function foreignPage(origin: string): Refusal {
     status: 403,
     code: 'forbidden',
     param: 'Origin',
-    message: `A page on ${shown} may not call this server: start it with --allowed-origin ${origin === 'null' ? 'ORIGIN' : origin.slice(0, 100)} (startServer({ allowedOrigins })) to let a browser app of yours use it (docs/server.md, "Security model").`,
+    message:
+      `A page on ${shown} may not call this server: start it with --allowed-origin ` +
+      `${origin === 'null' ? 'ORIGIN' : origin.slice(0, 100)} (startServer({ allowedOrigins })) to let a browser app of yours use it ` +
+      `(docs/server.md, "Security model").`,
   };
 }

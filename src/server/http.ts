@@ -84,6 +84,7 @@ export function answerRaw(socket: import('node:stream').Duplex, status: number, 
   }
   const text = JSON.stringify(body);
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ` +
+      `${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
   );
 }

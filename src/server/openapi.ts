@@ -1,13 +1,23 @@
 import { exampleOf } from '../api/openapi.js';
-import { sseComment, sseFrame } from '../core/sse.js';
+import { sseFrame, sseText } from '../core/sse.js';
 import { eventJson } from '../control/json-schemas.js';
 import type { ControlRoute } from './control-api.js';
+import { streamOpening } from './stream.js';
+
+/** The served document's title. */
+const TITLE = 'Voice and Messaging API and control API (svc-sandbox server)';
 
 /** The error envelope every answer uses (docs/errors.md): the `/v1` document's `Error` schema. */
 const ENVELOPE = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
 const ERROR = { description: 'An error, in the envelope every answer uses (docs/errors.md).', content: ENVELOPE };
-/** What the control API answers when the sandbox server fails unexpectedly (control-api.ts `serverFailure`): listed on every control operation, one status, never `5XX`. */
-const FAILURE = { description: 'The sandbox server failed unexpectedly (a bug): 500 `internal_error`, the failure in its message.', content: ENVELOPE };
+/**
+ * What the control API answers when the sandbox server fails unexpectedly (control-api.ts
+ * `serverFailure`): listed on every control operation, one status, never `5XX`.
+ */
+const FAILURE = {
+  description: 'The sandbox server failed unexpectedly (a bug): 500 `internal_error`, the failure in its message.',
+  content: ENVELOPE,
+};
 
 /**
  * What each control operation does and its main rules, by operationId (the document's
@@ -16,51 +26,81 @@ const FAILURE = { description: 'The sandbox server failed unexpectedly (a bug): 
  */
 const DESCRIPTIONS: Record<string, string> = {
   getSession: "One session's seed and virtual now (`sandbox.now()`); 404 for an unknown or deleted session.",
-  listInternalErrors: 'Failures inside the sandbox that answered a request with 500 `internal_error` (`sandbox.internalErrors()`), oldest first: a test can assert there were none.',
+  listInternalErrors:
+    'Failures inside the sandbox that answered a request with 500 `internal_error` (`sandbox.internalErrors()`), oldest first: a test ' +
+    'can assert there were none.',
   inspectCall: 'One call of the session, whichever account holds it (`sandbox.calls.get`); 404 naming `id` when there is none.',
   inspectMessage: 'One message of the session, whichever account holds it (`sandbox.messages.get`); 404 naming `id` when there is none.',
   inspectRecording: 'One recording of the session (`sandbox.recordings.get`); 404 naming `id` when there is none.',
   inspectTranscript: 'One transcript of the session (`sandbox.transcripts.get`); 404 naming `id` when there is none.',
-  setRecordingTiming: 'How long after an answered call ends its recording, then its transcript, become ready, for calls that end from now on (`sandbox.recordings.setTiming`). Defaults: 10 s, then 20 s.',
-  setCallRecordingTiming: 'The recording and transcript timing of one call, before it ends (`sandbox.recordings.setTiming(timing, id)`); 409 once it has ended.',
-  setConversationScript: 'What is said on a call, line by line, while it still rings (`sandbox.transcripts.setScript`): its transcript, live stream and summary follow it. 409 once answered.',
-  countTranscriptStreams: 'How many live transcript streams are open (`sandbox.transcripts.openStreams()`): a test can check its client closed them.',
-  queueBehavior: 'One-shot behaviours for the next calls to a number, one each, in order (`sandbox.network.queueBehavior`); the standing behaviour applies after them.',
+  setRecordingTiming:
+    'How long after an answered call ends its recording, then its transcript, become ready, for calls that end from now on ' +
+    '(`sandbox.recordings.setTiming`). Defaults: 10 s, then 20 s.',
+  setCallRecordingTiming:
+    'The recording and transcript timing of one call, before it ends (`sandbox.recordings.setTiming(timing, id)`); 409 once it has ended.',
+  setConversationScript:
+    'What is said on a call, line by line, while it still rings (`sandbox.transcripts.setScript`): its transcript, live stream and ' +
+    'summary follow it. 409 once answered.',
+  countTranscriptStreams:
+    'How many live transcript streams are open (`sandbox.transcripts.openStreams()`): a test can check its client closed them.',
+  queueBehavior:
+    'One-shot behaviours for the next calls to a number, one each, in order (`sandbox.network.queueBehavior`); the standing behaviour applies after them.',
   setMessageBehavior: 'Whether messages to a number end `delivered` or `failed` from now on (`sandbox.network.setMessageBehavior`).',
   queueMessageBehavior: 'One-shot outcomes for the next messages to a number, one each, in order (`sandbox.network.queueMessageBehavior`).',
-  clearAllBehavior: 'Forgets the scripted call and message behaviour of every number (`sandbox.network.clearBehavior()`): the defaults apply again.',
-  listRequests: 'The request journal (`sandbox.requests.list()`): every request `/v1` answered in this session, oldest first, with its documented path, status, `error.code`, request id, API key and virtual time; the latest 10,000 are kept.',
-  getCoverage: "What this session's life exercised (`sandbox.coverage()`; docs/coverage.md): each documented status of each endpoint, every state and transition of the call machine, every disposition, `answered_by`, message outcome, webhook path, event type and error code, each with a count (0: never), and `uncovered` listing the zeros. A reset keeps it.",
-  getServerCoverage: 'The union of the coverage of every session this server held, deleted ones included (`mergeCoverage` of them): what `svc-sandbox exec --coverage FILE` writes when its command ends.',
-  listFaults: 'The injected faults that still have hits left, in the order they match (`sandbox.faults.list()`); `remaining` is null for a fault without end.',
+  clearAllBehavior:
+    'Forgets the scripted call and message behaviour of every number (`sandbox.network.clearBehavior()`): the defaults apply again.',
+  listRequests:
+    'The request journal (`sandbox.requests.list()`): every request `/v1` answered in this session, oldest first, with its documented ' +
+    'path, status, `error.code`, request id, API key and virtual time; the latest 10,000 are kept.',
+  getCoverage:
+    "What this session's life exercised (`sandbox.coverage()`; docs/coverage.md): each documented status of each endpoint, every state " +
+    'and transition of the call machine, every disposition, `answered_by`, message outcome, webhook path, event type and error code, ' +
+    'each with a count (0: never), and `uncovered` listing the zeros. A reset keeps it.',
+  getServerCoverage:
+    'The union of the coverage of every session this server held, deleted ones included (`mergeCoverage` of them): what `svc-sandbox ' +
+    'exec --coverage FILE` writes when its command ends.',
+  listFaults:
+    'The injected faults that still have hits left, in the order they match (`sandbox.faults.list()`); `remaining` is null for a fault without end.',
   listAttempts: 'Every webhook delivery attempt of the session in the order sent, replays marked (`sandbox.webhooks.attempts()`).',
-  replayAllDeadLetters: 'Replays every dead letter matching the filter (`sandbox.webhooks.replayAll`), attempt numbers starting over at 1; answers the attempts made.',
+  replayAllDeadLetters:
+    'Replays every dead letter matching the filter (`sandbox.webhooks.replayAll`), attempt numbers starting over at 1; answers the attempts made.',
   health: 'Answers 200 `{"status": "ok"}` while the server is up: poll it before the first test runs.',
   createSession:
-    'Starts a session: a sandbox of its own (clock, seed, ids, accounts, webhook queues), so parallel test workers never share state. The answer carries an API key that routes `/v1` requests to it; a server holds at most 1,000 live sessions (409 past that).',
+    'Starts a session: a sandbox of its own (clock, seed, ids, accounts, webhook queues), so parallel test workers never share state. ' +
+    'The answer carries an API key that routes `/v1` requests to it; a server holds at most 1,000 live sessions (409 past that).',
   listSessions: 'The live sessions with their seed and virtual time; `default` always exists.',
-  deleteSession: 'Ends a session: an advance in progress answers 409 `interrupted`, and its keys are 401 from then on. `default` cannot be deleted (409).',
+  deleteSession:
+    'Ends a session: an advance in progress answers 409 `interrupted`, and its keys are 401 from then on. `default` cannot be deleted (409).',
   advance:
-    'Moves the session\'s virtual clock forward by `duration` (e.g. "90s", "25h"), running every timer due on the way: call lifecycles, deliveries and their retries. It answers with the events emitted meanwhile, oldest first; a reset or delete during it is 409 `interrupted`.',
+    'Moves the session\'s virtual clock forward by `duration` (e.g. "90s", "25h"), running every timer due on the way: call lifecycles, ' +
+    'deliveries and their retries. It answers with the events emitted meanwhile, oldest first; a reset or delete during it is 409 ' +
+    '`interrupted`.',
   reset: 'Resets the session to its starting state (clock, data, queues) as `sandbox.reset()` does; keys it made stay valid.',
   listEvents: 'Every platform event of the session, oldest first, as webhooks would carry them.',
   listDeliveries: 'Every webhook delivery of the session with its attempts, their status and errors.',
   listDeadLetters: 'The deliveries that used up their retries (the dead-letter queue), for inspection and replay.',
   replayDeadLetter:
-    'Sends a dead letter again (a `dlv_` id), or every dead letter of one event (an `evt_` id), starting the attempt count over at 1. An id with no dead letter is 404; one already delivered is 409.',
+    'Sends a dead letter again (a `dlv_` id), or every dead letter of one event (an `evt_` id), starting the attempt count over at 1. An ' +
+    'id with no dead letter is 404; one already delivered is 409.',
   createKey: 'Makes a new test API key that routes `/v1` requests to this session.',
   listKeys: 'The keys made for this session, with when each was made.',
-  revokeKey: 'Revokes one of this session\'s keys: requests with it are 401 from then on. A key of another session is 404.',
+  revokeKey: "Revokes one of this session's keys: requests with it are 401 from then on. A key of another session is 404.",
   injectFault:
-    'Makes the next matching `/v1` requests fail: an error status (429 or 500–599, with an optional Retry-After) or a network failure, `times` times (or "Infinity"). It answers with the faults now active.',
+    'Makes the next matching `/v1` requests fail: an error status (429 or 500–599, with an optional Retry-After) or a network failure, ' +
+    '`times` times (or "Infinity"). It answers with the faults now active.',
   clearFaults: 'Forgets every injected fault of the session.',
-  setBehavior: 'Scripts what happens to calls to a number from now on: answered or not, by whom, busy, failed, how long they ring and last.',
-  clearBehavior: 'Forgets a number\'s scripted behaviour: calls to it follow the seeded defaults again.',
-  answerCall: 'Answers a ringing call now, by a human or a machine (`by`), instead of waiting for the clock. A call that is not ringing is 409.',
+  setBehavior:
+    'Scripts what happens to calls to a number from now on: answered or not, by whom, busy, failed, how long they ring and last.',
+  clearBehavior: "Forgets a number's scripted behaviour: calls to it follow the seeded defaults again.",
+  answerCall:
+    'Answers a ringing call now, by a human or a machine (`by`), instead of waiting for the clock. A call that is not ringing is 409.',
   hangUpCall: 'Ends a live call now, as if a party hung up. A call already ended is 409.',
-  inboundCall: 'Rings one of an account\'s numbers from outside, as a caller would: the call follows the number\'s routing and sends its webhooks.',
-  inboundMessage: 'Delivers an SMS or MMS from outside to one of an account\'s numbers, as a phone would send it: it is stored and its webhook sent.',
-  listSessionCalls: 'Every call of the session across its accounts, newest first, each with its timeline of events and deliveries (what the console shows).',
+  inboundCall:
+    "Rings one of an account's numbers from outside, as a caller would: the call follows the number's routing and sends its webhooks.",
+  inboundMessage:
+    "Delivers an SMS or MMS from outside to one of an account's numbers, as a phone would send it: it is stored and its webhook sent.",
+  listSessionCalls:
+    'Every call of the session across its accounts, newest first, each with its timeline of events and deliveries (what the console shows).',
 };
 
 /**
@@ -95,7 +135,8 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
       schema: { type: 'string' },
       ...(name === 's' ? { description: 'A session id; `default` always exists.' } : {}),
     }));
-    for (const [name, schema] of Object.entries(route.query?.shape ?? {})) parameters.push({ name, in: 'query', required: false, schema: schema.openapi() });
+    for (const [name, schema] of Object.entries(route.query?.shape ?? {}))
+      parameters.push({ name, in: 'query', required: false, schema: schema.openapi() });
     for (const parameter of parameters) {
       if (parameter.in !== 'path') continue;
       const example = controlExample(String(parameter.name), route.path);
@@ -110,9 +151,14 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
       tags: ['control'],
       security: [],
       ...(parameters.length ? { parameters } : {}),
-      ...(route.body ? { requestBody: { required: false, content: { 'application/json': { schema: route.body.openapi(), examples: route.examples } } } } : {}),
+      ...(route.body
+        ? { requestBody: { required: false, content: { 'application/json': { schema: route.body.openapi(), examples: route.examples } } } }
+        : {}),
       responses: {
-        [String(route.status)]: route.status === 204 ? { description: 'Done.' } : { description: 'Done.', content: { [route.contentType ?? 'application/json']: controlMedia(route) } },
+        [String(route.status)]:
+          route.status === 204
+            ? { description: 'Done.' }
+            : { description: 'Done.', content: { [route.contentType ?? 'application/json']: controlMedia(route) } },
         '400': ERROR,
         // A foreign Origin or Host, or a webhook delivery (docs/server.md, "Security model").
         '403': ERROR,
@@ -129,15 +175,34 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
       operationId: 'streamSession',
       summary: "The session's live stream, as server-sent events",
       description:
-        "The session's live stream for the console, as server-sent events: `event` (each platform event, with its position in the log as `id`), `change` {now, changes} (each changed item with its JSON, docs/console.md), `resync` {now} (read the lists again) and `reset` {now}. Send `Last-Event-ID` to resume after the n-th event.",
+        "The session's live stream for the console, as server-sent events: `event` (each platform event, with its position in the log as " +
+        '`id`), `change` {now, changes} (each changed item with its JSON, docs/console.md), `resync` {now} (read the lists again) and ' +
+        '`reset` {now}. Send `Last-Event-ID` to resume after the n-th event.',
       tags: ['control'],
       security: [],
       parameters: [
-        { name: 's', in: 'path', required: true, schema: { type: 'string' }, description: 'A session id; `default` always exists.', example: 'default' },
-        { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string', pattern: '^[0-9]+$' }, description: 'Resume after this many events.', example: '12' },
+        {
+          name: 's',
+          in: 'path',
+          required: true,
+          schema: { type: 'string' },
+          description: 'A session id; `default` always exists.',
+          example: 'default',
+        },
+        {
+          name: 'Last-Event-ID',
+          in: 'header',
+          required: false,
+          schema: { type: 'string', pattern: '^[0-9]+$' },
+          description: 'Resume after this many events.',
+          example: '12',
+        },
       ],
       responses: {
-        '200': { description: 'The stream; it ends when the session is deleted.', content: { 'text/event-stream': { schema: { type: 'string' }, example: sessionStreamExample() } } },
+        '200': {
+          description: 'The stream; it ends when the session is deleted.',
+          content: { 'text/event-stream': { schema: { type: 'string' }, example: sessionStreamExample() } },
+        },
         '403': ERROR,
         '404': ERROR,
         '500': FAILURE,
@@ -153,7 +218,12 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
       tags: ['control'],
       security: [],
       responses: {
-        '200': { description: answer, content: { [type]: { schema: { type: type === 'text/html' ? 'string' : 'object' }, ...(example === undefined ? {} : { example }) } } },
+        '200': {
+          description: answer,
+          content: {
+            [type]: { schema: { type: type === 'text/html' ? 'string' : 'object' }, ...(example === undefined ? {} : { example }) },
+          },
+        },
         '403': ERROR,
         '500': FAILURE,
       },
@@ -162,7 +232,8 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
   paths['/__sandbox/console'] = page(
     'getConsole',
     'The account console, as an HTML page',
-    'The account console (virtual time, API keys, calls, deliveries, dead-letter replay) as an HTML page; `?session=` picks the session, and its assets are under /__sandbox/console/.',
+    'The account console (virtual time, API keys, calls, deliveries, dead-letter replay) as an HTML page; `?session=` picks the session, ' +
+      'and its assets are under /__sandbox/console/.',
     'text/html',
     'The console page.',
   );
@@ -177,7 +248,8 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
   paths['/__sandbox/openapi-3.0.json'] = page(
     'getOpenApi30',
     'This document in OpenAPI 3.0',
-    'This document in OpenAPI 3.0.3, for tools that read no 3.1 yet (kin-openapi, older generators): the same operations, with what 3.0 cannot say (webhooks, if/then rules) left out.',
+    'This document in OpenAPI 3.0.3, for tools that read no 3.1 yet (kin-openapi, older generators): the same operations, with what 3.0 ' +
+      'cannot say (webhooks, if/then rules) left out.',
     'application/json',
     'The OpenAPI 3.0.3 document of the server.',
     documentExample('3.0.3', url),
@@ -185,11 +257,15 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
   uniqueOperationIds(paths);
   return {
     ...api,
-    info: { ...(api.info as Record<string, unknown>), title: 'Voice and Messaging API and control API (svc-sandbox server)' },
+    info: { ...(api.info as Record<string, unknown>), title: TITLE },
     servers: [{ url }],
     tags: [
       ...(api.tags as unknown[]),
-      { name: 'control', description: 'The sandbox server\'s control API (docs/server.md): sessions, virtual time, scripting. No authentication: it listens on loopback.' },
+      {
+        name: 'control',
+        description:
+          "The sandbox server's control API (docs/server.md): sessions, virtual time, scripting. No authentication: it listens on loopback.",
+      },
     ],
     paths,
   };
@@ -206,22 +282,21 @@ function controlMedia(route: ControlRoute): Record<string, unknown> {
   return { schema, example: exampleOf(schema, route.operationId) };
 }
 
-const decoder = new TextDecoder();
-
 /** The start of a session stream as server/stream.ts writes it: its comment, the first event of the log, the first `change` frame. */
 function sessionStreamExample(): string {
   const event = exampleOf(eventJson(), 'streamSession') as { created_at: string };
-  const frames = [sseComment('svc-sandbox session stream', 1000), sseFrame('event', event, 1), sseFrame('change', { now: event.created_at, changes: [] })];
-  return frames.map((frame) => decoder.decode(frame)).join('');
+  return sseText([streamOpening(), sseFrame('event', event, 1), sseFrame('change', { now: event.created_at, changes: [] })]);
 }
 
 /** The served document, shortened to one operation: its example (the whole document is this very one). */
 function documentExample(openapi: string, url: string): Record<string, unknown> {
   return {
     openapi,
-    info: { title: 'Voice and Messaging API and control API (svc-sandbox server)', version: 'v1' },
+    info: { title: TITLE, version: 'v1' },
     servers: [{ url }],
-    paths: { '/__sandbox/health': { get: { operationId: 'health', summary: 'Is the server up', responses: { '200': { description: 'Done.' } } } } },
+    paths: {
+      '/__sandbox/health': { get: { operationId: 'health', summary: 'Is the server up', responses: { '200': { description: 'Done.' } } } },
+    },
   };
 }
 
@@ -243,7 +318,19 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** JSON Schema keywords OpenAPI 3.0's schema object lacks: dropped (the server checks them all the same). */
-const NOT_IN_30 = new Set(['if', 'then', 'else', 'dependentRequired', 'dependentSchemas', 'propertyNames', 'unevaluatedProperties', 'contentMediaType', 'const', 'examples', '$schema']);
+const NOT_IN_30 = new Set([
+  'if',
+  'then',
+  'else',
+  'dependentRequired',
+  'dependentSchemas',
+  'propertyNames',
+  'unevaluatedProperties',
+  'contentMediaType',
+  'const',
+  'examples',
+  '$schema',
+]);
 
 /** One schema in 3.0's dialect (see {@link openApi30}). */
 function schema30(input: unknown): Json {
@@ -254,7 +341,8 @@ function schema30(input: unknown): Json {
   const out: Json = {};
   for (const [key, value] of Object.entries(input)) {
     if (NOT_IN_30.has(key)) continue;
-    if (key === 'properties' && isObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, schema30(s)]));
+    if (key === 'properties' && isObject(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, schema30(s)]));
     else if ((key === 'allOf' || key === 'anyOf' || key === 'oneOf') && Array.isArray(value)) out[key] = value.map(schema30);
     else if (key === 'items' || key === 'not' || (key === 'additionalProperties' && typeof value !== 'boolean')) out[key] = schema30(value);
     else out[key] = value;
@@ -287,7 +375,12 @@ function schemas30(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(schemas30);
   if (!isObject(node)) return node;
   // An `example` or `examples` beside a schema is a value, not a schema: kept as it is.
-  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, key === 'schema' ? schema30(value) : key === 'example' || key === 'examples' ? value : schemas30(value)]));
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [
+      key,
+      key === 'schema' ? schema30(value) : key === 'example' || key === 'examples' ? value : schemas30(value),
+    ]),
+  );
 }
 
 /**

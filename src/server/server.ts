@@ -85,14 +85,22 @@ const CONTROL = '/__sandbox';
  * @example
  * import { startServer } from 'svc-sandbox';
  * const server = await startServer({ port: 0 });
- * const res = await fetch(`${server.url}/v1/calls`, { method: 'POST', headers: { authorization: 'Bearer SVC_TEST_me', 'content-type': 'application/json' }, body: JSON.stringify({ to: '+14155550123', from: '+14155550100' }) });
+ * const res = await fetch(`${server.url}/v1/calls`, {
+ *   method: 'POST',
+ *   headers: { authorization: 'Bearer SVC_TEST_me', 'content-type': 'application/json' },
+ *   body: JSON.stringify({ to: '+14155550123', from: '+14155550100' }),
+ * });
  * await server.sandbox.advance('65s');
  * await server.close();
  */
 export async function startServer(options: ServerOptions = {}): Promise<SandboxServer> {
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 12111;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new SandboxError(`startServer: port must be an integer from 0 to 65535, got ${String(port)}.`, { code: 'invalid_options', param: 'port' });
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new SandboxError(`startServer: port must be an integer from 0 to 65535, got ${String(port)}.`, {
+      code: 'invalid_options',
+      param: 'port',
+    });
   // Bad seed, start time, clock, webhook timeout or host list: refused before a port is taken.
   createSandbox({
     seed: options.seed ?? 0,
@@ -100,8 +108,14 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.webhookTimeout === undefined ? {} : { webhookTimeout: options.webhookTimeout }),
   }).close();
-  const policy = hostPolicy(options.allowedHosts, (message) => new SandboxError(`startServer: ${message}`, { code: 'invalid_options', param: 'allowedHosts' }));
-  const browserOrigins = originPolicy(options.allowedOrigins, (message) => new SandboxError(`startServer: ${message}`, { code: 'invalid_options', param: 'allowedOrigins' }));
+  const policy = hostPolicy(
+    options.allowedHosts,
+    (message) => new SandboxError(`startServer: ${message}`, { code: 'invalid_options', param: 'allowedHosts' }),
+  );
+  const browserOrigins = originPolicy(
+    options.allowedOrigins,
+    (message) => new SandboxError(`startServer: ${message}`, { code: 'invalid_options', param: 'allowedOrigins' }),
+  );
   let sessions!: Sessions;
   let defaultSandbox!: Sandbox;
   let isOwnOrigin!: (origin: string) => boolean;
@@ -111,7 +125,10 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     // Nothing a client sends may crash the server: a failure here is a 400, or a dropped socket.
     serve(req, res).catch(() => {
       if (res.headersSent) res.destroy();
-      else res.writeHead(400, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(errorEnvelope('invalid_parameter', 'The request could not be read.')));
+      else
+        res
+          .writeHead(400, { 'content-type': 'application/json; charset=utf-8' })
+          .end(JSON.stringify(errorEnvelope('invalid_parameter', 'The request could not be read.')));
     });
   });
   // What Node's parser refuses before a request exists still gets the JSON envelope.
@@ -120,7 +137,15 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     answerRaw(socket, status, reason, body);
   });
   server.on('connect', (_req, socket) =>
-    answerRaw(socket, 405, 'Method Not Allowed', errorEnvelope('method_not_allowed', 'CONNECT is not a method the sandbox answers: it is no proxy. Send GET, HEAD, POST, PUT, DELETE or OPTIONS to a path such as /v1/calls.')),
+    answerRaw(
+      socket,
+      405,
+      'Method Not Allowed',
+      errorEnvelope(
+        'method_not_allowed',
+        'CONNECT is not a method the sandbox answers: it is no proxy. Send GET, HEAD, POST, PUT, DELETE or OPTIONS to a path such as /v1/calls.',
+      ),
+    ),
   );
   const sockets = new Set<import('node:net').Socket>();
   server.on('connection', (socket) => {
@@ -134,7 +159,14 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   try {
     sessions = new Sessions(
       url,
-      { seed: options.seed ?? 0, startTime: options.startTime, seeded: options.seed !== undefined, webhookTimeout: options.webhookTimeout, clock: options.clock, snapshot: options.snapshot },
+      {
+        seed: options.seed ?? 0,
+        startTime: options.startTime,
+        seeded: options.seed !== undefined,
+        webhookTimeout: options.webhookTimeout,
+        clock: options.clock,
+        snapshot: options.snapshot,
+      },
       (session) =>
         new SessionStreams(
           () => session().sandbox,
@@ -161,8 +193,14 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
       // A method the web platform refuses (TRACE, TRACK) or a target no URL can hold.
       const method = /^(GET|HEAD|POST|PUT|DELETE|OPTIONS|PATCH)$/.test(req.method ?? '');
       const body = method
-        ? errorEnvelope('invalid_parameter', `The request target ${JSON.stringify(String(req.url).slice(0, 100))} is not a URL path; send a path such as /v1/calls.`)
-        : errorEnvelope('method_not_allowed', `${req.method} is not a method the sandbox answers; use GET, HEAD, POST, PUT, DELETE or OPTIONS.`);
+        ? errorEnvelope(
+            'invalid_parameter',
+            `The request target ${JSON.stringify(String(req.url).slice(0, 100))} is not a URL path; send a path such as /v1/calls.`,
+          )
+        : errorEnvelope(
+            'method_not_allowed',
+            `${req.method} is not a method the sandbox answers; use GET, HEAD, POST, PUT, DELETE or OPTIONS.`,
+          );
       return writeJson(req, res, method ? 400 : 405, body);
     }
     const to = destination(request);
@@ -200,7 +238,10 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     const { pathname } = new URL(request.url);
     if (pathname === CONTROL || pathname.startsWith(`${CONTROL}/`)) {
       const named = /^\/__sandbox\/sessions\/([^/]+)/.exec(pathname)?.[1];
-      return { controlPath: pathname.slice(CONTROL.length) || '/', session: (named === undefined ? undefined : sessions.get(decodeSegment(named))) ?? sessions.default };
+      return {
+        controlPath: pathname.slice(CONTROL.length) || '/',
+        session: (named === undefined ? undefined : sessions.get(decodeSegment(named))) ?? sessions.default,
+      };
     }
     return { controlPath: null, session: sessions.route(bearerToken(request.headers.get('authorization'))) };
   }
@@ -217,8 +258,10 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   async function control(request: Request, path: string): Promise<Response> {
     const refused = checkControl(request.headers, request.method, declaresBody(request.headers), isOwnOrigin);
     if (refused) return refusalResponse(refused);
-    if (path === '/openapi.json' && request.method === 'GET') return json(200, serverOpenApi(sessions.default.sandbox.openapi(), controlRoutes, url));
-    if (path === '/openapi-3.0.json' && request.method === 'GET') return json(200, openApi30(serverOpenApi(sessions.default.sandbox.openapi(), controlRoutes, url)));
+    if (path === '/openapi.json' && request.method === 'GET')
+      return json(200, serverOpenApi(sessions.default.sandbox.openapi(), controlRoutes, url));
+    if (path === '/openapi-3.0.json' && request.method === 'GET')
+      return json(200, openApi30(serverOpenApi(sessions.default.sandbox.openapi(), controlRoutes, url)));
     const asset = consoleAsset(path, request.method);
     if (asset) return asset;
     const stream = /^\/sessions\/([^/]+)\/stream$/.exec(path);
@@ -263,12 +306,14 @@ function refusedKey(why: 'gone' | 'forged', random: SeededRandom, nowMs: number)
   const message =
     why === 'gone'
       ? 'This key belongs to a session that was deleted (DELETE /__sandbox/sessions/{s}); start a new session for a new key.'
-      : 'This key names a session that never issued it: use the apiKey that POST /__sandbox/sessions answered, or make one with POST /__sandbox/sessions/{s}/keys.';
-  return json(
-    401,
-    errorEnvelope('invalid_api_key', message),
-    { 'x-request-id': random.id('req'), 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '99', 'x-ratelimit-reset': reset },
-  );
+      : 'This key names a session that never issued it: use the apiKey that POST /__sandbox/sessions answered, or make one with POST ' +
+        '/__sandbox/sessions/{s}/keys.';
+  return json(401, errorEnvelope('invalid_api_key', message), {
+    'x-request-id': random.id('req'),
+    'x-ratelimit-limit': '100',
+    'x-ratelimit-remaining': '99',
+    'x-ratelimit-reset': reset,
+  });
 }
 
 function refusalResponse(refused: Refusal | ApiError<string>): Response {
@@ -303,7 +348,8 @@ function localAddresses(address: AddressInfo): Set<string> {
   const bracket = (ip: string, family: string | number) => (family === 'IPv6' || family === 6 ? `[${ip.toLowerCase()}]` : ip);
   const all = new Set([bracket(address.address, address.family)]);
   if (address.address === '0.0.0.0' || address.address === '::') {
-    for (const list of Object.values(networkInterfaces())) for (const net of list ?? []) all.add(bracket(net.address.replace(/%.*$/, ''), net.family));
+    for (const list of Object.values(networkInterfaces()))
+      for (const net of list ?? []) all.add(bracket(net.address.replace(/%.*$/, ''), net.family));
   }
   return all;
 }
@@ -312,13 +358,35 @@ function localAddresses(address: AddressInfo): Set<string> {
 function parserRefusal(code: string | undefined): [number, string, unknown] {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return [431, 'Request Header Fields Too Large', errorEnvelope('invalid_parameter', 'The request line and headers are larger than the server reads (16 KiB): shorten the query or the headers.')];
+      return [
+        431,
+        'Request Header Fields Too Large',
+        errorEnvelope(
+          'invalid_parameter',
+          'The request line and headers are larger than the server reads (16 KiB): shorten the query or the headers.',
+        ),
+      ];
     case 'HPE_INVALID_METHOD':
-      return [405, 'Method Not Allowed', errorEnvelope('method_not_allowed', 'That is not a method the sandbox answers; use GET, HEAD, POST, PUT, DELETE or OPTIONS.')];
+      return [
+        405,
+        'Method Not Allowed',
+        errorEnvelope('method_not_allowed', 'That is not a method the sandbox answers; use GET, HEAD, POST, PUT, DELETE or OPTIONS.'),
+      ];
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return [408, 'Request Timeout', errorEnvelope('invalid_parameter', 'The request was not received in time: send its headers and body without pausing.')];
+      return [
+        408,
+        'Request Timeout',
+        errorEnvelope('invalid_parameter', 'The request was not received in time: send its headers and body without pausing.'),
+      ];
     default:
-      return [400, 'Bad Request', errorEnvelope('invalid_parameter', `The request is not valid HTTP/1.1${code ? ` (${code})` : ''}: check its request line and headers.`)];
+      return [
+        400,
+        'Bad Request',
+        errorEnvelope(
+          'invalid_parameter',
+          `The request is not valid HTTP/1.1${code ? ` (${code})` : ''}: check its request line and headers.`,
+        ),
+      ];
   }
 }
 
@@ -328,7 +396,10 @@ function listen(server: Server, port: number, host: string): Promise<void> {
       server.off('listening', onListening);
       reject(
         error.code === 'EADDRINUSE'
-          ? new SandboxError(`Port ${port} on ${host} is already in use: stop what listens there, or pass another port (--port 0 picks a free one).`, { code: 'conflict', param: 'port' })
+          ? new SandboxError(
+              `Port ${port} on ${host} is already in use: stop what listens there, or pass another port (--port 0 picks a free one).`,
+              { code: 'conflict', param: 'port' },
+            )
           : error,
       );
     };

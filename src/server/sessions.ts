@@ -130,7 +130,10 @@ export class Sessions {
   /** A new session; `seed`, `startTime`, `clock` and `webhookTimeout` default to the server's. */
   create(options: SessionOptions): { session: Session; apiKey: string } {
     if (this.all.size >= MAX_SESSIONS) {
-      throw new SandboxError(`The server holds ${MAX_SESSIONS} sessions, its limit: delete the ones a finished test left (DELETE /__sandbox/sessions/{s}) before making more.`, { code: 'conflict' });
+      throw new SandboxError(
+        `The server holds ${MAX_SESSIONS} sessions, its limit: delete the ones a finished test left (DELETE /__sandbox/sessions/{s}) before making more.`,
+        { code: 'conflict' },
+      );
     }
     if (options.snapshot !== undefined || options.from !== undefined) return this.copy(options);
     const seed = options.seed ?? this.defaults.seed;
@@ -150,17 +153,26 @@ export class Sessions {
   private copy(options: SessionOptions): { session: Session; apiKey: string } {
     const given = options.from !== undefined ? 'from' : 'snapshot';
     if (options.from !== undefined && options.snapshot !== undefined) {
-      throw new SandboxError('Give either `snapshot` (a snapshot to start from) or `from` (a session to fork), not both.', { param: 'from' });
+      throw new SandboxError('Give either `snapshot` (a snapshot to start from) or `from` (a session to fork), not both.', {
+        param: 'from',
+      });
     }
     const carried = CARRIED.find((field) => options[field] !== undefined);
     if (carried) {
-      throw new SandboxError(`\`${carried}\` cannot be given with \`${given}\`: the ${given === 'from' ? 'session forked' : 'snapshot'} carries its own. Leave it out.`, { param: carried });
+      throw new SandboxError(
+        `\`${carried}\` cannot be given with \`${given}\`: the ${given === 'from' ? 'session forked' : 'snapshot'} carries its own. Leave it out.`,
+        { param: carried },
+      );
     }
     let snapshot: SandboxSnapshot;
     let original: string | null;
     if (options.from !== undefined) {
       const source = this.all.get(options.from);
-      if (!source) throw new SandboxError(`No session ${JSON.stringify(options.from.slice(0, 80))} to fork: list them with GET /__sandbox/sessions.`, { code: 'not_found', param: 'from' });
+      if (!source)
+        throw new SandboxError(`No session ${JSON.stringify(options.from.slice(0, 80))} to fork: list them with GET /__sandbox/sessions.`, {
+          code: 'not_found',
+          param: 'from',
+        });
       snapshot = source.sandbox.snapshot();
       original = source.primaryKey;
     } else {
@@ -187,7 +199,8 @@ export class Sessions {
     try {
       return createSandbox({ baseUrl: this.baseUrl, snapshot, ...(webhookTimeout === undefined ? {} : { webhookTimeout }) });
     } catch (error) {
-      if (error instanceof SandboxError) throw new SandboxError(error.message.replace(/^createSandbox: /, ''), { code: error.code, param: error.param });
+      if (error instanceof SandboxError)
+        throw new SandboxError(error.message.replace(/^createSandbox: /, ''), { code: error.code, param: error.param });
       throw error;
     }
   }
@@ -212,7 +225,10 @@ export class Sessions {
     const session = this.all.get(id);
     if (!session) return;
     if (id === DEFAULT_SESSION) {
-      throw new SandboxError('The default session always exists: reset it instead (POST /__sandbox/sessions/default/reset).', { code: 'conflict', param: 's' });
+      throw new SandboxError('The default session always exists: reset it instead (POST /__sandbox/sessions/default/reset).', {
+        code: 'conflict',
+        param: 's',
+      });
     }
     this.all.delete(id);
     session.streams.closeAll();

@@ -3,6 +3,9 @@ import { sseComment, sseFrame as frame } from '../core/sse.js';
 import type { ConsoleItem, ConsoleKind } from '../control/console-view.js';
 import { changeFeed, consoleViewOf, type Sandbox } from '../sandbox.js';
 
+/** The comment a session stream opens with, and the reconnection delay it asks for (also the start of its example in the document). */
+export const streamOpening = (): Uint8Array => sseComment('svc-sandbox session stream', 1000);
+
 /** The most events one chunk of a stream carries. */
 export const PAGE_EVENTS = 200;
 /** A chunk stops growing once it holds this many bytes (one event may take it past). */
@@ -66,8 +69,8 @@ interface Reader {
  * at most one chunk on the server, and reads on from where it stopped when it resumes; the log
  * itself is the queue (docs/server.md, "Streams and large logs"). Changes coalesce into one
  * `change` frame, which holds ids until it is sent and reads their JSON then: a step costs the
- * server what it changed, whatever the size of the session (docs/console.md). The stream holds no timer; it ends when the client goes away or the session
- * is deleted.
+ * server what it changed, whatever the size of the session (docs/console.md). The stream holds
+ * no timer; it ends when the client goes away or the session is deleted.
  */
 export class SessionStreams {
   private readonly open = new Set<Reader>();
@@ -80,7 +83,16 @@ export class SessionStreams {
   ) {}
 
   stream(lastEventId: number, signal: AbortSignal): ReadableStream<Uint8Array> {
-    const reader: Reader = { sent: lastEventId, generation: this.log().generation, change: true, pending: new Map(), overflow: false, wake: null, closed: false, close: () => undefined };
+    const reader: Reader = {
+      sent: lastEventId,
+      generation: this.log().generation,
+      change: true,
+      pending: new Map(),
+      overflow: false,
+      wake: null,
+      closed: false,
+      close: () => undefined,
+    };
     return new ReadableStream<Uint8Array>(
       {
         start: (controller) => {
@@ -96,7 +108,7 @@ export class SessionStreams {
             }
             if (this.open.size === 0) this.unsubscribe();
           };
-          controller.enqueue(sseComment('svc-sandbox session stream', 1000));
+          controller.enqueue(streamOpening());
           this.open.add(reader);
           if (signal.aborted) return reader.close();
           signal.addEventListener('abort', () => reader.close(), { once: true });

@@ -34,7 +34,10 @@ export type Answerer = (typeof ANSWERERS)[number];
 export interface CallBehavior {
   /** Default `answered`. */
   outcome?: CallOutcome;
-  /** How long it rings before the outcome; `'manual'` rings until the test answers or hangs up. Default 5 s (busy and failed 1 s, no answer 30 s). */
+  /**
+   * How long it rings before the outcome; `'manual'` rings until the test answers or hangs up.
+   * Default 5 s (busy and failed 1 s, no answer 30 s).
+   */
   ring?: Duration | 'manual';
   /** How long an answered call lasts; `'manual'` until the test hangs up. Default 60 s. */
   talk?: Duration | 'manual';

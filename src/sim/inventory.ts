@@ -87,9 +87,11 @@ function layout(fixture: unknown): { blocks: readonly Block[]; perBlock: number 
         if (seen.has(prefix)) throw new Error(`number-inventory.json: ${prefix} appears twice`);
         seen.add(prefix);
         const subscriberDigits = kind.national_digits - areaCode.length;
-        if (subscriberDigits < 4 || subscriberDigits > 9) throw new Error(`number-inventory.json: ${prefix} needs 4 to 9 subscriber digits`);
+        if (subscriberDigits < 4 || subscriberDigits > 9)
+          throw new Error(`number-inventory.json: ${prefix} needs 4 to 9 subscriber digits`);
         // A leading 0 would make two spellings of one number; 1..9 keeps lookup exact.
-        if (!(kind.first_digit_min >= 1 && kind.first_digit_min <= 9)) throw new Error(`number-inventory.json: ${prefix} first_digit_min must be 1 to 9`);
+        if (!(kind.first_digit_min >= 1 && kind.first_digit_min <= 9))
+          throw new Error(`number-inventory.json: ${prefix} first_digit_min must be 1 to 9`);
         blocks.push(
           Object.freeze({
             country: country.country,

@@ -16,7 +16,10 @@ describe('planSegments', () => {
 
   it('scales to fill a known talk time, ending about a second before it', () => {
     const plan = planSegments(lines, 10_400); // natural length 5.2 s: twice as slow
-    expect(plan.map((s) => [s.startMs, s.endMs])).toEqual([[1000, 5200], [6400, 8400]]);
+    expect(plan.map((s) => [s.startMs, s.endMs])).toEqual([
+      [1000, 5200],
+      [6400, 8400],
+    ]);
   });
 
   it('never slower than half or faster than twice the natural pace', () => {
@@ -25,7 +28,9 @@ describe('planSegments', () => {
   });
 
   it('keeps given times', () => {
-    expect(planSegments([{ speaker: 'a', text: 'x', start: 1.25, end: 2 }], 5_000)).toEqual([{ speaker: 'a', text: 'x', startMs: 1250, endMs: 2000 }]);
+    expect(planSegments([{ speaker: 'a', text: 'x', start: 1.25, end: 2 }], 5_000)).toEqual([
+      { speaker: 'a', text: 'x', startMs: 1250, endMs: 2000 },
+    ]);
   });
 });
 

@@ -34,7 +34,12 @@ const toStep = (ms: number) => Math.round(ms / STEP_MS) * STEP_MS;
  */
 export function planSegments(lines: readonly ConversationLine[], talkMs: number | null): TimedSegment[] {
   if (lines.every((line) => line.start !== undefined && line.end !== undefined)) {
-    return lines.map((line) => ({ speaker: line.speaker, text: line.text, startMs: Math.round(line.start! * 1000), endMs: Math.round(line.end! * 1000) }));
+    return lines.map((line) => ({
+      speaker: line.speaker,
+      text: line.text,
+      startMs: Math.round(line.start! * 1000),
+      endMs: Math.round(line.end! * 1000),
+    }));
   }
   let at = LEAD_MS;
   const natural = lines.map((line) => {

@@ -14,7 +14,13 @@ describe('summarize', () => {
   });
 
   it('prefers a need stated in the first person over a greeting that names a department', () => {
-    const summary = summarize([{ speaker: 'agent', text: 'Billing department.' }, { speaker: 'customer', text: 'My internet is down.' }], 10);
+    const summary = summarize(
+      [
+        { speaker: 'agent', text: 'Billing department.' },
+        { speaker: 'customer', text: 'My internet is down.' },
+      ],
+      10,
+    );
     expect(summary).toContain('The customer wanted to get help with a technical problem.');
   });
 
@@ -25,15 +31,25 @@ describe('summarize', () => {
   });
 
   it('extracts the day and time of a booking', () => {
-    const summary = summarize([{ speaker: 'caller', text: 'I would like an appointment.' }, { speaker: 'ai_receptionist', text: 'You are booked for Friday at 2:00 pm.' }], 30);
-    expect(summary).toBe('A 30-second call between the caller and the ai receptionist. The caller wanted to book an appointment. The appointment was booked for Friday at 2:00 pm.');
+    const summary = summarize(
+      [
+        { speaker: 'caller', text: 'I would like an appointment.' },
+        { speaker: 'ai_receptionist', text: 'You are booked for Friday at 2:00 pm.' },
+      ],
+      30,
+    );
+    expect(summary).toBe(
+      'A 30-second call between the caller and the ai receptionist. The caller wanted to book an appointment. The appointment was booked ' +
+        'for Friday at 2:00 pm.',
+    );
   });
 
   it('recognises voicemail, with or without a message', () => {
     const greeting = { speaker: 'voicemail', text: 'Please leave a message after the tone.' };
     expect(summarize([greeting], 8)).toBe('A 8-second call with the voicemail. The call reached voicemail and no message was left.');
     expect(summarize([greeting, { speaker: 'caller', text: 'About my bill, please call me back.' }], 20)).toBe(
-      'A 20-second call between the voicemail and the caller. The call reached voicemail, and the caller left a message about a billing problem. A call back was requested.',
+      'A 20-second call between the voicemail and the caller. The call reached voicemail, and the caller left a message about a billing ' +
+        'problem. A call back was requested.',
     );
   });
 

@@ -22,9 +22,17 @@ interface Intent {
 const INTENTS: Intent[] = [
   { pattern: /\b(book|schedule|reschedule|appointment|reservation)\b/i, goal: 'book an appointment', topic: 'an appointment' },
   { pattern: /\b(refund|charged|invoice|billing|bill|payment)\b/i, goal: 'sort out a billing problem', topic: 'a billing problem' },
-  { pattern: /\b(not (been )?working|stopped working|broken|error|outage|is down|cannot connect|can't connect)\b/i, goal: 'get help with a technical problem', topic: 'a technical problem' },
+  {
+    pattern: /\b(not (been )?working|stopped working|broken|error|outage|is down|cannot connect|can't connect)\b/i,
+    goal: 'get help with a technical problem',
+    topic: 'a technical problem',
+  },
   { pattern: /\b(upgrade|offer|discount|pricing|renewal|renew|plan)\b/i, goal: 'discuss a plan or an offer', topic: 'a plan or an offer' },
-  { pattern: /\b(returning your call|following up|follow up)\b/i, goal: 'follow up on an earlier conversation', topic: 'an earlier conversation' },
+  {
+    pattern: /\b(returning your call|following up|follow up)\b/i,
+    goal: 'follow up on an earlier conversation',
+    topic: 'an earlier conversation',
+  },
 ];
 
 const VOICEMAIL = /\b(leave (a|your) message|after the (tone|beep)|cannot take your call|can't take your call|not available right now)\b/i;
@@ -46,8 +54,14 @@ const OUTCOMES: Outcome[] = [
     },
   },
   { pattern: /\b(issued a refund|refund (has been|was|is) (issued|processed)|refunded|credited)\b/i, say: () => 'A refund was issued.' },
-  { pattern: /\b(working now|works now|is fixed|that's fixed|that is fixed|resolved|sorted out)\b/i, say: () => 'The problem was resolved during the call.' },
-  { pattern: /\b(sounds good|let's do it|let us do it|sign me up|i'll take it|i will take it|deal)\b/i, say: (line) => `The ${role(line.speaker)} agreed to go ahead.` },
+  {
+    pattern: /\b(working now|works now|is fixed|that's fixed|that is fixed|resolved|sorted out)\b/i,
+    say: () => 'The problem was resolved during the call.',
+  },
+  {
+    pattern: /\b(sounds good|let's do it|let us do it|sign me up|i'll take it|i will take it|deal)\b/i,
+    say: (line) => `The ${role(line.speaker)} agreed to go ahead.`,
+  },
   { pattern: /\b(not interested|no thanks|no, thank you|no thank you)\b/i, say: (line) => `The ${role(line.speaker)} declined.` },
   { pattern: /\b(call (me|us|you) back|call back|get back to (you|me))\b/i, say: () => 'A call back was requested.' },
 ];
@@ -96,8 +110,15 @@ function outcomeOf(lines: readonly SpokenLine[]): string {
  * Summarises a transcript of a call that lasted `durationS` seconds.
  *
  * @example
- * summarize([{ speaker: 'caller', text: 'I would like to book an appointment.' }, { speaker: 'receptionist', text: 'You are booked for Monday at 9:30 am.' }], 40);
- * // 'A 40-second call between the caller and the receptionist. The caller wanted to book an appointment. The appointment was booked for Monday at 9:30 am.'
+ * summarize(
+ *   [
+ *     { speaker: 'caller', text: 'I would like to book an appointment.' },
+ *     { speaker: 'receptionist', text: 'You are booked for Monday at 9:30 am.' },
+ *   ],
+ *   40,
+ * );
+ * // 'A 40-second call between the caller and the receptionist. The caller wanted to book an
+ * // appointment. The appointment was booked for Monday at 9:30 am.'
  */
 export function summarize(lines: readonly SpokenLine[], durationS: number): string {
   if (lines.length === 0) return `A ${durationS}-second call in which nobody spoke.`;
@@ -110,7 +131,10 @@ export function summarize(lines: readonly SpokenLine[], durationS: number): stri
     if (message.length === 0) return `${opening} The call reached voicemail and no message was left.`;
     const about = matchIntent(message)?.intent.topic;
     const callBack = OUTCOMES[OUTCOMES.length - 1]!.pattern.test(message.map((l) => l.text).join(' '));
-    return `${opening} The call reached voicemail, and ${who(message[0]!.speaker)} left a message${about ? ` about ${about}` : ''}.${callBack ? ' A call back was requested.' : ''}`;
+    return (
+      `${opening} The call reached voicemail, and ${who(message[0]!.speaker)} left a ` +
+      `message${about ? ` about ${about}` : ''}.${callBack ? ' A call back was requested.' : ''}`
+    );
   }
 
   const found = matchIntent(lines);

@@ -111,7 +111,8 @@ export class Accounts implements Service {
    */
   create(key?: string, options: KeyOptions = {}): ApiKey {
     let made = key;
-    while (made === undefined || (key === undefined && this.made.has(made))) made = `SVC_TEST_${this.random.id('key').slice('key_'.length)}`;
+    while (made === undefined || (key === undefined && this.made.has(made)))
+      made = `SVC_TEST_${this.random.id('key').slice('key_'.length)}`;
     this.revoked.delete(made);
     this.cache.delete(made);
     const entry: ApiKey = { key: made, createdAt: iso(this.now()), ...options };

@@ -9,10 +9,7 @@ import type { Answerer, AnsweredBy, Disposition } from '../sim/carrier.js';
 export type TransferTarget = { agent: string } | { extension: string };
 
 /** Events are what the network or a party did, in the past tense. */
-export type CallMachineEvent =
-  | { type: 'ANSWERED'; by?: Answerer }
-  | { type: 'HUNG_UP' }
-  | { type: 'TRANSFERRED'; target: TransferTarget };
+export type CallMachineEvent = { type: 'ANSWERED'; by?: Answerer } | { type: 'HUNG_UP' } | { type: 'TRANSFERRED'; target: TransferTarget };
 
 /** What the machine emits (xstate `emit`); the call service updates the record and publishes the API's events. */
 export type CallEmitted =

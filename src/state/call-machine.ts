@@ -2,7 +2,6 @@ import { emit, setup } from 'xstate';
 import type { AnsweredBy, Disposition } from '../sim/carrier.js';
 import type { CallEmitted, CallMachineEvent } from './call-events.js';
 
-
 export interface CallMachineInput {
   /** Ring time before the network's outcome; `null` rings until ANSWERED or HUNG_UP. */
   ringMs: number | null;
@@ -55,7 +54,9 @@ export const callMachine = setup({
       on: {
         ANSWERED: {
           target: 'answered',
-          actions: emit(({ context, event }) => ({ type: 'answered', by: event.by ?? context.answeredBy, talkMs: context.talkMs }) as const),
+          actions: emit(
+            ({ context, event }) => ({ type: 'answered', by: event.by ?? context.answeredBy, talkMs: context.talkMs }) as const,
+          ),
         },
         HUNG_UP: { target: 'completed', actions: emit({ type: 'completed', disposition: 'canceled' } as const) },
       },

@@ -62,7 +62,6 @@ interface CallServiceDeps {
   inspect?: (event: InspectionEvent) => void;
 }
 
-
 /**
  * Owns every call of one sandbox: the records, and one running XState actor per live
  * call. The machine decides every transition; this service supplies its side effects

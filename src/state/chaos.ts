@@ -153,19 +153,37 @@ export class Chaos implements Service {
     const routes = Object.entries(profile?.requests ?? {}).map(([key, rule]) => resolveRoute(key, rule));
     // Most specific first: method and path, then path, then default; in the order given within each.
     const rank = (r: RouteRule) => (r.segments === null ? 2 : r.method === null ? 1 : 0);
-    this.routes = routes.map((r, i) => [r, i] as const).sort(([a, i], [b, j]) => rank(a) - rank(b) || i - j).map(([r]) => r);
+    this.routes = routes
+      .map((r, i) => [r, i] as const)
+      .sort(([a, i], [b, j]) => rank(a) - rank(b) || i - j)
+      .map(([r]) => r);
     this.calls = profile?.calls ? { failed: 0, busy: 0, no_answer: 0, voicemail: 0, ...profile.calls } : null;
     this.messageFailed = profile?.messages?.failed ?? 0;
     const w = profile?.webhooks;
-    this.webhooks = w ? { duplicate: w.duplicate ?? 0, reorder: w.reorder ?? 0, holdMs: w.reorderDelay === undefined ? REORDER_DELAY_MS : parseDuration(w.reorderDelay)! } : null;
+    this.webhooks = w
+      ? {
+          duplicate: w.duplicate ?? 0,
+          reorder: w.reorder ?? 0,
+          holdMs: w.reorderDelay === undefined ? REORDER_DELAY_MS : parseDuration(w.reorderDelay)!,
+        }
+      : null;
   }
 
   /** The first route key that fits no route of the API (a typo would otherwise go unnoticed), with a near one. */
   unknownRoute(known: readonly KnownRoute[]): { key: string; near: string | undefined } | null {
     for (const rule of this.routes) {
       if (rule.segments === null) continue;
-      const fits = known.some((route) => (rule.method === null || rule.method === route.method) && sameShape(rule.segments!, segmentsOf(route.path)));
-      if (!fits) return { key: rule.key, near: nearest(rule.key, known.map((r) => (rule.method === null ? r.path : `${r.method} ${r.path}`))) };
+      const fits = known.some(
+        (route) => (rule.method === null || rule.method === route.method) && sameShape(rule.segments!, segmentsOf(route.path)),
+      );
+      if (!fits)
+        return {
+          key: rule.key,
+          near: nearest(
+            rule.key,
+            known.map((r) => (rule.method === null ? r.path : `${r.method} ${r.path}`)),
+          ),
+        };
     }
     return null;
   }
@@ -175,15 +193,23 @@ export class Chaos implements Service {
     if (this.routes.length === 0) return null;
     const actual = segmentsOf(path);
     const wanted = method === 'HEAD' ? 'GET' : method;
-    const rule = this.routes.find((r) => (r.method === null || r.method === wanted) && (r.segments === null || fitsPattern(r.segments, actual)));
+    const rule = this.routes.find(
+      (r) => (r.method === null || r.method === wanted) && (r.segments === null || fitsPattern(r.segments, actual)),
+    );
     if (!rule) return null;
     const draw = this.uniform('requests');
     const late = this.uniform('requests') < rule.latency;
-    const latencyMs = !late ? 0 : rule.maxMs > rule.delayMs ? rule.delayMs + Math.floor(this.uniform('requests') * (rule.maxMs - rule.delayMs + 1)) : rule.delayMs;
+    const latencyMs = !late
+      ? 0
+      : rule.maxMs > rule.delayMs
+        ? rule.delayMs + Math.floor(this.uniform('requests') * (rule.maxMs - rule.delayMs + 1))
+        : rule.delayMs;
     let fault: ActiveFault | null = null;
     if (draw < rule.network) fault = { method: null, path: null, status: null, network: true, retryAfter: null, remaining: 0 };
-    else if (draw < rule.network + rule.rateLimited) fault = { method: null, path: null, status: 429, network: false, retryAfter: 1, remaining: 0 };
-    else if (draw < rule.network + rule.rateLimited + rule.serverError) fault = { method: null, path: null, status: rule.status, network: false, retryAfter: null, remaining: 0 };
+    else if (draw < rule.network + rule.rateLimited)
+      fault = { method: null, path: null, status: 429, network: false, retryAfter: 1, remaining: 0 };
+    else if (draw < rule.network + rule.rateLimited + rule.serverError)
+      fault = { method: null, path: null, status: rule.status, network: false, retryAfter: null, remaining: 0 };
     return { fault, latencyMs };
   }
 
@@ -253,5 +279,7 @@ function resolveRoute(key: string, rule: RequestChaos): RouteRule {
 
 /** Whether a key's pattern and a route's can meet: the same length, and each segment equal or a `{name}` on either side. */
 function sameShape(key: readonly string[], route: readonly string[]): boolean {
-  return key.length === route.length && key.every((segment, i) => segment === route[i] || segment.startsWith('{') || route[i]!.startsWith('{'));
+  return (
+    key.length === route.length && key.every((segment, i) => segment === route[i] || segment.startsWith('{') || route[i]!.startsWith('{'))
+  );
 }

@@ -62,7 +62,9 @@ export class Faults implements Service {
   take(method: string, path: string): ActiveFault | undefined {
     if (this.rules.length === 0) return undefined;
     const actual = segmentsOf(path);
-    const index = this.rules.findIndex((rule) => (rule.method === null || rule.method === method) && (rule.segments === null || fitsPattern(rule.segments, actual)));
+    const index = this.rules.findIndex(
+      (rule) => (rule.method === null || rule.method === method) && (rule.segments === null || fitsPattern(rule.segments, actual)),
+    );
     if (index === -1) return undefined;
     const rule = this.rules[index]!;
     if (--rule.remaining === 0) this.rules.splice(index, 1);

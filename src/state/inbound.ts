@@ -25,7 +25,10 @@ export interface InboundCallRoute {
 function holder(numbers: NumberService, to: string, where: string): NumberRecord | undefined {
   const record = numbers.holderOf(to);
   if (!record && numbers.inventory.lookup(to)) {
-    throw new SandboxError(`${where}: ${to} is not provisioned by any account (never provisioned, or released), so nobody receives it. Provision it first with POST /v1/numbers.`, { code: 'conflict', param: 'to' });
+    throw new SandboxError(
+      `${where}: ${to} is not provisioned by any account (never provisioned, or released), so nobody receives it. Provision it first with POST /v1/numbers.`,
+      { code: 'conflict', param: 'to' },
+    );
   }
   return record;
 }
@@ -45,13 +48,23 @@ export function routeInboundCall(
   const where = 'calls.inbound';
   const record = holder(deps.numbers, to, where);
   if (!record && options.account === undefined)
-    throw new SandboxError(`${where}: ${to} is not a provisioned number, so give \`apiKey\` to say whose account receives the call.`, { code: 'missing_parameter', param: 'apiKey' });
+    throw new SandboxError(`${where}: ${to} is not a provisioned number, so give \`apiKey\` to say whose account receives the call.`, {
+      code: 'missing_parameter',
+      param: 'apiKey',
+    });
   if (record && options.account !== undefined && options.account !== record.account)
-    throw new SandboxError(`${where}: ${to} is provisioned in another account than \`apiKey\`'s; omit apiKey and the number's account receives the call.`, { param: 'apiKey' });
+    throw new SandboxError(
+      `${where}: ${to} is provisioned in another account than \`apiKey\`'s; omit apiKey and the number's account receives the call.`,
+      { param: 'apiKey' },
+    );
   const routing = record?.routing ?? null;
   const forwardedTo = routing?.type === 'forward' ? routing.target : null;
   const behavior: ResolvedBehavior =
-    options.behavior !== undefined ? resolveBehavior(options.behavior) : forwardedTo !== null ? deps.network.nextCall(forwardedTo) : resolveBehavior({});
+    options.behavior !== undefined
+      ? resolveBehavior(options.behavior)
+      : forwardedTo !== null
+        ? deps.network.nextCall(forwardedTo)
+        : resolveBehavior({});
   if (routing?.type === 'agent' && behavior.agent === null) behavior.agent = routing.target;
   return {
     account: record?.account ?? options.account!,
@@ -62,14 +75,27 @@ export function routeInboundCall(
 }
 
 /** An inbound message to `to` (shape already validated): stored for the account holding the number. */
-export function inboundMessage(numbers: NumberService, message: { from: string; to: string; body: string | null; mediaUrls: string[] }): MessageInput {
+export function inboundMessage(
+  numbers: NumberService,
+  message: { from: string; to: string; body: string | null; mediaUrls: string[] },
+): MessageInput {
   const where = 'messages.inbound';
   const { to } = message;
   const record = holder(numbers, to, where);
-  if (!record) throw new SandboxError(`${where}: ${to} is not a provisioned number; send to one from POST /v1/numbers.`, { code: 'conflict', param: 'to' });
+  if (!record)
+    throw new SandboxError(`${where}: ${to} is not a provisioned number; send to one from POST /v1/numbers.`, {
+      code: 'conflict',
+      param: 'to',
+    });
   if (!record.smsEnabled)
-    throw new SandboxError(`${where}: ${to} has SMS disabled, so it receives no messages; enable it with PUT /v1/numbers/${record.id} {"sms": {"enabled": true}}.`, { code: 'conflict', param: 'to' });
+    throw new SandboxError(
+      `${where}: ${to} has SMS disabled, so it receives no messages; enable it with PUT /v1/numbers/${record.id} {"sms": {"enabled": true}}.`,
+      { code: 'conflict', param: 'to' },
+    );
   if (message.mediaUrls.length > 0 && !record.capabilities.mms)
-    throw new SandboxError(`${where}: ${to} (${record.country}) takes no MMS; send a body without mediaUrls.`, { code: 'conflict', param: 'mediaUrls' });
+    throw new SandboxError(`${where}: ${to} (${record.country}) takes no MMS; send a body without mediaUrls.`, {
+      code: 'conflict',
+      param: 'mediaUrls',
+    });
   return { account: record.account, ...message };
 }

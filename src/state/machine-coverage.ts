@@ -30,8 +30,15 @@ export function transitionName(t: AnyTransitionDefinition): string {
     : t.eventType === ''
       ? 'always'
       : t.eventType;
-  const guard = t.guard === undefined ? '' : ` [${typeof t.guard === 'string' ? t.guard : typeof t.guard === 'function' ? t.guard.name || 'guard' : ((t.guard as { type?: string }).type ?? 'guard')}]`;
+  const guard = t.guard === undefined ? '' : ` [${guardName(t.guard)}]`;
   return `${from} → ${to} (${event}${guard})`;
+}
+
+/** A guard as a transition's name shows it: its name (a string), its function's name, or its `type`. */
+function guardName(guard: NonNullable<AnyTransitionDefinition['guard']>): string {
+  if (typeof guard === 'string') return guard;
+  if (typeof guard === 'function') return guard.name || 'guard';
+  return (guard as { type?: string }).type ?? 'guard';
 }
 
 /** Every state node below `node`, depth first, in document order. */

@@ -59,7 +59,6 @@ function contentType(url: string): string {
   return (extension && CONTENT_TYPES[extension]) ?? 'application/octet-stream';
 }
 
-
 /**
  * Every message of one sandbox, and the conversations they form. An outbound message
  * moves through its lifecycle on plain clock timers rather than a state machine: the

@@ -100,7 +100,8 @@ export class Network implements Service {
 function unreachable(to: string, param: string, fix: string): RuleViolation {
   return new RuleViolation(
     'unreachable_destination',
-    `\`${param}\` ${to} is unreachable: no carrier serves that destination. ${fix} (in the sandbox, +15005550001, +999… and numbers scripted \`outcome: 'unreachable'\` are unreachable by design).`,
+    `\`${param}\` ${to} is unreachable: no carrier serves that destination. ${fix} (in the sandbox, +15005550001, +999… and numbers ` +
+      `scripted \`outcome: 'unreachable'\` are unreachable by design).`,
     param,
   );
 }

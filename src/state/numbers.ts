@@ -120,7 +120,8 @@ export class NumberService implements Service {
   checkConfig(config: NumberConfig, own: string | null): void {
     const routing = config.routing;
     if (routing?.type !== 'forward' || routing.target === null) return;
-    if (routing.target === own) throw new RuleViolation('invalid_parameter', `\`${TARGET}\` cannot be ${own} itself: forward to another number.`, TARGET);
+    if (routing.target === own)
+      throw new RuleViolation('invalid_parameter', `\`${TARGET}\` cannot be ${own} itself: forward to another number.`, TARGET);
     this.deps.network.assertReachable(routing.target, TARGET, 'Forward to another number');
   }
 
@@ -135,7 +136,12 @@ export class NumberService implements Service {
       return entry;
     }
     const first = this.available(wanted.filter, wanted.matches).next();
-    if (first.done) throw new RuleViolation('number_unavailable', `No available number matches ${wanted.describe}: widen the criteria, or search GET /v1/numbers.`, wanted.param);
+    if (first.done)
+      throw new RuleViolation(
+        'number_unavailable',
+        `No available number matches ${wanted.describe}: widen the criteria, or search GET /v1/numbers.`,
+        wanted.param,
+      );
     return first.value;
   }
 

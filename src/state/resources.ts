@@ -25,7 +25,11 @@ import { NUMBER_KINDS } from '../sim/inventory.js';
  */
 
 const id = (prefix: string, what: string) =>
-  string({ description: `${what} id: \`${prefix}_\` and 16 characters [0-9A-Za-z].`, pattern: new RegExp(`^${prefix}_[0-9A-Za-z]{16}$`), patternHint: `a ${prefix}_ id` });
+  string({
+    description: `${what} id: \`${prefix}_\` and 16 characters [0-9A-Za-z].`,
+    pattern: new RegExp(`^${prefix}_[0-9A-Za-z]{16}$`),
+    patternHint: `a ${prefix}_ id`,
+  });
 const at = (what: string) => timestamp(`${what} (ISO 8601 UTC).`);
 const atOrNull = (what: string) => nullable(at(what));
 /** Free text the sandbox stores as given (names, bodies). */
@@ -79,12 +83,18 @@ export const callSchema = object(
     ai_receptionist: boolean('Whether the AI receptionist handles the call.'),
     answered_by: nullable(oneOf(ANSWERED_BY, 'Who picked up; null until answered, and for a call never answered.')),
     disposition: nullable(oneOf(DISPOSITIONS, 'How the call ended; null until completed.')),
-    duration: nullable(integer({ description: 'Whole seconds from answer to end; 0 for a call never answered; null while live.', min: 0, max: Number.MAX_SAFE_INTEGER })),
+    duration: nullable(
+      integer({
+        description: 'Whole seconds from answer to end; 0 for a call never answered; null while live.',
+        min: 0,
+        max: Number.MAX_SAFE_INTEGER,
+      }),
+    ),
     agent: nullable(text('The agent who has the call (the AI handler for AI receptionist calls).', 64)),
     extension: nullable(string({ description: 'The extension that has the call.', pattern: /^\d{1,8}$/ })),
     campaign_id: nullable(id('camp', 'The dialer campaign')),
     recording_id: nullable(id('rec', 'The recording')),
-    recording_url: nullable(string({ description: 'The recording\'s audio (GET with the same key).', format: 'uri', max: 4096 })),
+    recording_url: nullable(string({ description: "The recording's audio (GET with the same key).", format: 'uri', max: 4096 })),
     transcript_id: nullable(id('trn', 'The transcript (set at the answer)')),
     created_at: at('When the call was placed'),
     answered_at: atOrNull('When it was answered'),
@@ -187,7 +197,9 @@ export const phoneNumberSchema = object(
     id: id('num', 'The number'),
     ...numberFields,
     routing: nullable(routingSchema),
-    caller_id: nullable(object({ name: string({ description: 'Caller ID name.', max: 15 }) }, { description: 'Caller ID, null until set.' })),
+    caller_id: nullable(
+      object({ name: string({ description: 'Caller ID name.', max: 15 }) }, { description: 'Caller ID, null until set.' }),
+    ),
     sms: object({ enabled: boolean('Whether the number sends and receives messages.') }, { description: 'SMS configuration.' }),
     status: literal('provisioned', 'A number of the account.'),
     created_at: at('When it was provisioned'),
@@ -215,14 +227,25 @@ export const availableNumberSchema = object(
   { ...numberFields, status: literal('available', 'Nobody holds it: POST /v1/numbers provisions it.') },
   {
     description: 'A number available to provision.',
-    example: { number: '+14152585288', kind: 'local', country: 'US', area_code: '415', capabilities: capabilitiesExample, status: 'available' },
+    example: {
+      number: '+14152585288',
+      kind: 'local',
+      country: 'US',
+      area_code: '415',
+      capabilities: capabilitiesExample,
+      status: 'available',
+    },
   },
 );
 
 const templateUse = object(
   {
     id: string({ description: 'The template id.', max: 64 }),
-    variables: record(text('A variable\'s value.', 1600), { description: 'Values of the template\'s variables.', key: /^[A-Za-z_][A-Za-z0-9_]*$/, keyHint: 'a variable name' }),
+    variables: record(text("A variable's value.", 1600), {
+      description: "Values of the template's variables.",
+      key: /^[A-Za-z_][A-Za-z0-9_]*$/,
+      keyHint: 'a variable name',
+    }),
   },
   { description: 'The template the text came from.' },
 );
@@ -235,12 +258,12 @@ export const messageSchema = object(
     channel: oneOf(MESSAGE_CHANNELS, '`mms` when it carries media.'),
     from: phoneNumber('The sender.'),
     to: phoneNumber('The recipient.'),
-    body: nullable(text('The text (a template\'s rendered text); null for an MMS without text.', 1600, true)),
+    body: nullable(text("The text (a template's rendered text); null for an MMS without text.", 1600, true)),
     media: array(
       object(
         {
           url: string({ description: 'An https URL of the attachment.', format: 'uri', max: 2048 }),
-          content_type: string({ description: 'Guessed from the URL\'s extension.', max: 100 }),
+          content_type: string({ description: "Guessed from the URL's extension.", max: 100 }),
         },
         { description: 'One attachment.' },
       ),
@@ -294,7 +317,8 @@ const SEGMENTS = [
   { speaker: 'customer', text: 'Hi, I would like to book a cleaning, Wednesday if you can.', start: 5, end: 9.6 },
   { speaker: 'agent', text: 'Wednesday at 2:00 pm is free. You are booked. Goodbye!', start: 10.5, end: 15.2 },
 ];
-const SUMMARY = 'A 16-second call between the agent and the customer. The customer wanted to book an appointment. The appointment was booked for Wednesday at 2:00 pm.';
+const SUMMARY =
+  'A 16-second call between the agent and the customer. The customer wanted to book an appointment. The appointment was booked for Wednesday at 2:00 pm.';
 /** Ready: 30 s after the call ended. */
 const TRANSCRIPT_EXAMPLE = {
   id: TRANSCRIPT_ID,
@@ -330,7 +354,7 @@ export const recordingSchema = object(
     id: id('rec', 'The recording'),
     call_id: id('call', 'The call'),
     agent: nullable(text('Who had the call when it ended.', 64)),
-    duration: integer({ description: 'Whole seconds, the call\'s duration.', min: 0, max: Number.MAX_SAFE_INTEGER }),
+    duration: integer({ description: "Whole seconds, the call's duration.", min: 0, max: Number.MAX_SAFE_INTEGER }),
     status: oneOf(RECORDING_STATUSES, '`ready` once recording.ready was emitted.'),
     url: string({ description: 'The audio (WAV), served with the same key; 409 until ready.', format: 'uri', max: 4096 }),
     transcript_id: id('trn', 'The transcript'),
@@ -358,7 +382,15 @@ export const recordingSchema = object(
   },
 );
 
-export const EVENT_TYPES = ['call.started', 'call.answered', 'call.completed', 'message.received', 'message.delivered', 'recording.ready', 'transcript.ready'] as const;
+export const EVENT_TYPES = [
+  'call.started',
+  'call.answered',
+  'call.completed',
+  'message.received',
+  'message.delivered',
+  'recording.ready',
+  'transcript.ready',
+] as const;
 /** The seven event types of the spec, named exactly as its event list names them. */
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -369,9 +401,17 @@ const subscriptionFields = {
 };
 
 /** A webhook subscription as lists and reads show it (docs/contract.md; docs/webhooks.md). */
-const SUBSCRIPTION_EXAMPLE = { id: 'wh_2Jf6tY9cB4nRk8Ws', url: 'https://example.com/webhooks', events: ['call.completed' as const, 'message.delivered' as const], created_at: START };
+const SUBSCRIPTION_EXAMPLE = {
+  id: 'wh_2Jf6tY9cB4nRk8Ws',
+  url: 'https://example.com/webhooks',
+  events: ['call.completed' as const, 'message.delivered' as const],
+  created_at: START,
+};
 
-export const subscriptionSchema = object({ ...subscriptionFields, created_at: at('When it was created') }, { description: 'A webhook subscription.', example: SUBSCRIPTION_EXAMPLE });
+export const subscriptionSchema = object(
+  { ...subscriptionFields, created_at: at('When it was created') },
+  { description: 'A webhook subscription.', example: SUBSCRIPTION_EXAMPLE },
+);
 
 /** The create response: the only one that shows the signing secret. */
 export const createdSubscriptionSchema = object(
@@ -380,7 +420,10 @@ export const createdSubscriptionSchema = object(
     secret: string({ description: 'The signing secret (`whsec_…`): shown only here.', pattern: /^whsec_[0-9A-Za-z]{32}$/ }),
     created_at: at('When it was created'),
   },
-  { description: 'A new webhook subscription, with its signing secret.', example: { ...SUBSCRIPTION_EXAMPLE, secret: 'whsec_Q7mK2xR9tL4wZ8bN1cV6hJ3pS5dF0gYa' } },
+  {
+    description: 'A new webhook subscription, with its signing secret.',
+    example: { ...SUBSCRIPTION_EXAMPLE, secret: 'whsec_Q7mK2xR9tL4wZ8bN1cV6hJ3pS5dF0gYa' },
+  },
 );
 
 export type Call = Infer<typeof callSchema>;

@@ -43,7 +43,9 @@ describe('domain rules in the state services', () => {
     expect(refusal(() => network.routeCall('+15005550001', 'to'))).toMatchObject({ code: 'unreachable_destination', param: 'to' });
     expect(refusal(() => network.routeMessage('+99912345', 'to'))).toMatchObject({ code: 'unreachable_destination', param: 'to' });
     network.setBehavior('+14155550199', { outcome: 'unreachable' });
-    expect(refusal(() => network.routeCall('+14155550199', 'campaign.to[2]')).message).toMatch(/^`campaign\.to\[2\]` \+14155550199 is unreachable/);
+    expect(refusal(() => network.routeCall('+14155550199', 'campaign.to[2]')).message).toMatch(
+      /^`campaign\.to\[2\]` \+14155550199 is unreachable/,
+    );
     expect(network.routeCall('+14155550123', 'to')).toMatchObject({ outcome: 'answered' });
   });
 
@@ -51,9 +53,17 @@ describe('domain rules in the state services', () => {
     const { numbers } = services();
     const first = numbers.available({}, () => true).next().value!;
     numbers.provision('acct_a', { number: first.number }, {});
-    expect(refusal(() => numbers.provision('acct_b', { number: first.number }, {}))).toMatchObject({ code: 'number_unavailable', param: 'number' });
-    expect(refusal(() => numbers.provision('acct_b', { number: '+10000000000' }, {}))).toMatchObject({ code: 'number_unavailable', param: 'number' });
-    expect(refusal(() => numbers.provision('acct_b', { filter: {}, matches: () => false, describe: 'contains=0000', param: 'contains' }, {}))).toMatchObject({
+    expect(refusal(() => numbers.provision('acct_b', { number: first.number }, {}))).toMatchObject({
+      code: 'number_unavailable',
+      param: 'number',
+    });
+    expect(refusal(() => numbers.provision('acct_b', { number: '+10000000000' }, {}))).toMatchObject({
+      code: 'number_unavailable',
+      param: 'number',
+    });
+    expect(
+      refusal(() => numbers.provision('acct_b', { filter: {}, matches: () => false, describe: 'contains=0000', param: 'contains' }, {})),
+    ).toMatchObject({
       code: 'number_unavailable',
       param: 'contains',
     });
@@ -64,14 +74,27 @@ describe('domain rules in the state services', () => {
     const { numbers } = services();
     const entry = numbers.available({}, () => true).next().value!;
     const record = numbers.provision('acct_a', { number: entry.number }, {});
-    expect(refusal(() => numbers.configure(record, { routing: { type: 'forward', target: entry.number } }))).toMatchObject({ code: 'invalid_parameter', param: 'routing.target' });
-    expect(refusal(() => numbers.configure(record, { routing: { type: 'forward', target: '+15005550001' }, callerIdName: 'Changed' }))).toMatchObject({
+    expect(refusal(() => numbers.configure(record, { routing: { type: 'forward', target: entry.number } }))).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'routing.target',
+    });
+    expect(
+      refusal(() => numbers.configure(record, { routing: { type: 'forward', target: '+15005550001' }, callerIdName: 'Changed' })),
+    ).toMatchObject({
       code: 'unreachable_destination',
       param: 'routing.target',
     });
     expect(record).toMatchObject({ routing: null, callerIdName: null });
     // Checked before any number is looked for: a bad forward provisions nothing.
-    expect(refusal(() => numbers.provision('acct_a', { filter: {}, matches: () => true, describe: 'any', param: 'kind' }, { routing: { type: 'forward', target: '+15005550001' } }))).toMatchObject({
+    expect(
+      refusal(() =>
+        numbers.provision(
+          'acct_a',
+          { filter: {}, matches: () => true, describe: 'any', param: 'kind' },
+          { routing: { type: 'forward', target: '+15005550001' } },
+        ),
+      ),
+    ).toMatchObject({
       code: 'unreachable_destination',
     });
     expect(numbers.store.all()).toHaveLength(1);
@@ -88,6 +111,10 @@ describe('domain rules in the state services', () => {
       }
     })();
     expect(error).toBeInstanceOf(SandboxError);
-    expect(error).toMatchObject({ code: 'conflict', param: 'to', message: expect.stringMatching(/^Cannot place a call: `to` \+15005550001 is unreachable/) });
+    expect(error).toMatchObject({
+      code: 'conflict',
+      param: 'to',
+      message: expect.stringMatching(/^Cannot place a call: `to` \+15005550001 is unreachable/),
+    });
   });
 });

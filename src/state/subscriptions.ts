@@ -35,7 +35,16 @@ export class Subscriptions implements Service {
     // `whsec_` and 32 characters: two draws of the secret's own id stream.
     const secret = `${random.id('whsec')}${random.id('whsec').slice('whsec_'.length)}`;
     const now = clock.now();
-    return this.store.insert({ id: random.id('wh'), account, seq: this.store.allocateSeq(), createdMs: now, createdAt: iso(now), url, events, secret });
+    return this.store.insert({
+      id: random.id('wh'),
+      account,
+      seq: this.store.allocateSeq(),
+      createdMs: now,
+      createdAt: iso(now),
+      url,
+      events,
+      secret,
+    });
   }
 
   /** Removes a subscription: its pending deliveries are canceled; an attempt in flight ends as it ends. */

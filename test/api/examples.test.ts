@@ -14,7 +14,9 @@ const KEY = 'SVC_TEST_examples';
 type Operation = { operationId: string; parameters?: Array<Record<string, any>>; requestBody?: any; responses: Record<string, unknown> };
 const doc = createSandbox().openapi() as { paths: Record<string, Record<string, Operation>> };
 const checker = new Conformance(doc);
-const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), op })));
+const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+  Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
+);
 
 async function send(sandbox: Sandbox, method: string, path: string, body?: unknown) {
   const res = await sandbox.fetch(path, {
@@ -58,13 +60,17 @@ describe('the request examples of the document', () => {
   it('give every request body at least one example, and every path parameter one', () => {
     expect(withBodies.length).toBeGreaterThan(5);
     for (const { path, method, op } of operations) {
-      if (op.requestBody) expect(Object.keys(op.requestBody.content['application/json'].examples ?? {}), `${method} ${path}`).not.toEqual([]);
-      for (const param of op.parameters?.filter((p) => p.in === 'path') ?? []) expect(param.example, `${method} ${path} {${param.name}}`).toEqual(expect.any(String));
+      if (op.requestBody)
+        expect(Object.keys(op.requestBody.content['application/json'].examples ?? {}), `${method} ${path}`).not.toEqual([]);
+      for (const param of op.parameters?.filter((p) => p.in === 'path') ?? [])
+        expect(param.example, `${method} ${path} {${param.name}}`).toEqual(expect.any(String));
     }
   });
 
   for (const { path, method, op } of withBodies) {
-    for (const [name, example] of Object.entries(op.requestBody.content['application/json'].examples as Record<string, { value: Record<string, unknown> }>)) {
+    for (const [name, example] of Object.entries(
+      op.requestBody.content['application/json'].examples as Record<string, { value: Record<string, unknown> }>,
+    )) {
       it(`${op.operationId} ${name}: the sandbox accepts it with the documented success`, async () => {
         const sandbox = createSandbox({ seed: 1 });
         const { params = {}, own = {} } = (await PREPARE[op.operationId]?.(sandbox)) ?? {};
@@ -80,10 +86,14 @@ describe('the request examples of the document', () => {
   it('gives path parameters ids of the right shape, which a sandbox that never made them answers with a documented 404', async () => {
     const sandbox = createSandbox({ seed: 1 });
     for (const { path, method, op } of operations.filter(({ path }) => path.includes('{'))) {
-      const values: Record<string, string> = Object.fromEntries(op.parameters!.filter((p) => p.in === 'path').map((p) => [p.name, p.example]));
+      const values: Record<string, string> = Object.fromEntries(
+        op.parameters!.filter((p) => p.in === 'path').map((p) => [p.name, p.example]),
+      );
       for (const value of Object.values(values)) expect(value, `${method} ${path}`).toMatch(/^(call|camp|num|rec|trn|wh)_[0-9A-Za-z]{16}$/);
       const url = path.replace(/\{(\w+)\}/g, (_, param: string) => values[param]!);
-      const example = op.requestBody && Object.values(op.requestBody.content['application/json'].examples as Record<string, { value: unknown }>)[0]!.value;
+      const example =
+        op.requestBody &&
+        Object.values(op.requestBody.content['application/json'].examples as Record<string, { value: unknown }>)[0]!.value;
       const res = await send(sandbox, method, url, example);
       expect(res.status, `${method} ${url}`).toBe(404);
     }
@@ -98,7 +108,8 @@ describe('the list date filters (issue 18: typed narrower than the server)', () 
     const ajv = new Ajv2020({ strict: true });
     for (const name of ['created_after', 'created_before']) {
       const validate = ajv.compile(param(name).schema);
-      for (const value of ['2026-01-01', '2026-01-01T09:30:00Z', '2026-01-01T09:30:00.123+02:00']) expect(validate(value), `${name}=${value}`).toBe(true);
+      for (const value of ['2026-01-01', '2026-01-01T09:30:00Z', '2026-01-01T09:30:00.123+02:00'])
+        expect(validate(value), `${name}=${value}`).toBe(true);
       for (const value of ['yesterday', '2026-1-1', '']) expect(validate(value), `${name}=${value}`).toBe(false);
     }
     // And the server takes what the document lets through.
@@ -117,7 +128,10 @@ describe('the list date filters (issue 18: typed narrower than the server)', () 
       for (const tz of ['UTC', 'America/New_York', 'Asia/Tokyo']) {
         process.env.TZ = tz;
         const page = await send(sandbox, 'GET', '/v1/calls?created_after=2026-01-01T09:59&created_before=2026-01-01T10:01:00');
-        expect(page.body.data.map((c: { id: string }) => c.id), tz).toEqual([id]);
+        expect(
+          page.body.data.map((c: { id: string }) => c.id),
+          tz,
+        ).toEqual([id]);
       }
     } finally {
       if (zone === undefined) delete process.env.TZ;

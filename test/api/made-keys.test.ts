@@ -31,14 +31,20 @@ describe('keys made with a plan, scopes or an account', () => {
     expect(answers.at(-1)).toBe(429);
   });
 
-  it('a key made with an account shares that account\'s resources', async ({ sandbox, api }) => {
+  it("a key made with an account shares that account's resources", async ({ sandbox, api }) => {
     const placed = await api.placeCall(); // as SVC_TEST_alice, her own account
     const { key } = sandbox.keys.create({ account: 'SVC_TEST_alice' });
     expect((await client(sandbox, key).get(`/v1/calls/${placed.body.id}`)).status).toBe(200);
   });
 
-  it('refuses a bad scope or plan with the library\'s wording', ({ sandbox }) => {
+  it("refuses a bad scope or plan with the library's wording", ({ sandbox }) => {
     expect(() => sandbox.keys.create({ scopes: ['calls:delete' as never] })).toThrow(/^keys\.create: `scopes\[0\]`/);
-    expect(() => sandbox.keys.create({ plan: 'gold' as never })).toThrow(expect.objectContaining({ code: 'invalid_parameter', param: 'plan', message: expect.stringMatching(/^keys\.create: `plan` must be one of/) }));
+    expect(() => sandbox.keys.create({ plan: 'gold' as never })).toThrow(
+      expect.objectContaining({
+        code: 'invalid_parameter',
+        param: 'plan',
+        message: expect.stringMatching(/^keys\.create: `plan` must be one of/),
+      }),
+    );
   });
 });

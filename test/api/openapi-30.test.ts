@@ -38,7 +38,8 @@ function schemasOf(doc: any): Array<[string, unknown]> {
   };
   const walk = (node: unknown, at: string): void => {
     if (Array.isArray(node)) node.forEach((n, i) => walk(n, `${at}.${i}`));
-    else if (typeof node === 'object' && node !== null) for (const [k, v] of Object.entries(node)) k === 'schema' ? inside(v, `${at}.schema`) : walk(v, `${at}.${k}`);
+    else if (typeof node === 'object' && node !== null)
+      for (const [k, v] of Object.entries(node)) k === 'schema' ? inside(v, `${at}.schema`) : walk(v, `${at}.${k}`);
   };
   walk(doc.paths, 'paths');
   for (const [name, s] of Object.entries(doc.components.schemas)) inside(s, `components.schemas.${name}`);
@@ -52,7 +53,11 @@ describe('the documents the server serves', () => {
     const ajv = new Ajv({ strict: false, allErrors: true });
     addFormats(ajv);
     const headers = { authorization: 'Bearer SVC_TEST_thirty', 'content-type': 'application/json' };
-    const placed = await fetch(`${server.url}/v1/calls`, { method: 'POST', headers, body: JSON.stringify({ to: '+14155550123', from: '+14155550100' }) });
+    const placed = await fetch(`${server.url}/v1/calls`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ to: '+14155550123', from: '+14155550100' }),
+    });
     expect(placed.status).toBe(201);
     const placeSchema = doc.paths['/v1/calls'].post.responses['201'].content['application/json'].schema;
     expect(ajv.validate(placeSchema, await placed.json()), ajv.errorsText()).toBe(true);
@@ -74,13 +79,17 @@ describe('the documents the server serves', () => {
       ...(typeof s === 'boolean' ? [`${at} is a boolean schema`] : []),
       ...(Array.isArray(s?.type) ? [`${at}.type is a list`] : []),
       ...['const', 'examples', 'if', 'then', 'propertyNames', 'contentMediaType'].filter((k) => s && k in s).map((k) => `${at}.${k}`),
-      ...(typeof s?.exclusiveMinimum === 'number' || typeof s?.exclusiveMaximum === 'number' ? [`${at} has a numeric exclusive bound`] : []),
+      ...(typeof s?.exclusiveMinimum === 'number' || typeof s?.exclusiveMaximum === 'number'
+        ? [`${at} has a numeric exclusive bound`]
+        : []),
     ]);
     expect(found).toEqual([]);
     const call = doc.paths['/v1/calls/{id}'].get.responses['200'].content['application/json'].schema.oneOf[0];
     expect(call.properties.ended_at).toMatchObject({ type: 'string', nullable: true });
     expect(call.properties.status.enum).toContain('ringing');
-    expect(doc.paths['/v1/calls'].post.requestBody.content['application/json'].examples.call.value).toEqual({ to: '+14155550123', from: '+14155550100' });
+    expect(doc.paths['/v1/calls'].post.requestBody.content['application/json'].examples.call.value).toEqual({
+      to: '+14155550123',
+      from: '+14155550100',
+    });
   });
-
 });

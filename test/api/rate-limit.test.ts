@@ -51,7 +51,8 @@ describe('rate limits', () => {
   it('every response carries the headers, errors included', async ({ api }) => {
     for (const res of [await api.get('/v1/nothing'), await api.get('/v1/calls/call_x'), await api.post('/v1/calls', {})]) {
       expect(res.status).toBeGreaterThanOrEqual(400);
-      for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id']) expect(res.headers.get(h)).not.toBeNull();
+      for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id'])
+        expect(res.headers.get(h)).not.toBeNull();
     }
   });
 
@@ -62,7 +63,10 @@ describe('rate limits', () => {
     expect((await client(sandbox, 'junk-3').get('/v1/calls')).status).toBe(401);
     expect(await remaining('junk-4')).toBe('96');
     expect(await remaining('SVC_TEST_fresh')).toBe('99'); // a key has its own
-    const preflight = await fetch(`${sandbox.baseUrl}/v1/calls`, { method: 'OPTIONS', headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST' } });
+    const preflight = await fetch(`${sandbox.baseUrl}/v1/calls`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'POST' },
+    });
     expect(preflight.headers.get('x-ratelimit-limit')).toBe('100');
     expect(preflight.headers.get('x-ratelimit-remaining')).toBe('100'); // no token sent so far
     expect((await client(sandbox, null).get('/v1/calls')).headers.get('x-ratelimit-remaining')).toBe('99');

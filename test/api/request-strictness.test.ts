@@ -16,7 +16,10 @@ const KEY = 'SVC_TEST_strict';
 /** Refusals JSON Schema cannot express: they compare two fields' values, or look a template up. */
 const BEYOND_SCHEMA = [
   /same number/, // two fields' values compared
-  /is not a template/, /needs the variable/, /has no variable/, /renders to/, // the template catalogue
+  /is not a template/,
+  /needs the variable/,
+  /has no variable/,
+  /renders to/, // the template catalogue
   /cannot be .* itself/, // a forward to the number being routed
   /well-formed Unicode/, // a lone surrogate: no JSON Schema pattern can see one
   /link-local or cloud-metadata|points at the sandbox itself|must not carry credentials/, // a receiver URL's host
@@ -107,14 +110,28 @@ const CASES: Record<string, { method: string; path: string; cases: Case[] }> = {
       ['media only', { from: '{from}', to: '+14155550123', media_urls: ['https://example.com/a.png'] }],
       ['a text with media', { from: '{from}', to: '+14155550123', body: 'hi', media_urls: ['https://example.com/a.png'] }],
       ['a text with an empty media list', { from: '{from}', to: '+14155550123', body: 'hi', media_urls: [] }],
-      ['a template with media', { from: '{from}', to: '+14155550123', template: { id: 'verification_code', variables: { code: '1' } }, media_urls: ['https://example.com/a.png'] }],
+      [
+        'a template with media',
+        {
+          from: '{from}',
+          to: '+14155550123',
+          template: { id: 'verification_code', variables: { code: '1' } },
+          media_urls: ['https://example.com/a.png'],
+        },
+      ],
       ['a template', { from: '{from}', to: '+14155550123', template: { id: 'verification_code', variables: { code: '123' } } }],
       ['nothing to send', { from: '{from}', to: '+14155550123' }],
       ['no media in an empty list', { from: '{from}', to: '+14155550123', media_urls: [] }],
-      ['body and template', { from: '{from}', to: '+14155550123', body: 'hi', template: { id: 'verification_code', variables: { code: '1' } } }],
+      [
+        'body and template',
+        { from: '{from}', to: '+14155550123', body: 'hi', template: { id: 'verification_code', variables: { code: '1' } } },
+      ],
       ['no to', { from: '{from}', body: 'hi' }],
       ['http media', { from: '{from}', to: '+14155550123', media_urls: ['http://example.com/a.png'] }],
-      ['eleven attachments', { from: '{from}', to: '+14155550123', media_urls: Array.from({ length: 11 }, (_, i) => `https://e.com/${i}.png`) }],
+      [
+        'eleven attachments',
+        { from: '{from}', to: '+14155550123', media_urls: Array.from({ length: 11 }, (_, i) => `https://e.com/${i}.png`) },
+      ],
       ['a NUL in the body', { from: '{from}', to: '+14155550123', body: 'a\u0000b' }],
       ['a number as a variable', { from: '{from}', to: '+14155550123', template: { id: 'verification_code', variables: { code: 123 } } }],
       ['to itself', { from: '{from}', to: '{from}', body: 'hi' }],
@@ -141,7 +158,13 @@ const CASES: Record<string, { method: string; path: string; cases: Case[] }> = {
 async function setUp(): Promise<{ sandbox: Sandbox; call: string; number: { id: string; number: string } }> {
   const sandbox = createSandbox({ seed: 21 });
   const send = (method: string, path: string, body?: unknown) =>
-    sandbox.fetch(path, { method, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).then((r) => r.json());
+    sandbox
+      .fetch(path, {
+        method,
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+      .then((r) => r.json());
   const call = (await send('POST', '/v1/calls', { to: '+14155550123', from: '+14155550100' })).id;
   const number = await send('POST', '/v1/numbers', { kind: 'local', area_code: '415' });
   await sandbox.advance('6s'); // answered: transfers are possible
@@ -164,14 +187,20 @@ describe('request schemas are exactly as strict as the server', () => {
       for (const [what, raw] of cases) {
         const body = JSON.parse(JSON.stringify(raw).replaceAll('{from}', number.number));
         const url = path.replace('{call}', call).replace('{number}', number.id);
-        const res = await sandbox.fetch(url, { method, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const res = await sandbox.fetch(url, {
+          method,
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
         const answer = res.status === 204 ? null : await res.json();
         const refusedByServer = res.status === 400 && ['invalid_parameter', 'missing_parameter'].includes(answer?.error?.code);
         const acceptedByDocument = validate(body);
         judged++;
         if (refusedByServer === !acceptedByDocument) continue;
         if (refusedByServer && BEYOND_SCHEMA.some((rule) => rule.test(answer.error.message))) continue;
-        disagreements.push(`${operationId}, ${what}: the server ${refusedByServer ? `refused it (${answer.error.message})` : `answered ${res.status}`}, the document ${acceptedByDocument ? 'accepts' : `refuses it (${ajv.errorsText(validate.errors)})`}`);
+        disagreements.push(
+          `${operationId}, ${what}: the server ${refusedByServer ? `refused it (${answer.error.message})` : `answered ${res.status}`}, the document ${acceptedByDocument ? 'accepts' : `refuses it (${ajv.errorsText(validate.errors)})`}`,
+        );
       }
     }
     expect(disagreements).toEqual([]);

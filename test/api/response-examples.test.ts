@@ -39,14 +39,22 @@ function successMedia(doc: Doc): Array<{ where: string; schema: Json; media: Jso
     Object.values(operations).flatMap((op) =>
       Object.entries(op.responses as Record<string, Json>)
         .filter(([status, response]) => status.startsWith('2') && response.content)
-        .flatMap(([, response]) => Object.entries(response.content as Record<string, Json>).map(([type, media]) => ({ where: `${op.operationId} ${type}`, schema: media.schema, media, type }))),
+        .flatMap(([, response]) =>
+          Object.entries(response.content as Record<string, Json>).map(([type, media]) => ({
+            where: `${op.operationId} ${type}`,
+            schema: media.schema,
+            media,
+            type,
+          })),
+        ),
     ),
   );
 }
 
 /** A validator per schema, for the 3.1 dialect (JSON Schema 2020-12) or 3.0's (draft-07 with `nullable`). */
 function validators(dialect: '3.1' | '3.0') {
-  const ajv = dialect === '3.1' ? new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true }) : new Ajv({ strict: false, allErrors: true });
+  const ajv =
+    dialect === '3.1' ? new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true }) : new Ajv({ strict: false, allErrors: true });
   addFormats(ajv);
   const compiled = new Map<string, ValidateFunction>();
   return (schema: Json, value: unknown): string | null => {
@@ -83,8 +91,14 @@ function schemasWithExamples(doc: Doc): Array<{ where: string; schema: Json; exa
 
 describe('the response examples', () => {
   it('every success body of both documents (and the 3.0 rendering) has a whole example, but audio and the console page', () => {
-    for (const [name, doc] of [['library', library], ['served', served], ['served 3.0', served30]] as const) {
-      const missing = successMedia(doc).filter(({ where, media }) => !('example' in media) && !WITHOUT_EXAMPLE.has(where)).map(({ where }) => where);
+    for (const [name, doc] of [
+      ['library', library],
+      ['served', served],
+      ['served 3.0', served30],
+    ] as const) {
+      const missing = successMedia(doc)
+        .filter(({ where, media }) => !('example' in media) && !WITHOUT_EXAMPLE.has(where))
+        .map(({ where }) => where);
       expect(missing, `${name}: success bodies without an example`).toEqual([]);
       const exempt = successMedia(doc).filter(({ where }) => WITHOUT_EXAMPLE.has(where));
       for (const { where, media } of exempt) expect(media, `${name} ${where}`).not.toHaveProperty('example');
@@ -95,7 +109,11 @@ describe('the response examples', () => {
   });
 
   it('each JSON example is valid against its schema: 2020-12 in the 3.1 documents, draft-07 with nullable in the 3.0 rendering', () => {
-    for (const [name, doc, dialect] of [['library', library, '3.1'], ['served', served, '3.1'], ['served 3.0', served30, '3.0']] as const) {
+    for (const [name, doc, dialect] of [
+      ['library', library, '3.1'],
+      ['served', served, '3.1'],
+      ['served 3.0', served30, '3.0'],
+    ] as const) {
       const check = validators(dialect);
       const wrong = successMedia(doc)
         .filter(({ type, media }) => type === 'application/json' && 'example' in media)
@@ -106,7 +124,11 @@ describe('the response examples', () => {
   });
 
   it("each schema's own examples fit that schema, where the examples are built from", () => {
-    for (const [name, doc, dialect] of [['library', library, '3.1'], ['served', served, '3.1'], ['served 3.0', served30, '3.0']] as const) {
+    for (const [name, doc, dialect] of [
+      ['library', library, '3.1'],
+      ['served', served, '3.1'],
+      ['served 3.0', served30, '3.0'],
+    ] as const) {
       const check = validators(dialect);
       const found = schemasWithExamples(doc);
       expect(found.length, name).toBeGreaterThan(100);
@@ -131,11 +153,14 @@ describe('the response examples', () => {
     expect(stream[0]!.data).toEqual({ index: 0, ...transcript['application/json'].example.segments[0] });
     const session = frames(served.paths['/__sandbox/sessions/{s}/stream']!.get!.responses['200'].content['text/event-stream'].example);
     expect(session.map((f) => f.event)).toEqual(['event', 'change']);
-    expect(session[0]!.data).toEqual(served.paths['/__sandbox/sessions/{s}/events']!.get!.responses['200'].content['application/json'].example.data[0]);
+    expect(session[0]!.data).toEqual(
+      served.paths['/__sandbox/sessions/{s}/events']!.get!.responses['200'].content['application/json'].example.data[0],
+    );
   });
 
   it('a list is a page holding its resource example', () => {
-    const example = (path: string, method = 'get', status = '200') => library.paths[path]![method]!.responses[status].content['application/json'].example;
+    const example = (path: string, method = 'get', status = '200') =>
+      library.paths[path]![method]!.responses[status].content['application/json'].example;
     expect(example('/v1/calls')).toEqual({ data: [example('/v1/calls', 'post', '201')], next_cursor: null, has_more: false });
     expect(example('/v1/messages').data).toEqual([example('/v1/messages', 'post', '201')]);
     expect(example('/v1/recordings').data).toEqual([example('/v1/recordings/{id}')]);
@@ -144,12 +169,17 @@ describe('the response examples', () => {
 
 describe('the response examples have the fields of real answers', () => {
   const keys = (value: unknown) => Object.keys(value as object).sort();
-  const example = (doc: Doc, path: string, method: string, status: string) => doc.paths[path]![method]!.responses[status].content['application/json'].example;
+  const example = (doc: Doc, path: string, method: string, status: string) =>
+    doc.paths[path]![method]!.responses[status].content['application/json'].example;
 
   it('of /v1: a call placed, read and listed, a number provisioned and searched, a message sent, a subscription made', async () => {
     const sandbox = createSandbox({ seed: 3 });
     const send = async (method: string, path: string, body?: unknown) => {
-      const res = await sandbox.fetch(path, { method, headers: { authorization: 'Bearer SVC_TEST_examples', 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await sandbox.fetch(path, {
+        method,
+        headers: { authorization: 'Bearer SVC_TEST_examples', 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return res.json();
     };
     const call = await send('POST', '/v1/calls', { to: '+14155550123', from: '+14155550100' });
@@ -160,27 +190,45 @@ describe('the response examples have the fields of real answers', () => {
     expect(keys(example(library, '/v1/calls', 'get', '200').data[0])).toEqual(keys(page.data[0]));
     const number = await send('POST', '/v1/numbers', { kind: 'local', country: 'US', area_code: '415' });
     expect(keys(example(library, '/v1/numbers', 'post', '201'))).toEqual(keys(number));
-    expect(keys(example(library, '/v1/numbers', 'get', '200').data[0])).toEqual(keys((await send('GET', '/v1/numbers?area_code=415&limit=1')).data[0]));
+    expect(keys(example(library, '/v1/numbers', 'get', '200').data[0])).toEqual(
+      keys((await send('GET', '/v1/numbers?area_code=415&limit=1')).data[0]),
+    );
     const message = await send('POST', '/v1/messages', { from: number.number, to: '+14155550123', body: 'Your cleaning is booked.' });
     expect(keys(example(library, '/v1/messages', 'post', '201'))).toEqual(keys(message));
-    expect(keys(example(library, '/v1/webhooks', 'post', '201'))).toEqual(keys(await send('POST', '/v1/webhooks', { url: 'https://example.com/webhooks', events: ['call.completed'] })));
+    expect(keys(example(library, '/v1/webhooks', 'post', '201'))).toEqual(
+      keys(await send('POST', '/v1/webhooks', { url: 'https://example.com/webhooks', events: ['call.completed'] })),
+    );
     await sandbox.close();
   });
 
   it('of the control API: a session made and read, the clock advanced, a call inspected', async () => {
     const control = async (method: string, path: string, body?: unknown) =>
-      (await fetch(`${server.url}/__sandbox${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).json();
+      (
+        await fetch(`${server.url}/__sandbox${path}`, {
+          method,
+          headers: { 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        })
+      ).json();
     const session = await control('POST', '/sessions', { seed: 42 });
     expect(keys(example(served, '/__sandbox/sessions', 'post', '201'))).toEqual(keys(session));
     expect(keys(example(served, '/__sandbox/sessions/{s}', 'get', '200'))).toEqual(keys(await control('GET', `/sessions/${session.id}`)));
-    const placed = await fetch(`${server.url}/v1/calls`, { method: 'POST', headers: { authorization: `Bearer ${session.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ to: '+14155550123', from: '+14155550100' }) });
+    const placed = await fetch(`${server.url}/v1/calls`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${session.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ to: '+14155550123', from: '+14155550100' }),
+    });
     const { id } = (await placed.json()) as { id: string };
     const advanced = await control('POST', `/sessions/${session.id}/advance`, { duration: '21s' });
     expect(keys(example(served, '/__sandbox/sessions/{s}/advance', 'post', '200'))).toEqual(keys(advanced));
     expect(keys(example(served, '/__sandbox/sessions/{s}/advance', 'post', '200').events[0])).toEqual(keys(advanced.events[0]));
-    expect(keys(example(served, '/__sandbox/sessions/{s}/calls/{id}', 'get', '200'))).toEqual(keys(await control('GET', `/sessions/${session.id}/calls/${id}`)));
+    expect(keys(example(served, '/__sandbox/sessions/{s}/calls/{id}', 'get', '200'))).toEqual(
+      keys(await control('GET', `/sessions/${session.id}/calls/${id}`)),
+    );
     const listed = await control('GET', `/sessions/${session.id}/calls`);
     expect(keys(example(served, '/__sandbox/sessions/{s}/calls', 'get', '200').data[0])).toEqual(keys(listed.data[0]));
-    expect(keys(example(served, '/__sandbox/sessions/{s}/keys', 'post', '201'))).toEqual(keys(await control('POST', `/sessions/${session.id}/keys`, { scopes: ['calls:read'] })));
+    expect(keys(example(served, '/__sandbox/sessions/{s}/keys', 'post', '201'))).toEqual(
+      keys(await control('POST', `/sessions/${session.id}/keys`, { scopes: ['calls:read'] })),
+    );
   });
 });

@@ -35,10 +35,22 @@ describe('routing and versioning', () => {
 
   it('every one of the 16 endpoints answers through auth and rate limits', async ({ sandbox }) => {
     const endpoints = [
-      ['GET', '/v1/calls'], ['POST', '/v1/calls'], ['GET', '/v1/calls/x'], ['POST', '/v1/calls/x/transfer'],
-      ['GET', '/v1/numbers'], ['POST', '/v1/numbers'], ['PUT', '/v1/numbers/x'], ['DELETE', '/v1/numbers/x'],
-      ['GET', '/v1/messages'], ['POST', '/v1/messages'], ['GET', '/v1/recordings'], ['GET', '/v1/recordings/x'],
-      ['GET', '/v1/transcripts/x'], ['GET', '/v1/webhooks'], ['POST', '/v1/webhooks'], ['DELETE', '/v1/webhooks/x'],
+      ['GET', '/v1/calls'],
+      ['POST', '/v1/calls'],
+      ['GET', '/v1/calls/x'],
+      ['POST', '/v1/calls/x/transfer'],
+      ['GET', '/v1/numbers'],
+      ['POST', '/v1/numbers'],
+      ['PUT', '/v1/numbers/x'],
+      ['DELETE', '/v1/numbers/x'],
+      ['GET', '/v1/messages'],
+      ['POST', '/v1/messages'],
+      ['GET', '/v1/recordings'],
+      ['GET', '/v1/recordings/x'],
+      ['GET', '/v1/transcripts/x'],
+      ['GET', '/v1/webhooks'],
+      ['POST', '/v1/webhooks'],
+      ['DELETE', '/v1/webhooks/x'],
     ];
     const anonymous = client(sandbox, null);
     for (const [method, path] of endpoints) {

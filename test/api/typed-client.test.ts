@@ -18,7 +18,11 @@ describe('a typed client generated from sandbox.openapi()', () => {
 
   it('places, fetches, lists and transfers calls, provisions a number and sends a message, all typed', async () => {
     const sandbox = createSandbox({ seed: 8 });
-    const api = createClient<paths>({ baseUrl: sandbox.baseUrl, fetch: sandbox.fetch, headers: { authorization: 'Bearer SVC_TEST_typed' } });
+    const api = createClient<paths>({
+      baseUrl: sandbox.baseUrl,
+      fetch: sandbox.fetch,
+      headers: { authorization: 'Bearer SVC_TEST_typed' },
+    });
 
     const placed = await api.POST('/v1/calls', { body: { to: '+14155550123', from: '+14155550100' } });
     expect(placed.response.status).toBe(201);

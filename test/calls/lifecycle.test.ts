@@ -5,7 +5,8 @@ import { client, KEY } from '../helpers.js';
 const START = Date.parse('2026-01-01T00:00:00Z');
 const at = (event: SandboxEvent) => (Date.parse(event.created_at) - START) / 1000;
 // Every event of these tests is a call event: list({ type }) narrows one type; a union of three needs the type argument.
-const timeline = (sandbox: Sandbox) => sandbox.events.list<'call.started' | 'call.answered' | 'call.completed'>().map((e) => [at(e), e.type, e.data.status, e.data.disposition]);
+const timeline = (sandbox: Sandbox) =>
+  sandbox.events.list<'call.started' | 'call.answered' | 'call.completed'>().map((e) => [at(e), e.type, e.data.status, e.data.disposition]);
 
 describe('call lifecycle on the virtual clock', () => {
   it('default: rings 5 s, answered by a human, talks 60 s, completes answered', async ({ sandbox, api }) => {
@@ -37,31 +38,39 @@ describe('call lifecycle on the virtual clock', () => {
     ['+15005550002', 'busy', 1],
     ['+15005550003', 'no_answer', 30],
     ['+15005550004', 'failed', 1],
-  ])('magic number %s completes %s after %i s with no answer, recording or duration', async ([to, disposition, seconds], { sandbox, api }) => {
-    const { body: call } = await api.placeCall({ to });
-    await sandbox.advance(seconds * 1000 - 1);
-    expect(sandbox.calls.get(call.id)?.status).toBe('ringing');
-    await sandbox.advance(1);
-    expect(sandbox.calls.get(call.id)).toMatchObject({
-      status: 'completed',
-      disposition,
-      duration: 0,
-      answered_at: null,
-      answered_by: null,
-      recording_id: null,
-      recording_url: null,
-      transcript_id: null,
-    });
-    expect(timeline(sandbox)).toEqual([
-      [0, 'call.started', 'ringing', null],
-      [seconds, 'call.completed', 'completed', disposition],
-    ]);
-  });
+  ])(
+    'magic number %s completes %s after %i s with no answer, recording or duration',
+    async ([to, disposition, seconds], { sandbox, api }) => {
+      const { body: call } = await api.placeCall({ to });
+      await sandbox.advance(seconds * 1000 - 1);
+      expect(sandbox.calls.get(call.id)?.status).toBe('ringing');
+      await sandbox.advance(1);
+      expect(sandbox.calls.get(call.id)).toMatchObject({
+        status: 'completed',
+        disposition,
+        duration: 0,
+        answered_at: null,
+        answered_by: null,
+        recording_id: null,
+        recording_url: null,
+        transcript_id: null,
+      });
+      expect(timeline(sandbox)).toEqual([
+        [0, 'call.started', 'ringing', null],
+        [seconds, 'call.completed', 'completed', disposition],
+      ]);
+    },
+  );
 
   it('the AI receptionist answers when asked, and is the agent', async ({ sandbox, api }) => {
     const { body: call } = await api.placeCall({ ai_receptionist: true });
     await sandbox.advance('5s');
-    expect(sandbox.calls.get(call.id)).toMatchObject({ status: 'answered', answered_by: 'ai_receptionist', agent: 'ava', ai_handler: 'ava' });
+    expect(sandbox.calls.get(call.id)).toMatchObject({
+      status: 'answered',
+      answered_by: 'ai_receptionist',
+      agent: 'ava',
+      ai_handler: 'ava',
+    });
   });
 
   it('events use the envelope of CONTRACT §6 with the call as data', async ({ sandbox, api }) => {
@@ -117,8 +126,16 @@ describe('call lifecycle on the virtual clock', () => {
     await sandbox.advance('1s');
     const b = (await api.placeCall()).body;
     await sandbox.advance('1d');
-    expect(sandbox.calls.get(a.id)).toMatchObject({ answered_at: '2026-01-01T00:00:02.000Z', ended_at: '2026-01-01T00:00:12.000Z', duration: 10 });
-    expect(sandbox.calls.get(b.id)).toMatchObject({ answered_at: '2026-01-01T00:00:06.000Z', ended_at: '2026-01-01T00:01:06.000Z', duration: 60 });
+    expect(sandbox.calls.get(a.id)).toMatchObject({
+      answered_at: '2026-01-01T00:00:02.000Z',
+      ended_at: '2026-01-01T00:00:12.000Z',
+      duration: 10,
+    });
+    expect(sandbox.calls.get(b.id)).toMatchObject({
+      answered_at: '2026-01-01T00:00:06.000Z',
+      ended_at: '2026-01-01T00:01:06.000Z',
+      duration: 60,
+    });
   });
 });
 
@@ -193,8 +210,25 @@ describe('GET /v1/calls/{id}', () => {
     const { body } = await api.get(`/v1/calls/${call.id}`);
     expect(Object.keys(body).sort()).toEqual(
       [
-        'agent', 'ai_handler', 'ai_receptionist', 'answered_at', 'answered_by', 'campaign_id', 'created_at', 'direction',
-        'disposition', 'duration', 'ended_at', 'extension', 'from', 'id', 'recording_id', 'recording_url', 'status', 'to', 'transcript_id',
+        'agent',
+        'ai_handler',
+        'ai_receptionist',
+        'answered_at',
+        'answered_by',
+        'campaign_id',
+        'created_at',
+        'direction',
+        'disposition',
+        'duration',
+        'ended_at',
+        'extension',
+        'from',
+        'id',
+        'recording_id',
+        'recording_url',
+        'status',
+        'to',
+        'transcript_id',
       ].sort(),
     );
   });

@@ -53,9 +53,23 @@ describe('POST /v1/calls refuses bad input with a 4xx that names the field, and 
     ['to too long', { to: '+1234567890123456', from: FROM }, 400, 'invalid_parameter', 'to', /E\.164/],
     ['from a number type', { to: TO, from: 14155550100 }, 400, 'invalid_parameter', 'from', /`from` must be a string/],
     ['ai_receptionist a string', { to: TO, from: FROM, ai_receptionist: 'yes' }, 400, 'invalid_parameter', 'ai_receptionist', /boolean/],
-    ['a misspelt field', { to: TO, from: FROM, ai_recepcionist: true }, 400, 'invalid_parameter', 'ai_recepcionist', /did you mean `ai_receptionist`/],
+    [
+      'a misspelt field',
+      { to: TO, from: FROM, ai_recepcionist: true },
+      400,
+      'invalid_parameter',
+      'ai_recepcionist',
+      /did you mean `ai_receptionist`/,
+    ],
     ['an unknown field', { to: TO, from: FROM, colour: 'red' }, 400, 'invalid_parameter', 'colour', /remove it/],
-    ['a __proto__ key', JSON.parse('{"to":"+14155550123","from":"+14155550100","__proto__":{"x":1}}'), 400, 'invalid_parameter', '__proto__', /Unknown field/],
+    [
+      'a __proto__ key',
+      JSON.parse('{"to":"+14155550123","from":"+14155550100","__proto__":{"x":1}}'),
+      400,
+      'invalid_parameter',
+      '__proto__',
+      /Unknown field/,
+    ],
     ['an array body', [TO], 400, 'invalid_parameter', undefined, /must be a JSON object/],
     ['a null body', null, 400, 'invalid_parameter', undefined, /must be a JSON object/],
     ['the unreachable magic number', { to: '+15005550001', from: FROM }, 422, 'unreachable_destination', 'to', /unreachable/],
@@ -64,7 +78,14 @@ describe('POST /v1/calls refuses bad input with a 4xx that names the field, and 
     ['an empty campaign', { campaign: { to: [], from: FROM } }, 400, 'invalid_parameter', 'campaign.to', /1 to 1000 items/],
     ['a bad campaign number', { campaign: { to: [TO, '555'], from: FROM } }, 400, 'invalid_parameter', 'campaign.to[1]', /E\.164/],
     ['a campaign without from', { campaign: { to: [TO] } }, 400, 'missing_parameter', 'campaign.from', /required/],
-    ['an unreachable campaign number', { campaign: { to: [TO, '+15005550001'], from: FROM } }, 422, 'unreachable_destination', 'campaign.to[1]', /unreachable/],
+    [
+      'an unreachable campaign number',
+      { campaign: { to: [TO, '+15005550001'], from: FROM } },
+      422,
+      'unreachable_destination',
+      'campaign.to[1]',
+      /unreachable/,
+    ],
   ];
 
   it.for(cases)('%s', async ([, body, status, code, param, message], { sandbox, api }) => {

@@ -34,7 +34,9 @@ describe('network.setBehavior', () => {
 
   it('throws SandboxError for a bad number or behaviour, naming the fix', ({ sandbox }) => {
     expect(() => sandbox.network.setBehavior('4155550123', {})).toThrow(SandboxError);
-    expect(() => sandbox.network.setBehavior(TO, { outcome: 'maybe' as never })).toThrow(/`behavior.outcome` must be one of "answered", "busy"/);
+    expect(() => sandbox.network.setBehavior(TO, { outcome: 'maybe' as never })).toThrow(
+      /`behavior.outcome` must be one of "answered", "busy"/,
+    );
     expect(() => sandbox.network.setBehavior(TO, { ring: 'soon' })).toThrow(/'30s'/);
     expect(() => sandbox.network.setBehavior(TO, { rnig: '1s' } as never)).toThrow(/Unknown option `behavior.rnig`: did you mean `ring`\?/);
   });
@@ -51,7 +53,9 @@ describe('network.queueBehavior', () => {
 
   it('adds none of a queue that holds a bad behaviour, even behind an existing queue', async ({ sandbox, api }) => {
     sandbox.network.queueBehavior(TO, { outcome: 'busy' });
-    expect(() => sandbox.network.queueBehavior(TO, { outcome: 'no_answer' }, { outcome: 'lost' as never })).toThrow(/`behaviors\[1\].outcome` must be one of "answered", "busy"/);
+    expect(() => sandbox.network.queueBehavior(TO, { outcome: 'no_answer' }, { outcome: 'lost' as never })).toThrow(
+      /`behaviors\[1\].outcome` must be one of "answered", "busy"/,
+    );
     const ids = [(await api.placeCall()).body.id, (await api.placeCall()).body.id];
     await sandbox.advance('2m');
     expect(ids.map((id) => sandbox.calls.get(id)?.disposition)).toEqual(['busy', 'answered']);
@@ -64,7 +68,11 @@ describe('manual control', () => {
     const { body: call } = await api.placeCall();
     await sandbox.advance('1h');
     expect(sandbox.calls.get(call.id)?.status).toBe('ringing');
-    expect(sandbox.calls.answer(call.id)).toMatchObject({ status: 'answered', answered_by: 'human', answered_at: '2026-01-01T01:00:00.000Z' });
+    expect(sandbox.calls.answer(call.id)).toMatchObject({
+      status: 'answered',
+      answered_by: 'human',
+      answered_at: '2026-01-01T01:00:00.000Z',
+    });
     await sandbox.advance('42s');
     expect(sandbox.calls.hangUp(call.id)).toMatchObject({ status: 'completed', disposition: 'answered', duration: 42 });
     expect(sandbox.events.list().map((e) => e.type)).toEqual(['call.started', 'call.answered', 'call.completed']);
@@ -112,14 +120,18 @@ describe('calls.inbound', () => {
     const call = sandbox.calls.inbound({ from: '+442071234567', to: '+14155550100', apiKey: KEY, behavior: { outcome: 'no_answer' } });
     expect(call.status).toBe('ringing');
     expect(() => sandbox.calls.inbound({ from: 'anonymous', to: '+14155550100', apiKey: KEY })).toThrow(/E\.164/);
-    expect(() => sandbox.calls.inbound({ from: '+442071234567', to: '+14155550100', apiKey: 'SVC_LIVE_x' })).toThrow(/not an API key this sandbox accepts/);
+    expect(() => sandbox.calls.inbound({ from: '+442071234567', to: '+14155550100', apiKey: 'SVC_LIVE_x' })).toThrow(
+      /not an API key this sandbox accepts/,
+    );
   });
 });
 
 describe('dialer campaigns', () => {
   it('dials each number one second apart and completes when all calls have', async ({ sandbox, api }) => {
     sandbox.network.setBehavior('+14155550002', { outcome: 'busy' });
-    const res = await api.post('/v1/calls', { campaign: { to: ['+14155550001', '+14155550002', '+14155550003'], from: '+14155550100', ai_receptionist: true } });
+    const res = await api.post('/v1/calls', {
+      campaign: { to: ['+14155550001', '+14155550002', '+14155550003'], from: '+14155550100', ai_receptionist: true },
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ object: 'campaign', status: 'running', ai_handler: 'ava', calls_dialed: 1, calls_completed: 0 });
     expect(res.body.id).toMatch(/^camp_[0-9A-Za-z]{16}$/);
@@ -128,12 +140,22 @@ describe('dialer campaigns', () => {
     expect(campaign.call_ids).toHaveLength(3);
     const calls = (await api.get(`/v1/calls?campaign_id=${res.body.id}`)).body.data;
     expect(calls.map((c: { to: string }) => c.to)).toEqual(['+14155550003', '+14155550002', '+14155550001']);
-    expect(calls.map((c: { created_at: string }) => c.created_at)).toEqual(['2026-01-01T00:00:02.000Z', '2026-01-01T00:00:01.000Z', '2026-01-01T00:00:00.000Z']);
+    expect(calls.map((c: { created_at: string }) => c.created_at)).toEqual([
+      '2026-01-01T00:00:02.000Z',
+      '2026-01-01T00:00:01.000Z',
+      '2026-01-01T00:00:00.000Z',
+    ]);
     await sandbox.advance('2m');
     const done = (await api.get(`/v1/calls/${res.body.id}`)).body;
     expect(done).toMatchObject({ status: 'completed', calls_completed: 3, completed_at: '2026-01-01T00:01:07.000Z' });
-    const finals = (await api.get(`/v1/calls?campaign_id=${res.body.id}`)).body.data.map((c: { disposition: string; ai_handler: string }) => [c.disposition, c.ai_handler]);
-    expect(finals).toEqual([['answered', 'ava'], ['busy', 'ava'], ['answered', 'ava']]);
+    const finals = (await api.get(`/v1/calls?campaign_id=${res.body.id}`)).body.data.map(
+      (c: { disposition: string; ai_handler: string }) => [c.disposition, c.ai_handler],
+    );
+    expect(finals).toEqual([
+      ['answered', 'ava'],
+      ['busy', 'ava'],
+      ['answered', 'ava'],
+    ]);
   });
 
   it('is 404 for another account', async ({ sandbox, api }) => {

@@ -6,7 +6,7 @@ import { XSS } from './fixtures.js';
 const at = (text: string) => Date.parse(text);
 
 describe("the console's formatters (console/dom.js)", () => {
-  it('print a virtual instant in UTC, the sandbox clock\'s zone, whatever the offset it was written with', () => {
+  it("print a virtual instant in UTC, the sandbox clock's zone, whatever the offset it was written with", () => {
     expect(clock(at('2026-01-01T00:01:05Z'))).toBe('00:01:05');
     expect(clock(at('2026-01-01T00:01:05.250Z'))).toBe('00:01:05.250');
     expect(clock(at('2026-01-01T23:59:59.007Z'))).toBe('23:59:59.007');
@@ -65,7 +65,21 @@ describe("the console's formatters (console/dom.js)", () => {
 describe("the console's element builder h() (console/dom.js)", () => {
   it('sets attributes, skips null, undefined and false, writes true as present, listens to on* and sets CSS custom properties', () => {
     const onclick = vi.fn();
-    const el = h('button', { class: 'replay', 'aria-label': 'Replay', 'data-replayed': true, hidden: false, title: null, 'data-x': undefined, tabindex: 0, onclick, vars: { '--x': '12.500%', '--w': '3.000%' } }, 'Replay');
+    const el = h(
+      'button',
+      {
+        class: 'replay',
+        'aria-label': 'Replay',
+        'data-replayed': true,
+        hidden: false,
+        title: null,
+        'data-x': undefined,
+        tabindex: 0,
+        onclick,
+        vars: { '--x': '12.500%', '--w': '3.000%' },
+      },
+      'Replay',
+    );
     expect(el.getAttribute('class')).toBe('replay');
     expect(el.getAttribute('aria-label')).toBe('Replay');
     expect(el.getAttribute('data-replayed')).toBe('');
@@ -118,7 +132,9 @@ describe('an id, whole and copyable in one click (copyId, console/dom.js)', () =
     const writeText = vi.spyOn(navigator.clipboard, 'writeText').mockResolvedValue(undefined);
     const button = copyId(ID);
     document.body.append(h('div', null, button));
-    const copied = new Promise<CustomEvent>((resolve) => document.addEventListener('copied', (e) => resolve(e as CustomEvent), { once: true }));
+    const copied = new Promise<CustomEvent>((resolve) =>
+      document.addEventListener('copied', (e) => resolve(e as CustomEvent), { once: true }),
+    );
     button.click();
     expect(writeText).toHaveBeenCalledWith(ID);
     expect((await copied).detail).toEqual({ id: ID, ok: true });
@@ -128,7 +144,9 @@ describe('an id, whole and copyable in one click (copyId, console/dom.js)', () =
     vi.spyOn(navigator.clipboard, 'writeText').mockRejectedValue(new Error('NotAllowedError'));
     const button = copyId(ID);
     document.body.append(button);
-    const copied = new Promise<CustomEvent>((resolve) => document.addEventListener('copied', (e) => resolve(e as CustomEvent), { once: true }));
+    const copied = new Promise<CustomEvent>((resolve) =>
+      document.addEventListener('copied', (e) => resolve(e as CustomEvent), { once: true }),
+    );
     button.click();
     expect((await copied).detail).toEqual({ id: ID, ok: false });
     expect(getSelection()?.toString()).toBe(ID);

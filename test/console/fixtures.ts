@@ -90,10 +90,30 @@ export function recording(extra: Record<string, unknown> = {}) {
   };
 }
 
-type Attempt = { deliveryId: string; eventId: string; eventType: string; subscriptionId: string; url: string; attempt: number; replay: number; at: string; status: number | null; ok: boolean; durationMs: number; error: string | null };
+type Attempt = {
+  deliveryId: string;
+  eventId: string;
+  eventType: string;
+  subscriptionId: string;
+  url: string;
+  attempt: number;
+  replay: number;
+  at: string;
+  status: number | null;
+  ok: boolean;
+  durationMs: number;
+  error: string | null;
+};
 
 /** A delivery of an event about `about` (of call `callId`), with an attempt at each instant: `true` delivered, a status failed, `null` no answer. */
-export function delivery(id: string, eventType: string, about: { kind: string; id: string }, first: number, results: Array<true | number | null>, extra: Record<string, unknown> = {}) {
+export function delivery(
+  id: string,
+  eventType: string,
+  about: { kind: string; id: string },
+  first: number,
+  results: Array<true | number | null>,
+  extra: Record<string, unknown> = {},
+) {
   const attempts: Attempt[] = results.map((result, i) => ({
     deliveryId: id,
     eventId: `evt_${id.slice(4)}`,
@@ -106,7 +126,12 @@ export function delivery(id: string, eventType: string, about: { kind: string; i
     status: result === true ? 200 : result,
     ok: result === true,
     durationMs: 3,
-    error: result === true ? null : result === null ? 'the receiver is down (simulated: connection refused)' : `the receiver answered HTTP ${result}`,
+    error:
+      result === true
+        ? null
+        : result === null
+          ? 'the receiver is down (simulated: connection refused)'
+          : `the receiver answered HTTP ${result}`,
   }));
   const last = attempts[attempts.length - 1];
   const state = last?.ok ? 'delivered' : attempts.length === WEBHOOK_RETRY_SCHEDULE.length ? 'dead' : 'pending';
@@ -138,7 +163,10 @@ export function callDeliveries() {
 }
 
 /** The session's copy (model.js) holding these items, and what it gives a call's track. */
-export function timelineOf(theCall: ReturnType<typeof call>, items: { deliveries?: object[]; recordings?: object[]; transcripts?: object[] } = {}) {
+export function timelineOf(
+  theCall: ReturnType<typeof call>,
+  items: { deliveries?: object[]; recordings?: object[]; transcripts?: object[] } = {},
+) {
   const model = emptyModel();
   load(model, 'call', [theCall]);
   load(model, 'delivery', items.deliveries ?? callDeliveries());

@@ -1,9 +1,42 @@
 import { describe, expect, it } from 'vitest';
-import { accounts, applyChanges, conversations, counts, countsDelta, emptyModel, filterDeliveries, list, load, timelineOf } from '../../console/model.js';
+import {
+  accounts,
+  applyChanges,
+  conversations,
+  counts,
+  countsDelta,
+  emptyModel,
+  filterDeliveries,
+  list,
+  load,
+  timelineOf,
+} from '../../console/model.js';
 
-const call = (id: string, at: string, extra: object = {}) => ({ id, account: 'SVC_TEST_a', created_at: at, status: 'ringing', recording_id: null, transcript_id: null, ...extra });
-const attempt = (n: number, ok: boolean, at: string) => ({ attempt: n, ok, at, status: ok ? 200 : 500, error: ok ? null : 'HTTP 500', replay: 0 });
-const delivery = (id: string, callId: string, attempts: object[], state = 'pending') => ({ id, call_id: callId, about: { kind: 'call', id: callId }, eventType: 'call.answered', state, attempts });
+const call = (id: string, at: string, extra: object = {}) => ({
+  id,
+  account: 'SVC_TEST_a',
+  created_at: at,
+  status: 'ringing',
+  recording_id: null,
+  transcript_id: null,
+  ...extra,
+});
+const attempt = (n: number, ok: boolean, at: string) => ({
+  attempt: n,
+  ok,
+  at,
+  status: ok ? 200 : 500,
+  error: ok ? null : 'HTTP 500',
+  replay: 0,
+});
+const delivery = (id: string, callId: string, attempts: object[], state = 'pending') => ({
+  id,
+  call_id: callId,
+  about: { kind: 'call', id: callId },
+  eventType: 'call.answered',
+  state,
+  attempts,
+});
 
 describe("the console's model of a session", () => {
   it('applies a change frame in place: new items, changed items, removed items; an identical item is no change', () => {
@@ -16,8 +49,15 @@ describe("the console's model of a session", () => {
     ]);
     expect([...first.keys]).toEqual(['call:call_1', 'call:call_3']);
     expect([...first.kinds]).toEqual(['call']);
-    expect(list(model, 'call').map((c) => [c.id, c.status])).toEqual([['call_3', 'ringing'], ['call_2', 'ringing'], ['call_1', 'answered']]);
-    const removed = applyChanges(model, [{ kind: 'number', id: 'num_1', removed: true, data: null }, { kind: 'call', id: 'call_3', removed: true, data: null }]);
+    expect(list(model, 'call').map((c) => [c.id, c.status])).toEqual([
+      ['call_3', 'ringing'],
+      ['call_2', 'ringing'],
+      ['call_1', 'answered'],
+    ]);
+    const removed = applyChanges(model, [
+      { kind: 'number', id: 'num_1', removed: true, data: null },
+      { kind: 'call', id: 'call_3', removed: true, data: null },
+    ]);
     expect([...removed.keys]).toEqual(['call:call_3']);
     expect(model.items.call.size).toBe(2);
   });
@@ -34,14 +74,21 @@ describe("the console's model of a session", () => {
     const t = timelineOf(model, list(model, 'call')[0]!);
     expect(t.recording?.id).toBe('rec_1');
     expect(t.transcript).toBeNull();
-    expect(t.webhooks.map((w) => [w.deliveryId, w.attempt])).toEqual([['dlv_1', 1], ['dlv_3', 1], ['dlv_1', 2]]);
+    expect(t.webhooks.map((w) => [w.deliveryId, w.attempt])).toEqual([
+      ['dlv_1', 1],
+      ['dlv_3', 1],
+      ['dlv_1', 2],
+    ]);
   });
 
   it('counts what happened and says what an advance did', () => {
     const model = emptyModel();
     const before = counts(model);
     model.events = 7;
-    load(model, 'delivery', [delivery('dlv_1', 'call_1', [attempt(1, false, 'a'), attempt(2, false, 'b')], 'dead'), delivery('dlv_2', 'call_1', [attempt(1, true, 'a')], 'delivered')]);
+    load(model, 'delivery', [
+      delivery('dlv_1', 'call_1', [attempt(1, false, 'a'), attempt(2, false, 'b')], 'dead'),
+      delivery('dlv_2', 'call_1', [attempt(1, true, 'a')], 'delivered'),
+    ]);
     const after = counts(model);
     expect(after).toMatchObject({ events: 7, attempts: 3, failed: 2, dead: 1, deliveries: 2 });
     expect(countsDelta(before, after)).toBe('7 events, 3 webhook attempts (2 failed), 1 new dead letter');
@@ -54,10 +101,29 @@ describe("the console's model of a session", () => {
     const model = emptyModel();
     load(model, 'key', [{ key: 'SVC_TEST_new', createdAt: 'x' }]);
     load(model, 'call', [call('call_1', 'a'), call('call_2', 'b')]);
-    expect(accounts(model)).toEqual([{ account: 'SVC_TEST_a', calls: 2 }, { account: 'SVC_TEST_new', calls: 0 }]);
+    expect(accounts(model)).toEqual([
+      { account: 'SVC_TEST_a', calls: 2 },
+      { account: 'SVC_TEST_new', calls: 0 },
+    ]);
     load(model, 'message', [
-      { id: 'msg_2', conversation_id: 'conv_1', direction: 'inbound', from: '+2', to: '+1', created_at: '2026-01-01T00:00:02Z', account: 'A' },
-      { id: 'msg_1', conversation_id: 'conv_1', direction: 'outbound', from: '+1', to: '+2', created_at: '2026-01-01T00:00:01Z', account: 'A' },
+      {
+        id: 'msg_2',
+        conversation_id: 'conv_1',
+        direction: 'inbound',
+        from: '+2',
+        to: '+1',
+        created_at: '2026-01-01T00:00:02Z',
+        account: 'A',
+      },
+      {
+        id: 'msg_1',
+        conversation_id: 'conv_1',
+        direction: 'outbound',
+        from: '+1',
+        to: '+2',
+        created_at: '2026-01-01T00:00:01Z',
+        account: 'A',
+      },
     ]);
     const [conversation] = conversations(model);
     expect(conversation!.numbers).toEqual(['+1', '+2']);

@@ -1,7 +1,21 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
 import { callFacts, renderCall } from '../../console/timeline.js';
-import { ACCOUNT, CALL_ID, NOW, RECORDING_ID, S, T0, TRANSCRIPT_ID, XSS, call, callDeliveries, delivery, iso, timelineOf } from './fixtures.js';
+import {
+  ACCOUNT,
+  CALL_ID,
+  NOW,
+  RECORDING_ID,
+  S,
+  T0,
+  TRANSCRIPT_ID,
+  XSS,
+  call,
+  callDeliveries,
+  delivery,
+  iso,
+  timelineOf,
+} from './fixtures.js';
 
 /** A mark's position (`--x`) and a bar's width (`--w`), in % of the track. */
 const x = (el: Element) => parseFloat((el as HTMLElement).style.getPropertyValue('--x'));
@@ -69,9 +83,22 @@ describe("a call's timeline (console/timeline.js)", () => {
 
   it('a failed attempt at the same instant as a delivered one is stacked in another lane, not drawn over it', () => {
     // A busy call: it ends as it starts, so its call.started and call.completed attempts coincide.
-    const busy = call({ answered_by: null, disposition: 'busy', duration: 0, answered_at: null, ended_at: iso(T0), recording_id: null, transcript_id: null });
+    const busy = call({
+      answered_by: null,
+      disposition: 'busy',
+      duration: 0,
+      answered_at: null,
+      ended_at: iso(T0),
+      recording_id: null,
+      transcript_id: null,
+    });
     const about = { kind: 'call', id: CALL_ID };
-    const t = timelineOf(busy, { deliveries: [delivery('dlv_4Ss5Tt6Uu7Vv8Ww9', 'call.started', about, T0, [true]), delivery('dlv_5Xx6Yy7Zz8Aa9Bb1', 'call.completed', about, T0, [503])] });
+    const t = timelineOf(busy, {
+      deliveries: [
+        delivery('dlv_4Ss5Tt6Uu7Vv8Ww9', 'call.started', about, T0, [true]),
+        delivery('dlv_5Xx6Yy7Zz8Aa9Bb1', 'call.completed', about, T0, [503]),
+      ],
+    });
     const track = one(renderCall(busy, t, NOW), '.track');
     const ok = one(track, '.hook.ok');
     const failed = one(track, '.hook.failed');
@@ -144,7 +171,16 @@ describe("a call's timeline (console/timeline.js)", () => {
   });
 
   it('draws a live call to now: an open ringing bar while it rings, an open talking bar while it talks', () => {
-    const ringing = call({ status: 'ringing', answered_by: null, disposition: null, duration: null, answered_at: null, ended_at: null, recording_id: null, transcript_id: null });
+    const ringing = call({
+      status: 'ringing',
+      answered_by: null,
+      disposition: null,
+      duration: null,
+      answered_at: null,
+      ended_at: null,
+      recording_id: null,
+      transcript_id: null,
+    });
     const none = timelineOf(ringing, { deliveries: [], recordings: [], transcripts: [] });
     const ringRow = renderCall(ringing, none, T0 + 3 * S);
     const bar = one(ringRow, '.bar.ringing');

@@ -1,8 +1,33 @@
 // @vitest-environment happy-dom
 import { describe, expect, it, vi } from 'vitest';
 import { conversations, emptyModel, load } from '../../console/model.js';
-import { eventItem, renderDeadLetters, renderDelivery, renderKeys, renderMessages, renderNumbers, renderRecordings, renderSubscriptions, resourceLink } from '../../console/views.js';
-import { ACCOUNT, CALL_ID, RECEIVER, RECORDING_ID, S, SUBSCRIPTION_ID, T0, TRANSCRIPT_ID, XSS, callDeliveries, delivery, iso, recording, transcript } from './fixtures.js';
+import {
+  eventItem,
+  renderDeadLetters,
+  renderDelivery,
+  renderKeys,
+  renderMessages,
+  renderNumbers,
+  renderRecordings,
+  renderSubscriptions,
+  resourceLink,
+} from '../../console/views.js';
+import {
+  ACCOUNT,
+  CALL_ID,
+  RECEIVER,
+  RECORDING_ID,
+  S,
+  SUBSCRIPTION_ID,
+  T0,
+  TRANSCRIPT_ID,
+  XSS,
+  callDeliveries,
+  delivery,
+  iso,
+  recording,
+  transcript,
+} from './fixtures.js';
 
 const one = (root: Element, selector: string) => {
   const found = root.querySelectorAll(selector);
@@ -20,7 +45,8 @@ const idsOf = (root: Element) =>
 
 const dead = () => callDeliveries()[2]!;
 /** A recording.ready delivery dead too: about the recording, of the call. */
-const deadRecordingReady = () => delivery('dlv_6Cc7Dd8Ee9Ff1Gg2', 'recording.ready', { kind: 'recording', id: RECORDING_ID }, T0 + 75 * S, Array(12).fill(null));
+const deadRecordingReady = () =>
+  delivery('dlv_6Cc7Dd8Ee9Ff1Gg2', 'recording.ready', { kind: 'recording', id: RECORDING_ID }, T0 + 75 * S, Array(12).fill(null));
 
 describe('the dead letters (console/views.js)', () => {
   it('name the resource each was about, the receiver URL and its attempts, with a Replay button described by them', () => {
@@ -38,8 +64,13 @@ describe('the dead letters (console/views.js)', () => {
     expect(one(first!, '.dead-last').textContent).toBe('12 attempts; last Jan 1 17:04:35: the receiver answered HTTP 500');
     // A recording's event: the recording, and the call it belongs to.
     expect(one(second!, '.about').textContent).toBe(`About ${RECORDING_ID} of call ${CALL_ID}`);
-    expect([...second!.querySelectorAll('.about a')].map((a) => a.getAttribute('href'))).toEqual([`#recordings/${RECORDING_ID}`, `#calls/${CALL_ID}`]);
-    expect(one(second!, '.dead-last').textContent).toBe('12 attempts; last Jan 1 17:04:45: the receiver is down (simulated: connection refused)');
+    expect([...second!.querySelectorAll('.about a')].map((a) => a.getAttribute('href'))).toEqual([
+      `#recordings/${RECORDING_ID}`,
+      `#calls/${CALL_ID}`,
+    ]);
+    expect(one(second!, '.dead-last').textContent).toBe(
+      '12 attempts; last Jan 1 17:04:45: the receiver is down (simulated: connection refused)',
+    );
 
     const button = one(first!, 'button.replay') as HTMLButtonElement;
     expect(button.textContent).toBe('Replay');
@@ -55,7 +86,10 @@ describe('the dead letters (console/views.js)', () => {
     const replayed = { ...dead(), state: 'delivered', replays: 1 };
     const attempt = { ...dead().attempts[0]!, attempt: 1, replay: 1, at: iso(replayedAt), status: 200, ok: true, error: null };
     replayed.attempts = [...replayed.attempts, attempt];
-    const item = one(renderDeadLetters([replayed], new Map([[replayed.id, attempt]]), () => {}), 'li.dead-letter');
+    const item = one(
+      renderDeadLetters([replayed], new Map([[replayed.id, attempt]]), () => {}),
+      'li.dead-letter',
+    );
     expect(item.classList.contains('was-replayed')).toBe(true);
     expect(item.querySelector('button.replay')).toBeNull();
     const result = one(item, '.replay-result');
@@ -66,8 +100,13 @@ describe('the dead letters (console/views.js)', () => {
     expect(one(item, '.dead-last').textContent).toBe('13 attempts, 1 replay; last Jan 2 01:00:00: HTTP 200');
 
     const failedAgain = { ...attempt, status: 500, ok: false, error: 'the receiver answered HTTP 500' };
-    const still = one(renderDeadLetters([{ ...dead(), replays: 1 }], new Map([[dead().id, failedAgain]]), () => {}), 'li.dead-letter');
-    expect(one(still, '.replay-result').textContent).toBe('Replayed at Jan 2 01:00:00: failed again (the receiver answered HTTP 500) · see its delivery');
+    const still = one(
+      renderDeadLetters([{ ...dead(), replays: 1 }], new Map([[dead().id, failedAgain]]), () => {}),
+      'li.dead-letter',
+    );
+    expect(one(still, '.replay-result').textContent).toBe(
+      'Replayed at Jan 2 01:00:00: failed again (the receiver answered HTTP 500) · see its delivery',
+    );
     expect(one(still, 'button.replay')).toBeTruthy();
   });
 
@@ -135,7 +174,16 @@ describe('the messages (console/views.js)', () => {
   it('groups them by conversation and renders an untrusted body as text, never as markup', () => {
     const model = emptyModel();
     load(model, 'message', [
-      message('msg_2Bb3Cc4Dd5Ee6Ff7', { direction: 'outbound', channel: 'mms', from: '+14152585288', to: '+14155550123', body: null, media: [{ url: 'https://example.com/a.png', content_type: 'image/png' }], status: 'delivered', created_at: iso(T0 + 7 * S) }),
+      message('msg_2Bb3Cc4Dd5Ee6Ff7', {
+        direction: 'outbound',
+        channel: 'mms',
+        from: '+14152585288',
+        to: '+14155550123',
+        body: null,
+        media: [{ url: 'https://example.com/a.png', content_type: 'image/png' }],
+        status: 'delivered',
+        created_at: iso(T0 + 7 * S),
+      }),
       message('msg_1Aa2Bb3Cc4Dd5Ee6', { body: XSS, segments: 2 }),
     ]);
     const view = renderMessages(conversations(model));
@@ -153,7 +201,9 @@ describe('the messages (console/views.js)', () => {
   });
 
   it('say how to make one when there are none', () => {
-    expect(renderMessages([]).textContent).toBe('No messages yet. Send one with POST /v1/messages or deliver an inbound one with POST /__sandbox/sessions/{s}/messages/inbound.');
+    expect(renderMessages([]).textContent).toBe(
+      'No messages yet. Send one with POST /v1/messages or deliver an inbound one with POST /__sandbox/sessions/{s}/messages/inbound.',
+    );
   });
 });
 
@@ -162,7 +212,12 @@ describe('the recordings (console/views.js)', () => {
 
   it('give a ready one an audio player, its transcript and summary beside it, and links to its call and deliveries', () => {
     const transcripts = new Map([[TRANSCRIPT_ID, transcript({ summary: `Summary with ${XSS}` })]]);
-    const view = renderRecordings([recording({ agent: 'maria' })], (id) => transcripts.get(id), audioUrl, (callId) => (callId === CALL_ID ? 3 : 0));
+    const view = renderRecordings(
+      [recording({ agent: 'maria' })],
+      (id) => transcripts.get(id),
+      audioUrl,
+      (callId) => (callId === CALL_ID ? 3 : 0),
+    );
     const item = one(view, 'li.rec-item');
     expect(idsOf(item)).toEqual([RECORDING_ID, TRANSCRIPT_ID]);
     const audio = one(item, 'audio');
@@ -184,8 +239,20 @@ describe('the recordings (console/views.js)', () => {
   });
 
   it('say a processing one has no audio yet, and fall back to the transcript the recording carries', () => {
-    const processing = recording({ status: 'processing', ready_at: null, transcript: transcript({ status: 'processing', summary: null, segments: [] }) });
-    const item = one(renderRecordings([processing], () => undefined, audioUrl, () => 0), 'li.rec-item');
+    const processing = recording({
+      status: 'processing',
+      ready_at: null,
+      transcript: transcript({ status: 'processing', summary: null, segments: [] }),
+    });
+    const item = one(
+      renderRecordings(
+        [processing],
+        () => undefined,
+        audioUrl,
+        () => 0,
+      ),
+      'li.rec-item',
+    );
     expect(item.querySelector('audio')).toBeNull();
     expect(one(item, '.rec-media > p.dim').textContent).toBe('Processing: the audio is ready at recording.ready.');
     expect(one(item, '.rec-links').textContent).toBe('No webhook deliveries');
@@ -196,7 +263,18 @@ describe('the recordings (console/views.js)', () => {
 
 describe('the other views (console/views.js)', () => {
   it('numbers: a row each, with the whole id, routing, SMS and the key', () => {
-    const number = { id: 'num_3Vd8sKq1Lx5Tn0Pw', number: '+14152585288', kind: 'local', country: 'US', area_code: '415', routing: { type: 'agent', target: 'maria' }, sms: { enabled: true }, status: 'provisioned', created_at: iso(T0), account: ACCOUNT };
+    const number = {
+      id: 'num_3Vd8sKq1Lx5Tn0Pw',
+      number: '+14152585288',
+      kind: 'local',
+      country: 'US',
+      area_code: '415',
+      routing: { type: 'agent', target: 'maria' },
+      sms: { enabled: true },
+      status: 'provisioned',
+      created_at: iso(T0),
+      account: ACCOUNT,
+    };
     const table = renderNumbers([number, { ...number, id: 'num_4We9tLr2My6Uo1Qx', routing: null, sms: { enabled: false } }]);
     expect(one(table, 'caption').textContent).toBe('Provisioned numbers');
     expect(texts(table, 'th')).toEqual(['Number', 'Id', 'Kind', 'Routing', 'SMS', 'Key', 'Since']);
@@ -208,26 +286,39 @@ describe('the other views (console/views.js)', () => {
   });
 
   it('subscriptions: the whole id, the receiver URL, its events and key', () => {
-    const view = renderSubscriptions([{ id: SUBSCRIPTION_ID, url: RECEIVER, events: ['call.started', 'call.completed'], created_at: iso(T0), account: ACCOUNT }]);
+    const view = renderSubscriptions([
+      { id: SUBSCRIPTION_ID, url: RECEIVER, events: ['call.started', 'call.completed'], created_at: iso(T0), account: ACCOUNT },
+    ]);
     expect(idsOf(view)).toEqual([SUBSCRIPTION_ID]);
     expect(texts(view, 'li > span')).toEqual([RECEIVER, 'call.started, call.completed', `Key ${ACCOUNT}`]);
   });
 
   it("an event's row: its time, type, the whole id of its subject, and what happened", () => {
-    const completed = { id: 'evt_1Hs7Tb4Ng9Wc2Kq5', type: 'call.completed', created_at: iso(T0 + 65 * S), data: { id: CALL_ID, disposition: 'answered', duration: 60 } };
+    const completed = {
+      id: 'evt_1Hs7Tb4Ng9Wc2Kq5',
+      type: 'call.completed',
+      created_at: iso(T0 + 65 * S),
+      data: { id: CALL_ID, disposition: 'answered', duration: 60 },
+    };
     const row = eventItem(completed, true);
     expect(row.className).toBe('event fresh');
     expect(row.getAttribute('data-type')).toBe('call.completed');
     expect(one(row, 'time').getAttribute('datetime')).toBe(iso(T0 + 65 * S));
     expect(texts(row, ':scope > *')).toEqual(['Jan 1 00:01:05', 'call.completed', CALL_ID, 'answered · 60 s']);
     expect(idsOf(row)).toEqual([CALL_ID]);
-    const detail = (type: string, data: object) => one(eventItem({ id: 'evt_x', type, created_at: iso(T0), data }, false), '.detail').textContent;
+    const detail = (type: string, data: object) =>
+      one(eventItem({ id: 'evt_x', type, created_at: iso(T0), data }, false), '.detail').textContent;
     expect(detail('call.started', { id: CALL_ID, from: '+14155550100', to: '+14155550123' })).toBe('+14155550100 → +14155550123');
     expect(detail('call.answered', { id: CALL_ID, answered_by: 'voicemail' })).toBe('by voicemail');
     expect(detail('recording.ready', { id: RECORDING_ID, duration: 125, call_id: CALL_ID })).toBe(`2 m 5 s · call ${CALL_ID}`);
     expect(detail('transcript.ready', { id: TRANSCRIPT_ID, call_id: CALL_ID })).toBe(`call ${CALL_ID}`);
     expect(detail('message.received', { id: 'msg_1', from: XSS, to: '+1' })).toBe(`${XSS} → +1`);
-    expect(eventItem({ id: 'evt_x', type: 'message.received', created_at: iso(T0), data: { id: 'msg_1', from: XSS, to: '+1' } }, false).querySelector('img')).toBeNull();
+    expect(
+      eventItem(
+        { id: 'evt_x', type: 'message.received', created_at: iso(T0), data: { id: 'msg_1', from: XSS, to: '+1' } },
+        false,
+      ).querySelector('img'),
+    ).toBeNull();
   });
 
   it('keys: newest first, the account each opens and its calls, and a button that shows them', () => {
@@ -250,7 +341,7 @@ describe('the other views (console/views.js)', () => {
     expect(renderKeys([], () => 0, showCalls).map((li) => li.textContent)).toEqual(['No keys made in this session yet.']);
   });
 
-  it("links a resource to its view", () => {
+  it('links a resource to its view', () => {
     expect(resourceLink({ kind: 'call', id: CALL_ID }).getAttribute('href')).toBe(`#calls/${CALL_ID}`);
     expect(resourceLink({ kind: 'message', id: 'msg_1' }).getAttribute('href')).toBe('#messages/msg_1');
     expect(resourceLink({ kind: 'transcript', id: TRANSCRIPT_ID }).getAttribute('href')).toBe(`#recordings/${TRANSCRIPT_ID}`);

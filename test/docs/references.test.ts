@@ -24,7 +24,10 @@ function files(dir: string, ext: RegExp): string[] {
 }
 
 /** Paths such as `docs/webhooks.md` or `test/server/security.test.ts` named in a text (not inside a URL). */
-const NAMED = new RegExp(`(?<![\\w./:-])((?:${FOLDERS.join('|')})/[\\w./-]*\\.(?:md|ts|mjs|cjs|js|json|py|go|rb|sh|html|css))(?![\\w/-])`, 'g');
+const NAMED = new RegExp(
+  `(?<![\\w./:-])((?:${FOLDERS.join('|')})/[\\w./-]*\\.(?:md|ts|mjs|cjs|js|json|py|go|rb|sh|html|css))(?![\\w/-])`,
+  'g',
+);
 /** Markdown link targets: `](webhooks.md)`, `](../README.md#x)`. */
 const LINK = /\]\((?!https?:|#|mailto:)([^)\s#]+)(?:#[^)]*)?\)/g;
 
@@ -58,7 +61,9 @@ describe('references', () => {
   });
 
   it('every file of src/ has a layer rule (.dependency-cruiser.cjs): a new folder or top-level file must say what it may import', () => {
-    const { forbidden } = createRequire(import.meta.url)(join(ROOT, '.dependency-cruiser.cjs')) as { forbidden: Array<{ name: string; from: { path: string; pathNot?: string | string[] } }> };
+    const { forbidden } = createRequire(import.meta.url)(join(ROOT, '.dependency-cruiser.cjs')) as {
+      forbidden: Array<{ name: string; from: { path: string; pathNot?: string | string[] } }>;
+    };
     // The rules every file meets (cycles, tests) say nothing of its layer.
     const layerRules = forbidden.filter((rule) => rule.from.path !== '^src/');
     const covers = (rule: (typeof layerRules)[number], file: string) =>

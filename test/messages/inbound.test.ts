@@ -16,7 +16,7 @@ const it = test.extend<{ number: { id: string; number: string } }>({
 });
 
 describe('sandbox.messages.inbound delivers a message to a provisioned number', () => {
-  it('stores an inbound SMS as received and emits message.received for the number\'s account', async ({ sandbox, api, number }) => {
+  it("stores an inbound SMS as received and emits message.received for the number's account", async ({ sandbox, api, number }) => {
     await sandbox.advance('90s');
     const msg = sandbox.messages.inbound({ from: ADA, to: number.number, body: 'Can I move my appointment?' });
     expect(msg).toEqual({
@@ -39,14 +39,21 @@ describe('sandbox.messages.inbound delivers a message to a provisioned number', 
     expect((await api.get('/v1/messages')).body.data).toEqual([msg]);
     expect(sandbox.messages.get(msg.id)).toEqual(msg);
     const events = sandbox.events.list({ apiKey: KEY });
-    expect(events).toEqual([{ id: expect.stringMatching(/^evt_/), type: 'message.received', created_at: '2026-01-01T00:01:30.000Z', data: msg }]);
+    expect(events).toEqual([
+      { id: expect.stringMatching(/^evt_/), type: 'message.received', created_at: '2026-01-01T00:01:30.000Z', data: msg },
+    ]);
     expect(sandbox.events.list({ apiKey: OTHER_KEY })).toEqual([]);
     expect((await numbersClient(sandbox, OTHER_KEY).get('/v1/messages')).body.data).toEqual([]);
   });
 
   it('makes a message with mediaUrls an MMS, with or without body', ({ sandbox, number }) => {
     const msg = sandbox.messages.inbound({ from: ADA, to: number.number, mediaUrls: ['https://e.com/photo.jpeg'] });
-    expect(msg).toMatchObject({ channel: 'mms', body: null, media: [{ url: 'https://e.com/photo.jpeg', content_type: 'image/jpeg' }], status: 'received' });
+    expect(msg).toMatchObject({
+      channel: 'mms',
+      body: null,
+      media: [{ url: 'https://e.com/photo.jpeg', content_type: 'image/jpeg' }],
+      status: 'received',
+    });
     expect(sandbox.events.list({ type: 'message.received' })).toHaveLength(1);
   });
 
@@ -91,8 +98,16 @@ describe('sandbox.messages.inbound refuses what cannot arrive with a SandboxErro
     refuse(sandbox, { from: ADA, to: number.number }, /give a body and\/or mediaUrls/);
     refuse(sandbox, { from: ADA, to: number.number, body: '' }, /`body` must not be empty/);
     refuse(sandbox, { from: ADA, to: number.number, body: 'a'.repeat(1601) }, /`body` must be at most 1600 characters/);
-    refuse(sandbox, { from: ADA, to: number.number, mediaUrls: Array(11).fill('https://e.com/a.png') }, /`mediaUrls` must hold 0 to 10 items/);
-    refuse(sandbox, { from: ADA, to: number.number, mediaUrls: ['https://e.com/\u0000.png'] }, /`mediaUrls\[0\]` must not contain control characters/);
+    refuse(
+      sandbox,
+      { from: ADA, to: number.number, mediaUrls: Array(11).fill('https://e.com/a.png') },
+      /`mediaUrls` must hold 0 to 10 items/,
+    );
+    refuse(
+      sandbox,
+      { from: ADA, to: number.number, mediaUrls: ['https://e.com/\u0000.png'] },
+      /`mediaUrls\[0\]` must not contain control characters/,
+    );
     refuse(sandbox, { from: ADA, to: number.number, body: 'a\u0000b' }, /`body` must not contain control characters/);
     refuse(sandbox, { from: ADA, to: number.number, body: 'a\ud800b' }, /`body` must be well-formed Unicode/);
     refuse(sandbox, { from: ADA, to: number.number, mediaUrls: ['http://e.com/a.png'] }, /`mediaUrls\[0\]` must be an https URL/);

@@ -18,7 +18,11 @@ const it = test.extend<{ mine: string }>({
 const ids = async (api: NumbersClient, query: string) => (await allPages(api, `/v1/messages${query}`)).map((m) => m.id);
 
 describe('conversations: one account number and one remote number, both directions', () => {
-  it('puts an SMS and an MMS to one person, and their reply, in one conversation; another person gets another', async ({ sandbox, api, mine }) => {
+  it('puts an SMS and an MMS to one person, and their reply, in one conversation; another person gets another', async ({
+    sandbox,
+    api,
+    mine,
+  }) => {
     const sms = (await api.sendMessage({ from: mine, to: ADA, body: 'Here is the menu' })).body;
     const mms = (await api.sendMessage({ from: mine, to: ADA, media_urls: ['https://e.com/menu.jpg'] })).body;
     const reply = sandbox.messages.inbound({ from: ADA, to: mine, body: 'Thanks!' });
@@ -38,7 +42,11 @@ describe('conversations: one account number and one remote number, both directio
     expect(await ids(api, '?conversation_id=conv_unknown')).toEqual([]);
   });
 
-  it('keeps an account\'s conversations to itself: another account texting the same person starts its own', async ({ sandbox, api, mine }) => {
+  it("keeps an account's conversations to itself: another account texting the same person starts its own", async ({
+    sandbox,
+    api,
+    mine,
+  }) => {
     const mineToAda = (await api.sendMessage({ from: mine, to: ADA, body: 'x' })).body;
     const bob = numbersClient(sandbox, OTHER_KEY);
     const theirs = (await bob.provision()).number;

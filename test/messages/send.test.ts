@@ -40,7 +40,9 @@ describe('POST /v1/messages sends an SMS or MMS', () => {
   });
 
   it('makes a message with media an MMS, with or without text', async ({ send }) => {
-    const res = await send({ media_urls: ['https://cdn.example.com/menu.PDF', 'https://cdn.example.com/photo.jpg?size=2', 'https://cdn.example.com/x'] });
+    const res = await send({
+      media_urls: ['https://cdn.example.com/menu.PDF', 'https://cdn.example.com/photo.jpg?size=2', 'https://cdn.example.com/x'],
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
       channel: 'mms',
@@ -80,7 +82,10 @@ describe('POST /v1/messages sends an SMS or MMS', () => {
       body: 'Hi Ada, this is a reminder of your appointment on March 3 at 1530. Reply C to confirm or R to reschedule.',
       template: { id: 'appointment_reminder', variables: { name: 'Ada', date: 'March 3', time: '1530' } },
     });
-    const mms = await send({ template: { id: 'verification_code', variables: { code: '123456' } }, media_urls: ['https://e.com/logo.png'] });
+    const mms = await send({
+      template: { id: 'verification_code', variables: { code: '123456' } },
+      media_urls: ['https://e.com/logo.png'],
+    });
     expect(mms.body).toMatchObject({ channel: 'mms', body: 'Your verification code is 123456. It expires in 10 minutes.' });
   });
 
@@ -88,7 +93,9 @@ describe('POST /v1/messages sends an SMS or MMS', () => {
     it.override({ sandboxOptions: { templates: { welcome: 'Welcome to {{ shop }}, {{name}}!', verification_code: 'Code: {{code}}' } } });
 
     it('uses its templates, which may replace a fixture template', async ({ send }) => {
-      expect((await send({ template: { id: 'welcome', variables: { shop: 'Acme', name: 'Ada' } } })).body.body).toBe('Welcome to Acme, Ada!');
+      expect((await send({ template: { id: 'welcome', variables: { shop: 'Acme', name: 'Ada' } } })).body.body).toBe(
+        'Welcome to Acme, Ada!',
+      );
       expect((await send({ template: { id: 'verification_code', variables: { code: 42 } } })).body.body).toBe('Code: 42');
       expect((await send({ template: { id: 'missed_call', variables: { name: 'Ada' } } })).status).toBe(201);
     });
@@ -120,7 +127,12 @@ describe('the outbound lifecycle on the virtual clock', () => {
     await sandbox.advance('1s');
     expect(sandbox.messages.get(id)).toMatchObject({ status: 'sent' });
     await sandbox.advance('2s');
-    expect(sandbox.messages.get(id)).toMatchObject({ status: 'failed', sent_at: '2026-01-01T00:00:01.000Z', delivered_at: null, failed_at: '2026-01-01T00:00:03.000Z' });
+    expect(sandbox.messages.get(id)).toMatchObject({
+      status: 'failed',
+      sent_at: '2026-01-01T00:00:01.000Z',
+      delivered_at: null,
+      failed_at: '2026-01-01T00:00:03.000Z',
+    });
     await sandbox.advance('1h');
     expect(sandbox.messages.get(id)!.status).toBe('failed');
     expect(sandbox.events.list()).toEqual([]);
@@ -146,22 +158,106 @@ describe('POST /v1/messages refuses bad input with a 4xx naming the field, and s
     ['a body of 1,601 characters', { body: 'a'.repeat(1601) }, 400, 'invalid_parameter', 'body', /at most 1600 characters/],
     ['a body that is not text', { body: 42 }, 400, 'invalid_parameter', 'body', /must be a string/],
     ['an http media URL', { media_urls: ['http://e.com/a.png'] }, 400, 'invalid_parameter', 'media_urls[0]', /https URL/],
-    ['a media URL that is no URL', { body: 'x', media_urls: ['https://e.com/a.png', 'cat.png'] }, 400, 'invalid_parameter', 'media_urls[1]', /https URL/],
+    [
+      'a media URL that is no URL',
+      { body: 'x', media_urls: ['https://e.com/a.png', 'cat.png'] },
+      400,
+      'invalid_parameter',
+      'media_urls[1]',
+      /https URL/,
+    ],
     ['11 media URLs', { media_urls: https(11) }, 400, 'invalid_parameter', 'media_urls', /0 to 10 items, got 11/],
     ['media_urls a string', { media_urls: 'https://e.com/a.png' }, 400, 'invalid_parameter', 'media_urls', /must be an array/],
-    ['body and template', { body: 'x', template: { id: 'missed_call', variables: { name: 'A' } } }, 400, 'invalid_parameter', 'template', /either `body` or `template`/],
-    ['an unknown template', { template: { id: 'apointment_reminder', variables: {} } }, 400, 'invalid_parameter', 'template.id', /did you mean "appointment_reminder"/],
+    [
+      'body and template',
+      { body: 'x', template: { id: 'missed_call', variables: { name: 'A' } } },
+      400,
+      'invalid_parameter',
+      'template',
+      /either `body` or `template`/,
+    ],
+    [
+      'an unknown template',
+      { template: { id: 'apointment_reminder', variables: {} } },
+      400,
+      'invalid_parameter',
+      'template.id',
+      /did you mean "appointment_reminder"/,
+    ],
     ['a template without id', { template: { variables: {} } }, 400, 'missing_parameter', 'template.id', /required/],
-    ['a missing template variable', { template: { id: 'appointment_reminder', variables: { name: 'Ada', date: 'today' } } }, 400, 'missing_parameter', 'template.variables.time', /needs the variable `time`/],
-    ['template variables left out', { template: { id: 'verification_code' } }, 400, 'missing_parameter', 'template.variables.code', /`code`/],
-    ['an unknown template variable', { template: { id: 'verification_code', variables: { code: '1', cod: '2' } } }, 400, 'invalid_parameter', 'template.variables.cod', /no variable `cod`: did you mean `code`/],
-    ['a __proto__ template variable', { template: { id: 'verification_code', variables: JSON.parse('{"code":"1","__proto__":"x"}') } }, 400, 'invalid_parameter', 'template.variables.__proto__', /no variable `__proto__`/],
-    ['a template variable that is an object', { template: { id: 'verification_code', variables: { code: {} } } }, 400, 'invalid_parameter', 'template.variables.code', /string or a number/],
-    ['variables that are an array', { template: { id: 'verification_code', variables: ['1'] } }, 400, 'invalid_parameter', 'template.variables', /object of variable name/],
-    ['a template rendering past 1,600 characters', { template: { id: 'verification_code', variables: { code: '9'.repeat(1600) } } }, 400, 'invalid_parameter', 'template.variables', /renders to \d+ characters/],
-    ['a misspelt field', { body: 'x', media_url: ['https://e.com/a.png'] }, 400, 'invalid_parameter', 'media_url', /did you mean `media_urls`/],
+    [
+      'a missing template variable',
+      { template: { id: 'appointment_reminder', variables: { name: 'Ada', date: 'today' } } },
+      400,
+      'missing_parameter',
+      'template.variables.time',
+      /needs the variable `time`/,
+    ],
+    [
+      'template variables left out',
+      { template: { id: 'verification_code' } },
+      400,
+      'missing_parameter',
+      'template.variables.code',
+      /`code`/,
+    ],
+    [
+      'an unknown template variable',
+      { template: { id: 'verification_code', variables: { code: '1', cod: '2' } } },
+      400,
+      'invalid_parameter',
+      'template.variables.cod',
+      /no variable `cod`: did you mean `code`/,
+    ],
+    [
+      'a __proto__ template variable',
+      { template: { id: 'verification_code', variables: JSON.parse('{"code":"1","__proto__":"x"}') } },
+      400,
+      'invalid_parameter',
+      'template.variables.__proto__',
+      /no variable `__proto__`/,
+    ],
+    [
+      'a template variable that is an object',
+      { template: { id: 'verification_code', variables: { code: {} } } },
+      400,
+      'invalid_parameter',
+      'template.variables.code',
+      /string or a number/,
+    ],
+    [
+      'variables that are an array',
+      { template: { id: 'verification_code', variables: ['1'] } },
+      400,
+      'invalid_parameter',
+      'template.variables',
+      /object of variable name/,
+    ],
+    [
+      'a template rendering past 1,600 characters',
+      { template: { id: 'verification_code', variables: { code: '9'.repeat(1600) } } },
+      400,
+      'invalid_parameter',
+      'template.variables',
+      /renders to \d+ characters/,
+    ],
+    [
+      'a misspelt field',
+      { body: 'x', media_url: ['https://e.com/a.png'] },
+      400,
+      'invalid_parameter',
+      'media_url',
+      /did you mean `media_urls`/,
+    ],
     ['to the same number as from', { to: 'FROM', body: 'x' }, 400, 'invalid_parameter', 'to', /same number/],
-    ['from a number nobody holds', { from: '+14155550100', body: 'x' }, 422, 'number_not_provisioned', 'from', /not a number of this account.*POST \/v1\/numbers/],
+    [
+      'from a number nobody holds',
+      { from: '+14155550100', body: 'x' },
+      422,
+      'number_not_provisioned',
+      'from',
+      /not a number of this account.*POST \/v1\/numbers/,
+    ],
     ['to the unreachable magic number', { to: '+15005550001', body: 'x' }, 422, 'unreachable_destination', 'to', /unreachable/],
     ['to an unassigned +999 prefix', { to: '+9995550123', body: 'x' }, 422, 'unreachable_destination', 'to', /unreachable/],
   ];
@@ -178,7 +274,7 @@ describe('POST /v1/messages refuses bad input with a 4xx naming the field, and s
     expect(sandbox.events.list()).toEqual([]);
   });
 
-  it('answers 422 number_not_provisioned for another account\'s number and for a released one', async ({ sandbox, api, send }) => {
+  it("answers 422 number_not_provisioned for another account's number and for a released one", async ({ sandbox, api, send }) => {
     const theirs = await numbersClient(sandbox, OTHER_KEY).provision();
     const res = await api.sendMessage({ from: theirs.number, to: TO, body: 'x' });
     expect(res.status).toBe(422);
@@ -194,7 +290,11 @@ describe('POST /v1/messages refuses bad input with a 4xx naming the field, and s
     await api.put(`/v1/numbers/${own.id}`, { sms: { enabled: false } });
     const res = await send({ body: 'x' });
     expect(res.status).toBe(422);
-    expect(res.body.error).toMatchObject({ code: 'number_not_provisioned', param: 'from', message: expect.stringMatching(/SMS disabled.*PUT \/v1\/numbers\/num_.*"enabled": true/) });
+    expect(res.body.error).toMatchObject({
+      code: 'number_not_provisioned',
+      param: 'from',
+      message: expect.stringMatching(/SMS disabled.*PUT \/v1\/numbers\/num_.*"enabled": true/),
+    });
     await api.put(`/v1/numbers/${own.id}`, { sms: { enabled: true } });
     expect((await send({ body: 'x' })).status).toBe(201);
   });
@@ -203,7 +303,11 @@ describe('POST /v1/messages refuses bad input with a 4xx naming the field, and s
     const uk = (await api.provision({ country: 'GB' })).number;
     const res = await api.sendMessage({ from: uk, to: TO, body: 'x', media_urls: ['https://e.com/a.png'] });
     expect(res.status).toBe(422);
-    expect(res.body.error).toMatchObject({ code: 'number_not_provisioned', param: 'from', message: expect.stringMatching(/cannot send MMS/) });
+    expect(res.body.error).toMatchObject({
+      code: 'number_not_provisioned',
+      param: 'from',
+      message: expect.stringMatching(/cannot send MMS/),
+    });
     expect((await api.sendMessage({ from: uk, to: TO, body: 'x' })).status).toBe(201);
   });
 
@@ -236,7 +340,11 @@ describe('network.setMessageBehavior / queueMessageBehavior: message outcomes pe
     const failed = [await sendTo({ api, mine }), await sendTo({ api, mine })];
     const other = await sendTo({ api, mine }, '+14155550199');
     expect(await statusesAfter(sandbox, [...failed, other])).toEqual(['failed', 'failed', 'delivered']);
-    expect(sandbox.messages.get(failed[0]!)).toMatchObject({ sent_at: '2026-01-01T00:00:01.000Z', failed_at: '2026-01-01T00:00:03.000Z', delivered_at: null });
+    expect(sandbox.messages.get(failed[0]!)).toMatchObject({
+      sent_at: '2026-01-01T00:00:01.000Z',
+      failed_at: '2026-01-01T00:00:03.000Z',
+      delivered_at: null,
+    });
     expect(sandbox.events.list({ type: 'message.delivered' }).map((e) => e.data.id)).toEqual([other]);
 
     sandbox.network.clearBehavior(TO);
@@ -277,7 +385,10 @@ describe('network.setMessageBehavior / queueMessageBehavior: message outcomes pe
     sandbox.network.setMessageBehavior(TO, { outcome: 'failed' });
     sandbox.network.queueMessageBehavior('+14155550199', { outcome: 'failed' });
     sandbox.network.clearBehavior();
-    expect(await statusesAfter(sandbox, [await sendTo({ api, mine }), await sendTo({ api, mine }, '+14155550199')])).toEqual(['delivered', 'delivered']);
+    expect(await statusesAfter(sandbox, [await sendTo({ api, mine }), await sendTo({ api, mine }, '+14155550199')])).toEqual([
+      'delivered',
+      'delivered',
+    ]);
     sandbox.network.setMessageBehavior(TO, { outcome: 'failed' });
     sandbox.reset();
     const again = (await api.provision({ kind: 'local', area_code: '415' })).number;

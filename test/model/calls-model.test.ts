@@ -40,14 +40,17 @@ function observableEdges(): Set<string> {
   type Node = { stateNode: { key: string }; edges: Array<{ source: { key: string }; target: { key: string } }>; children: Node[] };
   const all = (n: Node): Node[] => [n, ...n.children.flatMap(all)];
   const nodes = all(toDirectedGraph(callMachine) as unknown as Node).filter((n) => n.stateNode.key !== 'call');
-  const edges = new Set(nodes.flatMap((n) => [`${n.stateNode.key}>${n.stateNode.key}`, ...n.edges.map((e) => `${e.source.key}>${e.target.key}`)]));
+  const edges = new Set(
+    nodes.flatMap((n) => [`${n.stateNode.key}>${n.stateNode.key}`, ...n.edges.map((e) => `${e.source.key}>${e.target.key}`)]),
+  );
   for (let grew = true; grew; ) {
     grew = false;
-    for (const ab of [...edges]) for (const bc of [...edges]) {
-      const [a, b] = ab.split('>');
-      const [b2, c] = bc.split('>');
-      if (b === b2 && !edges.has(`${a}>${c}`)) grew = edges.add(`${a}>${c}`) !== undefined;
-    }
+    for (const ab of [...edges])
+      for (const bc of [...edges]) {
+        const [a, b] = ab.split('>');
+        const [b2, c] = bc.split('>');
+        if (b === b2 && !edges.has(`${a}>${c}`)) grew = edges.add(`${a}>${c}`) !== undefined;
+      }
   }
   return edges;
 }
@@ -95,7 +98,11 @@ type CallCommand = fc.AsyncCommand<CallsModel, Driver>;
 const hasCalls = (m: Readonly<CallsModel>) => m.calls.length > 0;
 
 class PlaceCall implements CallCommand {
-  constructor(readonly key: number, readonly to: string, readonly ai: boolean) {}
+  constructor(
+    readonly key: number,
+    readonly to: string,
+    readonly ai: boolean,
+  ) {}
   check = () => true;
   async run(m: CallsModel, d: Driver): Promise<void> {
     const res = await d.request(this.key, 'POST', '/v1/calls', { to: this.to, from: '+14155550100', ai_receptionist: this.ai });
@@ -122,7 +129,10 @@ class PlaceCall implements CallCommand {
 }
 
 class FetchCall implements CallCommand {
-  constructor(readonly key: number, readonly pick: number) {}
+  constructor(
+    readonly key: number,
+    readonly pick: number,
+  ) {}
   check = hasCalls;
   async run(m: CallsModel, d: Driver): Promise<void> {
     const call = m.pick(this.pick);
@@ -140,21 +150,30 @@ class FetchCall implements CallCommand {
 }
 
 class ListCalls implements CallCommand {
-  constructor(readonly key: number, readonly limit: number, readonly status?: 'ringing' | 'answered' | 'completed') {}
+  constructor(
+    readonly key: number,
+    readonly limit: number,
+    readonly status?: 'ringing' | 'answered' | 'completed',
+  ) {}
   check = () => true;
   async run(m: CallsModel, d: Driver): Promise<void> {
     const expected = m.calls
       .filter((c) => c.account === this.key && (!this.status || m.status(c) === this.status))
       .map((c) => c.id)
       .reverse();
-    const seen = await d.walk(this.key, `/v1/calls?limit=${this.limit}${this.status ? `&status=${this.status}` : ''}`, this.limit, (item) => m.observe(item));
+    const seen = await d.walk(this.key, `/v1/calls?limit=${this.limit}${this.status ? `&status=${this.status}` : ''}`, this.limit, (item) =>
+      m.observe(item),
+    );
     if (seen) expect(seen.map((c: { id: string }) => c.id)).toEqual(expected);
   }
   toString = () => `list(k${this.key}, limit ${this.limit}${this.status ? `, ${this.status}` : ''})`;
 }
 
 class Transfer implements CallCommand {
-  constructor(readonly key: number, readonly pick: number) {}
+  constructor(
+    readonly key: number,
+    readonly pick: number,
+  ) {}
   check = hasCalls;
   async run(m: CallsModel, d: Driver): Promise<void> {
     const call = m.pick(this.pick);
@@ -216,18 +235,28 @@ const pick = fc.nat();
 /** The commands and how often each comes (fc.commands picks uniformly among its arbitraries). */
 const commandArbs: Array<fc.Arbitrary<CallCommand>> = [
   fc.oneof(
-    { weight: 5, arbitrary: fc.tuple(key, fc.constantFrom(...Object.keys(DESTINATIONS)), fc.boolean()).map(([k, to, ai]) => new PlaceCall(k, to, ai)) },
+    {
+      weight: 5,
+      arbitrary: fc.tuple(key, fc.constantFrom(...Object.keys(DESTINATIONS)), fc.boolean()).map(([k, to, ai]) => new PlaceCall(k, to, ai)),
+    },
     { weight: 3, arbitrary: fc.tuple(key, pick).map(([k, p]) => new FetchCall(k, p)) },
     {
       weight: 1,
       arbitrary: fc
-        .tuple(key, fc.integer({ min: 1, max: 7 }), fc.option(fc.constantFrom('ringing' as const, 'answered' as const, 'completed' as const), { nil: undefined }))
+        .tuple(
+          key,
+          fc.integer({ min: 1, max: 7 }),
+          fc.option(fc.constantFrom('ringing' as const, 'answered' as const, 'completed' as const), { nil: undefined }),
+        )
         .map(([k, limit, status]) => new ListCalls(k, limit, status)),
     },
     { weight: 2, arbitrary: fc.tuple(key, pick).map(([k, p]) => new Transfer(k, p)) },
     { weight: 1, arbitrary: pick.map((p) => new Answer(p)) },
     { weight: 1, arbitrary: pick.map((p) => new HangUp(p)) },
-    { weight: 3, arbitrary: fc.constantFrom(0, 1, 499, 1_000, 4_999, 5_000, 29_999, 30_000, 60_000, 65_000, 3_600_000).map((ms) => new Advance(ms)) },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom(0, 1, 499, 1_000, 4_999, 5_000, 29_999, 30_000, 60_000, 65_000, 3_600_000).map((ms) => new Advance(ms)),
+    },
   ),
 ];
 const callCommands = (maxCommands: number) => fc.commands(commandArbs, { maxCommands, size: 'max' });
@@ -263,7 +292,14 @@ async function runCommands(seed: number, commands: Iterable<CallCommand>): Promi
 describe('calls against a reference model', () => {
   it('takes its status edges from the machine, and they are the lifecycle CONTRACT §5 states', () => {
     // ringing → answered → completed; ringing → completed (busy, no answer, failure, canceled); and no way back.
-    expect([...EDGES].sort()).toEqual(['answered>answered', 'answered>completed', 'completed>completed', 'ringing>answered', 'ringing>completed', 'ringing>ringing']);
+    expect([...EDGES].sort()).toEqual([
+      'answered>answered',
+      'answered>completed',
+      'completed>completed',
+      'ringing>answered',
+      'ringing>completed',
+      'ringing>ringing',
+    ]);
   });
 
   it('holds over random command sequences (thousands of commands in all)', async () => {

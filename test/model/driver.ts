@@ -45,7 +45,10 @@ export class Driver {
     const res = await this.sandbox.handle(
       new Request(`${this.sandbox.baseUrl}${path}`, {
         method,
-        headers: { authorization: `Bearer ${typeof key === 'number' ? KEYS[key] : key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          authorization: `Bearer ${typeof key === 'number' ? KEYS[key] : key}`,
+          ...(body ? { 'content-type': 'application/json' } : {}),
+        },
         body: body ? JSON.stringify(body) : undefined,
       }),
     );

@@ -48,7 +48,8 @@ function receiverFetch(realFetch: typeof fetch): typeof fetch {
       return new Response('ok');
     }
     if (kind === 'fail') return new Response('nope', { status: 500 });
-    if (kind === 'refuse') throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+    if (kind === 'refuse')
+      throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
     // hang: never answers; only the sandbox's timeout (or a reset or close) ends it.
     return new Promise<Response>((_, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)));
   };
@@ -192,31 +193,39 @@ function command(name: string, run: (world: World) => Promise<void>): Cmd {
   };
 }
 
-const placeCall = fc.record({ to: fc.constantFrom(...DESTINATIONS), key: fc.constantFrom(...KEYS), ai: fc.boolean() }).map(({ to, key, ai }) =>
-  command(`place(${to}, ${key.slice(-1)}${ai ? ', ai' : ''})`, async (world) => {
-    const res = await world.request('POST', '/v1/calls', { to, from: '+14155550100', ai_receptionist: ai }, key);
-    // 503: a reset (by a listener, in an advance not awaited) came while the body was read; nothing changed.
-    expect([201, 422, 429, 503]).toContain(res.status);
-    if (res.status === 503) expect((await res.clone().json()).error.message).toMatch(/reset or closed while this request was in flight/);
-    if (res.status === 201) {
-      const { id } = await res.json();
-      world.calls.push(id);
-      world.callKeys.set(id, key);
-    }
-  }),
-);
+const placeCall = fc
+  .record({ to: fc.constantFrom(...DESTINATIONS), key: fc.constantFrom(...KEYS), ai: fc.boolean() })
+  .map(({ to, key, ai }) =>
+    command(`place(${to}, ${key.slice(-1)}${ai ? ', ai' : ''})`, async (world) => {
+      const res = await world.request('POST', '/v1/calls', { to, from: '+14155550100', ai_receptionist: ai }, key);
+      // 503: a reset (by a listener, in an advance not awaited) came while the body was read; nothing changed.
+      expect([201, 422, 429, 503]).toContain(res.status);
+      if (res.status === 503) expect((await res.clone().json()).error.message).toMatch(/reset or closed while this request was in flight/);
+      if (res.status === 201) {
+        const { id } = await res.json();
+        world.calls.push(id);
+        world.callKeys.set(id, key);
+      }
+    }),
+  );
 
-const subscribe = fc.record({ kind: fc.constantFrom(...RECEIVERS), events: fc.subarray(['call.started', 'call.answered', 'call.completed', 'recording.ready', 'transcript.ready'], { minLength: 1 }), key: fc.constantFrom(...KEYS) }).map(({ kind, events, key }) =>
-  command(`subscribe(${kind}, ${events.join('+')})`, async (world) => {
-    const url = `${HOOKS}/${kind}/${world.generation}-${world.subscriptions.length}`;
-    const res = await world.request('POST', '/v1/webhooks', { url, events }, key);
-    if (res.status === 503) return; // a reset came while the body was read: nothing was made
-    expect(res.status).toBe(201);
-    // Events from here on must reach it (an advance not awaited may have emitted some while it was made).
-    const since = world.sandbox.events.list().length;
-    world.subscriptions.push({ id: (await res.json()).id, url, events, key, since, deleted: false });
-  }),
-);
+const subscribe = fc
+  .record({
+    kind: fc.constantFrom(...RECEIVERS),
+    events: fc.subarray(['call.started', 'call.answered', 'call.completed', 'recording.ready', 'transcript.ready'], { minLength: 1 }),
+    key: fc.constantFrom(...KEYS),
+  })
+  .map(({ kind, events, key }) =>
+    command(`subscribe(${kind}, ${events.join('+')})`, async (world) => {
+      const url = `${HOOKS}/${kind}/${world.generation}-${world.subscriptions.length}`;
+      const res = await world.request('POST', '/v1/webhooks', { url, events }, key);
+      if (res.status === 503) return; // a reset came while the body was read: nothing was made
+      expect(res.status).toBe(201);
+      // Events from here on must reach it (an advance not awaited may have emitted some while it was made).
+      const since = world.sandbox.events.list().length;
+      world.subscriptions.push({ id: (await res.json()).id, url, events, key, since, deleted: false });
+    }),
+  );
 
 const unsubscribe = fc.nat().map((pick) =>
   command(`unsubscribe(#${pick})`, async (world) => {
@@ -254,17 +263,19 @@ const script = fc.record({ action: fc.constantFrom('answer', 'hangUp'), pick: fc
   }),
 );
 
-const advance = fc.record({ ms: fc.constantFrom(0, 1_000, 5_000, 30_000, 65_000, 600_000, 3_600_000, 86_400_000), wait: fc.boolean() }).map(({ ms, wait }) =>
-  command(`advance(${ms}${wait ? '' : ', not awaited'})`, async (world) => {
-    const advancing = world.sandbox.advance(ms);
-    if (wait) {
-      await advancing.catch(expectInterrupted);
-      await world.settle();
-    } else {
-      world.track(advancing);
-    }
-  }),
-);
+const advance = fc
+  .record({ ms: fc.constantFrom(0, 1_000, 5_000, 30_000, 65_000, 600_000, 3_600_000, 86_400_000), wait: fc.boolean() })
+  .map(({ ms, wait }) =>
+    command(`advance(${ms}${wait ? '' : ', not awaited'})`, async (world) => {
+      const advancing = world.sandbox.advance(ms);
+      if (wait) {
+        await advancing.catch(expectInterrupted);
+        await world.settle();
+      } else {
+        world.track(advancing);
+      }
+    }),
+  );
 
 const reset = fc.constant(
   command('reset()', async (world) => {
@@ -282,20 +293,25 @@ const close = fc.constant(
   }),
 );
 
-const listenerThat = fc.record({ action: fc.constantFrom('reset', 'close'), on: fc.constantFrom('call.started', 'call.answered', 'call.completed', 'recording.ready') }).map(({ action, on }) =>
-  command(`on ${on}: ${action}()`, async (world) => {
-    const { sandbox } = world;
-    let armed = true;
-    sandbox.events.subscribe((event) => {
-      if (!armed || event.type !== on) return;
-      armed = false;
-      if (action === 'reset') {
-        sandbox.reset();
-        if (world.sandbox === sandbox) world.forgetGeneration();
-      } else world.close(sandbox);
-    });
-  }),
-);
+const listenerThat = fc
+  .record({
+    action: fc.constantFrom('reset', 'close'),
+    on: fc.constantFrom('call.started', 'call.answered', 'call.completed', 'recording.ready'),
+  })
+  .map(({ action, on }) =>
+    command(`on ${on}: ${action}()`, async (world) => {
+      const { sandbox } = world;
+      let armed = true;
+      sandbox.events.subscribe((event) => {
+        if (!armed || event.type !== on) return;
+        armed = false;
+        if (action === 'reset') {
+          sandbox.reset();
+          if (world.sandbox === sandbox) world.forgetGeneration();
+        } else world.close(sandbox);
+      });
+    }),
+  );
 
 const replay = fc.nat().map((pick) =>
   command(`replay(#${pick})`, async (world) => {

@@ -1,7 +1,18 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { Driver, KEYS } from './driver.js';
-import { CONFIGS, CONTENTS, CRITERIA, DESTINATIONS, INBOUND_CONTENTS, MessagingModel, OUTSIDE, REMOTES, SEARCHES, type ModelNumber } from './messaging-reference.js';
+import {
+  CONFIGS,
+  CONTENTS,
+  CRITERIA,
+  DESTINATIONS,
+  INBOUND_CONTENTS,
+  MessagingModel,
+  OUTSIDE,
+  REMOTES,
+  SEARCHES,
+  type ModelNumber,
+} from './messaging-reference.js';
 import { stepArb, type Step, type Target } from './messaging-steps.js';
 
 /**
@@ -35,9 +46,15 @@ const query = (q: Record<string, string | number | undefined>) =>
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`)
     .join('&');
-const substitute = (body: Record<string, unknown>, self: string): Record<string, unknown> => JSON.parse(JSON.stringify(body).replaceAll('"SELF"', JSON.stringify(self)));
+const substitute = (body: Record<string, unknown>, self: string): Record<string, unknown> =>
+  JSON.parse(JSON.stringify(body).replaceAll('"SELF"', JSON.stringify(self)));
 const remote = (model: MessagingModel, name: string, not: string, n: number) =>
-  name === 'HELD' ? (at(model.heldNumbers().filter((h) => h.entry.number !== not), n)?.entry.number ?? '+14155550123') : name;
+  name === 'HELD'
+    ? (at(
+        model.heldNumbers().filter((h) => h.entry.number !== not),
+        n,
+      )?.entry.number ?? '+14155550123')
+    : name;
 
 /** Checks one page of a search, from pool index `from`, and keeps its cursor for searchMore. */
 function checkSearch(model: MessagingModel, k: number, q: Record<string, string>, from: number, limit: number, body: any): void {
@@ -58,14 +75,17 @@ function refusedWith(d: MessagingRun, res: { status: number; body: any }, status
 /** The number an inbound step rings or texts: one the model knows (held or released), a pool number, or one outside the pool. */
 function targetNumber(model: Readonly<MessagingModel>, target: Target, n: number): string {
   if (target === 'outside') return OUTSIDE;
-  const known: ModelNumber | undefined = target === 'number' ? at(model.numbers, n) : target === 'latest' ? model.numbers.at(-1) : undefined;
+  const known: ModelNumber | undefined =
+    target === 'number' ? at(model.numbers, n) : target === 'latest' ? model.numbers.at(-1) : undefined;
   return known?.entry.number ?? at(model.pool, n)!.number;
 }
 
 /** The number an update or release step acts on: one of the key's own (mostly), or any the model knows. */
-const numberFor = (model: Readonly<MessagingModel>, step: Of<'update'> | Of<'release'>) => (step.mine ? at(model.live(step.key), step.pick) : at(model.numbers, step.pick));
+const numberFor = (model: Readonly<MessagingModel>, step: Of<'update'> | Of<'release'>) =>
+  step.mine ? at(model.live(step.key), step.pick) : at(model.numbers, step.pick);
 /** The call a fetchCall step asks for: one of the key's own (mostly), or any. */
-const callFor = (model: Readonly<MessagingModel>, step: Of<'fetchCall'>) => at(step.mine ? model.calls.filter((x) => x.account === step.key) : model.calls, step.pick);
+const callFor = (model: Readonly<MessagingModel>, step: Of<'fetchCall'>) =>
+  at(step.mine ? model.calls.filter((x) => x.account === step.key) : model.calls, step.pick);
 
 const HANDLERS: { [K in Step['kind']]: Handler<Of<K>> } = {
   search: {
@@ -95,7 +115,11 @@ const HANDLERS: { [K in Step['kind']]: Handler<Of<K>> } = {
       const criteria = CRITERIA[step.criteria]!;
       let number: string | undefined;
       if (step.how === 'held') number = at(model.heldNumbers(), step.pick)?.entry.number;
-      if (step.how === 'released') number = at(model.numbers.filter((n) => n.released), step.pick)?.entry.number;
+      if (step.how === 'released')
+        number = at(
+          model.numbers.filter((n) => n.released),
+          step.pick,
+        )?.entry.number;
       if (step.how === 'outside') number = OUTSIDE;
       number ??= at(model.pool, step.pick)!.number;
       const byCriteria = step.how === 'criteria';
@@ -223,8 +247,15 @@ const HANDLERS: { [K in Step['kind']]: Handler<Of<K>> } = {
     run: async (model, d, step) => {
       const to = targetNumber(model, step.target, step.pick);
       const holder = model.holderOf(to);
-      const account = holder ? (step.apiKey === undefined || step.apiKey === holder.account ? holder.account : undefined) : model.inPool(to) ? undefined : step.apiKey;
-      const call = () => d.sandbox.calls.inbound({ from: '+14155550123', to, ...(step.apiKey === undefined ? {} : { apiKey: KEYS[step.apiKey] }) });
+      const account = holder
+        ? step.apiKey === undefined || step.apiKey === holder.account
+          ? holder.account
+          : undefined
+        : model.inPool(to)
+          ? undefined
+          : step.apiKey;
+      const call = () =>
+        d.sandbox.calls.inbound({ from: '+14155550123', to, ...(step.apiKey === undefined ? {} : { apiKey: KEYS[step.apiKey] }) });
       if (account === undefined) {
         expect(call).toThrow(/calls\.inbound/);
         d.refused = true;
@@ -303,13 +334,22 @@ const HANDLERS: { [K in Step['kind']]: Handler<Of<K>> } = {
       // arrive and statuses move; the page holds what matches now, older than the last served.
       const state = step.fresh ? undefined : model.pagings.get(step.key);
       const filters = state ? { direction: state.direction, status: state.status } : { direction: step.direction, status: step.status };
-      const res = await d.request(step.key, 'GET', `/v1/messages?${query({ limit: step.limit, ...filters, ...(state ? { cursor: state.cursor } : {}) })}`);
+      const res = await d.request(
+        step.key,
+        'GET',
+        `/v1/messages?${query({ limit: step.limit, ...filters, ...(state ? { cursor: state.cursor } : {}) })}`,
+      );
       if (res.limited) return;
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const end = state ? model.messages.findIndex((m) => m.id === state.last) : model.messages.length;
       const matching = model.messages
         .slice(0, end)
-        .filter((m) => m.account === step.key && (!filters.direction || m.direction === filters.direction) && (!filters.status || model.messageStatus(m) === filters.status))
+        .filter(
+          (m) =>
+            m.account === step.key &&
+            (!filters.direction || m.direction === filters.direction) &&
+            (!filters.status || model.messageStatus(m) === filters.status),
+        )
         .reverse();
       for (const item of res.body.data) model.observe(item);
       expect(res.body.data.map((m: { id: string }) => m.id)).toEqual(matching.slice(0, step.limit).map((m) => m.id));
@@ -321,7 +361,12 @@ const HANDLERS: { [K in Step['kind']]: Handler<Of<K>> } = {
   listNumbers: {
     run: async (model, d, step) => {
       const after = step.after === undefined ? undefined : d.now - step.after;
-      const q = query({ provisioned: 'true', limit: step.limit, kind: step.numberKind, created_after: after === undefined ? undefined : new Date(after).toISOString() });
+      const q = query({
+        provisioned: 'true',
+        limit: step.limit,
+        kind: step.numberKind,
+        created_after: after === undefined ? undefined : new Date(after).toISOString(),
+      });
       const items = await d.walk(step.key, `/v1/numbers?${q}`, step.limit);
       if (!items) return;
       const expected = model
@@ -385,4 +430,5 @@ export class MessagingCommand implements fc.AsyncCommand<MessagingModel, Messagi
 }
 
 /** Up to `maxCommands` steps, drawn with the weights of messaging-steps.ts. */
-export const messagingCommands = (maxCommands: number) => fc.commands([stepArb.map((step) => new MessagingCommand(step))], { maxCommands, size: 'max' });
+export const messagingCommands = (maxCommands: number) =>
+  fc.commands([stepArb.map((step) => new MessagingCommand(step))], { maxCommands, size: 'max' });

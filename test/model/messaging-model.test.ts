@@ -39,7 +39,11 @@ interface Run {
   limited: boolean;
 }
 
-async function runCommands(seed: number, commands: Iterable<fc.AsyncCommand<MessagingModel, MessagingRun>>, options: { webhooks?: boolean } = {}): Promise<Run> {
+async function runCommands(
+  seed: number,
+  commands: Iterable<fc.AsyncCommand<MessagingModel, MessagingRun>>,
+  options: { webhooks?: boolean } = {},
+): Promise<Run> {
   const d = new MessagingRun({ seed });
   const model = new MessagingModel(d);
   const receivers = options.webhooks ? startReceivers() : null;
@@ -70,13 +74,23 @@ async function runCommands(seed: number, commands: Iterable<fc.AsyncCommand<Mess
     const holders = new Map<string, number>();
     for (const k of [0, 1, 2]) {
       const numbers = (await d.walk(k, '/v1/numbers?provisioned=true&limit=200', 200))!;
-      expect(numbers).toEqual(model.live(k).reverse().map((n) => model.numberJson(n)));
+      expect(numbers).toEqual(
+        model
+          .live(k)
+          .reverse()
+          .map((n) => model.numberJson(n)),
+      );
       for (const n of numbers) {
         expect(holders.has(n.number), `${n.number} held by two accounts`).toBe(false);
         holders.set(n.number, k);
       }
       const messages = (await d.walk(k, '/v1/messages?limit=200', 200, (item) => model.observe(item)))!;
-      expect(messages.map((m) => m.id)).toEqual(model.messages.filter((m) => m.account === k).map((m) => m.id).reverse());
+      expect(messages.map((m) => m.id)).toEqual(
+        model.messages
+          .filter((m) => m.account === k)
+          .map((m) => m.id)
+          .reverse(),
+      );
     }
     checkEvents(d, model);
 
@@ -120,7 +134,10 @@ describe('numbers and messages against a reference model', () => {
       fc.asyncProperty(fc.integer({ min: 0, max: 1000 }), messagingCommands(200), async (seed, commands) => {
         const full = await runCommands(seed, commands);
         fc.pre(!full.limited && full.refused.size > 0);
-        const kept = await runCommands(seed, full.executed.filter((c) => !full.refused.has(c)));
+        const kept = await runCommands(
+          seed,
+          full.executed.filter((c) => !full.refused.has(c)),
+        );
         expect([...kept.refused].map(String)).toEqual([]);
         expect(kept.text).toBe(full.withoutRefused);
       }),

@@ -82,8 +82,14 @@ export const CONFIGS: Array<{ body: Record<string, unknown>; refused?: Refusal }
   { body: { routing: { type: 'agent', target: 'maria', extra: 1 } }, refused: { status: 400, code: 'invalid_parameter', stage: 'schema' } },
   { body: { routing: { type: 'agent' } }, refused: { status: 400, code: 'missing_parameter', stage: 'schema' } },
   { body: { routing: { type: 'extension', target: 'front' } }, refused: { status: 400, code: 'invalid_parameter', stage: 'schema' } },
-  { body: { sms: { enabled: false }, caller_id: { name: 'Half applied' }, routing: { type: 'extension', target: 'front' } }, refused: { status: 400, code: 'invalid_parameter', stage: 'schema' } },
-  { body: { routing: { type: 'forward', target: '+15005550001' } }, refused: { status: 422, code: 'unreachable_destination', stage: 'semantic' } },
+  {
+    body: { sms: { enabled: false }, caller_id: { name: 'Half applied' }, routing: { type: 'extension', target: 'front' } },
+    refused: { status: 400, code: 'invalid_parameter', stage: 'schema' },
+  },
+  {
+    body: { routing: { type: 'forward', target: '+15005550001' } },
+    refused: { status: 422, code: 'unreachable_destination', stage: 'semantic' },
+  },
   { body: { routing: { type: 'forward', target: 'SELF' } }, refused: { status: 400, code: 'invalid_parameter', stage: 'semantic' } },
 ];
 
@@ -101,7 +107,11 @@ export const DESTINATIONS: Array<{ to: string; refused?: Refusal; failed?: true 
 
 const CAT = 'https://example.com/cat.jpg';
 const MENU = 'https://example.com/menu.pdf';
-export const CONTENT_TYPES: Record<string, string> = { [CAT]: 'image/jpeg', [MENU]: 'application/pdf', 'https://example.com/pic.png': 'image/png' };
+export const CONTENT_TYPES: Record<string, string> = {
+  [CAT]: 'image/jpeg',
+  [MENU]: 'application/pdf',
+  'https://example.com/pic.png': 'image/png',
+};
 
 /** What a message carries, and what it becomes: its text (templates rendered), media and segments. */
 export interface Content {
@@ -266,7 +276,16 @@ export class MessagingModel {
 
   provision(id: string, account: number, entry: PoolEntry, config: Record<string, unknown>): ModelNumber {
     expect(this.held.has(entry.number), `${entry.number} provisioned twice`).toBe(false);
-    const n: ModelNumber = { id, account, entry, created: this.now, routing: null, callerId: null, sms: entry.capabilities.sms, released: false };
+    const n: ModelNumber = {
+      id,
+      account,
+      entry,
+      created: this.now,
+      routing: null,
+      callerId: null,
+      sms: entry.capabilities.sms,
+      released: false,
+    };
     this.configure(n, config);
     this.numbers.push(n);
     this.held.set(entry.number, n);
@@ -274,7 +293,8 @@ export class MessagingModel {
   }
 
   configure(n: ModelNumber, config: Record<string, any>): void {
-    if ('routing' in config) n.routing = config.routing === null ? null : { type: config.routing.type, target: config.routing.target ?? null };
+    if ('routing' in config)
+      n.routing = config.routing === null ? null : { type: config.routing.type, target: config.routing.target ?? null };
     if ('caller_id' in config) n.callerId = config.caller_id === null ? null : config.caller_id.name;
     if ('sms' in config) n.sms = config.sms.enabled;
   }

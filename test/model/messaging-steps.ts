@@ -14,14 +14,30 @@ export type Target = 'number' | 'latest' | 'pool' | 'outside';
 export type Step =
   | { kind: 'search'; key: number; search: number; limit: number }
   | { kind: 'searchMore'; key: number; limit: number; as: number }
-  | ({ kind: 'provision'; key: number; how: 'pool' | 'held' | 'released' | 'outside' | 'both' | 'criteria'; criteria: number; config?: number } & Pick)
+  | ({
+      kind: 'provision';
+      key: number;
+      how: 'pool' | 'held' | 'released' | 'outside' | 'both' | 'criteria';
+      criteria: number;
+      config?: number;
+    } & Pick)
   | ({ kind: 'update'; key: number; mine: boolean; config: number } & Pick)
   | ({ kind: 'release'; key: number; mine: boolean } & Pick)
   | ({ kind: 'send'; key: number; from: 'own' | 'latest' | 'any' | 'outside'; to: number; content: number } & Pick)
   | ({ kind: 'inboundMessage'; target: Target; from: number; content: number } & Pick)
   | ({ kind: 'inboundCall'; target: Target; apiKey?: number } & Pick)
   | ({ kind: 'fetchCall'; key: number; mine: boolean } & Pick)
-  | ({ kind: 'listMessages'; key: number; limit: number; direction?: string; channel?: string; status?: string; conversation: boolean; after?: number; before?: number } & Pick)
+  | ({
+      kind: 'listMessages';
+      key: number;
+      limit: number;
+      direction?: string;
+      channel?: string;
+      status?: string;
+      conversation: boolean;
+      after?: number;
+      before?: number;
+    } & Pick)
   | { kind: 'messagesPage'; key: number; limit: number; fresh: boolean; direction?: string; status?: string }
   | { kind: 'listNumbers'; key: number; limit: number; numberKind?: string; after?: number }
   | { kind: 'messageBehavior'; to: number; how: 'set' | 'queue' | 'clear' | 'clearAll'; outcome: 'delivered' | 'failed' }
@@ -35,24 +51,48 @@ const rarely = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ weight: 3, arbitrary: fc.
 /** An index into `table`, `odds` times likelier to be an accepted entry than a refused one. */
 const mostlyAccepted = (table: ReadonlyArray<{ refused?: unknown }>, odds = 4) => {
   const indexes = (refused: boolean) => table.flatMap((row, i) => (Boolean(row.refused) === refused ? [i] : []));
-  return fc.oneof({ weight: odds, arbitrary: fc.constantFrom(...indexes(false)) }, { weight: 1, arbitrary: fc.constantFrom(...indexes(true)) });
+  return fc.oneof(
+    { weight: odds, arbitrary: fc.constantFrom(...indexes(false)) },
+    { weight: 1, arbitrary: fc.constantFrom(...indexes(true)) },
+  );
 };
 const mostlyMine = fc.constantFrom(true, true, true, false);
 export const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('search' as const), key, search: fc.nat(SEARCHES.length - 1), limit: fc.integer({ min: 1, max: 60 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('searchMore' as const), key, limit: fc.integer({ min: 1, max: 60 }), as: fc.constantFrom(0, 0, 0, 0, 1, 2) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('search' as const),
+      key,
+      search: fc.nat(SEARCHES.length - 1),
+      limit: fc.integer({ min: 1, max: 60 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('searchMore' as const),
+      key,
+      limit: fc.integer({ min: 1, max: 60 }),
+      as: fc.constantFrom(0, 0, 0, 0, 1, 2),
+    }),
+  },
   {
     weight: 5,
     arbitrary: fc.record({
       kind: fc.constant('provision' as const),
       key,
-      how: fc.constantFrom(...(['pool', 'held', 'released', 'released', 'released', 'outside', 'both', 'criteria', 'criteria', 'criteria'] as const)),
+      how: fc.constantFrom(
+        ...(['pool', 'held', 'released', 'released', 'released', 'outside', 'both', 'criteria', 'criteria', 'criteria'] as const),
+      ),
       criteria: mostlyAccepted(CRITERIA),
       config: fc.option(mostlyAccepted(CONFIGS), { nil: undefined, freq: 2 }),
       pick,
     }),
   },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('update' as const), key, mine: mostlyMine, config: mostlyAccepted(CONFIGS, 2), pick }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ kind: fc.constant('update' as const), key, mine: mostlyMine, config: mostlyAccepted(CONFIGS, 2), pick }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('release' as const), key, mine: mostlyMine, pick }) },
   {
     weight: 10,
@@ -65,7 +105,16 @@ export const stepArb: fc.Arbitrary<Step> = fc.oneof(
       pick,
     }),
   },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('inboundMessage' as const), target, from: fc.nat(REMOTES.length - 1), content: fc.nat(INBOUND_CONTENTS.length - 1), pick }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('inboundMessage' as const),
+      target,
+      from: fc.nat(REMOTES.length - 1),
+      content: fc.nat(INBOUND_CONTENTS.length - 1),
+      pick,
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('inboundCall' as const), target, apiKey: rarely(key), pick }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('fetchCall' as const), key, mine: mostlyMine, pick }) },
   {
@@ -94,7 +143,16 @@ export const stepArb: fc.Arbitrary<Step> = fc.oneof(
       status: rarely(fc.constantFrom('queued', 'sent', 'delivered', 'received')),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('listNumbers' as const), key, limit: fc.integer({ min: 1, max: 20 }), numberKind: rarely(fc.constantFrom('local', 'toll_free', 'international')), after: rarely(fc.constantFrom(0, 5_000, 3_600_000)) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('listNumbers' as const),
+      key,
+      limit: fc.integer({ min: 1, max: 20 }),
+      numberKind: rarely(fc.constantFrom('local', 'toll_free', 'international')),
+      after: rarely(fc.constantFrom(0, 5_000, 3_600_000)),
+    }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -105,5 +163,11 @@ export const stepArb: fc.Arbitrary<Step> = fc.oneof(
       outcome: fc.constantFrom(...(['delivered', 'failed'] as const)),
     }),
   },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.constantFrom(0, 1, 999, 1_000, 1_001, 2_000, 2_999, 3_000, 5_000, 65_000, 3_600_000) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('advance' as const),
+      ms: fc.constantFrom(0, 1, 999, 1_000, 1_001, 2_000, 2_999, 3_000, 5_000, 65_000, 3_600_000),
+    }),
+  },
 );

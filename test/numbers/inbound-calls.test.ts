@@ -8,10 +8,18 @@ const CALLER = '+442071234567';
 const numberRoutedTo = (api: NumbersClient, routing: unknown) => api.provision({ kind: 'local', routing });
 
 describe('inbound calls to a provisioned number follow its routing', () => {
-  it('needs no apiKey: the number\'s account receives the call, and only that account', async ({ sandbox, api }) => {
+  it("needs no apiKey: the number's account receives the call, and only that account", async ({ sandbox, api }) => {
     const n = await api.provision();
     const call = sandbox.calls.inbound({ from: CALLER, to: n.number });
-    expect(call).toMatchObject({ direction: 'inbound', from: CALLER, to: n.number, status: 'ringing', ai_receptionist: false, agent: null, extension: null });
+    expect(call).toMatchObject({
+      direction: 'inbound',
+      from: CALLER,
+      to: n.number,
+      status: 'ringing',
+      ai_receptionist: false,
+      agent: null,
+      extension: null,
+    });
     expect((await api.get(`/v1/calls/${call.id}`)).status).toBe(200);
     expect((await numbersClient(sandbox, OTHER_KEY).get(`/v1/calls/${call.id}`)).status).toBe(404);
     expect(sandbox.events.list({ apiKey: KEY, type: 'call.started' }).map((e) => e.data.id)).toEqual([call.id]);
@@ -27,7 +35,7 @@ describe('inbound calls to a provisioned number follow its routing', () => {
     expect(sandbox.calls.get(call.id)).toMatchObject({ status: 'answered', answered_by: 'ai_receptionist', agent: 'ava' });
   });
 
-  it('agent: the call is the agent\'s', async ({ sandbox, api }) => {
+  it("agent: the call is the agent's", async ({ sandbox, api }) => {
     const n = await numberRoutedTo(api, { type: 'agent', target: 'maria' });
     const call = sandbox.calls.inbound({ from: CALLER, to: n.number });
     expect(call).toMatchObject({ agent: 'maria', extension: null, ai_receptionist: false });
@@ -94,7 +102,7 @@ describe('inbound calls that nobody can receive throw a SandboxError', () => {
     expect((await numbersClient(sandbox, OTHER_KEY).get(`/v1/calls/${call.id}`)).status).toBe(200);
   });
 
-  it('an apiKey of another account than the number\'s is refused', async ({ sandbox, api }) => {
+  it("an apiKey of another account than the number's is refused", async ({ sandbox, api }) => {
     const n = await api.provision();
     expect(() => sandbox.calls.inbound({ from: CALLER, to: n.number, apiKey: OTHER_KEY })).toThrow(/another account/);
     expect(sandbox.calls.inbound({ from: CALLER, to: n.number, apiKey: KEY }).to).toBe(n.number);

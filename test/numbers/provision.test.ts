@@ -37,14 +37,30 @@ describe('POST /v1/numbers provisions a number', () => {
   it('provisions the first available match of kind, country and area_code', async ({ api, bob }) => {
     const [expected, next] = (await api.get('/v1/numbers?kind=international&country=DE&area_code=89&limit=2')).body.data;
     const a = await api.provision({ kind: 'international', country: 'DE', area_code: '89' });
-    expect(a).toMatchObject({ number: expected.number, kind: 'international', country: 'DE', area_code: '89', capabilities: { mms: false } });
+    expect(a).toMatchObject({
+      number: expected.number,
+      kind: 'international',
+      country: 'DE',
+      area_code: '89',
+      capabilities: { mms: false },
+    });
     const b = await bob.provision({ kind: 'international', country: 'de', area_code: '89' });
     expect(b.number).toBe(next.number);
   });
 
   it('takes the configuration with it: routing, caller_id and sms', async ({ api }) => {
-    const n = await api.provision({ kind: 'toll_free', routing: { type: 'agent', target: 'maria' }, caller_id: { name: 'Acme Dental' }, sms: { enabled: false } });
-    expect(n).toMatchObject({ kind: 'toll_free', routing: { type: 'agent', target: 'maria' }, caller_id: { name: 'Acme Dental' }, sms: { enabled: false } });
+    const n = await api.provision({
+      kind: 'toll_free',
+      routing: { type: 'agent', target: 'maria' },
+      caller_id: { name: 'Acme Dental' },
+      sms: { enabled: false },
+    });
+    expect(n).toMatchObject({
+      kind: 'toll_free',
+      routing: { type: 'agent', target: 'maria' },
+      caller_id: { name: 'Acme Dental' },
+      sms: { enabled: false },
+    });
   });
 
   it('makes a number held by one account unavailable to another until it is released', async ({ api, bob }) => {
@@ -53,7 +69,11 @@ describe('POST /v1/numbers provisions a number', () => {
 
     const taken = await bob.post('/v1/numbers', { number: n.number });
     expect(taken.status).toBe(422);
-    expect(taken.body.error).toMatchObject({ code: 'number_unavailable', param: 'number', message: expect.stringMatching(/already provisioned.*GET \/v1\/numbers/) });
+    expect(taken.body.error).toMatchObject({
+      code: 'number_unavailable',
+      param: 'number',
+      message: expect.stringMatching(/already provisioned.*GET \/v1\/numbers/),
+    });
     expect(await mine(bob)).toEqual([]);
     // The holder itself cannot take it twice either.
     expect((await api.post('/v1/numbers', { number: n.number })).body.error.code).toBe('number_unavailable');
@@ -66,13 +86,25 @@ describe('POST /v1/numbers provisions a number', () => {
     expect(again.body.routing).toBeNull();
   });
 
-  it('answers 422 number_unavailable for a number outside the pool or criteria nothing matches, and stores nothing', async ({ sandbox, api, bob }) => {
+  it('answers 422 number_unavailable for a number outside the pool or criteria nothing matches, and stores nothing', async ({
+    sandbox,
+    api,
+    bob,
+  }) => {
     const outside = await api.post('/v1/numbers', { number: '+14155550123' });
     expect(outside.status).toBe(422);
-    expect(outside.body.error).toMatchObject({ code: 'number_unavailable', param: 'number', message: expect.stringMatching(/not in the sandbox's number pool/) });
+    expect(outside.body.error).toMatchObject({
+      code: 'number_unavailable',
+      param: 'number',
+      message: expect.stringMatching(/not in the sandbox's number pool/),
+    });
     const nothing = await api.post('/v1/numbers', { country: 'FR' });
     expect(nothing.status).toBe(422);
-    expect(nothing.body.error).toMatchObject({ code: 'number_unavailable', param: 'country', message: expect.stringMatching(/No available number matches country=FR/) });
+    expect(nothing.body.error).toMatchObject({
+      code: 'number_unavailable',
+      param: 'country',
+      message: expect.stringMatching(/No available number matches country=FR/),
+    });
     const mismatch = await api.post('/v1/numbers', { kind: 'toll_free', country: 'GB' });
     expect(mismatch.body.error.code).toBe('number_unavailable');
     expect(await mine(api)).toEqual([]);
@@ -91,13 +123,41 @@ describe('POST /v1/numbers refuses bad input with a 4xx naming the field, and st
   const cases: Array<[string, unknown, number, string, string | undefined, RegExp]> = [
     ['no number nor criteria', {}, 400, 'missing_parameter', 'number', /`number`.*or criteria/],
     ['only configuration', { sms: { enabled: true } }, 400, 'missing_parameter', 'number', /Say which number/],
-    ['number with criteria', { number: '+12125550100', kind: 'local' }, 400, 'invalid_parameter', 'kind', /either `number` or search criteria/],
+    [
+      'number with criteria',
+      { number: '+12125550100', kind: 'local' },
+      400,
+      'invalid_parameter',
+      'kind',
+      /either `number` or search criteria/,
+    ],
     ['a number not E.164', { number: '2125550100' }, 400, 'invalid_parameter', 'number', /E\.164/],
     ['an unknown kind', { kind: 'mobile' }, 400, 'invalid_parameter', 'kind', /must be one of "local", "toll_free", "international"/],
     ['a misspelt field', { kind: 'local', areacode: '415' }, 400, 'invalid_parameter', 'areacode', /did you mean `area_code`/],
-    ['an agent routing without target', { kind: 'local', routing: { type: 'agent' } }, 400, 'missing_parameter', 'routing.target', /required for routing type agent/],
-    ['a caller ID name of 16 characters', { kind: 'local', caller_id: { name: 'A'.repeat(16) } }, 400, 'invalid_parameter', 'caller_id.name', /at most 15 characters/],
-    ['a forward to an unreachable number', { kind: 'local', routing: { type: 'forward', target: '+15005550001' } }, 422, 'unreachable_destination', 'routing.target', /unreachable/],
+    [
+      'an agent routing without target',
+      { kind: 'local', routing: { type: 'agent' } },
+      400,
+      'missing_parameter',
+      'routing.target',
+      /required for routing type agent/,
+    ],
+    [
+      'a caller ID name of 16 characters',
+      { kind: 'local', caller_id: { name: 'A'.repeat(16) } },
+      400,
+      'invalid_parameter',
+      'caller_id.name',
+      /at most 15 characters/,
+    ],
+    [
+      'a forward to an unreachable number',
+      { kind: 'local', routing: { type: 'forward', target: '+15005550001' } },
+      422,
+      'unreachable_destination',
+      'routing.target',
+      /unreachable/,
+    ],
     ['a non-JSON-object body', [1], 400, 'invalid_parameter', undefined, /JSON object/],
   ];
   it.for(cases)('%s', async ([, body, status, code, param, message], { api }) => {
@@ -139,7 +199,11 @@ describe('PUT /v1/numbers/{id} replaces the aspects it names', () => {
     expect(res.body.routing).toEqual({ type: 'forward', target: '+442071234567' });
 
     res = await put({ caller_id: { name: 'Acme Dental Co.' } });
-    expect(res.body).toMatchObject({ caller_id: { name: 'Acme Dental Co.' }, routing: { type: 'forward', target: '+442071234567' }, sms: { enabled: true } });
+    expect(res.body).toMatchObject({
+      caller_id: { name: 'Acme Dental Co.' },
+      routing: { type: 'forward', target: '+442071234567' },
+      sms: { enabled: true },
+    });
     res = await put({ sms: { enabled: false } });
     expect(res.body).toMatchObject({ sms: { enabled: false }, caller_id: { name: 'Acme Dental Co.' } });
     res = await put({ routing: null, caller_id: null });
@@ -151,16 +215,79 @@ describe('PUT /v1/numbers/{id} replaces the aspects it names', () => {
   const cases: Array<[string, unknown, number, string, string, RegExp]> = [
     ['an empty body', {}, 400, 'missing_parameter', 'routing', /at least one aspect/],
     ['an unknown routing type', { routing: { type: 'voicemail' } }, 400, 'invalid_parameter', 'routing.type', /must be one of/],
-    ['a misspelt routing type', { routing: { type: 'agnet', target: 'x' } }, 400, 'invalid_parameter', 'routing.type', /did you mean "agent"/],
+    [
+      'a misspelt routing type',
+      { routing: { type: 'agnet', target: 'x' } },
+      400,
+      'invalid_parameter',
+      'routing.type',
+      /did you mean "agent"/,
+    ],
     ['routing without type', { routing: { target: 'maria' } }, 400, 'missing_parameter', 'routing.type', /required/],
-    ['an agent with an empty target', { routing: { type: 'agent', target: '' } }, 400, 'invalid_parameter', 'routing.target', /must not be empty/],
-    ['an agent with a blank target', { routing: { type: 'agent', target: '   ' } }, 400, 'missing_parameter', 'routing.target', /agent name/],
-    ['an extension with letters', { routing: { type: 'extension', target: '20a' } }, 400, 'invalid_parameter', 'routing.target', /1 to 8 digits/],
-    ['an extension of 9 digits', { routing: { type: 'extension', target: '123456789' } }, 400, 'invalid_parameter', 'routing.target', /1 to 8 digits/],
-    ['an extension without target', { routing: { type: 'extension', target: null } }, 400, 'missing_parameter', 'routing.target', /extension digits/],
-    ['a forward to a non-E.164 number', { routing: { type: 'forward', target: '020 7123 4567' } }, 400, 'invalid_parameter', 'routing.target', /E\.164/],
-    ['a forward to an unassigned prefix', { routing: { type: 'forward', target: '+9991234567' } }, 422, 'unreachable_destination', 'routing.target', /unreachable/],
-    ['a caller ID over 15 characters', { caller_id: { name: 'Acme Dental Clinic' } }, 400, 'invalid_parameter', 'caller_id.name', /at most 15 characters, got 18/],
+    [
+      'an agent with an empty target',
+      { routing: { type: 'agent', target: '' } },
+      400,
+      'invalid_parameter',
+      'routing.target',
+      /must not be empty/,
+    ],
+    [
+      'an agent with a blank target',
+      { routing: { type: 'agent', target: '   ' } },
+      400,
+      'missing_parameter',
+      'routing.target',
+      /agent name/,
+    ],
+    [
+      'an extension with letters',
+      { routing: { type: 'extension', target: '20a' } },
+      400,
+      'invalid_parameter',
+      'routing.target',
+      /1 to 8 digits/,
+    ],
+    [
+      'an extension of 9 digits',
+      { routing: { type: 'extension', target: '123456789' } },
+      400,
+      'invalid_parameter',
+      'routing.target',
+      /1 to 8 digits/,
+    ],
+    [
+      'an extension without target',
+      { routing: { type: 'extension', target: null } },
+      400,
+      'missing_parameter',
+      'routing.target',
+      /extension digits/,
+    ],
+    [
+      'a forward to a non-E.164 number',
+      { routing: { type: 'forward', target: '020 7123 4567' } },
+      400,
+      'invalid_parameter',
+      'routing.target',
+      /E\.164/,
+    ],
+    [
+      'a forward to an unassigned prefix',
+      { routing: { type: 'forward', target: '+9991234567' } },
+      422,
+      'unreachable_destination',
+      'routing.target',
+      /unreachable/,
+    ],
+    [
+      'a caller ID over 15 characters',
+      { caller_id: { name: 'Acme Dental Clinic' } },
+      400,
+      'invalid_parameter',
+      'caller_id.name',
+      /at most 15 characters, got 18/,
+    ],
     ['a caller ID with non-ASCII', { caller_id: { name: 'Café Ünï' } }, 400, 'invalid_parameter', 'caller_id.name', /printable ASCII/],
     ['caller_id without name', { caller_id: {} }, 400, 'missing_parameter', 'caller_id.name', /required/],
     ['sms.enabled a string', { sms: { enabled: 'yes' } }, 400, 'invalid_parameter', 'sms.enabled', /boolean/],
@@ -181,7 +308,7 @@ describe('PUT /v1/numbers/{id} replaces the aspects it names', () => {
     expect(res.body.error).toMatchObject({ param: 'routing.target', message: expect.stringMatching(/itself/) });
   });
 
-  it('is 404 for an unknown id and for another account\'s number', async ({ api, bob }) => {
+  it("is 404 for an unknown id and for another account's number", async ({ api, bob }) => {
     const n = await api.provision();
     expect((await api.put('/v1/numbers/num_0000000000000000', { sms: { enabled: false } })).status).toBe(404);
     const theirs = await bob.put(`/v1/numbers/${n.id}`, { sms: { enabled: false } });
@@ -203,7 +330,7 @@ describe('DELETE /v1/numbers/{id} releases the number for good', () => {
     expect(await available(api, 'area_code=512')).toContain(n.number);
   });
 
-  it('is 404 for another account\'s number, which stays held', async ({ api, bob }) => {
+  it("is 404 for another account's number, which stays held", async ({ api, bob }) => {
     const n = await api.provision();
     const res = await bob.del(`/v1/numbers/${n.id}`);
     expect(res.status).toBe(404);

@@ -104,8 +104,8 @@ describe('GET /v1/numbers searches the available inventory', () => {
   });
 });
 
-describe('GET /v1/numbers?provisioned=true lists the account\'s own numbers', () => {
-  it('lists only this account\'s numbers, newest first, with the filters and date bounds', async ({ sandbox, api }) => {
+describe("GET /v1/numbers?provisioned=true lists the account's own numbers", () => {
+  it("lists only this account's numbers, newest first, with the filters and date bounds", async ({ sandbox, api }) => {
     const a = await api.provision({ kind: 'local', area_code: '212' });
     await sandbox.advance('1m');
     const b = await api.provision({ kind: 'toll_free' });
@@ -117,7 +117,9 @@ describe('GET /v1/numbers?provisioned=true lists the account\'s own numbers', ()
     expect(mine.body.data[0]).toEqual(b);
     expect((await api.get('/v1/numbers?provisioned=true&kind=local')).body.data.map((n: any) => n.id)).toEqual([a.id]);
     expect((await api.get('/v1/numbers?provisioned=true&area_code=212')).body.data.map((n: any) => n.id)).toEqual([a.id]);
-    expect((await api.get('/v1/numbers?provisioned=true&created_after=2026-01-01T00:00:30Z')).body.data.map((n: any) => n.id)).toEqual([b.id]);
+    expect((await api.get('/v1/numbers?provisioned=true&created_after=2026-01-01T00:00:30Z')).body.data.map((n: any) => n.id)).toEqual([
+      b.id,
+    ]);
     const page = await api.get('/v1/numbers?provisioned=true&limit=1');
     expect(page.body).toMatchObject({ has_more: true, data: [{ id: b.id }] });
     const next = await api.get(`/v1/numbers?provisioned=true&limit=1&cursor=${encodeURIComponent(page.body.next_cursor)}`);

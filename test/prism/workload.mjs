@@ -43,7 +43,12 @@ const CANARY = '/__sandbox/prism-canary';
 const canaryOperation = {
   operationId: 'prismCanary',
   security: [],
-  responses: { 404: { description: 'Not what the server answers (its 404 has no `canary`).', content: { 'application/json': { schema: { type: 'object', required: ['canary'] } } } } },
+  responses: {
+    404: {
+      description: 'Not what the server answers (its 404 has no `canary`).',
+      content: { 'application/json': { schema: { type: 'object', required: ['canary'] } } },
+    },
+  },
 };
 writeFileSync(docFile, JSON.stringify({ ...doc, paths: { ...doc.paths, [CANARY]: { get: canaryOperation } } }));
 
@@ -69,7 +74,10 @@ const operations = Object.entries(doc.paths).flatMap(([template, ops]) =>
  * `invalid` marks the canary, whose violations are expected.
  */
 async function send(method, path, { body, key, status, invalid = false } = {}) {
-  const headers = { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
+  const headers = {
+    ...(key ? { authorization: `Bearer ${key}` } : {}),
+    ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+  };
   const res = await fetch(prism.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   const marked = JSON.parse(res.headers.get('sl-violations') ?? '[]');
@@ -81,7 +89,8 @@ async function send(method, path, { body, key, status, invalid = false } = {}) {
     violations += marked.length;
     for (const v of marked) problems.push(`${method} ${path} → ${res.status}: ${v.severity} at ${v.location.join('.')}: ${v.message}`);
   }
-  if (status !== undefined && res.status !== status) problems.push(`${method} ${path}: answered ${res.status}, expected ${status}: ${text.slice(0, 300)}`);
+  if (status !== undefined && res.status !== status)
+    problems.push(`${method} ${path}: answered ${res.status}, expected ${status}: ${text.slice(0, 300)}`);
   log.push(`${method} ${path} → ${res.status}${marked.length ? ` (${marked.length} marked)` : ''}`);
   const json = res.headers.get('content-type')?.includes('json') && text ? JSON.parse(text) : text;
   return { status: res.status, body: json, marked };
@@ -102,7 +111,15 @@ for (const o of missed) problems.push(`${o.method} ${o.operationId}: not reached
 const v1 = operations.filter((o) => o.template.startsWith('/v1/'));
 const control = operations.filter((o) => !v1.includes(o));
 const count = (list) => `${list.filter((o) => reached.has(o.operationId)).length}/${list.length}`;
-console.log(`Prism ${prism.version} proxy: ${log.length} requests in ${seconds} s; operations reached: /v1 ${count(v1)}, control API ${count(control)}${Object.keys(NOT_REACHED).length ? ` (not ${Object.entries(NOT_REACHED).map(([id, why]) => `${id}: ${why}`).join('; ')})` : ''}`);
+console.log(
+  `Prism ${prism.version} proxy: ${log.length} requests in ${seconds} s; operations reached: /v1 ${count(v1)}, control API ${count(control)}${
+    Object.keys(NOT_REACHED).length
+      ? ` (not ${Object.entries(NOT_REACHED)
+          .map(([id, why]) => `${id}: ${why}`)
+          .join('; ')})`
+      : ''
+  }`,
+);
 console.log(`violations in valid traffic: ${violations}`);
 if (process.env.PRISM_VERBOSE) console.log(log.join('\n'));
 if (problems.length) {
@@ -116,9 +133,12 @@ async function workload() {
   const request = await send('POST', '/v1/calls', { key: 'SVC_TEST_canary', body: { from: '+14155550100' }, invalid: true });
   const response = await send('GET', CANARY, { invalid: true });
   const marked = (answer, where) => answer.marked.filter((v) => v.location[0] === where).length;
-  console.log(`canaries: a call without \`to\` got ${marked(request, 'request')} request violation(s) marked, an answer without \`canary\` ${marked(response, 'response')} response violation(s)`);
+  console.log(
+    `canaries: a call without \`to\` got ${marked(request, 'request')} request violation(s) marked, an answer without \`canary\` ${marked(response, 'response')} response violation(s)`,
+  );
   if (!marked(request, 'request')) problems.push('Prism marked no request violation on a call without `to`: is it validating requests?');
-  if (!marked(response, 'response')) problems.push('Prism marked no response violation on an answer the document refuses: is it validating answers?');
+  if (!marked(response, 'response'))
+    problems.push('Prism marked no response violation on an answer the document refuses: is it validating answers?');
 
   // The control API: a session and its keys.
   await send('GET', '/__sandbox/health', { status: 200 });
@@ -135,26 +155,52 @@ async function workload() {
   // /v1: numbers, webhooks, calls, messages, recordings, transcripts.
   await send('GET', '/v1/numbers?kind=local&area_code=415&limit=5', { key, status: 200 });
   const number = (await send('POST', '/v1/numbers', { key, body: { kind: 'local', area_code: '415' }, status: 201 })).body;
-  await send('PUT', `/v1/numbers/${number.id}`, { key, body: { routing: { type: 'agent', target: 'maria' }, sms: { enabled: true } }, status: 200 });
+  await send('PUT', `/v1/numbers/${number.id}`, {
+    key,
+    body: { routing: { type: 'agent', target: 'maria' }, sms: { enabled: true } },
+    status: 200,
+  });
   await send('GET', '/v1/numbers?provisioned=true&created_after=2025-12-31', { key, status: 200 });
   const spare = (await send('POST', '/v1/numbers', { key, body: { kind: 'toll_free' }, status: 201 })).body;
   await send('DELETE', `/v1/numbers/${spare.id}`, { key, status: 204 });
-  const hook = (await send('POST', '/v1/webhooks', { key, body: { url: `${hooks}/ok`, events: ['call.started', 'call.answered', 'call.completed', 'message.delivered', 'recording.ready', 'transcript.ready'] }, status: 201 })).body;
+  const hook = (
+    await send('POST', '/v1/webhooks', {
+      key,
+      body: {
+        url: `${hooks}/ok`,
+        events: ['call.started', 'call.answered', 'call.completed', 'message.delivered', 'recording.ready', 'transcript.ready'],
+      },
+      status: 201,
+    })
+  ).body;
   const failing = (await send('POST', '/v1/webhooks', { key, body: { url: `${hooks}/fail`, events: ['call.started'] }, status: 201 })).body;
   await send('GET', '/v1/webhooks', { key, status: 200 });
 
   const call = (await send('POST', '/v1/calls', { key, body: { to: '+14155550123', from: number.number }, status: 201 })).body;
   await send('POST', '/v1/calls', { key, body: { to: '+14155550124', from: number.number, ai_receptionist: true }, status: 201 });
-  const campaign = (await send('POST', '/v1/calls', { key, body: { campaign: { to: ['+14155550125', '+14155550126'], from: number.number } }, status: 201 })).body;
+  const campaign = (
+    await send('POST', '/v1/calls', { key, body: { campaign: { to: ['+14155550125', '+14155550126'], from: number.number } }, status: 201 })
+  ).body;
   await send('POST', '/v1/calls', { key, body: { to: '+15005550001', from: number.number }, status: 422 });
   // A script is set while the call rings.
-  await send('PUT', `${c}/calls/${call.id}/script`, { body: { lines: [{ speaker: 'maria', text: 'Hello, how can I help?' }, { speaker: 'caller', text: 'I would like an appointment.' }] }, status: 204 });
+  await send('PUT', `${c}/calls/${call.id}/script`, {
+    body: {
+      lines: [
+        { speaker: 'maria', text: 'Hello, how can I help?' },
+        { speaker: 'caller', text: 'I would like an appointment.' },
+      ],
+    },
+    status: 204,
+  });
   await send('GET', `/v1/calls/${call.id}`, { key, status: 200 });
   await send('GET', `/v1/calls/${campaign.id}`, { key, status: 200 });
   await send('GET', '/v1/calls/call_0000000000000000', { key, status: 404 });
   const page = (await send('GET', '/v1/calls?limit=1', { key, status: 200 })).body;
   await send('GET', `/v1/calls?limit=1&cursor=${encodeURIComponent(page.next_cursor)}`, { key, status: 200 });
-  await send('GET', '/v1/calls?status=ringing&direction=outbound&created_after=2026-01-01&created_before=2026-01-02T00:00:00Z', { key, status: 200 });
+  await send('GET', '/v1/calls?status=ringing&direction=outbound&created_after=2026-01-01&created_before=2026-01-02T00:00:00Z', {
+    key,
+    status: 200,
+  });
   await send('GET', `/v1/calls?campaign_id=${campaign.id}`, { key, status: 200 });
 
   await send('POST', `${c}/advance`, { body: { duration: '6s' }, status: 200 });
@@ -165,9 +211,23 @@ async function workload() {
   await send('POST', `${c}/calls/${call.id}/hang-up`, { status: 200 });
   await send('POST', `${c}/advance`, { body: { until: 'transcript.ready', max: '1h' }, status: 200 });
 
-  const message = (await send('POST', '/v1/messages', { key, body: { from: number.number, to: '+14155550123', body: 'Your appointment is at 10:00.' }, status: 201 })).body;
-  await send('POST', '/v1/messages', { key, body: { from: number.number, to: '+14155550123', template: { id: 'verification_code', variables: { code: '123456' } } }, status: 201 });
-  await send('POST', '/v1/messages', { key, body: { from: number.number, to: '+14155550123', media_urls: ['https://example.com/a.png'] }, status: 201 });
+  const message = (
+    await send('POST', '/v1/messages', {
+      key,
+      body: { from: number.number, to: '+14155550123', body: 'Your appointment is at 10:00.' },
+      status: 201,
+    })
+  ).body;
+  await send('POST', '/v1/messages', {
+    key,
+    body: { from: number.number, to: '+14155550123', template: { id: 'verification_code', variables: { code: '123456' } } },
+    status: 201,
+  });
+  await send('POST', '/v1/messages', {
+    key,
+    body: { from: number.number, to: '+14155550123', media_urls: ['https://example.com/a.png'] },
+    status: 201,
+  });
   await send('GET', '/v1/messages?limit=2&direction=outbound', { key, status: 200 });
   await send('POST', `${c}/advance`, { body: { duration: '1m' }, status: 200 });
 
@@ -181,7 +241,9 @@ async function workload() {
   const inbound = (await send('POST', `${c}/calls/inbound`, { body: { from: '+14155550199', to: number.number }, status: 201 })).body;
   await send('POST', `${c}/calls/${inbound.id}/answer`, { body: { by: 'human' }, status: 200 });
   await send('GET', `${c}/calls/${inbound.id}`, { status: 200 });
-  const received = (await send('POST', `${c}/messages/inbound`, { body: { from: '+14155550199', to: number.number, body: 'Thanks!' }, status: 201 })).body;
+  const received = (
+    await send('POST', `${c}/messages/inbound`, { body: { from: '+14155550199', to: number.number, body: 'Thanks!' }, status: 201 })
+  ).body;
   await send('GET', `${c}/messages/${received.id}`, { status: 200 });
   await send('GET', `${c}/messages/${message.id}`, { status: 200 });
   await send('GET', `${c}/recordings/${recording.id}`, { status: 200 });
@@ -189,7 +251,10 @@ async function workload() {
   await send('GET', `${c}/calls?limit=5`, { status: 200 });
 
   await send('PUT', `${c}/network/+14155550150`, { body: { outcome: 'busy' }, status: 204 });
-  await send('POST', `${c}/network/+14155550150/queue`, { body: { behaviors: [{ outcome: 'no_answer' }, { outcome: 'answered', talk: '30s' }] }, status: 204 });
+  await send('POST', `${c}/network/+14155550150/queue`, {
+    body: { behaviors: [{ outcome: 'no_answer' }, { outcome: 'answered', talk: '30s' }] },
+    status: 204,
+  });
   await send('PUT', `${c}/network/+14155550150/messages`, { body: { outcome: 'failed' }, status: 204 });
   await send('POST', `${c}/network/+14155550150/messages/queue`, { body: { behaviors: [{ outcome: 'delivered' }] }, status: 204 });
   await send('POST', '/v1/calls', { key, body: { to: '+14155550150', from: number.number }, status: 201 });
@@ -214,7 +279,8 @@ async function workload() {
   await send('POST', `${c}/dead-letters/replay`, { status: 200 });
 
   // The console's lists across accounts, and a recording's audio.
-  for (const list of ['calls', 'messages', 'numbers', 'recordings', 'transcripts', 'subscriptions', 'deliveries']) await send('GET', `${c}/console/${list}?limit=5`, { status: 200 });
+  for (const list of ['calls', 'messages', 'numbers', 'recordings', 'transcripts', 'subscriptions', 'deliveries'])
+    await send('GET', `${c}/console/${list}?limit=5`, { status: 200 });
   await send('GET', `${c}/console/recordings/${recording.id}/audio`, { status: 200 });
   // Triggers, a scenario, coverage, snapshots and a fork.
   await send('POST', `${c}/trigger`, { body: { type: 'call.completed', data: { disposition: 'busy' } }, status: 201 });
@@ -253,9 +319,13 @@ async function startPrism() {
       probe.close(() => resolve(port));
     });
   });
-  const child = spawn(process.execPath, [prismBin, 'proxy', docFile, sandbox.url, '--host', '127.0.0.1', '--port', String(port), '--errors', 'false'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [prismBin, 'proxy', docFile, sandbox.url, '--host', '127.0.0.1', '--port', String(port), '--errors', 'false'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   const version = execFileSync(process.execPath, [prismBin, '--version'], { encoding: 'utf8' }).trim();
   await new Promise((resolve, reject) => {

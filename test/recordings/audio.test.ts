@@ -4,7 +4,10 @@ import { KEY, OTHER_KEY, TO } from '../helpers.js';
 import { readWav } from './wav.js';
 
 /** A call that talks `talk`, with a one-line script spoken from 1 s to 2 s; returns its ready recording's audio URL. */
-async function recordedCall({ sandbox, api }: SandboxContext, talk: string): Promise<{ url: string; duration: number; recordingId: string }> {
+async function recordedCall(
+  { sandbox, api }: SandboxContext,
+  talk: string,
+): Promise<{ url: string; duration: number; recordingId: string }> {
   sandbox.network.setBehavior(TO, { talk });
   const { body } = await api.placeCall();
   sandbox.transcripts.setScript(body.id, [{ speaker: 'agent', text: 'Hello.', start: 1, end: 2 }]);
@@ -29,7 +32,16 @@ describe('GET /v1/recordings/{id}/audio (the recording’s url)', () => {
       container: 'RIFF',
       chunkSize: bytes.byteLength - 8,
       format: 'WAVE',
-      fmt: { chunkId: 'fmt ', chunkSize: 16, audioFormat: 1, numChannels: 1, sampleRate: 8000, byteRate: 16000, blockAlign: 2, bitsPerSample: 16 },
+      fmt: {
+        chunkId: 'fmt ',
+        chunkSize: 16,
+        audioFormat: 1,
+        numChannels: 1,
+        sampleRate: 8000,
+        byteRate: 16000,
+        blockAlign: 2,
+        bitsPerSample: 16,
+      },
       data: { chunkId: 'data', chunkSize: 7 * 8000 * 2 },
     });
     // A canonical 44-byte header: RIFF (12) + fmt (8 + 16) + data (8), nothing else.

@@ -4,22 +4,30 @@ import { client, OTHER_KEY } from '../helpers.js';
 const CALLS_ONLY = 'SVC_TEST_callsonly';
 
 /** Every test starts with a call of Alice's that ended and whose recording is ready. */
-const it = test.extend({ sandboxOptions: { keys: { [CALLS_ONLY]: { account: 'SVC_TEST_alice', scopes: ['calls:*'] } } } }).extend<{ callId: string; recordingId: string }>({
-  callId: [
-    async ({ sandbox, api }, use) => {
-      const { id } = (await api.placeCall()).body;
-      await sandbox.advance('2m');
-      await use(id);
+const it = test
+  .extend({ sandboxOptions: { keys: { [CALLS_ONLY]: { account: 'SVC_TEST_alice', scopes: ['calls:*'] } } } })
+  .extend<{ callId: string; recordingId: string }>({
+    callId: [
+      async ({ sandbox, api }, use) => {
+        const { id } = (await api.placeCall()).body;
+        await sandbox.advance('2m');
+        await use(id);
+      },
+      { auto: true },
+    ],
+    recordingId: async ({ sandbox, callId }, use) => {
+      await use(sandbox.calls.get(callId)!.recording_id!);
     },
-    { auto: true },
-  ],
-  recordingId: async ({ sandbox, callId }, use) => {
-    await use(sandbox.calls.get(callId)!.recording_id!);
-  },
-});
+  });
 
 /** Every 4xx changes nothing: no event, no stored item. */
-async function expectError(res: { status: number; body: any; headers: Headers }, status: number, code: string, message: RegExp, param?: string) {
+async function expectError(
+  res: { status: number; body: any; headers: Headers },
+  status: number,
+  code: string,
+  message: RegExp,
+  param?: string,
+) {
   expect(res.status).toBe(status);
   expect(res.body.error.code).toBe(code);
   expect(res.body.error.message).toMatch(message);
@@ -52,7 +60,13 @@ describe('GET /v1/recordings refuses bad queries with 400 naming the parameter',
     await api.placeCall({ to: '+14155550124' });
     await sandbox.advance('2m');
     const page = await api.get('/v1/recordings?limit=1');
-    await expectError(await client(sandbox, OTHER_KEY).get(`/v1/recordings?cursor=${page.body.next_cursor}`), 400, 'invalid_parameter', /cursor/, 'cursor');
+    await expectError(
+      await client(sandbox, OTHER_KEY).get(`/v1/recordings?cursor=${page.body.next_cursor}`),
+      400,
+      'invalid_parameter',
+      /cursor/,
+      'cursor',
+    );
   });
 });
 
@@ -98,7 +112,12 @@ describe('auth, scopes and methods', () => {
   it('409 for audio still processing', async ({ sandbox, api }) => {
     const { body } = await api.placeCall({ to: '+14155550124' });
     await sandbox.advance('65s');
-    await expectError(await api.get(`/v1/recordings/${sandbox.calls.get(body.id)!.recording_id}/audio`), 409, 'recording_not_ready', /still processing/);
+    await expectError(
+      await api.get(`/v1/recordings/${sandbox.calls.get(body.id)!.recording_id}/audio`),
+      409,
+      'recording_not_ready',
+      /still processing/,
+    );
   });
 
   it('429 past the rate limit', async ({ api, recordingId }) => {

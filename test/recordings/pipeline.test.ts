@@ -6,7 +6,10 @@ const at = (seconds: number) => new Date(Date.parse('2026-01-01T00:00:00Z') + se
 const types = (sandbox: Sandbox) => sandbox.events.list().map((e) => `${e.type}@${e.created_at}`);
 
 describe('a completed, answered call', () => {
-  it('yields a recording ready 10 s after the end, then the transcript and summary 20 s later, with both events', async ({ sandbox, api }) => {
+  it('yields a recording ready 10 s after the end, then the transcript and summary 20 s later, with both events', async ({
+    sandbox,
+    api,
+  }) => {
     const { body: placed } = await api.placeCall();
     await sandbox.advance('65s'); // rings 5 s, talks 60 s
     const call = (await api.get(`/v1/calls/${placed.id}`)).body;
@@ -45,7 +48,13 @@ describe('a completed, answered call', () => {
     expect(sandbox.events.list({ type: 'transcript.ready' })).toEqual([]);
     await sandbox.advance(1);
     const done = (await api.get(`/v1/recordings/${call.recording_id}`)).body;
-    expect(done.transcript).toMatchObject({ id: call.transcript_id, call_id: call.id, recording_id: call.recording_id, status: 'ready', ready_at: at(95) });
+    expect(done.transcript).toMatchObject({
+      id: call.transcript_id,
+      call_id: call.id,
+      recording_id: call.recording_id,
+      status: 'ready',
+      ready_at: at(95),
+    });
     expect(done.summary).toEqual(expect.any(String));
     expect(done.summary).toBe(done.transcript.summary);
     expect(done.transcript.segments.length).toBeGreaterThan(0);
@@ -67,9 +76,14 @@ describe('a completed, answered call', () => {
     ]);
   });
 
-  it('regression: a call.completed listener could not fetch the recording its recording_url names (it was stored after the event)', async ({ sandbox, api }) => {
+  it('regression: a call.completed listener could not fetch the recording its recording_url names (it was stored after the event)', async ({
+    sandbox,
+    api,
+  }) => {
     const seen: Array<string | undefined> = [];
-    sandbox.events.subscribe((event) => seen.push(sandbox.recordings.get(event.data.recording_id as string)?.status), { type: 'call.completed' });
+    sandbox.events.subscribe((event) => seen.push(sandbox.recordings.get(event.data.recording_id as string)?.status), {
+      type: 'call.completed',
+    });
     await api.placeCall();
     await sandbox.advance('65s');
     expect(seen).toEqual(['processing']);
@@ -157,7 +171,9 @@ describe('sandbox.recordings.setTiming', () => {
   it('refuses misuse with a SandboxError that names the fix', async ({ sandbox, api }) => {
     const { body } = await api.placeCall();
     expect(() => sandbox.recordings.setTiming({ recordingDelay: 'soon' })).toThrow(/`recordingDelay` is not a duration/);
-    expect(() => sandbox.recordings.setTiming({ delay: '1s' } as never)).toThrow(/Unknown option `delay`: remove it. Accepted: recordingDelay, transcriptDelay/);
+    expect(() => sandbox.recordings.setTiming({ delay: '1s' } as never)).toThrow(
+      /Unknown option `delay`: remove it. Accepted: recordingDelay, transcriptDelay/,
+    );
     expect(() => sandbox.recordings.setTiming({}, 'call_nope')).toThrow(/no call "call_nope"/);
     await sandbox.advance('65s');
     expect(() => sandbox.recordings.setTiming({ recordingDelay: '1s' }, body.id)).toThrow(SandboxError);

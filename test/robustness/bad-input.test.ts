@@ -32,7 +32,11 @@ let before: string;
 const answered: BadRequest[] = [];
 
 /** The last path segment of a param, as a message names it: `template.variables.name` → `name`, `events[0]` → `events`. */
-const leaf = (param: string) => param.split('.').pop()!.replace(/\[\d+\]$/, '');
+const leaf = (param: string) =>
+  param
+    .split('.')
+    .pop()!
+    .replace(/\[\d+\]$/, '');
 
 function check(request: BadRequest, res: Answer, where: string): void {
   const { expect: want } = request;
@@ -117,41 +121,50 @@ describe('the body size limit: exactly MAX_BODY_BYTES is read, one byte more is 
     expect(doc).toMatch(/413 \| `payload_too_large` \| a body over \*\*1 MiB \(1,048,576 bytes\)\*\*/);
   });
 
-  it.each(['fetch', 'http', 'axios'] as const)('a subscription padded to exactly 1 MiB is created; one byte more is 413 and creates nothing (%s)', async (via) => {
-    const json = JSON.stringify({ url: 'https://example.com/hooks', events: ['call.started'] });
-    const padded = (bytes: number) => json + ' '.repeat(bytes - json.length);
-    const post = (body: string) =>
-      send(limited, via, {
-        method: 'POST',
-        url: `${limited.baseUrl}/v1/webhooks`,
-        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-        body,
+  it.each(['fetch', 'http', 'axios'] as const)(
+    'a subscription padded to exactly 1 MiB is created; one byte more is 413 and creates nothing (%s)',
+    async (via) => {
+      const json = JSON.stringify({ url: 'https://example.com/hooks', events: ['call.started'] });
+      const padded = (bytes: number) => json + ' '.repeat(bytes - json.length);
+      const post = (body: string) =>
+        send(limited, via, {
+          method: 'POST',
+          url: `${limited.baseUrl}/v1/webhooks`,
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+          body,
+        });
+      const list = async () => {
+        const res = await limited.handle(new Request(`${limited.baseUrl}/v1/webhooks`, { headers: { authorization: `Bearer ${KEY}` } }));
+        return (await res.json()).data as unknown[];
+      };
+      const count = (await list()).length;
+
+      const over = await post(padded(MAX_BODY_BYTES + 1));
+      expect(over.status).toBe(413);
+      expect(JSON.parse(over.text).error).toEqual({
+        code: 'payload_too_large',
+        // Read as a stream, the count stops at the limit (issue 10 item 10); a declared Content-Length is reported as sent.
+        message: expect.stringMatching(
+          new RegExp(
+            `^The request body is (${MAX_BODY_BYTES + 1}|more than ${MAX_BODY_BYTES}) bytes; the limit is ${MAX_BODY_BYTES} bytes \\(1 MiB\\)\\.$`,
+          ),
+        ),
       });
-    const list = async () => {
-      const res = await limited.handle(new Request(`${limited.baseUrl}/v1/webhooks`, { headers: { authorization: `Bearer ${KEY}` } }));
-      return (await res.json()).data as unknown[];
-    };
-    const count = (await list()).length;
+      expect(await list()).toHaveLength(count);
 
-    const over = await post(padded(MAX_BODY_BYTES + 1));
-    expect(over.status).toBe(413);
-    expect(JSON.parse(over.text).error).toEqual({
-      code: 'payload_too_large',
-      // Read as a stream, the count stops at the limit (issue 10 item 10); a declared Content-Length is reported as sent.
-      message: expect.stringMatching(new RegExp(`^The request body is (${MAX_BODY_BYTES + 1}|more than ${MAX_BODY_BYTES}) bytes; the limit is ${MAX_BODY_BYTES} bytes \\(1 MiB\\)\\.$`)),
-    });
-    expect(await list()).toHaveLength(count);
-
-    const exact = await post(padded(MAX_BODY_BYTES));
-    expect(exact.status, exact.text.slice(0, 200)).toBe(201);
-    expect(await list()).toHaveLength(count + 1);
-  });
+      const exact = await post(padded(MAX_BODY_BYTES));
+      expect(exact.status, exact.text.slice(0, 200)).toBe(201);
+      expect(await list()).toHaveLength(count + 1);
+    },
+  );
 });
 
 describe('regressions the corpus found', () => {
   test.override({ sandboxOptions: OPTIONS }); // api: client(sandbox) is KEY's
 
-  test('Regression: an impossible date (created_after=2026-02-30) was read as the day it rolls over to (2026-03-02) instead of 400', async ({ api }) => {
+  test('Regression: an impossible date (created_after=2026-02-30) was read as the day it rolls over to (2026-03-02) instead of 400', async ({
+    api,
+  }) => {
     await api.placeCall({ from: '+14155550100' });
     for (const date of ['2026-02-30', '2026-02-29', '2026-04-31', '2100-02-29', '2026-06-31T00:00:00Z']) {
       for (const param of ['created_after', 'created_before']) {
@@ -170,16 +183,28 @@ describe('regressions the corpus found', () => {
   });
 
   test('Regression: a webhook url with a NUL or another control character was stored as given (201)', async ({ api }) => {
-    for (const url of ['https://example.com/hooks\u0000', '\u0001https://example.com/hooks', 'https://example.com/ho\u007fks', 'https://example.com/\u001bhooks']) {
+    for (const url of [
+      'https://example.com/hooks\u0000',
+      '\u0001https://example.com/hooks',
+      'https://example.com/ho\u007fks',
+      'https://example.com/\u001bhooks',
+    ]) {
       const res = await api.post('/v1/webhooks', { url, events: ['call.started'] });
       expect(res.status, JSON.stringify(url)).toBe(400);
-      expect(res.body.error).toMatchObject({ code: 'invalid_parameter', param: 'url', message: expect.stringMatching(/control characters/) });
+      expect(res.body.error).toMatchObject({
+        code: 'invalid_parameter',
+        param: 'url',
+        message: expect.stringMatching(/control characters/),
+      });
     }
     expect((await api.get('/v1/webhooks')).body.data).toEqual([]);
     expect((await api.post('/v1/webhooks', { url: 'https://example.com/hooks', events: ['call.started'] })).status).toBe(201);
   });
 
-  test('Regression: a media URL with a NUL or another control character was accepted and kept on the message (201)', async ({ sandbox, api }) => {
+  test('Regression: a media URL with a NUL or another control character was accepted and kept on the message (201)', async ({
+    sandbox,
+    api,
+  }) => {
     const number = (await api.post('/v1/numbers', { kind: 'local', country: 'US' })).body.number as string;
     for (const url of ['https://example.com/a.jpg\u0000', '\u0001https://example.com/a.jpg', 'https://example.com/\u007fa.jpg']) {
       const res = await api.post('/v1/messages', { from: number, to: '+14155550123', media_urls: [url] });
@@ -188,6 +213,8 @@ describe('regressions the corpus found', () => {
     }
     expect((await api.get('/v1/messages')).body.data).toEqual([]);
     expect(sandbox.events.list({ apiKey: KEY }).filter((e) => e.type.startsWith('message.'))).toEqual([]);
-    expect((await api.post('/v1/messages', { from: number, to: '+14155550123', media_urls: ['https://example.com/a.jpg'] })).status).toBe(201);
+    expect((await api.post('/v1/messages', { from: number, to: '+14155550123', media_urls: ['https://example.com/a.jpg'] })).status).toBe(
+      201,
+    );
   });
 });

@@ -1,8 +1,20 @@
 import { MAX_BODY_BYTES } from '../../src/core/body.js';
 import { fieldCases } from './field-cases.js';
 import {
-  bad, error, GOOD_AUTH, invalidJson, json, KEY, notFound, OTHER_AUTH, TO, tooLarge, unsupportedType,
-  type BadRequest, type Expected, type Transport,
+  bad,
+  error,
+  GOOD_AUTH,
+  invalidJson,
+  json,
+  KEY,
+  notFound,
+  OTHER_AUTH,
+  TO,
+  tooLarge,
+  unsupportedType,
+  type BadRequest,
+  type Expected,
+  type Transport,
 } from './kit.js';
 
 /**
@@ -58,14 +70,16 @@ const AUTH_FAULTS: ReadonlyArray<[string, string | null, string]> = [
 
 function authFaults(): BadRequest[] {
   return ENDPOINTS.flatMap(({ method, path, body }) =>
-    AUTH_FAULTS.map(([what, header, code]): BadRequest => ({
-      name: `${method} ${path}: ${what}`,
-      method,
-      path,
-      headers: { authorization: header },
-      ...(body ? { body } : {}),
-      expect: error(401, code, null),
-    })),
+    AUTH_FAULTS.map(
+      ([what, header, code]): BadRequest => ({
+        name: `${method} ${path}: ${what}`,
+        method,
+        path,
+        headers: { authorization: header },
+        ...(body ? { body } : {}),
+        expect: error(401, code, null),
+      }),
+    ),
   );
 }
 
@@ -90,21 +104,46 @@ function methodFaults(): BadRequest[] {
   return PATHS.flatMap(([path, allowed]) =>
     ['GET', 'POST', 'PUT', 'DELETE', 'PATCH']
       .filter((m) => !allowed.includes(m))
-      .map((method): BadRequest => ({
-        name: `${method} ${path}: method not allowed`,
-        method,
-        path,
-        ...(method === 'POST' || method === 'PUT' || method === 'PATCH' ? { body: '{}' } : {}),
-        expect: error(405, 'method_not_allowed', null, { allow: [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ') }),
-      })),
+      .map(
+        (method): BadRequest => ({
+          name: `${method} ${path}: method not allowed`,
+          method,
+          path,
+          ...(method === 'POST' || method === 'PUT' || method === 'PATCH' ? { body: '{}' } : {}),
+          expect: error(405, 'method_not_allowed', null, {
+            allow: [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', '),
+          }),
+        }),
+      ),
   );
 }
 
 const UNKNOWN_PATHS = [
-  '/', '/calls', '/v1', '/v1/', '/v2/calls', '/v0/calls', '/V1/calls', '/v1.1/calls', '/v1/call', '/v1/Calls', '/v1//calls',
-  '/v1/calls/<<call>>/transfer/extra', '/v1/calls/<<call>>/recording', '/v1/messages/<<message>>', '/v1/numbers/<<number_id>>/release',
-  '/v1/webhooks/<<webhook>>/test', '/v1/transcripts', '/v1/recordings/<<recording>>/audio/x', '/v1/conversations/<<conversation>>',
-  '/v1/calls%2F<<call>>', `/v1/${'x'.repeat(12_000)}`, '/v1/%F0%9F%98%80', '/v1/calls%00', '/graphql', '/v1/graphql',
+  '/',
+  '/calls',
+  '/v1',
+  '/v1/',
+  '/v2/calls',
+  '/v0/calls',
+  '/V1/calls',
+  '/v1.1/calls',
+  '/v1/call',
+  '/v1/Calls',
+  '/v1//calls',
+  '/v1/calls/<<call>>/transfer/extra',
+  '/v1/calls/<<call>>/recording',
+  '/v1/messages/<<message>>',
+  '/v1/numbers/<<number_id>>/release',
+  '/v1/webhooks/<<webhook>>/test',
+  '/v1/transcripts',
+  '/v1/recordings/<<recording>>/audio/x',
+  '/v1/conversations/<<conversation>>',
+  '/v1/calls%2F<<call>>',
+  `/v1/${'x'.repeat(12_000)}`,
+  '/v1/%F0%9F%98%80',
+  '/v1/calls%00',
+  '/graphql',
+  '/v1/graphql',
 ];
 
 /**
@@ -116,14 +155,16 @@ const LONGEST_PATH = `/v1/${'x'.repeat(20_000)}`;
 
 function pathFaults(): BadRequest[] {
   return [...UNKNOWN_PATHS, LONGEST_PATH].flatMap((path) =>
-    ['GET', 'POST'].map((method): BadRequest => ({
-      name: `${method} ${path.length > 80 ? `${path.slice(0, 20)}… (${path.length} chars)` : path}: unknown path or version`,
-      method,
-      path,
-      ...(method === 'POST' ? { body: '{}' } : {}),
-      expect: notFound,
-      ...(path === LONGEST_PATH ? { via: ['fetch', 'handle'] as const } : {}),
-    })),
+    ['GET', 'POST'].map(
+      (method): BadRequest => ({
+        name: `${method} ${path.length > 80 ? `${path.slice(0, 20)}… (${path.length} chars)` : path}: unknown path or version`,
+        method,
+        path,
+        ...(method === 'POST' ? { body: '{}' } : {}),
+        expect: notFound,
+        ...(path === LONGEST_PATH ? { via: ['fetch', 'handle'] as const } : {}),
+      }),
+    ),
   );
 }
 
@@ -152,13 +193,15 @@ function idFaults(): BadRequest[] {
     ['DELETE', '/v1/webhooks/{}'],
   ];
   const out: BadRequest[] = routes.flatMap(([method, pattern, body]) =>
-    ids.map(([what, id]): BadRequest => ({
-      name: `${method} ${pattern}: ${what}`,
-      method,
-      path: pattern.replace('{}', id),
-      ...(body ? { body } : {}),
-      expect: notFound,
-    })),
+    ids.map(
+      ([what, id]): BadRequest => ({
+        name: `${method} ${pattern}: ${what}`,
+        method,
+        path: pattern.replace('{}', id),
+        ...(body ? { body } : {}),
+        expect: notFound,
+      }),
+    ),
   );
   // Real resources of the other account, and real ids of the wrong type.
   const foreign: Array<[string, string, string, string?]> = [
@@ -211,62 +254,173 @@ const LISTS: ReadonlyArray<{ path: string; cursor: string; filters: Array<[strin
   {
     path: '/v1/calls',
     cursor: '<<cursor_messages>>',
-    filters: [['status', 'done'], ['status', 'Ringing'], ['direction', 'out'], ['campaign_id', ''], ['campaign_id', 'c'.repeat(65)]],
+    filters: [
+      ['status', 'done'],
+      ['status', 'Ringing'],
+      ['direction', 'out'],
+      ['campaign_id', ''],
+      ['campaign_id', 'c'.repeat(65)],
+    ],
   },
   {
     path: '/v1/numbers',
     cursor: '<<cursor_calls>>',
     filters: [
-      ['kind', 'tollfree'], ['country', 'USA'], ['country', '🇺🇸'], ['area_code', 'abc'], ['area_code', '123456'], ['contains', ''],
-      ['contains', '5'.repeat(16)], ['contains', '(.*)'], ['provisioned', 'yes'], ['provisioned', 'TRUE'],
-      ['created_after', '2026-01-01T00:00:00Z'], ['created_before', '2026-01-01'],
+      ['kind', 'tollfree'],
+      ['country', 'USA'],
+      ['country', '🇺🇸'],
+      ['area_code', 'abc'],
+      ['area_code', '123456'],
+      ['contains', ''],
+      ['contains', '5'.repeat(16)],
+      ['contains', '(.*)'],
+      ['provisioned', 'yes'],
+      ['provisioned', 'TRUE'],
+      ['created_after', '2026-01-01T00:00:00Z'],
+      ['created_before', '2026-01-01'],
     ],
   },
   {
     path: '/v1/numbers?provisioned=true',
     cursor: '<<cursor_available>>',
-    filters: [['kind', 'LOCAL'], ['country', 'U'], ['area_code', '4 15'], ['contains', '*+'], ['provisioned', '1']],
+    filters: [
+      ['kind', 'LOCAL'],
+      ['country', 'U'],
+      ['area_code', '4 15'],
+      ['contains', '*+'],
+      ['provisioned', '1'],
+    ],
   },
   {
     path: '/v1/messages',
     cursor: '<<cursor_calls>>',
-    filters: [['direction', 'sideways'], ['channel', 'fax'], ['status', 'sent2'], ['conversation_id', ''], ['conversation_id', 'v'.repeat(65)]],
+    filters: [
+      ['direction', 'sideways'],
+      ['channel', 'fax'],
+      ['status', 'sent2'],
+      ['conversation_id', ''],
+      ['conversation_id', 'v'.repeat(65)],
+    ],
   },
   {
     path: '/v1/recordings',
     cursor: '<<cursor_messages>>',
-    filters: [['agent', ''], ['agent', 'a'.repeat(65)], ['call_id', ''], ['call_id', 'c'.repeat(65)], ['status', 'done']],
+    filters: [
+      ['agent', ''],
+      ['agent', 'a'.repeat(65)],
+      ['call_id', ''],
+      ['call_id', 'c'.repeat(65)],
+      ['status', 'done'],
+    ],
   },
-  { path: '/v1/webhooks', cursor: '<<cursor_calls>>', filters: [['events', 'call.started'], ['url', 'https://example.com']] },
+  {
+    path: '/v1/webhooks',
+    cursor: '<<cursor_calls>>',
+    filters: [
+      ['events', 'call.started'],
+      ['url', 'https://example.com'],
+    ],
+  },
 ];
 
-const BAD_LIMITS = ['0', '-1', '201', '1000000', '1.5', 'ten', '', '1e2', '0x10', ' 5', '5 ', '99999999999999999999', '½', '\uff15', '5abc'];
+const BAD_LIMITS = [
+  '0',
+  '-1',
+  '201',
+  '1000000',
+  '1.5',
+  'ten',
+  '',
+  '1e2',
+  '0x10',
+  ' 5',
+  '5 ',
+  '99999999999999999999',
+  '½',
+  '\uff15',
+  '5abc',
+];
 const BAD_CURSORS = [
-  '', 'abc', 'abc.def', '1.AAAAAAAAAAAAAAAA', 'zzzzzzzzzzzz.AAAAAAAAAAAAAAAA', '.', '..', '%', 'x'.repeat(201), '😀', '\u0000',
-  '<<cursor_calls_tampered>>', '<<other_cursor_available>>', '\ud800',
+  '',
+  'abc',
+  'abc.def',
+  '1.AAAAAAAAAAAAAAAA',
+  'zzzzzzzzzzzz.AAAAAAAAAAAAAAAA',
+  '.',
+  '..',
+  '%',
+  'x'.repeat(201),
+  '😀',
+  '\u0000',
+  '<<cursor_calls_tampered>>',
+  '<<other_cursor_available>>',
+  '\ud800',
 ];
 const BAD_DATES = [
-  'yesterday', '2026-02-30', '2026-02-29', '2026-04-31', '2026-13-01', '2026-01-32', '2026-01-01T25:00:00Z', '2026-01-01T00:00:60Z',
-  '1767225600000', '', '2026-1-1', '2026-01-01T00:00:00+99:99', '2026-01-01 00:00:00', '2026-01-01T00:00:00ZZ', '\uff12\uff10\uff12\uff16-01-01',
+  'yesterday',
+  '2026-02-30',
+  '2026-02-29',
+  '2026-04-31',
+  '2026-13-01',
+  '2026-01-32',
+  '2026-01-01T25:00:00Z',
+  '2026-01-01T00:00:60Z',
+  '1767225600000',
+  '',
+  '2026-1-1',
+  '2026-01-01T00:00:00+99:99',
+  '2026-01-01 00:00:00',
+  '2026-01-01T00:00:00ZZ',
+  '\uff12\uff10\uff12\uff16-01-01',
 ];
-const UNKNOWN_PARAMS = ['colour', 'limt', 'Limit', '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'cursor[]', 'p'.repeat(1000), '😀', '\u0000'];
+const UNKNOWN_PARAMS = [
+  'colour',
+  'limt',
+  'Limit',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'cursor[]',
+  'p'.repeat(1000),
+  '😀',
+  '\u0000',
+];
 
 function listFaults(): BadRequest[] {
   const out: BadRequest[] = [];
   for (const list of LISTS) {
     const [base, fixed] = list.path.split('?') as [string, string | undefined];
     const at = (pairs: Array<[string, string]>, what: string, expect: Expected) => {
-      const query = new URLSearchParams([...(fixed ? new URLSearchParams(fixed) : []), ...pairs]).toString().replace(/%3C%3C(\w+)%3E%3E/g, '<<$1>>');
+      const query = new URLSearchParams([...(fixed ? new URLSearchParams(fixed) : []), ...pairs])
+        .toString()
+        .replace(/%3C%3C(\w+)%3E%3E/g, '<<$1>>');
       out.push({ name: `GET ${list.path}: ${what}`, method: 'GET', path: `${base}?${query}`, expect });
     };
     for (const limit of BAD_LIMITS) at([['limit', limit]], `limit ${JSON.stringify(limit)}`, bad('limit'));
-    for (const cursor of [...BAD_CURSORS, list.cursor]) at([['cursor', cursor]], `cursor ${JSON.stringify(cursor.slice(0, 40))}`, bad('cursor'));
+    for (const cursor of [...BAD_CURSORS, list.cursor])
+      at([['cursor', cursor]], `cursor ${JSON.stringify(cursor.slice(0, 40))}`, bad('cursor'));
     for (const param of ['created_after', 'created_before']) {
       for (const date of BAD_DATES) at([[param, date]], `${param} ${JSON.stringify(date)}`, bad(param));
     }
     for (const name of UNKNOWN_PARAMS) at([[name, '1']], `unknown parameter ${JSON.stringify(name.slice(0, 40))}`, bad(name));
-    at([['limit', '5'], ['limit', '6']], 'limit given twice', bad('limit'));
-    at([['created_after', '2026-01-01'], ['created_after', '2026-01-02']], 'created_after given twice', bad('created_after'));
+    at(
+      [
+        ['limit', '5'],
+        ['limit', '6'],
+      ],
+      'limit given twice',
+      bad('limit'),
+    );
+    at(
+      [
+        ['created_after', '2026-01-01'],
+        ['created_after', '2026-01-02'],
+      ],
+      'created_after given twice',
+      bad('created_after'),
+    );
     for (const [name, value] of list.filters) at([[name, value]], `filter ${name}=${JSON.stringify(value.slice(0, 40))}`, bad(name));
   }
   return out;
@@ -283,7 +437,13 @@ export function sizedBody(bytes: number, fill = 'x'): string {
 
 /** Faults of the body itself, the same for every endpoint that takes one. */
 function bodyFaults(method: string, path: string, valid: string): BadRequest[] {
-  type Fault = [what: string, body: BadRequest['body'], expect: Expected, headers?: Record<string, string | null>, via?: readonly Transport[]];
+  type Fault = [
+    what: string,
+    body: BadRequest['body'],
+    expect: Expected,
+    headers?: Record<string, string | null>,
+    via?: readonly Transport[],
+  ];
   const cases: Fault[] = [
     ['an empty body', '', invalidJson],
     ['only whitespace', ' \n\t ', invalidJson],
@@ -306,7 +466,11 @@ function bodyFaults(method: string, path: string, valid: string): BadRequest[] {
     ['UTF-16LE text', new Uint8Array(Buffer.from(valid, 'utf16le')), invalidJson],
     ['a 0xFF byte (invalid UTF-8)', new Uint8Array([0x7b, 0xff, 0x7d]), invalidJson],
     ['an overlong UTF-8 "/"', Buffer.concat([Buffer.from('{"to":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')]), invalidJson],
-    ['an encoded lone surrogate (CESU-8)', Buffer.concat([Buffer.from('{"to":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]), invalidJson],
+    [
+      'an encoded lone surrogate (CESU-8)',
+      Buffer.concat([Buffer.from('{"to":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]),
+      invalidJson,
+    ],
     ['a truncated UTF-8 sequence', Buffer.concat([Buffer.from('{"to":"'), Buffer.from([0xe2, 0x82]), Buffer.from('"}')]), invalidJson],
     ['10,000 unclosed [', '['.repeat(10_000), invalidJson],
     ['10,000 unclosed {"a":', '{"a":'.repeat(10_000), invalidJson],
@@ -324,7 +488,12 @@ function bodyFaults(method: string, path: string, valid: string): BadRequest[] {
     ['an unknown field of 100,000 characters', `{"${'k'.repeat(100_000)}": 1}`, bad('k'.repeat(100_000))],
     ['Content-Type text/plain', valid, unsupportedType, { 'content-type': 'text/plain' }],
     ['Content-Type text/plain;charset=UTF-8', valid, unsupportedType, { 'content-type': 'text/plain;charset=UTF-8' }],
-    ['a form-urlencoded body', 'to=%2B14155550123&from=%2B14155550100', unsupportedType, { 'content-type': 'application/x-www-form-urlencoded' }],
+    [
+      'a form-urlencoded body',
+      'to=%2B14155550123&from=%2B14155550100',
+      unsupportedType,
+      { 'content-type': 'application/x-www-form-urlencoded' },
+    ],
     ['a multipart form', () => formData(), unsupportedType, { 'content-type': null }, ['fetch', 'handle']],
     ['an XML body', '<call><to>+14155550123</to></call>', unsupportedType, { 'content-type': 'application/xml' }],
     ['JSON labelled text/xml', valid, unsupportedType, { 'content-type': 'text/xml' }],
@@ -333,8 +502,20 @@ function bodyFaults(method: string, path: string, valid: string): BadRequest[] {
     ['JSON labelled application/javascript', valid, unsupportedType, { 'content-type': 'application/javascript' }],
     ['JSON labelled "json"', valid, unsupportedType, { 'content-type': 'json' }],
     ['JSON labelled with an empty Content-Type', valid, unsupportedType, { 'content-type': '' }, ['fetch', 'http', 'handle']],
-    ['no Content-Type and invalid JSON', new Uint8Array(Buffer.from('{"to":')), invalidJson, { 'content-type': null }, ['fetch', 'http', 'handle']],
-    ['no Content-Type and an unknown field (read as JSON)', new Uint8Array(Buffer.from('{"colour":1}')), bad('colour'), { 'content-type': null }, ['fetch', 'http', 'handle']],
+    [
+      'no Content-Type and invalid JSON',
+      new Uint8Array(Buffer.from('{"to":')),
+      invalidJson,
+      { 'content-type': null },
+      ['fetch', 'http', 'handle'],
+    ],
+    [
+      'no Content-Type and an unknown field (read as JSON)',
+      new Uint8Array(Buffer.from('{"colour":1}')),
+      bad('colour'),
+      { 'content-type': null },
+      ['fetch', 'http', 'handle'],
+    ],
     ['a 3 MB body', sizedBody(3_000_000), tooLarge],
     ['an 8 MB body', sizedBody(8_000_000), tooLarge],
     ['a 3 MB text/plain body (size is checked first)', sizedBody(3_000_000), tooLarge, { 'content-type': 'text/plain' }],

@@ -19,8 +19,15 @@ afterEach(async () => {
 });
 
 const post = (sandbox: Sandbox, path: string, body: unknown) =>
-  sandbox.handle(new Request(`${sandbox.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }));
-const get = (sandbox: Sandbox, path: string) => sandbox.handle(new Request(`${sandbox.baseUrl}${path}`, { headers: { authorization: `Bearer ${KEY}` } }));
+  sandbox.handle(
+    new Request(`${sandbox.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+  );
+const get = (sandbox: Sandbox, path: string) =>
+  sandbox.handle(new Request(`${sandbox.baseUrl}${path}`, { headers: { authorization: `Bearer ${KEY}` } }));
 
 describe('close() or reset() while advance() runs (issue 10.1)', () => {
   it('regression: close() from an event listener during advance() hung the process in the clock loop', async () => {
@@ -47,7 +54,10 @@ describe('close() or reset() while advance() runs (issue 10.1)', () => {
       if (event.type === 'call.answered' && resets++ === 0) sandbox.reset();
     });
     await post(sandbox, '/v1/calls', { to: TO, from: FROM });
-    await expect(sandbox.advance('2m')).rejects.toMatchObject({ code: 'interrupted', message: expect.stringMatching(/reset while it ran/) });
+    await expect(sandbox.advance('2m')).rejects.toMatchObject({
+      code: 'interrupted',
+      message: expect.stringMatching(/reset while it ran/),
+    });
     expect(sandbox.now().toISOString()).toBe('2026-01-01T00:00:00.000Z');
     // No timer was left behind: a day of virtual time fires nothing from before the reset.
     await sandbox.advance('1d');
@@ -164,7 +174,10 @@ describe('reset() during a burst of requests (issue 10.3)', () => {
     push.close();
     const res = await pending;
     expect(res.status).toBe(503);
-    expect((await res.json()).error).toMatchObject({ code: 'service_unavailable', message: expect.stringMatching(/reset or closed while this request was in flight/) });
+    expect((await res.json()).error).toMatchObject({
+      code: 'service_unavailable',
+      message: expect.stringMatching(/reset or closed while this request was in flight/),
+    });
     expect((await (await get(sandbox, '/v1/calls')).json()).data).toEqual([]);
     expect(sandbox.events.list()).toEqual([]);
   });
@@ -203,7 +216,7 @@ async function script(sandbox: Sandbox, hooks: string): Promise<string[]> {
 }
 
 describe('reset() starts everything over (issue 10.4)', () => {
-  it('regression: after a reset next_cursor differed from a fresh sandbox\'s; now one script gives every response byte for byte as on a fresh sandbox', async () => {
+  it("regression: after a reset next_cursor differed from a fresh sandbox's; now one script gives every response byte for byte as on a fresh sandbox", async () => {
     const hooks = await closedPortUrl();
     const first = make({ seed: 3 });
     const fresh = await script(first, hooks);
@@ -228,7 +241,11 @@ describe('reset() starts everything over (issue 10.4)', () => {
     sandbox.reset();
     const res = await get(sandbox, `/v1/calls?limit=1&cursor=${cursor}`);
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatchObject({ code: 'invalid_parameter', param: 'cursor', message: expect.stringMatching(/before a reset/) });
+    expect((await res.json()).error).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'cursor',
+      message: expect.stringMatching(/before a reset/),
+    });
     // A reset world that reaches the same position with the same items (same seed, same
     // number of calls: the same ids) accepts it: the cursor names the same place again.
     for (let i = 0; i < 3; i++) await post(sandbox, '/v1/calls', { to: '+14155550188', from: '+14155550101' });
@@ -246,14 +263,20 @@ describe('handle() serves only its own base URL (issue 10.6)', () => {
 
   it('regression: with base path /base, /zzzzz/v1/calls got 200 and a garbled 404 message ("No endpoint GET alls")', async () => {
     const sandbox = make({ baseUrl: 'https://api.svc.test/base' });
-    const outside = await sandbox.handle(new Request('https://api.svc.test/zzzzz/v1/calls', { headers: { authorization: `Bearer ${KEY}` } }));
+    const outside = await sandbox.handle(
+      new Request('https://api.svc.test/zzzzz/v1/calls', { headers: { authorization: `Bearer ${KEY}` } }),
+    );
     expect(outside.status).toBe(404);
     expect((await outside.json()).error.message).toMatch(/serves https:\/\/api\.svc\.test\/base\/v1\/…/);
-    const prefixOnly = await sandbox.handle(new Request('https://api.svc.test/basement/v1/calls', { headers: { authorization: `Bearer ${KEY}` } }));
+    const prefixOnly = await sandbox.handle(
+      new Request('https://api.svc.test/basement/v1/calls', { headers: { authorization: `Bearer ${KEY}` } }),
+    );
     expect(prefixOnly.status).toBe(404);
     const unknown = await sandbox.handle(new Request('https://api.svc.test/base/v1/alls', { headers: { authorization: `Bearer ${KEY}` } }));
     expect((await unknown.json()).error.message).toMatch(/^No endpoint GET \/v1\/alls\./);
-    expect((await sandbox.handle(new Request('https://api.svc.test/base/v1/calls', { headers: { authorization: `Bearer ${KEY}` } }))).status).toBe(200);
+    expect(
+      (await sandbox.handle(new Request('https://api.svc.test/base/v1/calls', { headers: { authorization: `Bearer ${KEY}` } }))).status,
+    ).toBe(200);
   });
 });
 
@@ -271,7 +294,10 @@ describe('webhook targets (issue 10.8)', () => {
     const sandbox = make();
     const res = await post(sandbox, '/v1/webhooks', { url, events: ['call.started'] });
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatchObject({ param: 'url', message: expect.stringMatching(/link-local or cloud-metadata|must use https/) });
+    expect((await res.json()).error).toMatchObject({
+      param: 'url',
+      message: expect.stringMatching(/link-local or cloud-metadata|must use https/),
+    });
   });
 
   it('regression: the trailing-dot spelling of the sandbox host (api.svc.test.) was another receiver; it is the sandbox itself', async () => {
@@ -306,7 +332,8 @@ describe('webhook concurrency (issue 10.9)', () => {
     );
     try {
       const sandbox = make({ webhookTimeout: '3s' });
-      for (const server of servers) await subscribe(sandbox, `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`, ['call.started']);
+      for (const server of servers)
+        await subscribe(sandbox, `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`, ['call.started']);
       await post(sandbox, '/v1/calls', { to: TO, from: FROM });
       await sandbox.advance('1s');
       const attempts = sandbox.webhooks.attempts();
@@ -320,7 +347,7 @@ describe('webhook concurrency (issue 10.9)', () => {
     }
   });
 
-  it('regression: eleven or more attempts in flight printed MaxListenersExceededWarning into the user\'s process', async () => {
+  it("regression: eleven or more attempts in flight printed MaxListenersExceededWarning into the user's process", async () => {
     const warnings: Error[] = [];
     const onWarning = (warning: Error) => warnings.push(warning);
     process.on('warning', onWarning);
@@ -337,7 +364,8 @@ describe('webhook concurrency (issue 10.9)', () => {
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const sandbox = make({ webhookTimeout: '5s' });
-      for (let i = 0; i < count; i++) await subscribe(sandbox, `http://127.0.0.1:${(server.address() as { port: number }).port}/h${i}`, ['call.started']);
+      for (let i = 0; i < count; i++)
+        await subscribe(sandbox, `http://127.0.0.1:${(server.address() as { port: number }).port}/h${i}`, ['call.started']);
       await subscribe(sandbox, receiver.url, ['call.started']);
       await post(sandbox, '/v1/calls', { to: TO, from: FROM });
       await sandbox.advance('1s');
@@ -365,7 +393,12 @@ describe('memory under hostile input (issue 10.10)', () => {
       },
     });
     const res = await sandbox.handle(
-      new Request(`${sandbox.baseUrl}/v1/calls`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit),
+      new Request(`${sandbox.baseUrl}/v1/calls`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body,
+        duplex: 'half',
+      } as RequestInit),
     );
     expect(res.status).toBe(413);
     expect((await res.json()).error.code).toBe('payload_too_large');
@@ -404,18 +437,24 @@ describe('consistency (issue 10.11)', () => {
     const call = (await api.placeCall()).body;
     await sandbox.advance('5s');
     expect((await api.post(`/v1/calls/${call.id}/transfer`, { agent: 'ma\nria' })).body.error.param).toBe('agent');
-    expect(() => sandbox.messages.inbound({ from: TO, to: number.number, body: 'x\u0000' })).toThrow(/`body` must not contain control characters/);
+    expect(() => sandbox.messages.inbound({ from: TO, to: number.number, body: 'x\u0000' })).toThrow(
+      /`body` must not contain control characters/,
+    );
   });
 
-  it('regression: messages.inbound had its own copy of the MMS rules (10 hard-coded, no control-character check); it uses the API\'s', async () => {
+  it("regression: messages.inbound had its own copy of the MMS rules (10 hard-coded, no control-character check); it uses the API's", async () => {
     const sandbox = make();
     const api = client(sandbox);
     const number = (await api.post('/v1/numbers', { kind: 'local', area_code: '415' })).body;
     const eleven = Array.from({ length: 11 }, (_, i) => `https://example.com/${i}.png`);
     const viaApi = await api.post('/v1/messages', { from: number.number, to: TO, media_urls: eleven });
     expect(viaApi.body.error.message).toMatch(/must hold 0 to 10 items/);
-    expect(() => sandbox.messages.inbound({ from: TO, to: number.number, mediaUrls: eleven })).toThrow(/`mediaUrls` must hold 0 to 10 items/);
-    expect(() => sandbox.messages.inbound({ from: TO, to: number.number, mediaUrls: ['https://example.com/\u0000.png'] })).toThrow(/control characters/);
+    expect(() => sandbox.messages.inbound({ from: TO, to: number.number, mediaUrls: eleven })).toThrow(
+      /`mediaUrls` must hold 0 to 10 items/,
+    );
+    expect(() => sandbox.messages.inbound({ from: TO, to: number.number, mediaUrls: ['https://example.com/\u0000.png'] })).toThrow(
+      /control characters/,
+    );
   });
 });
 
@@ -433,6 +472,13 @@ describe('event order at one instant', () => {
     const order = ['call.started', 'call.answered', 'call.completed', 'recording.ready', 'transcript.ready'];
     expect(sandbox.events.list().map((e) => e.type)).toEqual(order);
     expect(heard).toEqual(order);
-    expect(new Set(sandbox.events.list().slice(2).map((e) => e.created_at)).size).toBe(1); // all at the hang-up
+    expect(
+      new Set(
+        sandbox.events
+          .list()
+          .slice(2)
+          .map((e) => e.created_at),
+      ).size,
+    ).toBe(1); // all at the hang-up
   });
 });

@@ -4,7 +4,15 @@ import { KEY, OTHER_KEY, TO } from './kit.js';
 
 /** A number whose calls are answered and then stay live until the test hangs up. */
 const LIVE_TO = '+14155550124';
-const ALL_EVENTS = ['call.started', 'call.answered', 'call.completed', 'message.received', 'message.delivered', 'recording.ready', 'transcript.ready'];
+const ALL_EVENTS = [
+  'call.started',
+  'call.answered',
+  'call.completed',
+  'message.received',
+  'message.delivered',
+  'recording.ready',
+  'transcript.ready',
+];
 
 /** One API request through `sandbox.handle()`; anything but 2xx fails the test that seeds or reads. */
 async function api(sandbox: Sandbox, key: string, method: string, path: string, body?: unknown): Promise<any> {
@@ -62,7 +70,8 @@ export async function seed(sandbox: Sandbox, receiverUrl: string): Promise<Recor
     other_cursor_available: await cursor(OTHER_KEY, '/v1/numbers?limit=1'),
   };
   for (const [name, value] of Object.entries(ids)) if (typeof value !== 'string' || !value) throw new Error(`seed: no ${name}`);
-  if ((await api(sandbox, KEY, 'GET', `/v1/calls/${live.id}`)).status !== 'answered') throw new Error('seed: the live call is not answered');
+  if ((await api(sandbox, KEY, 'GET', `/v1/calls/${live.id}`)).status !== 'answered')
+    throw new Error('seed: the live call is not answered');
   return ids;
 }
 
@@ -100,8 +109,12 @@ export async function fingerprint(sandbox: Sandbox, keys: readonly string[]): Pr
     }
     for (const recording of recordings) {
       byId[recording.id] = await api(sandbox, key, 'GET', `/v1/recordings/${recording.id}`);
-      const audio = await sandbox.handle(new Request(`${sandbox.baseUrl}/v1/recordings/${recording.id}/audio`, { headers: { authorization: `Bearer ${key}` } }));
-      byId[`${recording.id}/audio`] = createHash('sha256').update(new Uint8Array(await audio.arrayBuffer())).digest('hex');
+      const audio = await sandbox.handle(
+        new Request(`${sandbox.baseUrl}/v1/recordings/${recording.id}/audio`, { headers: { authorization: `Bearer ${key}` } }),
+      );
+      byId[`${recording.id}/audio`] = createHash('sha256')
+        .update(new Uint8Array(await audio.arrayBuffer()))
+        .digest('hex');
     }
     accounts[key] = { lists, byId };
   }

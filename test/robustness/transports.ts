@@ -37,7 +37,8 @@ export function prepare(request: BadRequest, baseUrl: string, ids: Readonly<Reco
     if (value === null) delete headers[name];
     else headers[name] = fill(value, ids);
   }
-  const body = typeof request.body === 'string' ? fill(request.body, ids) : typeof request.body === 'function' ? request.body() : request.body;
+  const body =
+    typeof request.body === 'string' ? fill(request.body, ids) : typeof request.body === 'function' ? request.body() : request.body;
   return { method: request.method, url: `${baseUrl}${fill(request.path, ids)}`, headers, ...(body === undefined ? {} : { body }) };
 }
 
@@ -47,7 +48,9 @@ export async function send(sandbox: Sandbox, via: Transport, request: Prepared):
     case 'fetch':
       return fromResponse(await fetch(request.url, { method: request.method, headers: request.headers, body: request.body ?? null }));
     case 'handle':
-      return fromResponse(await sandbox.handle(new Request(request.url, { method: request.method, headers: request.headers, body: request.body ?? null })));
+      return fromResponse(
+        await sandbox.handle(new Request(request.url, { method: request.method, headers: request.headers, body: request.body ?? null })),
+      );
     case 'http':
       return viaNodeHttp(request);
     case 'axios':

@@ -15,20 +15,31 @@ afterEach(async () => {
   sandbox?.close();
 });
 
-function xhr(win: Window, method: string, url: string, body?: string): Promise<{ status: number; text: string; requestId: string | null; exposed: string }> {
+function xhr(
+  win: Window,
+  method: string,
+  url: string,
+  body?: string,
+): Promise<{ status: number; text: string; requestId: string | null; exposed: string }> {
   return new Promise((resolve, reject) => {
     const request = new win.XMLHttpRequest();
     request.open(method, url);
     request.setRequestHeader('authorization', `Bearer ${KEY}`);
     if (body) request.setRequestHeader('content-type', 'application/json');
-    request.onload = () => resolve({ status: request.status, text: request.responseText, requestId: request.getResponseHeader('x-request-id'), exposed: request.getAllResponseHeaders() });
+    request.onload = () =>
+      resolve({
+        status: request.status,
+        text: request.responseText,
+        requestId: request.getResponseHeader('x-request-id'),
+        exposed: request.getAllResponseHeaders(),
+      });
     request.onerror = () => reject(new Error(`XHR failed: ${request.status}`));
     request.send(body ?? null);
   });
 }
 
 describe('a browser window on another origin', () => {
-  it('runs the same flow through the window\'s fetch and XMLHttpRequest: preflights answered, CORS headers on every answer', async () => {
+  it("runs the same flow through the window's fetch and XMLHttpRequest: preflights answered, CORS headers on every answer", async () => {
     sandbox = createSandbox({ seed: 12 }).listen();
     window = new Window({ url: 'http://localhost:3000/app' });
     const base = sandbox.baseUrl;
@@ -59,12 +70,16 @@ describe('a browser window on another origin', () => {
     expect(head.headers.get('x-ratelimit-limit')).toBe('100');
   });
 
-  it('answers a preflight with the route\'s methods and the asked-for headers, before any key is asked for, and changes nothing', async () => {
+  it("answers a preflight with the route's methods and the asked-for headers, before any key is asked for, and changes nothing", async () => {
     sandbox = createSandbox();
     const preflight = await sandbox.handle(
       new Request(`${sandbox.baseUrl}/v1/calls`, {
         method: 'OPTIONS',
-        headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+        headers: {
+          origin: 'https://app.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization,content-type',
+        },
       }),
     );
     expect(preflight.status).toBe(204);
@@ -77,7 +92,9 @@ describe('a browser window on another origin', () => {
     });
     const noOrigin = await sandbox.handle(new Request(`${sandbox.baseUrl}/v1/calls`, { headers: { authorization: `Bearer ${KEY}` } }));
     expect(noOrigin.headers.get('access-control-allow-origin')).toBe('*');
-    expect(noOrigin.headers.get('access-control-expose-headers')).toBe('X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Content-Disposition, Deprecation, Sunset, Link, X-Sandbox-Chaos');
+    expect(noOrigin.headers.get('access-control-expose-headers')).toBe(
+      'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Content-Disposition, Deprecation, Sunset, Link, X-Sandbox-Chaos',
+    );
     // A preflight counts against no rate limit: the first real request still has 99 left.
     expect(noOrigin.headers.get('x-ratelimit-remaining')).toBe('99');
   });

@@ -65,7 +65,9 @@ async function exercise(sandbox: Sandbox, receiverUrl: string) {
   }
   await sandbox.advance('10m');
   answers.push(await send(sandbox, 'GET', '/v1/calls?limit=100'));
-  const deliveries = sandbox.webhooks.deliveries().map(({ attempts, ...d }) => ({ ...d, attempts: attempts.map(({ durationMs: _real, ...a }) => a) }));
+  const deliveries = sandbox.webhooks
+    .deliveries()
+    .map(({ attempts, ...d }) => ({ ...d, attempts: attempts.map(({ durationMs: _real, ...a }) => a) }));
   return { answers, events: sandbox.events.list(), deliveries };
 }
 
@@ -80,7 +82,11 @@ describe('a chaos profile is seeded', () => {
     const statuses = a.seen.answers.map((r) => (r as { status: unknown }).status);
     expect(statuses).toEqual(expect.arrayContaining([201, 503, 502, 429, 'network error']));
     expect(a.seen.answers.some((r) => (r as { chaos: string | null }).chaos?.startsWith('latency='))).toBe(true);
-    const dispositions = new Set(a.seen.events.filter((e) => e.type === 'call.completed').map((e) => (e.data as { disposition: string; answered_by: string | null }).disposition));
+    const dispositions = new Set(
+      a.seen.events
+        .filter((e) => e.type === 'call.completed')
+        .map((e) => (e.data as { disposition: string; answered_by: string | null }).disposition),
+    );
     expect([...dispositions].sort()).toEqual(['answered', 'busy', 'failed', 'no_answer']);
     const messages = (a.seen.answers as Array<{ body?: { id?: string; status?: string } }>).filter((r) => r.body?.id?.startsWith('msg_'));
     expect(messages.length).toBeGreaterThan(0);
@@ -113,14 +119,20 @@ describe('a chaos profile is seeded', () => {
 /** |observed − n·p| ≤ 4·√(n·p·(1−p)): false about once in 16,000 runs for an honest draw, and never flaky, being seeded. */
 function expectRate(observed: number, n: number, p: number, what: string) {
   const tolerance = 4 * Math.sqrt(n * p * (1 - p));
-  expect(Math.abs(observed - n * p), `${what}: ${observed} of ${n}, expected ${n * p} ± ${tolerance.toFixed(1)}`).toBeLessThanOrEqual(tolerance);
+  expect(Math.abs(observed - n * p), `${what}: ${observed} of ${n}, expected ${n * p} ± ${tolerance.toFixed(1)}`).toBeLessThanOrEqual(
+    tolerance,
+  );
 }
 
 describe('each kind of chaos draws from a stream of its own', () => {
   it('extra reads that chaos fails, and deliveries it duplicates, do not change which calls are busy', async () => {
     const dispositions = async (extraTraffic: boolean) => {
       const receiver = await startReceiver();
-      const chaos: ChaosProfile = { requests: { 'GET /v1/calls/{id}': { serverError: 0.5 } }, calls: { busy: 0.3 }, webhooks: { duplicate: 0.5 } };
+      const chaos: ChaosProfile = {
+        requests: { 'GET /v1/calls/{id}': { serverError: 0.5 } },
+        calls: { busy: 0.3 },
+        webhooks: { duplicate: 0.5 },
+      };
       const sandbox = createSandbox({ seed: 4, ...ENTERPRISE, chaos }).listen();
       try {
         if (extraTraffic) await subscribe(sandbox, receiver.url, ['call.started', 'call.completed']);
@@ -150,7 +162,8 @@ describe('observed rates over 1,000 draws are those of the profile', () => {
     const sandbox = createSandbox({ seed: 5, ...ENTERPRISE, chaos }).listen();
     try {
       const outcomes: Array<number | 'network error'> = [];
-      for (let i = 0; i < 1000; i++) outcomes.push((await send(sandbox, 'POST', '/v1/calls', { to: TO, from: FROM })).status as number | 'network error');
+      for (let i = 0; i < 1000; i++)
+        outcomes.push((await send(sandbox, 'POST', '/v1/calls', { to: TO, from: FROM })).status as number | 'network error');
       const count = (what: unknown) => outcomes.filter((o) => o === what).length;
       expectRate(count('network error'), 1000, 0.05, 'network errors');
       expectRate(count(429), 1000, 0.05, '429');
@@ -160,7 +173,8 @@ describe('observed rates over 1,000 draws are those of the profile', () => {
       expect(sandbox.calls.list()).toHaveLength(count(201));
       await sandbox.advance('5m');
       const calls = sandbox.calls.list();
-      const ended = (disposition: string, answeredBy?: string) => calls.filter((c) => c.disposition === disposition && (answeredBy === undefined || c.answered_by === answeredBy)).length;
+      const ended = (disposition: string, answeredBy?: string) =>
+        calls.filter((c) => c.disposition === disposition && (answeredBy === undefined || c.answered_by === answeredBy)).length;
       const n = calls.length;
       expectRate(ended('failed'), n, 0.1, 'failed');
       expectRate(ended('busy'), n, 0.1, 'busy');
@@ -174,7 +188,11 @@ describe('observed rates over 1,000 draws are those of the profile', () => {
 
   it('message failures of 1,000 messages, and duplicated and held deliveries of their message.delivered events', async () => {
     const receiver = await startReceiver();
-    const sandbox = createSandbox({ seed: 6, ...ENTERPRISE, chaos: { messages: { failed: 0.15 }, webhooks: { duplicate: 0.1, reorder: 0.2 } } }).listen();
+    const sandbox = createSandbox({
+      seed: 6,
+      ...ENTERPRISE,
+      chaos: { messages: { failed: 0.15 }, webhooks: { duplicate: 0.1, reorder: 0.2 } },
+    }).listen();
     try {
       const api = client(sandbox);
       await subscribe(sandbox, receiver.url, ['message.delivered']);
@@ -203,14 +221,28 @@ describe('what chaos does, one kind at a time', () => {
   it('an injected 5xx or 429 changes nothing and says so in X-Sandbox-Chaos; the most specific route key applies', async () => {
     const sandbox = createSandbox({
       seed: 1,
-      chaos: { requests: { default: { rateLimited: 1 }, '/v1/calls': { serverError: 1, status: 500 }, 'POST /v1/calls': { serverError: 1 } } },
+      chaos: {
+        requests: { default: { rateLimited: 1 }, '/v1/calls': { serverError: 1, status: 500 }, 'POST /v1/calls': { serverError: 1 } },
+      },
     }).listen();
     try {
       const placed = await send(sandbox, 'POST', '/v1/calls', { to: TO, from: FROM });
-      expect(placed).toEqual({ status: 503, chaos: 'status=503', body: { error: { code: 'service_unavailable', message: expect.stringContaining('injected 503') } } });
-      expect(await send(sandbox, 'GET', '/v1/calls')).toMatchObject({ status: 500, chaos: 'status=500', body: { error: { code: 'internal_error' } } });
+      expect(placed).toEqual({
+        status: 503,
+        chaos: 'status=503',
+        body: { error: { code: 'service_unavailable', message: expect.stringContaining('injected 503') } },
+      });
+      expect(await send(sandbox, 'GET', '/v1/calls')).toMatchObject({
+        status: 500,
+        chaos: 'status=500',
+        body: { error: { code: 'internal_error' } },
+      });
       const limited = await fetch(`${sandbox.baseUrl}/v1/messages`, { headers: { authorization: `Bearer ${KEY}` } });
-      expect([limited.status, limited.headers.get('retry-after'), limited.headers.get('x-sandbox-chaos')]).toEqual([429, '1', 'status=429']);
+      expect([limited.status, limited.headers.get('retry-after'), limited.headers.get('x-sandbox-chaos')]).toEqual([
+        429,
+        '1',
+        'status=429',
+      ]);
       expect(sandbox.calls.list()).toEqual([]);
       expect(sandbox.requests.list().map((r) => [r.method, r.status, r.errorCode])).toEqual([
         ['POST', 503, 'service_unavailable'],
@@ -225,7 +257,13 @@ describe('what chaos does, one kind at a time', () => {
   it('a dropped connection rejects fetch and changes nothing; an injected fault takes precedence over chaos', async () => {
     const sandbox = createSandbox({ seed: 1, chaos: { requests: { 'POST /v1/calls': { network: 1 } } } }).listen();
     try {
-      await expect(fetch(`${sandbox.baseUrl}/v1/calls`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ to: TO, from: FROM }) })).rejects.toThrow(TypeError);
+      await expect(
+        fetch(`${sandbox.baseUrl}/v1/calls`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ to: TO, from: FROM }),
+        }),
+      ).rejects.toThrow(TypeError);
       sandbox.faults.inject({ method: 'POST', path: '/v1/calls', status: 503 });
       expect(await send(sandbox, 'POST', '/v1/calls', { to: TO, from: FROM })).toMatchObject({ status: 503, chaos: null });
       expect(sandbox.calls.list()).toEqual([]);
@@ -256,7 +294,10 @@ describe('what chaos does, one kind at a time', () => {
   });
 
   it('latency is real time, bounded, after the request was handled; the virtual clock does not move', async () => {
-    const sandbox = createSandbox({ seed: 1, chaos: { requests: { 'POST /v1/calls': { latency: { rate: 1, delay: '150ms' } } } } }).listen();
+    const sandbox = createSandbox({
+      seed: 1,
+      chaos: { requests: { 'POST /v1/calls': { latency: { rate: 1, delay: '150ms' } } } },
+    }).listen();
     try {
       const started = performance.now();
       const placed = await send(sandbox, 'POST', '/v1/calls', { to: TO, from: FROM });
@@ -313,7 +354,8 @@ describe('what chaos does, one kind at a time', () => {
       for (let i = 0; i < 10; i++) await client(sandbox).placeCall();
       await sandbox.advance('10m');
       const byEvent = new Map<string, typeof receiver.received>();
-      for (const r of receiver.received) byEvent.set(r.headers['x-service-event-id'] as string, [...(byEvent.get(r.headers['x-service-event-id'] as string) ?? []), r]);
+      for (const r of receiver.received)
+        byEvent.set(r.headers['x-service-event-id'] as string, [...(byEvent.get(r.headers['x-service-event-id'] as string) ?? []), r]);
       const twice = [...byEvent.values()].filter((copies) => copies.length === 2);
       expect(twice.length).toBeGreaterThan(0);
       for (const [first, second] of twice) {
@@ -352,10 +394,18 @@ describe('a bad profile is refused at createSandbox, naming the field', () => {
     [{ calls: { busy: 1.5 } }, 'chaos.calls.busy', /from 0 to 1/],
     [{ calls: { busy: 0.6, no_answer: 0.6 } }, 'chaos.calls', /add up to at most 1; they add up to 1\.2/],
     [{ calls: { noAnswer: 0.1 } }, 'chaos.calls.noAnswer', /did you mean `no_answer`/],
-    [{ requests: { 'POST /v1/cals': { serverError: 0.1 } } }, 'chaos.requests.POST /v1/cals', /fits no route.*did you mean "POST \/v1\/calls"/],
+    [
+      { requests: { 'POST /v1/cals': { serverError: 0.1 } } },
+      'chaos.requests.POST /v1/cals',
+      /fits no route.*did you mean "POST \/v1\/calls"/,
+    ],
     [{ requests: { 'FETCH /v1/calls': {} } }, 'chaos.requests.FETCH /v1/calls', /is not "default", a path/],
     [{ requests: { default: { latency: { rate: 0.1, delay: '2m' } } } }, 'chaos.requests.default.latency.delay', /from 1 ms to 60 s/],
-    [{ requests: { default: { latency: { rate: 0.1, delay: '2s', max: '1s' } } } }, 'chaos.requests.default.latency.max', /at least `delay`/],
+    [
+      { requests: { default: { latency: { rate: 0.1, delay: '2s', max: '1s' } } } },
+      'chaos.requests.default.latency.max',
+      /at least `delay`/,
+    ],
     [{ requests: { default: { serverError: 0.5, status: 404 } } }, 'chaos.requests.default.status', /from 500 to 599/],
     [{ webhooks: { duplicate: -0.1 } }, 'chaos.webhooks.duplicate', /from 0 to 1/],
     [{ webhook: {} }, 'chaos.webhook', /did you mean `webhooks`/],

@@ -33,7 +33,9 @@ async function within(ms: number, check: () => boolean): Promise<boolean> {
 async function rateLimited(sandbox: Sandbox): Promise<Response> {
   for (let attempt = 0; attempt < 5; attempt++) {
     await sandbox.advance(1000 - (sandbox.now().getTime() % 1000));
-    const answers = await Promise.all(Array.from({ length: 110 }, () => sandbox.fetch('/v1/calls', { headers: { authorization: `Bearer ${KEY}` } })));
+    const answers = await Promise.all(
+      Array.from({ length: 110 }, () => sandbox.fetch('/v1/calls', { headers: { authorization: `Bearer ${KEY}` } })),
+    );
     const refused = answers.find((r) => r.status === 429);
     if (refused) return refused;
   }
@@ -83,7 +85,11 @@ describe('clock modes', () => {
     sandbox.network.setBehavior(TO, { ring: '5ms', talk: '20ms' });
     const placed = await client(sandbox).placeCall();
     expect(placed.status).toBe(201);
-    const types = () => sandbox.events.list().filter((e) => (e.data as { id?: string }).id === placed.body.id).map((e) => e.type);
+    const types = () =>
+      sandbox.events
+        .list()
+        .filter((e) => (e.data as { id?: string }).id === placed.body.id)
+        .map((e) => e.type);
     expect(await within(2000, () => types().includes('call.completed'))).toBe(true);
     expect(types()).toEqual(['call.started', 'call.answered', 'call.completed']);
     const answered = sandbox.events.list().find((e) => e.type === 'call.answered')!;
@@ -134,14 +140,14 @@ describe('clock modes', () => {
     expect(sandbox.now().getTime()).toBe(closedAt); // a closed sandbox's clock stands still
   });
 
-  it("manual: the 429 says to advance the virtual clock, with the call and the control route", async () => {
+  it('manual: the 429 says to advance the virtual clock, with the call and the control route', async () => {
     const sandbox = make({});
     const refused = await rateLimited(sandbox);
     expect(refused.headers.get('retry-after')).toBe('1');
     const { error } = await refused.json();
     expect(error.code).toBe('rate_limited');
     expect(error.message).toBe(
-      "Rate limit of 100 requests per second exceeded for this key. Retry after 1 s of virtual time: call sandbox.advance('1s') (or POST /__sandbox/sessions/{s}/advance with {\"duration\": \"1s\"}) — the sandbox's clock is manual, so waiting in real time does not end the window.",
+      'Rate limit of 100 requests per second exceeded for this key. Retry after 1 s of virtual time: call sandbox.advance(\'1s\') (or POST /__sandbox/sessions/{s}/advance with {"duration": "1s"}) — the sandbox\'s clock is manual, so waiting in real time does not end the window.',
     );
   });
 
@@ -149,7 +155,9 @@ describe('clock modes', () => {
     const sandbox = make({ clock: 'realtime' });
     const refused = await rateLimited(sandbox);
     const wait = Number(refused.headers.get('retry-after'));
-    expect((await refused.json()).error.message).toBe(`Rate limit of 100 requests per second exceeded for this key. Wait ${wait} s (the Retry-After header) and retry.`);
+    expect((await refused.json()).error.message).toBe(
+      `Rate limit of 100 requests per second exceeded for this key. Wait ${wait} s (the Retry-After header) and retry.`,
+    );
     await sleep(wait * 1000);
     expect((await sandbox.fetch('/v1/calls', { headers: { authorization: `Bearer ${KEY}` } })).status).toBe(200);
   });
@@ -173,7 +181,10 @@ describe('deprecation', () => {
       expect(answer.headers.get('link')).toBe('<https://docs.example.com/v2>; rel="successor-version"');
       expect(answer.headers.get('access-control-expose-headers')).toMatch(/Deprecation, Sunset, Link/);
     }
-    const preflight = await fetch(`${sandbox.baseUrl}/v1/calls`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
+    const preflight = await fetch(`${sandbox.baseUrl}/v1/calls`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+    });
     expect(preflight.headers.get('deprecation')).toBe('@1767225600');
   });
 
@@ -196,9 +207,17 @@ describe('deprecation', () => {
 
   it('refuses a sunset before the deprecation date and a link that is no URL, naming the field', () => {
     expect(() => createSandbox({ deprecation: { sunset: '2025-01-01T00:00:00Z' } })).toThrow(
-      expect.objectContaining({ code: 'invalid_options', param: 'deprecation.sunset', message: expect.stringMatching(/before the deprecation date \(2026-01-01T00:00:00.000Z, the startTime\)/) }),
+      expect.objectContaining({
+        code: 'invalid_options',
+        param: 'deprecation.sunset',
+        message: expect.stringMatching(/before the deprecation date \(2026-01-01T00:00:00.000Z, the startTime\)/),
+      }),
     );
-    expect(() => createSandbox({ deprecation: { sunset: '2027-01-01T00:00:00Z', link: 'not a url' } })).toThrow(expect.objectContaining({ param: 'deprecation.link' }));
-    expect(() => createSandbox({ deprecation: { link: 'https://x.test' } as never })).toThrow(expect.objectContaining({ param: 'deprecation.sunset' }));
+    expect(() => createSandbox({ deprecation: { sunset: '2027-01-01T00:00:00Z', link: 'not a url' } })).toThrow(
+      expect.objectContaining({ param: 'deprecation.link' }),
+    );
+    expect(() => createSandbox({ deprecation: { link: 'https://x.test' } as never })).toThrow(
+      expect.objectContaining({ param: 'deprecation.sunset' }),
+    );
   });
 });

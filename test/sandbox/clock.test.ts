@@ -13,7 +13,13 @@ describe('virtual clock', () => {
     expect(sandbox.now().toISOString()).toBe('2026-03-01T12:00:00.000Z');
     await sandbox.advance(1500);
     expect(sandbox.now().toISOString()).toBe('2026-03-01T12:00:01.500Z');
-    for (const [d, ms] of [['500ms', 500], ['30s', 30_000], ['5m', 300_000], ['2h', 7_200_000], ['1d', 86_400_000]] as const) {
+    for (const [d, ms] of [
+      ['500ms', 500],
+      ['30s', 30_000],
+      ['5m', 300_000],
+      ['2h', 7_200_000],
+      ['1d', 86_400_000],
+    ] as const) {
       const before = sandbox.now().getTime();
       await sandbox.advance(d);
       expect(sandbox.now().getTime() - before).toBe(ms);

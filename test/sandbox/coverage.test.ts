@@ -10,7 +10,12 @@ import { closeReceivers, startReceiver, subscribe } from '../webhooks/receivers.
  */
 afterEach(closeReceivers);
 
-const LIFECYCLE_GAPS = ['calls.dispositions: busy', 'calls.dispositions: no_answer', 'calls.answeredBy: voicemail', 'webhooks: dead_lettered'];
+const LIFECYCLE_GAPS = [
+  'calls.dispositions: busy',
+  'calls.dispositions: no_answer',
+  'calls.answeredBy: voicemail',
+  'webhooks: dead_lettered',
+];
 
 /** A suite whose calls are all answered, by a human, with webhooks delivered at once. */
 async function answeredCallsOnly(sandbox: Sandbox) {
@@ -22,11 +27,15 @@ async function answeredCallsOnly(sandbox: Sandbox) {
 }
 
 describe('sandbox.coverage()', () => {
-  it('of a suite that only places answered calls lists busy, no_answer, voicemail and dead-lettered as never exercised', async ({ sandbox }) => {
+  it('of a suite that only places answered calls lists busy, no_answer, voicemail and dead-lettered as never exercised', async ({
+    sandbox,
+  }) => {
     await answeredCallsOnly(sandbox);
     const report = sandbox.coverage();
     expect(report).toMatchObject({ format: 'svc-sandbox-coverage', version: 1, sandboxes: 1 });
-    expect(report.uncovered).toEqual(expect.arrayContaining([...LIFECYCLE_GAPS, 'calls.transitions: ringing → completed (HUNG_UP)', 'messages.outcomes: failed']));
+    expect(report.uncovered).toEqual(
+      expect.arrayContaining([...LIFECYCLE_GAPS, 'calls.transitions: ringing → completed (HUNG_UP)', 'messages.outcomes: failed']),
+    );
     expect(report.uncovered).not.toContain('calls.dispositions: answered');
     expect(report.calls.dispositions).toEqual({ answered: 3, busy: 0, no_answer: 0, failed: 0, canceled: 0 });
     expect(report.calls.answeredBy).toEqual({ human: 3, voicemail: 0, ai_receptionist: 0 });
@@ -69,7 +78,13 @@ describe('sandbox.coverage()', () => {
     sandbox.faults.inject({ path: '/v1/calls', network: true });
     await expect(fetch(`${sandbox.baseUrl}/v1/calls`, { headers: { authorization: `Bearer ${KEY}` } })).rejects.toThrow();
     const report = sandbox.coverage();
-    expect(report.errors).toMatchObject({ invalid_parameter: 1, unreachable_destination: 1, invalid_api_key: 1, not_found: 1, network_error: 1 });
+    expect(report.errors).toMatchObject({
+      invalid_parameter: 1,
+      unreachable_destination: 1,
+      invalid_api_key: 1,
+      not_found: 1,
+      network_error: 1,
+    });
     expect(report.endpoints['POST /v1/calls']).toMatchObject({ '201': 0, '400': 1, '422': 1 });
     expect(report.endpoints['GET /v1/calls']).toMatchObject({ '200': 0, '401': 1 });
     // A path no endpoint documents is no endpoint: it shows only as its error code.
@@ -87,7 +102,7 @@ describe('sandbox.coverage()', () => {
     expect(sandbox.coverage().messages.outcomes).toEqual({ delivered: 1, failed: 1, received: 1 });
   });
 
-  it('is of the sandbox\'s life: it outlives reset() and close(), and a new sandbox starts empty', async ({ sandbox }) => {
+  it("is of the sandbox's life: it outlives reset() and close(), and a new sandbox starts empty", async ({ sandbox }) => {
     await client(sandbox).placeCall({ to: '+15005550002' });
     await sandbox.advance('1m');
     sandbox.reset();
@@ -103,7 +118,7 @@ describe('sandbox.coverage()', () => {
     fresh.close();
   });
 
-  it('counts a canceled call and a transfer through the machine\'s own transitions', async ({ sandbox }) => {
+  it("counts a canceled call and a transfer through the machine's own transitions", async ({ sandbox }) => {
     sandbox.network.setBehavior(TO, { ring: 'manual' });
     const api = client(sandbox);
     const canceled = (await api.placeCall()).body;
@@ -139,7 +154,6 @@ describe('sandbox.coverage()', () => {
     }
   });
 });
-
 
 describe('sandbox.coverage() and the lazy call machine', () => {
   it('a call placed just before the report has entered ringing, though its machine starts lazily', async ({ sandbox }) => {

@@ -41,9 +41,16 @@ describe('determinism', () => {
     const second = createSandbox({ seed: 9 });
     const post = (s: typeof first) =>
       s
-        .handle(new Request(`${s.baseUrl}/v1/calls`, { method: 'POST', headers: { authorization: 'Bearer SVC_TEST_k', 'content-type': 'application/json' }, body: '{"to":"+14155550123","from":"+14155550100"}' }))
+        .handle(
+          new Request(`${s.baseUrl}/v1/calls`, {
+            method: 'POST',
+            headers: { authorization: 'Bearer SVC_TEST_k', 'content-type': 'application/json' },
+            body: '{"to":"+14155550123","from":"+14155550100"}',
+          }),
+        )
         .then((r) => r.json());
-    for (let i = 0; i < 5; i++) await second.handle(new Request(`${second.baseUrl}/v1/calls`, { headers: { authorization: 'Bearer SVC_TEST_k' } }));
+    for (let i = 0; i < 5; i++)
+      await second.handle(new Request(`${second.baseUrl}/v1/calls`, { headers: { authorization: 'Bearer SVC_TEST_k' } }));
     expect((await post(second)).id).toBe((await post(first)).id);
   });
 

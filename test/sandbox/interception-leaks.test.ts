@@ -51,15 +51,21 @@ describe('overlapping base URLs (issue 10.5)', () => {
 describe('interception leaks (issue 10.7)', () => {
   it.each([
     ['a URL string and a CONNECT path', () => http.request('http://api.svc.test:443', { method: 'CONNECT', path: 'api.svc.test:443' })],
-    ['https options with a path starting with /', () => https.request({ method: 'CONNECT', host: 'api.svc.test', port: 443, path: '/api.svc.test:443' })],
-    ['a CONNECT through a proxy, for the base URL', () => http.request('http://proxy.svc.test:3128', { method: 'CONNECT', path: 'api.svc.test:443' })],
+    [
+      'https options with a path starting with /',
+      () => https.request({ method: 'CONNECT', host: 'api.svc.test', port: 443, path: '/api.svc.test:443' }),
+    ],
+    [
+      'a CONNECT through a proxy, for the base URL',
+      () => http.request('http://proxy.svc.test:3128', { method: 'CONNECT', path: 'api.svc.test:443' }),
+    ],
   ])('regression: a CONNECT to the base URL went to real DNS; it is refused with a clear error (%s)', async (_, make) => {
     listen({});
     const result = await outcome(make());
     expect(result).toMatch(/^error SandboxError .*cannot be tunnelled.*NO_PROXY/);
   });
 
-  it('a CONNECT to another host is not the sandbox\'s to refuse', async () => {
+  it("a CONNECT to another host is not the sandbox's to refuse", async () => {
     listen({});
     const result = await outcome(http.request('http://proxy.other.invalid:3128', { method: 'CONNECT', path: 'example.org:443' }));
     expect(result).not.toMatch(/SandboxError/);
@@ -86,9 +92,12 @@ describe('interception leaks (issue 10.7)', () => {
     const before = names.map((name) => Object.getOwnPropertyDescriptor(globalThis, name));
     const sandbox = listen({});
     // While listening, nothing new shows up to a leak check.
-    for (const [i, name] of names.entries()) expect(Object.getOwnPropertyDescriptor(globalThis, name)?.enumerable, name).toBe(before[i]?.enumerable);
+    for (const [i, name] of names.entries())
+      expect(Object.getOwnPropertyDescriptor(globalThis, name)?.enumerable, name).toBe(before[i]?.enumerable);
     sandbox.close();
     for (const [i, name] of names.entries()) expect(Object.getOwnPropertyDescriptor(globalThis, name), name).toEqual(before[i]);
-    expect(Object.keys(globalThis).filter((k) => (names as readonly string[]).includes(k))).toEqual(before.flatMap((d, i) => (d?.enumerable ? [names[i]] : [])));
+    expect(Object.keys(globalThis).filter((k) => (names as readonly string[]).includes(k))).toEqual(
+      before.flatMap((d, i) => (d?.enumerable ? [names[i]] : [])),
+    );
   });
 });

@@ -34,7 +34,9 @@ describe('interception', () => {
     const res = await axios.post(`${sandbox.baseUrl}/v1/calls`, { to: TO, from: FROM }, { headers: { Authorization: `Bearer ${KEY}` } });
     expect(res.status).toBe(201);
     expect(res.data.status).toBe('ringing');
-    const err = await axios.get(`${sandbox.baseUrl}/v1/calls/call_missing`, { headers: { Authorization: `Bearer ${KEY}` } }).catch((e) => e);
+    const err = await axios
+      .get(`${sandbox.baseUrl}/v1/calls/call_missing`, { headers: { Authorization: `Bearer ${KEY}` } })
+      .catch((e) => e);
     expect(err.response.status).toBe(404);
     expect(err.response.data.error.code).toBe('not_found');
     expect(err.response.headers['x-request-id']).toMatch(/^req_/);

@@ -75,7 +75,9 @@ describe(`@mswjs/interceptors ${INTERCEPTORS}`, () => {
     expect(getGlobalSymbol(FetchInterceptor.symbol), broken('apply() joining a running instance')).toBe(owner);
     expect(joiner.readyState, broken('readyState of a joined interceptor')).toBe(InterceptorReadyState.APPLIED);
     owner.on('request', answer);
-    expect(await (await fetch('https://contract.svc.test/')).text(), broken('a listener added with on() on the running instance')).toBe('answered');
+    expect(await (await fetch('https://contract.svc.test/')).text(), broken('a listener added with on() on the running instance')).toBe(
+      'answered',
+    );
     joiner.on('request', () => undefined);
     expect(owner.probe.emitter.listenerCount('request'), broken('a joiner’s on() adding to the owner’s protected `emitter`')).toBe(2);
     expect(owner.probe.emitter.listeners('request')[0], broken('emitter.listeners()')).toBe(answer);
@@ -98,7 +100,10 @@ describe(`@mswjs/interceptors ${INTERCEPTORS}`, () => {
     expect(getGlobalSymbol(FetchInterceptor.symbol), broken('a joiner’s dispose() deleting the owner’s global symbol')).toBeUndefined();
     expect(owner.readyState).toBe(InterceptorReadyState.APPLIED);
     expect(globalThis.fetch).not.toBe(original);
-    expect(Array.isArray(subscriptions) && subscriptions.every((undo) => typeof undo === 'function'), broken('subscriptions (an array of undo functions)')).toBe(true);
+    expect(
+      Array.isArray(subscriptions) && subscriptions.every((undo) => typeof undo === 'function'),
+      broken('subscriptions (an array of undo functions)'),
+    ).toBe(true);
     for (const undo of subscriptions.splice(0)) undo();
     expect(globalThis.fetch, broken('running `subscriptions` undoing the patches')).toBe(original);
   });
@@ -140,12 +145,20 @@ describe(`undici ${UNDICI} (and Node's bundled ${process.versions.undici})`, () 
     void globalThis.Response; // Node's bundled undici creates its default dispatcher on first use
     const [slot] = DISPATCHER_SLOTS;
     const nodes = Reflect.get(globalThis, slot!);
-    expect(typeof Reflect.get(Object(nodes), 'dispatch'), `Node ${process.version}: no dispatcher in Symbol.for('undici.globalDispatcher.1'); src/intercept/dispatcher.ts would install nothing`).toBe('function');
-    expect(getGlobalDispatcher(), `undici ${UNDICI}: getGlobalDispatcher() does not read Symbol.for('undici.globalDispatcher.1')`).toBe(nodes);
+    expect(
+      typeof Reflect.get(Object(nodes), 'dispatch'),
+      `Node ${process.version}: no dispatcher in Symbol.for('undici.globalDispatcher.1'); src/intercept/dispatcher.ts would install nothing`,
+    ).toBe('function');
+    expect(getGlobalDispatcher(), `undici ${UNDICI}: getGlobalDispatcher() does not read Symbol.for('undici.globalDispatcher.1')`).toBe(
+      nodes,
+    );
     const agent = new Agent();
     try {
       setGlobalDispatcher(agent);
-      expect(Reflect.get(globalThis, slot!), `undici ${UNDICI}: setGlobalDispatcher() does not write Symbol.for('undici.globalDispatcher.1')`).toBe(agent);
+      expect(
+        Reflect.get(globalThis, slot!),
+        `undici ${UNDICI}: setGlobalDispatcher() does not write Symbol.for('undici.globalDispatcher.1')`,
+      ).toBe(agent);
     } finally {
       Reflect.set(globalThis, slot!, nodes);
       void agent.close();

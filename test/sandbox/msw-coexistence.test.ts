@@ -20,10 +20,12 @@ const mswServer = () => setupServer(http.get('https://other.example.test/ping', 
 /** The status of a GET over node:https (axios, got and the official SDKs take this road). */
 const httpsStatus = (url: string) =>
   new Promise<number | undefined>((resolve, reject) => {
-    https.get(url, { headers: { authorization: `Bearer ${KEY}` } }, (res) => {
-      res.resume();
-      resolve(res.statusCode);
-    }).on('error', reject);
+    https
+      .get(url, { headers: { authorization: `Bearer ${KEY}` } }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      })
+      .on('error', reject);
   });
 const ping = async () => (await (await fetch('https://other.example.test/ping')).json()) as unknown;
 

@@ -20,10 +20,12 @@ it('msw started after the sandbox and closed first: the sandbox keeps answering 
 
   expect((await client(sandbox).placeCall()).status).toBe(201);
   const status = await new Promise<number | undefined>((resolve, reject) => {
-    https.get(`${sandbox.baseUrl}/v1/calls`, { headers: { authorization: `Bearer ${KEY}` } }, (res) => {
-      res.resume();
-      resolve(res.statusCode);
-    }).on('error', reject);
+    https
+      .get(`${sandbox.baseUrl}/v1/calls`, { headers: { authorization: `Bearer ${KEY}` } }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      })
+      .on('error', reject);
   });
   expect(status).toBe(200);
 

@@ -12,11 +12,17 @@ const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/j
 const CALL = JSON.stringify({ to: '+14155550123', from: '+14155550100' });
 
 describe('sandbox.requests', () => {
-  test('lists every answered request, oldest first, with its documented path, status, error code, key and virtual time', async ({ sandbox }) => {
+  test('lists every answered request, oldest first, with its documented path, status, error code, key and virtual time', async ({
+    sandbox,
+  }) => {
     const placed = await (await fetch(`${sandbox.baseUrl}/v1/calls`, { method: 'POST', headers, body: CALL })).json();
     await sandbox.advance('2s');
     await fetch(`${sandbox.baseUrl}/v1/calls/${placed.id}`, { headers });
-    await fetch(`${sandbox.baseUrl}/v1/calls`, { method: 'POST', headers, body: JSON.stringify({ to: '+15005550001', from: '+14155550100' }) });
+    await fetch(`${sandbox.baseUrl}/v1/calls`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ to: '+15005550001', from: '+14155550100' }),
+    });
     await fetch(`${sandbox.baseUrl}/v1/call`, { headers });
     await fetch(`${sandbox.baseUrl}/v1/calls`);
     const journal = sandbox.requests.list();
@@ -27,7 +33,12 @@ describe('sandbox.requests', () => {
       ['GET', '/v1/call', 404, 'not_found'],
       ['GET', '/v1/calls', 401, 'invalid_api_key'],
     ]);
-    expect(journal[1]).toMatchObject({ target: `/v1/calls/${placed.id}`, apiKey: KEY, at: '2026-01-01T00:00:02.000Z', requestId: expect.stringMatching(/^req_/) });
+    expect(journal[1]).toMatchObject({
+      target: `/v1/calls/${placed.id}`,
+      apiKey: KEY,
+      at: '2026-01-01T00:00:02.000Z',
+      requestId: expect.stringMatching(/^req_/),
+    });
     expect(journal[4]!.apiKey).toBeNull();
     expect(sandbox.requests.list({ method: 'POST', status: 422 })).toHaveLength(1);
     expect(sandbox.requests.list({ path: `/v1/calls/${placed.id}` })).toHaveLength(1);
@@ -38,7 +49,9 @@ describe('sandbox.requests', () => {
     expect(() => sandbox.requests.list({ method: 'post' } as never)).toThrow(SandboxError);
   });
 
-  test('toHaveReceived matches a request, a 429 and its retry included, and says what was received when none matches', async ({ sandbox }) => {
+  test('toHaveReceived matches a request, a 429 and its retry included, and says what was received when none matches', async ({
+    sandbox,
+  }) => {
     for (let i = 0; i < 101; i++) await fetch(`${sandbox.baseUrl}/v1/calls?limit=1`, { headers });
     await sandbox.advance('1s');
     await fetch(`${sandbox.baseUrl}/v1/calls?limit=1`, { headers });
@@ -46,10 +59,14 @@ describe('sandbox.requests', () => {
     expect(sandbox.requests.list({ status: 429 })).toHaveLength(1);
     expect(sandbox.requests.list().at(-1)).toMatchObject({ status: 200, at: '2026-01-01T00:00:01.000Z' });
     expect(sandbox).not.toHaveReceived({ method: 'DELETE' });
-    expect(() => expect(sandbox).toHaveReceived({ path: '/v1/webhooks' })).toThrow(/to have received a request matching .*GET \/v1\/calls 200/s);
+    expect(() => expect(sandbox).toHaveReceived({ path: '/v1/webhooks' })).toThrow(
+      /to have received a request matching .*GET \/v1\/calls 200/s,
+    );
   });
 
-  test('an injected network fault is status 0, network_error; reset empties the journal and the same requests journal the same', async ({ sandbox }) => {
+  test('an injected network fault is status 0, network_error; reset empties the journal and the same requests journal the same', async ({
+    sandbox,
+  }) => {
     sandbox.faults.inject({ path: '/v1/calls', network: true });
     await expect(fetch(`${sandbox.baseUrl}/v1/calls`, { headers })).rejects.toThrow();
     expect(sandbox.requests.list()).toMatchObject([{ status: 0, errorCode: 'network_error' }]);
@@ -70,14 +87,26 @@ describe('the journal through the server', () => {
   let server: SandboxServer | undefined;
   afterEach(async () => server?.close());
 
-  test('GET /__sandbox/sessions/{s}/requests pages a session\'s journal; control requests are not in it', async () => {
+  test("GET /__sandbox/sessions/{s}/requests pages a session's journal; control requests are not in it", async () => {
     server = await startServer({ port: 0, seed: 2 });
-    const made = await (await fetch(`${server.url}/__sandbox/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json();
-    for (let i = 0; i < 3; i++) await fetch(`${server.url}/v1/calls`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${made.apiKey}` }, body: CALL });
+    const made = await (
+      await fetch(`${server.url}/__sandbox/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    ).json();
+    for (let i = 0; i < 3; i++)
+      await fetch(`${server.url}/v1/calls`, {
+        method: 'POST',
+        headers: { ...headers, authorization: `Bearer ${made.apiKey}` },
+        body: CALL,
+      });
     const page = await (await fetch(`${server.url}/__sandbox/sessions/${made.id}/requests?limit=2`)).json();
-    expect(page.data.map((r: { method: string; path: string; status: number }) => `${r.method} ${r.path} ${r.status}`)).toEqual(['POST /v1/calls 201', 'POST /v1/calls 201']);
+    expect(page.data.map((r: { method: string; path: string; status: number }) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      'POST /v1/calls 201',
+      'POST /v1/calls 201',
+    ]);
     expect(page.has_more).toBe(true);
-    const rest = await (await fetch(`${server.url}/__sandbox/sessions/${made.id}/requests?cursor=${encodeURIComponent(page.next_cursor)}`)).json();
+    const rest = await (
+      await fetch(`${server.url}/__sandbox/sessions/${made.id}/requests?cursor=${encodeURIComponent(page.next_cursor)}`)
+    ).json();
     expect(rest).toMatchObject({ data: [{ apiKey: made.apiKey }], has_more: false });
     expect((await (await fetch(`${server.url}/__sandbox/sessions/default/requests`)).json()).data).toEqual([]);
   });

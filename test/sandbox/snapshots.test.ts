@@ -158,9 +158,14 @@ describe('snapshots', () => {
     const original = make({ seed: 6 });
     original.network.setBehavior('+14155550123', { ring: '5s', talk: '20s' });
     const call = await recorder(original).post('/v1/calls', { to: '+14155550123', from: '+14155550100' });
-    original.transcripts.setScript(call.id, [{ speaker: 'agent', text: 'Hello!' }, { speaker: 'customer', text: 'Hi.' }]);
+    original.transcripts.setScript(call.id, [
+      { speaker: 'agent', text: 'Hello!' },
+      { speaker: 'customer', text: 'Hi.' },
+    ]);
     await original.advance('5s');
-    const stream = await original.fetch(`/v1/transcripts/${original.calls.get(call.id)!.transcript_id}`, { headers: { authorization: `Bearer ${KEY}`, accept: 'text/event-stream' } });
+    const stream = await original.fetch(`/v1/transcripts/${original.calls.get(call.id)!.transcript_id}`, {
+      headers: { authorization: `Bearer ${KEY}`, accept: 'text/event-stream' },
+    });
     expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
     await original.advance('3s');
     expect(original.transcripts.openStreams()).toBe(1);
@@ -203,7 +208,9 @@ describe('snapshots', () => {
     let push!: ReadableStreamDefaultController<Uint8Array>;
     const body = new ReadableStream<Uint8Array>({ start: (c) => void (push = c) });
     const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
-    const answer = sandbox.handle(new Request(`${sandbox.baseUrl}/v1/calls`, { method: 'POST', headers, body, duplex: 'half' } as RequestInit));
+    const answer = sandbox.handle(
+      new Request(`${sandbox.baseUrl}/v1/calls`, { method: 'POST', headers, body, duplex: 'half' } as RequestInit),
+    );
     push.enqueue(new TextEncoder().encode('{"to":"+14155550123",'));
     expect(catchError(() => sandbox.snapshot())).toMatchObject({ code: 'conflict', message: expect.stringMatching(/still being read/) });
     push.enqueue(new TextEncoder().encode('"from":"+14155550100"}'));
@@ -216,7 +223,13 @@ describe('snapshots', () => {
   it('a snapshot is plain JSON naming its format and version', () => {
     const snapshot = make({ seed: 1 }).snapshot();
     expect(JSON.parse(JSON.stringify(snapshot))).toEqual(snapshot);
-    expect(snapshot).toMatchObject({ format: 'svc-sandbox-snapshot', version: expect.stringMatching(/^\d+\.\d+\.\d+/), now: '2026-01-01T00:00:00.000Z', inputs: [], attempts: [] });
+    expect(snapshot).toMatchObject({
+      format: 'svc-sandbox-snapshot',
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      now: '2026-01-01T00:00:00.000Z',
+      inputs: [],
+      attempts: [],
+    });
   });
 
   it('a snapshot of another version is refused, naming the fix', () => {
@@ -230,8 +243,12 @@ describe('snapshots', () => {
   it('bad snapshots and options beside one are refused, naming the field', () => {
     const good = make({ seed: 1 }).snapshot();
     expect(catchError(() => createSandbox({ snapshot: { ...good, format: 'x' } as never }))).toMatchObject({ param: 'snapshot.format' });
-    expect(catchError(() => createSandbox({ snapshot: { ...good, inputs: [{ kind: 'jump', at: 0 }] } as never }))).toMatchObject({ param: 'snapshot.inputs[0].kind' });
-    expect(catchError(() => createSandbox({ snapshot: { ...good, inputs: [{ kind: 'call', at: 0, name: 'reset', args: [] }] } as never }))).toMatchObject({ param: 'snapshot.inputs[0].name' });
+    expect(catchError(() => createSandbox({ snapshot: { ...good, inputs: [{ kind: 'jump', at: 0 }] } as never }))).toMatchObject({
+      param: 'snapshot.inputs[0].kind',
+    });
+    expect(
+      catchError(() => createSandbox({ snapshot: { ...good, inputs: [{ kind: 'call', at: 0, name: 'reset', args: [] }] } as never })),
+    ).toMatchObject({ param: 'snapshot.inputs[0].name' });
     expect(catchError(() => createSandbox({ snapshot: 'nope' as never }))).toMatchObject({ param: 'snapshot' });
     const beside = catchError(() => createSandbox({ snapshot: good, seed: 2 }));
     expect(beside).toMatchObject({ code: 'invalid_options', param: 'seed' });
@@ -295,7 +312,7 @@ describe('a snapshot keeps the chaos profile', () => {
     expect(original.calls.list().some((call) => call.disposition === 'busy')).toBe(true);
   });
 
-  it('the snapshot\'s options carry the profile as it was given', () => {
+  it("the snapshot's options carry the profile as it was given", () => {
     const original = make({ seed: 3, chaos: { calls: { busy: 0.5 } } });
     expect((original.snapshot().options as { chaos?: unknown }).chaos).toEqual({ calls: { busy: 0.5 } });
   });

@@ -48,8 +48,10 @@ describe('the undici package', () => {
     expect(((await fetched.json()) as { status: string }).status).toBe('ringing');
 
     const chunks: Buffer[] = [];
-    await undiciStream(`${sandbox.baseUrl}/v1/calls`, { method: 'GET', headers, opaque: chunks }, ({ opaque }) =>
-      new Writable({ write: (chunk: Buffer, _encoding, done) => void ((opaque as Buffer[]).push(chunk), done()) }),
+    await undiciStream(
+      `${sandbox.baseUrl}/v1/calls`,
+      { method: 'GET', headers, opaque: chunks },
+      ({ opaque }) => new Writable({ write: (chunk: Buffer, _encoding, done) => void ((opaque as Buffer[]).push(chunk), done()) }),
     );
     expect(JSON.parse(Buffer.concat(chunks).toString()).data).toHaveLength(1);
 
@@ -64,9 +66,13 @@ describe('the undici package', () => {
   it('streams server-sent events through undici as they happen on the virtual clock', async () => {
     sandbox = createSandbox({ seed: 4 }).listen();
     sandbox.network.setBehavior('+14155550123', { ring: '1s', talk: '30s' });
-    const call = (await (await undiciFetch(`${sandbox.baseUrl}/v1/calls`, { method: 'POST', headers, body: CALL })).json()) as { id: string };
+    const call = (await (await undiciFetch(`${sandbox.baseUrl}/v1/calls`, { method: 'POST', headers, body: CALL })).json()) as {
+      id: string;
+    };
     await sandbox.advance('1s');
-    const live = await undiciRequest(`${sandbox.baseUrl}/v1/transcripts/${call.id}`, { headers: { ...headers, accept: 'text/event-stream' } });
+    const live = await undiciRequest(`${sandbox.baseUrl}/v1/transcripts/${call.id}`, {
+      headers: { ...headers, accept: 'text/event-stream' },
+    });
     expect(live.headers['content-type']).toMatch(/^text\/event-stream/);
     let text = '';
     live.body.setEncoding('utf8');

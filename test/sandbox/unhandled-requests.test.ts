@@ -33,7 +33,11 @@ describe('onUnhandledRequest', () => {
     const production = await startReceiver();
     sandbox = createSandbox({ productionHosts: ['LOCALHOST'] }).listen();
     const url = `http://localhost:${production.port}/v1/calls`;
-    await expect(fetch(url)).rejects.toMatchObject({ name: 'SandboxError', code: 'unhandled_request', message: expect.stringMatching(/localhost is a production host \(productionHosts\).*Nothing was sent/) });
+    await expect(fetch(url)).rejects.toMatchObject({
+      name: 'SandboxError',
+      code: 'unhandled_request',
+      message: expect.stringMatching(/localhost is a production host \(productionHosts\).*Nothing was sent/),
+    });
     const viaHttp = await httpGet(url);
     expect(viaHttp).toBeInstanceOf(SandboxError);
     await expect(undiciRequest(url)).rejects.toMatchObject({ code: 'unhandled_request' });
@@ -43,10 +47,12 @@ describe('onUnhandledRequest', () => {
     expect(production.received).toHaveLength(1);
   });
 
-  it('regression: a production key (SVC_LIVE_) to any host but the sandbox is stopped; to the sandbox it is the API\'s 401', async () => {
+  it("regression: a production key (SVC_LIVE_) to any host but the sandbox is stopped; to the sandbox it is the API's 401", async () => {
     const elsewhere = await startReceiver();
     sandbox = createSandbox().listen();
-    await expect(fetch(elsewhere.url, { method: 'POST', headers: { authorization: 'Bearer SVC_LIVE_real' }, body: '{}' })).rejects.toMatchObject({
+    await expect(
+      fetch(elsewhere.url, { method: 'POST', headers: { authorization: 'Bearer SVC_LIVE_real' }, body: '{}' }),
+    ).rejects.toMatchObject({
       code: 'unhandled_request',
       message: expect.stringMatching(/production key \(SVC_LIVE_…\)/),
     });
@@ -65,7 +71,9 @@ describe('onUnhandledRequest', () => {
     const url = `http://localhost:${production.port}/hooks`;
     expect((await fetch(url)).status).toBe(200);
     expect(warn).toHaveBeenCalledTimes(1);
-    expect(String(warn.mock.calls[0]![0])).toMatch(/svc-sandbox let through a request to http:\/\/localhost:\d+\/hooks: localhost is a production host/);
+    expect(String(warn.mock.calls[0]![0])).toMatch(
+      /svc-sandbox let through a request to http:\/\/localhost:\d+\/hooks: localhost is a production host/,
+    );
     sandbox.close();
     sandbox = createSandbox({ productionHosts: ['localhost'], onUnhandledRequest: 'bypass' }).listen();
     expect((await fetch(url)).status).toBe(200);
@@ -78,7 +86,11 @@ describe('onUnhandledRequest', () => {
     sandbox = createSandbox({ productionHosts: ['localhost'] }).listen();
     sandbox.close();
     expect(await httpGet(`http://localhost:${production.port}/hooks`)).toBe(200);
-    expect(() => createSandbox({ onUnhandledRequest: 'ignore' as never })).toThrow(expect.objectContaining({ code: 'invalid_options', param: 'onUnhandledRequest' }));
-    expect(() => createSandbox({ productionHosts: ['https://api.svc.com/'] })).toThrow(expect.objectContaining({ param: 'productionHosts[0]' }));
+    expect(() => createSandbox({ onUnhandledRequest: 'ignore' as never })).toThrow(
+      expect.objectContaining({ code: 'invalid_options', param: 'onUnhandledRequest' }),
+    );
+    expect(() => createSandbox({ productionHosts: ['https://api.svc.com/'] })).toThrow(
+      expect.objectContaining({ param: 'productionHosts[0]' }),
+    );
   });
 });

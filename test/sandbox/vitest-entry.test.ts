@@ -18,7 +18,9 @@ describe('svc-sandbox/vitest', () => {
     expect(sandbox).toHaveEmitted('call.completed', { data: { duration: expect.any(Number) } });
     expect(sandbox).not.toHaveEmitted('call.answered');
     expect(sandbox).not.toHaveEmitted('call.completed', { data: { disposition: 'answered' } });
-    expect(() => expect(sandbox).toHaveEmitted('call.completed', { data: { disposition: 'no_answer' } })).toThrow(/expected the sandbox to have emitted call.completed matching .*it emitted 1 call.completed event/s);
+    expect(() => expect(sandbox).toHaveEmitted('call.completed', { data: { disposition: 'no_answer' } })).toThrow(
+      /expected the sandbox to have emitted call.completed matching .*it emitted 1 call.completed event/s,
+    );
   });
 
   test('type-checks the partial against the event (npm run typecheck fails if it stops)', async ({ sandbox }) => {
@@ -30,7 +32,6 @@ describe('svc-sandbox/vitest', () => {
     // @ts-expect-error a field call.completed does not carry
     expect(() => expect(sandbox).toHaveEmitted('call.completed', { data: { dispositon: 'busy' } })).toThrow(/matching/);
   });
-
 });
 
 describe('svc-sandbox/vitest options', () => {
@@ -54,7 +55,9 @@ describe('sandbox.advanceUntil', () => {
 
   test('refuses with a clear error at max, having moved time by max; a non-event is refused at once', async ({ sandbox }) => {
     await place(sandbox.baseUrl, '+15005550003'); // no answer after 30 s
-    await expect(sandbox.advanceUntil('call.answered', { max: '2m' })).rejects.toThrow(/no call.answered within 2m of virtual time \(from 2026-01-01T00:00:00.000Z to 2026-01-01T00:02:00.000Z\)/);
+    await expect(sandbox.advanceUntil('call.answered', { max: '2m' })).rejects.toThrow(
+      /no call.answered within 2m of virtual time \(from 2026-01-01T00:00:00.000Z to 2026-01-01T00:02:00.000Z\)/,
+    );
     expect(sandbox.now().toISOString()).toBe('2026-01-01T00:02:00.000Z');
     await expect(sandbox.advanceUntil('call.ended' as never)).rejects.toThrow(SandboxError);
     await expect(sandbox.advanceUntil('call.completed', { max: 'soon' })).rejects.toThrow(/not a duration/);

@@ -24,7 +24,10 @@ afterEach(async () => {
 function text(res: import('node:http').IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
     let body = '';
-    res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => resolve(body));
+    res
+      .setEncoding('utf8')
+      .on('data', (c: string) => (body += c))
+      .on('end', () => resolve(body));
   });
 }
 

@@ -12,7 +12,8 @@ function xhr(method: string, url: string, body?: unknown): Promise<{ status: num
     request.open(method, url);
     request.setRequestHeader('Authorization', `Bearer ${KEY}`);
     request.setRequestHeader('Content-Type', 'application/json');
-    request.onload = () => resolve({ status: request.status, body: JSON.parse(request.responseText), requestId: request.getResponseHeader('x-request-id') });
+    request.onload = () =>
+      resolve({ status: request.status, body: JSON.parse(request.responseText), requestId: request.getResponseHeader('x-request-id') });
     request.onerror = () => reject(new Error('xhr failed'));
     request.send(body === undefined ? null : JSON.stringify(body));
   });

@@ -35,8 +35,7 @@ describe('svc-sandbox run', () => {
     for (const name of files) expect(stdout).toContain(JSON.parse(readFileSync(EXAMPLES + name, 'utf8')).name);
   });
 
-
-  it('prints the timeline in the demo\'s format, draws it with --svg and exits 0 when every expectation holds', async () => {
+  it("prints the timeline in the demo's format, draws it with --svg and exits 0 when every expectation holds", async () => {
     const out = join(tmp, 'busy.svg');
     const { code, stdout, stderr } = await cli(['run', EXAMPLE, '--svg', out]);
     expect(stderr).toBe('');
@@ -51,7 +50,11 @@ describe('svc-sandbox run', () => {
 
   it('--seed gives the same ids on every run, and another seed other ids', async () => {
     const ids = (text: string) => text.match(/call_\w+/g);
-    const [a, b, c] = await Promise.all([cli(['run', EXAMPLE, '--seed', '42']), cli(['run', EXAMPLE, '--seed', '42']), cli(['run', EXAMPLE, '--seed', '43'])]);
+    const [a, b, c] = await Promise.all([
+      cli(['run', EXAMPLE, '--seed', '42']),
+      cli(['run', EXAMPLE, '--seed', '42']),
+      cli(['run', EXAMPLE, '--seed', '43']),
+    ]);
     expect(ids(a.stdout)).toEqual(ids(b.stdout));
     expect(ids(a.stdout)).not.toEqual(ids(c.stdout));
   });
@@ -63,7 +66,9 @@ describe('svc-sandbox run', () => {
     writeFileSync(file, JSON.stringify(scenario));
     const { code, stdout, stderr } = await cli(['run', EXAMPLE, file]);
     expect(code).toBe(1);
-    expect(stdout).toMatch(/^FAIL {2}Busy, then answered on the retry: steps\[3\]\.expect\.resources\[0\]\.fields\.duration: expected 50, saw 45\.$/m);
+    expect(stdout).toMatch(
+      /^FAIL {2}Busy, then answered on the retry: steps\[3\]\.expect\.resources\[0\]\.fields\.duration: expected 50, saw 45\.$/m,
+    );
     expect(stderr).toContain(`${file}: steps[3].expect.resources[0].fields.duration failed: expected 50, saw 45`);
   });
 
@@ -104,18 +109,23 @@ describe('svc-sandbox trigger', () => {
       return res.json();
     };
     if (type.startsWith('message.')) return (await get('/v1/messages?limit=100')).data.find((m: { id: string }) => m.id === id);
-    return get(type.startsWith('call.') ? `/v1/calls/${id}` : type === 'recording.ready' ? `/v1/recordings/${id}` : `/v1/transcripts/${id}`);
+    return get(
+      type.startsWith('call.') ? `/v1/calls/${id}` : type === 'recording.ready' ? `/v1/recordings/${id}` : `/v1/transcripts/${id}`,
+    );
   }
 
-  it.for(EVENT_TYPES)('makes one %s in the account of $SVC_API_KEY (as exec sets it): the printed event is the one the session logged, and its resource reads as its data', async (type) => {
-    const { code, stdout, stderr } = await cli(['trigger', type], { SVC_API_BASE_URL: server.url, SVC_API_KEY: server.apiKey });
-    expect(stderr).toBe('');
-    expect(code).toBe(0);
-    const event = JSON.parse(stdout);
-    expect(event.type).toBe(type);
-    expect(server.sandbox.events.list({ type }).at(-1)).toEqual(event);
-    expect(await read(type, event.data.id)).toEqual(event.data);
-  });
+  it.for(EVENT_TYPES)(
+    'makes one %s in the account of $SVC_API_KEY (as exec sets it): the printed event is the one the session logged, and its resource reads as its data',
+    async (type) => {
+      const { code, stdout, stderr } = await cli(['trigger', type], { SVC_API_BASE_URL: server.url, SVC_API_KEY: server.apiKey });
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      const event = JSON.parse(stdout);
+      expect(event.type).toBe(type);
+      expect(server.sandbox.events.list({ type }).at(-1)).toEqual(event);
+      expect(await read(type, event.data.id)).toEqual(event.data);
+    },
+  );
 
   it('takes the server from SVC_API_BASE_URL, as exec sets it', async () => {
     const { code, stdout } = await cli(['trigger', 'message.received'], { SVC_API_BASE_URL: server.url });
@@ -125,10 +135,13 @@ describe('svc-sandbox trigger', () => {
 
   it('refuses a bad type (2), a refused field (1) and no server (1), each saying why', async () => {
     const type = await cli(['trigger', 'call.complete', '--url', server.url]);
-    expect(type).toMatchObject({ code: 2, stderr: expect.stringContaining("'call.complete' is not an event type; did you mean call.completed?") });
+    expect(type).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("'call.complete' is not an event type; did you mean call.completed?"),
+    });
     const field = await cli(['trigger', 'call.completed', '--url', server.url, '--data', '{"dispositon":"busy"}']);
     expect(field).toMatchObject({ code: 1, stderr: expect.stringContaining('answered 400: invalid_parameter (data.dispositon)') });
     const none = await cli(['trigger', 'call.started', '--url', 'http://127.0.0.1:9']);
-    expect(none).toMatchObject({ code: 1, stderr: expect.stringContaining("no svc-sandbox server answers at http://127.0.0.1:9") });
+    expect(none).toMatchObject({ code: 1, stderr: expect.stringContaining('no svc-sandbox server answers at http://127.0.0.1:9') });
   });
 });

@@ -8,7 +8,9 @@ import { createSandbox, type ScenarioResult } from '../../src/index.js';
  * `svc-sandbox run` runs it (test/scenarios/cli.test.ts runs one through the bin).
  */
 const DIR = fileURLToPath(new URL('../../examples/scenarios/', import.meta.url));
-const FILES = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+const FILES = readdirSync(DIR)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 async function runFile(file: string): Promise<ScenarioResult> {
   const scenario = JSON.parse(readFileSync(`${DIR}${file}`, 'utf8'));
@@ -24,7 +26,13 @@ async function runFile(file: string): Promise<ScenarioResult> {
 
 describe('examples/scenarios', () => {
   it('holds the five stories the docs promise', () => {
-    expect(FILES).toEqual(['ai-receptionist-transfer.json', 'busy-then-answered.json', 'dialer-campaign.json', 'sms-stop.json', 'webhook-down-then-replayed.json']);
+    expect(FILES).toEqual([
+      'ai-receptionist-transfer.json',
+      'busy-then-answered.json',
+      'dialer-campaign.json',
+      'sms-stop.json',
+      'webhook-down-then-replayed.json',
+    ]);
   });
 
   it.each(FILES)('%s passes', async (file) => {

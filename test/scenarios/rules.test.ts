@@ -28,17 +28,38 @@ describe('the rules a scenario meets', () => {
   it('a number someone holds is unavailable: the scenario fails at numbers[1], naming number_unavailable, and holds only the first', () =>
     withSandbox(async (sandbox) => {
       const number = await firstAvailable(sandbox);
-      const result = await sandbox.run({ name: 'twice', apiKey: KEY, numbers: [{ as: 'a', number }, { as: 'b', number }], steps: [{ at: 0 }] });
+      const result = await sandbox.run({
+        name: 'twice',
+        apiKey: KEY,
+        numbers: [
+          { as: 'a', number },
+          { as: 'b', number },
+        ],
+        steps: [{ at: 0 }],
+      });
       expect(result.passed).toBe(false);
-      expect(result.failure).toMatchObject({ path: 'numbers[1].status', seen: 422, message: expect.stringMatching(/number_unavailable: .*number/) });
+      expect(result.failure).toMatchObject({
+        path: 'numbers[1].status',
+        seen: 422,
+        message: expect.stringMatching(/number_unavailable: .*number/),
+      });
       expect((await provisioned(sandbox)).map((n: { number: string }) => n.number)).toEqual([number]);
     }));
 
   it('a number may not forward to itself: the scenario fails naming routing.target, and holds nothing', () =>
     withSandbox(async (sandbox) => {
       const number = await firstAvailable(sandbox);
-      const result = await sandbox.run({ name: 'loop', apiKey: KEY, numbers: [{ as: 'a', number, routing: { type: 'forward', target: number } }], steps: [{ at: 0 }] });
-      expect(result.failure).toMatchObject({ path: 'numbers[0].status', seen: 400, message: expect.stringMatching(/invalid_parameter: .*routing\.target/) });
+      const result = await sandbox.run({
+        name: 'loop',
+        apiKey: KEY,
+        numbers: [{ as: 'a', number, routing: { type: 'forward', target: number } }],
+        steps: [{ at: 0 }],
+      });
+      expect(result.failure).toMatchObject({
+        path: 'numbers[0].status',
+        seen: 400,
+        message: expect.stringMatching(/invalid_parameter: .*routing\.target/),
+      });
       expect(await provisioned(sandbox)).toEqual([]);
     }));
 
@@ -50,7 +71,11 @@ describe('the rules a scenario meets', () => {
         network: { '+14155550199': { outcome: 'unreachable' } },
         steps: [{ at: 0, request: { method: 'POST', path: '/v1/calls', body: { to: '+14155550199', from: '+14155550100' } } }],
       });
-      expect(result.failure).toMatchObject({ path: 'steps[0].request', seen: 422, message: expect.stringMatching(/unreachable_destination: `to` \+14155550199 is unreachable/) });
+      expect(result.failure).toMatchObject({
+        path: 'steps[0].request',
+        seen: 422,
+        message: expect.stringMatching(/unreachable_destination: `to` \+14155550199 is unreachable/),
+      });
       expect((await get(sandbox, '/v1/calls')).data).toEqual([]);
     }));
 });

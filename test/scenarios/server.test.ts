@@ -16,7 +16,7 @@ const { api, control } = harness;
 const example = (name: string) => JSON.parse(readFileSync(new URL(`../../examples/scenarios/${name}`, import.meta.url), 'utf8'));
 
 describe('POST /__sandbox/sessions/{s}/scenario', () => {
-  it('runs a file as the session\'s key: the client then reads what it made through /v1', async () => {
+  it("runs a file as the session's key: the client then reads what it made through /v1", async () => {
     const session = (await control.post('/sessions', { seed: 7 })).body;
     const answer = await control.post(`/sessions/${session.id}/scenario`, example('busy-then-answered.json'));
     expect(answer.status).toBe(200);
@@ -31,13 +31,22 @@ describe('POST /__sandbox/sessions/{s}/scenario', () => {
     scenario.steps[1].expect.resources[0].fields.disposition = 'no_answer';
     const answer = await control.post('/sessions/default/scenario', scenario);
     expect(answer.status).toBe(200);
-    expect(answer.body.failure).toMatchObject({ step: 1, path: 'steps[1].expect.resources[0].fields.disposition', expected: 'no_answer', seen: 'busy' });
+    expect(answer.body.failure).toMatchObject({
+      step: 1,
+      path: 'steps[1].expect.resources[0].fields.disposition',
+      expected: 'no_answer',
+      seen: 'busy',
+    });
   });
 
   it('refuses an invalid file with 400 naming the JSON path and the fix', async () => {
     const answer = await control.post('/sessions/default/scenario', { name: 'x', steps: [{ at: '5 seconds' }] });
     expect(answer.status).toBe(400);
-    expect(answer.body.error).toMatchObject({ code: 'invalid_parameter', param: 'steps[0].at', message: expect.stringMatching(/^`steps\[0\].at` is not a duration: pass milliseconds/) });
+    expect(answer.body.error).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'steps[0].at',
+      message: expect.stringMatching(/^`steps\[0\].at` is not a duration: pass milliseconds/),
+    });
   });
 });
 
@@ -52,7 +61,11 @@ describe('POST /__sandbox/sessions/{s}/trigger', () => {
     const data = answer.body.data;
     const read = type.startsWith('message.')
       ? (await api(session.apiKey).get('/v1/messages')).body.data.find((m: { id: string }) => m.id === data.id)
-      : (await api(session.apiKey).get(`/v1/${type.startsWith('call.') ? 'calls' : type === 'recording.ready' ? 'recordings' : 'transcripts'}/${data.id}`)).body;
+      : (
+          await api(session.apiKey).get(
+            `/v1/${type.startsWith('call.') ? 'calls' : type === 'recording.ready' ? 'recordings' : 'transcripts'}/${data.id}`,
+          )
+        ).body;
     expect(read).toEqual(data);
     await control.post(`/sessions/${session.id}/advance`, { duration: 0 });
     const [delivery] = receiver.received;

@@ -29,7 +29,10 @@ const TIMELINE = [
   entry(0, 'event', 'call.started call_b', { eventType: 'call.started', callId: 'call_b', subject: 'call_b' }),
   entry(1_000, 'event', 'call.completed call_b completed disposition=busy duration=0s', { eventType: 'call.completed', callId: 'call_b' }),
   entry(5_000, 'event', 'call.answered call_a answered by=human', { eventType: 'call.answered', callId: 'call_a' }),
-  entry(65_000, 'event', 'call.completed call_a completed disposition=answered duration=60s', { eventType: 'call.completed', callId: 'call_a' }),
+  entry(65_000, 'event', 'call.completed call_a completed disposition=answered duration=60s', {
+    eventType: 'call.completed',
+    callId: 'call_a',
+  }),
   entry(75_000, 'event', 'recording.ready rec_a ready call=call_a', { eventType: 'recording.ready', callId: 'call_a' }),
   entry(80_000, 'event', 'message.received msg_a received "STOP <now> & \'then\'"', { eventType: 'message.received', subject: 'msg_a' }),
   entry(65_000, 'attempt', 'webhook call.completed -> https://x.test 200', { eventType: 'call.completed', ok: true }),
@@ -70,7 +73,9 @@ describe('timelineSvg', () => {
   });
 
   it('marks a failure with a line and its message, and is the same bytes for the same result', () => {
-    const failed = result([...TIMELINE, entry(90_000, 'failure', 'FAILED steps[3].expect.deadLetters: expected 1, saw 0.')], { passed: false });
+    const failed = result([...TIMELINE, entry(90_000, 'failure', 'FAILED steps[3].expect.deadLetters: expected 1, saw 0.')], {
+      passed: false,
+    });
     const svg = timelineSvg(failed);
     expect(parse(svg).querySelector('g.failure')?.textContent).toContain('FAILED steps[3].expect.deadLetters');
     expect(svg).toContain('FAILED (2 held)');

@@ -25,22 +25,25 @@ async function read(api: ReturnType<typeof client>, type: EventType, id: string)
   return answer.body;
 }
 
-test.for(EVENT_TYPES)('trigger(%s) makes one event whose resource GET returns as its data, delivered signed', async (type, { sandbox, api }) => {
-  const receiver = await startReceiver();
-  const sub = await api.post('/v1/webhooks', { url: receiver.url, events: [type] });
-  expect(sub.status).toBe(201);
+test.for(EVENT_TYPES)(
+  'trigger(%s) makes one event whose resource GET returns as its data, delivered signed',
+  async (type, { sandbox, api }) => {
+    const receiver = await startReceiver();
+    const sub = await api.post('/v1/webhooks', { url: receiver.url, events: [type] });
+    expect(sub.status).toBe(201);
 
-  const event = await sandbox.trigger(type);
+    const event = await sandbox.trigger(type);
 
-  expect(event.type).toBe(type);
-  expect(sandbox.events.list({ type }).map((e) => e.id)).toEqual([event.id]);
-  expect(await read(api, type, event.data.id)).toEqual(event.data);
+    expect(event.type).toBe(type);
+    expect(sandbox.events.list({ type }).map((e) => e.id)).toEqual([event.id]);
+    expect(await read(api, type, event.data.id)).toEqual(event.data);
 
-  await sandbox.advance(0);
-  const [delivery] = receiver.received;
-  expect(delivery!.body).toEqual(event);
-  expect(verifyWebhook(delivery!.raw, delivery!.headers['x-service-signature'] as string, sub.body.secret)).toBe(true);
-});
+    await sandbox.advance(0);
+    const [delivery] = receiver.received;
+    expect(delivery!.body).toEqual(event);
+    expect(verifyWebhook(delivery!.raw, delivery!.headers['x-service-signature'] as string, sub.body.secret)).toBe(true);
+  },
+);
 
 test('a call.completed with disposition busy makes a busy call, answered by nobody', async ({ sandbox, api }) => {
   const event = await sandbox.trigger('call.completed', { disposition: 'busy', to: '+14155550177' }, { apiKey: KEY });
@@ -84,10 +87,14 @@ test('an unknown type or override is refused, naming it and the fix', async ({ s
   const error = await sandbox.trigger('call.completed', { dispositon: 'busy' } as never).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(SandboxError);
   expect(error).toMatchObject({ param: 'overrides.dispositon', message: expect.stringContaining('did you mean `disposition`') });
-  await expect(sandbox.trigger('call.completed', { disposition: 'busy', duration: 5 })).rejects.toMatchObject({ param: 'overrides.duration' });
+  await expect(sandbox.trigger('call.completed', { disposition: 'busy', duration: 5 })).rejects.toMatchObject({
+    param: 'overrides.duration',
+  });
 });
 
-test('regression: a trigger whose request meets an injected network fault rejects with a SandboxError (conflict), not a TypeError', async ({ sandbox }) => {
+test('regression: a trigger whose request meets an injected network fault rejects with a SandboxError (conflict), not a TypeError', async ({
+  sandbox,
+}) => {
   sandbox.faults.inject({ method: 'POST', path: '/v1/calls', network: true });
   const error = await sandbox.trigger('call.started').catch((e: unknown) => e);
   expect(error).toBeInstanceOf(SandboxError);

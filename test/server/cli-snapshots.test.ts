@@ -85,18 +85,55 @@ describe('serve --import / --export-on-exit', () => {
   });
 
   it('exec --import --export-on-exit: the command sees the imported session, and what it did is in the exported file', async () => {
-    writeFileSync(join(dir, 'empty.json'), JSON.stringify(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', `import { createSandbox } from '${ROOT}dist/index.js'; console.log(JSON.stringify(createSandbox({ seed: 4 }).snapshot()))`], { encoding: 'utf8' }))));
+    writeFileSync(
+      join(dir, 'empty.json'),
+      JSON.stringify(
+        JSON.parse(
+          execFileSync(
+            process.execPath,
+            [
+              '--input-type=module',
+              '-e',
+              `import { createSandbox } from '${ROOT}dist/index.js'; console.log(JSON.stringify(createSandbox({ seed: 4 }).snapshot()))`,
+            ],
+            { encoding: 'utf8' },
+          ),
+        ),
+      ),
+    );
     const script = `const r = await fetch(process.env.SVC_API_BASE_URL + '/v1/calls', { method: 'POST', headers: { authorization: 'Bearer ${KEY}', 'content-type': 'application/json' }, body: '{"to":"+14155550123","from":"+14155550100"}' }); process.exit(r.status === 201 ? 0 : 3);`;
-    const run = spawn(process.execPath, [CLI, 'exec', '--import', join(dir, 'empty.json'), '--export-on-exit', join(dir, 'b.json'), '--', process.execPath, '--input-type=module', '-e', script], { stdio: 'ignore' });
+    const run = spawn(
+      process.execPath,
+      [
+        CLI,
+        'exec',
+        '--import',
+        join(dir, 'empty.json'),
+        '--export-on-exit',
+        join(dir, 'b.json'),
+        '--',
+        process.execPath,
+        '--input-type=module',
+        '-e',
+        script,
+      ],
+      { stdio: 'ignore' },
+    );
     expect(await new Promise((resolve) => run.once('exit', resolve))).toBe(0);
     const exported = JSON.parse(readFileSync(join(dir, 'b.json'), 'utf8'));
     expect(exported.options.seed).toBe(4);
-    expect(exported.inputs.filter((i: { kind: string; path?: string }) => i.kind === 'request').map((i: { path?: string }) => i.path)).toEqual(['/v1/calls']);
+    expect(
+      exported.inputs.filter((i: { kind: string; path?: string }) => i.kind === 'request').map((i: { path?: string }) => i.path),
+    ).toEqual(['/v1/calls']);
   });
 
-  it('regression: exec --seed N --import FILE hands its command the exporting run\'s SVC_API_KEY, on the same account (it crashed, then hung)', async () => {
+  it("regression: exec --seed N --import FILE hands its command the exporting run's SVC_API_KEY, on the same account (it crashed, then hung)", async () => {
     const exec = (args: string[], script: string) =>
-      new Promise((resolve) => spawn(process.execPath, [CLI, 'exec', '--seed', '4', ...args, '--', process.execPath, '--input-type=module', '-e', script], { stdio: 'ignore' }).once('exit', resolve));
+      new Promise((resolve) =>
+        spawn(process.execPath, [CLI, 'exec', '--seed', '4', ...args, '--', process.execPath, '--input-type=module', '-e', script], {
+          stdio: 'ignore',
+        }).once('exit', resolve),
+      );
     const call = `const r = await fetch(process.env.SVC_API_BASE_URL + '/v1/calls', { method: 'POST', headers: { authorization: 'Bearer ' + process.env.SVC_API_KEY, 'content-type': 'application/json' }, body: '{"to":"+14155550123","from":"+14155550100"}' }); process.exit(r.status === 201 ? 0 : 3);`;
     expect(await exec(['--export-on-exit', join(dir, 'seeded.json')], call)).toBe(0);
     const count = `const r = await fetch(process.env.SVC_API_BASE_URL + '/v1/calls', { headers: { authorization: 'Bearer ' + process.env.SVC_API_KEY } }); process.exit((await r.json()).data.length === 1 ? 0 : 4);`;

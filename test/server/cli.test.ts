@@ -59,18 +59,21 @@ function alive(pid: number): boolean {
 }
 
 describe('svc-sandbox serve', () => {
-  it.for(['SIGINT', 'SIGTERM'] as const)('prints the ready line first, serves on the real port of --port 0, and exits 0 on %s', async (signal) => {
-    const serve = run(['serve', '--port', '0', '--seed', '7']);
-    const line = await serve.firstLine;
-    expect(line).toMatch(/^svc-sandbox listening on http:\/\/127\.0\.0\.1:\d+$/);
-    const url = line.slice('svc-sandbox listening on '.length);
-    expect(Number(new URL(url).port)).toBeGreaterThan(0);
-    expect(await (await fetch(`${url}/__sandbox/health`)).json()).toEqual({ status: 'ok' });
-    const sessions = await (await fetch(`${url}/__sandbox/sessions`)).json();
-    expect(sessions.data).toEqual([{ id: 'default', seed: 7, now: '2026-01-01T00:00:00.000Z' }]);
-    serve.child.kill(signal);
-    expect(await serve.exit).toEqual({ code: 0, signal: null });
-  });
+  it.for(['SIGINT', 'SIGTERM'] as const)(
+    'prints the ready line first, serves on the real port of --port 0, and exits 0 on %s',
+    async (signal) => {
+      const serve = run(['serve', '--port', '0', '--seed', '7']);
+      const line = await serve.firstLine;
+      expect(line).toMatch(/^svc-sandbox listening on http:\/\/127\.0\.0\.1:\d+$/);
+      const url = line.slice('svc-sandbox listening on '.length);
+      expect(Number(new URL(url).port)).toBeGreaterThan(0);
+      expect(await (await fetch(`${url}/__sandbox/health`)).json()).toEqual({ status: 'ok' });
+      const sessions = await (await fetch(`${url}/__sandbox/sessions`)).json();
+      expect(sessions.data).toEqual([{ id: 'default', seed: 7, now: '2026-01-01T00:00:00.000Z' }]);
+      serve.child.kill(signal);
+      expect(await serve.exit).toEqual({ code: 0, signal: null });
+    },
+  );
 
   it('takes --start-time and --host', async () => {
     const serve = run(['serve', '--port', '0', '--host', '127.0.0.1', '--start-time', '2030-01-01T00:00:00Z']);
@@ -130,7 +133,9 @@ describe('svc-sandbox serve', () => {
       const serve = run(['serve', '--port', String(taken.port)]);
       expect((await serve.exit).code).toBe(1);
       expect(serve.stdout).toBe('');
-      expect(serve.stderr.trim().split('\n')).toEqual([`svc-sandbox: Port ${taken.port} on 127.0.0.1 is already in use: stop what listens there, or pass another port (--port 0 picks a free one).`]);
+      expect(serve.stderr.trim().split('\n')).toEqual([
+        `svc-sandbox: Port ${taken.port} on 127.0.0.1 is already in use: stop what listens there, or pass another port (--port 0 picks a free one).`,
+      ]);
     } finally {
       await taken.close();
     }
@@ -139,14 +144,18 @@ describe('svc-sandbox serve', () => {
   it('--help lists every flag; bad arguments exit 2 with the fix', async () => {
     const help = run(['serve', '--help']);
     expect((await help.exit).code).toBe(0);
-    for (const flag of ['--port', '--host', '--seed', '--start-time', '--webhook-timeout', '--clock', '--help', '--version']) expect(help.stdout).toContain(flag);
+    for (const flag of ['--port', '--host', '--seed', '--start-time', '--webhook-timeout', '--clock', '--help', '--version'])
+      expect(help.stdout).toContain(flag);
     const execHelp = run(['exec', '--help']);
     expect((await execHelp.exit).code).toBe(0);
-    for (const flag of ['--port', '--host', '--seed', '--start-time', '--webhook-timeout', '--kill-after', '--help']) expect(execHelp.stdout).toContain(flag);
+    for (const flag of ['--port', '--host', '--seed', '--start-time', '--webhook-timeout', '--kill-after', '--help'])
+      expect(execHelp.stdout).toContain(flag);
     expect(execHelp.stdout).toMatch(/SIGINT, SIGTERM and SIGHUP/);
     const bad = run(['serve', '--prot', '1']);
     expect((await bad.exit).code).toBe(2);
-    expect(bad.stderr).toBe("svc-sandbox: Unknown option '--prot'; did you mean --port?\nUsage: svc-sandbox serve [options]  (svc-sandbox serve --help lists them)\n");
+    expect(bad.stderr).toBe(
+      "svc-sandbox: Unknown option '--prot'; did you mean --port?\nUsage: svc-sandbox serve [options]  (svc-sandbox serve --help lists them)\n",
+    );
     const badPort = run(['serve', '--port', 'eighty']);
     expect((await badPort.exit).code).toBe(2);
     expect(badPort.stderr).toMatch(/--port must be an integer from 0 to 65535/);
@@ -173,7 +182,12 @@ describe('svc-sandbox exec', () => {
     const exec = run(['exec', '--', process.execPath, '--input-type=module', '-e', script]);
     expect((await exec.exit).code).toBe(7);
     const seen = JSON.parse(exec.stdout.trim().split('\n').pop()!);
-    expect(seen).toMatchObject({ base: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), key: expect.stringMatching(/^SVC_TEST_/), status: 201, health: { status: 'ok' } });
+    expect(seen).toMatchObject({
+      base: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      key: expect.stringMatching(/^SVC_TEST_/),
+      status: 201,
+      health: { status: 'ok' },
+    });
     expect(seen.control).toBe(`${seen.base}/__sandbox`);
   });
 
@@ -186,7 +200,7 @@ describe('svc-sandbox exec', () => {
     expect((await none.exit).code).toBe(2);
   });
 
-  it('when signalled, kills the command\'s whole process group and exits with its code', async () => {
+  it("when signalled, kills the command's whole process group and exits with its code", async () => {
     // The command starts a grandchild and prints both pids, then waits forever.
     const script = `
       const { spawn } = require('node:child_process');
@@ -249,14 +263,19 @@ describe('svc-sandbox exec', () => {
     const exec = run(['exec', '--', process.execPath, '-e', `console.log(process.pid)`]);
     const child = Number(await exec.firstLine);
     expect((await exec.exit).code).toBe(0);
-    const watchdogs = () => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(`svc-sandbox-watchdog -${child}`));
+    const watchdogs = () =>
+      execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+        .split('\n')
+        .filter((line) => line.includes(`svc-sandbox-watchdog -${child}`));
     await expect.poll(watchdogs).toEqual([]);
   });
 
   it.skipIf(!hasScript())('keeps the terminal: with a TTY on stdin the command still has its controlling terminal', () => {
     // `script` (util-linux) runs exec on a pseudo-terminal; /dev/tty opens only with a controlling terminal.
     const probe = `try { require('fs').openSync('/dev/tty', 'r'); console.log('has-tty'); } catch (e) { console.log('no-tty', e.code); }`;
-    const command = [process.execPath, CLI, 'exec', '--', process.execPath, '-e', probe].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const command = [process.execPath, CLI, 'exec', '--', process.execPath, '-e', probe]
+      .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
+      .join(' ');
     const run = spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8', timeout: 30_000 });
     const seen = `exit ${run.status} (signal ${run.signal}); stdout: ${run.stdout}; stderr: ${run.stderr}`;
     expect(run.status, seen).toBe(0);
@@ -270,7 +289,11 @@ describe('svc-sandbox exec', () => {
     try {
       const url = (await serve.firstLine).slice('svc-sandbox listening on '.length);
       const post = (path: string, body: unknown) =>
-        fetch(`${url}${path}`, { method: 'POST', headers: { authorization: 'Bearer SVC_TEST_cli', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        fetch(`${url}${path}`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer SVC_TEST_cli', 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
       await post('/v1/webhooks', { url: `http://127.0.0.1:${(silent.address() as { port: number }).port}/`, events: ['call.started'] });
       await post('/v1/calls', { to: '+14155550123', from: '+14155550100' });
       await post('/__sandbox/sessions/default/advance', { duration: '1s' });
@@ -284,7 +307,7 @@ describe('svc-sandbox exec', () => {
   });
 });
 
-describe('bad arguments, in the user\'s words', () => {
+describe("bad arguments, in the user's words", () => {
   const USAGE_EXEC = 'Usage: svc-sandbox exec [options] -- <command> [args...]  (svc-sandbox exec --help lists them)\n';
 
   it("a forgotten '--' before exec's command says where it goes", async () => {
@@ -292,9 +315,13 @@ describe('bad arguments, in the user\'s words', () => {
     const withOptions = run(['exec', '--seed', '3', 'pytest', '-k', 'calls and not slow']);
     // All started at once: each is a node process starting up.
     expect((await forgot.exit).code).toBe(2);
-    expect(forgot.stderr).toBe(`svc-sandbox: put '--' before the command: svc-sandbox exec [options] -- python3 -m unittest\n${USAGE_EXEC}`);
+    expect(forgot.stderr).toBe(
+      `svc-sandbox: put '--' before the command: svc-sandbox exec [options] -- python3 -m unittest\n${USAGE_EXEC}`,
+    );
     expect((await withOptions.exit).code).toBe(2);
-    expect(withOptions.stderr).toBe(`svc-sandbox: put '--' before the command: svc-sandbox exec [options] -- pytest -k 'calls and not slow'\n${USAGE_EXEC}`);
+    expect(withOptions.stderr).toBe(
+      `svc-sandbox: put '--' before the command: svc-sandbox exec [options] -- pytest -k 'calls and not slow'\n${USAGE_EXEC}`,
+    );
   });
 
   it('a bad --start-time, --webhook-timeout or --kill-after names the flag and ends with the usage line', async () => {
@@ -304,13 +331,21 @@ describe('bad arguments, in the user\'s words', () => {
     const dash = run(['exec', '--kill-after', '-1s', '--', 'true']);
     // All started at once: each is a node process starting up.
     expect((await time.exit).code).toBe(2);
-    expect(time.stderr).toBe(`svc-sandbox: --start-time "tomorrow" is not a date; use an ISO 8601 string such as '2026-01-01T00:00:00Z'.\n${USAGE_EXEC}`);
+    expect(time.stderr).toBe(
+      `svc-sandbox: --start-time "tomorrow" is not a date; use an ISO 8601 string such as '2026-01-01T00:00:00Z'.\n${USAGE_EXEC}`,
+    );
     expect((await timeout.exit).code).toBe(2);
-    expect(timeout.stderr).toBe(`svc-sandbox: --webhook-timeout must be a duration such as '5s', '200ms' or '2m', from 1 ms to 24 days, got 'fast'.\n${USAGE_EXEC}`);
+    expect(timeout.stderr).toBe(
+      `svc-sandbox: --webhook-timeout must be a duration such as '5s', '200ms' or '2m', from 1 ms to 24 days, got 'fast'.\n${USAGE_EXEC}`,
+    );
     expect((await grace.exit).code).toBe(2);
-    expect(grace.stderr).toMatch(/^svc-sandbox: --kill-after must be a duration such as '5s', '200ms' or '2m', from 0 ms to 24 days, got '-1s'\.\nUsage: svc-sandbox exec/);
+    expect(grace.stderr).toMatch(
+      /^svc-sandbox: --kill-after must be a duration such as '5s', '200ms' or '2m', from 0 ms to 24 days, got '-1s'\.\nUsage: svc-sandbox exec/,
+    );
     expect((await dash.exit).code).toBe(2);
-    expect(dash.stderr).toMatch(/^svc-sandbox: --kill-after needs a value; one starting with '-' goes as --kill-after=-1s\.\nUsage: svc-sandbox exec/);
+    expect(dash.stderr).toMatch(
+      /^svc-sandbox: --kill-after needs a value; one starting with '-' goes as --kill-after=-1s\.\nUsage: svc-sandbox exec/,
+    );
   });
 
   it("unknown flags name the command's usage line, and a flag of the other command says whose it is", async () => {
@@ -322,9 +357,13 @@ describe('bad arguments, in the user\'s words', () => {
     expect((await unknown.exit).code).toBe(2);
     expect(unknown.stderr).toBe(`svc-sandbox: Unknown option '--verbose'.\n${USAGE_EXEC}`);
     expect((await other.exit).code).toBe(2);
-    expect(other.stderr).toBe("svc-sandbox: --kill-after is an option of 'exec', not of 'serve'.\nUsage: svc-sandbox serve [options]  (svc-sandbox serve --help lists them)\n");
+    expect(other.stderr).toBe(
+      "svc-sandbox: --kill-after is an option of 'exec', not of 'serve'.\nUsage: svc-sandbox serve [options]  (svc-sandbox serve --help lists them)\n",
+    );
     expect((await positional.exit).code).toBe(2);
-    expect(positional.stderr).toMatch(/^svc-sandbox: Unexpected argument '8080': 'serve' takes options only\.\nUsage: svc-sandbox serve \[options\]/);
+    expect(positional.stderr).toMatch(
+      /^svc-sandbox: Unexpected argument '8080': 'serve' takes options only\.\nUsage: svc-sandbox serve \[options\]/,
+    );
     expect((await missing.exit).code).toBe(2);
     expect(missing.stderr).toMatch(/^svc-sandbox: --port needs a value\.\nUsage: svc-sandbox serve/);
   });

@@ -9,7 +9,10 @@ export interface Answer {
   body: any;
 }
 
-export function serverClient(url: () => string, onAnswer?: (method: string, path: string, res: Response, text: string) => Promise<void> | void) {
+export function serverClient(
+  url: () => string,
+  onAnswer?: (method: string, path: string, res: Response, text: string) => Promise<void> | void,
+) {
   async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
     const res = await fetch(`${url()}${path}`, {
       method,

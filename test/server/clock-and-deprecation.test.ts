@@ -44,13 +44,19 @@ async function burstUntil429(key: string, session = 'default') {
       socket.on('data', (chunk: Buffer) => received.push(chunk));
       socket.on('end', () => resolve(Buffer.concat(received).toString('utf8')));
       socket.on('error', reject);
-      const request = (last: boolean) => `GET /v1/calls HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${key}\r\n${last ? 'connection: close\r\n' : ''}\r\n`;
+      const request = (last: boolean) =>
+        `GET /v1/calls HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${key}\r\n${last ? 'connection: close\r\n' : ''}\r\n`;
       socket.write(Array.from({ length: 110 }, (_, i) => request(i === 109)).join(''));
     });
     const refused = text.split(/(?=HTTP\/1\.1 \d{3} )/).find((answer) => answer.startsWith('HTTP/1.1 429 '));
     if (refused) {
       const [head, rest] = refused.split('\r\n\r\n') as [string, string];
-      const headers = new Headers(head.split('\r\n').slice(1).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as [string, string]));
+      const headers = new Headers(
+        head
+          .split('\r\n')
+          .slice(1)
+          .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as [string, string]),
+      );
       return { status: 429, headers, body: JSON.parse(/\{.*\}/.exec(rest)![0]) };
     }
   }
@@ -79,7 +85,9 @@ describe('clock modes through the server', () => {
 
   it("manual (the default): the 429 tells the user to advance the session's clock, and advancing gets through", async () => {
     const refused = await burstUntil429('SVC_TEST_someone');
-    expect(refused.body.error.message).toMatch(/Retry after 1 s of virtual time: call sandbox\.advance\('1s'\) \(or POST \/__sandbox\/sessions\/\{s\}\/advance with \{"duration": "1s"\}\) — the sandbox's clock is manual/);
+    expect(refused.body.error.message).toMatch(
+      /Retry after 1 s of virtual time: call sandbox\.advance\('1s'\) \(or POST \/__sandbox\/sessions\/\{s\}\/advance with \{"duration": "1s"\}\) — the sandbox's clock is manual/,
+    );
     expect((await get('SVC_TEST_someone', '/v1/calls')).status).toBe(429);
     expect((await call('POST', '/__sandbox/sessions/default/advance', { duration: '1s' })).status).toBe(200);
     expect((await get('SVC_TEST_someone', '/v1/calls')).status).toBe(200);
@@ -95,7 +103,9 @@ describe('clock modes through the server', () => {
     const listed = await call('GET', '/__sandbox/sessions');
     const now = (id: string) => listed.body.data.find((s: { id: string }) => s.id === id).now;
     await sleep(20);
-    expect((await call('GET', '/__sandbox/sessions')).body.data.find((s: { id: string }) => s.id === manual.body.id).now).toBe(now(manual.body.id));
+    expect((await call('GET', '/__sandbox/sessions')).body.data.find((s: { id: string }) => s.id === manual.body.id).now).toBe(
+      now(manual.body.id),
+    );
     const bad = await call('POST', '/__sandbox/sessions', { clock: 'fast' });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'invalid_parameter', param: 'clock' });
@@ -115,7 +125,9 @@ describe('the Date header', () => {
     const other = await call('POST', '/__sandbox/sessions', { startTime: '2030-05-01T12:00:00Z' });
     expect(other.headers.get('date')).toBe('Thu, 01 Jan 2026 00:01:05 GMT'); // made through the server: the default session's now
     expect((await get(other.body.apiKey, '/v1/calls')).headers.get('date')).toBe('Wed, 01 May 2030 12:00:00 GMT');
-    expect((await call('POST', `/__sandbox/sessions/${other.body.id}/advance`, { duration: '1h' })).headers.get('date')).toBe('Wed, 01 May 2030 13:00:00 GMT');
+    expect((await call('POST', `/__sandbox/sessions/${other.body.id}/advance`, { duration: '1h' })).headers.get('date')).toBe(
+      'Wed, 01 May 2030 13:00:00 GMT',
+    );
     expect((await call('GET', '/__sandbox/health')).headers.get('date')).toBe('Thu, 01 Jan 2026 00:01:05 GMT');
   });
 
@@ -128,7 +140,9 @@ describe('the Date header', () => {
 
 describe('deprecation through the server', () => {
   it('a session made with `deprecation` marks every /v1 answer; other sessions stay unmarked', async () => {
-    const session = await call('POST', '/__sandbox/sessions', { deprecation: { sunset: '2026-12-31T00:00:00Z', link: 'https://docs.example.com/v2' } });
+    const session = await call('POST', '/__sandbox/sessions', {
+      deprecation: { sunset: '2026-12-31T00:00:00Z', link: 'https://docs.example.com/v2' },
+    });
     expect(session.status).toBe(201);
     for (const answer of [await get(session.body.apiKey, '/v1/calls'), await get(session.body.apiKey, '/v1/calls/call_missing')]) {
       expect(answer.headers.get('deprecation')).toBe('@1767225600');

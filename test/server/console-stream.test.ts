@@ -37,7 +37,12 @@ async function openStream(signal: AbortSignal) {
     while ((end = text.indexOf('\n\n')) !== -1) {
       const block = text.slice(0, end);
       text = text.slice(end + 2);
-      const fields = Object.fromEntries(block.split('\n').filter((l) => !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]));
+      const fields = Object.fromEntries(
+        block
+          .split('\n')
+          .filter((l) => !l.startsWith(':'))
+          .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]),
+      );
       if (fields.event) frames.push({ event: fields.event, id: fields.id, data: JSON.parse(fields.data ?? 'null') });
     }
   };
@@ -54,7 +59,8 @@ async function openStream(signal: AbortSignal) {
   return { frames, next, read };
 }
 
-const isChange = (kind: string, id?: string) => (f: Frame) => f.event === 'change' && f.data.changes.some((c: any) => c.kind === kind && (id === undefined || c.id === id));
+const isChange = (kind: string, id?: string) => (f: Frame) =>
+  f.event === 'change' && f.data.changes.some((c: any) => c.kind === kind && (id === undefined || c.id === id));
 
 /** `n` calls placed in process, under `keys` keys (a big session, fast). */
 async function fill(n: number, prefix: string, keys = 10) {
@@ -94,7 +100,9 @@ describe("the console's stream of changes", () => {
     const event = await stream.next((f) => f.event === 'event');
     expect(event).toMatchObject({ id: '5001', data: { type: 'call.started', data: { id: placed.body.id } } });
     const change = await stream.next(isChange('call', placed.body.id));
-    expect(change.data.changes).toEqual([{ kind: 'call', id: placed.body.id, removed: false, data: { ...placed.body, account: 'SVC_TEST_one' } }]);
+    expect(change.data.changes).toEqual([
+      { kind: 'call', id: placed.body.id, removed: false, data: { ...placed.body, account: 'SVC_TEST_one' } },
+    ]);
     expect(list).not.toHaveBeenCalled();
     expect(get).toHaveBeenCalledTimes(1);
 
@@ -113,17 +121,28 @@ describe("the console's stream of changes", () => {
     await stream.next((f) => f.event === 'change');
     const api = client().api('SVC_TEST_two');
     const hook = await api.post('/v1/webhooks', { url: 'http://127.0.0.1:9/nobody', events: ['call.answered'] });
-    expect((await stream.next(isChange('subscription', hook.body.id))).data.changes[0]).toMatchObject({ removed: false, data: { url: 'http://127.0.0.1:9/nobody', account: 'SVC_TEST_two' } });
+    expect((await stream.next(isChange('subscription', hook.body.id))).data.changes[0]).toMatchObject({
+      removed: false,
+      data: { url: 'http://127.0.0.1:9/nobody', account: 'SVC_TEST_two' },
+    });
 
     const placed = await api.post('/v1/calls', { to: '+14155550123', from: '+14155550100' });
     await client().control.post('/sessions/default/advance', { duration: '5s' });
     // The answer's webhook attempt failed (nobody listens on port 9): its delivery, with what it is about.
     const delivery = (await stream.next(isChange('delivery'))).data.changes.find((c: any) => c.kind === 'delivery');
-    expect(delivery.data).toMatchObject({ account: 'SVC_TEST_two', about: { kind: 'call', id: placed.body.id }, call_id: placed.body.id, url: 'http://127.0.0.1:9/nobody' });
+    expect(delivery.data).toMatchObject({
+      account: 'SVC_TEST_two',
+      about: { kind: 'call', id: placed.body.id },
+      call_id: placed.body.id,
+      url: 'http://127.0.0.1:9/nobody',
+    });
     expect(delivery.data.attempts[0].ok).toBe(false);
 
     // A transfer emits no event; the call's store says it changed.
-    expect((await client().call('POST', `/v1/calls/${placed.body.id}/transfer`, { agent: 'alice' }, { authorization: 'Bearer SVC_TEST_two' })).status).toBe(200);
+    expect(
+      (await client().call('POST', `/v1/calls/${placed.body.id}/transfer`, { agent: 'alice' }, { authorization: 'Bearer SVC_TEST_two' }))
+        .status,
+    ).toBe(200);
     expect((await stream.next(isChange('call', placed.body.id))).data.changes[0].data.agent).toBe('alice');
 
     const key = (await client().control.post('/sessions/default/keys')).body.key;
@@ -155,7 +174,11 @@ describe("the console's stream of changes", () => {
     };
     await readUntil('change');
     for (let i = 0; i < MAX_PENDING + 20; i++) {
-      const res = await sandbox.fetch('/v1/calls', { method: 'POST', headers: { authorization: `Bearer SVC_TEST_burst${i % 10}`, 'content-type': 'application/json' }, body: JSON.stringify({ to: '+14155550123', from: '+14155550100' }) });
+      const res = await sandbox.fetch('/v1/calls', {
+        method: 'POST',
+        headers: { authorization: `Bearer SVC_TEST_burst${i % 10}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ to: '+14155550123', from: '+14155550100' }),
+      });
       expect(res.status).toBe(201);
     }
     const text = await readUntil('resync');

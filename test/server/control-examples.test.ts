@@ -8,7 +8,12 @@ import { Conformance } from '../support/conformance.js';
  * body is sent to a running server, on a session of its own made just before, and must get the
  * operation's documented success status with an answer the served document describes.
  */
-type Operation = { operationId: string; parameters?: Array<{ name: string; in: string; example?: string }>; requestBody?: { content: Record<string, { examples?: Record<string, { value: unknown }> }> }; responses: Record<string, unknown> };
+type Operation = {
+  operationId: string;
+  parameters?: Array<{ name: string; in: string; example?: string }>;
+  requestBody?: { content: Record<string, { examples?: Record<string, { value: unknown }> }> };
+  responses: Record<string, unknown>;
+};
 type Session = { id: string; apiKey: string };
 
 let server: SandboxServer;
@@ -24,7 +29,11 @@ afterAll(async () => {
 });
 
 async function send(method: string, path: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${server.url}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return { res, text: await res.text() };
 }
 
@@ -71,7 +80,8 @@ describe('the control request examples', () => {
   it('give every control request body at least one example: 17 operations', () => {
     const withBodies = operations().filter(({ op }) => op.requestBody);
     expect(withBodies).toHaveLength(17);
-    for (const { path, method, op } of withBodies) expect(Object.keys(op.requestBody!.content['application/json']!.examples ?? {}), `${method} ${path}`).not.toEqual([]);
+    for (const { path, method, op } of withBodies)
+      expect(Object.keys(op.requestBody!.content['application/json']!.examples ?? {}), `${method} ${path}`).not.toEqual([]);
   });
 
   it('are each accepted by the server with the documented success, on a fresh session, and answered as the document says', async () => {
@@ -82,7 +92,9 @@ describe('the control request examples', () => {
         const session = JSON.parse(made.text) as Session;
         const { params = {}, own = {} } = (await PREPARE[op.operationId]?.(session)) ?? {};
         const examples = Object.fromEntries((op.parameters ?? []).filter((p) => p.in === 'path').map((p) => [p.name, p.example!]));
-        const url = path.replace(/\{(\w+)\}/g, (_, param: string) => encodeURIComponent(param === 's' ? session.id : (params[param] ?? examples[param]!)));
+        const url = path.replace(/\{(\w+)\}/g, (_, param: string) =>
+          encodeURIComponent(param === 's' ? session.id : (params[param] ?? examples[param]!)),
+        );
         const { res, text } = await send(method, url, { ...(example.value as object), ...own });
         const where = `${op.operationId} ${name}: ${method} ${url}`;
         const success = Object.keys(op.responses).find((status) => status.startsWith('2'));

@@ -36,7 +36,11 @@ describe('the control API takes the /v1 road', () => {
   });
 
   it('bodies are read as /v1 reads them: bad UTF-8 and bad JSON are 400 invalid_json, an empty body stands for {}', async () => {
-    const badUtf8 = await fetch(`${server.url}/__sandbox/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array([0x7b, 0xff, 0x7d]) });
+    const badUtf8 = await fetch(`${server.url}/__sandbox/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: new Uint8Array([0x7b, 0xff, 0x7d]),
+    });
     expect(badUtf8.status).toBe(400);
     expect((await badUtf8.json()).error).toMatchObject({ code: 'invalid_json', message: expect.stringContaining('UTF-8') });
     const badJson = await control.post('/sessions', '{"seed": ');
@@ -47,7 +51,12 @@ describe('the control API takes the /v1 road', () => {
   });
 
   it('a route that takes no fields refuses one, naming it, and does nothing', async () => {
-    const placed = await call('POST', '/v1/calls', { to: '+14155550123', from: '+14155550100' }, { authorization: `Bearer ${server.apiKey}` });
+    const placed = await call(
+      'POST',
+      '/v1/calls',
+      { to: '+14155550123', from: '+14155550100' },
+      { authorization: `Bearer ${server.apiKey}` },
+    );
     const hangUp = await control.post(`/sessions/default/calls/${placed.body.id}/hang-up`, { now: true });
     expect(hangUp.status).toBe(400);
     expect(hangUp.body.error).toMatchObject({ code: 'invalid_parameter', param: 'now' });
@@ -58,7 +67,11 @@ describe('the control API takes the /v1 road', () => {
   it('input is parsed before the route runs: a bad field is 400 naming the JSON field, not the library argument', async () => {
     const behavior = await control.put('/sessions/default/network/+14155550123', { outcome: 'bussy' });
     expect(behavior.status).toBe(400);
-    expect(behavior.body.error).toMatchObject({ code: 'invalid_parameter', param: 'outcome', message: expect.stringContaining('did you mean "busy"') });
+    expect(behavior.body.error).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'outcome',
+      message: expect.stringContaining('did you mean "busy"'),
+    });
     expect(behavior.body.error.message).not.toContain('setBehavior');
     const page = await control.get('/sessions?limit=0');
     expect(page.status).toBe(400);

@@ -21,7 +21,9 @@ async function getChecked(path: string) {
   const document = new Conformance((await (await fetch(`${server.url}/__sandbox/openapi.json`)).json()) as Record<string, any>);
   const res = await fetch(`${server.url}/__sandbox${path}`);
   const text = await res.text();
-  expect(document.check('GET', `/__sandbox${path}`, res.status, new Headers({ 'content-type': res.headers.get('content-type')! }), text)).toEqual([]);
+  expect(
+    document.check('GET', `/__sandbox${path}`, res.status, new Headers({ 'content-type': res.headers.get('content-type')! }), text),
+  ).toEqual([]);
   return { status: res.status, body: JSON.parse(text) };
 }
 const CALL = { to: '+14155550123', from: '+14155550100' };

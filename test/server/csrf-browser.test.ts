@@ -39,7 +39,14 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }, 60_000);
 
@@ -57,7 +64,12 @@ it('regression: no-cors POSTs and an HTML form from another origin reach the ser
     body: JSON.stringify({ to: '+14155550123', from: '+14155550100' }),
   });
   expect(placed.status).toBe(201);
-  const before = { now: server.sandbox.now().toISOString(), calls: server.sandbox.calls.list().length, keys: server.sandbox.keys.list().length, faults: server.sandbox.faults.list().length };
+  const before = {
+    now: server.sandbox.now().toISOString(),
+    calls: server.sandbox.calls.list().length,
+    keys: server.sandbox.keys.list().length,
+    faults: server.sandbox.faults.list().length,
+  };
   const sessionsBefore = await (await fetch(`${server.url}/__sandbox/sessions`)).json();
 
   const page = await browser.newPage();
@@ -72,6 +84,11 @@ it('regression: no-cors POSTs and an HTML form from another origin reach the ser
   } finally {
     await page.close();
   }
-  expect({ now: server.sandbox.now().toISOString(), calls: server.sandbox.calls.list().length, keys: server.sandbox.keys.list().length, faults: server.sandbox.faults.list().length }).toEqual(before);
+  expect({
+    now: server.sandbox.now().toISOString(),
+    calls: server.sandbox.calls.list().length,
+    keys: server.sandbox.keys.list().length,
+    faults: server.sandbox.faults.list().length,
+  }).toEqual(before);
   expect(await (await fetch(`${server.url}/__sandbox/sessions`)).json()).toEqual(sessionsBefore);
 }, 60_000);

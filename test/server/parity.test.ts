@@ -108,7 +108,10 @@ describe('parity: every scripting member of the library has a control route', ()
     const members = libraryMembers();
     expect(members).toContain('network.queueMessageBehavior'); // the enumeration sees the namespaces
     const missing = members.filter((m) => !(m in ROUTES) && !(m in REASONS));
-    expect(missing, 'members with no control route and no reason: add a row to src/server/control-scripting.ts (and ROUTES here), or a reason to REASONS').toEqual([]);
+    expect(
+      missing,
+      'members with no control route and no reason: add a row to src/server/control-scripting.ts (and ROUTES here), or a reason to REASONS',
+    ).toEqual([]);
     // No stale rows: each entry names a member the library has.
     expect([...Object.keys(ROUTES), ...Object.keys(REASONS)].filter((m) => !members.includes(m))).toEqual([]);
     // Each route exists in the server's document, and its summary names the member.
@@ -118,13 +121,16 @@ describe('parity: every scripting member of the library has a control route', ()
       const operation = doc.paths[path]?.[method.toLowerCase()];
       expect(operation, `${member}: ${route} is not in GET /__sandbox/openapi.json`).toBeDefined();
       // The console's call list (with timelines) predates this rule.
-      if (path.startsWith('/__sandbox/sessions/{s}') && member !== 'calls.list') expect(operation.summary, `${route} names sandbox.${member}`).toContain(`sandbox.${member}`);
+      if (path.startsWith('/__sandbox/sessions/{s}') && member !== 'calls.list')
+        expect(operation.summary, `${route} names sandbox.${member}`).toContain(`sandbox.${member}`);
     }
   });
 
   it("gives every operation of the server's document an operationId of its own (Redocly's recommended rules lint the whole document in test/api/openapi-30.test.ts)", async () => {
     const doc = (await control.get('/openapi.json')).body;
-    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((methods) => Object.values(methods).map((op) => op.operationId));
+    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((methods) =>
+      Object.values(methods).map((op) => op.operationId),
+    );
     expect(ids.every((id) => typeof id === 'string' && id.length > 0)).toBe(true);
     expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
     expect(ids.length).toBeGreaterThan(70);
@@ -150,9 +156,15 @@ describe('parity: every scripting member of the library has a control route', ()
     const checker = new Conformance(doc);
     const headers = new Headers({ 'content-type': failure.headers.get('content-type')! });
     expect(checker.check('POST', '/__sandbox/sessions/default/advance', 500, headers, await failure.text())).toEqual([]);
-    expect(checker.check('GET', '/__sandbox/sessions/default/snapshot', 500, headers, '{"error":{"code":"internal_error","message":"x","stack":"y"}}')).toEqual([
-      expect.stringMatching(/must NOT have additional properties/),
-    ]);
+    expect(
+      checker.check(
+        'GET',
+        '/__sandbox/sessions/default/snapshot',
+        500,
+        headers,
+        '{"error":{"code":"internal_error","message":"x","stack":"y"}}',
+      ),
+    ).toEqual([expect.stringMatching(/must NOT have additional properties/)]);
   });
 
   it('documents every control answer with a schema of its own, not a bare object', async () => {
@@ -163,7 +175,9 @@ describe('parity: every scripting member of the library has a control route', ()
         for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
           if (!status.startsWith('2') || !response.content) continue;
           // Each 2xx body by its media type (a recording's audio is audio/wav, the rest JSON).
-          const [schema] = Object.values(response.content as Record<string, { schema: Record<string, unknown> }>).map((media) => media.schema);
+          const [schema] = Object.values(response.content as Record<string, { schema: Record<string, unknown> }>).map(
+            (media) => media.schema,
+          );
           if (!schema) continue;
           const bare = schema.type === 'object' && !schema.properties && !schema.oneOf;
           expect.soft(bare, `${method.toUpperCase()} ${path} answers a bare {type: 'object'}`).toBe(false);
@@ -177,7 +191,10 @@ describe('keys with a plan and scopes through the server', () => {
   it('a scoped key made through the server is 403 outside its scopes, and routes to its session', async () => {
     const session = (await control.post('/sessions', { seed: 9 })).body;
     const made = await control.post(`/sessions/${session.id}/keys`, { scopes: ['calls:read'] });
-    expect(made).toMatchObject({ status: 201, body: { key: expect.stringMatching(new RegExp(`^SVC_TEST_${session.id}_`)), plan: 'standard', scopes: ['calls:read'] } });
+    expect(made).toMatchObject({
+      status: 201,
+      body: { key: expect.stringMatching(new RegExp(`^SVC_TEST_${session.id}_`)), plan: 'standard', scopes: ['calls:read'] },
+    });
     const key = made.body.key;
     await api(session.apiKey).post('/v1/calls', CALL); // a call in that session, by its first key (its own account)
     expect((await api(key).get('/v1/calls')).status).toBe(200);
@@ -185,8 +202,15 @@ describe('keys with a plan and scopes through the server', () => {
     expect(refused.status).toBe(403);
     expect(refused.body.error).toMatchObject({ code: 'forbidden', message: expect.stringMatching(/calls:write/) });
     // Listed with its scopes; the default session knows nothing of it.
-    expect((await control.get(`/sessions/${session.id}/keys`)).body.data.find((k: { key: string }) => k.key === key)).toMatchObject({ scopes: ['calls:read'] });
-    expect(harness.server().sandbox.keys.list().map((k) => k.key)).not.toContain(key);
+    expect((await control.get(`/sessions/${session.id}/keys`)).body.data.find((k: { key: string }) => k.key === key)).toMatchObject({
+      scopes: ['calls:read'],
+    });
+    expect(
+      harness
+        .server()
+        .sandbox.keys.list()
+        .map((k) => k.key),
+    ).not.toContain(key);
   });
 
   it('an enterprise key made through the server has no fixed cap: 150 requests in one virtual second, no 429', async () => {
@@ -207,8 +231,13 @@ describe('keys with a plan and scopes through the server', () => {
     expect(scope).toMatchObject({ status: 400, body: { error: { code: 'invalid_parameter', param: 'scopes[0]' } } });
     expect(scope.body.error.message).toMatch(/^`scopes\[0\]`/);
     const plan = await control.post('/sessions/default/keys', { plan: 'gold' });
-    expect(plan.body.error).toMatchObject({ param: 'plan', message: expect.stringMatching(/^`plan` must be one of "standard", "enterprise"/) });
-    expect((await control.post('/sessions/default/keys', { plann: 'enterprise' })).body.error.message).toBe('Unknown field `plann`: did you mean `plan`?');
+    expect(plan.body.error).toMatchObject({
+      param: 'plan',
+      message: expect.stringMatching(/^`plan` must be one of "standard", "enterprise"/),
+    });
+    expect((await control.post('/sessions/default/keys', { plann: 'enterprise' })).body.error.message).toBe(
+      'Unknown field `plann`: did you mean `plan`?',
+    );
   });
 });
 
@@ -225,16 +254,23 @@ describe('advance until an event', () => {
   it('answers 404 naming `until` when no such event comes within `max`, and 400 for an unknown type', async () => {
     const none = await control.post('/sessions/default/advance', { until: 'call.completed', max: '1m' });
     expect(none).toMatchObject({ status: 404, body: { error: { code: 'not_found', param: 'until' } } });
-    expect(none.body.error.message).toMatch(/^No call\.completed event within 1m of virtual time \(from 2026-01-01T00:00:00\.000Z to 2026-01-01T00:01:00\.000Z\)/);
+    expect(none.body.error.message).toMatch(
+      /^No call\.completed event within 1m of virtual time \(from 2026-01-01T00:00:00\.000Z to 2026-01-01T00:01:00\.000Z\)/,
+    );
     const typo = await control.post('/sessions/default/advance', { until: 'call.complete' });
-    expect(typo).toMatchObject({ status: 400, body: { error: { param: 'until', message: expect.stringMatching(/did you mean "call.completed"/) } } });
+    expect(typo).toMatchObject({
+      status: 400,
+      body: { error: { param: 'until', message: expect.stringMatching(/did you mean "call.completed"/) } },
+    });
     expect((await control.post('/sessions/default/advance', { until: 'call.completed', max: 'soon' })).body.error.param).toBe('max');
   });
 });
 
 describe('scripting the network through the server', () => {
   it('queues call behaviours and clears them all', async () => {
-    expect((await control.post(`/sessions/default/network/${TO}/queue`, { behaviors: [{ outcome: 'busy' }, { outcome: 'no_answer' }] })).status).toBe(204);
+    expect(
+      (await control.post(`/sessions/default/network/${TO}/queue`, { behaviors: [{ outcome: 'busy' }, { outcome: 'no_answer' }] })).status,
+    ).toBe(204);
     const first = (await api(KEY).post('/v1/calls', CALL)).body.id;
     const second = (await api(KEY).post('/v1/calls', CALL)).body.id;
     await control.post('/sessions/default/advance', { duration: '2m' });
@@ -256,7 +292,9 @@ describe('scripting the network through the server', () => {
     await control.post('/sessions/default/advance', { duration: '1m' });
     expect((await control.get(`/sessions/default/messages/${failed}`)).body.status).toBe('failed');
 
-    expect((await control.post(`/sessions/default/network/${TO}/messages/queue`, { behaviors: [{ outcome: 'delivered' }] })).status).toBe(204);
+    expect((await control.post(`/sessions/default/network/${TO}/messages/queue`, { behaviors: [{ outcome: 'delivered' }] })).status).toBe(
+      204,
+    );
     const queued = await send();
     const after = await send();
     await control.post('/sessions/default/advance', { duration: '1m' });
@@ -266,23 +304,45 @@ describe('scripting the network through the server', () => {
 
   it('words errors with the JSON field, never the library call (issue 17 item 6)', async () => {
     const typo = await control.put(`/sessions/default/network/${TO}`, { outcome: 'bussy' });
-    expect(typo.body.error).toEqual({ code: 'invalid_parameter', param: 'outcome', message: expect.stringMatching(/^`outcome` must be one of "answered", "busy"/) });
+    expect(typo.body.error).toEqual({
+      code: 'invalid_parameter',
+      param: 'outcome',
+      message: expect.stringMatching(/^`outcome` must be one of "answered", "busy"/),
+    });
     expect(typo.body.error.message).not.toMatch(/network\.|behavior\./);
-    const queued = await control.post(`/sessions/default/network/${TO}/queue`, { behaviors: [{ outcome: 'answered' }, { ring: 'forever' }] });
-    expect(queued.body.error).toMatchObject({ param: 'behaviors[1].ring', message: expect.stringMatching(/^`behaviors\[1\]\.ring` is not a duration/) });
+    const queued = await control.post(`/sessions/default/network/${TO}/queue`, {
+      behaviors: [{ outcome: 'answered' }, { ring: 'forever' }],
+    });
+    expect(queued.body.error).toMatchObject({
+      param: 'behaviors[1].ring',
+      message: expect.stringMatching(/^`behaviors\[1\]\.ring` is not a duration/),
+    });
     const unknown = await control.put(`/sessions/default/network/${TO}/messages`, { outcom: 'failed' });
-    expect(unknown.body.error).toEqual({ code: 'invalid_parameter', param: 'outcom', message: 'Unknown field `outcom`: did you mean `outcome`?' });
+    expect(unknown.body.error).toEqual({
+      code: 'invalid_parameter',
+      param: 'outcom',
+      message: 'Unknown field `outcom`: did you mean `outcome`?',
+    });
     const unreachable = await control.put(`/sessions/default/network/${TO}/messages`, { outcome: 'unreachable' });
     expect(unreachable.body.error.message).toMatch(/^`outcome` must be "delivered" or "failed"/);
-    expect((await control.put('/sessions/default/network/12345', {})).body.error).toMatchObject({ param: 'number', message: expect.not.stringMatching(/network\./) });
+    expect((await control.put('/sessions/default/network/12345', {})).body.error).toMatchObject({
+      param: 'number',
+      message: expect.not.stringMatching(/network\./),
+    });
     // A fix names the control route, not the library call.
     expect((await control.post('/sessions/default/dead-letters/dlv_x/replay')).body.error.message).toBe(
       'No dead letter dlv_x. Pass a dead letter id (dlv_…) or an event id (evt_…) from GET /__sandbox/sessions/{s}/dead-letters.',
     );
-    expect((await control.post('/sessions/default/calls/call_x/hang-up')).body.error.message).toMatch(/or POST \/__sandbox\/sessions\/\{s\}\/calls\/inbound\.$/);
+    expect((await control.post('/sessions/default/calls/call_x/hang-up')).body.error.message).toMatch(
+      /or POST \/__sandbox\/sessions\/\{s\}\/calls\/inbound\.$/,
+    );
     // The library's own wording is unchanged, before and after.
-    await expect(harness.server().sandbox.webhooks.replay('dlv_x')).rejects.toThrow(/^webhooks\.replay: no dead letter dlv_x\. .* from webhooks\.deadLetters\(\)\.$/);
-    expect(() => harness.server().sandbox.network.setBehavior(TO, { outcome: 'bussy' as never })).toThrow(/^network\.setBehavior: `behavior\.outcome` must be one of/);
+    await expect(harness.server().sandbox.webhooks.replay('dlv_x')).rejects.toThrow(
+      /^webhooks\.replay: no dead letter dlv_x\. .* from webhooks\.deadLetters\(\)\.$/,
+    );
+    expect(() => harness.server().sandbox.network.setBehavior(TO, { outcome: 'bussy' as never })).toThrow(
+      /^network\.setBehavior: `behavior\.outcome` must be one of/,
+    );
   });
 });
 
@@ -307,12 +367,18 @@ describe('recordings, transcripts and reads through the server', () => {
 
   it('per-call timing and scripts name the call in the path, and a late one is 409', async () => {
     const unknown = await control.put('/sessions/default/calls/call_nope/recording-timing', { recordingDelay: '0s' });
-    expect(unknown).toMatchObject({ status: 404, body: { error: { code: 'not_found', param: 'id', message: expect.stringMatching(/^No call "call_nope"/) } } });
+    expect(unknown).toMatchObject({
+      status: 404,
+      body: { error: { code: 'not_found', param: 'id', message: expect.stringMatching(/^No call "call_nope"/) } },
+    });
     const id = (await api(KEY).post('/v1/calls', CALL)).body.id;
     expect((await control.put(`/sessions/default/calls/${id}/recording-timing`, { recordingDelay: '0s' })).status).toBe(204);
     await control.post('/sessions/default/advance', { until: 'call.answered' });
     const late = await control.put(`/sessions/default/calls/${id}/script`, { lines: [{ speaker: 'a', text: 'b' }] });
-    expect(late).toMatchObject({ status: 409, body: { error: { code: 'conflict', param: 'id', message: expect.stringMatching(/^Call call_\w+ is answered/) } } });
+    expect(late).toMatchObject({
+      status: 409,
+      body: { error: { code: 'conflict', param: 'id', message: expect.stringMatching(/^Call call_\w+ is answered/) } },
+    });
     expect((await control.put(`/sessions/default/calls/${id}/script`, { lines: [] })).body.error).toMatchObject({ param: 'lines' });
   });
 
@@ -353,6 +419,9 @@ describe('webhooks through the server', () => {
       [1, true, 1],
     ]);
     expect((await control.get('/sessions/default/dead-letters')).body.data).toEqual([]);
-    expect((await control.post('/sessions/default/dead-letters/replay', { apiKey: 'nope' })).body.error).toMatchObject({ param: 'apiKey', message: expect.stringMatching(/^"nope" is not an API key/) });
+    expect((await control.post('/sessions/default/dead-letters/replay', { apiKey: 'nope' })).body.error).toMatchObject({
+      param: 'apiKey',
+      message: expect.stringMatching(/^"nope" is not an API key/),
+    });
   });
 });

@@ -99,8 +99,11 @@ describe('control lists are paginated like /v1', () => {
 
   it('every list walks page by page to exactly the unpaginated list, in its own order', async () => {
     const receiver = await startReceiver(() => 500);
-    expect((await call(server, 'POST', '/v1/webhooks', { url: receiver.url, events: ['call.completed'] }, 'SVC_TEST_pages')).status).toBe(201);
-    for (let i = 0; i < 7; i++) expect((await call(server, 'POST', '/v1/calls', { to: '+15005550002', from: '+14155550100' }, 'SVC_TEST_pages')).status).toBe(201);
+    expect((await call(server, 'POST', '/v1/webhooks', { url: receiver.url, events: ['call.completed'] }, 'SVC_TEST_pages')).status).toBe(
+      201,
+    );
+    for (let i = 0; i < 7; i++)
+      expect((await call(server, 'POST', '/v1/calls', { to: '+15005550002', from: '+14155550100' }, 'SVC_TEST_pages')).status).toBe(201);
     await call(server, 'POST', '/__sandbox/sessions/default/advance', { duration: '25h' }); // every delivery fails to the end: 7 dead letters
     for (let i = 0; i < 5; i++) expect((await call(server, 'POST', '/__sandbox/sessions/default/keys')).status).toBe(201);
     for (let i = 0; i < 4; i++) expect((await call(server, 'POST', '/__sandbox/sessions', {})).status).toBe(201);
@@ -120,7 +123,10 @@ describe('control lists are paginated like /v1', () => {
     const calls = await walk(server, '/sessions/default/calls', 3);
     expect(calls.items.map((c) => (c as { id: string }).id)).toEqual(sandbox.calls.list().map((c) => c.id)); // newest first
     for (const c of calls.items as Array<{ id: string; timeline: { webhooks: unknown[] } }>) {
-      const attempts = sandbox.webhooks.deliveries().filter((d) => (d.event.data as { id: string }).id === c.id).flatMap((d) => d.attempts);
+      const attempts = sandbox.webhooks
+        .deliveries()
+        .filter((d) => (d.event.data as { id: string }).id === c.id)
+        .flatMap((d) => d.attempts);
       expect(c.timeline.webhooks.length).toBeGreaterThan(1);
       expect(c.timeline.webhooks).toHaveLength(attempts.length); // every attempt of its call.completed
     }
@@ -149,15 +155,26 @@ describe('control lists are paginated like /v1', () => {
       ['limt=5', 'limt'],
       ['limit=1&limit=2', 'limit'],
     ]) {
-      for (const list of ['/sessions', '/sessions/default/events', '/sessions/default/deliveries', '/sessions/default/dead-letters', '/sessions/default/keys', '/sessions/default/calls']) {
+      for (const list of [
+        '/sessions',
+        '/sessions/default/events',
+        '/sessions/default/deliveries',
+        '/sessions/default/dead-letters',
+        '/sessions/default/keys',
+        '/sessions/default/calls',
+      ]) {
         const res = await call(server, 'GET', `/__sandbox${list}?${query}`);
         expect({ list, query, status: res.status, param: res.body.error?.param }).toEqual({ list, query, status: 400, param });
       }
     }
     // A cursor of another list, or of another session, is not a cursor of this one.
-    expect((await call(server, 'GET', `/__sandbox/sessions/default/calls?cursor=${encodeURIComponent(cursor)}`)).body.error.param).toBe('cursor');
+    expect((await call(server, 'GET', `/__sandbox/sessions/default/calls?cursor=${encodeURIComponent(cursor)}`)).body.error.param).toBe(
+      'cursor',
+    );
     const other = (await call(server, 'POST', '/__sandbox/sessions', {})).body.id as string;
-    expect((await call(server, 'GET', `/__sandbox/sessions/${other}/events?cursor=${encodeURIComponent(cursor)}`)).body.error.param).toBe('cursor');
+    expect((await call(server, 'GET', `/__sandbox/sessions/${other}/events?cursor=${encodeURIComponent(cursor)}`)).body.error.param).toBe(
+      'cursor',
+    );
     // A cursor from before a reset is refused, as on /v1.
     await call(server, 'POST', '/__sandbox/sessions/default/reset');
     expect((await call(server, 'GET', `/__sandbox/sessions/default/events?cursor=${encodeURIComponent(cursor)}`)).status).toBe(400);
@@ -202,9 +219,14 @@ describe('advance and streams read the log by position', () => {
   it("advance's events are exactly the events the advance made, with a stream open or not, on a big log", async () => {
     const abort = new AbortController();
     for (const streaming of [false, true]) {
-      if (streaming) await fetch(`${server.url}/__sandbox/sessions/default/stream`, { signal: abort.signal, headers: { 'last-event-id': String(total) } });
+      if (streaming)
+        await fetch(`${server.url}/__sandbox/sessions/default/stream`, {
+          signal: abort.signal,
+          headers: { 'last-event-id': String(total) },
+        });
       const before = server.sandbox.events.list().length;
-      for (let i = 0; i < 3; i++) expect((await call(server, 'POST', '/v1/calls', { to: '+15005550002', from: '+14155550100' }, 'SVC_TEST_adv')).status).toBe(201);
+      for (let i = 0; i < 3; i++)
+        expect((await call(server, 'POST', '/v1/calls', { to: '+15005550002', from: '+14155550100' }, 'SVC_TEST_adv')).status).toBe(201);
       const started = server.sandbox.events.list().length; // call.started is emitted by the request itself
       const res = await call(server, 'POST', '/__sandbox/sessions/default/advance', { duration: '2s' });
       expect(res.status).toBe(200);
@@ -243,13 +265,17 @@ describe('advance and streams read the log by position', () => {
     // What the server's streams read from the log for their readers, chunk by chunk.
     const chunks: number[] = [];
     const nextChunk = (SessionStreams.prototype as unknown as { nextChunk: (...args: unknown[]) => Uint8Array | null }).nextChunk;
-    const spy = vi.spyOn(SessionStreams.prototype as unknown as { nextChunk: (...args: unknown[]) => Uint8Array | null }, 'nextChunk').mockImplementation(function (this: unknown, ...args) {
-      const chunk = nextChunk.apply(this, args);
-      if (chunk) chunks.push(chunk.byteLength);
-      return chunk;
-    });
+    const spy = vi
+      .spyOn(SessionStreams.prototype as unknown as { nextChunk: (...args: unknown[]) => Uint8Array | null }, 'nextChunk')
+      .mockImplementation(function (this: unknown, ...args) {
+        const chunk = nextChunk.apply(this, args);
+        if (chunk) chunks.push(chunk.byteLength);
+        return chunk;
+      });
     const produced = () => chunks.reduce((a, b) => a + b, 0);
-    const logBytes = server.sandbox.events.list().reduce((n, e, i) => n + `id: ${i + 1}\nevent: event\ndata: ${JSON.stringify(e)}\n\n`.length, 0);
+    const logBytes = server.sandbox.events
+      .list()
+      .reduce((n, e, i) => n + `id: ${i + 1}\nevent: event\ndata: ${JSON.stringify(e)}\n\n`.length, 0);
     const { port } = new URL(server.url);
     const socket = connect(Number(port), '127.0.0.1');
     try {

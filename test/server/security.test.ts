@@ -21,14 +21,35 @@ afterEach(async () => {
 });
 
 /** A request with exactly these headers (node:http, so Host and Origin are ours to set). */
-function send(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
+function send(
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers: { ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }), ...headers }, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text && res.headers['content-type']?.includes('json') ? JSON.parse(text) : text }));
-    });
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        headers: { ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }), ...headers },
+        agent: false,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers,
+            body: text && res.headers['content-type']?.includes('json') ? JSON.parse(text) : text,
+          }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -39,7 +60,10 @@ function raw(bytes: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
     let text = '';
-    socket.on('data', (chunk) => (text += chunk)).on('end', () => resolve(text)).on('error', reject);
+    socket
+      .on('data', (chunk) => (text += chunk))
+      .on('end', () => resolve(text))
+      .on('error', reject);
   });
 }
 const jsonOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
@@ -50,7 +74,12 @@ const KEY = 'SVC_TEST_owner';
 /** What an attack could have changed: the default session's clock, keys, faults, events and sessions. */
 async function state() {
   const sessions = (await send('GET', '/__sandbox/sessions')).body.data.map((s: { id: string; now: string }) => `${s.id}@${s.now}`);
-  return { sessions, keys: server.sandbox.keys.list().length, faults: server.sandbox.faults.list().length, events: server.sandbox.events.list().length };
+  return {
+    sessions,
+    keys: server.sandbox.keys.list().length,
+    faults: server.sandbox.faults.list().length,
+    events: server.sandbox.events.list().length,
+  };
 }
 
 describe('a webhook cannot drive the server (issue 16, item 1)', () => {
@@ -72,19 +101,34 @@ describe('a webhook cannot drive the server (issue 16, item 1)', () => {
       `https://app.localhost:${port}/x`,
     ];
     for (const url of spellings) {
-      const res = await send('POST', '/v1/webhooks', { authorization: `Bearer ${KEY}`, ...JSON_TYPE }, JSON.stringify({ url, events: ['call.completed'] }));
+      const res = await send(
+        'POST',
+        '/v1/webhooks',
+        { authorization: `Bearer ${KEY}`, ...JSON_TYPE },
+        JSON.stringify({ url, events: ['call.completed'] }),
+      );
       expect({ url, status: res.status, param: res.body.error?.param }).toEqual({ url, status: 400, param: 'url' });
       expect(res.body.error.message).toMatch(/sandbox itself|https/);
     }
     // A receiver of the user's own on another port is fine.
     const receiver = await startReceiver();
-    const ok = await send('POST', '/v1/webhooks', { authorization: `Bearer ${KEY}`, ...JSON_TYPE }, JSON.stringify({ url: `http://localhost:${receiver.port}/hooks`, events: ['call.completed'] }));
+    const ok = await send(
+      'POST',
+      '/v1/webhooks',
+      { authorization: `Bearer ${KEY}`, ...JSON_TYPE },
+      JSON.stringify({ url: `http://localhost:${receiver.port}/hooks`, events: ['call.completed'] }),
+    );
     expect(ok.status).toBe(201);
   });
 
-  it('a request carrying a delivery\'s headers is refused on the control API, however it got there', async () => {
+  it("a request carrying a delivery's headers is refused on the control API, however it got there", async () => {
     const before = await state();
-    const res = await send('POST', '/__sandbox/sessions/default/advance', { ...JSON_TYPE, 'x-service-event-id': 'evt_x', 'x-service-signature': 'ab' }, JSON.stringify({ duration: '25h' }));
+    const res = await send(
+      'POST',
+      '/__sandbox/sessions/default/advance',
+      { ...JSON_TYPE, 'x-service-event-id': 'evt_x', 'x-service-signature': 'ab' },
+      JSON.stringify({ duration: '25h' }),
+    );
     expect(res.status).toBe(403);
     expect(res.body.error).toMatchObject({ code: 'forbidden' });
     expect(await state()).toEqual(before);
@@ -125,7 +169,7 @@ describe('a page on another origin cannot drive the control API (item 2: CSRF)',
     expect(await state()).toEqual(before);
   });
 
-  it('the console\'s own origin, any loopback spelling of it, and programs that send no Origin are served', async () => {
+  it("the console's own origin, any loopback spelling of it, and programs that send no Origin are served", async () => {
     for (const origin of [server.url, `http://localhost:${port}`, `http://127.0.0.1:${port}`]) {
       const res = await send('POST', '/__sandbox/sessions/default/advance', { origin, ...JSON_TYPE }, JSON.stringify({ duration: '1s' }));
       expect({ origin, status: res.status }).toEqual({ origin, status: 200 });
@@ -151,7 +195,9 @@ describe('the Host must be this server (item 3: DNS rebinding)', () => {
       expect(res.body.error).toMatchObject({ code: 'forbidden', param: 'Host' });
       expect(res.body.error.message).toMatch(/--allowed-host evil\.example/);
     }
-    const absolute = await raw(`GET http://evil.example/__sandbox/sessions HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+    const absolute = await raw(
+      `GET http://evil.example/__sandbox/sessions HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
+    );
     expect(absolute).toMatch(/^HTTP\/1\.1 403 /);
     expect(jsonOf(absolute).error.param).toBe('Host');
     expect(server.sandbox.calls.list()).toEqual([]);
@@ -159,7 +205,14 @@ describe('the Host must be this server (item 3: DNS rebinding)', () => {
   });
 
   it('IP addresses, localhost, names under .localhost and --allowed-host names are served', async () => {
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `app.localhost:${port}`, `[::1]:${port}`, '10.0.0.7']) {
+    for (const host of [
+      `127.0.0.1:${port}`,
+      `localhost:${port}`,
+      `LOCALHOST:${port}`,
+      `app.localhost:${port}`,
+      `[::1]:${port}`,
+      '10.0.0.7',
+    ]) {
       expect({ host, status: (await send('GET', '/__sandbox/health', { host })).status }).toEqual({ host, status: 200 });
     }
     const named = await startServer({ port: 0, allowedHosts: ['devbox.test'] });
@@ -167,17 +220,29 @@ describe('the Host must be this server (item 3: DNS rebinding)', () => {
       const res = await fetch(`${named.url}/__sandbox/health`);
       expect(res.status).toBe(200);
       const viaName = await new Promise<number>((resolve, reject) => {
-        const req = httpRequest({ host: '127.0.0.1', port: Number(new URL(named.url).port), path: '/__sandbox/health', headers: { host: 'DevBox.test' }, agent: false }, (r) => {
-          r.resume();
-          resolve(r.statusCode!);
-        });
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port: Number(new URL(named.url).port),
+            path: '/__sandbox/health',
+            headers: { host: 'DevBox.test' },
+            agent: false,
+          },
+          (r) => {
+            r.resume();
+            resolve(r.statusCode!);
+          },
+        );
         req.on('error', reject).end();
       });
       expect(viaName).toBe(200);
     } finally {
       await named.close();
     }
-    await expect(startServer({ port: 0, allowedHosts: ['http://x.test'] })).rejects.toMatchObject({ code: 'invalid_options', param: 'allowedHosts' });
+    await expect(startServer({ port: 0, allowedHosts: ['http://x.test'] })).rejects.toMatchObject({
+      code: 'invalid_options',
+      param: 'allowedHosts',
+    });
   });
 });
 
@@ -185,17 +250,27 @@ describe('keys are what a session made (item 4)', () => {
   it('regression: a forged SVC_TEST_ses_<id>_… key is 401 and acts nowhere; the issued key works', async () => {
     const made = (await send('POST', '/__sandbox/sessions', JSON_TYPE, '{}')).body as { id: string; apiKey: string };
     const forged = `SVC_TEST_${made.id}_anything`;
-    const res = await send('POST', '/v1/calls', { authorization: `Bearer ${forged}`, ...JSON_TYPE }, JSON.stringify({ to: '+14155550123', from: '+14155550100' }));
+    const res = await send(
+      'POST',
+      '/v1/calls',
+      { authorization: `Bearer ${forged}`, ...JSON_TYPE },
+      JSON.stringify({ to: '+14155550123', from: '+14155550100' }),
+    );
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('invalid_api_key');
     expect(res.body.error.message).toMatch(/never issued/);
     expect(res.headers['x-request-id']).toMatch(/^req_/);
     expect((await send('GET', `/__sandbox/sessions/${made.id}/events`)).body.data).toEqual([]);
-    const good = await send('POST', '/v1/calls', { authorization: `Bearer ${made.apiKey}`, ...JSON_TYPE }, JSON.stringify({ to: '+14155550123', from: '+14155550100' }));
+    const good = await send(
+      'POST',
+      '/v1/calls',
+      { authorization: `Bearer ${made.apiKey}`, ...JSON_TYPE },
+      JSON.stringify({ to: '+14155550123', from: '+14155550100' }),
+    );
     expect(good.status).toBe(201);
   });
 
-  it('session ids and the server\'s key are unguessable unless a seed is asked for, and repeatable when it is', async () => {
+  it("session ids and the server's key are unguessable unless a seed is asked for, and repeatable when it is", async () => {
     const unseeded = [await startServer({ port: 0 }), await startServer({ port: 0 })];
     const seeded = [await startServer({ port: 0, seed: 9 }), await startServer({ port: 0, seed: 9 })];
     try {
@@ -231,14 +306,24 @@ describe('every refusal the server makes itself is JSON (item 6)', () => {
     expect((await send('GET', '/__sandbox/health')).status).toBe(200);
   });
 
-  it('regression: after a 413 the kept-alive client\'s next request is answered (the connection is closed, not left hanging)', async () => {
+  it("regression: after a 413 the kept-alive client's next request is answered (the connection is closed, not left hanging)", async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const post = (path: string, body: string) =>
       new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
-        const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path, agent, headers: { ...JSON_TYPE, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
-        });
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path,
+            agent,
+            headers: { ...JSON_TYPE, 'content-length': String(Buffer.byteLength(body)) },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });
@@ -296,14 +381,17 @@ function clientSocket(socket: Socket) {
       const head = buffer.indexOf('\r\n\r\n');
       if (head >= 0) {
         const [statusLine, ...lines] = buffer.subarray(0, head).toString('latin1').split('\r\n');
-        const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+        const headers = Object.fromEntries(
+          lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+        );
         const whole = bodyFrom(head + 4, headers);
         if (whole) {
           buffer = buffer.subarray(whole.end);
           return { status: Number(statusLine!.split(' ')[1]), headers, body: JSON.parse(whole.body.toString('utf8')) };
         }
       }
-      if (socket.readableEnded || socket.destroyed) throw new Error(`the socket closed before a whole answer came: ${buffer.toString('latin1').slice(0, 200)}`);
+      if (socket.readableEnded || socket.destroyed)
+        throw new Error(`the socket closed before a whole answer came: ${buffer.toString('latin1').slice(0, 200)}`);
       await Promise.race([new Promise<void>((resolve) => (wake = resolve)), ended]);
       wake = null;
     }
@@ -369,7 +457,12 @@ describe('bounded by bytes, not only by count (item 9)', () => {
 describe('browser pages and the API (review findings)', () => {
   it('regression: a page of another origin cannot use /v1 with a made-up key unless the server allows its origin', async () => {
     const body = JSON.stringify({ to: '+14155550123', from: '+14155550100' });
-    const evil = await send('POST', '/v1/calls', { origin: 'http://evil.example', authorization: 'Bearer SVC_TEST_anything', ...JSON_TYPE }, body);
+    const evil = await send(
+      'POST',
+      '/v1/calls',
+      { origin: 'http://evil.example', authorization: 'Bearer SVC_TEST_anything', ...JSON_TYPE },
+      body,
+    );
     expect(evil.status).toBe(403);
     expect(evil.body.error).toMatchObject({ code: 'forbidden', param: 'Origin' });
     expect(evil.body.error.message).toMatch(/--allowed-origin http:\/\/evil\.example/);
@@ -379,13 +472,20 @@ describe('browser pages and the API (review findings)', () => {
 
     const open = await startServer({ port: 0, allowedOrigins: ['http://localhost:3000'] });
     try {
-      const res = await fetch(`${open.url}/v1/calls`, { method: 'POST', headers: { origin: 'http://localhost:3000', authorization: 'Bearer SVC_TEST_app', ...JSON_TYPE }, body });
+      const res = await fetch(`${open.url}/v1/calls`, {
+        method: 'POST',
+        headers: { origin: 'http://localhost:3000', authorization: 'Bearer SVC_TEST_app', ...JSON_TYPE },
+        body,
+      });
       expect(res.status).toBe(201);
       expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
     } finally {
       await open.close();
     }
-    await expect(startServer({ port: 0, allowedOrigins: ['localhost:3000/x'] })).rejects.toMatchObject({ code: 'invalid_options', param: 'allowedOrigins' });
+    await expect(startServer({ port: 0, allowedOrigins: ['localhost:3000/x'] })).rejects.toMatchObject({
+      code: 'invalid_options',
+      param: 'allowedOrigins',
+    });
   });
 
   it('regression: the console cannot be framed by another page (clickjacking)', async () => {
@@ -400,7 +500,7 @@ describe('browser pages and the API (review findings)', () => {
     expect(res).toMatch(/^HTTP\/1\.1 404 /);
   });
 
-  it('regression: the server\'s own origin on the default port 80 is recognised (new URL drops :80)', async () => {
+  it("regression: the server's own origin on the default port 80 is recognised (new URL drops :80)", async () => {
     const { ownOrigin } = await import('../../src/server/guard.js');
     const own = ownOrigin(80, new Set(['127.0.0.1']), { allowed: new Set() });
     expect(own('http://127.0.0.1')).toBe(true);

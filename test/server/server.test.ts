@@ -41,13 +41,22 @@ describe('the standalone server', () => {
   it('gives every session its own clock, seed and state; a session with seed N makes the ids createSandbox({ seed: N }) makes', async () => {
     const a = await control.post('/sessions', { seed: 42 });
     const b = await control.post('/sessions', { seed: 42, startTime: '2030-05-01T00:00:00Z' });
-    expect(a).toMatchObject({ status: 201, body: { id: expect.stringMatching(/^ses_/), apiKey: expect.stringMatching(/^SVC_TEST_ses_/), now: '2026-01-01T00:00:00.000Z' } });
+    expect(a).toMatchObject({
+      status: 201,
+      body: { id: expect.stringMatching(/^ses_/), apiKey: expect.stringMatching(/^SVC_TEST_ses_/), now: '2026-01-01T00:00:00.000Z' },
+    });
     expect(b.body.now).toBe('2030-05-01T00:00:00.000Z');
     const inA = await api(a.body.apiKey).post('/v1/calls', CALL);
     const inB = await api(b.body.apiKey).post('/v1/calls', CALL);
     const { createSandbox } = await import('../../src/index.js');
     const local = createSandbox({ seed: 42 });
-    const res = await local.handle(new Request(`${local.baseUrl}/v1/calls`, { method: 'POST', headers: { authorization: 'Bearer SVC_TEST_x', 'content-type': 'application/json' }, body: JSON.stringify(CALL) }));
+    const res = await local.handle(
+      new Request(`${local.baseUrl}/v1/calls`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer SVC_TEST_x', 'content-type': 'application/json' },
+        body: JSON.stringify(CALL),
+      }),
+    );
     expect(inA.body.id).toBe((await res.json()).id);
     expect(inB.body.id).toBe(inA.body.id);
     local.close();
@@ -100,7 +109,9 @@ describe('the standalone server', () => {
     await api(body.apiKey).post('/v1/calls', CALL);
     expect((await control.post(`/sessions/${body.id}/reset`)).status).toBe(204);
     expect((await api(body.apiKey).get('/v1/calls')).body.data).toEqual([]);
-    expect((await control.get(`/sessions/${body.id}/keys`)).body.data).toEqual([{ key: body.apiKey, createdAt: '2026-01-01T00:00:00.000Z' }]);
+    expect((await control.get(`/sessions/${body.id}/keys`)).body.data).toEqual([
+      { key: body.apiKey, createdAt: '2026-01-01T00:00:00.000Z' },
+    ]);
     expect((await control.delete(`/sessions/${body.id}/keys/${body.apiKey}`)).status).toBe(204);
     expect((await api(body.apiKey).get('/v1/calls')).status).toBe(401);
   });
@@ -112,7 +123,10 @@ describe('the standalone server', () => {
     const answered = await control.post(`/sessions/default/calls/${placed.body.id}/answer`, { by: 'voicemail' });
     expect(answered).toMatchObject({ status: 200, body: { status: 'answered', answered_by: 'voicemail' } });
     expect((await control.post(`/sessions/default/calls/${placed.body.id}/answer`)).body.error).toMatchObject({ code: 'conflict' });
-    expect((await control.post(`/sessions/default/calls/${placed.body.id}/hang-up`)).body).toMatchObject({ status: 'completed', disposition: 'answered' });
+    expect((await control.post(`/sessions/default/calls/${placed.body.id}/hang-up`)).body).toMatchObject({
+      status: 'completed',
+      disposition: 'answered',
+    });
     expect((await control.post('/sessions/default/calls/call_nope/hang-up')).status).toBe(404);
     expect((await control.delete('/sessions/default/network/+14155550123')).status).toBe(204);
 
@@ -133,9 +147,19 @@ describe('the standalone server', () => {
     expect((await control.post('/sessions', { seed: 1.5 })).body.error).toMatchObject({ code: 'invalid_parameter', param: 'seed' });
     expect((await control.post('/sessions', { startTime: 'yesterday' })).body.error.message).toMatch(/startTime/);
     expect((await control.post('/sessions', '{"seed":')).body.error.code).toBe('invalid_json');
-    expect((await control.post('/sessions/default/advance', { duration: 'soon' })).body.error).toMatchObject({ code: 'invalid_parameter', param: 'duration' });
-    expect((await control.post('/sessions/default/advance', {})).body.error).toMatchObject({ code: 'missing_parameter', param: 'duration' });
-    expect((await control.put('/sessions/default/network/+14155550123', { outcome: 'bussy' })).body.error).toMatchObject({ code: 'invalid_parameter', param: 'outcome', message: expect.stringMatching(/did you mean "busy"/) });
+    expect((await control.post('/sessions/default/advance', { duration: 'soon' })).body.error).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'duration',
+    });
+    expect((await control.post('/sessions/default/advance', {})).body.error).toMatchObject({
+      code: 'missing_parameter',
+      param: 'duration',
+    });
+    expect((await control.put('/sessions/default/network/+14155550123', { outcome: 'bussy' })).body.error).toMatchObject({
+      code: 'invalid_parameter',
+      param: 'outcome',
+      message: expect.stringMatching(/did you mean "busy"/),
+    });
     expect((await control.put('/sessions/default/network/4155550123', {})).body.error.param).toBe('number');
     expect((await control.post('/sessions/default/faults', { status: 404 })).body.error.param).toBe('status');
     expect((await control.post('/sessions/default/calls/inbound', { from: 'x' })).status).toBe(400);
@@ -167,17 +191,31 @@ describe('the standalone server', () => {
     const replayed = await control.post(`/sessions/default/dead-letters/${dead[0].id}/replay`);
     expect(replayed).toMatchObject({ status: 200, body: { data: [{ attempt: 1, status: 200, ok: true }] } });
     expect((await control.post('/sessions/default/dead-letters/dlv_nope/replay')).status).toBe(404);
-    expect((await control.get('/sessions/default/events')).body.data.map((e: { type: string }) => e.type)).toEqual(['call.started', 'call.completed']);
+    expect((await control.get('/sessions/default/events')).body.data.map((e: { type: string }) => e.type)).toEqual([
+      'call.started',
+      'call.completed',
+    ]);
   });
 
   it('describes the /v1 API and the control API in one OpenAPI document', async () => {
     const { body } = await control.get('/openapi.json');
     expect(body.openapi).toBe('3.1.0');
     expect(body.servers).toEqual([{ url: server.url }]);
-    expect(Object.keys(body.paths)).toEqual(expect.arrayContaining(['/v1/calls', '/__sandbox/sessions', '/__sandbox/sessions/{s}/advance', '/__sandbox/sessions/{s}/network/{number}', '/__sandbox/sessions/{s}/stream', '/__sandbox/console']));
+    expect(Object.keys(body.paths)).toEqual(
+      expect.arrayContaining([
+        '/v1/calls',
+        '/__sandbox/sessions',
+        '/__sandbox/sessions/{s}/advance',
+        '/__sandbox/sessions/{s}/network/{number}',
+        '/__sandbox/sessions/{s}/stream',
+        '/__sandbox/console',
+      ]),
+    );
     expect(Object.keys(body.paths['/__sandbox/sessions/{s}/stream'].get.responses['200'].content)).toEqual(['text/event-stream']);
     expect(body.paths['/__sandbox/sessions/{s}/advance'].post.responses).toHaveProperty('413');
-    expect(body.paths['/__sandbox/sessions/{s}/network/{number}'].put.requestBody.content['application/json'].schema.properties).toHaveProperty('outcome');
+    expect(
+      body.paths['/__sandbox/sessions/{s}/network/{number}'].put.requestBody.content['application/json'].schema.properties,
+    ).toHaveProperty('outcome');
   });
 
   it('stays up on requests Node parses but a Request cannot hold: TRACE is 405, a malformed target 400, both JSON', async () => {
@@ -186,7 +224,10 @@ describe('the standalone server', () => {
       new Promise<string>((resolve, reject) => {
         const socket = connect(Number(port), '127.0.0.1', () => socket.end(`${head}\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`));
         let text = '';
-        socket.on('data', (chunk) => (text += chunk)).on('end', () => resolve(text)).on('error', reject);
+        socket
+          .on('data', (chunk) => (text += chunk))
+          .on('end', () => resolve(text))
+          .on('error', reject);
       });
     const trace = await raw('TRACE /v1/calls HTTP/1.1');
     expect(trace).toMatch(/^HTTP\/1\.1 405 /);
@@ -220,7 +261,7 @@ describe('the standalone server', () => {
     expect((await control.get(`/sessions/${a.id.replace('_', '%255F')}/events`)).status).toBe(404);
   });
 
-  it("the session stream sends each event with its position, and a change when a webhook attempt settles, whoever advanced the clock", async () => {
+  it('the session stream sends each event with its position, and a change when a webhook attempt settles, whoever advanced the clock', async () => {
     const receiver = await startReceiver(() => 500);
     await api('SVC_TEST_live').post('/v1/webhooks', { url: receiver.url, events: ['call.started'] });
     const abort = new AbortController();

@@ -15,7 +15,11 @@ afterAll(() => server.close());
 
 /** One session's whole life over HTTP: made, (every tenth) used and advanced, deleted. */
 async function cycle(i: number): Promise<void> {
-  const made = await fetch(`${server.url}/__sandbox/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const made = await fetch(`${server.url}/__sandbox/sessions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   const { id, apiKey } = await made.json();
   if (i % 10 === 0) await use(id, apiKey);
   const deleted = await fetch(`${server.url}/__sandbox/sessions/${id}`, { method: 'DELETE' });

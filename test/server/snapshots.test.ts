@@ -28,7 +28,11 @@ async function next(session: string, key: string) {
   const you = api(key);
   const seen: unknown[] = [];
   const keep = (res: { status: number; headers: Headers; body: unknown }) =>
-    seen.push([res.status, res.body, ...['x-request-id', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'date'].map((h) => res.headers.get(h))]);
+    seen.push([
+      res.status,
+      res.body,
+      ...['x-request-id', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'date'].map((h) => res.headers.get(h)),
+    ]);
   keep(await you.post('/v1/calls', { to: '+14155550123', from: '+14155550100' }));
   keep(await you.get('/v1/calls'));
   keep(await control.post(`/sessions/${session}/advance`, { duration: '2m' }));
@@ -52,7 +56,7 @@ describe('snapshots and forks in the server', () => {
     expect(JSON.stringify(b)).toBe(JSON.stringify(a));
   });
 
-  it('regression: a fork\'s key opens the original\'s account whatever the scheme\'s case or blanks (as routing reads it)', async () => {
+  it("regression: a fork's key opens the original's account whatever the scheme's case or blanks (as routing reads it)", async () => {
     const original = await story();
     const fork = (await control.post('/sessions', { from: original.id })).body;
     const expected = (await api(original.apiKey).get('/v1/calls')).body.data.length;
@@ -63,7 +67,7 @@ describe('snapshots and forks in the server', () => {
     }
   });
 
-  it('regression: a trigger on a fork acts on the account the fork\'s key opens', async () => {
+  it("regression: a trigger on a fork acts on the account the fork's key opens", async () => {
     const original = await story();
     const fork = (await control.post('/sessions', { from: original.id })).body;
     const before = (await api(fork.apiKey).get('/v1/calls')).body.data.length;
@@ -100,7 +104,9 @@ describe('snapshots and forks in the server', () => {
     await api('SVC_TEST_anyone').post('/v1/calls', { to: '+14155550123', from: '+14155550100' });
     const fork = await control.post('/sessions', { from: 'default' });
     expect(fork.status).toBe(201);
-    expect((await control.get(`/sessions/${fork.body.id}/events`)).body.data).toEqual((await control.get('/sessions/default/events')).body.data);
+    expect((await control.get(`/sessions/${fork.body.id}/events`)).body.data).toEqual(
+      (await control.get('/sessions/default/events')).body.data,
+    );
   });
 
   it('bad snapshot input is 400 naming the field (and an unknown session to fork 404)', async () => {
@@ -112,9 +118,15 @@ describe('snapshots and forks in the server', () => {
       expect(res.body.error.param).toBe(param);
       return res.body.error.message as string;
     };
-    expect(await refused({ snapshot: { ...snapshot, version: '0.0.1' } }, 400, 'snapshot.version')).toMatch(/taken by svc-sandbox 0\.0\.1.*take the snapshot again/);
+    expect(await refused({ snapshot: { ...snapshot, version: '0.0.1' } }, 400, 'snapshot.version')).toMatch(
+      /taken by svc-sandbox 0\.0\.1.*take the snapshot again/,
+    );
     await refused({ snapshot: 'nope' }, 400, 'snapshot');
-    await refused({ snapshot: { ...snapshot, inputs: [{ kind: 'request', at: 0, method: 'GET', headers: 'x' }] } }, 400, 'snapshot.inputs[0].headers');
+    await refused(
+      { snapshot: { ...snapshot, inputs: [{ kind: 'request', at: 0, method: 'GET', headers: 'x' }] } },
+      400,
+      'snapshot.inputs[0].headers',
+    );
     await refused({ snapshot: { ...snapshot, format: undefined } }, 400, 'snapshot.format');
     expect(await refused({ from: original.id, seed: 4 }, 400, 'seed')).toMatch(/cannot be given with `from`/);
     // A fork draws the chaos of the session it copies: a profile of its own would change that.

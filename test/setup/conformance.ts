@@ -64,11 +64,20 @@ function checkControlFetch({ problems, serverCheckers }: Installed): void {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const path = CONTROL.exec(url)?.[1];
     const type = response.headers.get('content-type') ?? '';
-    if (!path || path.startsWith('/__sandbox/openapi') || path.startsWith('/__sandbox/console') || !type.startsWith('application/json') || response.status === 0) return response;
+    if (
+      !path ||
+      path.startsWith('/__sandbox/openapi') ||
+      path.startsWith('/__sandbox/console') ||
+      !type.startsWith('application/json') ||
+      response.status === 0
+    )
+      return response;
     const origin = new URL(url).origin;
     let checker = serverCheckers.get(origin);
     if (!checker) {
-      checker = plainFetch(`${origin}/__sandbox/openapi.json`).then(async (res) => new Conformance((await res.json()) as Record<string, unknown>));
+      checker = plainFetch(`${origin}/__sandbox/openapi.json`).then(
+        async (res) => new Conformance((await res.json()) as Record<string, unknown>),
+      );
       serverCheckers.set(origin, checker);
     }
     const method = (init?.method ?? (typeof input === 'object' && 'method' in input ? input.method : 'GET')).toUpperCase();

@@ -9,5 +9,8 @@ import { afterAll, expect } from 'vitest';
 const fetchBefore = globalThis.fetch;
 
 afterAll(() => {
-  expect(globalThis.fetch === fetchBefore, 'globalThis.fetch is still patched after this file: close every sandbox it listened with (and unstub what it stubbed)').toBe(true);
+  expect(
+    globalThis.fetch === fetchBefore,
+    'globalThis.fetch is still patched after this file: close every sandbox it listened with (and unstub what it stubbed)',
+  ).toBe(true);
 });

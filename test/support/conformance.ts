@@ -43,7 +43,8 @@ export class Conformance {
       this.checkHeaders(where, { ...this.doc.components.headers, Allow: {} }, headers, problems, new Set(['retry-after']));
       return problems;
     }
-    const key = String(status) in op.responses ? String(status) : `${String(status)[0]}XX` in op.responses ? `${String(status)[0]}XX` : null;
+    const key =
+      String(status) in op.responses ? String(status) : `${String(status)[0]}XX` in op.responses ? `${String(status)[0]}XX` : null;
     if (key === null) {
       problems.push(`${where}: status not listed (the operation lists ${Object.keys(op.responses).join(', ')})`);
       return problems;
@@ -57,7 +58,12 @@ export class Conformance {
     } else if (contentType === 'application/json' && method !== 'HEAD') {
       this.checkBody(where, this.resolve(response.content[contentType].schema), body, problems, `${op.operationId} ${key}`);
     }
-    this.checkHeaders(where, Object.fromEntries(Object.entries(response.headers ?? {}).map(([name, h]) => [name, this.resolve(h as Json)])), headers, problems);
+    this.checkHeaders(
+      where,
+      Object.fromEntries(Object.entries(response.headers ?? {}).map(([name, h]) => [name, this.resolve(h as Json)])),
+      headers,
+      problems,
+    );
     return problems;
   }
 
@@ -87,7 +93,10 @@ export class Conformance {
     if (Array.isArray(node)) return node.map((n) => this.resolve(n));
     if (node === null || typeof node !== 'object') return node;
     if (typeof node.$ref === 'string') {
-      const target = node.$ref.replace(/^#\//, '').split('/').reduce((at: any, part: string) => at?.[part], this.doc);
+      const target = node.$ref
+        .replace(/^#\//, '')
+        .split('/')
+        .reduce((at: any, part: string) => at?.[part], this.doc);
       if (!target) throw new Error(`unresolved ${node.$ref}`);
       return this.resolve(target);
     }

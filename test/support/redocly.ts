@@ -19,6 +19,10 @@ interface Redocly {
 export async function redoclyFindings(doc: unknown): Promise<Array<{ severity: Problem['severity']; line: string }>> {
   const name = '@redocly/openapi-core';
   const { createConfig, lintFromString } = (await import(name)) as Redocly;
-  const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: 'openapi.json', config: await createConfig({ extends: ['recommended'] }) });
+  const problems = await lintFromString({
+    source: JSON.stringify(doc),
+    absoluteRef: 'openapi.json',
+    config: await createConfig({ extends: ['recommended'] }),
+  });
   return problems.map((p) => ({ severity: p.severity, line: `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}` }));
 }

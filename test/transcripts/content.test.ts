@@ -24,7 +24,9 @@ describe('a supplied script', () => {
     expect(transcript).toMatchObject({ id: call.transcript_id, call_id: call.id, recording_id: call.recording_id, status: 'ready' });
     expect(transcript.segments).toEqual(script);
     expect(transcript.text).toBe('Alice: Hi, I was charged twice this month.\nBob: Sorry about that. I have issued a refund.');
-    expect(transcript.summary).toBe('A 30-second call between Alice and Bob. Alice wanted to sort out a billing problem. A refund was issued.');
+    expect(transcript.summary).toBe(
+      'A 30-second call between Alice and Bob. Alice wanted to sort out a billing problem. A refund was issued.',
+    );
   });
 
   it('without times, is paced and fitted to the call, in order and within its duration', async ({ sandbox, api }) => {
@@ -40,8 +42,11 @@ describe('a supplied script', () => {
     const last = transcript.segments[transcript.segments.length - 1];
     expect(last.end).toBeLessThanOrEqual(20);
     expect(last.end).toBeGreaterThan(15); // scaled to fill the call, not bunched at the start
-    for (let i = 1; i < transcript.segments.length; i++) expect(transcript.segments[i].start).toBeGreaterThanOrEqual(transcript.segments[i - 1].end);
-    expect(transcript.summary).toMatch(/The customer wanted to get help with a technical problem\. The problem was resolved during the call\.$/);
+    for (let i = 1; i < transcript.segments.length; i++)
+      expect(transcript.segments[i].start).toBeGreaterThanOrEqual(transcript.segments[i - 1].end);
+    expect(transcript.summary).toMatch(
+      /The customer wanted to get help with a technical problem\. The problem was resolved during the call\.$/,
+    );
   });
 
   it('is cut at the hang-up when the call ends early', async ({ sandbox, api }) => {
@@ -69,9 +74,19 @@ describe('a supplied script', () => {
     expect(set([{ speaker: 'a' }])).toThrow(/`lines\[0\].text` is required/);
     expect(set([{ speaker: '', text: 'x' }])).toThrow(/`lines\[0\].speaker` must not be empty/);
     expect(set([{ speaker: 'a', text: 'x', mood: 'happy' }])).toThrow(/Unknown option `lines\[0\].mood`/);
-    expect(set([{ speaker: 'a', text: 'x', start: 0, end: 1 }, { speaker: 'b', text: 'y' }])).toThrow(/`lines\[1\]`: give start and end .* or on none/);
+    expect(
+      set([
+        { speaker: 'a', text: 'x', start: 0, end: 1 },
+        { speaker: 'b', text: 'y' },
+      ]),
+    ).toThrow(/`lines\[1\]`: give start and end .* or on none/);
     expect(set([{ speaker: 'a', text: 'x', start: 2, end: 1 }])).toThrow(/0 <= start < end/);
-    expect(set([{ speaker: 'a', text: 'x', start: 5, end: 6 }, { speaker: 'b', text: 'y', start: 1, end: 2 }])).toThrow(/`lines\[1\]` starts at 1 s, before the line before it/);
+    expect(
+      set([
+        { speaker: 'a', text: 'x', start: 5, end: 6 },
+        { speaker: 'b', text: 'y', start: 1, end: 2 },
+      ]),
+    ).toThrow(/`lines\[1\]` starts at 1 s, before the line before it/);
     expect(() => sandbox.transcripts.setScript('call_nope', [{ speaker: 'a', text: 'x' }])).toThrow(SandboxError);
     await sandbox.advance('5s');
     expect(set([{ speaker: 'a', text: 'x' }])).toThrow(/is answered; set its script while it rings/);
@@ -106,7 +121,9 @@ describe('fixture conversations', () => {
         const ids: string[] = [];
         for (let i = 0; i < 6; i++) ids.push((await c.placeCall({ to: `+1415555013${i}` })).body.id);
         await box.advance('3h');
-        return ids.map((id) => box.recordings.get(box.calls.get(id)!.recording_id!)!).map((r) => ({ summary: r.summary, segments: r.transcript!.segments }));
+        return ids
+          .map((id) => box.recordings.get(box.calls.get(id)!.recording_id!)!)
+          .map((r) => ({ summary: r.summary, segments: r.transcript!.segments }));
       } finally {
         box.close();
       }
@@ -139,9 +156,18 @@ describe('GET /v1/transcripts/{id} as JSON', () => {
     await sandbox.advance('5s');
     const call = sandbox.calls.get(body.id)!;
     const live = await api.get(`/v1/transcripts/${call.transcript_id}`);
-    expect(live.body).toMatchObject({ status: 'live', segments: [], text: '', recording_id: null, summary: null, created_at: call.answered_at });
+    expect(live.body).toMatchObject({
+      status: 'live',
+      segments: [],
+      text: '',
+      recording_id: null,
+      summary: null,
+      created_at: call.answered_at,
+    });
     await sandbox.advance('2s');
-    expect((await api.get(`/v1/transcripts/${call.transcript_id}`)).body.segments).toEqual([{ speaker: 'a', text: 'One.', start: 0, end: 2 }]);
+    expect((await api.get(`/v1/transcripts/${call.transcript_id}`)).body.segments).toEqual([
+      { speaker: 'a', text: 'One.', start: 0, end: 2 },
+    ]);
     expect((await api.get(`/v1/transcripts/${call.id}`)).body).toEqual((await api.get(`/v1/transcripts/${call.transcript_id}`)).body);
 
     await sandbox.advance('2m');

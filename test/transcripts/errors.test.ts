@@ -3,12 +3,20 @@ import { client, OTHER_KEY, TO } from '../helpers.js';
 
 const RECORDINGS_ONLY = 'SVC_TEST_reconly';
 // The file's options: an extension of its own (a top-level override would change the shared test API for every file after this one in a worker).
-const test = fixtureTest.extend({ sandboxOptions: { keys: { [RECORDINGS_ONLY]: { account: 'SVC_TEST_alice', scopes: ['recordings:read'] } } } });
+const test = fixtureTest.extend({
+  sandboxOptions: { keys: { [RECORDINGS_ONLY]: { account: 'SVC_TEST_alice', scopes: ['recordings:read'] } } },
+});
 const it = test;
 
 const SSE = { accept: 'text/event-stream' };
 
-async function expectError(res: { status: number; body: any; headers: Headers }, status: number, code: string, message: RegExp, param?: string) {
+async function expectError(
+  res: { status: number; body: any; headers: Headers },
+  status: number,
+  code: string,
+  message: RegExp,
+  param?: string,
+) {
   expect(res.status).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   expect(res.body.error.code).toBe(code);
@@ -25,7 +33,12 @@ describe('GET /v1/transcripts/{id}: 404 for unknown or foreign ids, JSON or SSE 
     const transcriptId = sandbox.calls.get(answered)!.transcript_id!;
     const other = client(sandbox, OTHER_KEY);
 
-    await expectError(await api.get('/v1/transcripts/trn_0000000000000000', headers), 404, 'not_found', /No transcript trn_0000000000000000.*trn_…/);
+    await expectError(
+      await api.get('/v1/transcripts/trn_0000000000000000', headers),
+      404,
+      'not_found',
+      /No transcript trn_0000000000000000.*trn_…/,
+    );
     await expectError(await api.get('/v1/transcripts/hello', headers), 404, 'not_found', /No transcript hello/);
     await expectError(await api.get(`/v1/transcripts/${ringing}`, headers), 404, 'not_found', /has not been answered/);
     await expectError(await api.get('/v1/transcripts/call_0000000000000000', headers), 404, 'not_found', /No call/);
@@ -33,7 +46,12 @@ describe('GET /v1/transcripts/{id}: 404 for unknown or foreign ids, JSON or SSE 
     await expectError(await other.get(`/v1/transcripts/${transcriptId}`, headers), 404, 'not_found', /No transcript/);
     await expectError(await other.get(`/v1/transcripts/${answered}`, headers), 404, 'not_found', /No call/);
     await sandbox.advance('2m');
-    await expectError(await other.get(`/v1/transcripts/${sandbox.calls.get(answered)!.recording_id}`, headers), 404, 'not_found', /No recording/);
+    await expectError(
+      await other.get(`/v1/transcripts/${sandbox.calls.get(answered)!.recording_id}`, headers),
+      404,
+      'not_found',
+      /No recording/,
+    );
     expect(sandbox.transcripts.openStreams()).toBe(0);
   });
 });
@@ -43,7 +61,13 @@ describe('GET /v1/transcripts/{id}: other 4xx', () => {
     const { body } = await api.placeCall();
     await sandbox.advance('5s');
     for (const bad of ['abc', '-1', '1.5', '99999999999']) {
-      await expectError(await api.get(`/v1/transcripts/${body.id}`, { ...SSE, 'last-event-id': bad }), 400, 'invalid_parameter', /Last-Event-ID must be/, 'Last-Event-ID');
+      await expectError(
+        await api.get(`/v1/transcripts/${body.id}`, { ...SSE, 'last-event-id': bad }),
+        400,
+        'invalid_parameter',
+        /Last-Event-ID must be/,
+        'Last-Event-ID',
+      );
     }
     expect(sandbox.transcripts.openStreams()).toBe(0);
     // A JSON request ignores the header.

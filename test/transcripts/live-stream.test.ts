@@ -52,7 +52,9 @@ describe('GET /v1/transcripts/{id} with Accept: text/event-stream, while the cal
     await sandbox.advance(1);
     expect(await parser.waitFor(2)).toEqual([segment(0), segment(1)]);
     // The JSON form agrees with what has been streamed so far.
-    expect((await api.get(`/v1/transcripts/${transcriptId}`)).body.segments).toEqual([segment(0).data, segment(1).data].map(({ index, ...s }) => s));
+    expect((await api.get(`/v1/transcripts/${transcriptId}`)).body.segments).toEqual(
+      [segment(0).data, segment(1).data].map(({ index, ...s }) => s),
+    );
 
     await sandbox.advance('4s');
     expect(await parser.waitFor(3)).toEqual([segment(0), segment(1), segment(2)]);
@@ -67,7 +69,12 @@ describe('GET /v1/transcripts/{id} with Accept: text/event-stream, while the cal
     const end = events[3]!;
     expect(end.event).toBe('end');
     expect(end.id).toBeUndefined();
-    expect(end.data).toMatchObject({ id: transcriptId, call_id: callId, status: 'processing', recording_id: sandbox.calls.get(callId)!.recording_id });
+    expect(end.data).toMatchObject({
+      id: transcriptId,
+      call_id: callId,
+      status: 'processing',
+      recording_id: sandbox.calls.get(callId)!.recording_id,
+    });
     expect(end.data.segments).toHaveLength(3);
     // Nothing else on the wire: no retry interval, no field a client would not know.
     expect(parser.comments).toEqual([`transcript ${transcriptId}`]);
@@ -113,7 +120,10 @@ describe('GET /v1/transcripts/{id} with Accept: text/event-stream, while the cal
     expect(end.data.segments).toEqual(segments.map(({ data: { index, ...s } }) => s));
   });
 
-  it('a client that joins late first gets the segments already said; Last-Event-ID resumes after the one given', async ({ sandbox, api }) => {
+  it('a client that joins late first gets the segments already said; Last-Event-ID resumes after the one given', async ({
+    sandbox,
+    api,
+  }) => {
     const { transcriptId } = await liveCall({ sandbox, api });
     await sandbox.advance('7s'); // two lines said
     const late = await openWithFetch(sandbox, transcriptId);

@@ -52,7 +52,8 @@ export class SseParser {
 
   /** Resolves once `count` events have arrived, or the stream has ended. */
   async waitFor(count: number): Promise<SseEvent[]> {
-    while (this.events.length < count && !this.ended && this.errors.length === 0) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    while (this.events.length < count && !this.ended && this.errors.length === 0)
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
     this.throwErrors();
     return this.events.slice(0, count);
   }
@@ -77,7 +78,11 @@ export class SseParser {
 export const drain = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
 
 /** Opens a transcript's event stream with global `fetch`. */
-export async function openWithFetch(sandbox: Sandbox, id: string, options: { signal?: AbortSignal; headers?: Record<string, string>; key?: string } = {}) {
+export async function openWithFetch(
+  sandbox: Sandbox,
+  id: string,
+  options: { signal?: AbortSignal; headers?: Record<string, string>; key?: string } = {},
+) {
   const res = await fetch(`${sandbox.baseUrl}/v1/transcripts/${id}`, {
     headers: { authorization: `Bearer ${options.key ?? KEY}`, accept: 'text/event-stream', ...options.headers },
     signal: options.signal,
@@ -107,15 +112,21 @@ export function readStream(res: Response) {
 
 /** Opens a transcript's event stream with `node:https`, as axios or an SDK would. */
 export function openWithHttps(sandbox: Sandbox, id: string) {
-  return new Promise<{ status: number; headers: Record<string, unknown>; parser: SseParser; request: ReturnType<typeof https.get> }>((resolve, reject) => {
-    const parser = new SseParser();
-    const request = https.get(`${sandbox.baseUrl}/v1/transcripts/${id}`, { headers: { authorization: `Bearer ${KEY}`, accept: 'text/event-stream' } }, (res) => {
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => parser.push(chunk));
-      res.on('end', () => parser.end());
-      res.on('close', () => parser.end());
-      resolve({ status: res.statusCode!, headers: res.headers, parser, request });
-    });
-    request.on('error', (error) => (parser.ended ? undefined : reject(error)));
-  });
+  return new Promise<{ status: number; headers: Record<string, unknown>; parser: SseParser; request: ReturnType<typeof https.get> }>(
+    (resolve, reject) => {
+      const parser = new SseParser();
+      const request = https.get(
+        `${sandbox.baseUrl}/v1/transcripts/${id}`,
+        { headers: { authorization: `Bearer ${KEY}`, accept: 'text/event-stream' } },
+        (res) => {
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => parser.push(chunk));
+          res.on('end', () => parser.end());
+          res.on('close', () => parser.end());
+          resolve({ status: res.statusCode!, headers: res.headers, parser, request });
+        },
+      );
+      request.on('error', (error) => (parser.ended ? undefined : reject(error)));
+    },
+  );
 }

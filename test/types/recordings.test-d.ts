@@ -1,5 +1,12 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import { createSandbox, type ConversationLine, type Recording, type RecordingTiming, type Transcript, type TranscriptSegment } from '../../src/index.js';
+import {
+  createSandbox,
+  type ConversationLine,
+  type Recording,
+  type RecordingTiming,
+  type Transcript,
+  type TranscriptSegment,
+} from '../../src/index.js';
 
 describe('recordings and transcripts surface types', () => {
   it('scripting namespaces return the API shapes', () => {

@@ -17,7 +17,7 @@ import type { RecordingTiming } from '../../src/state/recordings.js';
  * item 4): a field added to one and not the other fails `tsc`, so the library, the control API
  * (whose rows are typed by these schemas) and the OpenAPI document cannot drift apart.
  */
-describe('scripting inputs: the documented type is the schema\'s type', () => {
+describe("scripting inputs: the documented type is the schema's type", () => {
   it('calls, messages, network, faults, recordings, webhooks, keys', () => {
     expectTypeOf<Infer<typeof inboundCallOptions>>().toEqualTypeOf<InboundCallOptions>();
     expectTypeOf<Infer<typeof answerOptions>>().toEqualTypeOf<AnswerOptions>();

@@ -100,7 +100,9 @@ describe('webhook delivery', () => {
   describe('with webhookTimeout 1s', () => {
     test.override({ sandboxOptions: { webhookTimeout: '1s' } });
 
-    it('sends the next request to one subscription without waiting for the answer to the one before, in event order', async ({ sandbox }) => {
+    it('sends the next request to one subscription without waiting for the answer to the one before, in event order', async ({
+      sandbox,
+    }) => {
       // Holds the first request until the second arrives, then answers both: a sender that
       // waited for each answer would see its first attempt time out.
       let open = 0;

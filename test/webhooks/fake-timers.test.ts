@@ -19,7 +19,9 @@ describe("webhooks under the user's vi.useFakeTimers()", () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      const error = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: 'x', signal: AbortSignal.timeout(100) }).catch((e: Error) => e);
+      const error = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: 'x', signal: AbortSignal.timeout(100) }).catch(
+        (e: Error) => e,
+      );
       expect((error as Error).name).toBe('TimeoutError');
     } finally {
       server.closeAllConnections();

@@ -58,7 +58,9 @@ describe('a receiver that never answers', () => {
     }
   });
 
-  it(`gets ${MAX_IN_FLIGHT_PER_SUBSCRIPTION} attempts at a time per subscription; the next when one settles, still in event order`, async ({ sandbox: hanging }) => {
+  it(`gets ${MAX_IN_FLIGHT_PER_SUBSCRIPTION} attempts at a time per subscription; the next when one settles, still in event order`, async ({
+    sandbox: hanging,
+  }) => {
     const receiver = await silentReceiver();
     // Counts the webhook requests in flight, at the global fetch the sandbox sends them with.
     const original = globalThis.fetch;
@@ -188,6 +190,9 @@ describe('the webhook timeout in server mode', () => {
   });
 
   it('startServer refuses a bad webhookTimeout before it listens', async () => {
-    await expect(startServer({ port: 0, webhookTimeout: '0ms' })).rejects.toMatchObject({ code: 'invalid_options', param: 'webhookTimeout' });
+    await expect(startServer({ port: 0, webhookTimeout: '0ms' })).rejects.toMatchObject({
+      code: 'invalid_options',
+      param: 'webhookTimeout',
+    });
   });
 });

@@ -19,7 +19,12 @@ function prng(seed: number): () => number {
 
 // Two keys share the account `acme`; the others are their own accounts.
 const KEYS = ['SVC_TEST_acme1', 'SVC_TEST_acme2', 'SVC_TEST_bravo', 'SVC_TEST_charlie'];
-const ACCOUNT_OF: Record<string, string> = { SVC_TEST_acme1: 'acme', SVC_TEST_acme2: 'acme', SVC_TEST_bravo: 'bravo', SVC_TEST_charlie: 'charlie' };
+const ACCOUNT_OF: Record<string, string> = {
+  SVC_TEST_acme1: 'acme',
+  SVC_TEST_acme2: 'acme',
+  SVC_TEST_bravo: 'bravo',
+  SVC_TEST_charlie: 'charlie',
+};
 const DESTINATIONS = ['+14155550123', '+14155550124', '+15005550002', '+15005550003', '+15005550004'];
 type Kind = 'healthy' | 'flaky' | 'down' | 'refused' | 'sometimes hangs';
 const KINDS: Kind[] = ['healthy', 'flaky', 'down', 'refused', 'sometimes hangs'];
@@ -38,7 +43,8 @@ interface Sub {
 function responder(kind: Kind, random: () => number, acked: Set<string>): Responder {
   return (request) => {
     const roll = random();
-    const answer = kind === 'healthy' ? 200 : kind === 'down' ? 500 : kind === 'flaky' ? (roll < 0.6 ? 503 : 200) : roll < 0.05 ? 'hang' : 204;
+    const answer =
+      kind === 'healthy' ? 200 : kind === 'down' ? 500 : kind === 'flaky' ? (roll < 0.6 ? 503 : 200) : roll < 0.05 ? 'hang' : 204;
     if (answer !== 'hang' && answer < 300) acked.add(request.body.id);
     return answer;
   };
@@ -67,7 +73,15 @@ async function scenario(seed: number): Promise<void> {
         const acked = new Set<string>();
         const receiver = kind === 'refused' ? undefined : await startReceiver(responder(kind, prng(seed * 100 + subs.length), acked));
         const created = await subscribe(sandbox, receiver?.url ?? (await closedPortUrl()), events, key);
-        subs.push({ id: created.id, secret: created.secret, account: ACCOUNT_OF[key]!, events, kind, acked, ...(receiver ? { receiver } : {}) });
+        subs.push({
+          id: created.id,
+          secret: created.secret,
+          account: ACCOUNT_OF[key]!,
+          events,
+          kind,
+          acked,
+          ...(receiver ? { receiver } : {}),
+        });
       }
     }
 

@@ -15,9 +15,16 @@ describe('sandbox.webhooks.subscribe', () => {
     const stop = sandbox.webhooks.subscribe((attempt, state) => seen.push([attempt.attempt, attempt.status, state]));
     await client(sandbox).placeCall();
     await sandbox.advance('1m');
-    expect(seen).toEqual([[1, 500, 'pending'], [2, 500, 'pending']]);
+    expect(seen).toEqual([
+      [1, 500, 'pending'],
+      [2, 500, 'pending'],
+    ]);
     await sandbox.advance('1m');
-    expect(seen).toEqual([[1, 500, 'pending'], [2, 500, 'pending'], [3, 204, 'delivered']]);
+    expect(seen).toEqual([
+      [1, 500, 'pending'],
+      [2, 500, 'pending'],
+      [3, 204, 'delivered'],
+    ]);
     // What the listener got is what the lists hold, and a copy of it.
     expect(sandbox.webhooks.attempts().map((a) => a.attempt)).toEqual([1, 2, 3]);
     stop();
@@ -33,10 +40,13 @@ describe('sandbox.webhooks.subscribe', () => {
     const mine: WebhookAttempt[] = [];
     const dead: WebhookAttempt[] = [];
     sandbox.webhooks.subscribe((attempt) => mine.push(attempt), { apiKey: 'SVC_TEST_other', type: 'call.started' });
-    sandbox.webhooks.subscribe((attempt) => {
-      dead.push(attempt);
-      sandbox.reset(); // between two steps: every record consistent, nothing after it runs
-    }, { state: 'dead' });
+    sandbox.webhooks.subscribe(
+      (attempt) => {
+        dead.push(attempt);
+        sandbox.reset(); // between two steps: every record consistent, nothing after it runs
+      },
+      { state: 'dead' },
+    );
     await client(sandbox).placeCall();
     await client(sandbox, 'SVC_TEST_other').placeCall();
     await sandbox.advance('70s');

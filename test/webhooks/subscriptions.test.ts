@@ -57,22 +57,76 @@ describe('POST /v1/webhooks refuses bad input with a 4xx naming the field, and c
     ['url not a string', { url: 42, events: ['call.started'] }, 'invalid_parameter', 'url', /`url` must be a string/],
     ['url not absolute', { url: '/hooks', events: ['call.started'] }, 'invalid_parameter', 'url', /must be an absolute URL/],
     ['url empty', { url: '', events: ['call.started'] }, 'invalid_parameter', 'url', /must be an absolute URL/],
-    ['http to a public host', { url: 'http://example.com/hooks', events: ['call.started'] }, 'invalid_parameter', 'url', /must use https.*loopback/],
+    [
+      'http to a public host',
+      { url: 'http://example.com/hooks', events: ['call.started'] },
+      'invalid_parameter',
+      'url',
+      /must use https.*loopback/,
+    ],
     ['http to a private address', { url: 'http://10.0.0.5/hooks', events: ['call.started'] }, 'invalid_parameter', 'url', /must use https/],
-    ['http to a host that only looks local', { url: 'http://localhost.example.com/', events: ['call.started'] }, 'invalid_parameter', 'url', /must use https/],
+    [
+      'http to a host that only looks local',
+      { url: 'http://localhost.example.com/', events: ['call.started'] },
+      'invalid_parameter',
+      'url',
+      /must use https/,
+    ],
     ['another scheme', { url: 'ftp://example.com/hooks', events: ['call.started'] }, 'invalid_parameter', 'url', /scheme ftp:/],
-    ['credentials in the url', { url: 'https://user:pw@example.com/hooks', events: ['call.started'] }, 'invalid_parameter', 'url', /credentials/],
-    ['the sandbox itself', { url: 'https://api.svc.test/hooks', events: ['call.started'] }, 'invalid_parameter', 'url', /the sandbox itself/],
-    ['the sandbox itself, other case', { url: 'https://API.svc.test:443/v1/x', events: ['call.started'] }, 'invalid_parameter', 'url', /the sandbox itself/],
+    [
+      'credentials in the url',
+      { url: 'https://user:pw@example.com/hooks', events: ['call.started'] },
+      'invalid_parameter',
+      'url',
+      /credentials/,
+    ],
+    [
+      'the sandbox itself',
+      { url: 'https://api.svc.test/hooks', events: ['call.started'] },
+      'invalid_parameter',
+      'url',
+      /the sandbox itself/,
+    ],
+    [
+      'the sandbox itself, other case',
+      { url: 'https://API.svc.test:443/v1/x', events: ['call.started'] },
+      'invalid_parameter',
+      'url',
+      /the sandbox itself/,
+    ],
     ['whitespace in the url', { url: ' https://example.com/hooks', events: ['call.started'] }, 'invalid_parameter', 'url', /whitespace/],
-    ['a url too long', { url: `https://example.com/${'a'.repeat(2048)}`, events: ['call.started'] }, 'invalid_parameter', 'url', /at most 2048/],
+    [
+      'a url too long',
+      { url: `https://example.com/${'a'.repeat(2048)}`, events: ['call.started'] },
+      'invalid_parameter',
+      'url',
+      /at most 2048/,
+    ],
     ['events not an array', { url: URL_OK, events: 'call.started' }, 'invalid_parameter', 'events', /must be an array/],
     ['no events', { url: URL_OK, events: [] }, 'invalid_parameter', 'events', /1 to 7 items/],
-    ['an unknown event, with a suggestion', { url: URL_OK, events: ['call.start'] }, 'invalid_parameter', 'events[0]', /got "call.start": did you mean "call.started"\?/],
-    ['a misspelt later event', { url: URL_OK, events: ['call.started', 'mesage.received'] }, 'invalid_parameter', 'events[1]', /did you mean "message.received"/],
+    [
+      'an unknown event, with a suggestion',
+      { url: URL_OK, events: ['call.start'] },
+      'invalid_parameter',
+      'events[0]',
+      /got "call.start": did you mean "call.started"\?/,
+    ],
+    [
+      'a misspelt later event',
+      { url: URL_OK, events: ['call.started', 'mesage.received'] },
+      'invalid_parameter',
+      'events[1]',
+      /did you mean "message.received"/,
+    ],
     ['a wildcard', { url: URL_OK, events: ['*'] }, 'invalid_parameter', 'events[0]', /must be one of "call.started"/],
     ['an event that is not a string', { url: URL_OK, events: [7] }, 'invalid_parameter', 'events[0]', /must be one of/],
-    ['an unknown field', { url: URL_OK, events: ['call.started'], secret: 'whsec_mine' }, 'invalid_parameter', 'secret', /Unknown field `secret`/],
+    [
+      'an unknown field',
+      { url: URL_OK, events: ['call.started'], secret: 'whsec_mine' },
+      'invalid_parameter',
+      'secret',
+      /Unknown field `secret`/,
+    ],
     ['a misspelt field', { url: URL_OK, event: ['call.started'] }, 'invalid_parameter', 'event', /did you mean `events`/],
     ['an array body', [URL_OK], 'invalid_parameter', undefined, /must be a JSON object/],
   ];
@@ -195,7 +249,9 @@ describe('the shared pipeline guards the three endpoints', () => {
   });
 
   describe('with keys scoped to webhooks:read and to calls:*', () => {
-    test.override({ sandboxOptions: { keys: { SVC_TEST_reader: { scopes: ['webhooks:read'] }, SVC_TEST_calls: { scopes: ['calls:*'] } } } });
+    test.override({
+      sandboxOptions: { keys: { SVC_TEST_reader: { scopes: ['webhooks:read'] }, SVC_TEST_calls: { scopes: ['calls:*'] } } },
+    });
 
     it('is 403 for a key whose scopes do not cover webhooks', async ({ sandbox }) => {
       const reader = client(sandbox, 'SVC_TEST_reader');

@@ -36,11 +36,13 @@ export const placeCallBody = object(
     check(body) {
       if (body.campaign) {
         for (const field of ['to', 'from', 'ai_receptionist'] as const) {
-          if (body[field] !== undefined) throw invalid(`\`${field}\` cannot be combined with \`campaign\`: put it inside campaign (campaign.${field}).`, field);
+          if (body[field] !== undefined)
+            throw invalid(`\`${field}\` cannot be combined with \`campaign\`: put it inside campaign (campaign.${field}).`, field);
         }
         return;
       }
-      if (body.to === undefined) throw missing('`to` is required: the destination number in E.164, e.g. +14155550123 (or send `campaign` to dial several).', 'to');
+      if (body.to === undefined)
+        throw missing('`to` is required: the destination number in E.164, e.g. +14155550123 (or send `campaign` to dial several).', 'to');
       if (body.from === undefined) throw missing('`from` is required: the originating number in E.164, e.g. +14155550100.', 'from');
     },
     variants: [
@@ -53,13 +55,17 @@ export const placeCallBody = object(
 export const transferBody = object(
   {
     agent: optional(string({ description: 'Name of the agent who takes the call.', max: 64 })),
-    extension: optional(string({ description: 'Extension that takes the call.', pattern: /^\d{1,8}$/, patternHint: '1 to 8 digits, e.g. "204"' })),
+    extension: optional(
+      string({ description: 'Extension that takes the call.', pattern: /^\d{1,8}$/, patternHint: '1 to 8 digits, e.g. "204"' }),
+    ),
   },
   {
     description: 'Transfer an answered call to exactly one of an agent or an extension.',
     check(body) {
-      if (body.agent !== undefined && body.extension !== undefined) throw invalid('Give exactly one of `agent` or `extension`, not both.', 'extension');
-      if (body.agent === undefined && body.extension === undefined) throw missing('Give one of `agent` (an agent name) or `extension` (digits, e.g. "204") to transfer to.', 'agent');
+      if (body.agent !== undefined && body.extension !== undefined)
+        throw invalid('Give exactly one of `agent` or `extension`, not both.', 'extension');
+      if (body.agent === undefined && body.extension === undefined)
+        throw missing('Give one of `agent` (an agent name) or `extension` (digits, e.g. "204") to transfer to.', 'agent');
     },
     variants: [
       { title: 'To an agent', fields: ['agent'], required: ['agent'] },
@@ -76,7 +82,6 @@ export const listCallsQuery = listQuery(
   },
   'List calls, newest first.',
 );
-
 
 const callOrCampaign = () => ({ oneOf: [callSchema.openapi(), campaignSchema.openapi()] });
 
@@ -96,15 +101,22 @@ export const callRoutes: readonly AnyRoute[] = [
     summary: 'List calls',
     operationId: 'listCalls',
     description:
-      "The account's calls, newest first, a page at a time: pass `next_cursor` back as `cursor` for the next page. Filter by `status`, `direction`, `campaign_id` and creation time (`created_after`, `created_before`: a date or a date-time).",
+      "The account's calls, newest first, a page at a time: pass `next_cursor` back as `cursor` for the next page. Filter by `status`, " +
+      '`direction`, `campaign_id` and creation time (`created_after`, `created_before`: a date or a date-time).',
     query: listCallsQuery,
-    response: { status: 200, description: 'A page of calls, newest first.', content: { 'application/json': { schema: () => listOf(callSchema) } } },
+    response: {
+      status: 200,
+      description: 'A page of calls, newest first.',
+      content: { 'application/json': { schema: () => listOf(callSchema) } },
+    },
     handle(ctx, { calls, cursors }: CallRoutesDeps) {
       const q = ctx.query;
       const where =
         q.status || q.direction || q.campaign_id
           ? (c: CallRecord) =>
-              (!q.status || c.status === q.status) && (!q.direction || c.direction === q.direction) && (!q.campaign_id || c.campaignId === q.campaign_id)
+              (!q.status || c.status === q.status) &&
+              (!q.direction || c.direction === q.direction) &&
+              (!q.campaign_id || c.campaignId === q.campaign_id)
           : undefined;
       return { status: 200, body: paginate(cursors, 'calls', calls.store, ctx.principal.account, q, (c) => calls.toJson(c), where) };
     },
@@ -116,15 +128,24 @@ export const callRoutes: readonly AnyRoute[] = [
     summary: 'Start a call or a dialer campaign',
     operationId: 'placeCall',
     description:
-      'Starts an outbound call from `from` to `to`: 201 with the call `ringing`, which then moves through its lifecycle on the sandbox clock (answered, completed), sending webhooks on the way. With `campaign` alone it starts a dialer campaign instead, which dials its numbers one after another. An unreachable destination is 422 `unreachable_destination`.',
+      'Starts an outbound call from `from` to `to`: 201 with the call `ringing`, which then moves through its lifecycle on the sandbox ' +
+      'clock (answered, completed), sending webhooks on the way. With `campaign` alone it starts a dialer campaign instead, which ' +
+      'dials its numbers one after another. An unreachable destination is 422 `unreachable_destination`.',
     examples: {
       call: { summary: 'One call', value: { to: '+14155550123', from: '+14155550100' } },
-      aiReceptionist: { summary: 'A call the AI receptionist handles', value: { to: '+14155550123', from: '+14155550100', ai_receptionist: true } },
+      aiReceptionist: {
+        summary: 'A call the AI receptionist handles',
+        value: { to: '+14155550123', from: '+14155550100', ai_receptionist: true },
+      },
       campaign: { summary: 'A dialer campaign', value: { campaign: { to: ['+14155550123', '+14155550124'], from: '+14155550100' } } },
     },
     body: placeCallBody,
     errors: [422],
-    response: { status: 201, description: 'The call, ringing; or the campaign.', content: { 'application/json': { schema: callOrCampaign } } },
+    response: {
+      status: 201,
+      description: 'The call, ringing; or the campaign.',
+      content: { 'application/json': { schema: callOrCampaign } },
+    },
     handle(ctx, { calls, dialer, network }: CallRoutesDeps) {
       const body = ctx.body;
       const account = ctx.principal.account;
@@ -154,9 +175,14 @@ export const callRoutes: readonly AnyRoute[] = [
     summary: 'Fetch a call (or campaign)',
     operationId: 'getCall',
     description:
-      "A call with its full metadata: status, disposition, duration, agent, and its recording and transcript ids. A `camp_` id gives the dialer campaign instead; another account's call is 404.",
+      'A call with its full metadata: status, disposition, duration, agent, and its recording and transcript ids. A `camp_` id gives the ' +
+      "dialer campaign instead; another account's call is 404.",
     params: { id: { description: 'The call id (`call_…`), or a dialer campaign id (`camp_…`).', example: 'call_7mQ2xK9pR4tLw8Zb' } },
-    response: { status: 200, description: 'The call with full metadata (a camp_ id gives the campaign).', content: { 'application/json': { schema: callOrCampaign } } },
+    response: {
+      status: 200,
+      description: 'The call with full metadata (a camp_ id gives the campaign).',
+      content: { 'application/json': { schema: callOrCampaign } },
+    },
     handle(ctx, { calls, dialer }: CallRoutesDeps) {
       const id = ctx.params.id!;
       if (id.startsWith('camp_')) {
@@ -182,7 +208,11 @@ export const callRoutes: readonly AnyRoute[] = [
     },
     body: transferBody,
     errors: [422],
-    response: { status: 200, description: 'The call, with its new agent or extension.', content: { 'application/json': { schema: () => callSchema.openapi() } } },
+    response: {
+      status: 200,
+      description: 'The call, with its new agent or extension.',
+      content: { 'application/json': { schema: () => callSchema.openapi() } },
+    },
     handle(ctx, { calls }: CallRoutesDeps) {
       const { agent, extension } = ctx.body;
       const target = agent !== undefined ? { agent } : { extension: extension! };

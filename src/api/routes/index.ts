@@ -14,4 +14,11 @@ export type RouteDeps = CallRoutesDeps & WebhookRoutesDeps & NumberRoutesDeps & 
  * document describes. Made once per process and shared by every sandbox: a handler is given
  * the parts of the sandbox it answers for (`RouteDeps`) with each request.
  */
-export const ROUTES: readonly AnyRoute[] = [...callRoutes, ...numberRoutes, ...messageRoutes, ...recordingRoutes, ...transcriptRoutes, ...webhookRoutes];
+export const ROUTES: readonly AnyRoute[] = [
+  ...callRoutes,
+  ...numberRoutes,
+  ...messageRoutes,
+  ...recordingRoutes,
+  ...transcriptRoutes,
+  ...webhookRoutes,
+];

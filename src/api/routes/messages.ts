@@ -1,4 +1,17 @@
-import { either, integer, invalid, map, missing, object, oneOf, optional, phoneNumber, record, string, type Infer } from '../../core/schema.js';
+import {
+  either,
+  integer,
+  invalid,
+  map,
+  missing,
+  object,
+  oneOf,
+  optional,
+  phoneNumber,
+  record,
+  string,
+  type Infer,
+} from '../../core/schema.js';
 import { nearest } from '../../core/suggest.js';
 import type { MessageRecord, MessageService } from '../../state/messages.js';
 import type { Network } from '../../state/network.js';
@@ -20,7 +33,14 @@ export interface MessageRoutesDeps {
 
 /** Template variables: names to text (a number is taken as its text). */
 const variables = record(
-  map(either(string({ description: 'A value', max: MAX_BODY_CHARS, min: 0 }), integer({ description: 'A value', min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }), 'a string or a number'), String),
+  map(
+    either(
+      string({ description: 'A value', max: MAX_BODY_CHARS, min: 0 }),
+      integer({ description: 'A value', min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }),
+      'a string or a number',
+    ),
+    String,
+  ),
   { description: "Values of the template's {{variables}}.", key: /^[^\x00-\x1f\x7f]{1,64}$/, keyHint: 'variable name' },
 );
 
@@ -36,14 +56,16 @@ export const sendMessageBody = object(
           id: string({ description: 'A template id (fixtures/message-templates.json or the `templates` option)', max: 64 }),
           variables: optional(variables),
         },
-        { description: 'Send a template\'s text instead of `body`.' },
+        { description: "Send a template's text instead of `body`." },
       ),
     ),
   },
   {
-    description: 'Send an SMS, or an MMS when it has media: `body`, `media_urls` and/or `template` (a template instead of `body`). `to` must differ from `from`.',
+    description:
+      'Send an SMS, or an MMS when it has media: `body`, `media_urls` and/or `template` (a template instead of `body`). `to` must differ from `from`.',
     check(body) {
-      if (body.template && body.body !== undefined) throw invalid('Give either `body` or `template`, not both: the template supplies the text.', 'template');
+      if (body.template && body.body !== undefined)
+        throw invalid('Give either `body` or `template`, not both: the template supplies the text.', 'template');
       if (!body.template && body.body === undefined && !body.media_urls?.length)
         throw missing('A message needs `body` (text), `media_urls` (https URLs) and/or `template` ({id, variables}).', 'body');
       if (body.to === body.from) throw invalid('`to` and `from` are the same number: send to another number.', 'to');
@@ -74,7 +96,9 @@ function textOf(body: Infer<typeof sendMessageBody>, templates: Templates): { te
   if (!found) {
     const guess = nearest(template.id, templates.ids);
     throw badRequest(
-      `\`template.id\` ${JSON.stringify(template.id)} is not a template of this sandbox: ${guess ? `did you mean "${guess}"?` : `use one of ${templates.ids.slice(0, 10).join(', ')}`} (add your own with the \`templates\` option).`,
+      `\`template.id\` ${JSON.stringify(template.id)} is not a template of this sandbox: ` +
+        `${guess ? `did you mean "${guess}"?` : `use one of ${templates.ids.slice(0, 10).join(', ')}`} (add your own with the ` +
+        `\`templates\` option).`,
       'template.id',
     );
   }
@@ -87,14 +111,18 @@ function textOf(body: Infer<typeof sendMessageBody>, templates: Templates): { te
     if (!found.variables.includes(name)) {
       const guess = nearest(name, found.variables);
       throw badRequest(
-        `Template ${found.id} has no variable \`${name}\`: ${guess ? `did you mean \`${guess}\`?` : `its variables are ${found.variables.join(', ') || 'none'}.`}`,
+        `Template ${found.id} has no variable \`${name}\`: ` +
+          `${guess ? `did you mean \`${guess}\`?` : `its variables are ${found.variables.join(', ') || 'none'}.`}`,
         `template.variables.${name}`,
       );
     }
   }
   const text = templates.render(found, values);
   if (text.length > MAX_BODY_CHARS)
-    throw badRequest(`Template ${found.id} renders to ${text.length} characters; a message holds at most ${MAX_BODY_CHARS}: shorten the variables.`, 'template.variables');
+    throw badRequest(
+      `Template ${found.id} renders to ${text.length} characters; a message holds at most ${MAX_BODY_CHARS}: shorten the variables.`,
+      'template.variables',
+    );
   return { text, template: { id: found.id, variables: values } };
 }
 
@@ -109,7 +137,8 @@ const handlers = {
       throw new ApiError(
         422,
         'number_not_provisioned',
-        `\`from\` ${body.from} is not a number of this account: provision it with POST /v1/numbers, or send from one listed by GET /v1/numbers?provisioned=true.`,
+        `\`from\` ${body.from} is not a number of this account: provision it with POST /v1/numbers, or send from one listed by GET ` +
+          `/v1/numbers?provisioned=true.`,
         'from',
       );
     }
@@ -159,9 +188,14 @@ export const messageRoutes: readonly AnyRoute[] = [
     summary: 'List messages',
     operationId: 'listMessages',
     description:
-      "The account's messages, sent and received, newest first, a page at a time. Filter by `direction`, `channel` (sms or mms), `status`, `conversation_id` and creation time.",
+      "The account's messages, sent and received, newest first, a page at a time. Filter by `direction`, `channel` (sms or mms), " +
+      '`status`, `conversation_id` and creation time.',
     query: listMessagesQuery,
-    response: { status: 200, description: 'A page of messages, newest first.', content: { 'application/json': { schema: () => listOf(messageSchema) } } },
+    response: {
+      status: 200,
+      description: 'A page of messages, newest first.',
+      content: { 'application/json': { schema: () => listOf(messageSchema) } },
+    },
     handle: handlers.list,
   }),
   route({
@@ -171,15 +205,30 @@ export const messageRoutes: readonly AnyRoute[] = [
     summary: 'Send a message',
     operationId: 'sendMessage',
     description:
-      "Sends an SMS from one of the account's SMS-enabled numbers, or an MMS when it has `media_urls` (from US and CA numbers). The text is `body`, or a `template` filled with its variables; 201 with the message `queued`, whose delivery then follows on the sandbox clock with webhooks. A `from` that is not the account's is 422 `number_not_provisioned`.",
+      "Sends an SMS from one of the account's SMS-enabled numbers, or an MMS when it has `media_urls` (from US and CA numbers). The text " +
+      'is `body`, or a `template` filled with its variables; 201 with the message `queued`, whose delivery then follows on the sandbox ' +
+      "clock with webhooks. A `from` that is not the account's is 422 `number_not_provisioned`.",
     examples: {
-      sms: { summary: 'An SMS (`from`: one of your numbers)', value: { from: '+14155550100', to: '+14155550123', body: 'Your appointment is confirmed for 3 pm tomorrow.' } },
-      mms: { summary: 'An MMS with a picture', value: { from: '+14155550100', to: '+14155550123', body: 'Here is your receipt.', media_urls: ['https://example.com/receipt.jpg'] } },
-      template: { summary: 'A template with its variables', value: { from: '+14155550100', to: '+14155550123', template: { id: 'verification_code', variables: { code: '482913' } } } },
+      sms: {
+        summary: 'An SMS (`from`: one of your numbers)',
+        value: { from: '+14155550100', to: '+14155550123', body: 'Your appointment is confirmed for 3 pm tomorrow.' },
+      },
+      mms: {
+        summary: 'An MMS with a picture',
+        value: { from: '+14155550100', to: '+14155550123', body: 'Here is your receipt.', media_urls: ['https://example.com/receipt.jpg'] },
+      },
+      template: {
+        summary: 'A template with its variables',
+        value: { from: '+14155550100', to: '+14155550123', template: { id: 'verification_code', variables: { code: '482913' } } },
+      },
     },
     body: sendMessageBody,
     errors: [422],
-    response: { status: 201, description: 'The message, queued.', content: { 'application/json': { schema: () => messageSchema.openapi() } } },
+    response: {
+      status: 201,
+      description: 'The message, queued.',
+      content: { 'application/json': { schema: () => messageSchema.openapi() } },
+    },
     handle: handlers.send,
   }),
 ];

@@ -13,8 +13,18 @@ export interface NumberRoutesDeps {
 }
 
 const kind = oneOf(NUMBER_KINDS, 'Number kind.');
-const country = string({ description: 'ISO 3166 alpha-2 country code', pattern: /^[A-Za-z]{2}$/, patternHint: 'a two-letter country code, e.g. "US"', example: 'US' });
-const areaCode = string({ description: 'Area code (toll-free prefix for toll_free)', pattern: /^\d{1,5}$/, patternHint: '1 to 5 digits, e.g. "415"', example: '415' });
+const country = string({
+  description: 'ISO 3166 alpha-2 country code',
+  pattern: /^[A-Za-z]{2}$/,
+  patternHint: 'a two-letter country code, e.g. "US"',
+  example: 'US',
+});
+const areaCode = string({
+  description: 'Area code (toll-free prefix for toll_free)',
+  pattern: /^\d{1,5}$/,
+  patternHint: '1 to 5 digits, e.g. "415"',
+  example: '415',
+});
 const contains = string({
   description: 'Digits the number contains; letters stand for their keypad digits, * for any digit',
   max: 15,
@@ -30,25 +40,36 @@ const contains = string({
  */
 function whenType(type: string, pattern: string) {
   const isType = { type: { const: type } };
-  return { if: { required: ['type'], properties: isType }, then: { required: ['target'], properties: { ...isType, target: { type: 'string', pattern } } } };
+  return {
+    if: { required: ['type'], properties: isType },
+    then: { required: ['target'], properties: { ...isType, target: { type: 'string', pattern } } },
+  };
 }
 
-const TARGET_EXAMPLE = { agent: 'an agent name, e.g. "maria"', extension: 'extension digits, e.g. "204"', forward: 'an E.164 number, e.g. +14155550123' };
+const TARGET_EXAMPLE = {
+  agent: 'an agent name, e.g. "maria"',
+  extension: 'extension digits, e.g. "204"',
+  forward: 'an E.164 number, e.g. +14155550123',
+};
 const routing = object(
   {
     type: oneOf(ROUTING_TYPES, 'Who takes inbound calls.'),
     target: optional(nullable(string({ description: 'Agent name, extension digits or E.164 number, by type', max: 64 }))),
   },
   {
-    description: 'Who takes inbound calls: the AI receptionist, an agent (`target`: a name), an extension (`target`: 1 to 8 digits), or a forward to another number (`target`: E.164).',
+    description:
+      'Who takes inbound calls: the AI receptionist, an agent (`target`: a name), an extension (`target`: 1 to 8 digits), or a forward ' +
+      'to another number (`target`: E.164).',
     check(value, path) {
       if (value.type === 'ai_receptionist') return;
       const target = value.target ?? null;
       const param = `${path}.target`;
-      if (target === null || !target.trim()) throw missing(`\`${param}\` is required for routing type ${value.type}: ${TARGET_EXAMPLE[value.type]}.`, param);
+      if (target === null || !target.trim())
+        throw missing(`\`${param}\` is required for routing type ${value.type}: ${TARGET_EXAMPLE[value.type]}.`, param);
       if (value.type === 'extension' && !/^\d{1,8}$/.test(target))
         throw invalid(`\`${param}\` of an extension must be 1 to 8 digits, e.g. "204" (got ${JSON.stringify(target)}).`, param);
-      if (value.type === 'forward' && !E164.test(target)) throw invalid(`\`${param}\` of a forward must be E.164, e.g. +14155550123 (got ${JSON.stringify(target)}).`, param);
+      if (value.type === 'forward' && !E164.test(target))
+        throw invalid(`\`${param}\` of a forward must be E.164, e.g. +14155550123 (got ${JSON.stringify(target)}).`, param);
     },
     rules: { allOf: [whenType('agent', '\\S'), whenType('extension', '^\\d{1,8}$'), whenType('forward', E164.source)] },
   },
@@ -75,7 +96,7 @@ const CONFIG = {
 
 export const searchNumbersQuery = listQuery(
   {
-    provisioned: optional(oneOf(['true', 'false'], 'true lists the account\'s own numbers instead of the available ones.')),
+    provisioned: optional(oneOf(['true', 'false'], "true lists the account's own numbers instead of the available ones.")),
     kind: optional(kind),
     country: optional(country),
     area_code: optional(areaCode),
@@ -109,13 +130,20 @@ export const provisionNumberBody = object(
       if (body.number !== undefined && criteria)
         throw invalid(`Give either \`number\` or search criteria, not both: \`${criteria}\` cannot be combined with \`number\`.`, criteria);
       if (body.number === undefined && !criteria)
-        throw missing('Say which number to provision: `number` (from GET /v1/numbers), or criteria `kind`, `country`, `area_code` and/or `contains`.', 'number');
+        throw missing(
+          'Say which number to provision: `number` (from GET /v1/numbers), or criteria `kind`, `country`, `area_code` and/or `contains`.',
+          'number',
+        );
     },
     // By number, or by criteria: at least one, written as one form per first criterion given
     // (`kind`, else `country`, ...) so that the forms exclude each other.
     variants: [
       { title: 'A searched number', fields: ['number', ...CONFIG_FIELDS], required: ['number'] },
-      ...CRITERIA.map((first, i) => ({ title: `The first match, by ${first}`, fields: [...CRITERIA.slice(i), ...CONFIG_FIELDS], required: [first] })),
+      ...CRITERIA.map((first, i) => ({
+        title: `The first match, by ${first}`,
+        fields: [...CRITERIA.slice(i), ...CONFIG_FIELDS],
+        required: [first],
+      })),
     ],
   },
 );
@@ -145,7 +173,10 @@ function containsTest(pattern: string | undefined): (number: string) => boolean 
 type Criteria = Pick<Infer<typeof provisionNumberBody>, 'kind' | 'country' | 'area_code' | 'contains'>;
 const blockFilter = (c: Criteria) => ({ kind: c.kind, country: c.country?.toUpperCase(), areaCode: c.area_code });
 const criteriaText = (c: Criteria) =>
-  (['kind', 'country', 'area_code', 'contains'] as const).filter((k) => c[k] !== undefined).map((k) => `${k}=${c[k]}`).join(', ');
+  (['kind', 'country', 'area_code', 'contains'] as const)
+    .filter((k) => c[k] !== undefined)
+    .map((k) => `${k}=${c[k]}`)
+    .join(', ');
 
 /** The configuration a body asks for (its shape already checked; the routing rules are the number service's). */
 function config(body: Infer<typeof updateNumberBody>): NumberConfig {
@@ -159,7 +190,10 @@ function config(body: Infer<typeof updateNumberBody>): NumberConfig {
 /** The account's number that the path's `{id}` names, or 404. */
 function findNumber(numbers: NumberService, ctx: RequestContext<unknown, unknown>): NumberRecord {
   const record = numbers.store.get(ctx.principal.account, ctx.params.id!);
-  if (!record) throw notFound(`No number ${ctx.params.id} in this account: use an id from POST /v1/numbers or GET /v1/numbers?provisioned=true (a released number is gone for good).`);
+  if (!record)
+    throw notFound(
+      `No number ${ctx.params.id} in this account: use an id from POST /v1/numbers or GET /v1/numbers?provisioned=true (a released number is gone for good).`,
+    );
   return record;
 }
 
@@ -228,11 +262,13 @@ export const numberRoutes: readonly AnyRoute[] = [
     summary: 'Search numbers',
     operationId: 'searchNumbers',
     description:
-      "Searches the pool of available numbers by `kind`, `country`, `area_code` and `contains` (letters stand for their keypad digits, `*` for any digit). With `provisioned=true` it lists the account's own numbers instead, newest first; the date filters apply to those only.",
+      'Searches the pool of available numbers by `kind`, `country`, `area_code` and `contains` (letters stand for their keypad digits, ' +
+      "`*` for any digit). With `provisioned=true` it lists the account's own numbers instead, newest first; the date filters apply to " +
+      'those only.',
     query: searchNumbersQuery,
     response: {
       status: 200,
-      description: 'A page of available numbers; with provisioned=true, of the account\'s own, newest first.',
+      description: "A page of available numbers; with provisioned=true, of the account's own, newest first.",
       content: { 'application/json': { schema: () => listOf({ oneOf: [availableNumberSchema.openapi(), number()] }) } },
     },
     handle: handlers.search,
@@ -244,10 +280,15 @@ export const numberRoutes: readonly AnyRoute[] = [
     summary: 'Provision a number',
     operationId: 'provisionNumber',
     description:
-      'Provisions a number for the account: a `number` found by a search, or the first available match of `kind`, `country`, `area_code` and `contains` (one or the other, never both). Routing, caller ID and SMS can be set at once. A number already held, or no match, is 422 `number_unavailable`.',
+      'Provisions a number for the account: a `number` found by a search, or the first available match of `kind`, `country`, `area_code` ' +
+      'and `contains` (one or the other, never both). Routing, caller ID and SMS can be set at once. A number already held, or no ' +
+      'match, is 422 `number_unavailable`.',
     examples: {
       byArea: { summary: 'The first local number in an area code', value: { kind: 'local', country: 'US', area_code: '415' } },
-      withConfig: { summary: 'A toll-free number answered by the AI receptionist', value: { kind: 'toll_free', country: 'US', routing: { type: 'ai_receptionist' }, caller_id: { name: 'Acme Dental' } } },
+      withConfig: {
+        summary: 'A toll-free number answered by the AI receptionist',
+        value: { kind: 'toll_free', country: 'US', routing: { type: 'ai_receptionist' }, caller_id: { name: 'Acme Dental' } },
+      },
     },
     body: provisionNumberBody,
     errors: [422],
@@ -261,11 +302,18 @@ export const numberRoutes: readonly AnyRoute[] = [
     summary: 'Update a number',
     operationId: 'updateNumber',
     description:
-      "Replaces one or more aspects of a number's configuration: `routing` (who takes inbound calls), `caller_id` (the name shown) and `sms` (enabled or not); `null` clears routing or caller ID, and aspects not named stay as they are.",
+      "Replaces one or more aspects of a number's configuration: `routing` (who takes inbound calls), `caller_id` (the name shown) and " +
+      '`sms` (enabled or not); `null` clears routing or caller ID, and aspects not named stay as they are.',
     params: { id: { description: "The id (`num_…`) of one of the account's numbers.", example: 'num_3Vd8sKq1Lx5Tn0Pw' } },
     examples: {
-      agent: { summary: 'Route inbound calls to an agent, with a caller ID name', value: { routing: { type: 'agent', target: 'maria' }, caller_id: { name: 'Acme Dental' } } },
-      forward: { summary: 'Forward inbound calls and enable SMS', value: { routing: { type: 'forward', target: '+14155550123' }, sms: { enabled: true } } },
+      agent: {
+        summary: 'Route inbound calls to an agent, with a caller ID name',
+        value: { routing: { type: 'agent', target: 'maria' }, caller_id: { name: 'Acme Dental' } },
+      },
+      forward: {
+        summary: 'Forward inbound calls and enable SMS',
+        value: { routing: { type: 'forward', target: '+14155550123' }, sms: { enabled: true } },
+      },
     },
     body: updateNumberBody,
     errors: [422],
@@ -278,8 +326,7 @@ export const numberRoutes: readonly AnyRoute[] = [
     resource: 'numbers',
     summary: 'Release a number',
     operationId: 'releaseNumber',
-    description:
-      "Releases one of the account's numbers for good: it goes back to the pool, and its id is 404 from then on.",
+    description: "Releases one of the account's numbers for good: it goes back to the pool, and its id is 404 from then on.",
     params: { id: { description: "The id (`num_…`) of one of the account's numbers.", example: 'num_3Vd8sKq1Lx5Tn0Pw' } },
     response: { status: 204, description: 'Released, for good: the number is back in the pool.' },
     handle: handlers.release,

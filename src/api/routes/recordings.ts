@@ -19,7 +19,12 @@ export interface MediaRoutesDeps {
 
 export const listRecordingsQuery = listQuery(
   {
-    agent: optional(string({ description: 'Only recordings of calls this agent had when they ended (the AI handler name for AI receptionist calls).', max: 64 })),
+    agent: optional(
+      string({
+        description: 'Only recordings of calls this agent had when they ended (the AI handler name for AI receptionist calls).',
+        max: 64,
+      }),
+    ),
     call_id: optional(string({ description: 'Only the recording of this call.', max: 64 })),
     status: optional(oneOf(RECORDING_STATUSES, 'Only recordings in this status.')),
   },
@@ -37,7 +42,7 @@ export function findRecording(recordings: RecordingService, ctx: RequestContext<
   const recording = recordings.store.get(ctx.principal.account, id);
   if (!recording) {
     const hint = id.startsWith('call_')
-      ? ' That is a call id: use the call\'s recording_id (rec_…).'
+      ? " That is a call id: use the call's recording_id (rec_…)."
       : ' Use the recording_id of a completed, answered call.';
     throw notFound(`No recording ${id} in this account.${hint}`);
   }
@@ -53,16 +58,27 @@ export const recordingRoutes: readonly AnyRoute[] = [
     summary: 'List recordings',
     operationId: 'listRecordings',
     description:
-      "The recordings of the account's answered calls, newest first, a page at a time. Filter by `agent`, `call_id`, `status` and creation time. A recording appears when its call ends and is `ready` once processed.",
+      "The recordings of the account's answered calls, newest first, a page at a time. Filter by `agent`, `call_id`, `status` and " +
+      'creation time. A recording appears when its call ends and is `ready` once processed.',
     query: listRecordingsQuery,
-    response: { status: 200, description: 'A page of recordings, newest first.', content: { 'application/json': { schema: () => listOf(recordingSchema) } } },
+    response: {
+      status: 200,
+      description: 'A page of recordings, newest first.',
+      content: { 'application/json': { schema: () => listOf(recordingSchema) } },
+    },
     handle(ctx, { recordings, cursors }: MediaRoutesDeps) {
       const q = ctx.query;
       const where =
         q.agent !== undefined || q.call_id !== undefined || q.status !== undefined
-          ? (r: RecordingRecord) => (q.agent === undefined || r.agent === q.agent) && (q.call_id === undefined || r.callId === q.call_id) && (q.status === undefined || r.status === q.status)
+          ? (r: RecordingRecord) =>
+              (q.agent === undefined || r.agent === q.agent) &&
+              (q.call_id === undefined || r.callId === q.call_id) &&
+              (q.status === undefined || r.status === q.status)
           : undefined;
-      return { status: 200, body: paginate(cursors, 'recordings', recordings.store, ctx.principal.account, q, (r) => recordings.toJson(r), where) };
+      return {
+        status: 200,
+        body: paginate(cursors, 'recordings', recordings.store, ctx.principal.account, q, (r) => recordings.toJson(r), where),
+      };
     },
   }),
   route({
@@ -74,7 +90,11 @@ export const recordingRoutes: readonly AnyRoute[] = [
     description:
       "A recording with its duration and status and, once ready, its transcript id and AI summary. Another account's recording is 404.",
     params: { id: { description: "The recording id (`rec_…`): a call's `recording_id`.", example: 'rec_5Hc2vN8qT1mXy7Ka' } },
-    response: { status: 200, description: 'The recording, with its transcript and AI summary once ready.', content: { 'application/json': { schema: () => recordingSchema.openapi() } } },
+    response: {
+      status: 200,
+      description: 'The recording, with its transcript and AI summary once ready.',
+      content: { 'application/json': { schema: () => recordingSchema.openapi() } },
+    },
     handle: (ctx, { recordings }: MediaRoutesDeps) => ({ status: 200, body: recordings.toJson(findRecording(recordings, ctx)) }),
   }),
   // Sandbox addition: the recording's `url`, a WAV file (docs/recordings.md).
@@ -103,7 +123,8 @@ export const recordingRoutes: readonly AnyRoute[] = [
         throw new ApiError(
           409,
           'recording_not_ready',
-          `Recording ${recording.id} is still processing; its audio can be downloaded once it is ready (the recording.ready event, 10 s after the call ends by default).`,
+          `Recording ${recording.id} is still processing; its audio can be downloaded once it is ready (the recording.ready event, 10 s ` +
+            `after the call ends by default).`,
         );
       }
       const transcript = transcripts.store.find(recording.transcriptId);
@@ -116,7 +137,11 @@ export const recordingRoutes: readonly AnyRoute[] = [
       return {
         status: 200,
         raw: stream,
-        headers: { 'content-type': 'audio/wav', 'content-length': String(byteLength), 'content-disposition': `attachment; filename="${recording.id}.wav"` },
+        headers: {
+          'content-type': 'audio/wav',
+          'content-length': String(byteLength),
+          'content-disposition': `attachment; filename="${recording.id}.wav"`,
+        },
       };
     },
   }),

@@ -14,7 +14,8 @@ function lastEventId(header: string | null): number {
   if (header === null || header.trim() === '') return -1;
   if (!/^\d{1,9}$/.test(header.trim())) {
     throw badRequest(
-      `Last-Event-ID must be the id of a segment event of this stream (a whole number such as "3"), got ${JSON.stringify(header.slice(0, 40))}. Omit it to start from the first segment.`,
+      `Last-Event-ID must be the id of a segment event of this stream (a whole number such as "3"), got ` +
+        `${JSON.stringify(header.slice(0, 40))}. Omit it to start from the first segment.`,
       'Last-Event-ID',
     );
   }
@@ -29,7 +30,8 @@ function find({ calls, recordings, transcripts }: MediaRoutesDeps, ctx: RequestC
   if (id.startsWith('call_')) {
     const call = calls.store.get(account, id);
     if (!call) throw notFound(`No call ${id} in this account.`);
-    if (call.transcriptId === null) throw notFound(`Call ${id} has not been answered, so it has no transcript (a transcript exists from the answer on).`);
+    if (call.transcriptId === null)
+      throw notFound(`Call ${id} has not been answered, so it has no transcript (a transcript exists from the answer on).`);
     transcriptId = call.transcriptId;
   } else if (id.startsWith('rec_')) {
     transcriptId = recordings.store.get(account, id)?.transcriptId ?? null;
@@ -53,15 +55,26 @@ export const transcriptRoutes: readonly AnyRoute[] = [
     summary: 'Fetch a transcript (JSON, or server-sent events)',
     operationId: 'getTranscript',
     description:
-      "A call's transcript: its segments so far as JSON, or, with `Accept: text/event-stream`, each segment as a server-sent event while the call goes on, then `end`. `Last-Event-ID` resumes a stream after that segment.",
-    params: { id: { description: 'The transcript id (`trn_…`), or the id of its call (`call_…`) or recording (`rec_…`).', example: 'trn_9Rb4wL2sK7pQx3Mf' } },
+      "A call's transcript: its segments so far as JSON, or, with `Accept: text/event-stream`, each segment as a server-sent event while " +
+      'the call goes on, then `end`. `Last-Event-ID` resumes a stream after that segment.',
+    params: {
+      id: {
+        description: 'The transcript id (`trn_…`), or the id of its call (`call_…`) or recording (`rec_…`).',
+        example: 'trn_9Rb4wL2sK7pQx3Mf',
+      },
+    },
     errors: [400],
     response: {
       status: 200,
       description: 'The transcript now; with `Accept: text/event-stream`, its live segments as server-sent events (docs/transcripts.md).',
       content: {
         'application/json': { schema: () => transcriptSchema.openapi() },
-        'text/event-stream': { schema: () => ({ type: 'string', description: 'Events `segment` (id: the segment\'s index) and a final `end` carrying the transcript.' }) },
+        'text/event-stream': {
+          schema: () => ({
+            type: 'string',
+            description: "Events `segment` (id: the segment's index) and a final `end` carrying the transcript.",
+          }),
+        },
       },
       headers: { 'Cache-Control': { description: 'no-cache (server-sent events only).', schema: { type: 'string' } } },
     },

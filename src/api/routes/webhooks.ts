@@ -69,11 +69,17 @@ function isSandboxItself(url: URL, sandbox: URL): boolean {
  */
 function refuseSandboxItself(value: string, sandboxOrigin: string): void {
   if (isSandboxItself(new URL(value), new URL(sandboxOrigin))) {
-    throw badRequest(`\`url\` points at the sandbox itself (${sandboxOrigin}); give the address of your own receiver, e.g. http://127.0.0.1:<port>/webhooks.`, 'url');
+    throw badRequest(
+      `\`url\` points at the sandbox itself (${sandboxOrigin}); give the address of your own receiver, e.g. http://127.0.0.1:<port>/webhooks.`,
+      'url',
+    );
   }
 }
 
-/** The receiver URL of a subscription (rules in docs/webhooks.md, "Receiver URLs"; the sandbox's own address: {@link refuseSandboxItself}). */
+/**
+ * The receiver URL of a subscription (rules in docs/webhooks.md, "Receiver URLs"; the sandbox's
+ * own address: {@link refuseSandboxItself}).
+ */
 function webhookUrl(): Schema<string> {
   const fail = (message: string): never => {
     throw invalid(`\`url\` ${message}`, 'url');
@@ -99,7 +105,9 @@ function webhookUrl(): Schema<string> {
         fail('must not carry credentials (user:password@): webhook requests are authenticated by the X-Service-Signature header instead.');
       }
       if (isLinkLocalOrMetadata(url.hostname)) {
-        fail(`points at a link-local or cloud-metadata address (${url.hostname}), which the sandbox never calls; give the address of your own receiver.`);
+        fail(
+          `points at a link-local or cloud-metadata address (${url.hostname}), which the sandbox never calls; give the address of your own receiver.`,
+        );
       }
       return value;
     },
@@ -109,7 +117,9 @@ function webhookUrl(): Schema<string> {
       maxLength: MAX_URL_LENGTH,
       // https anywhere, or http to a loopback host; no whitespace or control characters. The host rules
       // (link-local, metadata, the sandbox itself) and credentials are checked by the sandbox.
-      pattern: '^([Hh][Tt][Tt][Pp][Ss]://[^\\s\\x00-\\x1f\\x7f]+|[Hh][Tt][Tt][Pp]://([Ll][Oo][Cc][Aa][Ll][Hh][Oo][Ss][Tt]|127\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}|\\[::1\\])([:/?#][^\\s\\x00-\\x1f\\x7f]*)?)$',
+      pattern:
+        '^([Hh][Tt][Tt][Pp][Ss]://[^\\s\\x00-\\x1f\\x7f]+|' +
+        '[Hh][Tt][Tt][Pp]://([Ll][Oo][Cc][Aa][Ll][Hh][Oo][Ss][Tt]|127\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}|\\[::1\\])([:/?#][^\\s\\x00-\\x1f\\x7f]*)?)$',
       description: `The receiver: ${URL_HINT}; never a link-local or cloud-metadata address, nor the sandbox itself (docs/webhooks.md).`,
     }),
   });
@@ -137,10 +147,13 @@ export const webhookRoutes: readonly AnyRoute[] = [
     resource: 'webhooks',
     summary: 'List webhook subscriptions',
     operationId: 'listWebhooks',
-    description:
-      "The account's webhook subscriptions, newest first, a page at a time, without their signing secrets.",
+    description: "The account's webhook subscriptions, newest first, a page at a time, without their signing secrets.",
     query: listWebhooksQuery,
-    response: { status: 200, description: 'A page of subscriptions, newest first (without secrets).', content: { 'application/json': { schema: () => listOf(subscriptionSchema) } } },
+    response: {
+      status: 200,
+      description: 'A page of subscriptions, newest first (without secrets).',
+      content: { 'application/json': { schema: () => listOf(subscriptionSchema) } },
+    },
     handle: (ctx, { subscriptions, cursors }: WebhookRoutesDeps) => ({
       status: 200,
       body: paginate(cursors, 'webhooks', subscriptions.store, ctx.principal.account, ctx.query, (s) => subscriptions.toJson(s)),
@@ -153,12 +166,20 @@ export const webhookRoutes: readonly AnyRoute[] = [
     summary: 'Subscribe to events',
     operationId: 'createWebhook',
     description:
-      'Subscribes a receiver URL (https, or plain http to a loopback host) to one or more events. The answer carries the signing secret (`whsec_…`), shown only here: every delivery is signed with it in `X-Service-Signature`.',
+      'Subscribes a receiver URL (https, or plain http to a loopback host) to one or more events. The answer carries the signing secret ' +
+      '(`whsec_…`), shown only here: every delivery is signed with it in `X-Service-Signature`.',
     examples: {
-      calls: { summary: 'Call events to an https receiver', value: { url: 'https://example.com/webhooks', events: ['call.started', 'call.answered', 'call.completed'] } },
+      calls: {
+        summary: 'Call events to an https receiver',
+        value: { url: 'https://example.com/webhooks', events: ['call.started', 'call.answered', 'call.completed'] },
+      },
     },
     body: createWebhookBody,
-    response: { status: 201, description: 'The subscription, with its signing secret (shown only here).', content: { 'application/json': { schema: () => createdSubscriptionSchema.openapi() } } },
+    response: {
+      status: 201,
+      description: 'The subscription, with its signing secret (shown only here).',
+      content: { 'application/json': { schema: () => createdSubscriptionSchema.openapi() } },
+    },
     handle(ctx, { subscriptions, sandboxOrigin }: WebhookRoutesDeps) {
       refuseSandboxItself(ctx.body.url, sandboxOrigin);
       const record = subscriptions.create(ctx.principal.account, ctx.body.url, [...new Set(ctx.body.events)]);
@@ -171,8 +192,7 @@ export const webhookRoutes: readonly AnyRoute[] = [
     resource: 'webhooks',
     summary: 'Remove a subscription',
     operationId: 'deleteWebhook',
-    description:
-      "Removes one of the account's webhook subscriptions; its pending deliveries are canceled.",
+    description: "Removes one of the account's webhook subscriptions; its pending deliveries are canceled.",
     params: { id: { description: 'The subscription id (`wh_…`).', example: 'wh_2Jf6tY9cB4nRk8Ws' } },
     response: { status: 204, description: 'Removed: its pending deliveries are canceled.' },
     handle(ctx, { subscriptions }: WebhookRoutesDeps) {
