@@ -102,7 +102,7 @@ function profiledChild(contender, n, warmup) {
  * duration is the time to the next sample (as Chrome DevTools counts it).
  */
 function analyse({ profile, window }, n, dist) {
-  const distUrl = pathToFileURL(dist).href + '/';
+  const distUrl = `${pathToFileURL(dist).href}/`;
   const distPath = dist + path.sep;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const stamps = [];

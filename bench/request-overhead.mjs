@@ -28,6 +28,7 @@ async function floor(n) {
 /** The floor plus what any real handler must do: read and parse the JSON body. */
 async function floorReadingBody(n) {
   const interceptor = new BatchInterceptor({ name: 'floor-body', interceptors: [new ClientRequestInterceptor(), new FetchInterceptor()] });
+  // biome-ignore lint/nursery/noMisusedPromises: @mswjs/interceptors awaits request listeners in turn (emitAsync), though typed void.
   interceptor.on('request', async ({ request, controller }) => {
     JSON.parse(await request.text());
     controller.respondWith(Response.json(CONSTANT, { status: 201 }));
@@ -52,6 +53,7 @@ async function floorRequiredWork(n) {
     name: 'floor-required',
     interceptors: [new ClientRequestInterceptor(), new FetchInterceptor()],
   });
+  // biome-ignore lint/nursery/noMisusedPromises: @mswjs/interceptors awaits request listeners in turn (emitAsync), though typed void.
   interceptor.on('request', async ({ request, controller }) => {
     JSON.parse(await request.text());
     controller.respondWith(Response.json(CONSTANT, { status: 201, headers: new Headers(DOCUMENTED) }));

@@ -21,7 +21,10 @@ export function valibotKit({ v, toJsonSchema, badRequest, missing, nearest }) {
   // which always comes before any echoed input).
   const FIELD = '\u0000';
   const hints = new WeakMap();
-  const hinted = (schema, hint) => (hints.set(schema, hint), schema);
+  const hinted = (schema, hint) => {
+    hints.set(schema, hint);
+    return schema;
+  };
 
   function string(o) {
     const min = o.min ?? 1;
@@ -138,7 +141,7 @@ export function valibotKit({ v, toJsonSchema, badRequest, missing, nearest }) {
    * Without abortEarly valibot collects every issue; our kit stops at the first, checking an
    * object's unknown keys before its fields. Report the issue our kit would, as our ApiError.
    */
-  function firstError(issues, input) {
+  function firstError(issues) {
     const keysOf = (iss) => (iss.path ?? []).map((p) => p.key);
     const at = (iss) => (iss.expected === 'never' ? keysOf(iss).slice(0, -1) : keysOf(iss)); // an unknown key belongs to its object
     let first = issues[0];
@@ -157,7 +160,7 @@ export function valibotKit({ v, toJsonSchema, badRequest, missing, nearest }) {
   const parser = (schema) => (value) => {
     const result = v.safeParse(schema, value);
     if (result.success) return result.output;
-    throw firstError(result.issues, value);
+    throw firstError(result.issues);
   };
   const openapi = (schema) => {
     // 'input' stops at a pipe's second schema (our array guard, the array's items); 'ignore' merges them.

@@ -20,7 +20,10 @@ export function zodKit({ z, badRequest, missing, nearest }) {
   const name = (iss) => `\`${pathOf(iss.path ?? [])}\``; // a root issue has no path yet
   // zod issues carry no hint of what a valid value looks like; "is required" needs one.
   const hints = new WeakMap();
-  const hinted = (schema, hint) => (hints.set(schema, hint), schema);
+  const hinted = (schema, hint) => {
+    hints.set(schema, hint);
+    return schema;
+  };
   // zod reports a missing field as an invalid_type with input undefined, from the field's schema.
   const typeError = (hint, message) => (iss) =>
     iss.input === undefined && iss.path?.length ? `${name(iss)} is required: ${hint}.` : message(iss);

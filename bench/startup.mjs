@@ -5,7 +5,7 @@ import { createSandbox } from '../dist/index.js';
 import { measure, ratioLine } from './measure.mjs';
 
 export async function startup(n = 300) {
-  let best = { sandbox: Infinity, msw: Infinity };
+  const best = { sandbox: Infinity, msw: Infinity };
   // Short interleaved rounds; each contender keeps its best (see request-overhead.mjs).
   const block = 25;
   for (let round = 0; round < Math.max(3, n / block); round++) {

@@ -176,7 +176,7 @@ export function start(doc) {
   let loadAgain = false;
 
   function loadAll() {
-    if (loading) {
+    if (loading !== null) {
       loadAgain = true;
       return loading;
     }
@@ -200,7 +200,7 @@ export function start(doc) {
       }
       el.banner.textContent = '';
       load(state.model, 'key', keys.body.data);
-      kinds.forEach((kind, i) => load(state.model, kind, lists[i].body.data));
+      for (const [i, kind] of kinds.entries()) load(state.model, kind, lists[i].body.data);
       state.model.loaded = true;
       for (const changes of state.queued ?? []) applyChanges(state.model, changes);
       state.rows.clear();

@@ -146,7 +146,7 @@ export function countsDelta(before, after) {
   const dead = after.dead - before.dead;
   const parts = [n(after.events - before.events, 'event')];
   parts.push(`${n(attempts, 'webhook attempt')}${attempts > 0 ? ` (${failed} failed)` : ''}`);
-  if (dead !== 0) parts.push(dead > 0 ? n(dead, 'new dead letter') : n(-dead, 'dead letter') + ' replayed');
+  if (dead !== 0) parts.push(dead > 0 ? n(dead, 'new dead letter') : `${n(-dead, 'dead letter')} replayed`);
   return parts.join(', ');
 }
 

@@ -67,7 +67,8 @@ async function serveThenStop(command, args, cwd, { exact = true } = {}) {
         if (ready) resolve(ready[1]);
         else reject(new Error(`${shown}: the first line is not the ready line:\n${stdout}${stderr}`));
       });
-      exited.then(({ code }) => reject(new Error(`${shown} exited (${code}) before its ready line:\n${stdout}${stderr}`)));
+      // `exited` never rejects: it only settles this promise when the command ends before its ready line.
+      void exited.then(({ code }) => reject(new Error(`${shown} exited (${code}) before its ready line:\n${stdout}${stderr}`)));
     });
     const res = await fetch(`${url}/v1/calls`, {
       method: 'POST',

@@ -1,8 +1,9 @@
 // The checks `npm test` runs before vitest, side by side: the type check of sources, tests,
-// bench and scripts (tsconfig.json), the console's (console/tsconfig.json), and the layer rules
-// (.dependency-cruiser.cjs). The first takes most of the time on one core; the other two fit on
-// the second core meanwhile. Each one's output is printed whole once it ends, in this order, and
-// the script exits 1 when any failed.
+// bench and scripts (tsconfig.json), the console's (console/tsconfig.json), the layer rules
+// (.dependency-cruiser.cjs), and Biome's format and lint check (biome.json; `npm run lint`, and
+// `npm run format` to fix). The first takes most of the time on one core; the others fit on the
+// second core meanwhile. Each one's output is printed whole once it ends, in this order, and the
+// script exits 1 when any failed.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -13,6 +14,8 @@ const CHECKS = [
   { name: 'tsc -p tsconfig.json', command: bin('tsc'), args: ['-p', 'tsconfig.json'] },
   { name: 'tsc -p console/tsconfig.json', command: bin('tsc'), args: ['-p', 'console/tsconfig.json'] },
   { name: 'depcruise (npm run lint:layers)', command: bin('depcruise'), args: ['src', '--config', '.dependency-cruiser.cjs'] },
+  // Writes nothing; an unformatted file, a lint error or a lint warning fails it.
+  { name: 'biome check (npm run lint)', command: bin('biome'), args: ['check', '--error-on-warnings'] },
 ];
 
 function run({ name, command, args }) {

@@ -1,6 +1,21 @@
 import { durationSchema, parseDuration, type Duration } from './core/duration.js';
 import { SandboxError } from './core/errors.js';
-import { array, boolean, custom, integer, invalid, map, name, object, oneOf, optional, record, show, string } from './core/schema.js';
+import {
+  array,
+  boolean,
+  custom,
+  integer,
+  invalid,
+  map,
+  name,
+  object,
+  oneOf,
+  optional,
+  record,
+  show,
+  string,
+  type Infer,
+} from './core/schema.js';
 import { CLOCK_MODES, type ClockMode } from './core/clock.js';
 import { HOST_NAME } from './core/hosts.js';
 import { MAX_TIME_MS } from './core/time.js';
@@ -350,7 +365,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   // `createSandbox()` with no options, the common case in test suites: nothing to check.
   if (options !== null && typeof options === 'object' && Object.keys(options).length === 0) return defaults();
   if (options !== null && typeof options === 'object' && options.snapshot !== undefined) return fromSnapshot(options);
-  let o;
+  let o: Infer<typeof optionsSchema>;
   try {
     o = check(optionsSchema, options, 'createSandbox');
   } catch (error) {

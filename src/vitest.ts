@@ -130,6 +130,7 @@ export type EventMatch<T> = T extends readonly (infer U)[]
     : T;
 
 declare module 'vitest' {
+  // biome-ignore lint/suspicious/noExplicitAny: vitest declares `Matchers<T = any>`; an augmentation must repeat it (TS2428).
   interface Matchers<T = any> {
     /**
      * The sandbox emitted an event of `type` holding `partial`.

@@ -34,7 +34,7 @@ export interface Reply {
  * answering sandbox's parts: a route table is made once per process and shared by every
  * sandbox, so a handler reads the sandbox it serves from its arguments, never from a closure.
  */
-export type Handler<B = undefined, Q = undefined, D = any> = (ctx: RequestContext<B, Q>, deps: D) => Reply;
+export type Handler<B = undefined, Q = undefined, D = unknown> = (ctx: RequestContext<B, Q>, deps: D) => Reply;
 
 /** A success answer of a route, for the OpenAPI document and the conformance check. */
 export interface RouteResponse {
@@ -47,7 +47,7 @@ export interface RouteResponse {
 }
 
 /** One endpoint of the spec's table. */
-export interface Route<B = unknown, Q = unknown, D = any> {
+export interface Route<B = unknown, Q = unknown, D = unknown> {
   method: Method;
   /** Path relative to the base URL, with `{param}` placeholders: `/v1/calls/{id}`. */
   path: string;
@@ -72,11 +72,15 @@ export interface Route<B = unknown, Q = unknown, D = any> {
 }
 
 /** A route of any input types, for the table. */
-export type AnyRoute = Route<any, any, any>;
+export type AnyRoute = Route<unknown, unknown, unknown>;
 
-/** Writes one route with its handler typed by its schemas (and `D`, the parts its handler reads). */
-export function route<B = undefined, Q = undefined, D = any>(definition: Route<B, Q, D>): AnyRoute {
-  return definition;
+/**
+ * Writes one route with its handler typed by its schemas (and `D`, the parts its handler reads).
+ * The table forgets those types: the pipeline gives a handler only what the route's own schemas
+ * parsed, and the sandbox's parts (a `RouteDeps`, which every `D` is a part of).
+ */
+export function route<B = undefined, Q = undefined, D = unknown>(definition: Route<B, Q, D>): AnyRoute {
+  return definition as unknown as AnyRoute;
 }
 
 /** What a route table needs of a row: its method and its path pattern. */

@@ -743,7 +743,9 @@ class Run {
     });
     // A recording's audio or a live transcript is no JSON: the scenario sees its status, and no body.
     const json = (response.headers.get('content-type') ?? '').includes('json');
-    const text = json ? await response.text() : (void response.body?.cancel().catch(() => undefined), '');
+    // Its body is let go, not awaited: nothing reads it, and a failed cancel changes nothing.
+    if (!json) void response.body?.cancel().catch(() => undefined);
+    const text = json ? await response.text() : '';
     const answer: unknown = text ? JSON.parse(text) : null;
     const error = (answer as { error?: { code: string; message: string } } | null)?.error;
     const id = (answer as { id?: string } | null)?.id;

@@ -1,7 +1,7 @@
 import type { Duration } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
 import { integer, invalid, object, oneOf, optional, phoneNumber, string, boolean, type Schema } from '../core/schema.js';
-import { ANSWERERS, DISPOSITIONS, type CallBehavior } from '../sim/carrier.js';
+import { type ANSWERERS, DISPOSITIONS, type CallBehavior } from '../sim/carrier.js';
 import { messageText } from '../state/message-content.js';
 import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/resources.js';
 import type { CallScripting } from './calls.js';
@@ -61,6 +61,9 @@ export interface TriggerOverrides {
   'recording.ready': { to?: string; from?: string; agent?: string; duration?: number };
   'transcript.ready': { to?: string; from?: string; duration?: number };
 }
+
+/** Any type's overrides: every field one of them takes (the type's schema has checked which it may hold). */
+type AnyOverrides = TriggerOverrides['call.completed'] & TriggerOverrides['message.received'];
 
 export const DEFAULT_TRIGGER_KEY = 'SVC_TEST_trigger';
 const CALLED = '+14155550123';
@@ -144,7 +147,7 @@ export async function trigger<K extends EventType>(
       param: field('type'),
     });
   }
-  const input = check(TRIGGER_OVERRIDES[type] as Schema<Record<string, unknown>>, overrides ?? {}, 'trigger', 'overrides');
+  const input = check(TRIGGER_OVERRIDES[type] as Schema<AnyOverrides>, overrides ?? {}, 'trigger', 'overrides');
   const key = options.apiKey ?? lastAcceptedKey(host) ?? DEFAULT_TRIGGER_KEY;
   const story = new Story(host, key);
   return (await story.tell(type, input)) as SandboxEvent<K>;
@@ -167,7 +170,7 @@ class Story {
     private readonly key: string,
   ) {}
 
-  async tell(type: EventType, o: Record<string, any>): Promise<SandboxEvent> {
+  async tell(type: EventType, o: AnyOverrides): Promise<SandboxEvent> {
     switch (type) {
       case 'call.started':
         return this.call(type, o, undefined);
@@ -213,32 +216,33 @@ class Story {
         const own = await this.ownNumber(o.from);
         const target = o.to ?? CALLED;
         this.host.network.queueMessageBehavior(target, { outcome: 'delivered' });
-        const message = await this.api('POST', '/v1/messages', { from: own, to: target, body: o.body ?? 'Hello from the trigger' });
+        const sent = { from: own, to: target, body: o.body ?? 'Hello from the trigger' };
+        const message = (await this.api('POST', '/v1/messages', sent)) as { id: string };
         return this.until(type, (event) => event.type === type && event.data.id === message.id);
       }
     }
   }
 
-  private async call(type: EventType, o: Record<string, any>, behavior: CallBehavior | undefined): Promise<SandboxEvent> {
+  private async call(type: EventType, o: AnyOverrides, behavior: CallBehavior | undefined): Promise<SandboxEvent> {
     const call = await this.placeCall(o, behavior);
     return this.until(type, (event) => event.type === type && event.data.id === call.id, type === 'call.started');
   }
 
   /** A ringing call hung up by the caller: disposition canceled. */
-  private async canceledCall(o: Record<string, any>): Promise<SandboxEvent> {
+  private async canceledCall(o: AnyOverrides): Promise<SandboxEvent> {
     const call = await this.placeCall(o, { ring: 'manual' });
     this.host.calls.hangUp(call.id);
     return this.until('call.completed', (event) => event.type === 'call.completed' && event.data.id === call.id, true);
   }
 
-  private async placeCall(o: Record<string, any>, behavior: CallBehavior | undefined): Promise<{ id: string }> {
+  private async placeCall(o: AnyOverrides, behavior: CallBehavior | undefined): Promise<{ id: string }> {
     const target = o.to ?? CALLED;
     if (behavior) this.host.network.queueBehavior(target, behavior);
     return this.api('POST', '/v1/calls', {
       to: target,
       from: o.from ?? CALLER,
       ...(o.ai_receptionist === undefined ? {} : { ai_receptionist: o.ai_receptionist }),
-    });
+    }) as Promise<{ id: string }>;
   }
 
   /** A provisioned number of the account with SMS: `wanted` (provisioned if free), else its first, else a new one. */
@@ -256,7 +260,7 @@ class Story {
   }
 
   /** A `/v1` request with the account's key; an error answer becomes a SandboxError quoting it. */
-  private async api(method: string, path: string, body: unknown): Promise<any> {
+  private async api(method: string, path: string, body: unknown): Promise<unknown> {
     let response: Response;
     try {
       response = await this.host.fetch(path, {

@@ -416,7 +416,10 @@ export class Deliveries implements Service {
 
   /** Sends the lane's waiting attempts, in order, while fewer than {@link MAX_IN_FLIGHT_PER_SUBSCRIPTION} are in flight. */
   private pump(key: string, lane: Lane): void {
-    if (this.recorded !== null) return this.pumpRecorded(key, lane);
+    if (this.recorded !== null) {
+      this.pumpRecorded(key, lane);
+      return;
+    }
     while (lane.inFlight < MAX_IN_FLIGHT_PER_SUBSCRIPTION && lane.waiting.length > 0) {
       const job = lane.waiting.shift()!;
       if (job.delivery.state !== 'pending') {

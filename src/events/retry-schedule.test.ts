@@ -22,7 +22,7 @@ describe('webhook retry schedule', () => {
       17 * h + 3 * m + 30 * s,
     ]);
     const waits = WEBHOOK_RETRY_SCHEDULE.slice(1).map((t, i) => t - WEBHOOK_RETRY_SCHEDULE[i]!);
-    waits.forEach((wait, i) => expect(wait).toBe(30 * s * 2 ** i));
+    for (const [i, wait] of waits.entries()) expect(wait).toBe(30 * s * 2 ** i);
   });
 
   it('keeps every attempt inside 24 h, and the next doubling would leave it', () => {

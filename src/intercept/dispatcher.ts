@@ -14,9 +14,28 @@ import { SandboxError } from '../core/errors.js';
 
 type Handle = (request: Request) => Promise<Response>;
 type Route = (url: string) => boolean;
-type AnyHandler = Record<string, ((...args: any[]) => any) | undefined>;
+/**
+ * The handler a dispatcher is given, in either shape: undici 7's controller API
+ * (`onRequestStart`...) or the older callbacks (`onConnect`...). Only the members a
+ * {@link Driver} calls are named; a handler for another dispatcher is passed on whole.
+ */
+interface DispatchHandler {
+  onRequestStart?(controller: object, context: object): unknown;
+  onResponseStarted?(): unknown;
+  onResponseStart?(controller: object, status: number, headers: Record<string, string | string[]>, statusText: string): unknown;
+  onResponseData?(controller: object, chunk: Buffer): unknown;
+  onResponseEnd?(controller: object, trailers: object): unknown;
+  onResponseError?(controller: object, error: unknown): unknown;
+  onConnect?(abort: (reason?: unknown) => void, context: object): unknown;
+  /** `false` pauses the body until `resume` is called. */
+  onHeaders?(status: number, headers: Buffer[], resume: () => void, statusText: string): unknown;
+  /** `false` pauses the body until the `resume` given to `onHeaders` is called. */
+  onData?(chunk: Buffer): unknown;
+  onComplete?(trailers: Buffer[]): unknown;
+  onError?(error: unknown): unknown;
+}
 interface Dispatcher {
-  dispatch(options: DispatchOptions, handler: AnyHandler): boolean;
+  dispatch(options: DispatchOptions, handler: DispatchHandler): boolean;
   close?(): unknown;
   destroy?(error?: unknown): unknown;
   [method: string]: unknown;
@@ -116,7 +135,7 @@ class Driver {
   readonly onAbort = new Set<(reason: unknown) => void>();
   readonly controller;
 
-  constructor(private readonly handler: AnyHandler) {
+  constructor(private readonly handler: DispatchHandler) {
     this.modern = typeof handler.onRequestStart === 'function';
     const self = this;
     this.controller = {
@@ -219,7 +238,7 @@ class SandboxDispatcher extends EventEmitter {
     super();
   }
 
-  dispatch(options: DispatchOptions, handler: AnyHandler): boolean {
+  dispatch(options: DispatchOptions, handler: DispatchHandler): boolean {
     const origin = options.origin instanceof URL ? options.origin.origin : new URL(String(options.origin)).origin;
     const href = `${origin}${options.path ?? '/'}`;
     if (!this.route(href)) return this.previous.dispatch(options, handler);
@@ -227,7 +246,7 @@ class SandboxDispatcher extends EventEmitter {
     return true;
   }
 
-  private async serve(href: string, options: DispatchOptions, handler: AnyHandler): Promise<void> {
+  private async serve(href: string, options: DispatchOptions, handler: DispatchHandler): Promise<void> {
     const driver = new Driver(handler);
     const aborter = new AbortController();
     let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;

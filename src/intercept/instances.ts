@@ -31,6 +31,7 @@ export type Tombstone = (event: RequestEvent) => Promise<void>;
 type Running = Interceptor<HttpRequestEventMap>;
 
 /** A kind's class with the protected members this module needs, type-checked against the installed version. */
+// biome-ignore lint/suspicious/noExplicitAny: a mixin's base must take `...args: any[]` (TypeScript requires exactly that, TS2545).
 function withOwnership<Base extends new (...args: any[]) => Running>(base: Base, symbol: symbol) {
   return class Owned extends base {
     static readonly kindSymbol = symbol;
@@ -57,7 +58,10 @@ function withOwnership<Base extends new (...args: any[]) => Running>(base: Base,
 
     /** `dispose()`, also when a joiner's `dispose()` has already deleted this instance's global symbol. */
     restore(): void {
-      if (getGlobalSymbol(symbol) === this) return this.dispose();
+      if (getGlobalSymbol(symbol) === this) {
+        this.dispose();
+        return;
+      }
       for (const undo of this.subscriptions.splice(0)) undo();
       this.emitter.removeAllListeners();
       this.readyState = InterceptorReadyState.DISPOSED;
@@ -113,7 +117,10 @@ export class Share {
 
   private start(): void {
     const running = getGlobalSymbol<Running>(this.kind.kindSymbol);
-    if (running) return this.join(running);
+    if (running) {
+      this.join(running);
+      return;
+    }
     const ours = new this.kind();
     ours.apply();
     // Not applicable here (XHR without a DOM): nothing to listen to.
@@ -123,6 +130,7 @@ export class Share {
   }
 
   private join(running: Running): void {
+    // biome-ignore lint/nursery/noMisusedPromises: @mswjs/interceptors awaits request listeners in turn (emitAsync), though typed void.
     running.on('request', this.listener);
     this.joined = running;
     const hadOwn = Object.hasOwn(running, 'dispose');
@@ -155,16 +163,21 @@ export class Share {
     this.joined = this.owned = undefined;
     if (joined) {
       this.unwrapDispose?.();
+      // biome-ignore lint/nursery/noMisusedPromises: off() removes the very listener on() added; nothing is called.
       joined.off('request', this.listener);
       if (!tombstoned.has(joined)) {
         tombstoned.add(joined);
+        // biome-ignore lint/nursery/noMisusedPromises: @mswjs/interceptors awaits request listeners in turn (emitAsync), though typed void.
         joined.on('request', this.tombstone);
       }
       return;
     }
     if (!owned) return;
     owned.off('request', this.listener);
-    if (!owned.heardByOthersThan(this.tombstone)) return this.dispose(owned);
+    if (!owned.heardByOthersThan(this.tombstone)) {
+      this.dispose(owned);
+      return;
+    }
     owned.on('request', this.tombstone);
     tombstoned.add(owned);
     let done = false;

@@ -6,7 +6,7 @@ import { timelineSvg } from '../control/timeline-svg.js';
 import { EVENT_TYPES } from '../control/json-schemas.js';
 import { SandboxError } from '../core/errors.js';
 import { nearest } from '../core/suggest.js';
-import { createSandbox } from '../sandbox.js';
+import { createSandbox, type Sandbox } from '../sandbox.js';
 
 /**
  * `svc-sandbox run` and `svc-sandbox trigger` (docs/scenarios.md). Each returns the exit
@@ -43,19 +43,28 @@ Options:
 
 /** A bad argument: the message, then the usage line (exit 2). */
 function usage(message: string, command: 'run' | 'trigger'): number {
-  console.error(
-    `svc-sandbox: ${message}\nUsage: ` +
-      `${command === 'run' ? 'svc-sandbox run FILE... [--seed N] [--svg OUT]' : 'svc-sandbox trigger TYPE [--url URL] [--session S] [--data JSON]'} ` +
-      ` (svc-sandbox ${command} --help)`,
-  );
+  const synopsis =
+    command === 'run'
+      ? 'svc-sandbox run FILE... [--seed N] [--svg OUT]'
+      : 'svc-sandbox trigger TYPE [--url URL] [--session S] [--data JSON]';
+  console.error(`svc-sandbox: ${message}\nUsage: ${synopsis}  (svc-sandbox ${command} --help)`);
   return 2;
 }
 
-function parse<O extends Record<string, { type: 'string' | 'boolean'; short?: string }>>(
-  args: string[],
-  options: O,
-  command: 'run' | 'trigger',
-) {
+type Options = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+/** What {@link parse} gives for `options`: the values and the positionals. */
+type Parsed<O extends Options> = ReturnType<typeof parse<O>>;
+
+const RUN_OPTIONS = { seed: { type: 'string' }, svg: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+const TRIGGER_OPTIONS = {
+  url: { type: 'string' },
+  session: { type: 'string' },
+  data: { type: 'string' },
+  key: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function parse<O extends Options>(args: string[], options: O, command: 'run' | 'trigger') {
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
@@ -74,9 +83,9 @@ function parse<O extends Record<string, { type: 'string' | 'boolean'; short?: st
 
 /** `svc-sandbox run FILE... [--seed N] [--svg OUT]`. */
 export async function runCommand(args: string[]): Promise<number> {
-  let parsed;
+  let parsed: Parsed<typeof RUN_OPTIONS>;
   try {
-    parsed = parse(args, { seed: { type: 'string' }, svg: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, 'run');
+    parsed = parse(args, RUN_OPTIONS, 'run');
   } catch (error) {
     return usage((error as Error).message, 'run');
   }
@@ -100,7 +109,7 @@ export async function runCommand(args: string[]): Promise<number> {
       return usage(`${file}: cannot read it as JSON (${why}).`, 'run');
     }
     const seed = values.seed !== undefined ? Number(values.seed) : typeof scenario?.seed === 'number' ? scenario.seed : 0;
-    let sandbox;
+    let sandbox: Sandbox;
     try {
       sandbox = createSandbox({ seed, ...(typeof scenario?.startTime === 'string' ? { startTime: scenario.startTime } : {}) });
     } catch (error) {
@@ -146,19 +155,9 @@ export async function runCommand(args: string[]): Promise<number> {
 
 /** `svc-sandbox trigger TYPE [--url URL] [--session S] [--data JSON] [--key KEY]`. */
 export async function triggerCommand(args: string[]): Promise<number> {
-  let parsed;
+  let parsed: Parsed<typeof TRIGGER_OPTIONS>;
   try {
-    parsed = parse(
-      args,
-      {
-        url: { type: 'string' },
-        session: { type: 'string' },
-        data: { type: 'string' },
-        key: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      'trigger',
-    );
+    parsed = parse(args, TRIGGER_OPTIONS, 'trigger');
   } catch (error) {
     return usage((error as Error).message, 'trigger');
   }

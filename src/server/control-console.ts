@@ -2,7 +2,7 @@ import { CONSOLE_KINDS, consoleItemJson, type ConsoleKind } from '../control/con
 import type { JsonSchema } from '../core/schema.js';
 import { SandboxError } from '../core/errors.js';
 import { consoleViewOf } from '../sandbox.js';
-import { pageOf, pageParameters, slicePage } from './control-pages.js';
+import { pageOf, pageParameters, slicePage, type PageQuery } from './control-pages.js';
 import { json } from './http.js';
 import type { ControlRoute } from './control-route.js';
 
@@ -49,15 +49,15 @@ function consoleItem(kind: ConsoleKind): JsonSchema {
  */
 export const consoleRoutes: ControlRoute[] = [
   ...CONSOLE_KINDS.map(
-    (kind): ControlRoute => ({
+    (kind): ControlRoute<undefined, PageQuery> => ({
       method: 'GET',
       path: `/sessions/{s}/console/${PLURAL[kind]}`,
       summary: `${TITLE[kind]}, each with its account (for the console)`,
       description:
         `${TITLE[kind]}, across all of the session's accounts: each item is the resource as the API shows it, plus ` +
-        `\`account\`, the account (key) it belongs ` +
-        `to${kind === 'delivery' ? ', `about` (the resource its event is about) and `call_id`' : ''}. The console reads it when its ` +
-        `stream opens, then follows the stream's \`change\` frames, whose items have the same shape (docs/console.md).`,
+        `\`account\`, the account (key) it belongs to${kind === 'delivery' ? ', `about` (the resource its event is about) and `call_id`' : ''}. ` +
+        `The console reads it when its stream opens, then follows the stream's \`change\` frames, whose items have the same shape ` +
+        `(docs/console.md).`,
       operationId: `console${PLURAL[kind][0]!.toUpperCase()}${PLURAL[kind].slice(1)}`,
       status: 200,
       response: pageOf(consoleItem(kind)),

@@ -21,7 +21,7 @@ export interface ControlRequest<B = unknown, Q = unknown> {
 }
 
 /** One row of the control API's table (src/server/control-api.ts, control-scripting.ts). */
-export interface ControlRoute<B = any, Q = any> extends Routable {
+export interface ControlRoute<B = unknown, Q = unknown> extends Routable {
   /** Below `/__sandbox`, with `{s}` for the session and `{name}` for other segments. */
   path: string;
   summary: string;

@@ -22,7 +22,9 @@ export interface Voiced {
 export function wavHeader(dataBytes: number): Uint8Array {
   const header = new Uint8Array(HEADER_BYTES);
   const view = new DataView(header.buffer);
-  const ascii = (at: number, text: string) => [...text].forEach((c, i) => view.setUint8(at + i, c.charCodeAt(0)));
+  const ascii = (at: number, text: string) => {
+    for (const [i, c] of [...text].entries()) view.setUint8(at + i, c.charCodeAt(0));
+  };
   ascii(0, 'RIFF');
   view.setUint32(4, 36 + dataBytes, true);
   ascii(8, 'WAVE');

@@ -154,7 +154,7 @@ export class CallService implements Service {
   send(call: CallRecord, event: CallMachineEvent): boolean {
     this.startPending();
     const actor = this.actors.get(call.id);
-    if (!actor || !actor.getSnapshot().can(event)) return false;
+    if (!actor?.getSnapshot().can(event)) return false;
     actor.send(event);
     return true;
   }

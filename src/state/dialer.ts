@@ -49,7 +49,7 @@ export class Dialer implements Service {
   start(account: string, input: { from: string; to: string[]; aiReceptionist: boolean }, param = 'to'): CampaignRecord {
     const { clock, random } = this.deps;
     // Every destination is checked before anything is made: a refused campaign leaves no trace.
-    input.to.forEach((to, i) => this.deps.network.assertReachable(to, `${param}[${i}]`, 'Remove it from the campaign'));
+    for (const [i, to] of input.to.entries()) this.deps.network.assertReachable(to, `${param}[${i}]`, 'Remove it from the campaign');
     const campaign = this.store.insert({
       id: random.id('camp'),
       account,

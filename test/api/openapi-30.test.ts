@@ -33,11 +33,14 @@ function schemasOf(doc: any): Array<[string, unknown]> {
     if (typeof node !== 'object' || node === null) return;
     const s = node as Record<string, any>;
     for (const key of ['items', 'not', 'additionalProperties']) if (key in s && typeof s[key] === 'object') inside(s[key], `${at}.${key}`);
-    for (const key of ['allOf', 'anyOf', 'oneOf']) s[key]?.forEach((sub: unknown, i: number) => inside(sub, `${at}.${key}.${i}`));
+    for (const key of ['allOf', 'anyOf', 'oneOf'])
+      s[key]?.forEach((sub: unknown, i: number) => {
+        inside(sub, `${at}.${key}.${i}`);
+      });
     for (const [name, sub] of Object.entries(s.properties ?? {})) inside(sub, `${at}.properties.${name}`);
   };
   const walk = (node: unknown, at: string): void => {
-    if (Array.isArray(node)) node.forEach((n, i) => walk(n, `${at}.${i}`));
+    if (Array.isArray(node)) for (const [i, n] of node.entries()) walk(n, `${at}.${i}`);
     else if (typeof node === 'object' && node !== null)
       for (const [k, v] of Object.entries(node)) k === 'schema' ? inside(v, `${at}.schema`) : walk(v, `${at}.${k}`);
   };

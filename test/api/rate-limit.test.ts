@@ -1,5 +1,5 @@
 import { describe, expect, test as fixtureTest } from '../fixture.js';
-import { client } from '../helpers.js';
+import { client, type Reply } from '../helpers.js';
 
 // The file's options: an extension of its own (a top-level override would change the shared test API for every file after this one in a worker).
 const test = fixtureTest.extend({ sandboxOptions: { keys: { SVC_TEST_big: { plan: 'enterprise' } } } });
@@ -42,7 +42,7 @@ describe('rate limits', () => {
 
   it('an enterprise key has no cap', async ({ sandbox }) => {
     const big = client(sandbox, 'SVC_TEST_big');
-    let last;
+    let last: Reply | undefined;
     for (let i = 0; i < 250; i++) last = await big.get('/v1/calls');
     expect(last!.status).toBe(200);
     expect(Number(last!.headers.get('x-ratelimit-limit'))).toBeGreaterThan(100);

@@ -74,11 +74,14 @@ function schemasWithExamples(doc: Doc): Array<{ where: string; schema: Json; exa
     const examples = 'examples' in schema ? schema.examples : 'example' in schema ? [schema.example] : [];
     if (examples.length > 0) out.push({ where: at, schema, examples });
     for (const key of ['items', 'not', 'additionalProperties']) if (typeof schema[key] === 'object') inSchema(schema[key], `${at}/${key}`);
-    for (const key of ['allOf', 'anyOf', 'oneOf']) schema[key]?.forEach((sub: unknown, i: number) => inSchema(sub, `${at}/${key}/${i}`));
+    for (const key of ['allOf', 'anyOf', 'oneOf'])
+      schema[key]?.forEach((sub: unknown, i: number) => {
+        inSchema(sub, `${at}/${key}/${i}`);
+      });
     for (const [name, sub] of Object.entries((schema.properties ?? {}) as Json)) inSchema(sub, `${at}/properties/${name}`);
   };
   const walk = (node: unknown, at: string): void => {
-    if (Array.isArray(node)) node.forEach((n, i) => walk(n, `${at}/${i}`));
+    if (Array.isArray(node)) for (const [i, n] of node.entries()) walk(n, `${at}/${i}`);
     else if (typeof node === 'object' && node !== null)
       for (const [key, value] of Object.entries(node)) {
         if (key === 'schema') inSchema(value, `${at}/schema`);

@@ -1,21 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
 import { callFacts, renderCall } from '../../console/timeline.js';
-import {
-  ACCOUNT,
-  CALL_ID,
-  NOW,
-  RECORDING_ID,
-  S,
-  T0,
-  TRANSCRIPT_ID,
-  XSS,
-  call,
-  callDeliveries,
-  delivery,
-  iso,
-  timelineOf,
-} from './fixtures.js';
+import { ACCOUNT, CALL_ID, NOW, RECORDING_ID, S, T0, TRANSCRIPT_ID, XSS, call, delivery, iso, timelineOf } from './fixtures.js';
 
 /** A mark's position (`--x`) and a bar's width (`--w`), in % of the track. */
 const x = (el: Element) => parseFloat((el as HTMLElement).style.getPropertyValue('--x'));

@@ -299,7 +299,7 @@ describe('POST /v1/messages refuses bad input with a 4xx naming the field, and s
     expect((await send({ body: 'x' })).status).toBe(201);
   });
 
-  it('answers 422 for an MMS from a number that carries no MMS, and sends its SMS', async ({ api, send }) => {
+  it('answers 422 for an MMS from a number that carries no MMS, and sends its SMS', async ({ api }) => {
     const uk = (await api.provision({ country: 'GB' })).number;
     const res = await api.sendMessage({ from: uk, to: TO, body: 'x', media_urls: ['https://e.com/a.png'] });
     expect(res.status).toBe(422);

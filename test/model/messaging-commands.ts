@@ -7,7 +7,7 @@ import {
   CRITERIA,
   DESTINATIONS,
   INBOUND_CONTENTS,
-  MessagingModel,
+  type MessagingModel,
   OUTSIDE,
   REMOTES,
   SEARCHES,
@@ -217,7 +217,7 @@ const HANDLERS: { [K in Step['kind']]: Handler<Of<K>> } = {
       const from = remote(model, REMOTES[step.from]!, to, step.pick >> 3);
       const content = INBOUND_CONTENTS[step.content]!;
       const holder = model.holderOf(to);
-      const fails = !holder || !holder.sms || (content.media.length > 0 && !holder.entry.capabilities.mms);
+      const fails = !holder?.sms || (content.media.length > 0 && !holder.entry.capabilities.mms);
       if (fails) {
         expect(() => d.sandbox.messages.inbound({ from, to, ...content.options })).toThrow(/messages\.inbound/);
         d.refused = true;
@@ -398,7 +398,7 @@ const HANDLERS: { [K in Step['kind']]: Handler<Of<K>> } = {
     },
   },
   advance: {
-    run: async (model, d, step) => {
+    run: async (_model, d, step) => {
       await d.advance(step.ms);
     },
   },

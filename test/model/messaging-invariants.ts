@@ -24,6 +24,7 @@ export function startReceivers(): { received: Received[]; stop: () => void } {
   const received: Received[] = [];
   const interceptor = new FetchInterceptor();
   interceptor.apply();
+  // biome-ignore lint/nursery/noMisusedPromises: @mswjs/interceptors awaits request listeners in turn (emitAsync), though typed void.
   interceptor.on('request', async ({ request, controller }) => {
     const url = new URL(request.url);
     if (url.origin !== 'https://hooks.test') return;

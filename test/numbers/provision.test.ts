@@ -86,11 +86,7 @@ describe('POST /v1/numbers provisions a number', () => {
     expect(again.body.routing).toBeNull();
   });
 
-  it('answers 422 number_unavailable for a number outside the pool or criteria nothing matches, and stores nothing', async ({
-    sandbox,
-    api,
-    bob,
-  }) => {
+  it('answers 422 number_unavailable for a number outside the pool or criteria nothing matches, and stores nothing', async ({ api }) => {
     const outside = await api.post('/v1/numbers', { number: '+14155550123' });
     expect(outside.status).toBe(422);
     expect(outside.body.error).toMatchObject({

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSandbox, SandboxError, type Sandbox, type SandboxEvent } from '../../src/index.js';
+import { createSandbox, SandboxError, type Sandbox } from '../../src/index.js';
 import { client, FROM, KEY, TO } from '../helpers.js';
 import { closedPortUrl, closeReceivers, startReceiver, subscribe } from '../webhooks/receivers.js';
 
@@ -457,9 +457,6 @@ describe('consistency (issue 10.11)', () => {
     );
   });
 });
-
-/** Keep the event types honest in this file. */
-export type AnyEvent = SandboxEvent;
 
 describe('event order at one instant', () => {
   it('regression: with recordingDelay 0, recording.ready was logged before the call.completed it follows', async () => {

@@ -74,6 +74,7 @@ describe(`@mswjs/interceptors ${INTERCEPTORS}`, () => {
     const joiner = apply(new FetchInterceptor());
     expect(getGlobalSymbol(FetchInterceptor.symbol), broken('apply() joining a running instance')).toBe(owner);
     expect(joiner.readyState, broken('readyState of a joined interceptor')).toBe(InterceptorReadyState.APPLIED);
+    // biome-ignore lint/nursery/noMisusedPromises: @mswjs/interceptors awaits request listeners in turn (emitAsync), though typed void.
     owner.on('request', answer);
     expect(await (await fetch('https://contract.svc.test/')).text(), broken('a listener added with on() on the running instance')).toBe(
       'answered',
@@ -81,6 +82,7 @@ describe(`@mswjs/interceptors ${INTERCEPTORS}`, () => {
     joiner.on('request', () => undefined);
     expect(owner.probe.emitter.listenerCount('request'), broken('a joiner’s on() adding to the owner’s protected `emitter`')).toBe(2);
     expect(owner.probe.emitter.listeners('request')[0], broken('emitter.listeners()')).toBe(answer);
+    // biome-ignore lint/nursery/noMisusedPromises: off() removes the very listener on() added; nothing is called.
     owner.off('request', answer);
     expect(owner.probe.emitter.listenerCount('request'), broken('off() on the running instance')).toBe(1);
   });
@@ -112,6 +114,7 @@ describe(`@mswjs/interceptors ${INTERCEPTORS}`, () => {
     const interceptor = apply(new ClientRequestProbe());
     const request = http.get('http://contract.svc.test/');
     interceptor.dispose();
+    // biome-ignore lint/nursery/noMisusedPromises: @mswjs/interceptors awaits request listeners in turn (emitAsync), though typed void.
     interceptor.on('request', answer);
     expect(interceptor.probe.emitter.listenerCount('request'), broken('on() after dispose() being refused')).toBe(0);
     interceptor.probe.emitter.on('request', answer);

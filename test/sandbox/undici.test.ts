@@ -51,7 +51,13 @@ describe('the undici package', () => {
     await undiciStream(
       `${sandbox.baseUrl}/v1/calls`,
       { method: 'GET', headers, opaque: chunks },
-      ({ opaque }) => new Writable({ write: (chunk: Buffer, _encoding, done) => void ((opaque as Buffer[]).push(chunk), done()) }),
+      ({ opaque }) =>
+        new Writable({
+          write: (chunk: Buffer, _encoding, done) => {
+            (opaque as Buffer[]).push(chunk);
+            done();
+          },
+        }),
     );
     expect(JSON.parse(Buffer.concat(chunks).toString()).data).toHaveLength(1);
 

@@ -1,7 +1,7 @@
 import { afterEach } from 'vitest';
 import { EVENT_TYPES, SandboxError, verifyWebhook, type EventType } from '../../src/index.js';
 import { expect, test } from '../fixture.js';
-import { client, KEY } from '../helpers.js';
+import { type client, KEY } from '../helpers.js';
 import { closeReceivers, startReceiver } from '../webhooks/receivers.js';
 
 /**

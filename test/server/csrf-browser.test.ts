@@ -79,7 +79,7 @@ it('regression: no-cors POSTs and an HTML form from another origin reach the ser
     // Every request reached the server (a refused request still gets an answer).
     expect(results).toEqual(['answered', 'answered', 'answered', 'answered', 'answered', 'form answered']);
     const sink = page.frame({ name: 'sink' });
-    const text = await sink!.evaluate(() => document.body.innerText);
+    const text = await sink!.evaluate(() => document.body.textContent);
     expect(JSON.parse(text).error).toMatchObject({ code: 'forbidden', param: 'Origin' });
   } finally {
     await page.close();

@@ -1,7 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import {
   createSandbox,
-  SandboxError,
+  type SandboxError,
   type ActiveFault,
   type Call,
   type CallBehavior,

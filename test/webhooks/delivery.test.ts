@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
 import { verifyWebhook } from '../../src/index.js';
 import { describe, expect, it, test } from '../fixture.js';
-import { client, KEY, OTHER_KEY, TO } from '../helpers.js';
+import { client, KEY, OTHER_KEY } from '../helpers.js';
 import { closeReceivers, startReceiver, subscribe } from './receivers.js';
 
 afterEach(closeReceivers);

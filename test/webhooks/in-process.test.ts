@@ -16,6 +16,7 @@ beforeEach(() => {
   // The user's own interceptor (as msw would do) answers the receiver's URL in-process.
   receiver = new FetchInterceptor();
   receiver.apply();
+  // biome-ignore lint/nursery/noMisusedPromises: @mswjs/interceptors awaits request listeners in turn (emitAsync), though typed void.
   receiver.on('request', async ({ request, controller }) => {
     if (new URL(request.url).origin !== 'https://receiver.test') return;
     received.push({ headers: request.headers, raw: await request.text(), virtualAt: sandbox.now().toISOString() });
@@ -79,6 +80,7 @@ describe('in-process receivers set up before the sandbox (an msw setup file runs
     receiver.dispose();
     receiver = new FetchInterceptor();
     receiver.apply();
+    // biome-ignore lint/nursery/noMisusedPromises: @mswjs/interceptors awaits request listeners in turn (emitAsync), though typed void.
     receiver.on('request', async ({ request, controller }) => {
       if (new URL(request.url).origin !== 'https://receiver.test') return;
       received.push({ headers: request.headers, raw: await request.text(), virtualAt: sandbox.now().toISOString() });

@@ -42,6 +42,7 @@ function whenType(type: string, pattern: string) {
   const isType = { type: { const: type } };
   return {
     if: { required: ['type'], properties: isType },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword; this object is a schema, never awaited.
     then: { required: ['target'], properties: { ...isType, target: { type: 'string', pattern } } },
   };
 }
