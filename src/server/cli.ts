@@ -40,6 +40,7 @@ const OPTIONS = {
   clock: { type: 'string' },
   import: { type: 'string' },
   'export-on-exit': { type: 'string' },
+  'exit-on-stdin-close': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const satisfies ParseArgsConfig['options'];
@@ -85,6 +86,11 @@ Options:
       --export-on-exit <file>
                           On SIGINT or SIGTERM, write the default session's
                           snapshot to <file> before exiting
+      --exit-on-stdin-close
+                          Also stop (as on SIGTERM) when standard input reaches
+                          its end: a process that starts the server with a pipe
+                          as its stdin takes the server with it however it ends
+                          (the Python, Go and Ruby helpers do)
   -h, --help              Show this help
   -v, --version           Show the version`,
   exec: `Usage: svc-sandbox exec [options] -- <command> [args...]
@@ -134,7 +140,7 @@ const USAGE: Record<Command, string> = {
 };
 
 /** Options of one command only. */
-const ONLY: Partial<Record<keyof typeof OPTIONS, Command>> = { 'kill-after': 'exec', coverage: 'exec' };
+const ONLY: Partial<Record<keyof typeof OPTIONS, Command>> = { 'kill-after': 'exec', coverage: 'exec', 'exit-on-stdin-close': 'serve' };
 
 /** The flag behind each option of startServer, to name it in its errors. */
 const FLAGS: Record<string, string> = {
@@ -299,7 +305,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     const writeCoverage = values.coverage === undefined ? undefined : (await import('./cli-coverage.js')).writeCoverage;
     return await (command === 'serve'
-      ? serve(server, exportTo)
+      ? serve(server, exportTo, values['exit-on-stdin-close'] === true)
       : exec(server, child, killAfterMs, exportTo, values.coverage, writeCoverage));
   } catch (error) {
     // Whatever failed after the server started, the server must not outlive it (a listening
@@ -344,17 +350,33 @@ function exportSnapshot(server: SandboxServer, file: string | undefined): boolea
   }
 }
 
-function serve(server: SandboxServer, exportTo: string | undefined): Promise<number> {
+/**
+ * Serves until SIGINT or SIGTERM, and with `--exit-on-stdin-close` until stdin ends too. That
+ * flag is how a process that starts a server of its own (the language helpers) keeps it from
+ * outliving it: it holds the only write end of the server's stdin, and the kernel closes that
+ * end however the process ends (a SIGKILLed pytest-xdist worker, a panicking Go test binary),
+ * so no server is left behind. Nothing is read from stdin but its end.
+ */
+function serve(server: SandboxServer, exportTo: string | undefined, exitOnStdinClose: boolean): Promise<number> {
   console.log(`svc-sandbox listening on ${server.url}`);
   return new Promise((resolve) => {
+    let stopped = false;
     const stop = () => {
+      if (stopped) return;
+      stopped = true;
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      if (exitOnStdinClose) process.stdin.destroy();
       const exported = exportSnapshot(server, exportTo);
       void server.close().then(() => resolve(exported ? 0 : 1));
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    if (exitOnStdinClose) {
+      process.stdin.on('end', stop);
+      process.stdin.on('error', stop);
+      process.stdin.resume();
+    }
   });
 }
 

@@ -75,6 +75,49 @@ describe('svc-sandbox serve', () => {
     },
   );
 
+  it('--exit-on-stdin-close stops the server (exit 0) when its stdin ends', async () => {
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--exit-on-stdin-close'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    const line = await new Promise<string>((resolve) =>
+      child.stdout!.once('data', (chunk: Buffer) => resolve(String(chunk).split('\n')[0]!)),
+    );
+    const url = line.slice('svc-sandbox listening on '.length);
+    expect(await (await fetch(`${url}/__sandbox/health`)).json()).toEqual({ status: 'ok' });
+    child.stdin!.end();
+    expect(await exit).toEqual({ code: 0, signal: null });
+  });
+
+  it('--exit-on-stdin-close: a SIGKILLed parent that held the pipe takes its server with it', async () => {
+    // The parent starts the server with a pipe as its stdin, prints the server's pid, and waits to be killed.
+    const parent = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const { spawn } = require('node:child_process');
+         const server = spawn(process.execPath, [${JSON.stringify(CLI)}, 'serve', '--port', '0', '--exit-on-stdin-close'], { stdio: ['pipe', 'pipe', 'inherit'] });
+         server.stdout.once('data', () => console.log(server.pid));
+         setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const pid = Number(
+      await new Promise<string>((resolve) => parent.stdout!.once('data', (chunk: Buffer) => resolve(String(chunk).trim()))),
+    );
+    expect(alive(pid)).toBe(true);
+    parent.kill('SIGKILL');
+    const deadline = performance.now() + 10_000;
+    while (alive(pid) && performance.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+    expect(alive(pid)).toBe(false);
+  });
+
+  it('--exit-on-stdin-close is an option of serve only', async () => {
+    const result = spawnSync(process.execPath, [CLI, 'exec', '--exit-on-stdin-close', '--', 'true'], { encoding: 'utf8' });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("--exit-on-stdin-close is an option of 'serve', not of 'exec'.");
+  });
+
   it('takes --start-time and --host', async () => {
     const serve = run(['serve', '--port', '0', '--host', '127.0.0.1', '--start-time', '2030-01-01T00:00:00Z']);
     const url = (await serve.firstLine).slice('svc-sandbox listening on '.length);
