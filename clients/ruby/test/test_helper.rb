@@ -110,14 +110,15 @@ module Support
     [response.code.to_i, response.body.to_s.empty? ? nil : JSON.parse(response.body), response]
   end
 
-  # A loopback HTTP receiver for webhooks, answering `status` (a TCPServer: Ruby 3 ships no HTTP server).
+  # A loopback HTTP receiver for webhooks, answering `status` (a TCPServer: Ruby 3 ships no HTTP
+  # server); it keeps each request's raw body and signature header.
   class Receiver
     attr_accessor :status
-    attr_reader :bodies
+    attr_reader :requests
 
     def initialize(status: 200)
       @status = status
-      @bodies = []
+      @requests = Queue.new
       @server = TCPServer.new("127.0.0.1", 0)
       @thread = Thread.new do
         loop { serve(@server.accept) }
@@ -139,12 +140,12 @@ module Support
 
     def serve(socket)
       socket.gets("\r\n")
-      length = 0
+      headers = {}
       while (line = socket.gets("\r\n")) && line != "\r\n"
         name, value = line.split(":", 2)
-        length = value.to_i if name.casecmp?("content-length")
+        headers[name.downcase] = value.strip
       end
-      @bodies << socket.read(length)
+      @requests << { body: socket.read(headers["content-length"].to_i), signature: headers["x-service-signature"] }
       socket.write("HTTP/1.1 #{@status} X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
     ensure
       socket.close

@@ -119,18 +119,20 @@ module SvcSandbox
     # @raise [ServerStartError]
     def wait_ready(seconds)
       line = first_line(monotonic + seconds)
-      match = line && READY_LINE.match(line)
+      match = line.is_a?(String) && READY_LINE.match(line)
       if match
         @url = match[1]
         @drains << drain(@out, :out)
         return self
       end
 
-      what = if line.nil? && alive? then "printed no ready line within #{seconds} s (raise SVC_SANDBOX_START_TIMEOUT on a slow machine)"
-             elsif line.nil? then "exited (#{status_text}) before printing its ready line"
+      # An end of its stdout: it is exiting; its status tells how.
+      what = if line == :eof && ended_within?(TERM_GRACE) then "exited (#{status_text}) before printing its ready line"
+             elsif line == :eof then "closed its stdout before printing its ready line"
+             elsif line.nil? then "printed no ready line within #{seconds} s (raise SVC_SANDBOX_START_TIMEOUT on a slow machine)"
              else "printed #{line[0, 200].inspect} instead of its ready line"
              end
-      stop
+      stop(grace: 0) # it failed already: no time for an orderly exit
       raise ServerStartError.new("svc-sandbox from #{@source} #{what}.#{tail_text}", code: "server_start_failed")
     end
 
@@ -162,12 +164,12 @@ module SvcSandbox
     end
 
     # Stops the server: its stdin is closed (it exits as on SIGTERM), then SIGTERM and SIGKILL to
-    # its process group if it lingers. Bounded: at most STOP_GRACE + 2 * TERM_GRACE seconds. A
+    # its process group if it lingers. Bounded: at most `grace` + 2 * TERM_GRACE seconds. A
     # forked copy of this process leaves its parent's server alone.
-    def stop
+    def stop(grace: STOP_GRACE)
       return unless Process.pid == @owner
 
-      Stop.call(@pid, @stdin, @waiter)
+      Stop.call(@pid, @stdin, @waiter, grace)
       @drains.each { |thread| thread.join(1) }
       [@out, @err].each { |io| io.close unless io.closed? }
       ObjectSpace.undefine_finalizer(self)
@@ -182,9 +184,9 @@ module SvcSandbox
         proc { call(pid, stdin, waiter) if Process.pid == owner }
       end
 
-      def call(pid, stdin, waiter)
+      def call(pid, stdin, waiter, grace = STOP_GRACE)
         stdin.close unless stdin.closed?
-        return if exited?(pid, waiter, STOP_GRACE)
+        return if exited?(pid, waiter, grace)
 
         signal(pid, "TERM")
         return if exited?(pid, waiter, TERM_GRACE)
@@ -227,7 +229,7 @@ module SvcSandbox
       Stop.monotonic
     end
 
-    # The first stdout line, or nil at the deadline or at end of file.
+    # The first stdout line; nil at the deadline (or past MAX_READY_BYTES), :eof at the end of its stdout.
     def first_line(deadline)
       buffer = +""
       until (newline = buffer.index("\n"))
@@ -238,7 +240,7 @@ module SvcSandbox
         next unless IO.select([@out], nil, nil, left)
 
         chunk = @out.read_nonblock(4096, exception: false)
-        return nil if chunk.nil?
+        return :eof if chunk.nil?
 
         buffer << chunk unless chunk == :wait_readable
       end
