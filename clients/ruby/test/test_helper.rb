@@ -110,88 +110,94 @@ module Support
     [response.code.to_i, response.body.to_s.empty? ? nil : JSON.parse(response.body), response]
   end
 
-  # A loopback HTTP receiver for webhooks, answering `status` (a TCPServer: Ruby 3 ships no HTTP
-  # server); it keeps each request's raw body and signature header.
-  class Receiver
+  # A loopback HTTP server in a thread, one request per connection (a TCPServer: Ruby 3 ships
+  # no HTTP server); a subclass answers each request in `handle`.
+  class LoopbackServer
+    def initialize
+      @server = TCPServer.new("127.0.0.1", 0)
+      @thread = Thread.new do
+        loop { accept(@server.accept) }
+      rescue IOError, Errno::EBADF
+        nil # stopped
+      end
+    end
+
+    def origin
+      "http://127.0.0.1:#{@server.addr[1]}"
+    end
+
+    def stop
+      @server.close
+      @thread.join(5)
+    end
+
+    private
+
+    def accept(socket)
+      _method, target = socket.gets("\r\n").to_s.split(" ")
+      headers = {}
+      while (line = socket.gets("\r\n")) && line != "\r\n"
+        name, value = line.split(":", 2)
+        headers[name.downcase] = value.strip
+      end
+      handle(socket, target.to_s, headers, socket.read(headers["content-length"].to_i))
+    end
+
+    def respond(socket, status, body = "")
+      socket.write("HTTP/1.1 #{status} X\r\nContent-Type: application/json\r\nContent-Length: #{body.bytesize}\r\n" \
+                   "Connection: close\r\n\r\n#{body}")
+      socket.close
+    end
+  end
+
+  # A webhook receiver answering `status`; it keeps each request's raw body and signature.
+  class Receiver < LoopbackServer
     attr_accessor :status
     attr_reader :requests
 
     def initialize(status: 200)
       @status = status
       @requests = Queue.new
-      @server = TCPServer.new("127.0.0.1", 0)
-      @thread = Thread.new do
-        loop { serve(@server.accept) }
-      rescue IOError, Errno::EBADF
-        nil
-      end
+      super()
     end
 
     def url
-      "http://127.0.0.1:#{@server.addr[1]}/hooks"
-    end
-
-    def stop
-      @server.close
-      @thread.join(5)
+      "#{origin}/hooks"
     end
 
     private
 
-    def serve(socket)
-      socket.gets("\r\n")
-      headers = {}
-      while (line = socket.gets("\r\n")) && line != "\r\n"
-        name, value = line.split(":", 2)
-        headers[name.downcase] = value.strip
-      end
-      @requests << { body: socket.read(headers["content-length"].to_i), signature: headers["x-service-signature"] }
-      socket.write("HTTP/1.1 #{@status} X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-    ensure
-      socket.close
+    def handle(socket, _target, headers, body)
+      @requests << { body: body, signature: headers["x-service-signature"] }
+      respond(socket, @status)
     end
   end
 
-  # An HTTP server that answers like svc-sandbox's control API (`/health`, `POST /sessions`)
-  # but never answers `hang_on`: a server that got stuck.
-  class StuckServer
+  # Answers like svc-sandbox's control API (`/health`, `POST /sessions`) but never answers a
+  # request whose path holds `hang_on`: a server that got stuck.
+  class StuckServer < LoopbackServer
     def initialize(hang_on:)
       @hang_on = hang_on
       @held = []
-      @server = TCPServer.new("127.0.0.1", 0)
-      @thread = Thread.new do
-        loop { answer(@server.accept) }
-      rescue IOError, Errno::EBADF
-        nil
-      end
+      super()
     end
 
     def url
-      "http://127.0.0.1:#{@server.addr[1]}/__sandbox"
+      "#{origin}/__sandbox"
     end
 
     def stop
-      @server.close
+      super
       @held.each(&:close)
-      @thread.join(5)
     end
 
     private
 
-    def answer(socket)
-      _method, target = socket.gets("\r\n").to_s.split(" ")
-      length = 0
-      while (line = socket.gets("\r\n")) && line != "\r\n"
-        name, value = line.split(":", 2)
-        length = value.to_i if name.casecmp?("content-length")
-      end
-      socket.read(length)
-      return @held << socket if target.to_s.include?(@hang_on)
+    def handle(socket, target, _headers, _body)
+      return @held << socket if target.include?(@hang_on)
 
-      status, body = target.end_with?("/sessions") ? [201, { id: "ses_stuck", apiKey: "SVC_TEST_stuck", now: "2026-01-01T00:00:00.000Z" }] : [200, { status: "ok" }]
-      text = JSON.generate(body)
-      socket.write("HTTP/1.1 #{status} X\r\nContent-Type: application/json\r\nContent-Length: #{text.bytesize}\r\nConnection: close\r\n\r\n#{text}")
-      socket.close
+      created = { id: "ses_stuck", apiKey: "SVC_TEST_stuck", now: "2026-01-01T00:00:00.000Z" }
+      target.end_with?("/sessions") ? respond(socket, 201, JSON.generate(created)) : respond(socket, 200, JSON.generate(status: "ok"))
     end
   end
 end

@@ -229,11 +229,11 @@ module SvcSandbox
       Stop.monotonic
     end
 
-    # The first stdout line; nil at the deadline (or past MAX_READY_BYTES), :eof at the end of its stdout.
+    # The first stdout line (cut at MAX_READY_BYTES); nil at the deadline, :eof at the end of its stdout.
     def first_line(deadline)
       buffer = +""
       until (newline = buffer.index("\n"))
-        return nil if buffer.bytesize > MAX_READY_BYTES
+        return buffer[0, 200] if buffer.bytesize > MAX_READY_BYTES
 
         left = deadline - monotonic
         return nil if left <= 0
