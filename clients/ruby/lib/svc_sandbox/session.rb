@@ -419,17 +419,20 @@ module SvcSandbox
     private
 
     def control(method, path, body = nil, operation:)
-      if @closed
-        raise Error.new("#{operation} on session #{@id}: the session is closed. Make another with SvcSandbox.session.",
-                        code: "session_closed")
-      end
+      open!(operation)
       @server.call(method, @path + path, body, operation: operation, session: @id, timeout: @timeout)
     end
 
     def list(path, operation)
-      raise Error.new("#{operation} on session #{@id}: the session is closed.", code: "session_closed") if @closed
-
+      open!(operation)
       @server.list(@path + path, operation: operation, session: @id, timeout: @timeout)
+    end
+
+    def open!(operation)
+      return unless @closed
+
+      raise Error.new("#{operation} on session #{@id}: the session is closed. Make another with SvcSandbox.session.",
+                      code: "session_closed")
     end
 
     # A path segment, percent-encoded (a `+` of a phone number included: the server decodes once).
