@@ -15,7 +15,7 @@ class WebhooksTest < SandboxTest
   end
 
   def subscribe(events)
-    subscribed = @api.subscribe(@receiver.url, events)
+    subscribed = api.subscribe(@receiver.url, events)
     assert_equal 201, subscribed.status, subscribed
     subscribed.json
   end
@@ -24,13 +24,13 @@ class WebhooksTest < SandboxTest
     subscription = subscribe(CALL_EVENTS)
     assert subscription["secret"].start_with?("whsec_")
 
-    call = @api.create_call("+14155550123").json
-    @session.advance("65s")
+    call = api.create_call("+14155550123").json
+    sandbox.advance("65s")
 
     requests = @receiver.wait_for(3)
     requests.each do |request|
       # Verify the exact raw bytes first, then parse them.
-      assert SandboxClient.verify_webhook(request.body, request.headers["x-service-signature"], subscription["secret"])
+      assert SvcSandbox.verify_webhook(request.body, request.headers["x-service-signature"], subscription["secret"])
       event = JSON.parse(request.body)
       assert_equal "/hooks", request.path
       assert_equal "application/json", request.headers["content-type"]
@@ -42,27 +42,27 @@ class WebhooksTest < SandboxTest
 
   def test_a_tampered_body_or_a_wrong_secret_does_not_verify
     subscription = subscribe(["call.completed"])
-    @api.create_call("+14155550123")
-    @session.advance("65s")
+    api.create_call("+14155550123")
+    sandbox.advance("65s")
 
     request, = @receiver.wait_for(1)
     signature = request.headers["x-service-signature"]
 
     assert_match(/\A[0-9a-f]{64}\z/, signature)
-    assert SandboxClient.verify_webhook(request.body, signature, subscription["secret"])
-    refute SandboxClient.verify_webhook("#{request.body} ", signature, subscription["secret"])
-    refute SandboxClient.verify_webhook(request.body, signature, "whsec_not_the_secret")
-    refute SandboxClient.verify_webhook(request.body, signature.upcase, subscription["secret"])
+    assert SvcSandbox.verify_webhook(request.body, signature, subscription["secret"])
+    refute SvcSandbox.verify_webhook("#{request.body} ", signature, subscription["secret"])
+    refute SvcSandbox.verify_webhook(request.body, signature, "whsec_not_the_secret")
+    refute SvcSandbox.verify_webhook(request.body, signature.upcase, subscription["secret"])
   end
 
   def test_a_failing_receiver_is_retried_for_a_day_then_dead_lettered_and_replayed
     @receiver.status = 500
     subscribe(["call.completed"])
-    @api.create_call("+14155550123")
+    api.create_call("+14155550123")
 
-    @session.advance("25h") # 30 s, 1 m, 2 m, ... doubling, within 24 h of the first attempt
+    sandbox.advance("25h") # 30 s, 1 m, 2 m, ... doubling, within 24 h of the first attempt
 
-    dead, = @session.dead_letters
+    dead, = sandbox.dead_letters
     assert_equal "call.completed", dead["eventType"]
     assert_equal 12, dead["attempts"].size
     assert(dead["attempts"].all? { |a| !a["ok"] && a["status"] == 500 })
@@ -71,12 +71,12 @@ class WebhooksTest < SandboxTest
 
     # The receiver is fixed: replay the dead letter from the control API.
     @receiver.status = 200
-    attempts = @session.replay(dead["id"])
+    attempts = sandbox.replay(dead["id"])
 
     assert_equal [[1, true, 200]], attempts.map { |a| a.values_at("attempt", "ok", "status") }
     replayed = @receiver.wait_for(13).last
     assert_equal dead["eventId"], replayed.headers["x-service-event-id"] # de-duplicate on it
     assert_equal failed.first.body, replayed.body # the same bytes
-    assert_empty @session.dead_letters
+    assert_empty sandbox.dead_letters
   end
 end

@@ -1,0 +1,223 @@
+# frozen_string_literal: true
+
+require "json"
+require "net/http"
+require "uri"
+require "svc_sandbox/errors"
+require "svc_sandbox/child"
+
+module SvcSandbox
+  # A svc-sandbox server: one this process started, or one it connects to (under
+  # `svc-sandbox exec`). Most suites never touch it: {SvcSandbox.session} uses the process's
+  # one server, {SvcSandbox.server}.
+  #
+  # @example One server of your own, stopped when you say so
+  #   server = SvcSandbox::Server.start(url: nil, args: ["--webhook-timeout", "2s"])
+  #   server.session(seed: 7) { |s| s.advance("1m") }
+  #   server.stop
+  class Server
+    # Real seconds a control call may take (SVC_SANDBOX_TIMEOUT overrides it).
+    DEFAULT_TIMEOUT = 60
+    # Real seconds a server of our own has to print its ready line (SVC_SANDBOX_START_TIMEOUT).
+    DEFAULT_START_TIMEOUT = 30
+    CONTROL_PATH = "/__sandbox"
+
+    # @return [String] `http://HOST:PORT`: the API is under `/v1`, the control API under `/__sandbox`
+    attr_reader :url
+    # @return [String] `http://HOST:PORT/__sandbox`
+    attr_reader :control_url
+    # @return [Numeric] real seconds a control call may take
+    attr_reader :timeout
+
+    class << self
+      # The server to use, found as every svc-sandbox helper finds it: with a `url` (by default
+      # SVC_SANDBOX_URL, which `svc-sandbox exec` sets) it connects there; without one it starts
+      # `svc-sandbox serve --port 0` from SVC_SANDBOX_BIN, else `svc-sandbox` on PATH, else
+      # `npx --no-install svc-sandbox`, and stops it when this process ends.
+      #
+      # @param url [String, nil] a running server's control URL; nil starts a server
+      # @param args [Array<String>] more `serve` flags for a server started here
+      # @param timeout [Numeric, nil] real seconds a control call may take (default SVC_SANDBOX_TIMEOUT, else 60)
+      # @param start_timeout [Numeric, nil] real seconds to wait for the ready line (default SVC_SANDBOX_START_TIMEOUT, else 30)
+      # @return [Server]
+      # @raise [ConnectionError, TimeoutError, ServerStartError]
+      # @example
+      #   server = SvcSandbox::Server.start
+      #   server.url # => "http://127.0.0.1:40123"
+      def start(url: ENV["SVC_SANDBOX_URL"], args: [], timeout: nil, start_timeout: nil)
+        timeout ||= env_seconds("SVC_SANDBOX_TIMEOUT", DEFAULT_TIMEOUT)
+        unless url.nil? || url.empty?
+          source = url == ENV["SVC_SANDBOX_URL"] ? "SVC_SANDBOX_URL=#{url}" : url
+          return connect(url, timeout: timeout, source: source)
+        end
+
+        child = Child.start(args: args, start_timeout: start_timeout || env_seconds("SVC_SANDBOX_START_TIMEOUT", DEFAULT_START_TIMEOUT))
+        new(child.url, timeout: timeout, source: "the svc-sandbox server this process started", child: child)
+      end
+
+      # Connects to a running server and checks that it answers (`GET /__sandbox/health`).
+      #
+      # @param url [String] its control URL, `http://HOST:PORT/__sandbox` (or just `http://HOST:PORT`)
+      # @return [Server]
+      # @example
+      #   SvcSandbox::Server.connect("http://127.0.0.1:12111/__sandbox")
+      def connect(url, timeout: nil, source: url)
+        uri = begin
+          URI.parse(url)
+        rescue URI::InvalidURIError
+          nil
+        end
+        unless uri.is_a?(URI::HTTP) && uri.host && ["", "/", CONTROL_PATH, "#{CONTROL_PATH}/"].include?(uri.path)
+          raise Error.new(
+            "#{source}: not a svc-sandbox control URL. Give http://HOST:PORT/__sandbox, as `svc-sandbox exec` sets SVC_SANDBOX_URL.",
+            code: "invalid_argument",
+          )
+        end
+        server = new("#{uri.scheme}://#{uri.host}:#{uri.port}",
+                     timeout: timeout || env_seconds("SVC_SANDBOX_TIMEOUT", DEFAULT_TIMEOUT), source: source)
+        server.call("GET", "/health", operation: "check the server")
+        server
+      end
+
+      private
+
+      def env_seconds(name, default)
+        raw = ENV[name]
+        return default if raw.nil? || raw.strip.empty?
+
+        value = Float(raw, exception: false)
+        return value if value&.positive? && value.finite?
+
+        raise Error.new("#{name} must be a positive number of seconds (got #{raw.inspect}).", code: "invalid_argument")
+      end
+    end
+
+    # Use {Server.start} or {Server.connect}.
+    def initialize(url, timeout:, source:, child: nil)
+      @url = url
+      @control_url = url + CONTROL_PATH
+      @timeout = timeout
+      @source = source
+      @child = child
+    end
+
+    # @return [Integer, nil] the process id of a server this process started; nil for one it connected to
+    def pid
+      @child&.pid
+    end
+
+    # A new session of this server: a sandbox of its own (docs/ruby.md). With a block, yields it,
+    # closes it after, and returns the block's value.
+    #
+    # @see SvcSandbox.session
+    def session(**options, &block)
+      Session.open(self, **options, &block)
+    end
+
+    # @return [Array<Hash>] the server's live sessions, `{"id", "seed", "now"}`, oldest first
+    def sessions
+      list("/sessions", operation: "list sessions")
+    end
+
+    # @return [Hash] the union of every session's coverage, deleted ones included (docs/coverage.md)
+    def coverage
+      call("GET", "/coverage", operation: "read the server's coverage")
+    end
+
+    # Stops a server this process started (bounded: it is killed if it lingers); does nothing to
+    # one it connected to. A server of its own is stopped when the process ends anyway.
+    def stop
+      @child&.stop
+      nil
+    end
+
+    def inspect
+      "#<#{self.class} #{@url} #{@child ? "pid #{@child.pid} from #{@child.source}" : "connected to #{@source}"}>"
+    end
+    alias to_s inspect
+
+    # One control call: the decoded JSON answer (nil for 204), or an {Error}.
+    #
+    # @api private
+    def call(method, path, body = nil, operation:, session: nil, timeout: @timeout)
+      target = @control_url + path
+      uri = URI.parse(target)
+      request = Net::HTTPGenericRequest.new(method, !body.nil?, true, uri.request_uri, "Accept" => "application/json")
+      unless body.nil?
+        request["Content-Type"] = "application/json"
+        request.body = JSON.generate(body)
+      end
+      # nil as the proxy: the server is on this machine, whatever HTTP_PROXY says.
+      http = Net::HTTP.new(uri.hostname, uri.port, nil)
+      http.open_timeout = http.read_timeout = http.write_timeout = timeout
+      http.max_retries = 0 # a retried POST could advance the clock twice
+      response = http.start { |connection| connection.request(request) }
+      decode(response, "#{method} #{CONTROL_PATH}#{path}", describe(operation, session))
+    rescue Net::OpenTimeout, Net::ReadTimeout, Net::WriteTimeout
+      raise TimeoutError.new(
+        "#{describe(operation, session)}: no answer from #{@url} within #{timeout} s (#{method} #{CONTROL_PATH}#{path}). " \
+        "A control call waits at most SVC_SANDBOX_TIMEOUT seconds (default #{DEFAULT_TIMEOUT}; per session: " \
+        "SvcSandbox.session(timeout: 120)); an advance whose webhooks go to receivers that hang takes up to the server's " \
+        "--webhook-timeout per attempt. #{@child ? "The server (pid #{@child.pid}) is #{@child.status_text}." : "Is #{@source} stuck?"}",
+        code: "timeout",
+      )
+    rescue SystemCallError, IOError, SocketError, Net::HTTPBadResponse => e
+      raise ConnectionError.new("#{describe(operation, session)}: nothing answers at #{@url} (#{e.class}: #{e.message}). #{diagnosis}",
+                                code: "connection_failed")
+    end
+
+    # Every item of a paginated control list, following `next_cursor`.
+    #
+    # @api private
+    def list(path, operation:, session: nil, timeout: @timeout)
+      items = []
+      cursor = nil
+      loop do
+        query = cursor ? "?limit=200&cursor=#{URI.encode_www_form_component(cursor)}" : "?limit=200"
+        page = call("GET", path + query, operation: operation, session: session, timeout: timeout)
+        items.concat(page.fetch("data"))
+        cursor = page["next_cursor"]
+        return items unless cursor
+      end
+    end
+
+    private
+
+    def describe(operation, session)
+      session ? "#{operation} on session #{session}" : operation
+    end
+
+    def decode(response, request_line, what)
+      status = response.code.to_i
+      raw = response.body.to_s
+      data = begin
+        raw.empty? ? nil : JSON.parse(raw)
+      rescue JSON::ParserError
+        raise Error.new("#{what}: #{status} with a body that is not JSON (#{raw[0, 200].inspect}) (#{request_line}).",
+                        status: status, code: "bad_response")
+      end
+      return data if status < 400
+
+      error = data.is_a?(Hash) && data["error"].is_a?(Hash) ? data["error"] : {}
+      code = error["code"] || "http_#{status}"
+      text = error["message"] || raw[0, 200]
+      raise Error.new("#{what}: #{status} #{code}: #{text} (#{request_line})",
+                      status: status, code: code, param: error["param"], server_message: error["message"])
+    end
+
+    def diagnosis
+      unless @child
+        return "#{@source} names no running server: is `svc-sandbox exec` still running? Unset SVC_SANDBOX_URL to let " \
+               "the helper start a server of its own." if @source.start_with?("SVC_SANDBOX_URL=")
+
+        return "Is the server at #{@source} running?"
+      end
+      if !@child.ended_within?(1)
+        "The server this process started (pid #{@child.pid}, from #{@child.source}) is still running but refused the connection."
+      else
+        "The server this process started (pid #{@child.pid}, from #{@child.source}) has ended (#{@child.status_text}); it is not " \
+          "restarted, so every later call fails too.#{@child.tail_text}"
+      end
+    end
+  end
+end
