@@ -427,7 +427,18 @@ describe('options for a suite', () => {
     {
       name: 'Ruby',
       dir: 'ruby',
-      tools: ['ruby', 'rake'],
+      tools: ['ruby', 'rake', 'gem'],
+      // The examples use the svc_sandbox gem, installed as clients/ruby/README.md says (offline,
+      // from a built .gem); GEM_PATH keeps Ruby's own gems (minitest, rake).
+      setup: () => {
+        const gems = join(work, 'gems');
+        const built = join(work, 'svc_sandbox.gem');
+        cpSync(join(root, 'clients/ruby'), join(work, 'ruby-src'), { recursive: true });
+        run('gem', ['build', 'svc_sandbox.gemspec', '-o', built], { cwd: join(work, 'ruby-src') });
+        run('gem', ['install', '--local', '--no-document', '--install-dir', gems, built]);
+        const system = run('gem', ['env', 'gempath']).trim();
+        return { GEM_HOME: gems, GEM_PATH: `${gems}:${system}` };
+      },
       command: ['rake', 'test'],
       passed: (out) => /(\d+) runs, \d+ assertions, 0 failures, 0 errors/.exec(out)?.[1],
     },
@@ -455,11 +466,12 @@ describe('options for a suite', () => {
       }
       const cwd = example.dir ? join(app, example.dir) : app;
       if (example.dir) cpSync(join(root, 'examples', example.dir), cwd, { recursive: true });
+      const setupEnv = example.setup?.() ?? {};
       const coverage = join(work, 'coverage', `${example.name}.json`);
       const output = run('npx', ['--no-install', 'svc-sandbox', 'exec', '--coverage', coverage, '--', ...example.command], {
         cwd,
         both: true,
-        extraEnv: example.env,
+        extraEnv: { ...example.env, ...setupEnv },
       });
       const count = example.passed(output);
       if (!count) throw new Error(`the ${example.name} suite did not pass:\n${output}`);
