@@ -18,9 +18,6 @@ import (
 
 // Finding the server, and failing fast and clearly when it cannot be found, started or reached.
 
-// quick is how long a failure "at once" may take on a loaded machine: far below any timeout.
-const quick = 5 * time.Second
-
 func TestTheServerCommandIsTheBinThenSvcSandboxOnPathThenNpx(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "svc-sandbox")
@@ -253,7 +250,7 @@ func TestConnectingToAListenerThatNeverAnswersFailsWithTheContext(t *testing.T) 
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "no svc-sandbox server answers at "+url) {
 		t.Errorf("error: %v", err)
 	}
-	if _, err := Connect(context.Background(), "127.0.0.1:12111"); err == nil || !strings.Contains(err.Error(), "not an http:// URL") {
+	if _, err := Connect(context.Background(), "127.0.0.1:12111"); err == nil || !strings.Contains(err.Error(), `svcsandbox: "127.0.0.1:12111" is not an http:// URL`) {
 		t.Errorf("a URL without a scheme: %v", err)
 	}
 }

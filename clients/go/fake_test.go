@@ -29,6 +29,9 @@ type fakeControl struct {
 
 const fakeSessionID = "ses_fake0000000000"
 
+// quick is how long a failure "at once" may take on a loaded machine: far below any timeout.
+const quick = 5 * time.Second
+
 // newFakeControl serves the health check, one session and its clock; override answers a
 // request first when it returns true.
 func newFakeControl(t *testing.T, override func(http.ResponseWriter, *http.Request) bool) *fakeControl {

@@ -89,11 +89,6 @@ func TestShutdownStopsTheSharedServerAndTheNextSessionStartsAnother(t *testing.T
 	}
 }
 
-// orphanMode, in the environment of a re-executed test binary, makes it the child of
-// TestNoServerOutlivesItsTestBinary: it starts the shared server, reports its pid and URL, and
-// ends as the mode says.
-const orphanMode = "SVCSANDBOX_ORPHAN_MODE"
-
 func TestNoServerOutlivesItsTestBinary(t *testing.T) {
 	if mode := os.Getenv(orphanMode); mode != "" {
 		orphanChild(t, mode)

@@ -12,6 +12,11 @@ import (
 // "crash" writes to stderr and exits 3. SVCSANDBOX_FAKE_PIDFILE receives its pid.
 const fakeServerEnv = "SVCSANDBOX_FAKE_SERVER"
 
+// orphanMode, in the environment of a re-executed test binary, makes it the child of
+// TestNoServerOutlivesItsTestBinary: it starts the shared server, reports its pid and URL, and
+// ends as the mode says.
+const orphanMode = "SVCSANDBOX_ORPHAN_MODE"
+
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(fakeServerEnv); mode != "" {
 		os.Exit(fakeServer(mode))

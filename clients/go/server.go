@@ -80,15 +80,33 @@ func StartServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 // http://HOST:PORT/__sandbox) once its health check answers. ctx bounds the check
 // (ConnectTimeout when ctx has no deadline). Close of a connected server stops nothing.
 func Connect(ctx context.Context, url string) (*Server, error) {
+	srv, err := connect(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("svcsandbox: %w", err)
+	}
+	return srv, nil
+}
+
+// connect is Connect, its errors without the package's prefix, for callers that add their own.
+func connect(ctx context.Context, url string) (*Server, error) {
 	base := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(url), "/"), "/__sandbox")
 	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
-		return nil, fmt.Errorf("svcsandbox: Connect(%q): not an http:// URL; give the server's http://HOST:PORT (or its /__sandbox URL)", url)
+		return nil, fmt.Errorf("%q is not an http:// URL; give the server's http://HOST:PORT (or its /__sandbox URL)", url)
 	}
 	srv := &Server{URL: base, client: newClient(), origin: "connected at " + base}
 	ctx, cancel := bounded(ctx, ConnectTimeout)
 	defer cancel()
-	if err := srv.Health(ctx); err != nil {
-		return nil, fmt.Errorf("svcsandbox: no svc-sandbox server answers at %s: %w", base, err)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.ControlURL()+"/health", nil)
+	if err != nil {
+		return nil, err
+	}
+	res, err := srv.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("no svc-sandbox server answers at %s: %w", base, err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s answers, but is no svc-sandbox server: GET /__sandbox/health answered %s", base, res.Status)
 	}
 	return srv, nil
 }
@@ -395,9 +413,9 @@ func (sh *sharedServer) find() (*Server, error) {
 	if url := os.Getenv("SVC_SANDBOX_URL"); url != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), sh.connectTimeout)
 		defer cancel()
-		srv, err := Connect(ctx, url)
+		srv, err := connect(ctx, url)
 		if err != nil {
-			return nil, fmt.Errorf("SVC_SANDBOX_URL=%s: %w. Is the `svc-sandbox exec` that set it still running? "+
+			return nil, fmt.Errorf("svcsandbox: SVC_SANDBOX_URL=%s: %w. Is the `svc-sandbox exec` that set it still running? "+
 				"Unset SVC_SANDBOX_URL to let the helper start a server of its own", url, err)
 		}
 		srv.origin = "SVC_SANDBOX_URL=" + url

@@ -27,7 +27,7 @@ type Options struct {
 	// Seed of the session's ids and generated content: same seed, same requests, same ids.
 	// Sent always, so 0 is seed 0 (createSandbox's default), whatever the server's --seed;
 	// left out with Snapshot or From, which carry their own.
-	Seed int64
+	Seed int
 	// StartTime is the virtual clock's start, ISO 8601; empty: the server's.
 	StartTime string
 	// Clock is "manual" (time moves only by Advance) or "realtime" (it also flows with the wall
@@ -96,12 +96,12 @@ func NewSession(t testing.TB, opts Options) *Session {
 	if srv == nil {
 		var err error
 		if srv, err = shared.get(); err != nil {
-			t.Fatalf("svcsandbox.NewSession: %v", err)
+			t.Fatalf("svcsandbox.NewSession: %s", strings.TrimPrefix(err.Error(), "svcsandbox: "))
 		}
 	}
 	s, err := srv.NewSession(context.Background(), opts)
 	if err != nil {
-		t.Fatalf("svcsandbox.NewSession: %v", err)
+		t.Fatalf("svcsandbox.NewSession: %s", strings.TrimPrefix(err.Error(), "svcsandbox: "))
 	}
 	s.tb = t
 	t.Cleanup(func() {

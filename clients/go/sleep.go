@@ -43,6 +43,13 @@ func (s *Session) SleepContext(ctx context.Context, d time.Duration) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	// The whole sleep, its waits for other sleeps and for answers included, is bounded.
+	within := "the context's deadline"
+	if _, ok := ctx.Deadline(); !ok {
+		within = fmt.Sprintf("%s (the session's Timeout)", s.Timeout)
+	}
+	ctx, cancel := bounded(ctx, s.Timeout)
+	defer cancel()
 	begin, err := s.now(ctx, "Sleep")
 	if err != nil {
 		return err
@@ -52,7 +59,7 @@ func (s *Session) SleepContext(ctx context.Context, d time.Duration) error {
 	case s.clock <- struct{}{}:
 		defer func() { <-s.clock }()
 	case <-ctx.Done():
-		return fmt.Errorf("svcsandbox: Sleep(%s) on session %s: gave up waiting for the sleeps before it: %w", d, s.ID, ctx.Err())
+		return fmt.Errorf("svcsandbox: Sleep(%s) on session %s: the sleeps before it did not end within %s: %w", d, s.ID, within, ctx.Err())
 	}
 	now, err := s.now(ctx, "Sleep")
 	if err != nil {
@@ -63,7 +70,7 @@ func (s *Session) SleepContext(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 	if err := s.flight.wait(ctx); err != nil {
-		return fmt.Errorf("svcsandbox: Sleep(%s) on session %s: %w", d, s.ID, err)
+		return fmt.Errorf("svcsandbox: Sleep(%s) on session %s: within %s, %w", d, s.ID, within, err)
 	}
 	// Whole milliseconds, rounded up: the clock's resolution, and never short of the target.
 	ms := (gap + time.Millisecond - 1) / time.Millisecond

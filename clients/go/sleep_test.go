@@ -113,6 +113,40 @@ func TestSleepLetsTheRequestsOfTheSessionsClientBeAnsweredFirst(t *testing.T) {
 	}
 }
 
+func TestARequestThatIsNeverAnsweredCannotHoldASleepForever(t *testing.T) {
+	hang := make(chan struct{})
+	defer close(hang)
+	received := make(chan struct{}, 1)
+	fake := newFakeControl(t, func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path != "/v1/calls" {
+			return false
+		}
+		received <- struct{}{}
+		<-hang
+		return true
+	})
+	s := fakeSession(t, fake)
+	go func() {
+		if res, err := s.HTTPClient().Get(fake.URL + "/v1/calls"); err == nil {
+			res.Body.Close()
+		}
+	}()
+	<-received
+
+	s.Timeout = 300 * time.Millisecond
+	started := time.Now()
+	err := s.SleepContext(context.Background(), time.Second)
+	if err == nil || !strings.Contains(err.Error(), "within 300ms (the session's Timeout), 1 requests through the session's HTTPClient were still unanswered") {
+		t.Errorf("error: %v", err)
+	}
+	if elapsed := time.Since(started); elapsed > quick {
+		t.Errorf("took %s", elapsed)
+	}
+	if len(fake.advances) != 0 {
+		t.Errorf("the clock moved: %v", fake.advances)
+	}
+}
+
 func TestASleepThatFailsFailsTheTestOrTheClose(t *testing.T) {
 	fake := newFakeControl(t, func(w http.ResponseWriter, r *http.Request) bool {
 		if strings.HasSuffix(r.URL.Path, "/advance") {

@@ -23,7 +23,7 @@ type AdvanceResult struct {
 // SessionInfo is a session as the server lists it.
 type SessionInfo struct {
 	ID   string `json:"id"`
-	Seed int64  `json:"seed"`
+	Seed int    `json:"seed"`
 	Now  string `json:"now"`
 }
 
