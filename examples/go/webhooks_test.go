@@ -1,4 +1,4 @@
-package svcsandbox
+package voiceapp
 
 import (
 	"bytes"
@@ -6,70 +6,54 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	svcsandbox "github.com/svc-sandbox/svc-sandbox/clients/go"
 )
 
 // Webhooks over real HTTP: the sandbox server POSTs signed events to a receiver in this process.
 
-type subscription struct {
-	ID     string `json:"id"`
-	Secret string `json:"secret"`
-}
-
-func subscribe(t *testing.T, api *API, receiver *Receiver, events ...string) subscription {
+func subscribe(t *testing.T, s *svcsandbox.Session, r *receiver, events ...string) (secret string) {
 	t.Helper()
-	answer, err := api.Request("POST", "/v1/webhooks", map[string]interface{}{"url": receiver.URL(), "events": events})
-	if err != nil || answer.Status != 201 {
-		t.Fatalf("POST /v1/webhooks: %v %v", answer, err)
+	answer := request(t, s, "POST", "/v1/webhooks", map[string]any{"url": r.url(), "events": events})
+	var created struct{ Secret string }
+	if answer.Status != 201 || json.Unmarshal(answer.Body, &created) != nil {
+		t.Fatalf("POST /v1/webhooks: %d %s", answer.Status, answer.Body)
 	}
-	var created subscription
-	if err := answer.Decode(&created); err != nil {
-		t.Fatal(err)
-	}
-	return created
-}
-
-func startReceiver(t *testing.T) *Receiver {
-	receiver := StartReceiver()
-	t.Cleanup(receiver.Close)
-	return receiver
+	return created.Secret
 }
 
 func TestEventsArriveSignedAndTheSignatureVerifiesInGo(t *testing.T) {
 	t.Parallel()
-	session, api := newSession(t)
-	receiver := startReceiver(t)
-	sub := subscribe(t, api, receiver, "call.started", "call.answered", "call.completed")
-	if !strings.HasPrefix(sub.Secret, "whsec_") {
-		t.Fatalf("secret %q", sub.Secret)
+	s := svcsandbox.NewSession(t, svcsandbox.Options{Seed: seed})
+	hooks := startReceiver(t)
+	secret := subscribe(t, s, hooks, "call.started", "call.answered", "call.completed")
+	if !strings.HasPrefix(secret, "whsec_") {
+		t.Fatalf("secret %q", secret)
 	}
 
-	call := createCall(t, api, "+14155550123", nil)
-	if _, _, err := session.Advance("65s"); err != nil {
+	call := createCall(t, s, "+14155550123")
+	if _, err := s.Advance("65s"); err != nil {
 		t.Fatal(err)
 	}
 
-	deliveries, ok := receiver.WaitFor(3)
+	deliveries, ok := hooks.waitFor(3)
 	if !ok {
 		t.Fatalf("expected 3 webhooks, got %d", len(deliveries))
 	}
 	var got []string
-	for _, delivery := range deliveries {
+	for _, d := range deliveries {
 		// Verify the exact raw bytes first, then parse them.
-		if !VerifyWebhook(delivery.Body, delivery.Header.Get("X-Service-Signature"), sub.Secret) {
-			t.Errorf("signature does not verify: %s", delivery.Body)
+		if !svcsandbox.VerifyWebhook(d.Body, d.Header.Get("X-Service-Signature"), secret) {
+			t.Errorf("signature does not verify: %s", d.Body)
 		}
-		var event struct {
-			ID   string `json:"id"`
-			Type string `json:"type"`
-			Data Call   `json:"data"`
-		}
-		if err := json.Unmarshal(delivery.Body, &event); err != nil {
+		var event svcsandbox.Event
+		if err := json.Unmarshal(d.Body, &event); err != nil {
 			t.Fatal(err)
 		}
-		if delivery.Path != "/hooks" || delivery.Header.Get("Content-Type") != "application/json" ||
-			delivery.Header.Get("X-Service-Event-Id") != event.ID || delivery.Header.Get("X-Service-Event-Type") != event.Type ||
-			delivery.Header.Get("X-Service-Delivery-Attempt") != "1" || event.Data.ID != call.ID {
-			t.Errorf("delivery %s %v %s", delivery.Path, delivery.Header, delivery.Body)
+		if d.Path != "/hooks" || d.Header.Get("Content-Type") != "application/json" ||
+			d.Header.Get("X-Service-Event-Id") != event.ID || d.Header.Get("X-Service-Event-Type") != event.Type ||
+			d.Header.Get("X-Service-Delivery-Attempt") != "1" || event.Data["id"] != call.ID {
+			t.Errorf("delivery %s %v %s", d.Path, d.Header, d.Body)
 		}
 		got = append(got, event.Type)
 	}
@@ -80,15 +64,15 @@ func TestEventsArriveSignedAndTheSignatureVerifiesInGo(t *testing.T) {
 
 func TestATamperedBodyOrAWrongSecretDoesNotVerify(t *testing.T) {
 	t.Parallel()
-	session, api := newSession(t)
-	receiver := startReceiver(t)
-	sub := subscribe(t, api, receiver, "call.completed")
-	createCall(t, api, "+14155550123", nil)
-	if _, _, err := session.Advance("65s"); err != nil {
+	s := svcsandbox.NewSession(t, svcsandbox.Options{Seed: seed})
+	hooks := startReceiver(t)
+	secret := subscribe(t, s, hooks, "call.completed")
+	createCall(t, s, "+14155550123")
+	if _, err := s.Advance("65s"); err != nil {
 		t.Fatal(err)
 	}
 
-	deliveries, ok := receiver.WaitFor(1)
+	deliveries, ok := hooks.waitFor(1)
 	if !ok {
 		t.Fatal("no webhook arrived")
 	}
@@ -96,34 +80,34 @@ func TestATamperedBodyOrAWrongSecretDoesNotVerify(t *testing.T) {
 	if len(signature) != 64 || strings.ToLower(signature) != signature {
 		t.Errorf("signature %q is not 64 lowercase hex digits", signature)
 	}
-	if !VerifyWebhook(body, signature, sub.Secret) {
+	if !svcsandbox.VerifyWebhook(body, signature, secret) {
 		t.Error("the genuine webhook does not verify")
 	}
-	if VerifyWebhook(append(append([]byte(nil), body...), ' '), signature, sub.Secret) {
+	if svcsandbox.VerifyWebhook(append(append([]byte(nil), body...), ' '), signature, secret) {
 		t.Error("a tampered body verifies")
 	}
-	if VerifyWebhook(body, signature, "whsec_not_the_secret") {
+	if svcsandbox.VerifyWebhook(body, signature, "whsec_not_the_secret") {
 		t.Error("a wrong secret verifies")
 	}
-	if VerifyWebhook(body, strings.ToUpper(signature), sub.Secret) {
+	if svcsandbox.VerifyWebhook(body, strings.ToUpper(signature), secret) {
 		t.Error("an uppercase signature verifies")
 	}
 }
 
 func TestAFailingReceiverIsRetriedForADayThenDeadLetteredAndReplayed(t *testing.T) {
 	t.Parallel()
-	session, api := newSession(t)
-	receiver := startReceiver(t)
-	receiver.SetStatus(500)
-	subscribe(t, api, receiver, "call.completed")
-	createCall(t, api, "+14155550123", nil)
+	s := svcsandbox.NewSession(t, svcsandbox.Options{Seed: seed})
+	hooks := startReceiver(t)
+	hooks.status.Store(500)
+	subscribe(t, s, hooks, "call.completed")
+	createCall(t, s, "+14155550123")
 
 	// 30 s, 1 m, 2 m, ... doubling, within 24 h of the first attempt.
-	if _, _, err := session.Advance("25h"); err != nil {
+	if _, err := s.Advance("25h"); err != nil {
 		t.Fatal(err)
 	}
 
-	letters, err := session.DeadLetters()
+	letters, err := s.DeadLetters()
 	if err != nil || len(letters) != 1 {
 		t.Fatalf("dead letters: %+v %v", letters, err)
 	}
@@ -136,23 +120,23 @@ func TestAFailingReceiverIsRetriedForADayThenDeadLetteredAndReplayed(t *testing.
 			t.Errorf("attempt %+v", attempt)
 		}
 	}
-	failed, ok := receiver.WaitFor(12)
+	failed, ok := hooks.waitFor(12)
 	if !ok {
 		t.Fatalf("expected 12 attempts, got %d", len(failed))
 	}
-	for i, delivery := range failed {
-		if got := delivery.Header.Get("X-Service-Delivery-Attempt"); got != fmt.Sprint(i+1) {
+	for i, d := range failed {
+		if got := d.Header.Get("X-Service-Delivery-Attempt"); got != fmt.Sprint(i+1) {
 			t.Errorf("attempt %d numbered %s", i+1, got)
 		}
 	}
 
-	// The receiver is fixed: replay the dead letter from the control API.
-	receiver.SetStatus(200)
-	attempts, err := session.Replay(dead.ID)
+	// The receiver is fixed: replay the dead letter.
+	hooks.status.Store(200)
+	attempts, err := s.Replay(dead.ID)
 	if err != nil || len(attempts) != 1 || !attempts[0].OK || attempts[0].Status != 200 || attempts[0].Attempt != 1 {
 		t.Fatalf("replay: %+v %v", attempts, err)
 	}
-	all, ok := receiver.WaitFor(13)
+	all, ok := hooks.waitFor(13)
 	if !ok {
 		t.Fatal("the replay did not arrive")
 	}
@@ -160,7 +144,7 @@ func TestAFailingReceiverIsRetriedForADayThenDeadLetteredAndReplayed(t *testing.
 	if replayed.Header.Get("X-Service-Event-Id") != dead.EventID || !bytes.Equal(replayed.Body, failed[0].Body) {
 		t.Errorf("the replay is not the same event, byte for byte: %s", replayed.Body)
 	}
-	if left, err := session.DeadLetters(); err != nil || len(left) != 0 {
+	if left, err := s.DeadLetters(); err != nil || len(left) != 0 {
 		t.Errorf("dead letters after the replay: %+v %v", left, err)
 	}
 }

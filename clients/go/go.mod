@@ -1,0 +1,3 @@
+module github.com/svc-sandbox/svc-sandbox/clients/go
+
+go 1.19
