@@ -419,6 +419,12 @@ describe('options for a suite', () => {
       name: 'Go',
       dir: 'go',
       tools: ['go'],
+      // The example requires the helper through a `replace` to ../../clients/go, as a user's module
+      // would before a release: the helper goes beside the app's copy.
+      setup: () => {
+        cpSync(join(root, 'clients/go'), join(work, 'clients/go'), { recursive: true });
+        return {};
+      },
       command: ['go', 'test', '-count=1', '-v', './...'],
       // Off the network: the example has no module to download.
       env: { GOCACHE: join(goCache, 'cache'), GOPATH: join(goCache, 'path'), GOFLAGS: '-mod=mod', GOPROXY: 'off', GOTOOLCHAIN: 'local' },
