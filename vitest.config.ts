@@ -18,6 +18,7 @@ const E2E_FILES = [
   'test/server/cli.test.ts',
   'test/server/cli-snapshots.test.ts',
   'test/scenarios/cli.test.ts',
+  'test/server/check-receiver-cli.test.ts',
   'test/server/console.test.ts',
   'test/server/csrf-browser.test.ts',
 ];

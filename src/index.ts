@@ -85,6 +85,8 @@ export type { ListBody } from './api/pagination.js';
 
 // Webhooks: receiving, and watching deliveries
 export { verifyWebhook } from './events/signature.js';
+export { checkReceiver } from './server/check-receiver.js';
+export type { CheckReceiverOptions, ReceiverCase, ReceiverCheck } from './server/check-receiver.js';
 export type { RawBody } from './events/signature.js';
 export { WEBHOOK_RETRY_SCHEDULE } from './events/retry-schedule.js';
 export type { WebhookAttempt, WebhookDelivery, DeliveryState, DeliveryChaos } from './events/deliveries.js';

@@ -55,6 +55,7 @@ Commands:
   trigger Make one event of a type on a running server
   coverage
           Print what a coverage report (exec --coverage FILE) never exercised
+  check-receiver  Send your webhook endpoint signed, forged and duplicate deliveries; check its answers
 
 Run 'svc-sandbox <command> --help' for the options of a command.
 Docs: docs/server.md in the package.`,
@@ -246,6 +247,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'run') return (await import('./cli-scenarios.js')).runCommand(rest);
   if (command === 'trigger') return (await import('./cli-scenarios.js')).triggerCommand(rest);
   if (command === 'coverage') return (await import('./cli-coverage.js')).coverageCommand(rest);
+  if (command === 'check-receiver') return (await import('./cli-check-receiver.js')).checkReceiverCommand(rest);
   if (command !== 'serve' && command !== 'exec')
     throw new Usage(`unknown command '${command}'; use 'serve', 'exec', 'run', 'trigger' or 'coverage'.`);
   const split = rest.indexOf('--');
