@@ -1,5 +1,5 @@
 // Writes schemas/scenario.schema.json, the published JSON Schema of scenario files, from the
-// schema the code validates them with (src/control/scenario.ts). Run `npm run schema:scenario`
+// schema the code validates them with (src/scenarios/schema.ts). Run `npm run schema:scenario`
 // after changing the format; test/scenarios/schema.test.ts fails while the two differ.
 import { writeFileSync } from 'node:fs';
 import { ensureBuilt } from './ensure-built.mjs';

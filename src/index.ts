@@ -14,35 +14,30 @@ export type { Duration } from './core/duration.js';
 export { startServer } from './server/server.js';
 export type { ServerOptions, SandboxServer } from './server/server.js';
 
-// Scripting (src/control/): the same functions the standalone server's control API calls
-export type { CallScripting, InboundCallOptions, AnswerOptions } from './control/calls.js';
-export type { MessageScripting, InboundMessageOptions } from './control/messages.js';
-export type { NetworkScripting } from './control/network.js';
-export type { FaultScripting } from './control/faults.js';
-export type { EventLog, EventFilter } from './control/events.js';
-export type { WebhookFilter, WebhookScripting } from './control/webhooks.js';
-export type { RecordingScripting, TranscriptScripting } from './control/media.js';
-export type { KeyScripting } from './control/keys.js';
-export type { RequestJournal, RequestFilter } from './control/requests.js';
+// Scripting (src/scripting/): the same functions the standalone server's control API calls
+export type { CallScripting, InboundCallOptions, AnswerOptions } from './scripting/calls.js';
+export type { MessageScripting, InboundMessageOptions } from './scripting/messages.js';
+export type { NetworkScripting } from './scripting/network.js';
+export type { FaultScripting } from './scripting/faults.js';
+export type { EventLog, EventFilter } from './scripting/events.js';
+export type { WebhookFilter, WebhookScripting } from './scripting/webhooks.js';
+export type { RecordingScripting, TranscriptScripting } from './scripting/media.js';
+export type { KeyScripting } from './scripting/keys.js';
+export type { RequestJournal, RequestFilter } from './scripting/requests.js';
 export type { JournalEntry } from './state/journal.js';
-export { mergeCoverage, coverageSummary } from './control/coverage-report.js';
-export type { CoverageReport } from './control/coverage-report.js';
+export { mergeCoverage, coverageSummary } from './scripting/coverage-report.js';
+export type { CoverageReport } from './scripting/coverage-report.js';
 
 // Scenarios and triggers (docs/scenarios.md)
-export type {
-  Scenario,
-  ScenarioStep,
-  ScenarioExpectation,
-  ScenarioResult,
-  ScenarioFailure,
-  ScenarioRunOptions,
-  TimelineEntry,
-} from './control/scenario.js';
-export { parseScenario, scenarioJsonSchema, formatTimeline } from './control/scenario.js';
-export { timelineSvg } from './control/timeline-svg.js';
-export type { TriggerOptions, TriggerOverrides } from './control/triggers.js';
-export type { ReceiverAnswer } from './events/receivers.js';
-export type { SandboxSnapshot, SnapshotInput, SnapshotAttempt } from './control/snapshots.js';
+export type { Scenario, ScenarioStep, ScenarioExpectation } from './scenarios/schema.js';
+export type { ScenarioResult, ScenarioFailure, TimelineEntry } from './scenarios/result.js';
+export type { ScenarioRunOptions } from './scenarios/run.js';
+export { parseScenario, scenarioJsonSchema } from './scenarios/schema.js';
+export { formatTimeline } from './scenarios/result.js';
+export { timelineSvg } from './scenarios/timeline-svg.js';
+export type { TriggerOptions, TriggerOverrides } from './scenarios/triggers.js';
+export type { ReceiverAnswer } from './webhooks/receivers.js';
+export type { SandboxSnapshot, SnapshotInput, SnapshotAttempt } from './scripting/snapshots.js';
 
 // Scripting the simulated network
 export type { CallBehavior, CallOutcome, Answerer, MessageBehavior, MessageOutcome, Disposition, AnsweredBy } from './sim/carrier.js';
@@ -84,12 +79,12 @@ export type { ErrorBody, ErrorCode } from './api/errors.js';
 export type { ListBody } from './api/pagination.js';
 
 // Webhooks: receiving, and watching deliveries
-export { verifyWebhook } from './events/signature.js';
+export { verifyWebhook } from './webhooks/signature.js';
 export { checkReceiver } from './server/check-receiver.js';
 export type { CheckReceiverOptions, ReceiverCase, ReceiverCheck } from './server/check-receiver.js';
-export type { RawBody } from './events/signature.js';
-export { WEBHOOK_RETRY_SCHEDULE } from './events/retry-schedule.js';
-export type { WebhookAttempt, WebhookDelivery, DeliveryState, DeliveryChaos } from './events/deliveries.js';
+export type { RawBody } from './webhooks/signature.js';
+export { WEBHOOK_RETRY_SCHEDULE } from './webhooks/retry-schedule.js';
+export type { WebhookAttempt, WebhookDelivery, DeliveryState, DeliveryChaos } from './webhooks/delivery.js';
 
 // Errors
 export { SandboxError } from './core/errors.js';

@@ -22,11 +22,11 @@ import { MAX_TIME_MS } from './core/time.js';
 import { TEST_KEY, type KeyOptions } from './state/accounts.js';
 import { MAX_BODY_CHARS } from './state/message-content.js';
 import { TEMPLATE_ID } from './state/templates.js';
-import { check } from './control/context.js';
-import { keySettings } from './control/keys.js';
-import { chaosProfile } from './control/chaos.js';
+import { check } from './scripting/context.js';
+import { keySettings } from './scripting/keys.js';
+import { chaosProfile } from './scripting/chaos.js';
 import type { ChaosProfile } from './state/chaos.js';
-import { parseSnapshot, type SandboxSnapshot } from './control/snapshots.js';
+import { parseSnapshot, type SandboxSnapshot } from './scripting/snapshots.js';
 import { iso } from './core/time.js';
 
 /** Options of {@link createSandbox}. Every field is optional. */

@@ -107,7 +107,7 @@ export type NotFound = (method: string, path: string, nearest: (method: string, 
  * Matches a method and path against a route table: an unknown path (or version) is 404, a
  * known path with another method is 405 with an `Allow` header. The one table matcher of the
  * sandbox: `/v1` ({@link Router}) and the standalone server's control API
- * (server/control-api.ts) are both served by it.
+ * (server/control/api.ts) are both served by it.
  */
 export class RouteTable<R extends Routable> {
   private readonly compiled: Compiled<R>[];

@@ -58,7 +58,7 @@ export type RuleCode = 'invalid_parameter' | 'unreachable_destination' | 'number
  * someone holds, a transfer of a call that is not answered). The rule lives in the state
  * service that owns the data (docs/architecture.md, "Rules"), so every road into the sandbox
  * meets it; each road says it in its own terms, in one place: the API as a 400/422 answer
- * (api/pipeline.ts), scripting as a `SandboxError` (control/context.ts `act`). A value, not an
+ * (api/pipeline.ts), scripting as a `SandboxError` (scripting/context.ts `act`). A value, not an
  * `Error`: it describes the request, not the sandbox, so it needs no stack.
  */
 export class RuleViolation {

@@ -2,7 +2,7 @@ import { createHmac, randomInt } from 'node:crypto';
 import { type ClientRequest, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
-import { EVENT_TYPES } from '../control/json-schemas.js';
+import { EVENT_TYPES } from '../scripting/json-schemas.js';
 import { type Duration, parseDuration } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
 import { isLinkLocalOrMetadata } from '../core/hosts.js';

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { coverageSummary, mergeCoverage, parseCoverage, type CoverageReport } from '../control/coverage-report.js';
+import { coverageSummary, mergeCoverage, parseCoverage, type CoverageReport } from '../scripting/coverage-report.js';
 import { Invalid } from '../core/schema.js';
 import { coverageHtml } from './coverage-html.js';
 

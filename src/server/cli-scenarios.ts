@@ -1,9 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
-import { formatTimeline, parseScenario, type ScenarioResult } from '../control/scenario.js';
-import { timelineSvg } from '../control/timeline-svg.js';
-import { EVENT_TYPES } from '../control/json-schemas.js';
+import { formatTimeline, type ScenarioResult } from '../scenarios/result.js';
+import { parseScenario } from '../scenarios/schema.js';
+import { timelineSvg } from '../scenarios/timeline-svg.js';
+import { EVENT_TYPES } from '../scripting/json-schemas.js';
 import { SandboxError } from '../core/errors.js';
 import { nearest } from '../core/suggest.js';
 import { createSandbox, type Sandbox } from '../sandbox.js';

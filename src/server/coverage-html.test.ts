@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { emptyCoverage, mergeCoverage } from '../control/coverage-report.js';
+import { emptyCoverage, mergeCoverage } from '../scripting/coverage-report.js';
 import { coverageHtml } from './coverage-html.js';
 
 it('escapes every text of the report: a report read from a file cannot put markup in the page', () => {

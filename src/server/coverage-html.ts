@@ -1,4 +1,4 @@
-import type { CoverageCounts, CoverageReport } from '../control/coverage-report.js';
+import type { CoverageCounts, CoverageReport } from '../scripting/coverage-report.js';
 
 /** Text for HTML: every character that could open markup or end an attribute, escaped. */
 export function escapeHtml(text: string): string {

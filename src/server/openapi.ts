@@ -1,7 +1,7 @@
 import { exampleOf } from '../api/openapi.js';
 import { sseFrame, sseText } from '../core/sse.js';
-import { eventJson } from '../control/json-schemas.js';
-import type { ControlRoute } from './control-api.js';
+import { eventJson } from '../scripting/json-schemas.js';
+import type { ControlRoute } from './control/api.js';
 import { streamOpening } from './stream.js';
 
 /** The served document's title. */

@@ -8,15 +8,16 @@ import { SandboxError } from '../core/errors.js';
 import { decodeSegment } from '../core/path-pattern.js';
 import type { ClockMode } from '../core/clock.js';
 import { SeededRandom } from '../core/random.js';
-import { createSandbox, type Sandbox } from '../sandbox.js';
+import { resolveOptions } from '../options.js';
+import type { Sandbox } from '../sandbox.js';
 import { consoleAsset } from './console.js';
-import { controlRoutes, serveControl, serverFailure, unknownSession } from './control-api.js';
+import { controlRoutes, serveControl, serverFailure, unknownSession } from './control/api.js';
 import { checkControl, checkHost, foreignPage, hostPolicy, originPolicy, ownOrigin, type Refusal } from './guard.js';
 import { answerRaw, json, send, toRequest } from './http.js';
 import { openApi30, serverOpenApi } from './openapi.js';
 import { asKnown, Sessions, type Session } from './sessions.js';
-import type { CoverageReport } from '../control/coverage-report.js';
-import type { SandboxSnapshot } from '../control/snapshots.js';
+import type { CoverageReport } from '../scripting/coverage-report.js';
+import type { SandboxSnapshot } from '../scripting/snapshots.js';
 import { SessionStreams } from './stream.js';
 
 /** Options of {@link startServer}. */
@@ -102,12 +103,12 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
       param: 'port',
     });
   // Bad seed, start time, clock, webhook timeout or host list: refused before a port is taken.
-  createSandbox({
+  resolveOptions({
     seed: options.seed ?? 0,
     ...(options.startTime === undefined ? {} : { startTime: options.startTime }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.webhookTimeout === undefined ? {} : { webhookTimeout: options.webhookTimeout }),
-  }).close();
+  });
   const policy = hostPolicy(
     options.allowedHosts,
     (message) => new SandboxError(`startServer: ${message}`, { code: 'invalid_options', param: 'allowedHosts' }),
@@ -168,13 +169,10 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
         snapshot: options.snapshot,
       },
       (session) =>
-        new SessionStreams(
-          () => session().sandbox,
-          (id) => {
-            const listed = sessions.get(id);
-            return listed ? { id: listed.id, seed: listed.seed, now: listed.sandbox.now().toISOString() } : null;
-          },
-        ),
+        new SessionStreams(session, (id) => {
+          const listed = sessions.get(id);
+          return listed ? { id: listed.id, seed: listed.seed, now: listed.sandbox.now().toISOString() } : null;
+        }),
     );
     defaultSandbox = sessions.default.sandbox;
   } catch (error) {

@@ -1,21 +1,27 @@
 import { bearerToken } from '../api/auth.js';
 import { customAlphabet } from 'nanoid';
 import type { ClockMode } from '../core/clock.js';
-import type { KeyCreateOptions } from '../control/keys.js';
-import { emptyCoverage, mergeCoverage, type CoverageReport } from '../control/coverage-report.js';
+import type { KeyCreateOptions } from '../scripting/keys.js';
+import { emptyCoverage, mergeCoverage, type CoverageReport } from '../scripting/coverage-report.js';
 import { SandboxError } from '../core/errors.js';
 import { SeededRandom } from '../core/random.js';
 import type { Duration } from '../core/duration.js';
-import { createSandbox, type Sandbox } from '../sandbox.js';
-import type { SandboxSnapshot } from '../control/snapshots.js';
+import type { SandboxInternals } from '../sandbox.js';
+import { openSandbox, type Sandbox } from '../sandbox.js';
+import type { SandboxSnapshot } from '../scripting/snapshots.js';
 import type { SessionStreams } from './stream.js';
 
 /** One session: a sandbox of its own, with its own clock, seed, ids, accounts and queues. */
+/** A sandbox as the server opens it: with its internals. */
+type Opened = ReturnType<typeof openSandbox>;
+
 export interface Session {
   /** `default`, or `ses_` and 16 characters. */
   readonly id: string;
   readonly seed: number;
   readonly sandbox: Sandbox;
+  /** What the server reads of its sandbox beside the public surface (the change feed, the console's view). */
+  readonly internals: SandboxInternals;
   readonly streams: SessionStreams;
   /** The keys this session issued: the only `SVC_TEST_ses_…` keys that route to it. */
   readonly issued: Set<string>;
@@ -76,10 +82,10 @@ export interface SessionOptions {
   seed?: number;
   startTime?: string | number | Date;
   clock?: ClockMode;
-  deprecation?: NonNullable<Parameters<typeof createSandbox>[0]>['deprecation'];
+  deprecation?: NonNullable<Parameters<typeof openSandbox>[0]>['deprecation'];
   webhookTimeout?: Duration;
   /** createSandbox's `chaos` profile (docs/chaos.md). */
-  chaos?: NonNullable<Parameters<typeof createSandbox>[0]>['chaos'];
+  chaos?: NonNullable<Parameters<typeof openSandbox>[0]>['chaos'];
   /** Start from this snapshot (docs/snapshots.md); only `webhookTimeout` may be given beside it. */
   snapshot?: SandboxSnapshot;
   /** Fork this session: start from its snapshot, now. */
@@ -118,8 +124,8 @@ export class Sessions {
   ) {
     this.random = defaults.seeded ? new SeededRandom(defaults.seed) : SECRET;
     if (defaults.snapshot) {
-      const sandbox = this.restored(defaults.snapshot, defaults.webhookTimeout);
-      this.add(DEFAULT_SESSION, sandbox.seed, sandbox).primaryKey = defaults.snapshot.apiKey ?? null;
+      const opened = this.restored(defaults.snapshot, defaults.webhookTimeout);
+      this.add(DEFAULT_SESSION, opened.sandbox.seed, opened).primaryKey = defaults.snapshot.apiKey ?? null;
     } else this.add(DEFAULT_SESSION, defaults.seed, this.sandbox({ seed: defaults.seed }));
   }
 
@@ -180,8 +186,8 @@ export class Sessions {
       const named: unknown = snapshot !== null && typeof snapshot === 'object' ? Reflect.get(snapshot, 'apiKey') : undefined;
       original = typeof named === 'string' ? named : null;
     }
-    const sandbox = this.restored(snapshot, options.webhookTimeout ?? this.defaults.webhookTimeout);
-    const session = this.add(this.newId(), sandbox.seed, sandbox);
+    const opened = this.restored(snapshot, options.webhookTimeout ?? this.defaults.webhookTimeout);
+    const session = this.add(this.newId(), opened.sandbox.seed, opened);
     if (original === null) {
       const apiKey = this.makeKey(session);
       session.primaryKey = apiKey;
@@ -195,9 +201,9 @@ export class Sessions {
   }
 
   /** A sandbox restored from `snapshot`; a bad one is refused naming its field (`snapshot.version`). */
-  private restored(snapshot: SandboxSnapshot, webhookTimeout: Duration | undefined): Sandbox {
+  private restored(snapshot: SandboxSnapshot, webhookTimeout: Duration | undefined): Opened {
     try {
-      return createSandbox({ baseUrl: this.baseUrl, snapshot, ...(webhookTimeout === undefined ? {} : { webhookTimeout }) });
+      return openSandbox({ baseUrl: this.baseUrl, snapshot, ...(webhookTimeout === undefined ? {} : { webhookTimeout }) });
     } catch (error) {
       if (error instanceof SandboxError)
         throw new SandboxError(error.message.replace(/^createSandbox: /, ''), { code: error.code, param: error.param });
@@ -281,11 +287,11 @@ export class Sessions {
     this.all.clear();
   }
 
-  private sandbox(options: SessionOptions & { seed: number }): Sandbox {
+  private sandbox(options: SessionOptions & { seed: number }): Opened {
     const startTime = options.startTime ?? this.defaults.startTime;
     const clock = options.clock ?? this.defaults.clock;
     const webhookTimeout = options.webhookTimeout ?? this.defaults.webhookTimeout;
-    return createSandbox({
+    return openSandbox({
       baseUrl: this.baseUrl,
       seed: options.seed,
       ...(startTime === undefined ? {} : { startTime }),
@@ -296,10 +302,10 @@ export class Sessions {
     });
   }
 
-  private add(id: string, seed: number, sandbox: Sandbox): Session {
+  private add(id: string, seed: number, { sandbox, internals }: Opened): Session {
     let session: Session;
     const streams = this.makeStreams(() => session);
-    session = { id, seed, sandbox, streams, issued: new Set(), primaryKey: null, aliases: new Map() };
+    session = { id, seed, sandbox, internals, streams, issued: new Set(), primaryKey: null, aliases: new Map() };
     this.all.set(id, session);
     this.listChanged(id, false);
     return session;

@@ -1,7 +1,8 @@
-import { eventPositions, type EventPositions } from '../control/events.js';
+import type { EventPositions } from '../scripting/events.js';
 import { sseComment, sseFrame as frame } from '../core/sse.js';
-import type { ConsoleItem, ConsoleKind } from '../control/console-view.js';
-import { changeFeed, consoleViewOf, type Sandbox } from '../sandbox.js';
+import type { ConsoleItem, ConsoleKind } from '../scripting/console-view.js';
+import type { Sandbox } from '../sandbox.js';
+import type { SandboxInternals } from '../sandbox.js';
 
 /** The comment a session stream opens with, and the reconnection delay it asks for (also the start of its example in the document). */
 export const streamOpening = (): Uint8Array => sseComment('svc-sandbox session stream', 1000);
@@ -78,7 +79,7 @@ export class SessionStreams {
 
   /** `sessionJson`: a session of the server as the session list shows it (undefined once deleted). */
   constructor(
-    private readonly sandbox: () => Sandbox,
+    private readonly session: () => { readonly sandbox: Sandbox; readonly internals: SandboxInternals },
     private readonly sessionJson: (id: string) => Record<string, unknown> | null = () => null,
   ) {}
 
@@ -202,28 +203,28 @@ export class SessionStreams {
   }
 
   private log(): EventPositions {
-    return eventPositions(this.sandbox().events);
+    return this.session().internals.events;
   }
 
   /** A changed id with its JSON now (null once it is gone). */
   protected item({ kind, id, removed }: Pending): ChangeItem {
-    const sandbox = this.sandbox();
+    const { sandbox, internals } = this.session();
     let data: ChangeItem['data'] = null;
     if (!removed) {
       if (kind === 'key') data = (sandbox.keys.list().find((k) => k.key === id) as Record<string, unknown> | undefined) ?? null;
       else if (kind === 'session') data = this.sessionJson(id);
-      else data = consoleViewOf(sandbox).get(kind, id) ?? null;
+      else data = internals.view().get(kind, id) ?? null;
     }
     return { kind, id, removed: removed || data === null, data };
   }
 
   private now(): string {
-    return this.sandbox().now().toISOString();
+    return this.session().sandbox.now().toISOString();
   }
 
   private subscribe(): void {
     if (this.subscribed) return;
-    const sandbox = this.sandbox();
+    const { internals } = this.session();
     const wakeAll = () => {
       for (const reader of this.open) reader.wake?.();
     };
@@ -231,7 +232,7 @@ export class SessionStreams {
     // What each step changed, from the library's own change feed: calls, messages, numbers,
     // recordings, transcripts, subscriptions, deliveries (an attempt settled, during an
     // advance or after it), keys, and the clock. A reset is seen in the log's generation.
-    const offChanges = changeFeed(sandbox).subscribe((batch) => {
+    const offChanges = internals.changes.subscribe((batch) => {
       if (batch.kind === 'reset') return wakeAll();
       this.changed(batch.records.filter((r) => r.kind !== 'clock') as Pending[]);
     });

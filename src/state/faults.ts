@@ -43,7 +43,7 @@ interface Rule extends ActiveFault {
 
 /**
  * Injected faults: the sandbox's stand-in for a server or network that fails. Rules arrive
- * validated (src/control/faults.ts) and apply in the order they were injected; the first that
+ * validated (src/scripting/faults.ts) and apply in the order they were injected; the first that
  * matches a request takes it and uses up one of its hits. What the request is answered with
  * is the API's business (src/api/pipeline.ts).
  */

@@ -7,7 +7,7 @@ import type { NumberRecord, NumberService } from './numbers.js';
 /**
  * Traffic from outside to the account's numbers: who receives an inbound call or message,
  * and how. The scripting API validates the shape of what a test asks for
- * (src/control/); the rules here depend on who holds which number.
+ * (src/scripting/); the rules here depend on who holds which number.
  */
 
 /** What an inbound call gets from the number it rings (see docs/numbers.md). */

@@ -15,7 +15,7 @@ import { PerNumber } from './per-number.js';
 /**
  * The simulated network as a test scripted it: per destination number, a standing call
  * behaviour and message outcome, and one-shot ones queued for the next calls or messages.
- * Behaviours arrive validated (src/control/network.ts); a queued one is taken when a call
+ * Behaviours arrive validated (src/scripting/network.ts); a queued one is taken when a call
  * is placed or a message accepted, so it belongs to the call or message that used it up.
  * A call or message to a number nothing scripted (and no magic number) takes the chaos
  * profile's mix, when there is one.

@@ -22,6 +22,9 @@ import { NUMBER_KINDS } from '../sim/inventory.js';
  * and a check the tests run on every response they see (src/api/openapi.ts,
  * test/setup/conformance.ts). The fields beyond the spec are the sandbox's
  * choices (docs/contract.md and the page of each resource).
+ *
+ * One file, though long: the resources refer to each other (an event's data is a call, a
+ * message...), and the generated types of the public surface are read from here in one pass.
  */
 
 const id = (prefix: string, what: string) =>

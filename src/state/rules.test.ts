@@ -4,7 +4,7 @@ import { Emitter } from '../core/emitter.js';
 import { RuleViolation, SandboxError } from '../core/errors.js';
 import { SeededRandom } from '../core/random.js';
 import { Steps } from '../core/steps.js';
-import { act, type ControlContext } from '../control/context.js';
+import { act, type ControlContext } from '../scripting/context.js';
 import { NumberInventory } from '../sim/inventory.js';
 import { Network } from './network.js';
 import { NumberService } from './numbers.js';
@@ -100,7 +100,7 @@ describe('domain rules in the state services', () => {
     expect(numbers.store.all()).toHaveLength(1);
   });
 
-  it('scripting says a rule as a SandboxError, in one place (control/context.ts act)', () => {
+  it('scripting says a rule as a SandboxError, in one place (scripting/context.ts act)', () => {
     const { steps, network } = services();
     const ctx: ControlContext = { steps, accounts: undefined as never, assertOpen: () => undefined };
     const error = (() => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, startServer, type SandboxServer } from '../../src/index.js';
-import { controlRoutes } from '../../src/server/control-api.js';
+import { controlRoutes } from '../../src/server/control/api.js';
 import { serverOpenApi } from '../../src/server/openapi.js';
 
 /**

@@ -1,5 +1,5 @@
 import { emptyModel, load, timelineOf as modelTimeline } from '../../console/model.js';
-import { WEBHOOK_RETRY_SCHEDULE } from '../../src/events/retry-schedule.js';
+import { WEBHOOK_RETRY_SCHEDULE } from '../../src/webhooks/retry-schedule.js';
 
 /**
  * Items as the console's lists and `change` frames carry them (the API's JSON plus `account`;

@@ -271,12 +271,18 @@ describe('docs/api.md', () => {
   });
 
   test('has a section for every public member of Sandbox and of its scripting namespaces (read from the source)', () => {
-    const source = ts.createSourceFile('sandbox.ts', readFileSync(join(root, 'src/sandbox.ts'), 'utf8'), ts.ScriptTarget.Latest);
-    const sandboxClass = source.statements.find((s): s is ts.ClassDeclaration => ts.isClassDeclaration(s) && s.name?.text === 'Sandbox')!;
-    const isPrivate = (member: ts.ClassElement) =>
-      ts.canHaveModifiers(member) && (ts.getModifiers(member) ?? []).some((m) => m.kind === ts.SyntaxKind.PrivateKeyword);
+    // Sandbox is SandboxBase (the lifecycle and the namespaces) with scenarios and triggers on top.
+    const classMembers = (file: string, name: string) => {
+      const source = ts.createSourceFile(file, readFileSync(join(root, file), 'utf8'), ts.ScriptTarget.Latest);
+      return source.statements.find((s): s is ts.ClassDeclaration => ts.isClassDeclaration(s) && s.name?.text === name)!.members;
+    };
+    const isHidden = (member: ts.ClassElement) =>
+      ts.canHaveModifiers(member) &&
+      (ts.getModifiers(member) ?? []).some((m) => m.kind === ts.SyntaxKind.PrivateKeyword || m.kind === ts.SyntaxKind.ProtectedKeyword);
     const names = new Set(
-      sandboxClass.members.filter((m) => m.name && ts.isIdentifier(m.name) && !isPrivate(m)).map((m) => (m.name as ts.Identifier).text),
+      [...classMembers('src/root/sandbox-base.ts', 'SandboxBase'), ...classMembers('src/sandbox.ts', 'Sandbox')]
+        .filter((m) => m.name && ts.isIdentifier(m.name) && !isHidden(m))
+        .map((m) => (m.name as ts.Identifier).text),
     );
     const sandbox = new Sandbox();
     const members = [...names].flatMap((name) => {

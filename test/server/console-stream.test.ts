@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createSandbox, startServer, type SandboxServer } from '../../src/index.js';
-import { consoleViewOf } from '../../src/sandbox.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startServer, type SandboxServer } from '../../src/index.js';
+import { openSandbox } from '../../src/sandbox.js';
+import { ConsoleView } from '../../src/scripting/console-view.js';
 import { MAX_PENDING, SessionStreams } from '../../src/server/stream.js';
 import { serverClient } from './client.js';
 
-/**
- * The console's stream carries what changed (issue 19 item 7): each `change` frame names the
- * items a step changed with their JSON, so the page updates those rows and reads nothing; the
- * server reads only the changed items, whatever the size of the session. The changes come from
- * the library's own change feed, not from the server's routes: the library's advance, the
- * API's requests and the control API's scripting all reach the stream the same way.
- */
-
 let server: SandboxServer;
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 const client = () => serverClient(() => server.url);
 
 interface Frame {
@@ -92,9 +88,9 @@ describe("the console's stream of changes", () => {
     expect((await stream.next((f) => f.event === 'change')).data.changes).toEqual([]);
     expect(stream.frames.filter((f) => f.event === 'event')).toHaveLength(5000);
 
-    const view = consoleViewOf(server.sandbox);
-    const get = vi.spyOn(view, 'get');
-    const list = vi.spyOn(view, 'list');
+    // Every console view's reads: only the server's console reads one here.
+    const get = vi.spyOn(ConsoleView.prototype, 'get');
+    const list = vi.spyOn(ConsoleView.prototype, 'list');
     const placed = await client().api('SVC_TEST_one').post('/v1/calls', { to: '+14155550123', from: '+14155550100' });
     expect(placed.status).toBe(201);
     const event = await stream.next((f) => f.event === 'event');
@@ -162,8 +158,9 @@ describe("the console's stream of changes", () => {
 
   it(`a reader that takes nothing while more than ${MAX_PENDING} items change is told to read everything again (resync), and a reset says reset`, async () => {
     // In process, with no socket between: the stream is pulled only when this test reads it.
-    const sandbox = createSandbox();
-    const streams = new SessionStreams(() => sandbox);
+    const opened = openSandbox();
+    const { sandbox } = opened;
+    const streams = new SessionStreams(() => opened);
     const abort = new AbortController();
     const reader = streams.stream(0, abort.signal).getReader();
     const decoder = new TextDecoder();

@@ -3,7 +3,7 @@ import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterEach } from 'vitest';
-import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../../src/events/deliveries.js';
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../../src/webhooks/deliveries.js';
 import { startServer } from '../../src/index.js';
 import { describe, expect, it, test } from '../fixture.js';
 import { client, startSandbox } from '../helpers.js';

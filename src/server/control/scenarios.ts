@@ -1,10 +1,11 @@
-import { callJson, EVENT_TYPES, eventJson, resourceExample } from '../control/json-schemas.js';
-import { scenarioResultJsonSchema, scenarioSchema } from '../control/scenario.js';
-import { TRIGGER_OVERRIDES } from '../control/triggers.js';
-import { custom, invalid, object, oneOf, optional, string, type Schema } from '../core/schema.js';
-import { controlRoute, type ControlRoute } from './control-route.js';
-import { json } from './http.js';
-import type { Session } from './sessions.js';
+import { callJson, EVENT_TYPES, eventJson, resourceExample } from '../../scripting/json-schemas.js';
+import { scenarioResultJsonSchema } from '../../scenarios/result.js';
+import { scenarioSchema } from '../../scenarios/schema.js';
+import { TRIGGER_OVERRIDES } from '../../scenarios/triggers.js';
+import { custom, invalid, object, oneOf, optional, string, type Schema } from '../../core/schema.js';
+import { controlRoute, type ControlRoute } from './route.js';
+import { json } from '../http.js';
+import type { Session } from '../sessions.js';
 
 /**
  * Scenarios and triggers over the control API (docs/scenarios.md): the library's

@@ -1,6 +1,6 @@
 import type { Service } from '../core/lifecycle.js';
 import { ANSWERED_BY, DISPOSITIONS, MESSAGE_OUTCOMES } from '../sim/carrier.js';
-import type { Deliveries } from '../events/deliveries.js';
+import type { Deliveries } from '../webhooks/deliveries.js';
 import type { CallService } from '../state/calls.js';
 import type { EventBus } from '../state/event-bus.js';
 import type { Journal, JournalEntry } from '../state/journal.js';

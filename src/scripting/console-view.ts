@@ -1,7 +1,7 @@
 import type { Collection, StoredItem } from '../core/collection.js';
 import type { JsonSchema } from '../core/schema.js';
 import { wavAudio } from '../sim/wav.js';
-import type { Deliveries } from '../events/deliveries.js';
+import type { Deliveries } from '../webhooks/deliveries.js';
 import type { CallService } from '../state/calls.js';
 import type { ChangeKind } from '../state/changes.js';
 import type { EventBus } from '../state/event-bus.js';
@@ -28,13 +28,6 @@ export type ConsoleItem = Record<string, unknown> & { id: string; account: strin
  * letter says which call or message it was for. Reading one item costs that item: the console
  * stream resolves the ids of a change with it. Internal: not part of the public surface.
  */
-export interface ConsoleView {
-  list(kind: ConsoleKind): ConsoleItem[];
-  get(kind: ConsoleKind, id: string): ConsoleItem | undefined;
-  /** A ready recording's WAV (as `GET /v1/recordings/{id}/audio` sends it), `processing`, or undefined when there is none. */
-  audio(id: string): { stream: ReadableStream<Uint8Array>; byteLength: number } | 'processing' | undefined;
-}
-
 interface ConsoleViewDeps {
   calls: CallService;
   messages: MessageService;
@@ -46,55 +39,66 @@ interface ConsoleViewDeps {
   bus: EventBus;
 }
 
-export function consoleView(deps: ConsoleViewDeps): ConsoleView {
-  const { calls, messages, numbers, recordings, transcripts, subscriptions, deliveries, bus } = deps;
-  const withAccount = (json: object, account: string): ConsoleItem => ({ ...(json as { id: string }), account });
-  /** One kind's items: its store's records, each as the API's JSON with its account. */
-  const itemsOf = <R extends StoredItem>(store: Collection<R>, toJson: (record: R) => object) => {
-    const item = (record: R) => withAccount(toJson(record), record.account);
-    return {
-      list: () => store.all().map(item),
-      get: (id: string) => {
-        const record = store.find(id);
-        return record && item(record);
-      },
+export class ConsoleView {
+  private readonly kinds;
+
+  constructor(private readonly deps: ConsoleViewDeps) {
+    const { calls, messages, numbers, recordings, transcripts, subscriptions } = deps;
+    this.kinds = {
+      call: itemsOf(calls.store, (r) => calls.toJson(r)),
+      message: itemsOf(messages.store, (r) => messages.toJson(r)),
+      number: itemsOf(numbers.store, (r) => numbers.toJson(r)),
+      recording: itemsOf(recordings.store, (r) => recordings.toJson(r)),
+      transcript: itemsOf(transcripts.store, (r) => transcripts.toJson(r)),
+      subscription: itemsOf(subscriptions.store, (r) => subscriptions.toJson(r)),
     };
-  };
-  const kinds = {
-    call: itemsOf(calls.store, (r) => calls.toJson(r)),
-    message: itemsOf(messages.store, (r) => messages.toJson(r)),
-    number: itemsOf(numbers.store, (r) => numbers.toJson(r)),
-    recording: itemsOf(recordings.store, (r) => recordings.toJson(r)),
-    transcript: itemsOf(transcripts.store, (r) => transcripts.toJson(r)),
-    subscription: itemsOf(subscriptions.store, (r) => subscriptions.toJson(r)),
-  };
-  const delivery = (id: string): ConsoleItem | undefined => {
+  }
+
+  list(kind: ConsoleKind): ConsoleItem[] {
+    if (kind === 'delivery') return this.deps.deliveries.deliveries().map((d) => this.delivery(d.id)!);
+    return this.kinds[kind].list();
+  }
+
+  get(kind: ConsoleKind, id: string): ConsoleItem | undefined {
+    if (kind === 'delivery') return this.delivery(id);
+    return this.kinds[kind].get(id);
+  }
+
+  /** A ready recording's WAV (as `GET /v1/recordings/{id}/audio` sends it), `processing`, or undefined when there is none. */
+  audio(id: string): { stream: ReadableStream<Uint8Array>; byteLength: number } | 'processing' | undefined {
+    const { recordings, transcripts } = this.deps;
+    const recording = recordings.store.find(id);
+    if (!recording) return undefined;
+    if (recording.status !== 'ready') return 'processing';
+    const speakers: string[] = [];
+    const voiced = (transcripts.store.find(recording.transcriptId)?.segments ?? []).map((s) => {
+      if (!speakers.includes(s.speaker)) speakers.push(s.speaker);
+      return { startMs: s.startMs, endMs: s.endMs, voice: speakers.indexOf(s.speaker) };
+    });
+    return wavAudio(recording.durationS, voiced);
+  }
+
+  private delivery(id: string): ConsoleItem | undefined {
+    const { deliveries, bus } = this.deps;
     const d = deliveries.find(id);
     if (!d) return undefined;
     const data = d.event.data as { id: string; call_id?: string };
     const kind = d.eventType.slice(0, d.eventType.indexOf('.'));
     const callId = kind === 'call' ? data.id : (data.call_id ?? null);
     return { ...d, account: bus.accountOf(d.eventId), about: { kind, id: data.id }, call_id: callId };
-  };
+  }
+}
+
+const withAccount = (json: object, account: string): ConsoleItem => ({ ...(json as { id: string }), account });
+
+/** One kind's items: its store's records, each as the API's JSON with its account. */
+function itemsOf<R extends StoredItem>(store: Collection<R>, toJson: (record: R) => object) {
+  const item = (record: R) => withAccount(toJson(record), record.account);
   return {
-    list(kind) {
-      if (kind === 'delivery') return deliveries.deliveries().map((d) => delivery(d.id)!);
-      return kinds[kind].list();
-    },
-    audio(id) {
-      const recording = recordings.store.find(id);
-      if (!recording) return undefined;
-      if (recording.status !== 'ready') return 'processing';
-      const speakers: string[] = [];
-      const voiced = (transcripts.store.find(recording.transcriptId)?.segments ?? []).map((s) => {
-        if (!speakers.includes(s.speaker)) speakers.push(s.speaker);
-        return { startMs: s.startMs, endMs: s.endMs, voice: speakers.indexOf(s.speaker) };
-      });
-      return wavAudio(recording.durationS, voiced);
-    },
-    get(kind, id) {
-      if (kind === 'delivery') return delivery(id);
-      return kinds[kind].get(id);
+    list: () => store.all().map(item),
+    get: (id: string) => {
+      const record = store.find(id);
+      return record && item(record);
     },
   };
 }

@@ -1,6 +1,6 @@
-import type { Routable, Route } from '../api/router.js';
-import type { JsonSchema, ObjectSchema, Schema } from '../core/schema.js';
-import type { Session, Sessions } from './sessions.js';
+import type { Routable, Route } from '../../api/router.js';
+import type { JsonSchema, ObjectSchema, Schema } from '../../core/schema.js';
+import type { Session, Sessions } from '../sessions.js';
 
 /**
  * What a control route's `run` receives: its input already parsed by the route's schemas (the
@@ -20,7 +20,7 @@ export interface ControlRequest<B = unknown, Q = unknown> {
   signal: AbortSignal;
 }
 
-/** One row of the control API's table (src/server/control-api.ts, control-scripting.ts). */
+/** One row of the control API's table (src/server/control/api.ts, control-scripting.ts). */
 export interface ControlRoute<B = unknown, Q = unknown> extends Routable {
   /** Below `/__sandbox`, with `{s}` for the session and `{name}` for other segments. */
   path: string;

@@ -1,8 +1,8 @@
-import { packageVersion } from '../core/package-version.js';
-import { custom, type JsonSchema, type Schema } from '../core/schema.js';
-import { SNAPSHOT_FORMAT, type SandboxSnapshot } from '../control/snapshots.js';
-import { json } from './http.js';
-import type { ControlRoute } from './control-route.js';
+import { packageVersion } from '../../core/package-version.js';
+import { custom, type JsonSchema, type Schema } from '../../core/schema.js';
+import { SNAPSHOT_FORMAT, type SandboxSnapshot } from '../../scripting/snapshots.js';
+import { json } from '../http.js';
+import type { ControlRoute } from './route.js';
 
 /**
  * Snapshots in the control API (docs/snapshots.md): a session's snapshot to keep, and the

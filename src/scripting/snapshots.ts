@@ -2,8 +2,8 @@ import { SandboxError } from '../core/errors.js';
 import { packageVersion } from '../core/package-version.js';
 import { Invalid, invalid, missing, name, show } from '../core/schema.js';
 import { MAX_TIME_MS, iso } from '../core/time.js';
-import type { AttemptTape } from '../events/deliveries.js';
-import type { PostResult } from '../events/transport.js';
+import type { AttemptTape } from '../webhooks/deliveries.js';
+import type { PostResult } from '../webhooks/transport.js';
 
 /**
  * Snapshots and forks (docs/snapshots.md). A snapshot is an input log, not a dump of the

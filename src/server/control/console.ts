@@ -1,10 +1,9 @@
-import { CONSOLE_KINDS, consoleItemJson, type ConsoleKind } from '../control/console-view.js';
-import type { JsonSchema } from '../core/schema.js';
-import { SandboxError } from '../core/errors.js';
-import { consoleViewOf } from '../sandbox.js';
-import { pageOf, pageParameters, slicePage, type PageQuery } from './control-pages.js';
-import { json } from './http.js';
-import type { ControlRoute } from './control-route.js';
+import { CONSOLE_KINDS, consoleItemJson, type ConsoleKind } from '../../scripting/console-view.js';
+import type { JsonSchema } from '../../core/schema.js';
+import { SandboxError } from '../../core/errors.js';
+import { pageOf, pageParameters, slicePage, type PageQuery } from './pages.js';
+import { json } from '../http.js';
+import type { ControlRoute } from './route.js';
 
 /** The path segment of each kind's list. */
 const PLURAL: Record<ConsoleKind, string> = {
@@ -65,7 +64,7 @@ export const consoleRoutes: ControlRoute[] = [
       run: ({ session, query }) =>
         json(
           200,
-          slicePage(consoleViewOf(session.sandbox).list(kind), (item) => item.id, query, `console-${PLURAL[kind]}`, session.id),
+          slicePage(session.internals.view().list(kind), (item) => item.id, query, `console-${PLURAL[kind]}`, session.id),
         ),
     }),
   ),
@@ -81,7 +80,7 @@ export const consoleRoutes: ControlRoute[] = [
     contentType: 'audio/wav',
     response: { type: 'string', contentMediaType: 'audio/wav' },
     run: ({ session, params }) => {
-      const audio = consoleViewOf(session.sandbox).audio(params.id!);
+      const audio = session.internals.view().audio(params.id!);
       if (audio === undefined)
         throw new SandboxError(`No recording ${params.id} in session ${session.id}.`, { code: 'not_found', param: 'id' });
       if (audio === 'processing')

@@ -5,10 +5,10 @@ import type { Steps } from '../core/steps.js';
 import type { Accounts } from '../state/accounts.js';
 
 /**
- * What every scripting namespace needs from the sandbox. `src/control/` is the one surface
+ * What every scripting namespace needs from the sandbox. `src/scripting/` is the one surface
  * through which a test scripts a sandbox: the library's namespaces (`sandbox.calls`,
  * `sandbox.network`, ...) are these functions, and the standalone server's control API calls
- * the very same ones (src/server/control-api.ts), so the two cannot drift.
+ * the very same ones (src/server/control/api.ts), so the two cannot drift.
  */
 export interface ControlContext {
   steps: Steps;

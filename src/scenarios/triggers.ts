@@ -1,15 +1,10 @@
-import type { Duration } from '../core/duration.js';
+import type { SandboxBase } from '../root/sandbox-base.js';
 import { SandboxError } from '../core/errors.js';
 import { integer, invalid, object, oneOf, optional, phoneNumber, string, boolean, type Schema } from '../core/schema.js';
 import { type ANSWERERS, DISPOSITIONS, type CallBehavior } from '../sim/carrier.js';
 import { messageText } from '../state/message-content.js';
 import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/resources.js';
-import type { CallScripting } from './calls.js';
-import type { EventLog } from './events.js';
-import type { MessageScripting } from './messages.js';
-import type { NetworkScripting } from './network.js';
-import type { RequestJournal } from './requests.js';
-import { check, field, say } from './context.js';
+import { check, field, say } from '../scripting/context.js';
 
 /**
  * Triggers (docs/scenarios.md, "Triggers"): one event of a type on demand, made by the
@@ -22,16 +17,8 @@ import { check, field, say } from './context.js';
  * too, as they would be.
  */
 
-/** What a trigger needs of the sandbox: its public members only. */
-export interface TriggerHost {
-  fetch(input: string, init?: RequestInit): Promise<Response>;
-  advanceUntil(match: (event: SandboxEvent) => boolean, options?: { max?: Duration }): Promise<SandboxEvent>;
-  readonly events: EventLog;
-  readonly network: NetworkScripting;
-  readonly messages: MessageScripting;
-  readonly calls: Pick<CallScripting, 'hangUp'>;
-  readonly requests: RequestJournal;
-}
+/** A trigger drives the sandbox through its public members only. */
+type TriggerHost = SandboxBase;
 
 /** Options of `sandbox.trigger`. */
 export interface TriggerOptions {

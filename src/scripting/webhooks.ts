@@ -1,15 +1,15 @@
 import type { Channel } from '../core/emitter.js';
 import { SandboxError } from '../core/errors.js';
 import { object, oneOf, optional, string, type Schema } from '../core/schema.js';
+import type { Deliveries } from '../webhooks/deliveries.js';
 import {
   DELIVERY_STATES,
   type DeliveryFilter,
   type DeliveryState,
-  type Deliveries,
   type DeliveryEvents,
   type WebhookAttempt,
   type WebhookDelivery,
-} from '../events/deliveries.js';
+} from '../webhooks/delivery.js';
 import { EVENT_TYPES, type EventType } from '../state/resources.js';
 import { accountOf, check, field, named, say, type ControlContext } from './context.js';
 
@@ -75,13 +75,12 @@ export interface DeliveryPages {
   idAt(position: number): string | undefined;
 }
 
-const pagesOf = new WeakMap<WebhookScripting, DeliveryPages>();
-
-/** The positions view of a sandbox's `sandbox.webhooks` (see {@link DeliveryPages}). */
-export function deliveryPages(webhooks: WebhookScripting): DeliveryPages {
-  const pages = pagesOf.get(webhooks);
-  if (!pages) throw new TypeError("deliveryPages: not a sandbox's webhooks.");
-  return pages;
+/** The positions view of a sandbox's deliveries (see {@link DeliveryPages}), for the standalone server. */
+export function deliveryPages(service: Deliveries): DeliveryPages {
+  return {
+    page: (after, limit, dead) => service.page(after, limit, dead ? { state: 'dead' } : {}),
+    idAt: (position) => service.idAt(position),
+  };
 }
 
 interface WebhookScriptingDeps {
@@ -195,9 +194,5 @@ export function webhookScripting(
       });
     },
   };
-  pagesOf.set(scripting, {
-    page: (after, limit, dead) => service.page(after, limit, dead ? { state: 'dead' } : {}),
-    idAt: (position) => service.idAt(position),
-  });
   return scripting;
 }

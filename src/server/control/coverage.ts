@@ -1,6 +1,12 @@
-import { COVERAGE_FORMAT, COVERAGE_VERSION, coverageReportSchema, withUncovered, type CoverageCounts } from '../control/coverage-report.js';
-import type { ControlRoute } from './control-route.js';
-import { json } from './http.js';
+import {
+  COVERAGE_FORMAT,
+  COVERAGE_VERSION,
+  coverageReportSchema,
+  withUncovered,
+  type CoverageCounts,
+} from '../../scripting/coverage-report.js';
+import type { ControlRoute } from './route.js';
+import { json } from '../http.js';
 
 const counts = (names: string[], done: string[] = []): CoverageCounts =>
   Object.fromEntries(names.map((name) => [name, done.includes(name) ? 1 : 0]));

@@ -1,4 +1,4 @@
-import type { ScenarioResult, TimelineEntry } from './scenario.js';
+import type { ScenarioResult, TimelineEntry } from './result.js';
 
 /**
  * The picture of a scenario run (`svc-sandbox run --svg out.svg`; docs/scenarios.md): calls as

@@ -1,8 +1,8 @@
-import { Cursors, listOf, type ListBody } from '../api/pagination.js';
-import type { EventPositions } from '../control/events.js';
-import type { DeliveryPages } from '../control/webhooks.js';
-import { SandboxError } from '../core/errors.js';
-import { integer, object, optional, string, type Infer, type JsonSchema } from '../core/schema.js';
+import { Cursors, listOf, type ListBody } from '../../api/pagination.js';
+import type { EventPositions } from '../../scripting/events.js';
+import type { DeliveryPages } from '../../scripting/webhooks.js';
+import { SandboxError } from '../../core/errors.js';
+import { integer, object, optional, string, type Infer, type JsonSchema } from '../../core/schema.js';
 
 /**
  * Pagination of the control API's lists (`GET /__sandbox/sessions`, `.../events`,

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../core/schema.js';
-import { DELIVERY_CHAOS, DELIVERY_STATES } from '../events/deliveries.js';
+import { DELIVERY_CHAOS, DELIVERY_STATES } from '../webhooks/delivery.js';
 import { PLANS } from '../state/accounts.js';
 import { callSchema, EVENT_DATA_SCHEMAS, EVENT_TYPES, messageSchema, recordingSchema, transcriptSchema } from '../state/resources.js';
 
@@ -7,7 +7,7 @@ export { EVENT_TYPES };
 
 /**
  * JSON Schemas of what the scripting members return, as the standalone server's control API
- * sends them (src/server/control-scripting.ts): its OpenAPI document describes every answer
+ * sends them (src/server/control/scripting.ts): its OpenAPI document describes every answer
  * with these, and the resources with the very schemas the API's document uses.
  */
 const text: JsonSchema = { type: 'string' };
@@ -98,7 +98,7 @@ export const eventJson = (): JsonSchema => ({
   examples: [startedEvent],
 });
 
-/** `WebhookAttempt` (src/events/deliveries.ts). */
+/** `WebhookAttempt` (src/webhooks/deliveries.ts). */
 export const attemptJson = (): JsonSchema => ({
   ...closed(
     {

@@ -48,13 +48,19 @@ export interface EventPositions {
   watch(wake: () => void): () => void;
 }
 
-const positionsOf = new WeakMap<EventLog, EventPositions>();
-
-/** The positions view of a sandbox's `sandbox.events` (see {@link EventPositions}). */
-export function eventPositions(log: EventLog): EventPositions {
-  const positions = positionsOf.get(log);
-  if (!positions) throw new TypeError("eventPositions: not a sandbox's event log.");
-  return positions;
+/** The positions view of a sandbox's event log (see {@link EventPositions}), for the standalone server. */
+export function eventPositions(bus: EventBus): EventPositions {
+  return {
+    get length() {
+      return bus.length;
+    },
+    get generation() {
+      return bus.generation;
+    },
+    after: (after, limit) => bus.after(after, limit),
+    find: (id) => bus.find(id),
+    watch: (wake) => bus.watch(wake),
+  };
 }
 
 /**
@@ -86,16 +92,5 @@ export function eventLog(ctx: ControlContext, bus: EventBus, onListenerError: (e
       });
     },
   };
-  positionsOf.set(log, {
-    get length() {
-      return bus.length;
-    },
-    get generation() {
-      return bus.generation;
-    },
-    after: (after, limit) => bus.after(after, limit),
-    find: (id) => bus.find(id),
-    watch: (wake) => bus.watch(wake),
-  });
   return log;
 }

@@ -9,19 +9,18 @@ import {
   messageJson,
   recordingJson,
   transcriptJson,
-} from '../control/json-schemas.js';
-import { script as conversationScript, timingOptions as recordingTiming } from '../control/media.js';
-import { callBehavior, messageBehavior } from '../control/network.js';
-import { webhookFilter } from '../control/webhooks.js';
-import { keyOptions } from '../control/keys.js';
-import { durationSchema } from '../core/duration.js';
-import { SandboxError } from '../core/errors.js';
-import { array, custom, object, oneOf, optional, type Infer, type JsonSchema, type Schema } from '../core/schema.js';
-import { json } from './http.js';
-import { controlRoute, type ControlRequest as RowRequest, type ControlRoute as Row } from './control-route.js';
-import type { Session } from './sessions.js';
-import { eventPositions } from '../control/events.js';
-import { pageOf, pageParameters, slicePage } from './control-pages.js';
+} from '../../scripting/json-schemas.js';
+import { script as conversationScript, timingOptions as recordingTiming } from '../../scripting/media.js';
+import { callBehavior, messageBehavior } from '../../scripting/network.js';
+import { webhookFilter } from '../../scripting/webhooks.js';
+import { keyOptions } from '../../scripting/keys.js';
+import { durationSchema } from '../../core/duration.js';
+import { SandboxError } from '../../core/errors.js';
+import { array, custom, object, oneOf, optional, type Infer, type JsonSchema, type Schema } from '../../core/schema.js';
+import { json } from '../http.js';
+import { controlRoute, type ControlRequest as RowRequest, type ControlRoute as Row } from './route.js';
+import type { Session } from '../sessions.js';
+import { pageOf, pageParameters, slicePage } from './pages.js';
 
 /**
  * The control API's scripting rows beyond docs/server.md's table: one per scripting member of the
@@ -121,7 +120,7 @@ export function withUntil<T>(advanceBody: Schema<T>): Schema<T | UntilBody> {
 export async function advanceUntil(session: Session, { until, max }: UntilBody): Promise<Response> {
   const { sandbox } = session;
   // Positions, not copies, as the duration form: the answer costs the events it carries.
-  const log = eventPositions(sandbox.events);
+  const log = session.internals.events;
   const before = log.length;
   const from = sandbox.now().toISOString();
   try {

@@ -1,0 +1,334 @@
+import { ERROR_CODES } from '../api/errors.js';
+import { documentedStatuses } from '../api/openapi.js';
+import { Cursors } from '../api/pagination.js';
+import { Pipeline } from '../api/pipeline.js';
+import { RateLimiter } from '../api/rate-limit.js';
+import { Router } from '../api/router.js';
+import { ROUTES, type RouteDeps } from '../api/routes/index.js';
+import { TranscriptStreams } from '../api/transcript-stream.js';
+import { VirtualClock, type ClockEvents } from '../core/clock.js';
+import { Emitter } from '../core/emitter.js';
+import { SandboxError } from '../core/errors.js';
+import { Lifecycle } from '../core/lifecycle.js';
+import { SeededRandom } from '../core/random.js';
+import { Steps } from '../core/steps.js';
+import { safeIso } from '../core/time.js';
+import { optionsJson, resolveOptions, type ResolvedOptions, type SandboxOptions } from '../options.js';
+import { callScripting, type CallScripting } from '../scripting/calls.js';
+import { ConsoleView } from '../scripting/console-view.js';
+import type { ControlContext } from '../scripting/context.js';
+import { Coverage } from '../scripting/coverage.js';
+import { type EventLog, type EventPositions, eventLog, eventPositions } from '../scripting/events.js';
+import { faultScripting, type FaultScripting } from '../scripting/faults.js';
+import { keyScripting, type KeyScripting } from '../scripting/keys.js';
+import { recordingScripting, transcriptScripting, type RecordingScripting, type TranscriptScripting } from '../scripting/media.js';
+import { messageScripting, type MessageScripting } from '../scripting/messages.js';
+import { networkScripting, type NetworkScripting } from '../scripting/network.js';
+import { requestJournal, type RequestJournal } from '../scripting/requests.js';
+import { InputLog, RECORDED_CALLS } from '../scripting/snapshots.js';
+import { type DeliveryPages, deliveryPages, type WebhookScripting, webhookScripting } from '../scripting/webhooks.js';
+import { NumberInventory } from '../sim/inventory.js';
+import { Accounts } from '../state/accounts.js';
+import { callMachine } from '../state/call-machine.js';
+import { CallService, type CallEvents } from '../state/calls.js';
+import { Changes } from '../state/changes.js';
+import { Chaos } from '../state/chaos.js';
+import { Dialer } from '../state/dialer.js';
+import { EventBus, type BusEvents } from '../state/event-bus.js';
+import { Faults } from '../state/faults.js';
+import { Journal } from '../state/journal.js';
+import { MachineCoverage } from '../state/machine-coverage.js';
+import { MessageService } from '../state/messages.js';
+import { Network } from '../state/network.js';
+import { NumberService } from '../state/numbers.js';
+import { RecordingService } from '../state/recordings.js';
+import { Subscriptions, type SubscriptionEvents } from '../state/subscriptions.js';
+import { Templates } from '../state/templates.js';
+import { TranscriptService, type TranscriptEvents } from '../state/transcripts.js';
+import { Deliveries } from '../webhooks/deliveries.js';
+import type { DeliveryEvents } from '../webhooks/delivery.js';
+import { SimulatedReceivers } from '../webhooks/receivers.js';
+
+/** An unexpected exception inside the sandbox, kept for inspection (it was answered as a 500 or reported by `advance`). */
+export interface InternalError {
+  error: unknown;
+  requestId?: string;
+  at: string;
+}
+
+/** The `/v1` route table, matched the same way for every sandbox: made once per process. */
+const ROUTER = new Router(ROUTES);
+
+/** Everything the parts of one sandbox announce to each other, on its one emitter. */
+type SandboxEvents = ClockEvents & CallEvents & TranscriptEvents & BusEvents & SubscriptionEvents & DeliveryEvents;
+
+/** The scripting namespaces, as the sandbox shows them (`sandbox.calls`, ...). */
+export interface Scripting {
+  calls: CallScripting;
+  network: NetworkScripting;
+  messages: MessageScripting;
+  faults: FaultScripting;
+  events: EventLog;
+  webhooks: WebhookScripting;
+  recordings: RecordingScripting;
+  transcripts: TranscriptScripting;
+  keys: KeyScripting;
+  requests: RequestJournal;
+}
+
+/**
+ * What the standalone server reads of a sandbox beside its public surface, handed to it
+ * explicitly when it makes the sandbox (`openSandbox` in src/sandbox.ts): never reachable from
+ * a sandbox a library user holds.
+ */
+export interface SandboxInternals {
+  /** What changed in each step (state/changes.ts), for the console's stream. */
+  changes: Pick<Changes, 'subscribe'>;
+  /** The session's resources across its accounts, as the console reads them; made on first use. */
+  view(): ConsoleView;
+  /** The event log by position, for pages and streams that read from where they stopped. */
+  events: EventPositions;
+  /** The deliveries by position, for the control API's pages. */
+  deliveries: DeliveryPages;
+}
+
+/** Every part of one sandbox, made once by {@link makeParts}. */
+export interface Parts {
+  options: ResolvedOptions;
+  life: Lifecycle;
+  clock: VirtualClock;
+  pipeline: Pipeline;
+  deliveries: Deliveries;
+  /** Every input, for snapshot() (docs/snapshots.md). */
+  log: InputLog;
+  /** A scenario's simulated webhook receivers (src/webhooks/receivers.ts). */
+  receivers: SimulatedReceivers;
+  coverage: Coverage;
+  /** Unexpected exceptions (internalErrors()). */
+  failures: InternalError[];
+  /** Errors thrown by the user's own event listeners, rethrown by the next advance(). */
+  listenerErrors: unknown[];
+  scripting: Scripting;
+  internals: SandboxInternals;
+  /** Throws SandboxError (`closed`) once the sandbox is closed. */
+  assertOpen(what: string): void;
+  closedError(what: string): SandboxError;
+}
+
+/**
+ * The composition root: makes every part of one sandbox once and registers each with its
+ * lifecycle (core/lifecycle.ts), in the order their listeners must run (docs/architecture.md).
+ */
+export function makeParts(options: SandboxOptions): Parts {
+  const o = resolveOptions(options);
+  const failures: InternalError[] = [];
+  const listenerErrors: unknown[] = [];
+  let clock: VirtualClock | undefined;
+  // Records a failure; it cannot throw (a failing report must not turn into a crash).
+  const recordFailure = (error: unknown, requestId?: string): void => {
+    try {
+      failures.push({ error, at: safeIso(clock?.now() ?? Number.NaN), ...(requestId ? { requestId } : {}) });
+    } catch {
+      // nothing left to do safely
+    }
+  };
+  const onError = (error: unknown) => recordFailure(error);
+  const life = new Lifecycle(onError);
+  const add = life.add.bind(life);
+  const closedError = (what: string) =>
+    new SandboxError(`Failed to ${what}: the sandbox is closed. Create a new one with createSandbox().`, { code: 'closed' });
+  const assertOpen = (what: string): void => {
+    if (life.closed) throw closedError(what);
+  };
+  // What the sandbox reports (internalErrors(), a listener's error) belongs to the world a
+  // reset empties; registered first, so a failure while the others reset stays visible.
+  add({
+    reset: () => {
+      failures.length = 0;
+      listenerErrors.length = 0;
+    },
+  });
+
+  // core: one clock, one seeded random source, one emitter, steps.
+  const steps = add(new Steps(onError));
+  const events = new Emitter<SandboxEvents>(onError);
+  clock = add(new VirtualClock(o.startMs, { onError, events, steps, mode: o.clock }));
+  const theClock = clock;
+  // A realtime clock's real timer goes with the sandbox (reset keeps the mode; close ends it).
+  if (o.clock === 'realtime') life.defer(() => theClock.dispose());
+  const random = add(new SeededRandom(o.seed));
+  const now = () => theClock.now();
+  const log = new InputLog(optionsJson(o), o.origin + o.basePath, now);
+
+  // state: stores, machines and domain services. Listeners on the emitter run in the
+  // order the parts are made here: on call.completed the recording is stored, then the
+  // campaign counts the call, and only then is call.completed published.
+  const bus = add(new EventBus({ random, now, events, steps }));
+  const accounts = add(new Accounts({ keys: o.keys, onlyConfiguredKeys: o.onlyConfiguredKeys, seed: o.seed }, now));
+  // Chaos draws from streams of its own (docs/chaos.md); a sandbox without a profile draws nothing.
+  const chaos = add(new Chaos(o.chaos, random));
+  const network = add(new Network(chaos));
+  const faults = add(new Faults());
+  // The call machine's states and transitions, counted as calls run (coverage outlives reset).
+  const machines = new MachineCoverage(callMachine);
+  const calls = add(
+    new CallService({ clock, random, bus, events, baseUrl: o.baseUrl, aiHandler: o.aiHandler, onError, inspect: machines.inspect }),
+  );
+  const transcripts = add(new TranscriptService({ clock, events, aiHandler: o.aiHandler }));
+  const recordings = add(
+    new RecordingService({ clock, bus, events, calls, transcripts, baseUrl: o.baseUrl, later: (fn) => steps.after(fn) }),
+  );
+  const dialer = add(new Dialer({ clock, random, calls, events, network, aiHandler: o.aiHandler, intervalMs: o.dialIntervalMs }));
+  const numbers = add(new NumberService({ clock, random, inventory: new NumberInventory(random), network }));
+  const messages = add(new MessageService({ clock, random, bus }));
+  const subscriptions = add(new Subscriptions({ clock, random, events }));
+
+  // webhooks (out): delivery.
+  const receivers = add(new SimulatedReceivers());
+  const deliveries = add(
+    new Deliveries({ clock, random, subscriptions, events, timeoutMs: o.webhookTimeoutMs, onError, chaos, receivers }),
+  );
+  deliveries.tape = log;
+
+  // What changed in each step, for readers that mirror the state (the server's console stream).
+  const changes = add(new Changes(steps));
+  changes.follow('call', calls.store);
+  changes.follow('message', messages.store);
+  changes.follow('number', numbers.store);
+  changes.follow('recording', recordings.store);
+  changes.follow('transcript', transcripts.store);
+  changes.follow('subscription', subscriptions.store);
+  events.on('event:published', ({ event, account }) => {
+    const kind = event.type.slice(0, event.type.indexOf('.')) as 'call' | 'message' | 'recording' | 'transcript';
+    changes.touch(kind, (event.data as { id: string }).id, account);
+  });
+  events.on('attempt:settled', ({ attempt, account }) => changes.touch('delivery', attempt.deliveryId, account));
+  events.on('clock:moving', () => changes.touch('clock', 'now'));
+
+  // api (HTTP in).
+  const streams = add(new TranscriptStreams({ clock, transcripts, events }));
+  const journal = add(new Journal((forgotten) => coverage.forgotten(forgotten)));
+  const routeDeps: RouteDeps = {
+    calls,
+    dialer,
+    network,
+    cursors: new Cursors(`svc-sandbox:${o.seed}`),
+    recordings,
+    transcripts,
+    transcriptStreams: streams,
+    subscriptions,
+    sandboxOrigin: o.origin,
+    numbers,
+    messages,
+    templates: new Templates(o.templates),
+  };
+  assertChaosRoutes(chaos);
+  const pipeline = new Pipeline({
+    router: ROUTER,
+    routeDeps,
+    accounts,
+    limiter: add(new RateLimiter()),
+    random,
+    now,
+    origin: o.origin,
+    basePath: o.basePath,
+    faults,
+    steps,
+    generation: () => life.generation,
+    onInternalError: recordFailure,
+    clock: o.clock,
+    deprecation: o.deprecation,
+    journal,
+    chaos,
+    onRequest: (request) => log.request(request),
+  });
+
+  // scripting (in): the namespaces, which the standalone server's control API calls too.
+  const ctx: ControlContext = { steps, accounts, assertOpen };
+  const recorded = <T extends object>(space: keyof typeof RECORDED_CALLS, namespace: T): T => recordedCalls(log, space, namespace);
+  const onListenerError = (error: unknown) => listenerErrors.push(error);
+  const scripting: Scripting = {
+    calls: recorded('calls', callScripting(ctx, { calls, numbers, network })),
+    network: recorded('network', networkScripting(ctx, network)),
+    messages: recorded('messages', messageScripting(ctx, messages, numbers)),
+    faults: recorded('faults', faultScripting(ctx, faults)),
+    events: eventLog(ctx, bus, onListenerError),
+    webhooks: recorded('webhooks', webhookScripting(ctx, { deliveries, events, onListenerError })),
+    recordings: recorded('recordings', recordingScripting(ctx, recordings, calls)),
+    transcripts: recorded(
+      'transcripts',
+      transcriptScripting(ctx, transcripts, calls, () => streams.count),
+    ),
+    keys: recorded(
+      'keys',
+      keyScripting(ctx, accounts, (key, removed) => changes.touch('key', key, '', removed)),
+    ),
+    requests: requestJournal(journal),
+  };
+  // The console's view is made when a console first reads it: most sandboxes never serve one.
+  let view: ConsoleView | undefined;
+  const internals: SandboxInternals = {
+    changes,
+    events: eventPositions(bus),
+    deliveries: deliveryPages(deliveries),
+    view: () => (view ??= new ConsoleView({ calls, messages, numbers, recordings, transcripts, subscriptions, deliveries, bus })),
+  };
+  // Reads the records above when asked, and folds them before a reset forgets them (docs/coverage.md).
+  const coverage = add(
+    new Coverage({
+      calls,
+      journal,
+      bus,
+      messages,
+      deliveries,
+      machine: machines,
+      operations: () => documentedStatuses(ROUTES),
+      errorCodes: ERROR_CODES,
+    }),
+  );
+  return {
+    options: o,
+    life,
+    clock,
+    pipeline,
+    deliveries,
+    log,
+    receivers,
+    coverage,
+    failures,
+    listenerErrors,
+    scripting,
+    internals,
+    assertOpen,
+    closedError,
+  };
+}
+
+/** A chaos profile's `requests` key that fits no route would never apply: refused at creation. */
+function assertChaosRoutes(chaos: Chaos): void {
+  const unknown = chaos.unknownRoute(ROUTES);
+  if (!unknown) return;
+  const hint = unknown.near
+    ? `: did you mean ${JSON.stringify(unknown.near)}?`
+    : '; write a path such as "/v1/calls/{id}", or a method and a path such as "POST /v1/calls".';
+  throw new SandboxError(
+    `createSandbox: \`chaos.requests\` key ${JSON.stringify(unknown.key)} fits no route of the API, so it would never apply${hint}`,
+    { code: 'invalid_options', param: `chaos.requests.${unknown.key}` },
+  );
+}
+
+/**
+ * `namespace`, whose calls that change a sandbox now write themselves into `log` first. The
+ * same object, its methods replaced.
+ */
+function recordedCalls<T extends object>(log: InputLog, space: keyof typeof RECORDED_CALLS, namespace: T): T {
+  const methods = namespace as Record<string, (...args: unknown[]) => unknown>;
+  for (const method of RECORDED_CALLS[space]) {
+    const fn = methods[method]!;
+    methods[method] = (...args: unknown[]) => {
+      log.call(`${space}.${method}`, args);
+      return fn(...args);
+    };
+  }
+  return namespace;
+}

@@ -1,0 +1,161 @@
+import type { JsonSchema } from '../core/schema.js';
+import type { DeliveryState, WebhookAttempt } from '../webhooks/delivery.js';
+import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/resources.js';
+
+/**
+ * What a scenario run resolves with (docs/scenarios.md, "Results"): the types, the lines of
+ * its timeline as `svc-sandbox run` prints them, and the JSON Schema of the control API's answer.
+ */
+
+/** One line of a run's timeline. */
+export interface TimelineEntry {
+  /** Virtual milliseconds since the scenario began. */
+  offsetMs: number;
+  /** Virtual instant, ISO 8601. */
+  at: string;
+  kind: 'setup' | 'step' | 'request' | 'event' | 'attempt' | 'expect' | 'failure';
+  /** The line as `svc-sandbox run` prints it after the time. */
+  text: string;
+  /** The resource the line is about (a call, message, recording or transcript id), if any. */
+  subject?: string;
+  /** For an event: its type; for an attempt: the type of the event delivered. */
+  eventType?: EventType;
+  /** For an attempt: whether the receiver took it. */
+  ok?: boolean;
+  /** For a call event: the call, for a picture of it. */
+  callId?: string;
+}
+
+/** The first expectation that did not hold. */
+export interface ScenarioFailure {
+  /** Index of the step. */
+  step: number;
+  /** JSON path of what failed in the file, e.g. `steps[4].expect.resources[0].fields.status`. */
+  path: string;
+  message: string;
+  expected: unknown;
+  /** What was seen instead. */
+  seen: unknown;
+}
+
+/** What `sandbox.run` resolves with. */
+export interface ScenarioResult {
+  name: string;
+  passed: boolean;
+  /** Expectations checked and held (a request's `status`/`fields` count as one). */
+  held: number;
+  timeline: TimelineEntry[];
+  failure: ScenarioFailure | null;
+  startedAt: string;
+  endedAt: string;
+}
+
+/** Seconds since the start, as the demo prints them: `+   65s`. */
+export function formatOffset(ms: number): string {
+  return `+${String(ms / 1000).padStart(5)}s`;
+}
+
+/** The timeline as `svc-sandbox run` prints it: one line per entry, the demo's format. */
+export function formatTimeline(result: ScenarioResult): string {
+  return result.timeline.map((entry) => `${formatOffset(entry.offsetMs)}  ${entry.text}`).join('\n');
+}
+
+/** An event as a timeline line. */
+export function eventLine(event: SandboxEvent): Pick<TimelineEntry, 'text' | 'subject' | 'callId'> {
+  const type = `${event.type.padEnd(17)} `;
+  switch (event.type) {
+    case 'call.started':
+    case 'call.answered':
+    case 'call.completed': {
+      const c = event.data;
+      const extra =
+        event.type === 'call.completed'
+          ? ` disposition=${c.disposition} duration=${c.duration}s`
+          : event.type === 'call.answered'
+            ? ` by=${c.answered_by}${c.agent ? ` agent=${c.agent}` : ''}`
+            : ` ${c.direction} ${c.from} -> ${c.to}`;
+      return { text: `${type}${c.id} ${c.status}${extra}`, subject: c.id, callId: c.id };
+    }
+    case 'message.received':
+    case 'message.delivered': {
+      const m = event.data;
+      return {
+        text:
+          `${type}${m.id} ${m.status} ${m.from} -> ` +
+          `${m.to}${m.body === null ? '' : ` ${JSON.stringify(m.body.length > 40 ? `${m.body.slice(0, 40)}…` : m.body)}`}`,
+        subject: m.id,
+      };
+    }
+    case 'recording.ready':
+      return {
+        text: `${type}${event.data.id} ${event.data.status} call=${event.data.call_id} duration=${event.data.duration}s`,
+        subject: event.data.id,
+        callId: event.data.call_id,
+      };
+    case 'transcript.ready':
+      return {
+        text: `${type}${event.data.id} ${event.data.status} call=${event.data.call_id} segments=${event.data.segments.length}`,
+        subject: event.data.id,
+        callId: event.data.call_id,
+      };
+  }
+}
+
+/** A webhook attempt as a timeline line. */
+export function attemptLine(attempt: WebhookAttempt, state: DeliveryState): string {
+  const answer = attempt.status === null ? 'no answer' : String(attempt.status);
+  return (
+    `${'webhook'.padEnd(17)} ${attempt.eventType} -> ${attempt.url} ${answer} (attempt ` +
+    `${attempt.attempt}${attempt.replay ? `, replay ${attempt.replay}` : ''}; ${state})`
+  );
+}
+
+/** The JSON Schema of a {@link ScenarioResult}, for the control API's document. */
+export function scenarioResultJsonSchema(): JsonSchema {
+  const entry = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['offsetMs', 'at', 'kind', 'text'],
+    properties: {
+      offsetMs: { type: 'integer', minimum: 0, description: 'Virtual milliseconds since the scenario began.' },
+      at: { type: 'string', format: 'date-time' },
+      kind: { type: 'string', enum: ['setup', 'step', 'request', 'event', 'attempt', 'expect', 'failure'] },
+      text: { type: 'string', description: 'The line as `svc-sandbox run` prints it after the time.' },
+      subject: { type: 'string' },
+      eventType: { type: 'string', enum: [...EVENT_TYPES] },
+      ok: { type: 'boolean' },
+      callId: { type: 'string' },
+    },
+  };
+  return {
+    type: 'object',
+    description: 'What a scenario run came to: passed, its timeline, and the first expectation that failed with what was seen instead.',
+    additionalProperties: false,
+    required: ['name', 'passed', 'held', 'timeline', 'failure', 'startedAt', 'endedAt'],
+    properties: {
+      name: { type: 'string' },
+      passed: { type: 'boolean' },
+      held: { type: 'integer', minimum: 0, description: 'Expectations checked that held.' },
+      timeline: { type: 'array', items: entry },
+      failure: {
+        anyOf: [
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['step', 'path', 'message', 'expected', 'seen'],
+            properties: {
+              step: { type: 'integer', minimum: -1 },
+              path: { type: 'string', description: 'JSON path in the file, e.g. steps[4].expect.events[2].' },
+              message: { type: 'string' },
+              expected: {},
+              seen: {},
+            },
+          },
+          { type: 'null' },
+        ],
+      },
+      startedAt: { type: 'string', format: 'date-time' },
+      endedAt: { type: 'string', format: 'date-time' },
+    },
+  };
+}
