@@ -42,11 +42,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(scope="session")
-def svc_server() -> Iterator[Server]:
-    """The svc-sandbox server of this test run: ``svc-sandbox exec``'s, or one started for this process."""
-    server = Server.start()
-    yield server
-    server.stop()
+def svc_server() -> Server:
+    """The svc-sandbox server of this test run: ``svc-sandbox exec``'s, or the one this process started.
+
+    It outlives the test session: it is the process's own (``Server.start()``, which
+    ``SandboxTestCase`` shares too), stopped when the process ends, however it ends.
+    """
+    return Server.start()
 
 
 @pytest.fixture
