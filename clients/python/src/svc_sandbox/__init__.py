@@ -15,6 +15,10 @@ from .webhooks import verify_webhook
 
 __version__ = "0.1.0"
 
+# `pytest -p svc_sandbox` loads the plugin where it is not installed (PYTHONPATH=clients/python/src):
+# pytest registers this module under the entry point's name, then the plugin module it names here.
+pytest_plugins = ["svc_sandbox.pytest_plugin"]
+
 __all__ = [
     "AdvanceResult",
     "ApiKey",

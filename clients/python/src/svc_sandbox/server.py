@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Type, Union
 
 from ._http import DEFAULT_TIMEOUT, Transport, seconds_from_env, split_base_url
 from ._process import DEFAULT_START_TIMEOUT, ServerProcess, server_command
-from .errors import SandboxConnectionError, SandboxError
+from .errors import SandboxConnectionError, SandboxError, ServerStartError
 from .session import Session, _duration, _load_json, walk_pages
 from .types import Duration, SessionInfo
 
@@ -84,8 +84,12 @@ class Server:
         with _lock:
             if not fresh and _shared is not None and _shared.exited() is None and not _shared._stopped:
                 return _shared
-            command, source = server_command(os.environ)
-            process = ServerProcess(command, source, args, os.environ, boot)
+            try:
+                command, source = server_command(os.environ)
+                process = ServerProcess(command, source, args, os.environ, boot)
+            except ServerStartError as error:
+                error.operation = "Server.start"
+                raise
             server = cls(process.url, timeout=wait, process=process, source=source)
             _started.add(server)
             if not fresh:

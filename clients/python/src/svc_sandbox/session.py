@@ -390,6 +390,17 @@ class Session:
         """How many live transcript streams (server-sent events) are open."""
         return self._call("GET", "/transcript-streams", operation="Session.transcript_streams")["openStreams"]
 
+    def control(self, method: str, path: str = "", body: Any = None) -> Any:
+        """Any control route below ``/__sandbox/sessions/{s}`` (``path`` starts with ``/``): its decoded JSON, or None for 204.
+
+        For routes this class does not wrap; refusals raise :class:`SandboxError` as everywhere.
+        Example: ``s.control("GET", "/console/numbers?limit=10")``.
+        """
+        if path and not path.startswith("/"):
+            raise ValueError(f"path must start with '/', got {path!r}")
+        self._forget_now()  # it may have moved the clock
+        return self._call(method.upper(), path, body, operation=f"Session.control({method.upper()} {path or '/'})")
+
     # Plumbing
 
     def _check_open(self, operation: str) -> None:
