@@ -214,6 +214,7 @@ def test_a_missing_svc_sandbox_bin_fails_at_once_naming_it(clean_env: Path, monk
 
     assert isinstance(error, ServerStartError)
     assert (error.code, error.param) == ("bin_not_found", "SVC_SANDBOX_BIN")
+    assert str(error).startswith("Server.start failed: bin_not_found: SVC_SANDBOX_BIN=")
     assert f"SVC_SANDBOX_BIN={tmp_path / 'nowhere' / 'svc-sandbox'}: no such file" in str(error)
     assert "npm run build:binary" in str(error)
 

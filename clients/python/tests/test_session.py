@@ -197,6 +197,20 @@ def test_dead_letters_deliveries_attempts_and_replay(svc_sandbox: Session, clien
         probe.close()
 
 
+def test_control_reaches_any_route_of_the_session(svc_sandbox: Session, client: Client) -> None:
+    provision(client)
+
+    page = svc_sandbox.control("GET", "/console/numbers?limit=10")
+
+    assert [n["status"] for n in page["data"]] == ["provisioned"]
+    assert svc_sandbox.control("post", "/advance", {"duration": "1s"})["now"] == "2026-01-01T00:00:01.000Z"
+    with pytest.raises(SandboxError) as caught:
+        svc_sandbox.control("GET", "/nothing-here")
+    assert (caught.value.status, caught.value.operation) == (404, "Session.control(GET /nothing-here)")
+    with pytest.raises(ValueError):
+        svc_sandbox.control("GET", "events")
+
+
 def test_coverage_internal_errors_and_transcript_streams(svc_sandbox: Session, client: Client) -> None:
     place(client)
     svc_sandbox.advance("2m")
