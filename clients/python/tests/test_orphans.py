@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import List, Optional
+from typing import List
 
 import pytest
 
@@ -173,7 +173,7 @@ if sys.argv[1] == "hang":
     assert int(done.stdout.split()[2]) >= 1  # the server answered after the child exited
     assert_gone(int(done.stdout.split()[1]))
 
-    parent: Optional[subprocess.Popen] = subprocess.Popen(
+    parent = subprocess.Popen(
         [sys.executable, str(program), "hang"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, start_new_session=True, bufsize=0
     )
     pid = int(await_line(parent, b"PID ").split()[0])

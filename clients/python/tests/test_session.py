@@ -8,6 +8,7 @@ import pickle
 import socket
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any, Dict, Union
 
 import pytest
 from sdk import Client
@@ -105,7 +106,8 @@ def test_a_snapshot_starts_a_session_that_answers_the_same(svc_server: Server, s
     snapshot = svc_sandbox.snapshot()
     (tmp_path / "s.json").write_text(json.dumps(snapshot))
 
-    for source in (snapshot, tmp_path / "s.json", str(tmp_path / "s.json")):
+    sources: "list[Union[Dict[str, Any], Path, str]]" = [snapshot, tmp_path / "s.json", str(tmp_path / "s.json")]
+    for source in sources:
         with svc_server.session(snapshot=source) as copy:
             assert copy.events() == svc_sandbox.events()
             assert copy.now() == svc_sandbox.now()
@@ -241,7 +243,8 @@ def test_run_scenario_takes_a_path_or_a_dict_and_reports_a_failure_as_a_result(s
     with svc_server.session() as by_dict:
         result = by_dict.run_scenario(scenario)
         assert result["passed"] is False
-        assert (result["failure"] or {})["path"] == "steps[1].expect.resources[0].fields.disposition"
+        assert result["failure"] is not None
+        assert result["failure"]["path"] == "steps[1].expect.resources[0].fields.disposition"
         with pytest.raises(SandboxError) as caught:
             by_dict.run_scenario({"name": "no steps"})
         assert caught.value.status == 400 and caught.value.param

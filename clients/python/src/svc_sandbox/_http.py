@@ -89,7 +89,6 @@ class Transport:
             # The server refuses a control body of any other type (cross-site forms cannot send this one).
             headers["Content-Type"] = "application/json"
             data = b"" if body is None else json.dumps(body).encode("utf-8")
-        context = dict(operation=operation, session_id=session_id)
         connection = http.client.HTTPConnection(self.host, self.port, timeout=wait)
         try:
             connection.request(method, path, body=data, headers=headers)
@@ -101,7 +100,8 @@ class Transport:
                 "(seconds) or timeout=...; an advance waits for its webhook deliveries, each up to the session's webhook_timeout, "
                 "so a receiver that never answers holds it (give the session webhook_timeout='1s').",
                 code="timeout",
-                **context,
+                operation=operation,
+                session_id=session_id,
             ) from error
         except (OSError, http.client.HTTPException) as error:
             gone = self.diagnose() if self.diagnose else None
@@ -110,11 +110,12 @@ class Transport:
                 or f"no answer from {self.base_url} ({method} {path}): {error or type(error).__name__}. Is the svc-sandbox server "
                 "still running there?",
                 code="connection_failed",
-                **context,
+                operation=operation,
+                session_id=session_id,
             ) from error
         finally:
             connection.close()
-        return decode(status, raw, method, path, **context)
+        return decode(status, raw, method, path, operation=operation, session_id=session_id)
 
 
 def decode(status: int, raw: bytes, method: str, path: str, *, operation: str, session_id: Optional[str]) -> Any:

@@ -153,9 +153,7 @@ class ServerProcess:
         if match:
             return match.group(1)
         if line is None:
-            try:
-                self.process.wait(timeout=STOP_GRACE)
-            except subprocess.TimeoutExpired:
+            if not self._exits_within(STOP_GRACE):
                 self.kill()
             raise ServerStartError(
                 f"{self.describe()} exited with code {self.process.returncode} before it was ready. {FIX}{self.last_words()}",
@@ -188,29 +186,25 @@ class ServerProcess:
         with self._lock:
             if os.getpid() != self.owner_pid:
                 return
-            if self.process.stdin is not None and not self.process.stdin.closed:
-                try:
-                    self.process.stdin.close()
-                except OSError:
-                    pass
-            try:
-                self.process.wait(timeout=STOP_GRACE)
-                return
-            except subprocess.TimeoutExpired:
-                pass
-            self._signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=STOP_GRACE)
-                return
-            except subprocess.TimeoutExpired:
-                self.kill()
+            self._close_stdin()
+            if not self._exits_within(STOP_GRACE):
+                self._signal(signal.SIGTERM)
+                if not self._exits_within(STOP_GRACE):
+                    self.kill()
 
     def kill(self) -> None:
         self._signal(signal.SIGKILL if hasattr(signal, "SIGKILL") else signal.SIGTERM)
+        self._exits_within(STOP_GRACE)
+        self._close_stdin()
+
+    def _exits_within(self, seconds: float) -> bool:
         try:
-            self.process.wait(timeout=STOP_GRACE)
+            self.process.wait(timeout=seconds)
+            return True
         except subprocess.TimeoutExpired:
-            pass
+            return False
+
+    def _close_stdin(self) -> None:
         if self.process.stdin is not None and not self.process.stdin.closed:
             try:
                 self.process.stdin.close()
@@ -230,8 +224,4 @@ class ServerProcess:
 
     def forget_after_fork(self) -> None:
         """In a forked child: drop this copy of the stdin pipe, so the server stops with its real owner."""
-        if self.process.stdin is not None:
-            try:
-                self.process.stdin.close()
-            except OSError:
-                pass
+        self._close_stdin()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+from typing import Optional
 
 
 class SandboxError(Exception):
@@ -48,17 +48,6 @@ class SandboxError(Exception):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(status={self.status}, code={self.code!r}, message={self.message!r}, param={self.param!r})"
-
-    def __reduce__(self) -> Tuple[Any, ...]:
-        # Keyword-only arguments do not survive the default pickling of exceptions (multiprocessing, xdist).
-        return (_restore, (type(self), self.message, self.__dict__.copy()))
-
-
-def _restore(cls: type, message: str, state: dict) -> SandboxError:
-    error = cls.__new__(cls, message)
-    Exception.__init__(error, message)
-    error.__dict__.update(state)
-    return error
 
 
 class SandboxConnectionError(SandboxError, ConnectionError):

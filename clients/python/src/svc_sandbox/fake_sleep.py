@@ -20,17 +20,17 @@ _real_sleep: Callable[[float], None] = time.sleep
 _lock = threading.Lock()
 _active: List["FakeSleep"] = []
 _local = threading.local()
-_previous: Optional[Callable[[float], None]] = None
+_previous: Optional[Callable[..., None]] = None
 
 
-def _dispatch(seconds: float) -> None:
+def _dispatch(secs: float) -> None:
     stack: List[FakeSleep] = getattr(_local, "stack", [])
     fake = stack[-1] if stack else (_active[-1] if _active else None)
     if fake is None:
         # A reference taken while faking (`from time import sleep` inside the block) outlives it.
-        (_previous or _real_sleep)(seconds)
+        (_previous or _real_sleep)(secs)
     else:
-        fake(seconds)
+        fake(secs)
 
 
 class FakeSleep:

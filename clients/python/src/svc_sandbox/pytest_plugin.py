@@ -72,7 +72,7 @@ def svc_sandbox(svc_server: Server, svc_sandbox_options: Dict[str, Any], request
         session.close()
 
 
-@pytest.hookimpl(hookwrapper=True)
+@pytest.hookimpl(hookwrapper=True)  # type: ignore[misc]  # untyped in pytest 7
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
     outcome = yield
     report: pytest.TestReport = outcome.get_result()

@@ -471,7 +471,7 @@ def walk_pages(
     items: List[Any] = []
     cursor: Optional[str] = None
     while True:
-        query = {"limit": _PAGE} if cursor is None else {"limit": _PAGE, "cursor": cursor}
+        query: Dict[str, Union[int, str]] = {"limit": _PAGE} if cursor is None else {"limit": _PAGE, "cursor": cursor}
         page = transport.request("GET", f"{path}?{urlencode(query)}", operation=operation, session_id=session_id, timeout=timeout)
         items.extend(page["data"])
         if not page.get("has_more"):
