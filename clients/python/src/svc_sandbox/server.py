@@ -13,7 +13,8 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Type, Union
 from ._http import DEFAULT_TIMEOUT, Transport, seconds_from_env, split_base_url
 from ._process import DEFAULT_START_TIMEOUT, ServerProcess, server_command
 from .errors import SandboxConnectionError, SandboxError, ServerStartError
-from .session import Session, _duration, _load_json, walk_pages
+from . import _wire as wire
+from .session import Session
 from .types import Duration, SessionInfo
 
 _lock = threading.Lock()
@@ -175,17 +176,17 @@ class Server:
                 raise TypeError(f"`seed` must be an int, got {seed!r}")
             body["seed"] = seed
         if start_time is not None:
-            body["startTime"] = _instant(start_time)
+            body["startTime"] = wire.instant(start_time)
         if clock is not None:
             body["clock"] = clock
         if webhook_timeout is not None:
-            body["webhookTimeout"] = _duration(webhook_timeout, "webhook_timeout")
+            body["webhookTimeout"] = wire.duration(webhook_timeout, "webhook_timeout")
         if deprecation is not None:
-            body["deprecation"] = {name: _instant(value) if isinstance(value, datetime) else value for name, value in deprecation.items()}
+            body["deprecation"] = {name: wire.instant(value) if isinstance(value, datetime) else value for name, value in deprecation.items()}
         if chaos is not None:
             body["chaos"] = dict(chaos)
         if snapshot is not None:
-            body["snapshot"] = _load_json(snapshot, "Server.session(snapshot=...)") if isinstance(snapshot, (str, os.PathLike)) else dict(snapshot)
+            body["snapshot"] = wire.load_json(snapshot, "Server.session(snapshot=...)") if isinstance(snapshot, (str, os.PathLike)) else dict(snapshot)
         if fork is not None:
             body["from"] = fork.id if isinstance(fork, Session) else fork
         made = self._transport.request("POST", "/__sandbox/sessions", body, operation="Server.session")
@@ -199,7 +200,7 @@ class Server:
 
     def sessions(self) -> List[SessionInfo]:
         """Every live session, oldest first."""
-        return walk_pages(self._transport, "/__sandbox/sessions", operation="Server.sessions")
+        return wire.walk_pages(self._transport, "/__sandbox/sessions", operation="Server.sessions")
 
     def coverage(self) -> Dict[str, Any]:
         """The union of every session's coverage, deleted ones included."""
@@ -214,14 +215,6 @@ class Server:
         with _lock:
             if _shared is self:
                 _shared = None
-
-
-def _instant(value: Union[str, datetime]) -> str:
-    if isinstance(value, str):
-        return value
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
 
 
 @atexit.register
