@@ -160,7 +160,10 @@ def test_an_unreachable_svc_sandbox_url_fails_at_once_naming_it(clean_env: Path,
 
     assert isinstance(error, SandboxConnectionError) and isinstance(error, ConnectionError)
     assert error.param == "SVC_SANDBOX_URL"
-    assert f"SVC_SANDBOX_URL=http://127.0.0.1:{closed_port}/__sandbox is set, but no svc-sandbox server answers there" in str(error)
+    assert str(error).startswith(
+        f"Server.start failed: connection_failed: SVC_SANDBOX_URL=http://127.0.0.1:{closed_port}/__sandbox is set, but no "
+        "svc-sandbox server answers there"
+    )
     assert "Unset SVC_SANDBOX_URL" in str(error)
 
 

@@ -120,7 +120,8 @@ class Server:
                 if variable
                 else "Start one there with `svc-sandbox serve`, or use Server.start()."
             )
-            raise type(error)(f"{named} no svc-sandbox server answers there: {error.message} {fix}", code=error.code, param=variable) from error
+            message = f"{named} no svc-sandbox server answers there: {error.message} {fix}"
+            raise type(error)(message, code=error.code, param=variable, operation=error.operation) from error
         except SandboxError as error:
             health = error
         if health != {"status": "ok"}:
