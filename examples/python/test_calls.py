@@ -1,70 +1,62 @@
 """A call's lifecycle on the session's virtual clock: no sleeps, time moves when the test says so."""
 
-import unittest
-
-from sandbox_testcase import SandboxTestCase
+import re
 
 CALL_ID = r"^call_[0-9A-Za-z]{16}$"
 
 
-class CallLifecycleTest(SandboxTestCase):
-    def test_a_call_rings_is_answered_and_completes(self):
-        created = self.api.create_call("+14155550123")
+def test_a_call_rings_is_answered_and_completes(svc_sandbox, api):
+    created = api.create_call("+14155550123")
 
-        self.assertEqual(created.status, 201)
-        call = created.json
-        self.assertRegex(call["id"], CALL_ID)
-        self.assertEqual(call["status"], "ringing")
-        self.assertEqual(call["ai_handler"], "none")
+    assert created.status == 201
+    call = created.json
+    assert re.match(CALL_ID, call["id"])
+    assert call["status"] == "ringing"
+    assert call["ai_handler"] == "none"
 
-        # Any ordinary number rings 5 s, is answered, talks 60 s (CONTRACT §7).
-        moved = self.session.advance("65s")
+    # Any ordinary number rings 5 s, is answered, talks 60 s.
+    moved = svc_sandbox.advance("65s")
 
-        self.assertEqual(moved["now"], "2026-01-01T00:01:05.000Z")
-        self.assertEqual([e["type"] for e in moved["events"]], ["call.answered", "call.completed"])
-        fetched = self.api.get_call(call["id"])
-        self.assertEqual(fetched.status, 200)
-        self.assertEqual(fetched.json["status"], "completed")
-        self.assertEqual(fetched.json["disposition"], "answered")
-        self.assertEqual(fetched.json["duration"], 60)
-
-    def test_an_ai_receptionist_answers_and_the_recording_and_transcript_follow(self):
-        call = self.api.create_call("+14155550123", ai_receptionist=True).json
-        self.assertNotEqual(call["ai_handler"], "none")
-
-        moved = self.session.advance("2m")
-
-        # Recording ready 10 s after the end, transcript 20 s after that.
-        self.assertEqual(
-            [(e["type"], e["created_at"]) for e in moved["events"]],
-            [
-                ("call.answered", "2026-01-01T00:00:05.000Z"),
-                ("call.completed", "2026-01-01T00:01:05.000Z"),
-                ("recording.ready", "2026-01-01T00:01:15.000Z"),
-                ("transcript.ready", "2026-01-01T00:01:35.000Z"),
-            ],
-        )
-        done = self.api.get_call(call["id"]).json
-        self.assertEqual(done["answered_by"], "ai_receptionist")
-        self.assertRegex(done["recording_id"], r"^rec_[0-9A-Za-z]{16}$")
-        # The session's event log has everything, call.started (emitted at creation) included.
-        self.assertEqual(
-            [e["type"] for e in self.session.events()],
-            ["call.started", "call.answered", "call.completed", "recording.ready", "transcript.ready"],
-        )
-
-    def test_the_magic_numbers_of_the_simulated_network(self):
-        unreachable = self.api.create_call("+15005550001")
-        self.assertEqual(unreachable.status, 422)
-        self.assertEqual(unreachable.error["code"], "unreachable_destination")
-
-        busy = self.api.create_call("+15005550002").json
-        no_answer = self.api.create_call("+15005550003").json
-        self.session.advance("30s")
-
-        self.assertEqual(self.api.get_call(busy["id"]).json["disposition"], "busy")
-        self.assertEqual(self.api.get_call(no_answer["id"]).json["disposition"], "no_answer")
+    assert moved["now"] == "2026-01-01T00:01:05.000Z"
+    assert [e["type"] for e in moved["events"]] == ["call.answered", "call.completed"]
+    fetched = api.get_call(call["id"])
+    assert fetched.status == 200
+    assert (fetched.json["status"], fetched.json["disposition"], fetched.json["duration"]) == ("completed", "answered", 60)
 
 
-if __name__ == "__main__":
-    unittest.main()
+def test_an_ai_receptionist_answers_and_the_recording_and_transcript_follow(svc_sandbox, api):
+    call = api.create_call("+14155550123", ai_receptionist=True).json
+    assert call["ai_handler"] != "none"
+
+    moved = svc_sandbox.advance("2m")
+
+    # Recording ready 10 s after the end, transcript 20 s after that.
+    assert [(e["type"], e["created_at"]) for e in moved["events"]] == [
+        ("call.answered", "2026-01-01T00:00:05.000Z"),
+        ("call.completed", "2026-01-01T00:01:05.000Z"),
+        ("recording.ready", "2026-01-01T00:01:15.000Z"),
+        ("transcript.ready", "2026-01-01T00:01:35.000Z"),
+    ]
+    done = api.get_call(call["id"]).json
+    assert done["answered_by"] == "ai_receptionist"
+    assert re.match(r"^rec_[0-9A-Za-z]{16}$", done["recording_id"])
+    # The session's event log has everything, call.started (emitted at creation) included.
+    assert [e["type"] for e in svc_sandbox.events()] == [
+        "call.started",
+        "call.answered",
+        "call.completed",
+        "recording.ready",
+        "transcript.ready",
+    ]
+
+
+def test_the_magic_numbers_of_the_simulated_network(svc_sandbox, api):
+    unreachable = api.create_call("+15005550001")
+    assert (unreachable.status, unreachable.error["code"]) == (422, "unreachable_destination")
+
+    busy = api.create_call("+15005550002").json
+    no_answer = api.create_call("+15005550003").json
+    svc_sandbox.advance("30s")
+
+    assert api.get_call(busy["id"]).json["disposition"] == "busy"
+    assert api.get_call(no_answer["id"]).json["disposition"] == "no_answer"

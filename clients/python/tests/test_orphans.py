@@ -1,0 +1,183 @@
+"""No orphans: however a test run ends, the server it started is gone within a bounded time.
+
+Each case runs pytest for real, in a child process, on a generated test file that records the
+server's pid; the run ends as the case says; then the pid is polled until it is gone.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import List
+
+import pytest
+
+GONE_WITHIN = 10.0
+"""Real seconds a server may take to exit after its test run ended (it takes milliseconds)."""
+RUN_WITHIN = 60.0
+
+TEST_FILE = """
+import os, pathlib, signal, threading
+
+def test_run_ends(svc_server, svc_sandbox):
+    pathlib.Path("server.pid.tmp").write_text(str(svc_server.pid))
+    os.replace("server.pid.tmp", "server.pid")
+    print("SERVER", svc_server.pid, flush=True)
+    how = os.environ["END"]
+    if how == "fail":
+        assert False, "a failing test"
+    if how == "wait":
+        threading.Event().wait(60)
+    if how == "kill":
+        os.kill(os.getpid(), signal.SIGKILL)
+    if how == "exit":
+        os._exit(3)
+"""
+
+
+def gone(pid: int) -> bool:
+    """Whether ``pid`` has exited (a zombie waiting for a parent that will not reap it counts as gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def assert_gone(pid: int) -> None:
+    deadline = time.monotonic() + GONE_WITHIN
+    while not gone(pid):
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            raise AssertionError(f"the server (pid {pid}) outlived its test run by {GONE_WITHIN:g} s")
+        time.sleep(0.02)
+
+
+def run_pytest(folder: Path, end: str, *args: str) -> subprocess.Popen:
+    (folder / "test_end.py").write_text(TEST_FILE)
+    env = {**os.environ, "END": end}
+    env.pop("SVC_SANDBOX_URL", None)  # a server of its own, even when this suite runs under exec
+    return subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-s", *args, "test_end.py"],
+        cwd=folder,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # a group of its own, for the Ctrl-C case
+        bufsize=0,  # unbuffered: what select() says is ready is what readline() reads
+    )
+
+
+def await_line(process: subprocess.Popen, marker: bytes) -> bytes:
+    """The rest of the first line of the run's output holding ``marker``, read within a bounded time."""
+    assert process.stdout is not None
+    seen: List[bytes] = []
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stdout, selectors.EVENT_READ)
+        deadline = time.monotonic() + RUN_WITHIN
+        while time.monotonic() < deadline:
+            if not selector.select(timeout=deadline - time.monotonic()):
+                break
+            line = process.stdout.readline()
+            if not line:
+                break
+            seen.append(line)
+            if marker in line:
+                return line.split(marker, 1)[1]
+    process.kill()
+    raise AssertionError(f"no {marker!r} line from the test run: {b''.join(seen).decode(errors='replace')}")
+
+
+def finish(process: subprocess.Popen) -> "tuple[int, str]":
+    try:
+        output, _ = process.communicate(timeout=RUN_WITHIN)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise
+    return process.returncode, output.decode(errors="replace")
+
+
+def recorded_pid(folder: Path) -> int:
+    return int((folder / "server.pid").read_text())
+
+
+@pytest.mark.parametrize(
+    ("end", "code"),
+    [("pass", 0), ("fail", 1), ("exit", 3)],
+    ids=["a passing run", "a failing run", "os._exit in a test"],
+)
+def test_a_run_that_ends_leaves_no_server(tmp_path: Path, end: str, code: int) -> None:
+    returncode, output = finish(run_pytest(tmp_path, end))
+
+    assert returncode == code, output
+    assert_gone(recorded_pid(tmp_path))
+
+
+def test_a_sigkilled_xdist_worker_leaves_no_server(tmp_path: Path) -> None:
+    returncode, output = finish(run_pytest(tmp_path, "kill", "-p", "xdist", "-n", "1", "--max-worker-restart", "0"))
+
+    assert returncode != 0 and "crashed" in output, output
+    assert_gone(recorded_pid(tmp_path))
+
+
+@pytest.mark.parametrize(
+    ("sig", "group"),
+    [(signal.SIGINT, False), (signal.SIGINT, True), (signal.SIGTERM, False), (signal.SIGKILL, False)],
+    ids=["SIGINT to pytest", "Ctrl-C (SIGINT to its process group)", "SIGTERM to pytest", "SIGKILL to pytest"],
+)
+def test_a_run_stopped_by_a_signal_leaves_no_server(tmp_path: Path, sig: int, group: bool) -> None:
+    process = run_pytest(tmp_path, "wait")
+    pid = int(await_line(process, b"SERVER "))
+
+    if group:
+        os.killpg(process.pid, sig)
+    else:
+        process.send_signal(sig)
+    returncode, output = finish(process)
+
+    assert returncode != 0, output
+    assert_gone(pid)
+
+
+def test_a_forked_child_does_not_keep_or_stop_the_parents_server(tmp_path: Path) -> None:
+    # A child made by fork (multiprocessing's default on Linux) shares the pipe to the server's
+    # stdin: it drops its copy, so the server ends with its real owner, and its exit stops nothing.
+    program = tmp_path / "fork.py"
+    program.write_text(
+        """
+import os, sys
+from svc_sandbox import Server
+server = Server.start()
+child = os.fork()
+if child == 0:
+    sys.exit(0)  # runs atexit: must not stop the parent's server
+os.waitpid(child, 0)
+print("PID", server.pid, len(server.sessions()), flush=True)
+if sys.argv[1] == "hang":
+    print("READY", flush=True)
+    sys.stdin.read()
+"""
+    )
+    env = {key: value for key, value in os.environ.items() if key != "SVC_SANDBOX_URL"}
+    done = subprocess.run([sys.executable, str(program), "end"], capture_output=True, timeout=RUN_WITHIN, env=env)
+    assert done.returncode == 0, done.stderr.decode()
+    assert int(done.stdout.split()[2]) >= 1  # the server answered after the child exited
+    assert_gone(int(done.stdout.split()[1]))
+
+    parent = subprocess.Popen(
+        [sys.executable, str(program), "hang"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, start_new_session=True, bufsize=0
+    )
+    pid = int(await_line(parent, b"PID ").split()[0])
+    await_line(parent, b"READY")
+    parent.kill()  # the child is gone, and SIGKILL leaves no atexit: only the pipe can stop it
+    parent.wait(RUN_WITHIN)
+    assert_gone(pid)
