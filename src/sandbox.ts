@@ -114,7 +114,7 @@ export class Sandbox {
     // core: one clock, one seeded random source, one emitter, steps.
     const steps = add(new Steps(onError));
     const events = new Emitter<SandboxEvents>(onError);
-    const clock = (this.clock = add(new VirtualClock(o.startMs, { onError, events, steps, mode: o.clock })));
+    const clock = (this.clock = add(new VirtualClock(o.startMs, { onError, events, steps, mode: o.clock, wall: o.wall })));
     // A realtime clock's real timer goes with the sandbox (reset keeps the mode; close ends it).
     if (o.clock === 'realtime') life.defer(() => clock.dispose());
     const random = add(new SeededRandom(o.seed));
@@ -375,7 +375,9 @@ export class Sandbox {
    * Rejects with a SandboxError when the sandbox is closed, when the duration is not one or
    * would leave the range a Date holds, and (code `interrupted`) when `reset()` or `close()`
    * cuts it short. With `clock: 'realtime'` it jumps ahead by `duration` from where the wall
-   * clock has taken virtual time, and time flows on from there.
+   * clock has taken virtual time, and time flows on from there. With `clock: 'global'` only
+   * `advance(0)` is allowed: it waits for the webhook deliveries in flight (move time with the
+   * test's fake timers; docs/clock-and-determinism.md, "The test's own clock").
    *
    * @example
    * await sandbox.advance('90s'); // ms number or '500ms' '30s' '5m' '2h' '1d'
@@ -383,6 +385,7 @@ export class Sandbox {
   async advance(duration: Duration): Promise<void> {
     this.assertOpen('advance');
     const ms = toMs(duration, 'Failed to advance', 'duration');
+    this.clock.assertMovable(ms, 'advance');
     this.log.advance(ms);
     await this.advanceWithin(ms);
   }
@@ -432,6 +435,7 @@ export class Sandbox {
       );
     }
     const max = toMs(options.max ?? '1d', 'advanceUntil: max', 'max');
+    this.clock.assertMovable(max, 'advanceUntil');
     const matches = typeof match === 'function' ? match : (event: SandboxEvent) => event.type === match;
     let found: SandboxEvent | undefined;
     const stop = this.events.subscribe((event) => {

@@ -6,7 +6,7 @@ import { errorEnvelope, type ApiError } from '../api/errors.js';
 import type { Duration } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
 import { decodeSegment } from '../core/path-pattern.js';
-import type { ClockMode } from '../core/clock.js';
+import { WALL_CLOCK, type ClockMode, type WallClock } from '../core/clock.js';
 import { SeededRandom } from '../core/random.js';
 import { createSandbox, type Sandbox } from '../sandbox.js';
 import { consoleAsset } from './console.js';
@@ -55,6 +55,11 @@ export interface ServerOptions {
   clock?: ClockMode;
   /** The default session starts from this snapshot (`serve --import FILE`, docs/snapshots.md). */
   snapshot?: SandboxSnapshot;
+  /**
+   * Live sessions the server holds at most, the default one included; past it `POST
+   * /__sandbox/sessions` is 409 until finished tests delete theirs. Default 1000 (docs/server.md, "Sessions").
+   */
+  maxSessions?: number;
 }
 
 /** A running server (docs/server.md). */
@@ -166,6 +171,8 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
         webhookTimeout: options.webhookTimeout,
         clock: options.clock,
         snapshot: options.snapshot,
+        maxSessions: options.maxSessions,
+        wall: (options as { [WALL_CLOCK]?: WallClock })[WALL_CLOCK],
       },
       (session) =>
         new SessionStreams(

@@ -1,6 +1,6 @@
 import { bearerToken } from '../api/auth.js';
 import { customAlphabet } from 'nanoid';
-import type { ClockMode } from '../core/clock.js';
+import { WALL_CLOCK, type ClockMode, type WallClock } from '../core/clock.js';
 import type { KeyCreateOptions } from '../control/keys.js';
 import { emptyCoverage, mergeCoverage, type CoverageReport } from '../control/coverage-report.js';
 import { SandboxError } from '../core/errors.js';
@@ -51,8 +51,8 @@ export function asKnown(session: Session, request: Request): Request {
 /** A key made for a session names it: `SVC_TEST_ses_<16>_<16>` (docs/server.md, "Sessions"). */
 const SESSION_KEY = /^SVC_TEST_(ses_[0-9A-Za-z]{16})_/;
 export const DEFAULT_SESSION = 'default';
-/** Live sessions a server holds at most (docs/server.md, "Sessions"): each is a whole sandbox. */
-export const MAX_SESSIONS = 1000;
+/** Live sessions a server holds at most unless `startServer({ maxSessions })` says otherwise (docs/server.md, "Sessions"): each is a whole sandbox. */
+export const DEFAULT_MAX_SESSIONS = 1000;
 
 export interface SessionDefaults {
   seed: number;
@@ -69,6 +69,10 @@ export interface SessionDefaults {
   clock?: ClockMode | undefined;
   /** The default session starts from it (`serve --import FILE`). */
   snapshot?: SandboxSnapshot | undefined;
+  /** Live sessions held at most, the default one included. Default {@link DEFAULT_MAX_SESSIONS}. */
+  maxSessions?: number | undefined;
+  /** What realtime sessions follow instead of the real wall clock (the tests' internal option, {@link WALL_CLOCK}). */
+  wall?: WallClock | undefined;
 }
 
 /** What a new session may set; the rest is the server's. */
@@ -110,12 +114,28 @@ export class Sessions {
   private ended: CoverageReport = emptyCoverage();
   /** Session ids and their keys: seeded when a seed was asked for, else secret. */
   private readonly random: IdSource;
+  private readonly maxSessions: number;
 
   constructor(
     private readonly baseUrl: string,
     private readonly defaults: SessionDefaults,
     private readonly makeStreams: (session: () => Session) => SessionStreams,
   ) {
+    const max = defaults.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    if (!Number.isSafeInteger(max) || max < 1) {
+      throw new SandboxError(
+        `startServer: \`maxSessions\` must be a whole number of 1 or more (the default session counts as one), got ${String(max)}.`,
+        { code: 'invalid_options', param: 'maxSessions' },
+      );
+    }
+    this.maxSessions = max;
+    if (defaults.clock === 'global') {
+      throw new SandboxError(
+        "startServer: `clock` 'global' is the in-process mode (a sandbox on the test's own Date and timers), and a server has no " +
+          "test's clock to share: use 'realtime' (virtual time flows with the wall clock) or 'manual'.",
+        { code: 'invalid_options', param: 'clock' },
+      );
+    }
     this.random = defaults.seeded ? new SeededRandom(defaults.seed) : SECRET;
     if (defaults.snapshot) {
       const sandbox = this.restored(defaults.snapshot, defaults.webhookTimeout);
@@ -129,9 +149,9 @@ export class Sessions {
 
   /** A new session; `seed`, `startTime`, `clock` and `webhookTimeout` default to the server's. */
   create(options: SessionOptions): { session: Session; apiKey: string } {
-    if (this.all.size >= MAX_SESSIONS) {
+    if (this.all.size >= this.maxSessions) {
       throw new SandboxError(
-        `The server holds ${MAX_SESSIONS} sessions, its limit: delete the ones a finished test left (DELETE /__sandbox/sessions/{s}) before making more.`,
+        `The server holds ${this.maxSessions} sessions, its limit: delete the ones a finished test left (DELETE /__sandbox/sessions/{s}) before making more.`,
         { code: 'conflict' },
       );
     }
@@ -197,7 +217,12 @@ export class Sessions {
   /** A sandbox restored from `snapshot`; a bad one is refused naming its field (`snapshot.version`). */
   private restored(snapshot: SandboxSnapshot, webhookTimeout: Duration | undefined): Sandbox {
     try {
-      return createSandbox({ baseUrl: this.baseUrl, snapshot, ...(webhookTimeout === undefined ? {} : { webhookTimeout }) });
+      return createSandbox({
+        baseUrl: this.baseUrl,
+        snapshot,
+        ...(webhookTimeout === undefined ? {} : { webhookTimeout }),
+        ...this.wall(),
+      });
     } catch (error) {
       if (error instanceof SandboxError)
         throw new SandboxError(error.message.replace(/^createSandbox: /, ''), { code: error.code, param: error.param });
@@ -293,7 +318,13 @@ export class Sessions {
       ...(webhookTimeout === undefined ? {} : { webhookTimeout }),
       ...(options.deprecation === undefined ? {} : { deprecation: options.deprecation }),
       ...(options.chaos === undefined ? {} : { chaos: options.chaos }),
+      ...this.wall(),
     });
+  }
+
+  /** The internal option that puts realtime sessions on the tests' wall clock, when one was given. */
+  private wall(): { [WALL_CLOCK]?: WallClock } {
+    return this.defaults.wall === undefined ? {} : { [WALL_CLOCK]: this.defaults.wall };
   }
 
   private add(id: string, seed: number, sandbox: Sandbox): Session {
