@@ -12,7 +12,7 @@ import { createSandbox, type Sandbox } from '../sandbox.js';
 import { consoleAsset } from './console.js';
 import { controlRoutes, serveControl, serverFailure, unknownSession } from './control-api.js';
 import { checkControl, checkHost, foreignPage, hostPolicy, originPolicy, ownOrigin, type Refusal } from './guard.js';
-import { answerRaw, json, send, toRequest } from './http.js';
+import { answerRaw, json, KEEP_ALIVE_TIMEOUT, keepConnections, send, toRequest } from './http.js';
 import { openApi30, serverOpenApi } from './openapi.js';
 import { asKnown, Sessions, type Session } from './sessions.js';
 import type { CoverageReport } from '../control/coverage-report.js';
@@ -136,6 +136,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
           .end(JSON.stringify(errorEnvelope('invalid_parameter', 'The request could not be read.')));
     });
   });
+  keepConnections(server, (options as { [KEEP_ALIVE_TIMEOUT]?: number })[KEEP_ALIVE_TIMEOUT]);
   // What Node's parser refuses before a request exists still gets the JSON envelope.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     const [status, reason, body] = parserRefusal(error.code);
