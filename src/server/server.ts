@@ -14,7 +14,7 @@ import { controlRoutes, serveControl, serverFailure, unknownSession } from './co
 import { checkControl, checkHost, foreignPage, hostPolicy, originPolicy, ownOrigin, type Refusal } from './guard.js';
 import { answerRaw, json, KEEP_ALIVE_TIMEOUT, keepConnections, send, toRequest } from './http.js';
 import { openApi30, serverOpenApi } from './openapi.js';
-import { asKnown, Sessions, type Session } from './sessions.js';
+import { asKnown, checkSessionDefaults, Sessions, type Session } from './sessions.js';
 import type { CoverageReport } from '../control/coverage-report.js';
 import type { SandboxSnapshot } from '../control/snapshots.js';
 import { SessionStreams } from './stream.js';
@@ -106,7 +106,8 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
       code: 'invalid_options',
       param: 'port',
     });
-  // Bad seed, start time, clock, webhook timeout or host list: refused before a port is taken.
+  // Bad seed, start time, clock, webhook timeout, session cap or host list: refused before a port is taken.
+  checkSessionDefaults(options);
   createSandbox({
     seed: options.seed ?? 0,
     ...(options.startTime === undefined ? {} : { startTime: options.startTime }),

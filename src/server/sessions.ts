@@ -1,6 +1,6 @@
 import { bearerToken } from '../api/auth.js';
 import { customAlphabet } from 'nanoid';
-import { WALL_CLOCK, type ClockMode, type WallClock } from '../core/clock.js';
+import { CLOCK_MODES, WALL_CLOCK, type ClockMode, type WallClock } from '../core/clock.js';
 import type { KeyCreateOptions } from '../control/keys.js';
 import { emptyCoverage, mergeCoverage, type CoverageReport } from '../control/coverage-report.js';
 import { SandboxError } from '../core/errors.js';
@@ -69,10 +69,32 @@ export interface SessionDefaults {
   clock?: ClockMode | undefined;
   /** The default session starts from it (`serve --import FILE`). */
   snapshot?: SandboxSnapshot | undefined;
-  /** Live sessions held at most, the default one included. Default {@link DEFAULT_MAX_SESSIONS}. */
+  /** Live sessions held at most, the default one included (checked by {@link checkSessionDefaults}). Default {@link DEFAULT_MAX_SESSIONS}. */
   maxSessions?: number | undefined;
   /** What realtime sessions follow instead of the real wall clock (the tests' internal option, {@link WALL_CLOCK}). */
   wall?: WallClock | undefined;
+}
+
+/**
+ * Refuses, before a server starts, session defaults it cannot serve: a clock that is not one of
+ * the server's modes (`global` is the in-process test's clock, with its reason) and a
+ * `maxSessions` that is no whole number of 1 or more.
+ */
+export function checkSessionDefaults({ clock, maxSessions }: { clock?: unknown; maxSessions?: unknown }): void {
+  if (clock !== undefined && !(CLOCK_MODES as readonly unknown[]).includes(clock)) {
+    const why =
+      clock === 'global'
+        ? "'global' is the in-process mode (a sandbox on the test's own Date and timers), and a server has no test's clock to " +
+          "share: use 'realtime' (virtual time flows with the wall clock) or 'manual'."
+        : `must be one of ${CLOCK_MODES.map((mode) => `"${mode}"`).join(', ')}, got ${JSON.stringify(clock)}.`;
+    throw new SandboxError(`startServer: \`clock\` ${why}`, { code: 'invalid_options', param: 'clock' });
+  }
+  if (maxSessions !== undefined && !(Number.isSafeInteger(maxSessions) && (maxSessions as number) >= 1)) {
+    throw new SandboxError(
+      `startServer: \`maxSessions\` must be a whole number of 1 or more (the default session counts as one), got ${String(maxSessions)}.`,
+      { code: 'invalid_options', param: 'maxSessions' },
+    );
+  }
 }
 
 /** What a new session may set; the rest is the server's. */
@@ -121,21 +143,7 @@ export class Sessions {
     private readonly defaults: SessionDefaults,
     private readonly makeStreams: (session: () => Session) => SessionStreams,
   ) {
-    const max = defaults.maxSessions ?? DEFAULT_MAX_SESSIONS;
-    if (!Number.isSafeInteger(max) || max < 1) {
-      throw new SandboxError(
-        `startServer: \`maxSessions\` must be a whole number of 1 or more (the default session counts as one), got ${String(max)}.`,
-        { code: 'invalid_options', param: 'maxSessions' },
-      );
-    }
-    this.maxSessions = max;
-    if (defaults.clock === 'global') {
-      throw new SandboxError(
-        "startServer: `clock` 'global' is the in-process mode (a sandbox on the test's own Date and timers), and a server has no " +
-          "test's clock to share: use 'realtime' (virtual time flows with the wall clock) or 'manual'.",
-        { code: 'invalid_options', param: 'clock' },
-      );
-    }
+    this.maxSessions = defaults.maxSessions ?? DEFAULT_MAX_SESSIONS;
     this.random = defaults.seeded ? new SeededRandom(defaults.seed) : SECRET;
     if (defaults.snapshot) {
       const sandbox = this.restored(defaults.snapshot, defaults.webhookTimeout);

@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer, type SandboxServer, type ServerOptions } from '../../src/index.js';
 import { KEEP_ALIVE_TIMEOUT, KEEP_ALIVE_TIMEOUT_MS, keepConnections } from '../../src/server/http.js';
+import { within } from '../support/within.js';
 
 /**
  * Connections kept alive (docs/server.md, "Connections kept alive"). Regression: with Node's
@@ -57,13 +58,6 @@ async function rawSocket(url: string) {
   };
   const get = (path: string) => socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
   return { socket, answer, get, ended };
-}
-
-/** `promise`, or a failure naming `what` after `ms` of real time. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms)));
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 describe('connections kept alive', () => {

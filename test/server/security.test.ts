@@ -3,6 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type SandboxServer } from '../../src/index.js';
 import { closeReceivers, startReceiver } from '../webhooks/receivers.js';
+import { within } from '../support/within.js';
 
 /**
  * The server as a security boundary (docs/server.md, "Security model"): only the user's own
@@ -397,13 +398,6 @@ function clientSocket(socket: Socket) {
     }
   }
   return { answer, ended };
-}
-
-/** `promise`, or a failure naming `what` once `ms` of real time passed: a test that would hang fails instead. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms)));
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 describe('connections after an early answer (issue 18 item 6; docs/server.md)', () => {

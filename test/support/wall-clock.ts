@@ -1,6 +1,7 @@
 import FakeTimers from '@sinonjs/fake-timers';
 import { WALL_CLOCK, type WallClock } from '../../src/core/clock.js';
 import type { Sandbox } from '../../src/index.js';
+import { within } from './within.js';
 
 export { WALL_CLOCK };
 
@@ -28,15 +29,12 @@ export function fakeWall(): { wall: WallClock; tick(ms: number): Promise<unknown
  * naming `what` after `ms` of real time: a wait for real I/O, bounded so a test fails instead of hanging.
  */
 export function nextAttempt(sandbox: Sandbox, what: string, ms = 5000): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      stop();
-      reject(new Error(`${what}: no webhook attempt within ${ms} ms`));
-    }, ms);
-    const stop = sandbox.webhooks.subscribe(() => {
-      clearTimeout(timer);
+  let stop: () => void = () => undefined;
+  const attempt = new Promise<void>((resolve) => {
+    stop = sandbox.webhooks.subscribe(() => {
       stop();
       resolve();
     });
   });
+  return within(attempt, ms, `${what}: a webhook attempt`).finally(stop);
 }
