@@ -1,9 +1,9 @@
 import FakeTimers from '@sinonjs/fake-timers';
-import { ModernFakeTimers } from '@jest/fake-timers';
-import type { Config } from '@jest/types';
+import { mock } from 'node:test';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSandbox, SandboxError, startServer, type Sandbox } from '../../src/index.js';
 import { client, KEY, TO } from '../helpers.js';
+import { jestTimers } from '../support/jest-timers.js';
 import { closeReceivers, startReceiver, subscribe } from '../webhooks/receivers.js';
 
 /**
@@ -11,7 +11,8 @@ import { closeReceivers, startReceiver, subscribe } from '../webhooks/receivers.
  * the sandbox's time is the process's own Date and timers, as the test has them. Each runner's
  * fake timers are driven here as its users drive them: vitest's `vi.useFakeTimers()`, Jest's
  * modern fake timers (the `ModernFakeTimers` that `jest.useFakeTimers()` installs, from
- * @jest/fake-timers) and @sinonjs/fake-timers' `install()`. Nothing waits in real time: the
+ * @jest/fake-timers: test/support/jest-timers.ts), @sinonjs/fake-timers' `install()` and
+ * `node:test`'s `mock.timers`. Nothing waits in real time: the
  * webhook tests wait for real HTTP to a loopback receiver, which `sandbox.advance(0)` awaits.
  */
 
@@ -49,12 +50,7 @@ const vitest: Runner = {
 };
 
 function jest(): Runner {
-  // What jest-environment-node builds for `jest.useFakeTimers()`. Jest fakes `process.nextTick`
-  // and `queueMicrotask` too, but on the test context's copy of `process`: the process's own,
-  // which Node's streams and this test runner use, stays real. Here the global is the process's
-  // own, so those two are left real, as they are for everything outside a Jest test's context.
-  const config = { fakeTimers: { doNotFake: ['nextTick', 'queueMicrotask'] } } as unknown as Config.ProjectConfig;
-  const timers = new ModernFakeTimers({ global: globalThis, config });
+  const timers = jestTimers();
   return {
     name: 'Jest',
     install: (now) => {
@@ -80,7 +76,24 @@ function sinon(): Runner {
   };
 }
 
-const RUNNERS: Array<() => Runner> = [() => vitest, jest, sinon];
+function nodeTest(): Runner {
+  return {
+    name: "node:test's mock.timers",
+    install: (now) => {
+      mock.timers.enable({ apis: ['setTimeout', 'Date'], now: Date.parse(now) });
+      uninstall.push(() => mock.timers.reset());
+    },
+    // Its tick is synchronous: due timers fire in order, and what they start runs once it returns.
+    // So the test yields to work under way first, as the others' asynchronous advances do.
+    advance: async (ms) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      mock.timers.tick(ms);
+      await new Promise((resolve) => setImmediate(resolve));
+    },
+  };
+}
+
+const RUNNERS: Array<() => Runner> = [() => vitest, jest, sinon, nodeTest];
 
 /** A client as an SDK writes it: on 429, sleep `Retry-After` seconds with setTimeout, then try again. */
 async function sdkGet(url: string, attempts: string[]): Promise<Response> {
