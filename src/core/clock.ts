@@ -401,13 +401,6 @@ export class VirtualClock implements Service {
    */
   advance(ms: number, until?: () => boolean): Promise<void> {
     const epoch = this.epoch;
-    if (this.mode === 'global') {
-      try {
-        this.assertMovable(ms, until === undefined ? 'advance' : 'advanceUntil');
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    }
     const run = this.queue.then(() => this.run(ms, epoch, until));
     this.queue = run.catch(() => undefined);
     return run;
@@ -419,11 +412,8 @@ export class VirtualClock implements Service {
    */
   private async run(ms: number, epoch: number, until?: () => boolean): Promise<void> {
     if (this.mode === 'manual') return this.step(ms, epoch, until);
-    // Global: no time of its own to move (assertMovable let only 0 through); the work in flight settles.
-    if (this.mode === 'global')
-      return this.settle(() => {
-        if (this.epoch !== epoch) throw new ClockStopped();
-      });
+    // Global: no time of its own to move (the sandbox let only advance(0) through assertMovable); the work in flight settles.
+    if (this.mode === 'global') return this.settle(this.stoppedSince(epoch));
     // Realtime: first up to where the wall clock is, then the jump asked for.
     this.running++;
     try {
@@ -438,10 +428,15 @@ export class VirtualClock implements Service {
     }
   }
 
-  private async step(ms: number, epoch: number, until?: () => boolean): Promise<void> {
-    const check = () => {
+  /** A check that throws {@link ClockStopped} once stop() has run since `epoch`. */
+  private stoppedSince(epoch: number): () => void {
+    return () => {
       if (this.epoch !== epoch) throw new ClockStopped();
     };
+  }
+
+  private async step(ms: number, epoch: number, until?: () => boolean): Promise<void> {
+    const check = this.stoppedSince(epoch);
     // Each point where the walk yields is one where the work in flight must settle first.
     const walk = this.walk(ms, check, until);
     for (let point = walk.next(); !point.done; point = walk.next()) await this.settle(check);
@@ -454,10 +449,7 @@ export class VirtualClock implements Service {
    * at the next microtask); work still in flight then is a bug of the replay, and throws.
    */
   advanceNow(ms: number, settle: () => void, until?: () => boolean): void {
-    const epoch = this.epoch;
-    const check = () => {
-      if (this.epoch !== epoch) throw new ClockStopped();
-    };
+    const check = this.stoppedSince(this.epoch);
     this.handover = true;
     try {
       const walk = this.walk(ms, check, until);
@@ -553,11 +545,11 @@ export class VirtualClock implements Service {
    * Global: refuses to move time (`advance(d)` with `d` above 0, any `advanceUntil`), naming the
    * test's own fake timers instead; `advance(0)` is let through: it moves nothing and waits for the
    * webhook attempts in flight (docs/clock-and-determinism.md, "The test's own clock"). The
-   * sandbox asks before it records the advance, so a refused one leaves no trace.
+   * sandbox asks before it records and queues the advance, so a refused one leaves no trace.
    */
   assertMovable(ms: number, what: 'advance' | 'advanceUntil'): void {
     if (this.mode !== 'global' || (what === 'advance' && ms === 0)) return;
-    const n = Number.isFinite(ms) ? Math.round(ms) : 30_000;
+    const n = Math.round(ms);
     throw new SandboxError(
       `Failed to ${what}: this sandbox's clock is 'global', the process's own Date and timers, so it moves only when they do. ` +
         `Advance them instead: await vi.advanceTimersByTimeAsync(${n}) (vitest), await jest.advanceTimersByTimeAsync(${n}) (Jest) or ` +
