@@ -302,9 +302,14 @@ test('the installed package, required', async () => {
 });
 ${FAKE_TIMERS_TEST}`,
     );
+    // docs/clock-and-determinism.md's Jest recipe ("Testing back-off"), as a user pastes it:
+    // createSandbox({ clock: 'global' }) under Jest's own modern fake timers.
+    const recipe = /```js recipe=jest\n([\s\S]*?)```/.exec(readFileSync(join(root, 'docs/clock-and-determinism.md'), 'utf8'))?.[1];
+    if (!recipe) throw new Error('docs/clock-and-determinism.md has no ```js recipe=jest block');
+    write('jest-cjs/backoff-recipe.test.js', recipe);
     const output = run(process.execPath, [join(app, 'node_modules/jest/bin/jest.js'), '--ci'], { cwd: join(app, 'jest-cjs'), both: true });
-    jestPassed(output, 2);
-    return `${JEST}: 2 tests`;
+    jestPassed(output, 3);
+    return `${JEST}: 3 tests (the docs' back-off recipe under Jest's fake timers included)`;
   });
 
   await section('Jest, ESM mode (--experimental-vm-modules)', () => {
