@@ -15,6 +15,7 @@ import { accessSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, read
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { jestMatchersSections } from './pack-smoke-jest.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const repo = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -231,7 +232,7 @@ try {
   await section('install into an empty project', () => {
     write('package.json', JSON.stringify({ name: 'smoke-app', private: true, type: 'module' }));
     const dev = repo.devDependencies;
-    const extra = [JEST, `vitest@${dev.vitest}`, `typescript@${dev.typescript}`, `@types/node@${dev['@types/node']}`];
+    const extra = [JEST, '@types/jest@30', `vitest@${dev.vitest}`, `typescript@${dev.typescript}`, `@types/node@${dev['@types/node']}`];
     npm(['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, ...extra], app);
     write('scenario.cjs', SCENARIO);
     return `svc-sandbox + ${extra.join(', ')}`;
@@ -334,6 +335,9 @@ ${FAKE_TIMERS_TEST}`,
     jestPassed(output, 2);
     return '2 tests';
   });
+
+  // svc-sandbox/jest: the matchers under Jest CJS and ESM, and their types with skipLibCheck off.
+  await jestMatchersSections({ section, write, run, app, jestPassed });
 
   await section('node --test', () => {
     write(
