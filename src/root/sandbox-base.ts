@@ -84,7 +84,7 @@ export class SandboxBase {
    * const copy = createSandbox({ snapshot: JSON.parse(readFileSync('account.json', 'utf8')) });
    */
   snapshot(): SandboxSnapshot {
-    return this.parts.log.snapshot();
+    return this.parts.recorder.snapshot();
   }
 
   /**
@@ -134,7 +134,7 @@ export class SandboxBase {
   async advance(duration: Duration): Promise<void> {
     this.assertOpen('advance');
     const ms = toMs(duration, 'Failed to advance', 'duration');
-    this.parts.log.advance(ms);
+    this.parts.recorder.advance(ms);
     await this.advanceWithin(ms);
   }
 
@@ -189,7 +189,7 @@ export class SandboxBase {
       if (found === undefined && matches(event)) found = event;
     });
     const start = this.now();
-    const stopped = this.parts.log.advance(max);
+    const stopped = this.parts.recorder.advance(max);
     try {
       await this.advanceWithin(max, () => found !== undefined);
     } finally {
@@ -274,7 +274,7 @@ export class SandboxBase {
    */
   reset(): void {
     this.assertOpen('reset');
-    this.parts.log.reset();
+    this.parts.recorder.reset();
     this.parts.life.reset();
   }
 

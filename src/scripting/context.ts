@@ -3,6 +3,7 @@ import { RuleViolation, SandboxError } from '../core/errors.js';
 import { Invalid, type Schema } from '../core/schema.js';
 import type { Steps } from '../core/steps.js';
 import type { Accounts } from '../state/accounts.js';
+import type { Recorder } from './recorder.js';
 
 /**
  * What every scripting namespace needs from the sandbox. `src/scripting/` is the one surface
@@ -15,6 +16,44 @@ export interface ControlContext {
   accounts: Accounts;
   /** Throws SandboxError (`closed`) once the sandbox is closed. */
   assertOpen(what: string): void;
+  /** The sandbox's one recorder of inputs (snapshots): {@link change} tells it. */
+  recorder: Recorder;
+}
+
+type Member = (...args: never[]) => unknown;
+/** What a public scripting member is: a change (recorded, under its public name) or a read. */
+export type MemberKind = { kind: 'change'; name: string } | { kind: 'read' };
+const KIND = Symbol('svc-sandbox.member');
+
+function mark<F extends Member>(fn: F, kind: MemberKind): F {
+  Object.defineProperty(fn, KIND, { value: kind });
+  return fn;
+}
+
+/**
+ * Declares a scripting member that changes the sandbox: each call is recorded (by `name`, its
+ * public `namespace.member`, with its arguments) before it runs, and `name` is registered with
+ * the recorder so a snapshot's replay calls the same function (docs/snapshots.md). The one
+ * place scripting is recorded: a member declared neither a change nor a {@link read} fails
+ * test/sandbox/snapshots.test.ts.
+ */
+export function change<F extends Member>(ctx: ControlContext, name: string, fn: F): F {
+  ctx.recorder.register(name, fn);
+  const recorded = (...args: Parameters<F>): ReturnType<F> => {
+    ctx.recorder.call(name, args);
+    return fn(...args) as ReturnType<F>;
+  };
+  return mark(recorded as F, { kind: 'change', name });
+}
+
+/** Declares a scripting member that changes nothing a snapshot must keep (a read, a listener). */
+export function read<F extends Member>(fn: F): F {
+  return mark(fn, { kind: 'read' });
+}
+
+/** How a public scripting member was declared ({@link change} or {@link read}); undefined when it was not. */
+export function memberKind(fn: unknown): MemberKind | undefined {
+  return typeof fn === 'function' ? (fn as { [KIND]?: MemberKind })[KIND] : undefined;
 }
 
 /**

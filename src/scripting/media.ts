@@ -6,7 +6,7 @@ import type { CallRecord, CallService } from '../state/calls.js';
 import type { RecordingService, RecordingTiming, ResolvedTiming } from '../state/recordings.js';
 import type { Recording, Transcript } from '../state/resources.js';
 import type { TranscriptService } from '../state/transcripts.js';
-import { act, check, field, named, say, type ControlContext } from './context.js';
+import { act, check, field, named, say, type ControlContext, change, read } from './context.js';
 
 /** `recordings.setTiming`'s argument, as written (the control API's body). */
 export const timingOptions = object(
@@ -106,11 +106,11 @@ function callFor(calls: CallService, callId: unknown, where: string): CallRecord
  */
 export function recordingScripting(ctx: ControlContext, recordings: RecordingService, calls: CallService): RecordingScripting {
   return {
-    get: (id) => {
+    get: read((id) => {
       const recording = recordings.store.find(id);
       return recording && recordings.toJson(recording);
-    },
-    setTiming: (timing, callId) =>
+    }),
+    setTiming: change(ctx, 'recordings.setTiming', (timing, callId) =>
       act(ctx, 'set recording timing', () => {
         const where = 'recordings.setTiming';
         const resolved = check(resolvedTiming, timing, where);
@@ -124,6 +124,7 @@ export function recordingScripting(ctx: ControlContext, recordings: RecordingSer
         }
         recordings.setTiming(resolved, callId);
       }),
+    ),
   };
 }
 
@@ -144,11 +145,11 @@ export function transcriptScripting(
   openStreams: () => number,
 ): TranscriptScripting {
   return {
-    get: (id) => {
+    get: read((id) => {
       const transcript = transcripts.store.find(id);
       return transcript && transcripts.toJson(transcript);
-    },
-    setScript: (callId, lines) =>
+    }),
+    setScript: change(ctx, 'transcripts.setScript', (callId, lines) =>
       act(ctx, 'set a conversation script', () => {
         const where = 'transcripts.setScript';
         const call = callFor(calls, callId, where);
@@ -164,6 +165,7 @@ export function transcriptScripting(
         }
         transcripts.setScript(call.id, checked);
       }),
-    openStreams,
+    ),
+    openStreams: read(openStreams),
   };
 }

@@ -1,7 +1,7 @@
 import { METHODS } from '../core/path-pattern.js';
 import { integer, object, oneOf, optional, string } from '../core/schema.js';
 import type { Journal, JournalEntry } from '../state/journal.js';
-import { check } from './context.js';
+import { check, read } from './context.js';
 
 /** Narrows the journal: every field given must match. */
 export interface RequestFilter {
@@ -51,7 +51,7 @@ export interface RequestJournal {
  */
 export function requestJournal(journal: Journal): RequestJournal {
   return {
-    list: (filter = {}) => {
+    list: read((filter = {}) => {
       const f = check(filterSchema, filter, 'requests.list', 'filter');
       return journal
         .list()
@@ -64,6 +64,6 @@ export function requestJournal(journal: Journal): RequestJournal {
             (f.apiKey === undefined || r.apiKey === f.apiKey),
         )
         .map((r) => ({ ...r }));
-    },
+    }),
   };
 }

@@ -11,7 +11,7 @@ import {
   type WebhookDelivery,
 } from '../webhooks/delivery.js';
 import { EVENT_TYPES, type EventType } from '../state/resources.js';
-import { accountOf, check, field, named, say, type ControlContext } from './context.js';
+import { accountOf, check, field, named, say, type ControlContext, change, read } from './context.js';
 
 /** Narrows `sandbox.webhooks` lists; every field is optional and they combine with AND. */
 export interface WebhookFilter {
@@ -161,17 +161,18 @@ export function webhookScripting(
   };
 
   const scripting: WebhookScripting = {
-    deliveries: (filter) => service.deliveries(resolve(filter, 'deliveries')),
-    attempts: (filter) => service.attempts(resolve(filter, 'attempts')),
-    deadLetters: (filter) => service.deliveries({ ...resolve(filter, 'deadLetters'), state: 'dead' }),
-    replay: (id) => asPromise(() => ctx.steps.run(() => replayable(deadLettersOf(id)))),
-    replayAll: (filter) =>
+    deliveries: read((filter) => service.deliveries(resolve(filter, 'deliveries'))),
+    attempts: read((filter) => service.attempts(resolve(filter, 'attempts'))),
+    deadLetters: read((filter) => service.deliveries({ ...resolve(filter, 'deadLetters'), state: 'dead' })),
+    replay: change(ctx, 'webhooks.replay', (id) => asPromise(() => ctx.steps.run(() => replayable(deadLettersOf(id))))),
+    replayAll: change(ctx, 'webhooks.replayAll', (filter) =>
       asPromise(() => {
         ctx.assertOpen('replay dead letters');
         const dead = service.deliveries({ ...resolve(filter, 'replayAll'), state: 'dead' });
         return ctx.steps.run(() => replayable(dead.map((d) => d.id).filter((id) => service.canReplay(id))));
       }),
-    subscribe: (listener, filter) => {
+    ),
+    subscribe: read((listener, filter) => {
       ctx.assertOpen('subscribe to webhook attempts');
       const only = resolve(filter, 'subscribe');
       return events.on('attempt:settled', ({ attempt, state, account }) => {
@@ -192,7 +193,7 @@ export function webhookScripting(
           }
         });
       });
-    },
+    }),
   };
   return scripting;
 }
