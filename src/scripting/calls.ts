@@ -7,7 +7,7 @@ import { routeInboundCall } from '../state/inbound.js';
 import type { Network } from '../state/network.js';
 import type { NumberService } from '../state/numbers.js';
 import type { Call } from '../state/resources.js';
-import { accountOf, act, check, named, type ControlContext, change, read } from './context.js';
+import { accountOf, act, check, type ControlContext, change, read } from './context.js';
 import { callBehavior } from './network.js';
 
 /** Options of `sandbox.calls.inbound`. */
@@ -89,8 +89,7 @@ export function callScripting(ctx: ControlContext, deps: CallScriptingDeps): Cal
       const call = typeof id === 'string' ? calls.store.find(id) : undefined;
       if (!call) {
         throw new SandboxError(
-          `Failed to ${verb} ${String(id)}: no such call in this sandbox. Use the id from POST /v1/calls or ` +
-            `${named('calls.inbound()', 'POST /__sandbox/sessions/{s}/calls/inbound')}.`,
+          `Failed to ${verb} ${String(id)}: no such call in this sandbox. Use the id from POST /v1/calls or calls.inbound().`,
           { code: 'not_found', param: 'id' },
         );
       }

@@ -1,5 +1,4 @@
 import type { Channel } from '../core/emitter.js';
-import { SandboxError } from '../core/errors.js';
 import { object, oneOf, optional, string, type Schema } from '../core/schema.js';
 import type { Deliveries } from '../webhooks/deliveries.js';
 import {
@@ -11,7 +10,7 @@ import {
   type WebhookDelivery,
 } from '../webhooks/delivery.js';
 import { EVENT_TYPES, type EventType } from '../state/resources.js';
-import { accountOf, check, field, named, say, type ControlContext, change, read } from './context.js';
+import { accountOf, check, type ControlContext, change, read, refuse } from './context.js';
 
 /** Narrows `sandbox.webhooks` lists; every field is optional and they combine with AND. */
 export interface WebhookFilter {
@@ -34,7 +33,7 @@ export const webhookFilter = object(
   { description: 'Narrows the deliveries.', label: 'option' },
 ) satisfies Schema<WebhookFilter>;
 
-const deadLetters = () => named('webhooks.deadLetters()', 'GET /__sandbox/sessions/{s}/dead-letters');
+const deadLetters = () => 'webhooks.deadLetters()';
 
 /** The `sandbox.webhooks` namespace (see {@link webhookScripting}). */
 export interface WebhookScripting {
@@ -116,35 +115,31 @@ export function webhookScripting(
   const deadLettersOf = (id: unknown): string[] => {
     ctx.assertOpen('replay a dead letter');
     if (typeof id !== 'string')
-      throw new SandboxError(say('webhooks.replay', `pass a dead letter id (dlv_…) or an event id (evt_…) from ${deadLetters()}.`), {
-        param: field('id'),
+      throw refuse('webhooks.replay', `pass a dead letter id (dlv_…) or an event id (evt_…) from ${deadLetters()}.`, {
+        param: 'id',
       });
     const dead = id.startsWith('evt_')
       ? service.deliveries({ eventId: id, state: 'dead' })
       : [service.find(id)].filter((d) => d !== undefined);
     if (dead.length === 0) {
-      throw new SandboxError(
-        say('webhooks.replay', `no dead letter ${id}. Pass a dead letter id (dlv_…) or an event id (evt_…) from ${deadLetters()}.`),
-        { code: 'not_found', param: field('id') },
-      );
+      throw refuse('webhooks.replay', `no dead letter ${id}. Pass a dead letter id (dlv_…) or an event id (evt_…) from ${deadLetters()}.`, {
+        code: 'not_found',
+        param: 'id',
+      });
     }
     for (const delivery of dead) {
       if (delivery.state !== 'dead') {
-        throw new SandboxError(
-          say(
-            'webhooks.replay',
-            `delivery ${delivery.id} is ${delivery.state}, not in the dead-letter queue; only dead letters can be replayed.`,
-          ),
-          { code: 'conflict', param: field('id') },
+        throw refuse(
+          'webhooks.replay',
+          `delivery ${delivery.id} is ${delivery.state}, not in the dead-letter queue; only dead letters can be replayed.`,
+          { code: 'conflict', param: 'id' },
         );
       }
       if (!service.canReplay(delivery.id)) {
-        throw new SandboxError(
-          say(
-            'webhooks.replay',
-            `dead letter ${delivery.id} belongs to subscription ${delivery.subscriptionId}, which was deleted; create a new subscription instead.`,
-          ),
-          { code: 'conflict', param: field('id') },
+        throw refuse(
+          'webhooks.replay',
+          `dead letter ${delivery.id} belongs to subscription ${delivery.subscriptionId}, which was deleted; create a new subscription instead.`,
+          { code: 'conflict', param: 'id' },
         );
       }
     }

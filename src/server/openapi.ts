@@ -1,7 +1,7 @@
 import { exampleOf } from '../api/openapi.js';
 import { sseFrame, sseText } from '../core/sse.js';
 import { eventJson } from '../scripting/json-schemas.js';
-import type { ControlRoute } from './control/api.js';
+import type { ControlRoute } from './control/route.js';
 import { streamOpening } from './stream.js';
 
 /** The served document's title. */
@@ -9,12 +9,12 @@ const TITLE = 'Voice and Messaging API and control API (svc-sandbox server)';
 
 /** The error envelope every answer uses (docs/errors.md): the `/v1` document's `Error` schema. */
 const ENVELOPE = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
-const ERROR = { description: 'An error, in the envelope every answer uses (docs/errors.md).', content: ENVELOPE };
+export const ERROR = { description: 'An error, in the envelope every answer uses (docs/errors.md).', content: ENVELOPE };
 /**
  * What the control API answers when the sandbox server fails unexpectedly (control-api.ts
  * `serverFailure`): listed on every control operation, one status, never `5XX`.
  */
-const FAILURE = {
+export const FAILURE = {
   description: 'The sandbox server failed unexpectedly (a bug): 500 `internal_error`, the failure in its message.',
   content: ENVELOPE,
 };
@@ -128,6 +128,12 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
   const paths: Record<string, Record<string, unknown>> = { ...(api.paths as Record<string, Record<string, unknown>>) };
   for (const route of routes) {
     const full = `/__sandbox${route.path}`;
+    if (route.undocumented) continue;
+    // A row whose operation is written out (the stream, the console, these documents).
+    if (route.operation) {
+      (paths[full] ??= {})[route.method.toLowerCase()] = route.operation(url);
+      continue;
+    }
     const parameters: Record<string, unknown>[] = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
       name,
       in: 'path',
@@ -169,91 +175,6 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
       },
     };
   }
-  // The routes served beside the table: the session's live stream, the console, this document.
-  paths['/__sandbox/sessions/{s}/stream'] = {
-    get: {
-      operationId: 'streamSession',
-      summary: "The session's live stream, as server-sent events",
-      description:
-        "The session's live stream for the console, as server-sent events: `event` (each platform event, with its position in the log as " +
-        '`id`), `change` {now, changes} (each changed item with its JSON, docs/console.md), `resync` {now} (read the lists again) and ' +
-        '`reset` {now}. Send `Last-Event-ID` to resume after the n-th event.',
-      tags: ['control'],
-      security: [],
-      parameters: [
-        {
-          name: 's',
-          in: 'path',
-          required: true,
-          schema: { type: 'string' },
-          description: 'A session id; `default` always exists.',
-          example: 'default',
-        },
-        {
-          name: 'Last-Event-ID',
-          in: 'header',
-          required: false,
-          schema: { type: 'string', pattern: '^[0-9]+$' },
-          description: 'Resume after this many events.',
-          example: '12',
-        },
-      ],
-      responses: {
-        '200': {
-          description: 'The stream; it ends when the session is deleted.',
-          content: { 'text/event-stream': { schema: { type: 'string' }, example: sessionStreamExample() } },
-        },
-        '403': ERROR,
-        '404': ERROR,
-        '500': FAILURE,
-      },
-    },
-  };
-  /** A page served beside the table; `example` its body's example (none for the console's HTML, a whole page). */
-  const page = (operationId: string, summary: string, description: string, type: string, answer: string, example?: unknown) => ({
-    get: {
-      operationId,
-      summary,
-      description,
-      tags: ['control'],
-      security: [],
-      responses: {
-        '200': {
-          description: answer,
-          content: {
-            [type]: { schema: { type: type === 'text/html' ? 'string' : 'object' }, ...(example === undefined ? {} : { example }) },
-          },
-        },
-        '403': ERROR,
-        '500': FAILURE,
-      },
-    },
-  });
-  paths['/__sandbox/console'] = page(
-    'getConsole',
-    'The account console, as an HTML page',
-    'The account console (virtual time, API keys, calls, deliveries, dead-letter replay) as an HTML page; `?session=` picks the session, ' +
-      'and its assets are under /__sandbox/console/.',
-    'text/html',
-    'The console page.',
-  );
-  paths['/__sandbox/openapi.json'] = page(
-    'getOpenApi',
-    'This document',
-    'This OpenAPI 3.1 document: the `/v1` API as `sandbox.openapi()` describes it, and the control API.',
-    'application/json',
-    'The OpenAPI 3.1 document of the server.',
-    documentExample('3.1.0', url),
-  );
-  paths['/__sandbox/openapi-3.0.json'] = page(
-    'getOpenApi30',
-    'This document in OpenAPI 3.0',
-    'This document in OpenAPI 3.0.3, for tools that read no 3.1 yet (kin-openapi, older generators): the same operations, with what 3.0 ' +
-      'cannot say (webhooks, if/then rules) left out.',
-    'application/json',
-    'The OpenAPI 3.0.3 document of the server.',
-    documentExample('3.0.3', url),
-  );
   uniqueOperationIds(paths);
   return {
     ...api,
@@ -283,13 +204,13 @@ function controlMedia(route: ControlRoute): Record<string, unknown> {
 }
 
 /** The start of a session stream as server/stream.ts writes it: its comment, the first event of the log, the first `change` frame. */
-function sessionStreamExample(): string {
+export function sessionStreamExample(): string {
   const event = exampleOf(eventJson(), 'streamSession') as { created_at: string };
   return sseText([streamOpening(), sseFrame('event', event, 1), sseFrame('change', { now: event.created_at, changes: [] })]);
 }
 
 /** The served document, shortened to one operation: its example (the whole document is this very one). */
-function documentExample(openapi: string, url: string): Record<string, unknown> {
+export function documentExample(openapi: string, url: string): Record<string, unknown> {
   return {
     openapi,
     info: { title: TITLE, version: 'v1' },
