@@ -10,11 +10,64 @@ import { nearest } from './suggest.js';
  * neutral {@link Invalid} into its own error (a 400 response, or a `SandboxError`).
  * Why a kit of our own rather than zod: docs/decisions/0001-schema-kit.md.
  */
-export interface Schema<T> {
+export interface Schema<T> extends StandardSchemaV1<unknown, T> {
   parse(value: unknown, path: string): T;
   openapi(): JsonSchema;
   /** What a valid value looks like, for "is required" messages. */
   readonly hint: string;
+}
+
+/**
+ * Standard Schema v1 (standardschema.dev), the interface form libraries, routers and test
+ * tools accept from any validator: every schema of the kit carries it, so such a tool can
+ * validate with the sandbox's own schemas (`callSchema['~standard'].validate(value)`). Written
+ * out here, as the spec asks of implementers, rather than taken as a dependency.
+ */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  readonly '~standard': StandardSchemaProps<Input, Output>;
+}
+export interface StandardSchemaProps<Input = unknown, Output = Input> {
+  readonly version: 1;
+  readonly vendor: string;
+  readonly validate: (value: unknown) => StandardResult<Output> | Promise<StandardResult<Output>>;
+  readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+}
+export type StandardResult<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | { readonly issues: readonly StandardIssue[] };
+export interface StandardIssue {
+  readonly message: string;
+  readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined;
+}
+
+/** The parts of a schema before the kit adds its Standard Schema face ({@link standard}). */
+type Parts<T> = Omit<Schema<T>, '~standard'>;
+
+/** `campaign.to[2]` → `['campaign', 'to', 2]`: a refusal's path as Standard Schema gives it. */
+function pathOf(param: string): PropertyKey[] {
+  return [...param.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map(([, key, index]) => (index === undefined ? key! : Number(index)));
+}
+
+/**
+ * Gives a schema its Standard Schema face: `validate` parses with the schema, and a refusal
+ * becomes one issue with the kit's message and the field's path. Not enumerable, so a schema
+ * spread into another object stays the plain parts.
+ */
+function standard<S extends Parts<unknown>>(schema: S): NoInfer<S & StandardSchemaV1<unknown, ReturnType<S['parse']>>> {
+  const props: StandardSchemaProps<unknown, ReturnType<S['parse']>> = {
+    version: 1,
+    vendor: 'svc-sandbox',
+    validate(value) {
+      try {
+        return { value: schema.parse(value, '') as ReturnType<S['parse']> };
+      } catch (error) {
+        if (!(error instanceof Invalid)) throw error;
+        return { issues: [{ message: error.message, ...(error.param ? { path: pathOf(error.param) } : {}) }] };
+      }
+    },
+  };
+  return Object.defineProperty(schema, '~standard', { value: props, enumerable: false }) as S &
+    StandardSchemaV1<unknown, ReturnType<S['parse']>>;
 }
 
 export type JsonSchema = Record<string, unknown>;
@@ -90,7 +143,7 @@ export function string(opts: {
   format?: string;
 }): Schema<string> {
   const min = opts.min ?? 1;
-  return {
+  return standard({
     hint: opts.patternHint ?? `a string (${opts.description})`,
     parse(value, path) {
       if (typeof value !== 'string') throw invalid(`${name(path)} must be a string, got ${show(value)}.`, path);
@@ -113,7 +166,7 @@ export function string(opts: {
       ...(opts.format ? { format: opts.format } : {}),
       ...(opts.example ? { examples: [opts.example] } : {}),
     }),
-  };
+  });
 }
 
 export function phoneNumber(description: string): Schema<string> {
@@ -123,7 +176,7 @@ export function phoneNumber(description: string): Schema<string> {
 /** One of a fixed list of strings; give it the shared `as const` array, never a retyped copy. */
 export function oneOf<const V extends string>(values: readonly V[], description: string): Schema<V> {
   const list = values.map((v) => `"${v}"`).join(', ');
-  return {
+  return standard({
     hint: `one of ${list}`,
     parse(value, path) {
       if (typeof value === 'string' && (values as readonly string[]).includes(value)) return value as V;
@@ -131,36 +184,36 @@ export function oneOf<const V extends string>(values: readonly V[], description:
       throw invalid(`${name(path)} must be one of ${list}, got ${show(value)}${guess ? `: did you mean "${guess}"?` : '.'}`, path);
     },
     openapi: () => ({ type: 'string', enum: [...values], description }),
-  };
+  });
 }
 
 /** Exactly `value`: the constant fields of a shape (`object: "campaign"`). */
 export function literal<const V extends string>(value: V, description: string): Schema<V> {
-  return {
+  return standard({
     hint: JSON.stringify(value),
     parse(input, path) {
       if (input !== value) throw invalid(`${name(path)} must be ${JSON.stringify(value)}, got ${show(input)}.`, path);
       return value;
     },
     openapi: () => ({ type: 'string', const: value, description }),
-  };
+  });
 }
 
 export function boolean(description: string): Schema<boolean> {
-  return {
+  return standard({
     hint: 'true or false',
     parse(value, path) {
       if (typeof value !== 'boolean') throw invalid(`${name(path)} must be a boolean (true or false), got ${show(value)}.`, path);
       return value;
     },
     openapi: () => ({ type: 'boolean', description }),
-  };
+  });
 }
 
 /** An integer; with `fromQuery` it is read from a query-string value such as `"25"`. */
 export function integer(opts: { description: string; min: number; max: number; fromQuery?: boolean }): Schema<number> {
   const range = `an integer from ${opts.min} to ${opts.max}`;
-  return {
+  return standard({
     hint: range,
     parse(value, path) {
       const n = opts.fromQuery && typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
@@ -169,13 +222,13 @@ export function integer(opts: { description: string; min: number; max: number; f
       return n;
     },
     openapi: () => ({ type: 'integer', minimum: opts.min, maximum: opts.max, description: opts.description }),
-  };
+  });
 }
 
 /** A finite number within bounds (seconds of a transcript segment, say). */
 export function number(opts: { description: string; min: number; max?: number }): Schema<number> {
   const range = opts.max === undefined ? `a number of at least ${opts.min}` : `a number from ${opts.min} to ${opts.max}`;
-  return {
+  return standard({
     hint: range,
     parse(value, path) {
       if (typeof value !== 'number' || !Number.isFinite(value) || value < opts.min || (opts.max !== undefined && value > opts.max))
@@ -188,7 +241,7 @@ export function number(opts: { description: string; min: number; max?: number })
       ...(opts.max === undefined ? {} : { maximum: opts.max }),
       description: opts.description,
     }),
-  };
+  });
 }
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -207,7 +260,7 @@ function dayExists(text: string): boolean {
  * and a time without seconds or offset that the sandbox takes (docs/pagination.md).
  */
 export function dateTime(description: string): Schema<number> {
-  return {
+  return standard({
     hint: 'an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z',
     parse(value, path) {
       // A date-time without an offset is UTC, as a date alone is: never the machine's time zone.
@@ -218,7 +271,20 @@ export function dateTime(description: string): Schema<number> {
       return ms;
     },
     openapi: () => ({ type: 'string', pattern: ISO_8601.source, description, examples: ['2026-01-01', '2026-01-01T09:30:00Z'] }),
-  };
+  });
+}
+
+/** A {@link dateTime} kept as written (a scenario's `startTime`): checked the same way, not turned into milliseconds. */
+export function dateTimeText(description: string): Schema<string> {
+  const inner = dateTime(description);
+  return standard({
+    hint: inner.hint,
+    parse(value: unknown, path: string) {
+      inner.parse(value, path);
+      return String(value);
+    },
+    openapi: inner.openapi,
+  });
 }
 
 /**
@@ -229,7 +295,7 @@ export function dateTime(description: string): Schema<number> {
  */
 export function timestamp(description: string): Schema<string> {
   const pattern = /^(\d{4}|[+-]\d{6})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-  return {
+  return standard({
     hint: 'an ISO 8601 UTC timestamp, e.g. 2026-01-01T00:00:00.000Z',
     parse(value, path) {
       if (typeof value !== 'string' || !pattern.test(value) || Number.isNaN(Date.parse(value))) {
@@ -238,13 +304,13 @@ export function timestamp(description: string): Schema<string> {
       return value;
     },
     openapi: () => ({ type: 'string', pattern: pattern.source, description, examples: ['2026-01-01T00:00:00.000Z'] }),
-  };
+  });
 }
 
 export function array<T>(item: Schema<T>, opts: { description: string; min?: number; max?: number }): Schema<T[]> {
   const min = opts.min ?? 0;
   const count = opts.max === undefined ? `at least ${min}` : `${min} to ${opts.max}`;
-  return {
+  return standard({
     hint: `an array of ${count} items, each ${item.hint}`,
     parse(value, path) {
       if (!Array.isArray(value)) throw invalid(`${name(path)} must be an array, got ${show(value)}.`, path);
@@ -259,21 +325,21 @@ export function array<T>(item: Schema<T>, opts: { description: string; min?: num
       ...(opts.max === undefined ? {} : { maxItems: opts.max }),
       description: opts.description,
     }),
-  };
+  });
 }
 
 export function optional<T>(schema: Schema<T>): Optional<T> {
-  return {
-    optional: true,
+  return standard({
+    optional: true as const,
     hint: schema.hint,
-    parse: (value, path) => (value === undefined ? undefined : schema.parse(value, path)),
+    parse: (value: unknown, path: string) => (value === undefined ? undefined : schema.parse(value, path)),
     openapi: schema.openapi,
-  };
+  });
 }
 
 /** `null` is a value of its own (it clears a number's aspect; a call not yet ended has `ended_at: null`). */
 export function nullable<T>(schema: Schema<T>): Schema<T | null> {
-  return {
+  return standard({
     hint: `${schema.hint}, or null`,
     parse: (value, path) => (value === null ? null : schema.parse(value, path)),
     openapi: () => {
@@ -285,12 +351,12 @@ export function nullable<T>(schema: Schema<T>): Schema<T | null> {
       }
       return { anyOf: [inner, { type: 'null' }] };
     },
-  };
+  });
 }
 
 /** A dictionary of name → value (template variables). */
 export function record<T>(value: Schema<T>, opts: { description: string; key: RegExp; keyHint: string }): Schema<Record<string, T>> {
-  return {
+  return standard({
     hint: `an object of ${opts.keyHint} → ${value.hint}`,
     parse(input, path) {
       if (input === null || typeof input !== 'object' || Array.isArray(input))
@@ -310,22 +376,26 @@ export function record<T>(value: Schema<T>, opts: { description: string; key: Re
       additionalProperties: value.openapi(),
       description: opts.description,
     }),
-  };
+  });
 }
 
 /** A schema with its own parse and the JSON Schema it keeps to (a URL with rules beyond a pattern, say). */
 export function custom<T>(opts: { hint: string; parse(value: unknown, path: string): T; openapi(): JsonSchema }): Schema<T> {
-  return opts;
+  return standard(opts);
 }
 
 /** A value `inner` accepts, then turned into what the code needs (`'30s'` → 30000). */
 export function map<A, B>(inner: Schema<A>, to: (value: A, path: string) => B): Schema<B> {
-  return { hint: inner.hint, parse: (value, path) => to(inner.parse(value, path), path), openapi: inner.openapi };
+  return standard({
+    hint: inner.hint,
+    parse: (value: unknown, path: string) => to(inner.parse(value, path), path),
+    openapi: inner.openapi,
+  });
 }
 
 /** Either of two schemas, tried in order; the message of the one that fits best is kept. */
 export function either<A, B>(a: Schema<A>, b: Schema<B>, hint: string): Schema<A | B> {
-  return {
+  return standard({
     hint,
     parse(value, path) {
       try {
@@ -341,7 +411,7 @@ export function either<A, B>(a: Schema<A>, b: Schema<B>, hint: string): Schema<A
       }
     },
     openapi: () => ({ anyOf: [a.openapi(), b.openapi()] }),
-  };
+  });
 }
 
 type Shape = Record<string, Schema<unknown>>;
@@ -394,7 +464,7 @@ export function object<S extends Shape>(
 ): ObjectSchema<S> {
   const keys = Object.keys(shape);
   const label = opts.label ?? 'field';
-  return {
+  return standard({
     shape,
     hint: `an object with ${keys.map((k) => `\`${k}\``).join(', ')}`,
     parse(value, path) {
@@ -451,7 +521,7 @@ export function object<S extends Shape>(
         ...examples,
       };
     },
-  };
+  });
 }
 
 /** One either/or form of an object (see `variants` of {@link object}). */
@@ -483,7 +553,7 @@ export function tuple<const S extends readonly Schema<unknown>[]>(
   description: string,
 ): Schema<{ -readonly [K in keyof S]: Infer<S[K]> }> {
   const hint = `a [${items.map((item) => item.hint).join(', ')}] array`;
-  return {
+  return standard({
     hint,
     parse(value, path) {
       if (!Array.isArray(value) || value.length !== items.length) throw invalid(`${name(path)} must be ${hint}, got ${show(value)}.`, path);
@@ -492,12 +562,14 @@ export function tuple<const S extends readonly Schema<unknown>[]>(
     openapi: () => ({
       type: 'array',
       prefixItems: items.map((item) => item.openapi()),
-      items: false,
+      // Beyond prefixItems `items` applies to nothing here (maxItems), but OpenAPI 3.0, which has no
+      // prefixItems, and linters that ask every array for `items` read it: any of the members.
+      items: { anyOf: items.map((item) => item.openapi()) },
       minItems: items.length,
       maxItems: items.length,
       description,
     }),
-  };
+  });
 }
 
 /**
@@ -511,7 +583,7 @@ export function tagged<K extends string, const V extends Record<string, ObjectSc
 ): Schema<Infer<V[keyof V]>> {
   const tags = Object.keys(variants);
   const choices = tags.map((tag) => JSON.stringify(tag)).join(', ');
-  return {
+  return standard({
     hint: `an object whose \`${key}\` is one of ${choices}`,
     parse(value, path) {
       if (value === null || typeof value !== 'object' || Array.isArray(value))
@@ -524,7 +596,7 @@ export function tagged<K extends string, const V extends Record<string, ObjectSc
       return variants[tag]!.parse(value, path) as Infer<V[keyof V]>;
     },
     openapi: () => ({ description, oneOf: tags.map((tag) => variants[tag]!.openapi()) }),
-  };
+  });
 }
 
 /** How deep {@link json} lets a value nest by default: far beyond any real input, far below what would exhaust the stack. */
@@ -549,17 +621,21 @@ export function json(description: string, maxDepth = MAX_JSON_DEPTH): Schema<unk
     for (const [k, v] of Object.entries(value)) out[k] = walk(v, path ? `${path}.${k}` : k, depth + 1);
     return out;
   };
-  return { hint: 'a JSON value', parse: (value, path) => walk(value, path, 0), openapi: () => ({ description }) };
+  return standard({
+    hint: 'a JSON value',
+    parse: (value: unknown, path: string) => walk(value, path, 0),
+    openapi: () => ({ description }),
+  });
 }
 
 /** Any string, control characters included: text recorded as it came (a request body), not text a person wrote. */
 export function anyString(description: string): Schema<string> {
-  return {
+  return standard({
     hint: 'a string',
     parse(value, path) {
       if (typeof value !== 'string') throw invalid(`${name(path)} must be a string, got ${show(value)}.`, path);
       return value;
     },
     openapi: () => ({ type: 'string', description }),
-  };
+  });
 }

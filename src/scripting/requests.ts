@@ -1,5 +1,5 @@
 import { METHODS } from '../core/path-pattern.js';
-import { integer, object, oneOf, optional, string } from '../core/schema.js';
+import { anyString, integer, nullable, object, oneOf, optional, type Schema, string, timestamp } from '../core/schema.js';
 import type { Journal, JournalEntry } from '../state/journal.js';
 import { check, read } from './context.js';
 
@@ -67,3 +67,32 @@ export function requestJournal(journal: Journal): RequestJournal {
     }),
   };
 }
+
+const nullableText = (description: string) => nullable(anyString(description));
+
+/** A {@link JournalEntry}, written once: the interface is checked against it, the control API's document reads it. */
+export const journalEntrySchema = object(
+  {
+    requestId: anyString('The `X-Request-Id` of the answer.'),
+    method: anyString('The HTTP method.'),
+    path: anyString("The documented path matched (/v1/calls/{id}), or the request's own."),
+    target: anyString("The request's own path below the base URL, without the query."),
+    status: integer({ description: 'The status answered; 0 for an injected network fault.', min: 0, max: 599 }),
+    errorCode: nullableText('`error.code` of an error answer (`network_error` for a network fault); null for a success.'),
+    apiKey: nullableText('The bearer token the request carried, or null.'),
+    at: timestamp('Virtual time of the answer.'),
+  },
+  {
+    description: 'One request as the sandbox answered it.',
+    example: {
+      requestId: 'req_8Tq2Wm5Kx1Rb7Nc4',
+      method: 'GET',
+      path: '/v1/calls/{id}',
+      target: '/v1/calls/call_7mQ2xK9pR4tLw8Zb',
+      status: 200,
+      errorCode: null,
+      apiKey: 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_8Hd3Lp6Vs0Yf5JuA',
+      at: '2026-01-01T00:00:30.000Z',
+    },
+  },
+) satisfies Schema<JournalEntry>;

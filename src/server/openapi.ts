@@ -251,6 +251,7 @@ const NOT_IN_30 = new Set([
   'const',
   'examples',
   '$schema',
+  'prefixItems',
 ]);
 
 /** One schema in 3.0's dialect (see {@link openApi30}). */
