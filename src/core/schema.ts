@@ -1,5 +1,11 @@
+// Longer than most files: the kit's constructors share one Schema shape, its messages and its
+// Standard Schema face, and each builds on the others (object on optional, nullable on its inner
+// schema); split by kind they would import each other back and forth. Free-JSON values: schema-values.ts.
 import { E164 } from './phone.js';
+import type { StandardSchemaProps, StandardSchemaV1 } from './standard-schema.js';
 import { nearest } from './suggest.js';
+
+export type { StandardIssue, StandardResult, StandardSchemaProps, StandardSchemaV1 } from './standard-schema.js';
 
 /**
  * A small schema kit: each shape is written once, and that one definition validates input
@@ -17,29 +23,6 @@ export interface Schema<T> extends StandardSchemaV1<unknown, T> {
   readonly hint: string;
 }
 
-/**
- * Standard Schema v1 (standardschema.dev), the interface form libraries, routers and test
- * tools accept from any validator: every schema of the kit carries it, so such a tool can
- * validate with the sandbox's own schemas (`callSchema['~standard'].validate(value)`). Written
- * out here, as the spec asks of implementers, rather than taken as a dependency.
- */
-export interface StandardSchemaV1<Input = unknown, Output = Input> {
-  readonly '~standard': StandardSchemaProps<Input, Output>;
-}
-export interface StandardSchemaProps<Input = unknown, Output = Input> {
-  readonly version: 1;
-  readonly vendor: string;
-  readonly validate: (value: unknown) => StandardResult<Output> | Promise<StandardResult<Output>>;
-  readonly types?: { readonly input: Input; readonly output: Output } | undefined;
-}
-export type StandardResult<Output> =
-  | { readonly value: Output; readonly issues?: undefined }
-  | { readonly issues: readonly StandardIssue[] };
-export interface StandardIssue {
-  readonly message: string;
-  readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined;
-}
-
 /** The parts of a schema before the kit adds its Standard Schema face ({@link standard}). */
 type Parts<T> = Omit<Schema<T>, '~standard'>;
 
@@ -53,7 +36,7 @@ function pathOf(param: string): PropertyKey[] {
  * becomes one issue with the kit's message and the field's path. Not enumerable, so a schema
  * spread into another object stays the plain parts.
  */
-function standard<S extends Parts<unknown>>(schema: S): NoInfer<S & StandardSchemaV1<unknown, ReturnType<S['parse']>>> {
+export function standard<S extends Parts<unknown>>(schema: S): NoInfer<S & StandardSchemaV1<unknown, ReturnType<S['parse']>>> {
   const props: StandardSchemaProps<unknown, ReturnType<S['parse']>> = {
     version: 1,
     vendor: 'svc-sandbox',
@@ -414,7 +397,7 @@ export function either<A, B>(a: Schema<A>, b: Schema<B>, hint: string): Schema<A
   });
 }
 
-type Shape = Record<string, Schema<unknown>>;
+export type Shape = Record<string, Schema<unknown>>;
 type RequiredKeys<S extends Shape> = { [K in keyof S]: S[K] extends Optional<unknown> ? never : K }[keyof S];
 type Flatten<T> = { [K in keyof T]: T[K] } & {};
 export type ObjectOf<S extends Shape> = Flatten<
@@ -545,97 +528,4 @@ export function queryObject(params: URLSearchParams): Record<string, string> {
     out[key] = value;
   }
   return out;
-}
-
-/** A fixed-length array whose items each have their own schema (a `[key, value]` pair). */
-export function tuple<const S extends readonly Schema<unknown>[]>(
-  items: S,
-  description: string,
-): Schema<{ -readonly [K in keyof S]: Infer<S[K]> }> {
-  const hint = `a [${items.map((item) => item.hint).join(', ')}] array`;
-  return standard({
-    hint,
-    parse(value, path) {
-      if (!Array.isArray(value) || value.length !== items.length) throw invalid(`${name(path)} must be ${hint}, got ${show(value)}.`, path);
-      return items.map((item, i) => item.parse(value[i], `${path}[${i}]`)) as { -readonly [K in keyof S]: Infer<S[K]> };
-    },
-    openapi: () => ({
-      type: 'array',
-      prefixItems: items.map((item) => item.openapi()),
-      // Beyond prefixItems `items` applies to nothing here (maxItems), but OpenAPI 3.0, which has no
-      // prefixItems, and linters that ask every array for `items` read it: any of the members.
-      items: { anyOf: items.map((item) => item.openapi()) },
-      minItems: items.length,
-      maxItems: items.length,
-      description,
-    }),
-  });
-}
-
-/**
- * One of several object forms told apart by the string field `key` (`kind: "request"`): the
- * field names the form, so a refusal names the form's own field, not a guess among all.
- */
-export function tagged<K extends string, const V extends Record<string, ObjectSchema<Shape>>>(
-  key: K,
-  variants: V,
-  description: string,
-): Schema<Infer<V[keyof V]>> {
-  const tags = Object.keys(variants);
-  const choices = tags.map((tag) => JSON.stringify(tag)).join(', ');
-  return standard({
-    hint: `an object whose \`${key}\` is one of ${choices}`,
-    parse(value, path) {
-      if (value === null || typeof value !== 'object' || Array.isArray(value))
-        throw invalid(`${name(path)} must be an object, got ${show(value)}.`, path);
-      const tag = (value as Record<string, unknown>)[key];
-      const at = path ? `${path}.${key}` : key;
-      if (tag === undefined) throw missing(`${name(at)} is required: one of ${choices}.`, at);
-      if (typeof tag !== 'string' || !Object.hasOwn(variants, tag))
-        throw invalid(`${name(at)} must be one of ${choices}, got ${show(tag)}.`, at);
-      return variants[tag]!.parse(value, path) as Infer<V[keyof V]>;
-    },
-    openapi: () => ({ description, oneOf: tags.map((tag) => variants[tag]!.openapi()) }),
-  });
-}
-
-/** How deep {@link json} lets a value nest by default: far beyond any real input, far below what would exhaust the stack. */
-export const MAX_JSON_DEPTH = 64;
-
-/**
- * Any JSON value (null, a boolean, a finite number, a string, an array or an object of them),
- * nested at most `maxDepth` levels: a value nested deeper is refused naming the path where
- * the limit was passed, so a hostile body 10,000 arrays deep is a 400, never a stack overflow.
- */
-export function json(description: string, maxDepth = MAX_JSON_DEPTH): Schema<unknown> {
-  const walk = (value: unknown, path: string, depth: number): unknown => {
-    if (value === null || typeof value === 'boolean' || typeof value === 'string') return value;
-    if (typeof value === 'number') {
-      if (!Number.isFinite(value)) throw invalid(`${name(path)} must be a finite number, got ${show(value)}.`, path);
-      return value;
-    }
-    if (typeof value !== 'object') throw invalid(`${name(path)} must be a JSON value, got ${typeof value}.`, path);
-    if (depth >= maxDepth) throw invalid(`${name(path)} nests deeper than ${maxDepth} levels; flatten it.`, path);
-    if (Array.isArray(value)) return value.map((item, i) => walk(item, `${path}[${i}]`, depth + 1));
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = walk(v, path ? `${path}.${k}` : k, depth + 1);
-    return out;
-  };
-  return standard({
-    hint: 'a JSON value',
-    parse: (value: unknown, path: string) => walk(value, path, 0),
-    openapi: () => ({ description }),
-  });
-}
-
-/** Any string, control characters included: text recorded as it came (a request body), not text a person wrote. */
-export function anyString(description: string): Schema<string> {
-  return standard({
-    hint: 'a string',
-    parse(value, path) {
-      if (typeof value !== 'string') throw invalid(`${name(path)} must be a string, got ${show(value)}.`, path);
-      return value;
-    },
-    openapi: () => ({ type: 'string', description }),
-  });
 }

@@ -1,5 +1,6 @@
 // Longer than most files: every public member of the sandbox carries its documentation and
 // example here (under 200 lines of code).
+import type { OpenAPIDocument } from '../api/openapi-document.js';
 import { openApiDocument } from '../api/openapi.js';
 import { ClockStopped } from '../core/clock.js';
 import { toMs, type Duration } from '../core/duration.js';
@@ -285,7 +286,7 @@ export class SandboxBase {
    * @example
    * writeFileSync('openapi.json', JSON.stringify(sandbox.openapi(), null, 2));
    */
-  openapi(): Record<string, unknown> {
+  openapi(): OpenAPIDocument {
     return openApiDocument(ROUTES, this.baseUrl);
   }
 

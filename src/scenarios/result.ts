@@ -1,17 +1,5 @@
-import {
-  anyString,
-  array,
-  boolean,
-  integer,
-  type JsonSchema,
-  json,
-  nullable,
-  object,
-  oneOf,
-  optional,
-  type Schema,
-  timestamp,
-} from '../core/schema.js';
+import { array, boolean, integer, type JsonSchema, nullable, object, oneOf, optional, type Schema, timestamp } from '../core/schema.js';
+import { anyString, json } from '../core/schema-values.js';
 import type { DeliveryState, WebhookAttempt } from '../webhooks/delivery.js';
 import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/resources.js';
 

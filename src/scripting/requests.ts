@@ -1,5 +1,6 @@
 import { METHODS } from '../core/path-pattern.js';
-import { anyString, integer, nullable, object, oneOf, optional, type Schema, string, timestamp } from '../core/schema.js';
+import { integer, nullable, object, oneOf, optional, type Schema, string, timestamp } from '../core/schema.js';
+import { anyString } from '../core/schema-values.js';
 import type { Journal, JournalEntry } from '../state/journal.js';
 import { check, read } from './context.js';
 

@@ -1,7 +1,6 @@
 import { SandboxError } from '../core/errors.js';
 import { packageVersion } from '../core/package-version.js';
 import {
-  anyString,
   array,
   boolean,
   custom,
@@ -9,7 +8,6 @@ import {
   Invalid,
   integer,
   invalid,
-  json,
   literal,
   name,
   nullable,
@@ -17,9 +15,8 @@ import {
   object,
   optional,
   show,
-  tagged,
-  tuple,
 } from '../core/schema.js';
+import { anyString, json, tagged, tuple } from '../core/schema-values.js';
 import { MAX_TIME_MS, iso } from '../core/time.js';
 
 /**

@@ -1,4 +1,5 @@
 import { exampleOf } from '../api/openapi.js';
+import { methodKey, type OpenAPIDocument, type OpenAPIPathItem } from '../api/openapi-document.js';
 import { sseFrame, sseText } from '../core/sse.js';
 import { eventJson } from '../scripting/json-schemas.js';
 import type { ControlRoute } from './control/route.js';
@@ -124,14 +125,14 @@ function controlExample(name: string, path: string): string | undefined {
  * `sandbox.openapi()` describes it, plus the control API, generated from the control route
  * table and the same schemas its functions validate with.
  */
-export function serverOpenApi(api: Record<string, unknown>, routes: readonly ControlRoute[], url: string): Record<string, unknown> {
-  const paths: Record<string, Record<string, unknown>> = { ...(api.paths as Record<string, Record<string, unknown>>) };
+export function serverOpenApi(api: OpenAPIDocument, routes: readonly ControlRoute[], url: string): OpenAPIDocument {
+  const paths: Record<string, OpenAPIPathItem> = { ...api.paths };
   for (const route of routes) {
     const full = `/__sandbox${route.path}`;
     if (route.undocumented) continue;
     // A row whose operation is written out (the stream, the console, these documents).
     if (route.operation) {
-      (paths[full] ??= {})[route.method.toLowerCase()] = route.operation(url);
+      (paths[full] ??= {})[methodKey(route.method)] = route.operation(url);
       continue;
     }
     const parameters: Record<string, unknown>[] = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
@@ -150,7 +151,7 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
     }
     const own = route.description;
     if (route.body && !route.examples) throw new Error(`serverOpenApi: ${route.method} ${full} has a body but no examples.`);
-    (paths[full] ??= {})[route.method.toLowerCase()] = {
+    (paths[full] ??= {})[methodKey(route.method)] = {
       operationId: route.operationId,
       summary: route.summary,
       description: own ?? DESCRIPTIONS[route.operationId] ?? `${route.summary}.`,
@@ -178,10 +179,10 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
   uniqueOperationIds(paths);
   return {
     ...api,
-    info: { ...(api.info as Record<string, unknown>), title: TITLE },
+    info: { ...api.info, title: TITLE },
     servers: [{ url }],
     tags: [
-      ...(api.tags as unknown[]),
+      ...api.tags,
       {
         name: 'control',
         description:
@@ -222,7 +223,7 @@ export function documentExample(openapi: string, url: string): Record<string, un
 }
 
 /** Throws when two operations share an operationId: generated clients would drop or refuse one of them. */
-function uniqueOperationIds(paths: Record<string, Record<string, unknown>>): void {
+function uniqueOperationIds(paths: Record<string, OpenAPIPathItem>): void {
   const seen = new Map<string, string>();
   for (const [path, operations] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(operations)) {
@@ -313,9 +314,9 @@ function schemas30(node: unknown): unknown {
  * `identifier`, `if`/`then`, `propertyNames`), so the 3.1 document stays the exact one: the
  * server refuses all it did before.
  */
-export function openApi30(doc: Record<string, unknown>): Record<string, unknown> {
-  const { webhooks: _webhooks, info, components, paths, ...rest } = doc as Json & { info: Json; components: Json };
-  const { identifier: _identifier, ...license } = (info.license ?? {}) as Json;
+export function openApi30(doc: OpenAPIDocument): Record<string, unknown> {
+  const { webhooks: _webhooks, info, components = {}, paths, ...rest } = doc;
+  const { identifier: _identifier, ...license } = info.license ?? { name: '' };
   const { schemas = {}, ...otherComponents } = components;
   return {
     ...rest,
@@ -324,7 +325,7 @@ export function openApi30(doc: Record<string, unknown>): Record<string, unknown>
     paths: schemas30(paths),
     components: {
       ...(schemas30(otherComponents) as Json),
-      schemas: Object.fromEntries(Object.entries(schemas as Json).map(([name, s]) => [name, schema30(s)])),
+      schemas: Object.fromEntries(Object.entries(schemas).map(([name, s]) => [name, schema30(s)])),
     },
   };
 }

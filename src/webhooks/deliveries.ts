@@ -1,3 +1,6 @@
+// Longer than most files: a delivery's states, its subscription's lane of attempts, its retries
+// and its replay are one state machine over the same records; split, each piece would reach
+// into the others' records. Its public shapes are delivery.ts.
 import { setMaxListeners } from 'node:events';
 import { SandboxError } from '../core/errors.js';
 import type { TimerHandle, VirtualClock } from '../core/clock.js';

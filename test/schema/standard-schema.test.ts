@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { integer, json, MAX_JSON_DEPTH, object, optional, string } from '../../src/core/schema.js';
+import { integer, object, optional, string } from '../../src/core/schema.js';
+import { json, MAX_JSON_DEPTH } from '../../src/core/schema-values.js';
 import { parseScenario } from '../../src/index.js';
 import { callBehavior } from '../../src/scripting/network.js';
 

@@ -1,3 +1,4 @@
+import type { OpenAPIOperation } from '../../api/openapi-document.js';
 import type { Routable, Route } from '../../api/router.js';
 import type { JsonSchema, ObjectSchema, Schema } from '../../core/schema.js';
 import type { Session, Sessions } from '../sessions.js';
@@ -56,7 +57,7 @@ export interface ControlRoute<B = unknown, Q = unknown> extends Routable {
    */
   fields?: Readonly<Record<string, string>>;
   /** The row's operation in the server's document, written out, for a row that answers no JSON (a stream, a page). */
-  operation?: (url: string) => Record<string, unknown>;
+  operation?: (url: string) => OpenAPIOperation;
   /** Served, but not an operation of the document (the console's script and style files). */
   undocumented?: true;
 }

@@ -1,3 +1,5 @@
+// Longer than most files: one control row per scripting member of the library (docs/server.md's
+// table), each a few lines that call that member; the parity test reads them side by side.
 import {
   apiKeyJson,
   attemptJson,
