@@ -7,34 +7,59 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 export type ReadBody = Uint8Array | 'over';
 
 /**
+ * A body the standalone server reads straight from its socket, with no web stream made for it
+ * (server/http.ts): its bytes, no further than `limit` (null as soon as more has arrived).
+ */
+export interface BodySource {
+  read(limit: number): Promise<Uint8Array | null>;
+}
+
+/**
+ * What the `/v1` pipeline reads of a request. A web `Request` is one; the standalone server hands
+ * a lighter one over its `node:http` request (server/http.ts `NodeIncoming`), so a request over
+ * HTTP costs no `Request`, `Headers`, stream or `AbortSignal` unless a handler asks for its signal.
+ */
+export interface Incoming {
+  readonly method: string;
+  /** Absolute, as a web Request serialises it (dot segments resolved, percent-encoded). */
+  readonly url: string;
+  readonly headers: { get(name: string): string | null };
+  readonly body: ReadableStream<Uint8Array> | BodySource | null;
+  /** Aborts when the client goes away: only streaming handlers and chaos's latency ask for it. */
+  readonly signal: AbortSignal;
+}
+
+/**
  * Reads a request body as JSON, refusing other content types, oversize bodies (413) and bad
  * UTF-8 or JSON (400): the control API's reader, the same refusals as `/v1`'s (the pipeline
  * reads with {@link readBody} and {@link parseJson} itself, to tell a snapshot what it read).
  * An empty body is refused, unless `optional` (a control request whose fields all have
  * defaults): then it is `undefined`.
  */
-export async function readJson(request: Request, { optional = false }: { optional?: boolean } = {}): Promise<unknown> {
+export async function readJson(request: Incoming, { optional = false }: { optional?: boolean } = {}): Promise<unknown> {
   const bytes = await readBody(request, undefined);
   if (optional && bytes.byteLength === 0) return undefined;
   return parseJson(request.headers.get('content-type'), bytes);
 }
 
 /** The body's bytes, refused with 413 when its declared or its actual size is over the limit; `tape` is told what was read. */
-export async function readBody(request: Request, tape: ((body: ReadBody) => void) | undefined): Promise<Uint8Array> {
+export async function readBody(request: Incoming, tape: ((body: ReadBody) => void) | undefined): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length') ?? 0);
+  const { body } = request;
   if (declared > MAX_BODY_BYTES) {
-    void request.body?.cancel().catch(() => undefined);
+    if (body instanceof ReadableStream) void body.cancel().catch(() => undefined);
     tape?.(new Uint8Array(0));
     throw tooLarge(declared);
   }
-  const bytes = request.body ? await readAtMost(request.body) : new Uint8Array(0);
+  const bytes =
+    body === null ? new Uint8Array(0) : body instanceof ReadableStream ? await readAtMost(body) : await body.read(MAX_BODY_BYTES);
   tape?.(bytes ?? 'over');
   if (bytes === null) throw tooLarge(MAX_BODY_BYTES, true);
   return bytes;
 }
 
 /** {@link readBody} for a body read before (a replay): the same refusals, at once. */
-export function bodyOf(request: Request, body: ReadBody): Uint8Array {
+export function bodyOf(request: Incoming, body: ReadBody): Uint8Array {
   const declared = Number(request.headers.get('content-length') ?? 0);
   if (declared > MAX_BODY_BYTES) throw tooLarge(declared);
   if (body === 'over') throw tooLarge(MAX_BODY_BYTES, true);

@@ -158,7 +158,7 @@ export function makeParts(options: SandboxOptions): Parts {
   if (o.clock === 'realtime') life.defer(() => theClock.dispose());
   const random = add(new SeededRandom(o.seed));
   const now = () => theClock.now();
-  const recorder = new Recorder(optionsJson(o), o.origin + o.basePath, now);
+  const recorder = new Recorder(optionsJson(o), o.origin + o.basePath, now, o.maxJournalEntries);
 
   // state: stores, machines and domain services. Listeners on the emitter run in the
   // order the parts are made here: on call.completed the recording is stored, then the
@@ -206,7 +206,7 @@ export function makeParts(options: SandboxOptions): Parts {
 
   // api (HTTP in).
   const streams = add(new TranscriptStreams({ clock, transcripts, events }));
-  const journal = add(new Journal((forgotten) => coverage.forgotten(forgotten)));
+  const journal = add(new Journal(o.maxJournalEntries, (forgotten) => coverage.forgotten(forgotten)));
   const routeDeps: RouteDeps = {
     calls,
     dialer,
@@ -239,7 +239,7 @@ export function makeParts(options: SandboxOptions): Parts {
     deprecation: o.deprecation,
     journal,
     chaos,
-    onRequest: (request) => recorder.request(request),
+    log: recorder,
   });
 
   // scripting (in): the namespaces, which the standalone server's control API calls too.

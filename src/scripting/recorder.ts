@@ -3,7 +3,15 @@ import { packageVersion } from '../core/package-version.js';
 import { iso } from '../core/time.js';
 import type { AttemptTape } from '../webhooks/deliveries.js';
 import type { PostResult } from '../webhooks/transport.js';
-import { type AdvanceInput, type RequestInput, SNAPSHOT_FORMAT, type SandboxSnapshot, type SnapshotInput } from './snapshots.js';
+import {
+  type AdvanceInput,
+  type CallInput,
+  type ElidedInput,
+  type RequestInput,
+  type ResetInput,
+  SNAPSHOT_FORMAT,
+  type SandboxSnapshot,
+} from './snapshots.js';
 
 /**
  * The one recorder of a sandbox (docs/snapshots.md): it keeps every input that can change the
@@ -36,6 +44,8 @@ export const REPLAYED_HEADERS = [
 export interface ReplayTarget {
   now(): number;
   request(input: RequestInput): void;
+  /** Draws the request ids of `count` requests a snapshot kept as a count (an `elided` input). */
+  skipRequests(count: number): void;
   /** Moves the clock by `ms` now (until `stop` is reached, for an advanceUntil). */
   advance(ms: number, stop?: number): void;
   reset(): void;
@@ -68,9 +78,79 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 const INTERNED = 10_000;
 
 type Member = (...args: never[]) => unknown;
+type HeaderList = Array<[string, string]>;
+/** What the recorder reads of a request: a web Request, or the server's lighter one (api/request-body.ts `Incoming`). */
+interface ArrivingRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: { get(name: string): string | null };
+}
+
+/** Bits of {@link LoggedRequest.flags}. */
+const UNDER = 1; // `target` is below the base URL (a `path`), not a whole `url`
+const TOLD = 2; // its body was told
+const OVER = 4; // the body passed the size limit (`bodyOver`)
+const BASE64 = 8; // `body` is base64, the body not being UTF-8
+const ANSWERED = 16;
+const INERT = 32; // answered changing nothing but its request id, its rate window and its journal entry
+
+/**
+ * A request as the log keeps it: a class of one shape with its body and headers shared with the
+ * requests that repeat them, and `times` for the same request repeated at one instant. It
+ * becomes a snapshot's {@link RequestInput} only when a snapshot is taken.
+ */
+class LoggedRequest {
+  times = 1;
+  body: string | undefined = undefined;
+
+  constructor(
+    readonly at: number,
+    readonly method: string,
+    /** The path and query below the base URL (`UNDER`), or the whole URL. */
+    readonly target: string,
+    readonly headers: HeaderList,
+    public flags: number,
+  ) {}
+
+  /** The snapshot's form of it (fresh objects: a snapshot is the caller's to change). */
+  input(): RequestInput {
+    const input: RequestInput = {
+      kind: 'request',
+      at: this.at,
+      method: this.method,
+      ...(this.flags & UNDER ? { path: this.target } : { url: this.target }),
+      headers: this.headers.map(([name, value]) => [name, value]),
+    };
+    if (this.flags & OVER) input.bodyOver = true;
+    else if (this.body !== undefined) {
+      if (this.flags & BASE64) input.bodyBase64 = this.body;
+      else input.body = this.body;
+    }
+    if (this.times > 1) input.times = this.times;
+    return input;
+  }
+
+  /** The same request as `other`: one may count for both (`times`). */
+  repeats(other: LoggedRequest): boolean {
+    return (
+      this.at === other.at &&
+      this.flags === other.flags &&
+      this.method === other.method &&
+      this.target === other.target &&
+      this.headers === other.headers &&
+      this.body === other.body
+    );
+  }
+}
+
+/** What the log holds: requests in their compact form, the other inputs as a snapshot writes them. */
+type Logged = LoggedRequest | CallInput | AdvanceInput | ResetInput | ElidedInput;
+
+/** The start of the one-second rate window an instant falls in (api/rate-limit.ts counts so). */
+const windowOf = (ms: number) => ms - (ms % 1000);
 
 export class Recorder implements AttemptTape {
-  private inputs: SnapshotInput[] = [];
+  private inputs: Logged[] = [];
   private attempts = new Map<string, PostResult>();
   /** The scripting members that change the sandbox, by public name, as `changes()` declared them. */
   private readonly members = new Map<string, Member>();
@@ -83,13 +163,22 @@ export class Recorder implements AttemptTape {
    * about 0.1 KB instead of 0.5 KB. At most {@link INTERNED} of each are kept.
    */
   private readonly strings = new Map<string, string>();
-  private readonly headerLists = new Map<string, Array<[string, string]>>();
+  private readonly headerLists = new Map<string, HeaderList>();
+  /** The header list of the last request: the next one most often sends the same. */
+  private lastHeaders: HeaderList = [];
+  private readonly values: Array<string | null> = REPLAYED_HEADERS.map(() => null);
+  /** Requests answered since the log was last compacted (see {@link compact}). */
+  private answeredSince = 0;
+  /** The request of the snapshot being replayed now: the pipeline tells it whether each of its repeats changed anything. */
+  private replayed: LoggedRequest | undefined;
 
   constructor(
     private readonly options: Record<string, unknown>,
     /** Origin and base path: a request's URL is kept below it. */
     private readonly prefix: string,
     private readonly now: () => number,
+    /** The requests the request journal lists at most: a snapshot must give them back (see {@link compact}). */
+    private readonly journalLimit = 10_000,
   ) {}
 
   get replaying(): boolean {
@@ -116,33 +205,63 @@ export class Recorder implements AttemptTape {
     this.inputs.push({ kind: 'call', at: this.now(), name, args: json });
   }
 
-  /** A request arrives; the returned function is told its body once read. */
-  request(request: Request): ((body: Uint8Array | 'over') => void) | undefined {
-    if (this.replayingNow) return undefined;
-    const under = request.url.startsWith(this.prefix) && /^($|[/?#])/.test(request.url.slice(this.prefix.length));
-    const input: RequestInput = {
-      kind: 'request',
-      at: this.now(),
-      method: this.intern(request.method),
-      ...(under ? { path: this.intern(request.url.slice(this.prefix.length)) } : { url: request.url }),
-      headers: this.headersOf(request.headers),
-    };
-    this.inputs.push(input);
+  /**
+   * A request arrives (api/pipeline.ts `RequestLog`), before anything is drawn for it: logged in
+   * arrival order. While a snapshot is replayed, the request replayed (nothing is logged).
+   */
+  arrive(request: ArrivingRequest): LoggedRequest | undefined {
+    if (this.replayingNow) return this.replayed;
+    const { url } = request;
+    const next = url.charCodeAt(this.prefix.length);
+    // `/`, `?`, `#` or the end: the base URL itself or below it, not `https://x/basement` for `https://x/base`.
+    const under = url.startsWith(this.prefix) && (Number.isNaN(next) || next === 0x2f || next === 0x3f || next === 0x23);
+    const entry = new LoggedRequest(
+      this.now(),
+      request.method,
+      under ? this.intern(url.slice(this.prefix.length)) : url,
+      this.headersOf(request.headers),
+      under ? UNDER : 0,
+    );
+    this.inputs.push(entry);
     this.reading++;
-    let told = false;
-    return (body) => {
-      if (told) return;
-      told = true;
-      this.reading--;
-      if (body === 'over') input.bodyOver = true;
-      else if (body.byteLength > 0) {
-        try {
-          input.body = this.intern(utf8.decode(body));
-        } catch {
-          input.bodyBase64 = Buffer.from(body).toString('base64');
-        }
+    return entry;
+  }
+
+  /** Its body, once read (or `over`; an empty one when none was read): only the first telling counts. */
+  read(entry: LoggedRequest, body: Uint8Array | 'over'): void {
+    if (entry.flags & TOLD) return;
+    entry.flags |= TOLD;
+    this.reading--;
+    if (body === 'over') entry.flags |= OVER;
+    else if (body.byteLength > 0) {
+      try {
+        entry.body = this.intern(utf8.decode(body));
+      } catch {
+        entry.body = Buffer.from(body).toString('base64');
+        entry.flags |= BASE64;
       }
-    };
+    }
+  }
+
+  /**
+   * It was answered; `inert` when it changed nothing but its request id, its rate window and its
+   * journal entry. The same request again at the same instant counts on the one before (`times`).
+   */
+  answered(entry: LoggedRequest, inert: boolean): void {
+    if (this.replayingNow) {
+      // One repeat that changed something, and the whole run is no longer inert.
+      if (!inert) entry.flags &= ~INERT;
+      return;
+    }
+    entry.flags |= ANSWERED | (inert ? INERT : 0);
+    const { inputs } = this;
+    const last = inputs.length - 1;
+    const before = inputs[last - 1];
+    if (inputs[last] === entry && before instanceof LoggedRequest && before.repeats(entry)) {
+      before.times += entry.times;
+      inputs.pop();
+    }
+    if (++this.answeredSince >= Math.max(1024, this.journalLimit)) this.compact();
   }
 
   /** An advance begins; the returned function is told where an advanceUntil stopped. */
@@ -161,7 +280,9 @@ export class Recorder implements AttemptTape {
    */
   reset(): void {
     if (this.replayingNow) return;
-    this.inputs = this.inputs.filter((input) => input.kind === 'reset' || (input.kind === 'call' && input.name.startsWith('keys.')));
+    this.inputs = this.inputs.filter(
+      (input) => !(input instanceof LoggedRequest) && (input.kind === 'reset' || (input.kind === 'call' && input.name.startsWith('keys.'))),
+    );
     this.inputs.push({ kind: 'reset', at: this.now() });
     this.attempts.clear();
   }
@@ -189,7 +310,7 @@ export class Recorder implements AttemptTape {
       version: packageVersion(),
       options: structuredClone(this.options),
       now: iso(this.now()),
-      inputs: structuredClone(this.inputs),
+      inputs: this.inputs.map((input) => (input instanceof LoggedRequest ? input.input() : structuredClone(input))),
       attempts: [...this.attempts].map(([key, result]) => [key, { ...result }]),
     };
   }
@@ -220,7 +341,7 @@ export class Recorder implements AttemptTape {
    * throws again and changed nothing either time, so it is passed over.
    */
   replay(snapshot: SandboxSnapshot, target: ReplayTarget): void {
-    this.inputs = snapshot.inputs.map((input) => ({ ...input }));
+    this.inputs = snapshot.inputs.map((input) => (input.kind === 'request' ? this.logged(input) : { ...input }));
     this.attempts = new Map(snapshot.attempts);
     const endMs = Date.parse(snapshot.now);
     this.replayingNow = true;
@@ -234,7 +355,12 @@ export class Recorder implements AttemptTape {
         if (stop !== undefined && stop <= endMs && target.now() >= stop) return;
         target.advance(Math.max(0, Math.min(end, endMs) - target.now()), stop !== undefined && stop <= endMs ? stop : undefined);
       };
-      for (const input of snapshot.inputs) {
+      for (const [i, input] of snapshot.inputs.entries()) {
+        // Drawing request ids depends on no instant: the clock stays where it is.
+        if (input.kind === 'elided') {
+          target.skipRequests(input.requests);
+          continue;
+        }
         if (input.kind === 'advance') {
           finish();
           running = { end: input.at + input.ms, ...(input.stop === undefined ? {} : { stop: input.stop }) };
@@ -247,18 +373,25 @@ export class Recorder implements AttemptTape {
         }
         // An input that came while time moved: the clock first goes to its instant.
         if (input.at > target.now()) target.advance(input.at - target.now());
-        if (input.kind === 'request') passOver(() => target.request(input));
-        else {
-          const member = this.members.get(input.name) as ((...args: unknown[]) => unknown) | undefined;
-          const args = JSON.parse(JSON.stringify(input.args), decode) as unknown[];
-          passOver(() => member?.(...args));
+        if (input.kind === 'request') {
+          this.replayed = this.inputs[i] as LoggedRequest;
+          for (let n = input.times ?? 1; n > 0; n--) {
+            passOver(() => target.request(input));
+            target.settle();
+          }
+          this.replayed = undefined;
+          continue;
         }
+        const member = this.members.get(input.name) as ((...args: unknown[]) => unknown) | undefined;
+        const args = JSON.parse(JSON.stringify(input.args), decode) as unknown[];
+        passOver(() => member?.(...args));
         target.settle();
       }
       finish();
       if (endMs > target.now()) target.advance(endMs - target.now());
     } finally {
       this.replayingNow = false;
+      this.replayed = undefined;
     }
   }
 
@@ -270,19 +403,105 @@ export class Recorder implements AttemptTape {
   }
 
   /** The headers a snapshot keeps, as one list shared by every request that sends the same. */
-  private headersOf(headers: Headers): Array<[string, string]> {
+  private headersOf(headers: ArrivingRequest['headers']): HeaderList {
     // Asked by name, in REPLAYED_HEADERS' order (the sorted order iterating `headers` gives):
-    // iterating a request's Headers sorts and copies all of them, on every request.
-    const kept: Array<[string, string]> = [];
-    for (const header of REPLAYED_HEADERS) {
-      const value = headers.get(header);
-      if (value !== null) kept.push([header, value]);
+    // iterating a request's Headers sorts and copies all of them, on every request. Compared
+    // with the last request's list as they are read: a client mostly sends the same again.
+    const { values } = this;
+    const last = this.lastHeaders;
+    let matched = 0;
+    let same = true;
+    for (let i = 0; i < REPLAYED_HEADERS.length; i++) {
+      const name = REPLAYED_HEADERS[i]!;
+      const value = headers.get(name);
+      values[i] = value;
+      if (!same) continue;
+      const pair = last[matched];
+      if (pair !== undefined && pair[0] === name) {
+        if (pair[1] === value) matched++;
+        else same = false;
+      } else if (value !== null) same = false;
     }
+    if (same && matched === last.length) return last;
+    const kept: HeaderList = [];
+    for (let i = 0; i < REPLAYED_HEADERS.length; i++) if (values[i] !== null) kept.push([REPLAYED_HEADERS[i]!, values[i]!]);
+    this.lastHeaders = this.internHeaders(kept);
+    return this.lastHeaders;
+  }
+
+  private internHeaders(kept: HeaderList): HeaderList {
     const key = kept.join('\n');
     const known = this.headerLists.get(key);
     if (known !== undefined) return known;
     if (this.headerLists.size < INTERNED) this.headerLists.set(key, kept);
     return kept;
+  }
+
+  /** A snapshot's request in the log's form, told and answered (a replay tells whether it changed anything). */
+  private logged(input: RequestInput): LoggedRequest {
+    const under = input.path !== undefined;
+    const entry = new LoggedRequest(
+      input.at,
+      input.method,
+      under ? this.intern(input.path!) : input.url!,
+      this.internHeaders(input.headers.map(([name, value]) => [name, value])),
+      (under ? UNDER : 0) |
+        TOLD |
+        ANSWERED |
+        INERT |
+        (input.bodyOver ? OVER : 0) |
+        (input.bodyBase64 !== undefined && !input.bodyOver ? BASE64 : 0),
+    );
+    if (!input.bodyOver) entry.body = input.body ?? input.bodyBase64;
+    entry.times = input.times ?? 1;
+    return entry;
+  }
+
+  /**
+   * Keeps the log bounded by what the sandbox holds, not by how many requests it answered
+   * (docs/snapshots.md, "Cost"). A request that changed nothing but its request id, its rate
+   * window and its journal entry (a read, a refusal before any handler ran) matters to a replay
+   * only while the journal still lists it, or while a request kept after it shares its rate
+   * window. Older ones are replaced by a count (an `elided` input), and a replay draws their
+   * request ids, which is all they left behind. Run every `journalLimit` requests (1,024 at
+   * least), so a request pays O(1) for it.
+   */
+  private compact(): void {
+    this.answeredSince = 0;
+    const { inputs } = this;
+    // The horizon: the oldest request the journal lists (it lists the last `journalLimit`).
+    let listed = 0;
+    let horizon = inputs.length;
+    while (horizon > 0 && listed < this.journalLimit) {
+      const input = inputs[--horizon]!;
+      if (input instanceof LoggedRequest) listed += input.times;
+    }
+    if (horizon === 0) return;
+    // Requests kept from the horizon on may have counted on the windows they share with older ones.
+    const window = windowOf(horizon < inputs.length ? inputs[horizon]!.at : this.now());
+    const out: Logged[] = [];
+    // Draws of request ids commute with every input but a request: a count gathers them until a kept request.
+    let count: ElidedInput | null = null;
+    for (let i = 0; i < horizon; i++) {
+      const input = inputs[i]!;
+      if (input instanceof LoggedRequest) {
+        if (input.flags & INERT && windowOf(input.at) < window) {
+          if (count === null) out.push((count = { kind: 'elided', at: input.at, requests: 0 }));
+          count.requests += input.times;
+          continue;
+        }
+        count = null;
+      } else if (input.kind === 'elided') {
+        if (count !== null) {
+          count.requests += input.requests;
+          continue;
+        }
+        count = input;
+      }
+      out.push(input);
+    }
+    for (let i = horizon; i < inputs.length; i++) out.push(inputs[i]!);
+    this.inputs = out;
   }
 }
 
