@@ -17,12 +17,6 @@ export class Answer {
   set(name: string, value: string): void {
     setHeader(this.headers, name, value);
   }
-
-  /** The value of a header, or null. */
-  get(name: string): string | null {
-    for (let i = 0; i < this.headers.length; i += 2) if (this.headers[i] === name) return this.headers[i + 1]!;
-    return null;
-  }
 }
 
 /** An injected network fault: no answer at all (`Response.error()`; the server drops the connection). */

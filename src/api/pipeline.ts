@@ -70,6 +70,8 @@ const EMPTY = new Uint8Array(0);
  */
 class Exchange implements RequestContext<unknown, unknown> {
   requestId = '';
+  /** The Authorization header, and the bearer token in it. */
+  authorization: string | null = null;
   token: string | null = null;
   origin: string | null = null;
   rate: RateDecision | null = null;
@@ -120,7 +122,8 @@ class Exchange implements RequestContext<unknown, unknown> {
 const arrive: Stage<Exchange, Answer> = (x) => {
   const { random } = x.pipeline.deps;
   x.requestId = random.id('req');
-  x.token = bearerToken(x.request.headers.get('authorization'));
+  x.authorization = x.request.headers.get('authorization');
+  x.token = bearerToken(x.authorization);
   x.origin = x.request.headers.get('origin');
   if (x.record) {
     x.record.requestId = x.requestId;
@@ -196,13 +199,17 @@ const match: Stage<Exchange, Answer> = (x) => {
   const { route, params } = x.pipeline.deps.router.match(x.request.method, x.path);
   x.route = route;
   x.params = params;
-  if (x.record) x.record.path = route.path;
+  if (x.record) {
+    x.record.path = route.path;
+    // A path without parameters is its row's: the journal keeps the row's string, not one per request.
+    if (x.record.target === route.path) x.record.target = route.path;
+  }
   return undefined;
 };
 
 /** The key (401). */
 const key: Stage<Exchange, Answer> = (x) => {
-  x.principal = authenticate(x.pipeline.deps.accounts, x.request.headers.get('authorization'), x.token);
+  x.principal = authenticate(x.pipeline.deps.accounts, x.authorization, x.token);
   // The journal keeps the principal's copy of the key: one string per key, not one per request.
   if (x.record) x.record.apiKey = x.principal.key;
   return undefined;
@@ -274,27 +281,43 @@ export class Pipeline {
   }
 
   /** Answers a web Request (`sandbox.handle`, interception). */
-  async handle(request: Request): Promise<Response> {
-    return toResponse(await this.answer(request));
+  handle(request: Request): Promise<Response> {
+    try {
+      const answer = this.answer(request);
+      return answer instanceof Promise ? answer.then(toResponse) : Promise.resolve(toResponse(answer));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
-  /** Answers a request as an {@link Answer}: the standalone server writes it to its socket as it is. */
-  async answer(request: Incoming): Promise<Answer> {
+  /**
+   * Answers a request as an {@link Answer}: the standalone server writes it to its socket as it
+   * is. At once when no stage waits (no body to read, no chaos latency to spend).
+   */
+  answer(request: Incoming): Answer | Promise<Answer> {
     const x = this.exchange(request, undefined);
-    let answer: Answer;
+    let out: Answer | Promise<Answer>;
     try {
-      const out = travel(V1_ROAD, x);
-      answer = out instanceof Promise ? await out.catch((error: unknown) => this.fail(x, error)) : out;
+      out = travel(V1_ROAD, x);
     } catch (error) {
-      answer = this.fail(x, error);
+      out = this.fail(x, error);
     }
+    if (out instanceof Promise) {
+      return out.then(
+        (answer) => this.end(x, answer),
+        (error: unknown) => this.end(x, this.fail(x, error)),
+      );
+    }
+    return this.end(x, out);
+  }
+
+  /** The journal's entry, the snapshot log's end of the request, and what chaos did to it. */
+  private end(x: Exchange, answer: Answer): Answer | Promise<Answer> {
     this.noted(x, answer);
-    if (x.latencyMs > 0) {
-      x.said = x.said ? `${x.said}, latency=${x.latencyMs}ms` : `latency=${x.latencyMs}ms`;
-    }
+    if (x.latencyMs > 0) x.said = x.said ? `${x.said}, latency=${x.latencyMs}ms` : `latency=${x.latencyMs}ms`;
     // A network error's headers cannot be set: the journal's network_error tells it.
     if (x.said && answer !== NETWORK_ERROR) answer.set('x-sandbox-chaos', x.said);
-    if (x.latencyMs > 0) await this.deps.chaos!.delay(x.latencyMs, request.signal);
+    if (x.latencyMs > 0) return this.deps.chaos!.delay(x.latencyMs, x.request.signal).then(() => answer);
     return answer;
   }
 
@@ -403,9 +426,16 @@ export class Pipeline {
    */
   headersOf(x: Exchange, own: Record<string, string> | null | undefined): string[] {
     const headers = ['x-request-id', x.requestId];
-    if (x.rate) {
-      const rate = x.rate.headers;
-      for (const name in rate) headers.push(name, rate[name]!);
+    const { rate } = x;
+    if (rate) {
+      headers.push(
+        'x-ratelimit-limit',
+        String(rate.limit),
+        'x-ratelimit-remaining',
+        String(rate.remaining),
+        'x-ratelimit-reset',
+        String(rate.reset),
+      );
     }
     // CORS on every answer (docs/interception.md, "Browsers"): any origin may call the sandbox (it
     // holds test data, and keys travel in a header, not a cookie, so no credentials mode is

@@ -2,6 +2,8 @@ import { MAX_BODY_BYTES, readAtMost } from '../core/body.js';
 import { ApiError } from './errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** `application/json`, or a `+json` type, with parameters or none. */
+const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
 
 /** A request body as the pipeline read it: its bytes, or `over` when it passed the size limit while being read. */
 export type ReadBody = Uint8Array | 'over';
@@ -71,7 +73,7 @@ export function parseJson(type: string | null, bytes: Uint8Array): unknown {
   if (bytes.byteLength === 0) {
     throw new ApiError(400, 'invalid_json', 'The request body is empty: send a JSON object with Content-Type: application/json.');
   }
-  if (type !== null && !/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
+  if (type !== null && type !== 'application/json' && !JSON_TYPE.test(type)) {
     throw new ApiError(
       400,
       'unsupported_content_type',

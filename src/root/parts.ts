@@ -1,7 +1,9 @@
 import { ERROR_CODES } from '../api/errors.js';
 import { documentedStatuses } from '../api/openapi.js';
 import { Cursors } from '../api/pagination.js';
+import type { Answer } from '../api/answer.js';
 import { Pipeline } from '../api/pipeline.js';
+import type { Incoming } from '../api/request-body.js';
 import { RateLimiter } from '../api/rate-limit.js';
 import { Router } from '../api/router.js';
 import { ROUTES, type RouteDeps } from '../api/routes/index.js';
@@ -90,6 +92,11 @@ export interface SandboxInternals {
   events: EventPositions;
   /** The deliveries by position, for the control API's pages. */
   deliveries: DeliveryPages;
+  /**
+   * Answers a `/v1` request as the pipeline's {@link Answer}, which the server writes to its
+   * socket as it is (no web `Response` made); a closed sandbox rejects, as `handle()` does.
+   */
+  answer(request: Incoming): Answer | Promise<Answer>;
 }
 
 /** Every part of one sandbox, made once by {@link makeParts}. */
@@ -264,6 +271,7 @@ export function makeParts(options: SandboxOptions): Parts {
     events: eventPositions(bus),
     deliveries: deliveryPages(deliveries),
     view: () => (view ??= new ConsoleView({ calls, messages, numbers, recordings, transcripts, subscriptions, deliveries, bus })),
+    answer: (request) => (life.closed ? Promise.reject(closedError('handle a request')) : pipeline.answer(request)),
   };
   // Reads the records above when asked, and folds them before a reset forgets them (docs/coverage.md).
   const coverage = add(
