@@ -59,6 +59,12 @@ export interface ServerOptions {
    * /__sandbox/sessions` is 409 until finished tests delete theirs. Default 1000 (docs/server.md, "Sessions").
    */
   maxSessions?: number;
+  /**
+   * Requests each session's journal keeps (`GET /__sandbox/sessions/{s}/requests`): createSandbox's
+   * `maxJournalEntries`, default 10,000 (docs/server.md, "Limits"). A session made from a snapshot
+   * keeps the snapshot's.
+   */
+  maxJournalEntries?: number;
 }
 
 /** A running server (docs/server.md). */
@@ -112,6 +118,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     ...(options.startTime === undefined ? {} : { startTime: options.startTime }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.webhookTimeout === undefined ? {} : { webhookTimeout: options.webhookTimeout }),
+    ...(options.maxJournalEntries === undefined ? {} : { maxJournalEntries: options.maxJournalEntries }),
   });
   const policy = hostPolicy(
     options.allowedHosts,
@@ -173,6 +180,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
         clock: options.clock,
         snapshot: options.snapshot,
         maxSessions: options.maxSessions,
+        maxJournalEntries: options.maxJournalEntries,
         wall: (options as { [WALL_CLOCK]?: WallClock })[WALL_CLOCK],
       },
       (session) =>

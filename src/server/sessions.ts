@@ -101,6 +101,8 @@ export interface SessionDefaults {
   snapshot?: SandboxSnapshot | undefined;
   /** Live sessions held at most, the default one included (checked by {@link checkSessionDefaults}). Default {@link DEFAULT_MAX_SESSIONS}. */
   maxSessions?: number | undefined;
+  /** Requests each new session's journal keeps (createSandbox's `maxJournalEntries`); undefined: its default. A session made from a snapshot keeps the snapshot's. */
+  maxJournalEntries?: number | undefined;
   /** What realtime sessions follow instead of the real wall clock (the tests' internal option, {@link WALL_CLOCK}). */
   wall?: WallClock | undefined;
 }
@@ -348,12 +350,14 @@ export class Sessions {
     const startTime = options.startTime ?? this.defaults.startTime;
     const clock = options.clock ?? this.defaults.clock;
     const webhookTimeout = options.webhookTimeout ?? this.defaults.webhookTimeout;
+    const { maxJournalEntries } = this.defaults;
     return openSandbox({
       baseUrl: this.baseUrl,
       seed: options.seed,
       ...(startTime === undefined ? {} : { startTime }),
       ...(clock === undefined ? {} : { clock }),
       ...(webhookTimeout === undefined ? {} : { webhookTimeout }),
+      ...(maxJournalEntries === undefined ? {} : { maxJournalEntries }),
       ...(options.deprecation === undefined ? {} : { deprecation: options.deprecation }),
       ...(options.chaos === undefined ? {} : { chaos: options.chaos }),
       ...this.wall(),
