@@ -78,6 +78,7 @@ function startChild(dist) {
 
 const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 const ms = (value) => `${value.toFixed(2)} ms`;
+const line = (label, value) => `${label.padEnd(58)} ${value}`;
 
 export async function serverSoak({ seconds = 60, dist = DEFAULT_DIST } = {}) {
   const server = startChild(path.resolve(dist));
@@ -125,10 +126,12 @@ export async function serverSoak({ seconds = 60, dist = DEFAULT_DIST } = {}) {
         (w, i) =>
           `  ${String((i + 1) * WINDOW_S).padStart(3)} s: ${w.rps.toFixed(0).padStart(6)} req/s, p50 ${ms(w.p50)}, p99 ${ms(w.p99)}; ${w.memory.calls} calls stored, RSS ${mb(w.memory.rss)}, heap ${mb(w.memory.heapUsed)}`,
       ),
-      `p50 of the last ${WINDOW_S} s vs the first ${WINDOW_S} s`.padEnd(58) +
-        ` ${ratio.toFixed(2)}×   ${ms(last.p50)} vs ${ms(first.p50)}  (target ≤ ${TARGET}×: ${ratio <= TARGET ? 'met' : 'MISSED'})`,
-      `server RSS per 100k stored calls`.padEnd(58) + ` ${mb(((last.memory.rss - start.rss) / stored) * 100_000)}`,
-      `server heap per 100k stored calls`.padEnd(58) + ` ${mb(((last.memory.heapUsed - start.heapUsed) / stored) * 100_000)}`,
+      line(
+        `p50 of the last ${WINDOW_S} s vs the first ${WINDOW_S} s`,
+        `${ratio.toFixed(2)}×   ${ms(last.p50)} vs ${ms(first.p50)}  (target ≤ ${TARGET}×: ${ratio <= TARGET ? 'met' : 'MISSED'})`,
+      ),
+      line('server RSS per 100k stored calls', mb(((last.memory.rss - start.rss) / stored) * 100_000)),
+      line('server heap per 100k stored calls', mb(((last.memory.heapUsed - start.heapUsed) / stored) * 100_000)),
     ];
   } finally {
     await server.close();

@@ -25,7 +25,8 @@ export interface Incoming {
   readonly method: string;
   /** Absolute, as a web Request serialises it (dot segments resolved, percent-encoded). */
   readonly url: string;
-  readonly headers: { get(name: string): string | null };
+  /** A web `Headers` reads them: each name's values joined with `, `, names in lower case. */
+  readonly headers: { get(name: string): string | null; forEach(each: (value: string, name: string) => void): void };
   readonly body: ReadableStream<Uint8Array> | BodySource | null;
   /** Aborts when the client goes away: only streaming handlers and chaos's latency ask for it. */
   readonly signal: AbortSignal;
@@ -44,9 +45,16 @@ export async function readJson(request: Incoming, { optional = false }: { option
   return parseJson(request.headers.get('content-type'), bytes);
 }
 
-/** The body's bytes, refused with 413 when its declared or its actual size is over the limit; `tape` is told what was read. */
-export async function readBody(request: Incoming, tape: ((body: ReadBody) => void) | undefined): Promise<Uint8Array> {
-  const declared = Number(request.headers.get('content-length') ?? 0);
+/**
+ * The body's bytes, refused with 413 when its declared (`length`, the Content-Length header) or its
+ * actual size is over the limit; `tape` is told what was read.
+ */
+export async function readBody(
+  request: Incoming,
+  tape: ((body: ReadBody) => void) | undefined,
+  length = request.headers.get('content-length'),
+): Promise<Uint8Array> {
+  const declared = Number(length ?? 0);
   const { body } = request;
   if (declared > MAX_BODY_BYTES) {
     if (body instanceof ReadableStream) void body.cancel().catch(() => undefined);
@@ -61,8 +69,8 @@ export async function readBody(request: Incoming, tape: ((body: ReadBody) => voi
 }
 
 /** {@link readBody} for a body read before (a replay): the same refusals, at once. */
-export function bodyOf(request: Incoming, body: ReadBody): Uint8Array {
-  const declared = Number(request.headers.get('content-length') ?? 0);
+export function bodyOf(length: string | null, body: ReadBody): Uint8Array {
+  const declared = Number(length ?? 0);
   if (declared > MAX_BODY_BYTES) throw tooLarge(declared);
   if (body === 'over') throw tooLarge(MAX_BODY_BYTES, true);
   return body;

@@ -26,9 +26,10 @@ import {
  */
 
 /**
- * The request headers the API reads (src/api): the only ones a snapshot keeps, so it stays
- * small. A header the API comes to read must be added here (test/sandbox/snapshots.test.ts checks);
- * kept sorted, the order a Headers iterates in.
+ * The request headers the API reads (src/api, whose pipeline reads them in one pass: api/pipeline.ts
+ * `ReadHeaders`): the only ones a snapshot keeps, so it stays small. A header the API comes to read
+ * must be added there and here (test/sandbox/snapshots.test.ts checks both); kept sorted, the order
+ * a Headers iterates in.
  */
 export const REPLAYED_HEADERS = [
   'accept',
@@ -38,7 +39,7 @@ export const REPLAYED_HEADERS = [
   'content-type',
   'last-event-id',
   'origin',
-];
+] as const;
 
 /** What a replay drives besides the scripting calls: the new sandbox's own inputs, run at once. */
 export interface ReplayTarget {
@@ -83,8 +84,9 @@ type HeaderList = Array<[string, string]>;
 interface ArrivingRequest {
   readonly method: string;
   readonly url: string;
-  readonly headers: { get(name: string): string | null };
 }
+/** The values of {@link REPLAYED_HEADERS} the pipeline read (api/pipeline.ts `ReadHeaders`), null for those absent. */
+type ReadHeaders = { readonly [name in (typeof REPLAYED_HEADERS)[number]]: string | null };
 
 /** Bits of {@link LoggedRequest.flags}. */
 const UNDER = 1; // `target` is below the base URL (a `path`), not a whole `url`
@@ -166,7 +168,6 @@ export class Recorder implements AttemptTape {
   private readonly headerLists = new Map<string, HeaderList>();
   /** The header list of the last request: the next one most often sends the same. */
   private lastHeaders: HeaderList = [];
-  private readonly values: Array<string | null> = REPLAYED_HEADERS.map(() => null);
   /** Requests answered since the log was last compacted (see {@link compact}). */
   private answeredSince = 0;
   /** The request of the snapshot being replayed now: the pipeline tells it whether each of its repeats changed anything. */
@@ -209,7 +210,7 @@ export class Recorder implements AttemptTape {
    * A request arrives (api/pipeline.ts `RequestLog`), before anything is drawn for it: logged in
    * arrival order. While a snapshot is replayed, the request replayed (nothing is logged).
    */
-  arrive(request: ArrivingRequest): LoggedRequest | undefined {
+  arrive(request: ArrivingRequest, headers: ReadHeaders): LoggedRequest | undefined {
     if (this.replayingNow) return this.replayed;
     const { url } = request;
     const next = url.charCodeAt(this.prefix.length);
@@ -219,7 +220,7 @@ export class Recorder implements AttemptTape {
       this.now(),
       request.method,
       under ? this.intern(url.slice(this.prefix.length)) : url,
-      this.headersOf(request.headers),
+      this.headersOf(headers),
       under ? UNDER : 0,
     );
     this.inputs.push(entry);
@@ -403,19 +404,14 @@ export class Recorder implements AttemptTape {
   }
 
   /** The headers a snapshot keeps, as one list shared by every request that sends the same. */
-  private headersOf(headers: ArrivingRequest['headers']): HeaderList {
-    // Asked by name, in REPLAYED_HEADERS' order (the sorted order iterating `headers` gives):
-    // iterating a request's Headers sorts and copies all of them, on every request. Compared
-    // with the last request's list as they are read: a client mostly sends the same again.
-    const { values } = this;
+  private headersOf(headers: ReadHeaders): HeaderList {
+    // Compared with the last request's list as they are read: a client mostly sends the same again.
     const last = this.lastHeaders;
     let matched = 0;
     let same = true;
-    for (let i = 0; i < REPLAYED_HEADERS.length; i++) {
+    for (let i = 0; same && i < REPLAYED_HEADERS.length; i++) {
       const name = REPLAYED_HEADERS[i]!;
-      const value = headers.get(name);
-      values[i] = value;
-      if (!same) continue;
+      const value = headers[name];
       const pair = last[matched];
       if (pair !== undefined && pair[0] === name) {
         if (pair[1] === value) matched++;
@@ -424,7 +420,10 @@ export class Recorder implements AttemptTape {
     }
     if (same && matched === last.length) return last;
     const kept: HeaderList = [];
-    for (let i = 0; i < REPLAYED_HEADERS.length; i++) if (values[i] !== null) kept.push([REPLAYED_HEADERS[i]!, values[i]!]);
+    for (const name of REPLAYED_HEADERS) {
+      const value = headers[name];
+      if (value !== null) kept.push([name, value]);
+    }
     this.lastHeaders = this.internHeaders(kept);
     return this.lastHeaders;
   }

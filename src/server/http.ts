@@ -80,8 +80,8 @@ export class NodeIncoming implements Incoming, BodySource {
   readonly method: string;
   readonly url: string;
   readonly body: BodySource | null;
-  /** Its own `get` reads the headers: no object is made per request for them. */
-  readonly headers: { get(name: string): string | null } = this;
+  /** Its own `get` and `forEach` read the headers: no object is made per request for them. */
+  readonly headers: Incoming['headers'] = this;
   private readonly distinct: NodeJS.Dict<string[]>;
   private aborted: AbortSignal | undefined;
 
@@ -101,6 +101,11 @@ export class NodeIncoming implements Incoming, BodySource {
   get(name: string): string | null {
     const values = this.distinct[name];
     return values === undefined ? null : values.length === 1 ? values[0]! : values.join(', ');
+  }
+
+  /** Each header as a web `Headers` gives it (names in lower case). */
+  forEach(each: (value: string, name: string) => void): void {
+    for (const name in this.distinct) each(this.get(name)!, name);
   }
 
   get signal(): AbortSignal {

@@ -61,7 +61,13 @@ class Rekeyed implements Incoming {
     private readonly request: Incoming,
     authorization: string,
   ) {
-    this.headers = { get: (name) => (name === 'authorization' ? authorization : request.headers.get(name)) };
+    this.headers = {
+      get: (name) => (name === 'authorization' ? authorization : request.headers.get(name)),
+      forEach: (each) =>
+        request.headers.forEach((value, name) => {
+          each(name === 'authorization' ? authorization : value, name);
+        }),
+    };
   }
 
   get method() {
