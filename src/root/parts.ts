@@ -90,6 +90,8 @@ export interface SandboxInternals {
   events: EventPositions;
   /** The deliveries by position, for the control API's pages. */
   deliveries: DeliveryPages;
+  /** Virtual now, epoch ms: what a reader of the change feed during a snapshot's replay (no sandbox yet) times each batch by. */
+  now(): number;
 }
 
 /** Every part of one sandbox, made once by {@link makeParts}. */
@@ -271,6 +273,7 @@ export function makeParts(options: SandboxOptions): Parts {
     changes,
     events: eventPositions(bus),
     deliveries: deliveryPages(deliveries),
+    now: () => clock.now(),
     view: () => (view ??= new ConsoleView({ calls, messages, numbers, recordings, transcripts, subscriptions, deliveries, bus })),
   };
   // Reads the records above when asked, and folds them before a reset forgets them (docs/coverage.md).

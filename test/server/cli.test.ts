@@ -210,7 +210,7 @@ describe('svc-sandbox serve', () => {
     );
     const unknown = run(['serv']);
     expect((await unknown.exit).code).toBe(2);
-    expect(unknown.stderr).toMatch(/unknown command 'serv'; use 'serve', 'exec', 'run', 'trigger' or 'coverage'/);
+    expect(unknown.stderr).toMatch(/unknown command 'serv'; use 'serve', 'exec', 'run', 'trigger', 'coverage', 'check-receiver' or 'show'/);
   });
 });
 
