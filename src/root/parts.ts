@@ -205,6 +205,11 @@ export function makeParts(options: SandboxOptions): Parts {
     changes.touch(kind, (event.data as { id: string }).id, account);
   });
   events.on('attempt:settled', ({ attempt, account }) => changes.touch('delivery', attempt.deliveryId, account));
+  // A removed subscription's pending deliveries are canceled (deliveries listened first): no attempt settles to say so.
+  events.on('subscription:removed', ({ subscription }) => {
+    for (const d of deliveries.deliveries({ subscriptionId: subscription.id, state: 'canceled' }))
+      changes.touch('delivery', d.id, subscription.account);
+  });
   events.on('clock:moving', () => changes.touch('clock', 'now'));
 
   // api (HTTP in).

@@ -48,7 +48,7 @@ beforeAll(async () => {
   const html = readFileSync(join(import.meta.dirname, '..', '..', 'console', 'index.html'), 'utf8');
   document.documentElement.innerHTML = html.replace(/<script[^>]*><\/script>|<link[^>]*>/g, '');
   document.documentElement.dataset.mode = 'show';
-  window.happyDOM.setURL(`${show.consoleUrl}?at=2026-01-01T00:00:02Z`);
+  (window as unknown as { happyDOM: { setURL(url: string): void } }).happyDOM.setURL(`${show.consoleUrl}?at=2026-01-01T00:00:02Z`);
   start(document);
 });
 
