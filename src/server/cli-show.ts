@@ -84,7 +84,8 @@ export async function showCommand(args: string[]): Promise<number> {
       return 1;
     }
     // A file the checks let through, yet whose replay fails, is still the file's fault.
-    return badFile(file, error, 'it could not be replayed: ');
+    const options = error instanceof SandboxError && error.param?.startsWith('snapshot.options');
+    return badFile(file, error, options ? 'its options are refused: ' : 'it could not be replayed: ');
   }
   console.log(`svc-sandbox showing ${file} on ${show.consoleUrl}`);
   await new Promise<void>((resolve) => {

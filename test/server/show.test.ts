@@ -16,7 +16,6 @@ let show: ShowServer;
 let snapshot: SandboxSnapshot;
 let callId = '';
 let recordingId = '';
-const T0 = Date.parse('2026-01-01T00:00:00Z');
 
 beforeAll(async () => {
   const sandbox = createSandbox({ seed: 4 });
