@@ -15,7 +15,11 @@ import { Sandbox, type SandboxInternals } from '../sandbox.js';
  * would have shown at that instant.
  */
 
-/** What the index keeps versions of: the console's kinds, and the session's API keys. */
+/**
+ * What the index keeps versions of: the console's kinds (each item as the console's lists give
+ * it, but a delivery without its `event`, which the log holds, and a recording without its
+ * `transcript`, which the transcripts hold), and the session's API keys.
+ */
 export type HistoryKind = ConsoleKind | 'key';
 export const HISTORY_KINDS: readonly HistoryKind[] = [...CONSOLE_KINDS, 'key'];
 /** Listed oldest first, as the console's lists are (the others newest first). */
@@ -156,6 +160,20 @@ function versionAt(versions: readonly Version[], ms: number): Version | undefine
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** What an item carries that another list holds already: a delivery's event (the log), a recording's transcript (the transcripts). */
+const HELD_ELSEWHERE: Partial<Record<HistoryKind, string>> = { delivery: 'event', recording: 'transcript' };
+
+/**
+ * An item without what another list holds: a copy of it in every version of every item would
+ * make most of the history (and of each answer), for what the console reads from that list.
+ */
+function slim(kind: HistoryKind, item: Record<string, unknown>): Record<string, unknown> {
+  const field = HELD_ELSEWHERE[kind];
+  if (field === undefined) return item;
+  const { [field]: _held, ...rest } = item;
+  return rest;
+}
+
 /**
  * Replays `snapshot` on a new sandbox, recording its history, and answers both: the sandbox
  * (closed: nothing runs in it after the replay; its stores stay readable, as the recordings'
@@ -202,7 +220,7 @@ export function recordHistory(snapshot: SandboxSnapshot): { history: SessionHist
           push(kind, id, { at, json: null });
           continue;
         }
-        const version: Version = { at, json: JSON.stringify(item) };
+        const version: Version = { at, json: JSON.stringify(slim(kind, item)) };
         if (kind === 'transcript' && item.status === 'live') {
           version.live = true;
           if (!answered.has(id)) answered.set(id, Date.parse(String(view.get('call', String(item.call_id))?.answered_at)));

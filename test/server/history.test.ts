@@ -76,9 +76,12 @@ function restoredAt(ms: number) {
   const cut = { ...snapshot, now: new Date(ms).toISOString(), inputs: snapshot.inputs.filter((input) => input.at <= ms) };
   const { sandbox, internals } = openSandbox({ snapshot: cut });
   try {
-    const items = Object.fromEntries(
+    const items: Record<string, unknown[]> = Object.fromEntries(
       HISTORY_KINDS.map((kind) => [kind, kind === 'key' ? sandbox.keys.list() : internals.view().list(kind)]),
     );
+    // The history keeps a delivery without its event (the log holds it), a recording without its transcript.
+    items.delivery = (items.delivery as Array<Record<string, unknown>>).map(({ event: _event, ...delivery }) => delivery);
+    items.recording = (items.recording as Array<Record<string, unknown>>).map(({ transcript: _transcript, ...recording }) => recording);
     return { items, events: sandbox.events.list() };
   } finally {
     sandbox.close();
