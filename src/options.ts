@@ -16,7 +16,7 @@ import {
   string,
   type Infer,
 } from './core/schema.js';
-import { CLOCK_MODES, type ClockMode } from './core/clock.js';
+import { processNow, SANDBOX_CLOCK_MODES, WALL_CLOCK, type ClockMode, type WallClock } from './core/clock.js';
 import { HOST_NAME } from './core/hosts.js';
 import { MAX_TIME_MS } from './core/time.js';
 import { TEST_KEY, type KeyOptions } from './state/accounts.js';
@@ -59,7 +59,17 @@ export interface SandboxOptions {
    * How virtual time moves. `'manual'` (default): only by `advance`, byte-for-byte
    * deterministic. `'realtime'`: also with the wall clock from `startTime` (1 ms per ms),
    * due work runs by itself, and `advance(d)` still jumps ahead by `d`
-   * (docs/clock-and-determinism.md, "Clock modes").
+   * (docs/clock-and-determinism.md, "Clock modes"). `'global'`: virtual time is the process's
+   * own `Date` and timers, real or faked by the test (`vi.useFakeTimers()`, `jest.useFakeTimers()`,
+   * sinon's `install()`), looked up when used; advancing the fake timers runs the sandbox's due
+   * work, `advance(d)` is refused but `advance(0)` waits for webhook deliveries in flight, and
+   * `startTime` cannot be given (docs/clock-and-determinism.md, "The test's own clock").
+   *
+   * @example
+   * const sandbox = createSandbox({ clock: 'global' }).listen();
+   * vi.useFakeTimers();
+   * // ... place a call, then:
+   * await vi.advanceTimersByTimeAsync(65_000); // it rang, was answered and completed
    */
   clock?: ClockMode;
   /**
@@ -79,6 +89,20 @@ export interface SandboxOptions {
   /** Host names of the real service (`api.svc.com`): a request to one of them is an unhandled request. */
   productionHosts?: readonly string[];
   /**
+   * Refuse every request from this process to any other host than the sandbox's and these, as
+   * nock's `disableNetConnect()` with `enableNetConnect(host)` does: a host name (any port),
+   * `'name:port'`, or a RegExp tried on both; `[]` refuses every other host. A refused request
+   * fails at once (fetch rejects, `node:http` emits `error`, the `undici` package rejects) with a
+   * `SandboxError` naming the host and this option, and nothing is sent; with
+   * `onUnhandledRequest: 'warn'` it goes out with a console warning. A host answered in-process (an
+   * msw handler) is not refused, nor are the sandbox's webhook deliveries to this machine
+   * (docs/interception.md, "Refusing every other host").
+   *
+   * @example
+   * createSandbox({ allowHosts: ['127.0.0.1', 'localhost'] }); // the app under test on loopback, nothing else
+   */
+  allowHosts?: readonly (string | RegExp)[];
+  /**
    * A seeded chaos profile: injected 5xx, 429 and network faults and added latency per route,
    * a carrier mix for outbound calls and messages, and webhook deliveries that are duplicated
    * and reordered. Draws come from streams of their own, derived from `seed`: the same seed,
@@ -95,14 +119,27 @@ export interface SandboxOptions {
    * Start from a snapshot (`sandbox.snapshot()`, or a server's `GET /__sandbox/sessions/{s}/snapshot`):
    * the new sandbox is the one the snapshot was taken of, at that instant, and the same inputs
    * then give the same answers, ids and events (docs/snapshots.md). The snapshot carries the
-   * options it was made with; only `baseUrl`, `webhookTimeout`, `onUnhandledRequest` and
-   * `productionHosts` may be given beside it. A snapshot of another svc-sandbox version is refused.
+   * options it was made with; only `baseUrl`, `webhookTimeout`, `onUnhandledRequest`,
+   * `productionHosts` and `allowHosts` may be given beside it. A snapshot of another svc-sandbox version is refused.
    */
   snapshot?: SandboxSnapshot;
 }
 
+/**
+ * Internal option of a sandbox made from a snapshot only to be read (`svc-sandbox show`'s
+ * history, src/server/history.ts): it is closed as its replay ends, before an attempt the
+ * snapshot holds no result for (one in flight when it was taken) would be sent for real.
+ */
+export const REPLAY_ONLY: unique symbol = Symbol('svc-sandbox replay only');
+
+/** {@link SandboxOptions} with the internal ones: the tests of the realtime mode's ({@link WALL_CLOCK}), show's ({@link REPLAY_ONLY}). */
+export interface InternalOptions extends SandboxOptions {
+  [WALL_CLOCK]?: WallClock;
+  [REPLAY_ONLY]?: true;
+}
+
 /** The options that may be given beside `snapshot`: they say where and how this process serves, not what the sandbox holds. */
-const BESIDE_SNAPSHOT = ['baseUrl', 'webhookTimeout', 'onUnhandledRequest', 'productionHosts', 'snapshot'];
+const BESIDE_SNAPSHOT = ['baseUrl', 'webhookTimeout', 'onUnhandledRequest', 'productionHosts', 'allowHosts', 'snapshot'];
 
 /** See {@link SandboxOptions.onUnhandledRequest}. */
 export type UnhandledRequestMode = 'bypass' | 'warn' | 'error';
@@ -139,10 +176,12 @@ function defaults(): ResolvedOptions {
     webhookTimeoutMs: 10_000,
     templates: new Map(),
     clock: 'manual',
+    wall: undefined,
     deprecation: null,
-    unhandled: { mode: 'error', hosts: new Set() },
+    unhandled: { mode: 'error', hosts: new Set(), allowHosts: null },
     chaos: null,
     snapshot: null,
+    replayOnly: false,
   };
 }
 
@@ -162,13 +201,20 @@ export interface ResolvedOptions {
   webhookTimeoutMs: number;
   templates: Map<string, string>;
   clock: ClockMode;
+  /** What a realtime clock follows instead of the real wall clock (the internal option {@link WALL_CLOCK}); undefined: the real one. */
+  wall: WallClock | undefined;
   deprecation: ResolvedDeprecation | null;
-  /** The guard against requests that must not leave a test: its mode, and the production host names (lower case). */
-  unhandled: { mode: UnhandledRequestMode; hosts: ReadonlySet<string> };
+  /**
+   * The guard against requests that must not leave a test: its mode, the production host names
+   * (lower case), and the hosts allowed when every other is refused (null: none is refused).
+   */
+  unhandled: { mode: UnhandledRequestMode; hosts: ReadonlySet<string>; allowHosts: readonly (string | RegExp)[] | null };
   /** The chaos profile, checked; null without one. */
   chaos: ChaosProfile | null;
   /** The snapshot to start from (checked), or null. */
   snapshot: SandboxSnapshot | null;
+  /** Closed as the snapshot's replay ends, nothing sent (the internal option {@link REPLAY_ONLY}). */
+  replayOnly: boolean;
 }
 
 /**
@@ -221,15 +267,18 @@ function fromSnapshot(options: SandboxOptions): ResolvedOptions {
   }
   const { snapshot: _snapshot, ...beside } = options;
   let resolved: ResolvedOptions;
+  // A 'global' sandbox's copy is a 'manual' one at the snapshot's instant: the replay runs on a
+  // clock of the sandbox's own, and the process's cannot be sent back to the start.
+  const carried = snapshot.options.clock === 'global' ? { ...snapshot.options, clock: 'manual' } : snapshot.options;
   try {
-    resolved = resolveOptions({ ...(snapshot.options as SandboxOptions), ...beside });
+    resolved = resolveOptions({ ...(carried as SandboxOptions), ...beside });
   } catch (error) {
     if (error instanceof SandboxError && error.param !== undefined && !(error.param in beside)) {
       throw new SandboxError(error.message, { code: 'invalid_options', param: `snapshot.options.${error.param}` });
     }
     throw error;
   }
-  return { ...resolved, snapshot };
+  return { ...resolved, snapshot, replayOnly: (options as InternalOptions)[REPLAY_ONLY] === true };
 }
 
 const baseUrl = custom<URL>({
@@ -325,6 +374,27 @@ export const deprecationSchema = object(
   { description: 'Marks /v1 deprecated: the Deprecation, Sunset and Link headers on every /v1 answer.', label: 'option' },
 );
 
+const HOST_WITH_PORT = /^(\[[0-9a-f:.]+\]|[^\s:/?#[\]@]+)(:\d{1,5})?$/i;
+
+const allowHostsOption = custom<Array<string | RegExp>>({
+  hint: "an array of host names ('localhost'), 'host:port' or RegExps, such as ['127.0.0.1', /\\.internal$/]",
+  parse(value, path) {
+    if (!Array.isArray(value) || value.length > 1000)
+      throw invalid(`${name(path)} must be an array of hosts, such as ['127.0.0.1', 'localhost'] ([] refuses every other host).`, path);
+    return value.map((host: unknown, i) => {
+      if (host instanceof RegExp) return host;
+      if (typeof host === 'string' && HOST_WITH_PORT.test(host) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(host))
+        return host.toLowerCase().replace(/\.(?=:|$)/, '');
+      throw invalid(
+        `${name(`${path}[${i}]`)} ${show(host)} is not a host; write a host name such as 'localhost', 'host:port' such as '127.0.0.1:3000', ` +
+          'or a RegExp (no scheme or path).',
+        `${path}[${i}]`,
+      );
+    });
+  },
+  openapi: () => ({ type: 'array', items: { type: 'string' } }),
+});
+
 const optionsSchema = object(
   {
     baseUrl: optional(baseUrl),
@@ -337,7 +407,7 @@ const optionsSchema = object(
     // Node turns a timer longer than 2^31-1 ms into 1 ms: refuse it rather than time out at once.
     webhookTimeout: optional(span(2 ** 31 - 1, "from 1 ms to 24 days, e.g. '10s' or '200ms'")),
     templates: optional(templatesOption),
-    clock: optional(oneOf(CLOCK_MODES, 'How virtual time moves.')),
+    clock: optional(oneOf(SANDBOX_CLOCK_MODES, 'How virtual time moves.')),
     deprecation: optional(deprecationSchema),
     onUnhandledRequest: optional(
       oneOf(UNHANDLED_REQUEST_MODES, 'What happens to a request to a production host, or with a production key.'),
@@ -353,6 +423,7 @@ const optionsSchema = object(
         { description: 'Host names of the real service.', max: 100 },
       ),
     ),
+    allowHosts: optional(allowHostsOption),
     chaos: optional(chaosProfile),
     // Given, it is taken apart before this schema (fromSnapshot); here only `snapshot: undefined`.
     snapshot: optional(custom<undefined>({ hint: 'a snapshot', parse: () => undefined, openapi: () => ({ type: 'object' }) })),
@@ -363,7 +434,7 @@ const optionsSchema = object(
 /** Checks options once, at creation, so a mistake fails where it was written. */
 export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   // `createSandbox()` with no options, the common case in test suites: nothing to check.
-  if (options !== null && typeof options === 'object' && Object.keys(options).length === 0) return defaults();
+  if (options !== null && typeof options === 'object' && Reflect.ownKeys(options).length === 0) return defaults();
   if (options !== null && typeof options === 'object' && options.snapshot !== undefined) return fromSnapshot(options);
   let o: Infer<typeof optionsSchema>;
   try {
@@ -372,8 +443,24 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     if (error instanceof SandboxError) throw new SandboxError(error.message, { code: 'invalid_options', param: error.param });
     throw error;
   }
+  if (o.allowHosts && o.onUnhandledRequest === 'bypass') {
+    throw new SandboxError(
+      "createSandbox: `allowHosts` refuses requests to other hosts, but `onUnhandledRequest: 'bypass'` lets every request through; " +
+        "leave out one of them (or use 'warn' to be told about each request allowHosts would refuse).",
+      { code: 'invalid_options', param: 'allowHosts' },
+    );
+  }
   const url = o.baseUrl ?? new URL('https://api.svc.test');
-  const startMs = o.startTime ?? DEFAULT_START_MS;
+  if (o.clock === 'global' && o.startTime !== undefined) {
+    throw new SandboxError(
+      "createSandbox: `startTime` cannot be given with clock: 'global': the sandbox's time is then the process's own Date. Set " +
+        'that instead: vi.setSystemTime(...) or vi.useFakeTimers({ now }) (vitest), jest.setSystemTime(...) (Jest), install({ now }) ' +
+        '(@sinonjs/fake-timers); or leave `startTime` out.',
+      { code: 'invalid_options', param: 'startTime' },
+    );
+  }
+  // Global: the instant the sandbox was made, as a snapshot's `startTime` and the deprecation's default date.
+  const startMs = o.startTime ?? (o.clock === 'global' ? processNow() : DEFAULT_START_MS);
   let deprecation: ResolvedDeprecation | null = null;
   if (o.deprecation) {
     const dateMs = o.deprecation.date ?? startMs;
@@ -400,12 +487,15 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     webhookTimeoutMs: o.webhookTimeout ?? 10_000,
     templates: o.templates ?? new Map(),
     clock: o.clock ?? 'manual',
+    wall: (options as InternalOptions)[WALL_CLOCK],
     deprecation,
     unhandled: {
       mode: o.onUnhandledRequest ?? 'error',
       hosts: new Set((o.productionHosts ?? []).map((h) => h.toLowerCase().replace(/\.$/, ''))),
+      allowHosts: o.allowHosts ?? null,
     },
     chaos: o.chaos ?? null,
     snapshot: null,
+    replayOnly: false,
   };
 }

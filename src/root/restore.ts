@@ -58,7 +58,9 @@ export function restore(parts: Parts, snapshot: SandboxSnapshot): void {
       ),
     );
   } finally {
-    deliveries.endReplay();
+    // A replay only to be read is closed before an attempt the snapshot has no result for leaves.
+    if (options.replayOnly) life.close();
+    else deliveries.endReplay();
     resume();
   }
 }

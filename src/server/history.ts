@@ -1,5 +1,6 @@
 import { CONSOLE_KINDS, type ConsoleKind } from '../scripting/console-view.js';
 import type { SandboxSnapshot } from '../scripting/snapshots.js';
+import { type InternalOptions, REPLAY_ONLY } from '../options.js';
 import { Sandbox, type SandboxInternals } from '../sandbox.js';
 
 /**
@@ -176,11 +177,10 @@ function slim(kind: HistoryKind, item: Record<string, unknown>): Record<string, 
 
 /**
  * Replays `snapshot` on a new sandbox, recording its history, and answers both: the sandbox
- * (closed: nothing runs in it after the replay; its stores stay readable, as the recordings'
- * audio needs) and the index. No webhook leaves the process: an attempt the snapshot holds no
- * result for (it was in flight when the snapshot was taken) would be sent for real at the end
- * of the replay, so for the replay's length the global `fetch` answers nothing, and the close
- * abandons it. Throws what `createSandbox({ snapshot })` throws for a snapshot it refuses.
+ * (closed as its replay ends, {@link REPLAY_ONLY}: nothing runs in it after the replay, and an
+ * attempt the snapshot holds no result for, in flight when it was taken, is never sent; its
+ * stores stay readable, as the recordings' audio needs) and the index. Throws what
+ * `createSandbox({ snapshot })` throws for a snapshot it refuses.
  */
 export function recordHistory(snapshot: SandboxSnapshot): { history: SessionHistory; sandbox: Sandbox; internals: SandboxInternals } {
   const versions = new Map<HistoryKind, Map<string, Version[]>>(HISTORY_KINDS.map((kind) => [kind, new Map()]));
@@ -229,14 +229,7 @@ export function recordHistory(snapshot: SandboxSnapshot): { history: SessionHist
       }
     });
   };
-  const realFetch = globalThis.fetch;
-  globalThis.fetch = (() => new Promise<never>(() => undefined)) as typeof fetch;
-  let sandbox: Sandbox;
-  try {
-    sandbox = new Sandbox({ snapshot }, record);
-  } finally {
-    globalThis.fetch = realFetch;
-  }
+  const sandbox = new Sandbox({ snapshot, [REPLAY_ONLY]: true } as InternalOptions, record);
   const end = sandbox.now().getTime();
   const view = internals.view();
   const transcripts = new Map<string, { answeredMs: number; segments: Segment[] }>();
@@ -261,6 +254,5 @@ export function recordHistory(snapshot: SandboxSnapshot): { history: SessionHist
       json: JSON.stringify(event),
     };
   });
-  sandbox.close();
   return { history: new SessionHistory(start, end, versions, events, transcripts), sandbox, internals };
 }

@@ -156,18 +156,22 @@ describe('svc-sandbox serve', () => {
     expect(await key(['--seed', '3'])).toBe(await key(['--seed', '3']));
   });
 
-  it('takes --clock realtime (virtual time flows with the wall clock); a bad --clock exits 2 naming the modes', async () => {
+  it('takes --clock realtime (virtual time flows with the wall clock); a bad --clock (or global) exits 2 naming the modes', async () => {
     const serve = run(['serve', '--port', '0', '--clock', 'realtime']);
     const url = (await serve.firstLine).slice('svc-sandbox listening on '.length);
     const now = async () => Date.parse((await (await fetch(`${url}/__sandbox/sessions`)).json()).data[0].now);
+    // The bin's clock is the real one: wait (bounded) for the session's now to move on by itself.
     const first = await now();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect((await now()) - first).toBeGreaterThanOrEqual(40);
+    await expect.poll(now, { timeout: 5_000, interval: 10 }).toBeGreaterThan(first);
     serve.child.kill('SIGTERM');
     expect((await serve.exit).code).toBe(0);
     const bad = run(['serve', '--port', '0', '--clock', 'fast']);
     expect((await bad.exit).code).toBe(2);
     expect(bad.stderr).toMatch(/^svc-sandbox: --clock must be one of "manual", "realtime", got "fast"/);
+    // 'global' is createSandbox's mode on the test's own timers: a server has none to share.
+    const global = run(['serve', '--port', '0', '--clock', 'global']);
+    expect((await global.exit).code).toBe(2);
+    expect(global.stderr).toMatch(/^svc-sandbox: --clock 'global' is the in-process mode .* use 'realtime'/);
   });
 
   it('a busy port is a one-line error and exit code 1', async () => {
@@ -367,11 +371,13 @@ describe("bad arguments, in the user's words", () => {
     );
   });
 
-  it('a bad --start-time, --webhook-timeout or --kill-after names the flag and ends with the usage line', async () => {
+  it('a bad --start-time, --webhook-timeout or --kill-after names the flag and ends with the usage line; a compound duration is taken', async () => {
     const time = run(['exec', '--start-time', 'tomorrow', '--', 'true']);
     const timeout = run(['exec', '--webhook-timeout', 'fast', '--', 'true']);
     const grace = run(['exec', '--kill-after=-1s', '--', 'true']);
     const dash = run(['exec', '--kill-after', '-1s', '--', 'true']);
+    const outOfOrder = run(['exec', '--webhook-timeout', '10s1m', '--', 'true']);
+    const compound = run(['exec', '--webhook-timeout', '1m30s', '--kill-after', '2s500ms', '--', 'true']);
     // All started at once: each is a node process starting up.
     expect((await time.exit).code).toBe(2);
     expect(time.stderr).toBe(
@@ -379,11 +385,15 @@ describe("bad arguments, in the user's words", () => {
     );
     expect((await timeout.exit).code).toBe(2);
     expect(timeout.stderr).toBe(
-      `svc-sandbox: --webhook-timeout must be a duration such as '5s', '200ms' or '2m', from 1 ms to 24 days, got 'fast'.\n${USAGE_EXEC}`,
+      `svc-sandbox: --webhook-timeout must be a duration such as '5s', '200ms', '2m' or '1m30s', from 1 ms to 24 days, got 'fast'.\n${USAGE_EXEC}`,
     );
+    // Compound durations, largest unit first (docs/clock-and-determinism.md, "Durations").
+    expect((await outOfOrder.exit).code).toBe(2);
+    expect(outOfOrder.stderr).toMatch(/^svc-sandbox: --webhook-timeout must be a duration .*'1m30s'.*got '10s1m'\./);
+    expect([(await compound.exit).code, compound.stderr]).toEqual([0, '']);
     expect((await grace.exit).code).toBe(2);
     expect(grace.stderr).toMatch(
-      /^svc-sandbox: --kill-after must be a duration such as '5s', '200ms' or '2m', from 0 ms to 24 days, got '-1s'\.\nUsage: svc-sandbox exec/,
+      /^svc-sandbox: --kill-after must be a duration such as '5s', '200ms', '2m' or '1m30s', from 0 ms to 24 days, got '-1s'\.\nUsage: svc-sandbox exec/,
     );
     expect((await dash.exit).code).toBe(2);
     expect(dash.stderr).toMatch(

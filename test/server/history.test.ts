@@ -149,39 +149,54 @@ describe('the history of a session', () => {
     expect(history.changesBetween(history.start, history.end, 3)).toBeNull();
   });
 
-  it('sends no webhook while it replays, not even an attempt that was in flight when the snapshot was taken', async () => {
+  it('sends no webhook while it replays, not even the attempts in flight when the snapshot was taken', async () => {
+    // One receiver on this machine (reached by socket) and one elsewhere (reached by the global fetch); neither answers.
     const hanging = await startReceiver(() => 'hang');
+    let connections = 0;
+    const counting = await import('node:http').then(
+      ({ createServer }) =>
+        new Promise<import('node:http').Server>((resolve) => {
+          const server = createServer(() => undefined).on('connection', () => connections++);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    );
+    const remote = vi.fn((_url: string) => new Promise<Response>(() => undefined));
+    vi.stubGlobal('fetch', remote);
     const sandbox = createSandbox({ seed: 3, webhookTimeout: '5s' });
     try {
-      await sandbox.handle(
-        new Request(`${sandbox.baseUrl}/v1/webhooks`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ url: hanging.url, events: ['call.started'] }),
-        }),
-      );
-      await sandbox.handle(
-        new Request(`${sandbox.baseUrl}/v1/calls`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ to: '+14155550123', from: FROM }),
-        }),
-      );
-      await vi.waitFor(() => expect(hanging.received).toHaveLength(1), { timeout: 5000, interval: 10 });
+      const post = (path: string, body: unknown) =>
+        sandbox.handle(
+          new Request(`${sandbox.baseUrl}${path}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          }),
+        );
+      const port = (counting.address() as import('node:net').AddressInfo).port;
+      await post('/v1/webhooks', { url: hanging.url, events: ['call.started'] });
+      await post('/v1/webhooks', { url: `http://127.0.0.1:${port}/hooks`, events: ['call.started'] });
+      await post('/v1/webhooks', { url: 'https://hooks.example.test/voice', events: ['call.started'] });
+      await post('/v1/calls', { to: '+14155550123', from: FROM });
+      await vi.waitFor(() => expect([hanging.received.length, connections, remote.mock.calls.length]).toEqual([1, 1, 1]), {
+        timeout: 5000,
+        interval: 10,
+      });
       const inFlight = sandbox.snapshot();
-      expect(inFlight.attempts).toEqual([]); // no result yet: a plain restore would send it again
-      const sent = vi.fn(() => new Promise<Response>(() => undefined));
-      vi.stubGlobal('fetch', sent);
-      try {
-        const { history: h, sandbox: copy } = recordHistory(inFlight);
-        expect(copy.webhooks.deliveries()).toHaveLength(1);
-        expect(h.events.map((e) => e.type)).toEqual(['call.started']);
-      } finally {
-        vi.unstubAllGlobals();
-      }
-      expect(sent).not.toHaveBeenCalled();
+      expect(inFlight.attempts).toEqual([]); // no result yet: a plain restore sends them again
+
+      const { history: h, sandbox: copy } = recordHistory(inFlight);
+      expect(copy.webhooks.deliveries()).toHaveLength(3);
+      expect(h.events.map((e) => e.type)).toEqual(['call.started']);
+      // Nothing left, by fetch or by socket: a connection would have come at once; none comes.
+      await expect(
+        vi.waitFor(() => expect(connections + remote.mock.calls.length).toBeGreaterThan(2), { timeout: 300, interval: 10 }),
+      ).rejects.toThrow();
+      expect(hanging.received).toHaveLength(1);
     } finally {
+      vi.unstubAllGlobals();
       sandbox.close();
+      counting.closeAllConnections();
+      await new Promise((resolve) => counting.close(resolve));
       await closeReceivers();
     }
   });
