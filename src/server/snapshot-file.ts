@@ -166,7 +166,7 @@ const NAME_MAX = 120;
  * whole), never empty. The same rule as the pytest plugin's.
  *
  * @example
- * snapshotFileName('test/calls.test.ts > a call > completes'); // 'test_calls.test.ts_a_call_completes'
+ * snapshotFileName('calls.test.ts > a call > completes'); // 'calls.test.ts_a_call_completes'
  */
 export function snapshotFileName(testName: string): string {
   const safe = testName.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._-]+|[._-]+$/g, '') || 'test';

@@ -123,7 +123,8 @@ describe('reading a snapshot file', () => {
 
 describe('writing a failed test’s snapshot', () => {
   it('makes a safe file name of a test’s name, short and whole', () => {
-    expect(snapshotFileName('test/calls.test.ts > a call > completes')).toBe('test_calls.test.ts_a_call_completes');
+    expect(snapshotFileName('calls.test.ts > a call > completes')).toBe('calls.test.ts_a_call_completes');
+    expect(snapshotFileName('tests / calls.test.ts > completes')).toBe('tests_calls.test.ts_completes');
     expect(snapshotFileName('../../etc/passwd')).toBe('etc_passwd');
     expect(snapshotFileName('☎️ 📞')).toBe('test');
     const long = snapshotFileName(`x > ${'a very long describe block '.repeat(10)}`);
