@@ -1,7 +1,6 @@
-import { parseArgs } from 'node:util';
 import { SandboxError } from '../core/errors.js';
-import { nearest } from '../core/suggest.js';
 import type { SandboxSnapshot } from '../scripting/snapshots.js';
+import { parseCommand } from './cli-args.js';
 import { type ShowServer, startShow } from './show.js';
 import { readSnapshotFile } from './snapshot-file.js';
 
@@ -45,20 +44,9 @@ function usage(message: string): number {
 
 /** `svc-sandbox show FILE [--port N]`. */
 export async function showCommand(args: string[]): Promise<number> {
-  let values: { port?: string | undefined; help?: boolean | undefined };
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true }));
-  } catch (error) {
-    const { code, message } = error as NodeJS.ErrnoException;
-    const flag = /'([^']*)'/.exec(message)?.[1] ?? '';
-    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-      const near = flag.startsWith('--') ? nearest(flag.slice(2), Object.keys(OPTIONS)) : undefined;
-      return usage(`Unknown option '${flag}'${near ? `; did you mean --${near}?` : '.'}`);
-    }
-    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return usage(`${/(--[\w-]+)/.exec(message)?.[1] ?? 'an option'} needs a value.`);
-    return usage(message);
-  }
+  const parsed = parseCommand(args, OPTIONS, usage);
+  if (typeof parsed === 'number') return parsed;
+  const { values, positionals } = parsed;
   if (values.help) {
     console.log(SHOW_HELP);
     return 0;

@@ -1,13 +1,12 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type SandboxSnapshot } from '../../src/index.js';
-import { CLI, ensureBuilt } from './built-cli.js';
+import { ensureBuilt, runCli } from './built-cli.js';
 
 /**
  * `svc-sandbox show FILE [--port N]` run as a user runs it: the built bin in a child process
@@ -39,35 +38,8 @@ beforeAll(async () => {
   sandbox.close();
 });
 
-interface Run {
-  child: ChildProcess;
-  stdout: string;
-  stderr: string;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }>;
-  firstLine: Promise<string>;
-}
-
-/** The bin in a child process; killed if it runs longer than `limitMs` (a bound, not a wait). */
-function run(args: string[], limitMs = 30_000): Run {
-  const started = performance.now();
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const result = { child, stdout: '', stderr: '' } as Run;
-  let gotLine!: (line: string) => void;
-  result.firstLine = new Promise((resolve) => (gotLine = resolve));
-  child.stdout!.on('data', (chunk: Buffer) => {
-    result.stdout += chunk;
-    if (result.stdout.includes('\n')) gotLine(result.stdout.split('\n')[0]!);
-  });
-  child.stderr!.on('data', (chunk: Buffer) => (result.stderr += chunk));
-  const guard = setTimeout(() => child.kill('SIGKILL'), limitMs);
-  result.exit = new Promise((resolve) =>
-    child.once('exit', (code, signal) => {
-      clearTimeout(guard);
-      resolve({ code, signal, ms: performance.now() - started });
-    }),
-  );
-  return result;
-}
+/** The bin, killed if it runs longer than `limitMs` (a bound, not a wait). */
+const run = (args: string[], limitMs = 30_000) => runCli(args, { limitMs });
 
 const write = (name: string, content: string | Buffer) => {
   const path = join(dir, name);
@@ -119,7 +91,8 @@ describe('svc-sandbox show with a file that is no snapshot', () => {
     ];
     const runs = cases.map(([, file]) => run(['show', file]));
     for (const [i, [what, file, problem]] of cases.entries()) {
-      const { code, ms } = await runs[i]!.exit;
+      const { code } = await runs[i]!.exit;
+      const { ms } = runs[i]!;
       expect(code, what).toBe(2);
       expect(runs[i]!.stdout, what).toBe('');
       const [line, ...rest] = runs[i]!.stderr.trimEnd().split('\n');
@@ -169,7 +142,7 @@ describe('svc-sandbox show with a snapshot', () => {
     expect(end.items.call.map((c) => c.status)).toEqual(['completed']);
     expect((await fetch(`${origin}/__sandbox/sessions/default/advance`, { method: 'POST' })).status).toBe(405);
     show.child.kill(signal);
-    expect(await show.exit).toMatchObject({ code: 0, signal: null });
+    expect(await show.exit).toEqual({ code: 0, signal: null });
     expect(show.stderr).toBe('');
   });
 

@@ -2,9 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, ensureBuilt, ROOT } from './built-cli.js';
+import { launchChromium } from './chromium.js';
 
 /**
  * Debugging a run after it ended, end to end (docs/debugging.md): a user's vitest suite fails
@@ -15,7 +16,6 @@ import { CLI, ensureBuilt, ROOT } from './built-cli.js';
  * .screenshots/show/ (ignored by git) for a person to look at.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = join(ROOT, '.screenshots', 'show');
 const work = mkdtempSync(join(tmpdir(), 'svc-show-console-'));
 
@@ -43,7 +43,6 @@ function finish(child: ChildProcess, limitMs: number): Promise<{ code: number | 
 
 beforeAll(async () => {
   await ensureBuilt();
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install chromium): this test needs it.`);
   // A user's failing test, with svc-sandbox/vitest (the built entry, by its path).
   writeFileSync(
     join(work, 'voicemail.test.ts'),
@@ -88,17 +87,7 @@ test('a passing test keeps no snapshot', ({ sandbox }) => {
     });
     show.once('exit', (code) => reject(new Error(`show exited ${code} before it was ready: ${out}`)));
   });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
 }, 240_000);
 
 afterAll(async () => {
