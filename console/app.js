@@ -127,7 +127,7 @@ export function start(doc) {
   const travel =
     doc.documentElement.dataset.mode === 'show'
       ? timeControl(doc, {
-          api: (method, path) => api(method, path),
+          api,
           show: showState,
           fail: (message) => {
             el.banner.textContent = message;
