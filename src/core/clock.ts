@@ -110,6 +110,15 @@ export interface ClockEvents {
   'clock:moving': undefined;
 }
 
+/** An advance of `ms` from `from` would pass the last instant a Date can hold. */
+function pastTheEnd(ms: number, from: number, param: 'duration' | 'max'): SandboxError {
+  return new SandboxError(
+    `Failed to advance: ${ms} ms from ${new Date(from).toISOString()} is past the last instant a Date can hold ` +
+      `(+275760-09-13T00:00:00Z); advance less.`,
+    { param },
+  );
+}
+
 /** Thrown by an `advance` that `stop()` (reset or close) cut short; the sandbox words it for the user. */
 export class ClockStopped {
   readonly reason = 'stopped';
@@ -469,13 +478,7 @@ export class VirtualClock implements Service {
   private *walk(ms: number, check: () => void, until: () => boolean = () => false): Generator<void, void, void> {
     check();
     const end = this.rawNow() + ms;
-    if (end > MAX_TIME_MS) {
-      throw new SandboxError(
-        `Failed to advance: ${ms} ms from ${new Date(this.rawNow()).toISOString()} is past the last instant a Date can hold ` +
-          `(+275760-09-13T00:00:00Z); advance less.`,
-        { param: 'duration' },
-      );
-    }
+    if (end > MAX_TIME_MS) throw pastTheEnd(ms, this.rawNow(), 'duration');
     do {
       yield;
       this.moving();
@@ -542,12 +545,15 @@ export class VirtualClock implements Service {
   }
 
   /**
-   * Global: refuses to move time (`advance(d)` with `d` above 0, any `advanceUntil`), naming the
-   * test's own fake timers instead; `advance(0)` is let through: it moves nothing and waits for the
-   * webhook attempts in flight (docs/clock-and-determinism.md, "The test's own clock"). The
-   * sandbox asks before it records and queues the advance, so a refused one leaves no trace.
+   * Refuses an advance that would pass the last instant a Date holds. Global: also refuses to
+   * move time (`advance(d)` with `d` above 0, any `advanceUntil`), naming the test's own fake
+   * timers instead; `advance(0)` is let through: it moves nothing and waits for the webhook
+   * attempts in flight (docs/clock-and-determinism.md, "The test's own clock"). The sandbox asks
+   * before it records and queues the advance, so a refused one leaves no trace.
    */
   assertMovable(ms: number, what: 'advance' | 'advanceUntil'): void {
+    const from = this.mode === 'realtime' ? Math.max(this.rawNow(), this.target()) : this.rawNow();
+    if (from + ms > MAX_TIME_MS) throw pastTheEnd(ms, from, what === 'advance' ? 'duration' : 'max');
     if (this.mode !== 'global' || (what === 'advance' && ms === 0)) return;
     const n = Math.round(ms);
     throw new SandboxError(

@@ -3,7 +3,15 @@ import { packageVersion } from '../core/package-version.js';
 import { iso } from '../core/time.js';
 import type { AttemptTape } from '../webhooks/deliveries.js';
 import type { PostResult } from '../webhooks/transport.js';
-import { type AdvanceInput, type RequestInput, SNAPSHOT_FORMAT, type SandboxSnapshot, type SnapshotInput } from './snapshots.js';
+import {
+  API_PATH,
+  type AdvanceInput,
+  REPLAYED_HEADERS,
+  type RequestInput,
+  SNAPSHOT_FORMAT,
+  type SandboxSnapshot,
+  type SnapshotInput,
+} from './snapshots.js';
 
 /**
  * The one recorder of a sandbox (docs/snapshots.md): it keeps every input that can change the
@@ -17,20 +25,8 @@ import { type AdvanceInput, type RequestInput, SNAPSHOT_FORMAT, type SandboxSnap
  * a change nor a read).
  */
 
-/**
- * The request headers the API reads (src/api): the only ones a snapshot keeps, so it stays
- * small. A header the API comes to read must be added here (test/sandbox/snapshots.test.ts checks);
- * kept sorted, the order a Headers iterates in.
- */
-export const REPLAYED_HEADERS = [
-  'accept',
-  'access-control-request-headers',
-  'authorization',
-  'content-length',
-  'content-type',
-  'last-event-id',
-  'origin',
-];
+/** The request headers a snapshot keeps: defined with the snapshot's shape, which refuses any other. */
+export { REPLAYED_HEADERS };
 
 /** What a replay drives besides the scripting calls: the new sandbox's own inputs, run at once. */
 export interface ReplayTarget {
@@ -90,7 +86,27 @@ export class Recorder implements AttemptTape {
     /** Origin and base path: a request's URL is kept below it. */
     private readonly prefix: string,
     private readonly now: () => number,
-  ) {}
+  ) {
+    const start = Date.parse(String(options.startTime));
+    this.startMs = Number.isFinite(start) ? start : Number.NEGATIVE_INFINITY;
+    this.last = this.startMs;
+  }
+
+  /** The sandbox's start: where the clock stands after a reset. */
+  private readonly startMs: number;
+  /** The instant of the latest input since the last reset (the start before any). */
+  private last: number;
+
+  /**
+   * Virtual now, for an input: never before the input before it. Only a 'global' clock goes
+   * back (the process's Date, which a test may set back); a replay, on a clock of its own, runs
+   * such an input at the later instant anyway, and a snapshot's inputs stay in order.
+   */
+  private stamp(): number {
+    const now = this.now();
+    if (now > this.last) this.last = now;
+    return this.last;
+  }
 
   get replaying(): boolean {
     return this.replayingNow;
@@ -113,16 +129,17 @@ export class Recorder implements AttemptTape {
         { param: 'args' },
       );
     }
-    this.inputs.push({ kind: 'call', at: this.now(), name, args: json });
+    this.inputs.push({ kind: 'call', at: this.stamp(), name, args: json });
   }
 
   /** A request arrives; the returned function is told its body once read. */
   request(request: Request): ((body: Uint8Array | 'over') => void) | undefined {
     if (this.replayingNow) return undefined;
-    const under = request.url.startsWith(this.prefix) && /^($|[/?#])/.test(request.url.slice(this.prefix.length));
+    // Below the base URL's /v1 it is kept as a path (a restore may serve another base URL); anything else whole.
+    const under = request.url.startsWith(this.prefix) && API_PATH.test(request.url.slice(this.prefix.length));
     const input: RequestInput = {
       kind: 'request',
-      at: this.now(),
+      at: this.stamp(),
       method: this.intern(request.method),
       ...(under ? { path: this.intern(request.url.slice(this.prefix.length)) } : { url: request.url }),
       headers: this.headersOf(request.headers),
@@ -148,7 +165,7 @@ export class Recorder implements AttemptTape {
   /** An advance begins; the returned function is told where an advanceUntil stopped. */
   advance(ms: number): (stop: number) => void {
     if (this.replayingNow) return () => undefined;
-    const input: AdvanceInput = { kind: 'advance', at: this.now(), ms };
+    const input: AdvanceInput = { kind: 'advance', at: this.stamp(), ms };
     this.inputs.push(input);
     return (stop) => {
       input.stop = stop;
@@ -162,7 +179,8 @@ export class Recorder implements AttemptTape {
   reset(): void {
     if (this.replayingNow) return;
     this.inputs = this.inputs.filter((input) => input.kind === 'reset' || (input.kind === 'call' && input.name.startsWith('keys.')));
-    this.inputs.push({ kind: 'reset', at: this.now() });
+    this.inputs.push({ kind: 'reset', at: this.stamp() });
+    this.last = this.startMs;
     this.attempts.clear();
   }
 
@@ -188,7 +206,7 @@ export class Recorder implements AttemptTape {
       format: SNAPSHOT_FORMAT,
       version: packageVersion(),
       options: structuredClone(this.options),
-      now: iso(this.now()),
+      now: iso(Math.max(this.now(), this.last)),
       inputs: structuredClone(this.inputs),
       attempts: [...this.attempts].map(([key, result]) => [key, { ...result }]),
     };
@@ -202,11 +220,9 @@ export class Recorder implements AttemptTape {
     snapshot.inputs.forEach((input, i) => {
       if (input.kind === 'call' && !this.members.has(input.name)) {
         throw new SandboxError(
-          `createSandbox: \`snapshot.inputs[${i}].name\` ${JSON.stringify(input.name)} is not a scripting call a snapshot records.`,
-          {
-            code: 'invalid_options',
-            param: `snapshot.inputs[${i}].name`,
-          },
+          `createSandbox: \`snapshot.inputs[${i}].name\` ${JSON.stringify(input.name)} is not a scripting call a snapshot records: ` +
+            `one of ${[...this.members.keys()].sort().join(', ')}; give the snapshot as sandbox.snapshot() wrote it.`,
+          { code: 'invalid_options', param: `snapshot.inputs[${i}].name` },
         );
       }
     });

@@ -247,7 +247,9 @@ describe('snapshots', () => {
       param: 'snapshot.inputs[0].kind',
     });
     expect(
-      catchError(() => createSandbox({ snapshot: { ...good, inputs: [{ kind: 'call', at: 0, name: 'reset', args: [] }] } as never })),
+      catchError(() =>
+        createSandbox({ snapshot: { ...good, inputs: [{ kind: 'call', at: Date.parse(good.now), name: 'reset', args: [] }] } as never }),
+      ),
     ).toMatchObject({ param: 'snapshot.inputs[0].name' });
     expect(catchError(() => createSandbox({ snapshot: 'nope' as never }))).toMatchObject({ param: 'snapshot' });
     const beside = catchError(() => createSandbox({ snapshot: good, seed: 2 }));
