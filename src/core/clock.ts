@@ -108,6 +108,11 @@ export type TimerHandle = FakeTimerId | LongTimer | ProcessTimer;
 export interface ClockEvents {
   /** Virtual time is about to move on: work deferred to "still this instant" must run now. */
   'clock:moving': undefined;
+  /**
+   * An advance has reached its end: work that counts "when the advance ends" (webhook attempts
+   * to a hanging receiver) is handed in now, and the advance waits for it before it resolves.
+   */
+  'clock:ending': undefined;
 }
 
 /** An advance of `ms` from `from` would pass the last instant a Date can hold. */
@@ -446,10 +451,24 @@ export class VirtualClock implements Service {
 
   private async step(ms: number, epoch: number, until?: () => boolean): Promise<void> {
     const check = this.stoppedSince(epoch);
-    // Each point where the walk yields is one where the work in flight must settle first.
-    const walk = this.walk(ms, check, until);
-    for (let point = walk.next(); !point.done; point = walk.next()) await this.settle(check);
+    this.walking++;
+    try {
+      // Each point where the walk yields is one where the work in flight must settle first.
+      const walk = this.walk(ms, check, until);
+      for (let point = walk.next(); !point.done; point = walk.next()) await this.settle(check);
+      this.deps.events.emit('clock:ending', undefined);
+      await this.settle(check);
+    } finally {
+      this.walking--;
+    }
   }
+
+  /** Inside an advance (or a replay's): between its start and the moment it resolves. */
+  get advancing(): boolean {
+    return this.walking > 0;
+  }
+
+  private walking = 0;
 
   /**
    * Moves virtual time as {@link advance} does, at once: for a snapshot's replay only
@@ -460,15 +479,33 @@ export class VirtualClock implements Service {
   advanceNow(ms: number, settle: () => void, until?: () => boolean): void {
     const check = this.stoppedSince(this.epoch);
     this.handover = true;
+    this.walking++;
     try {
       const walk = this.walk(ms, check, until);
-      for (let point = walk.next(); !point.done; point = walk.next()) {
-        settle();
-        if (this.inflight.size > 0) throw new Error('advanceNow: work went in flight during a replay');
-      }
+      for (let point = walk.next(); !point.done; point = walk.next()) this.settleNow(settle);
     } finally {
       this.handover = false;
+      this.walking--;
     }
+  }
+
+  /**
+   * For a snapshot's replay: the end of an advance, where the recorded one ended (an advance the
+   * replay runs in pieces, around the inputs that came while it ran, ends once).
+   */
+  endNow(settle: () => void): void {
+    this.walking++;
+    try {
+      this.deps.events.emit('clock:ending', undefined);
+      this.settleNow(settle);
+    } finally {
+      this.walking--;
+    }
+  }
+
+  private settleNow(settle: () => void): void {
+    settle();
+    if (this.inflight.size > 0) throw new Error('advanceNow: work went in flight during a replay');
   }
 
   /**

@@ -34,6 +34,8 @@ export interface ReplayTarget {
   request(input: RequestInput): void;
   /** Moves the clock by `ms` now (until `stop` is reached, for an advanceUntil). */
   advance(ms: number, stop?: number): void;
+  /** A recorded advance ended here (the replay may have run it in pieces, around inputs that came while it ran). */
+  end(): void;
   reset(): void;
   /** After each request and call: what they set going at this instant runs now. */
   settle(): void;
@@ -247,8 +249,10 @@ export class Recorder implements AttemptTape {
         const { end, stop } = running;
         running = null;
         // An advanceUntil ends at the end of the instant it stopped at: inputs after it may have taken the clock there already.
-        if (stop !== undefined && stop <= endMs && target.now() >= stop) return;
-        target.advance(Math.max(0, Math.min(end, endMs) - target.now()), stop !== undefined && stop <= endMs ? stop : undefined);
+        if (!(stop !== undefined && stop <= endMs && target.now() >= stop))
+          target.advance(Math.max(0, Math.min(end, endMs) - target.now()), stop !== undefined && stop <= endMs ? stop : undefined);
+        // Unless the snapshot was taken while it ran.
+        if ((stop ?? end) <= endMs) target.end();
       };
       for (const input of snapshot.inputs) {
         if (input.kind === 'advance') {
