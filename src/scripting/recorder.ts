@@ -3,15 +3,8 @@ import { packageVersion } from '../core/package-version.js';
 import { iso } from '../core/time.js';
 import type { AttemptTape } from '../webhooks/deliveries.js';
 import type { PostResult } from '../webhooks/transport.js';
-import {
-  API_PATH,
-  type AdvanceInput,
-  REPLAYED_HEADERS,
-  type RequestInput,
-  SNAPSHOT_FORMAT,
-  type SandboxSnapshot,
-  type SnapshotInput,
-} from './snapshots.js';
+import { API_PATH, REPLAYED_HEADERS } from './snapshot-checks.js';
+import { type AdvanceInput, type RequestInput, SNAPSHOT_FORMAT, type SandboxSnapshot, type SnapshotInput } from './snapshots.js';
 
 /**
  * The one recorder of a sandbox (docs/snapshots.md): it keeps every input that can change the
@@ -24,9 +17,6 @@ import {
  * list of names to keep (test/sandbox/snapshots.test.ts fails on a member declared neither
  * a change nor a read).
  */
-
-/** The request headers a snapshot keeps: defined with the snapshot's shape, which refuses any other. */
-export { REPLAYED_HEADERS };
 
 /** What a replay drives besides the scripting calls: the new sandbox's own inputs, run at once. */
 export interface ReplayTarget {

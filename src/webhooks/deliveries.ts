@@ -113,8 +113,10 @@ interface Lane {
 }
 
 /**
- * Attempts to one subscription in flight at once. A receiver that never answers then costs
- * one timeout per 32 attempts falling due together, instead of one per attempt.
+ * Attempts to one subscription in flight at once: the attempts of one instant leave together,
+ * and those to a hanging receiver wait side by side across instants (each delivery has at most
+ * one in flight), so 20 calls with every event subscribed (100 deliveries) seldom wait for a
+ * slot. Enough sockets for that, few enough for a receiver's file descriptors.
  */
 export const MAX_IN_FLIGHT_PER_SUBSCRIPTION = 64;
 
@@ -467,7 +469,10 @@ export class Deliveries implements Service {
 
   private leave(job: Job): void {
     const { delivery } = job;
-    if (delivery.state !== 'pending') return job.done();
+    if (delivery.state !== 'pending') {
+      job.done();
+      return;
+    }
     job.sent = this.sent++;
     job.atMs = this.deps.clock.now();
     delivery.nextMs = null;
