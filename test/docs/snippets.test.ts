@@ -65,16 +65,16 @@ describe('the snippets of README.md and docs/', () => {
 
   test('a block without a mark, or with a mark its language has not, is refused, naming the doc and line', () => {
     const fence = (lang: string, kind: string | undefined): Fence => ({
-      doc: 'docs/x.md',
+      doc: 'notes/x.md',
       line: 7,
       lang,
       kind,
       code: '',
-      where: 'docs/x.md:7',
+      where: 'notes/x.md:7',
     });
     expect(fences.badMarks([fence('python', undefined), fence('go', 'vitest'), fence('json', undefined), fence('sh', 'no-run')])).toEqual([
-      'docs/x.md:7: a ```python block without a mark: ```python run, or pytest, or no-run (docs/contributing.md)',
-      'docs/x.md:7: ```go vitest: go blocks are marked run, no-run',
+      'notes/x.md:7: a ```python block without a mark: ```python run, or pytest, or no-run (docs/contributing.md)',
+      'notes/x.md:7: ```go vitest: go blocks are marked run, no-run',
     ]);
   });
 
