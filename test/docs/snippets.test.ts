@@ -2,6 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
+import { typeErrors } from './typecheck.js';
 
 /**
  * Every snippet of README.md and docs/ that a reader would paste is run by a test
@@ -38,10 +39,10 @@ const ENTRIES: Record<string, string> = {
   'svc-sandbox/vitest': 'src/vitest.ts',
   'svc-sandbox/jest': 'src/jest.ts',
 };
-/** The block with its package imports pointed at the sources. */
+/** The block with its package imports pointed at the sources (a path, which both vitest and tsc resolve). */
 const rewrite = (code: string) =>
   code.replace(/(from\s+|import\s*\(\s*)(['"])(svc-sandbox(?:\/\w+)?)\2/g, (whole, lead: string, quote: string, name: string) =>
-    ENTRIES[name] ? `${lead}${quote}${pathToFileURL(join(root, ENTRIES[name])).href}${quote}` : whole,
+    ENTRIES[name] ? `${lead}${quote}${join(root, ENTRIES[name]).split('\\').join('/')}${quote}` : whole,
   );
 
 const runnable = all.filter(
@@ -82,6 +83,11 @@ describe('the snippets of README.md and docs/', () => {
     const langs = new Set(all.filter((f) => f.kind === 'run' || f.kind === 'pytest' || f.kind === 'vitest').map((f) => f.lang));
     expect([...langs].sort()).toEqual(['go', 'python', 'ruby', 'sh', 'ts']);
   });
+
+  test('every runnable TypeScript block type-checks as a user would compile it (tsconfig.json settings)', () => {
+    const typescript = [...files].filter(([fence]) => fence.lang === 'ts').map(([, file]) => file);
+    expect(typeErrors(root, typescript, dir)).toEqual([]);
+  }, 120_000);
 
   for (const [fence, file] of files) {
     if (fence.kind === 'vitest')
