@@ -3,7 +3,7 @@ import { E164 } from '../core/phone.js';
 import {
   array,
   custom,
-  dateTime,
+  dateTimeText,
   either,
   integer,
   invalid,
@@ -303,7 +303,7 @@ export const scenarioSchema = object(
         max: Number.MAX_SAFE_INTEGER,
       }),
     ),
-    startTime: optional(dateTime('Virtual start time of the fresh sandbox `svc-sandbox run` makes.')),
+    startTime: optional(dateTimeText('Virtual start time of the fresh sandbox `svc-sandbox run` makes.')),
     apiKey: optional(
       string({
         description: "The account's key (default SVC_TEST_scenario; on the server, the session's key).",
@@ -408,5 +408,5 @@ export interface Scenario {
  * // SandboxError: `steps[0].at` is not a duration: pass milliseconds ... (param `steps[0].at`)
  */
 export function parseScenario(input: unknown): Scenario {
-  return check(scenarioSchema, input, 'run', '') as Scenario;
+  return check(scenarioSchema, input, 'run', '');
 }
