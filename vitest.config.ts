@@ -20,6 +20,7 @@ const E2E_FILES = [
   'test/scenarios/cli.test.ts',
   'test/server/console.test.ts',
   'test/server/csrf-browser.test.ts',
+  'test/server/binary.test.ts',
 ];
 
 /**
