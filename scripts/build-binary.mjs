@@ -67,6 +67,18 @@ async function bundleCli() {
   const [chunk] = output;
   const leftover = chunk.imports.filter((id) => !id.startsWith('node:') && !builtinModules.includes(id));
   if (leftover.length) fail(`the bundle still requires ${leftover.join(', ')}, which the executable cannot load.`);
+  // Inside the executable no package folder stands beside the code, and process.execPath is the
+  // executable itself, not a node: code that reads files next to its module or spawns
+  // process.execPath would build and then fail where it runs. core/package-files.ts is the one
+  // reader of the package's files (from the assets inside the executable).
+  for (const [id, module] of Object.entries(chunk.modules)) {
+    const use = /\b(__filename|__dirname|process\.execPath)\b/.exec(module.code ?? '')?.[1];
+    if (use && !id.endsWith(`${sep}core${sep}package-files.js`)) {
+      fail(
+        `${relative(root, id).replace(/^dist[\\/](.*)\.js$/, 'src/$1.ts')} uses ${use}, which inside the executable names no package folder and no node: read the package's files with src/core/package-files.ts (a new folder goes in assets() here), and spawn no process.execPath.`,
+      );
+    }
+  }
   const notices = licences(chunk.moduleIds);
   // The shebang goes: the executable's main script is no file a shell runs.
   const code = chunk.code.replace(/^#!.*\n/, '');
