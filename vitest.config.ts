@@ -25,6 +25,7 @@ const E2E_FILES = [
   'test/server/csrf-browser.test.ts',
   'test/sandbox/dual-build.test.ts',
   'test/docs/install.test.ts',
+  'test/server/binary.test.ts',
 ];
 
 /**

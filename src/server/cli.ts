@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseDuration } from '../core/duration.js';
+import { packageVersion } from '../core/package-version.js';
 import type { ClockMode } from '../core/clock.js';
 import { SandboxError } from '../core/errors.js';
 import { nearest } from '../core/suggest.js';
@@ -226,11 +227,6 @@ function duration(text: string | undefined, name: string, min: number, max: numb
   return ms;
 }
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
-
 function integer(text: string | undefined, name: string, min: number, max: number, command: Command): number | undefined {
   if (text === undefined) return undefined;
   if (!/^-?\d+$/.test(text) || Number(text) < min || Number(text) > max)
@@ -245,7 +241,7 @@ async function main(argv: string[]): Promise<number> {
     return command === undefined ? 2 : 0;
   }
   if (command === '--version' || command === '-v') {
-    console.log(version());
+    console.log(packageVersion());
     return 0;
   }
   if (command === 'run') return (await import('./cli-scenarios.js')).runCommand(rest);
@@ -264,7 +260,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (values.version) {
-    console.log(version());
+    console.log(packageVersion());
     return 0;
   }
   const options = {
