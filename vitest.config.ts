@@ -17,6 +17,7 @@ const SOAK_FILES = ['test/server/sessions-leak.test.ts', 'test/model/*.test.ts',
 const E2E_FILES = [
   'test/server/cli.test.ts',
   'test/server/cli-snapshots.test.ts',
+  'test/server/cli-files.test.ts',
   'test/scenarios/cli.test.ts',
   'test/server/check-receiver-cli.test.ts',
   'test/server/console.test.ts',
