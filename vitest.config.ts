@@ -9,7 +9,7 @@ const SOAK_FILES = ['test/server/sessions-leak.test.ts', 'test/model/*.test.ts',
 
 /**
  * The end-to-end tests: the built bin in child processes (serve, exec and its signals, run,
- * --import/--export-on-exit) and Debian's Chromium (`/usr/bin/chromium`) driving the console
+ * --import/--export-on-exit), both built entries loaded in one process, and Debian's Chromium (`/usr/bin/chromium`) driving the console
  * and a cross-origin page. `npm run test:e2e` (`vitest run --mode e2e`) runs them; CI does, after
  * installing Chromium. `npm test` leaves them out: it passes on a fresh machine that has Node
  * and npm only, and stays fast (each of these starts processes that load the whole package).
@@ -22,6 +22,7 @@ const E2E_FILES = [
   'test/server/check-receiver-cli.test.ts',
   'test/server/console.test.ts',
   'test/server/csrf-browser.test.ts',
+  'test/sandbox/dual-build.test.ts',
 ];
 
 /**

@@ -16,7 +16,7 @@ import {
   string,
   type Infer,
 } from './core/schema.js';
-import { CLOCK_MODES, type ClockMode } from './core/clock.js';
+import { processNow, SANDBOX_CLOCK_MODES, WALL_CLOCK, type ClockMode, type WallClock } from './core/clock.js';
 import { HOST_NAME } from './core/hosts.js';
 import { MAX_TIME_MS } from './core/time.js';
 import { TEST_KEY, type KeyOptions } from './state/accounts.js';
@@ -59,7 +59,17 @@ export interface SandboxOptions {
    * How virtual time moves. `'manual'` (default): only by `advance`, byte-for-byte
    * deterministic. `'realtime'`: also with the wall clock from `startTime` (1 ms per ms),
    * due work runs by itself, and `advance(d)` still jumps ahead by `d`
-   * (docs/clock-and-determinism.md, "Clock modes").
+   * (docs/clock-and-determinism.md, "Clock modes"). `'global'`: virtual time is the process's
+   * own `Date` and timers, real or faked by the test (`vi.useFakeTimers()`, `jest.useFakeTimers()`,
+   * sinon's `install()`), looked up when used; advancing the fake timers runs the sandbox's due
+   * work, `advance(d)` is refused but `advance(0)` waits for webhook deliveries in flight, and
+   * `startTime` cannot be given (docs/clock-and-determinism.md, "The test's own clock").
+   *
+   * @example
+   * const sandbox = createSandbox({ clock: 'global' }).listen();
+   * vi.useFakeTimers();
+   * // ... place a call, then:
+   * await vi.advanceTimersByTimeAsync(65_000); // it rang, was answered and completed
    */
   clock?: ClockMode;
   /**
@@ -101,6 +111,11 @@ export interface SandboxOptions {
   snapshot?: SandboxSnapshot;
 }
 
+/** {@link SandboxOptions} with the internal one the tests of the realtime mode use ({@link WALL_CLOCK}). */
+export interface InternalOptions extends SandboxOptions {
+  [WALL_CLOCK]?: WallClock;
+}
+
 /** The options that may be given beside `snapshot`: they say where and how this process serves, not what the sandbox holds. */
 const BESIDE_SNAPSHOT = ['baseUrl', 'webhookTimeout', 'onUnhandledRequest', 'productionHosts', 'snapshot'];
 
@@ -139,6 +154,7 @@ function defaults(): ResolvedOptions {
     webhookTimeoutMs: 10_000,
     templates: new Map(),
     clock: 'manual',
+    wall: undefined,
     deprecation: null,
     unhandled: { mode: 'error', hosts: new Set() },
     chaos: null,
@@ -162,6 +178,8 @@ export interface ResolvedOptions {
   webhookTimeoutMs: number;
   templates: Map<string, string>;
   clock: ClockMode;
+  /** What a realtime clock follows instead of the real wall clock (the internal option {@link WALL_CLOCK}); undefined: the real one. */
+  wall: WallClock | undefined;
   deprecation: ResolvedDeprecation | null;
   /** The guard against requests that must not leave a test: its mode, and the production host names (lower case). */
   unhandled: { mode: UnhandledRequestMode; hosts: ReadonlySet<string> };
@@ -221,8 +239,11 @@ function fromSnapshot(options: SandboxOptions): ResolvedOptions {
   }
   const { snapshot: _snapshot, ...beside } = options;
   let resolved: ResolvedOptions;
+  // A 'global' sandbox's copy is a 'manual' one at the snapshot's instant: the replay runs on a
+  // clock of the sandbox's own, and the process's cannot be sent back to the start.
+  const carried = snapshot.options.clock === 'global' ? { ...snapshot.options, clock: 'manual' } : snapshot.options;
   try {
-    resolved = resolveOptions({ ...(snapshot.options as SandboxOptions), ...beside });
+    resolved = resolveOptions({ ...(carried as SandboxOptions), ...beside });
   } catch (error) {
     if (error instanceof SandboxError && error.param !== undefined && !(error.param in beside)) {
       throw new SandboxError(error.message, { code: 'invalid_options', param: `snapshot.options.${error.param}` });
@@ -337,7 +358,7 @@ const optionsSchema = object(
     // Node turns a timer longer than 2^31-1 ms into 1 ms: refuse it rather than time out at once.
     webhookTimeout: optional(span(2 ** 31 - 1, "from 1 ms to 24 days, e.g. '10s' or '200ms'")),
     templates: optional(templatesOption),
-    clock: optional(oneOf(CLOCK_MODES, 'How virtual time moves.')),
+    clock: optional(oneOf(SANDBOX_CLOCK_MODES, 'How virtual time moves.')),
     deprecation: optional(deprecationSchema),
     onUnhandledRequest: optional(
       oneOf(UNHANDLED_REQUEST_MODES, 'What happens to a request to a production host, or with a production key.'),
@@ -363,7 +384,7 @@ const optionsSchema = object(
 /** Checks options once, at creation, so a mistake fails where it was written. */
 export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   // `createSandbox()` with no options, the common case in test suites: nothing to check.
-  if (options !== null && typeof options === 'object' && Object.keys(options).length === 0) return defaults();
+  if (options !== null && typeof options === 'object' && Reflect.ownKeys(options).length === 0) return defaults();
   if (options !== null && typeof options === 'object' && options.snapshot !== undefined) return fromSnapshot(options);
   let o: Infer<typeof optionsSchema>;
   try {
@@ -373,7 +394,16 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     throw error;
   }
   const url = o.baseUrl ?? new URL('https://api.svc.test');
-  const startMs = o.startTime ?? DEFAULT_START_MS;
+  if (o.clock === 'global' && o.startTime !== undefined) {
+    throw new SandboxError(
+      "createSandbox: `startTime` cannot be given with clock: 'global': the sandbox's time is then the process's own Date. Set " +
+        'that instead: vi.setSystemTime(...) or vi.useFakeTimers({ now }) (vitest), jest.setSystemTime(...) (Jest), install({ now }) ' +
+        '(@sinonjs/fake-timers); or leave `startTime` out.',
+      { code: 'invalid_options', param: 'startTime' },
+    );
+  }
+  // Global: the instant the sandbox was made, as a snapshot's `startTime` and the deprecation's default date.
+  const startMs = o.startTime ?? (o.clock === 'global' ? processNow() : DEFAULT_START_MS);
   let deprecation: ResolvedDeprecation | null = null;
   if (o.deprecation) {
     const dateMs = o.deprecation.date ?? startMs;
@@ -400,6 +430,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     webhookTimeoutMs: o.webhookTimeout ?? 10_000,
     templates: o.templates ?? new Map(),
     clock: o.clock ?? 'manual',
+    wall: (options as InternalOptions)[WALL_CLOCK],
     deprecation,
     unhandled: {
       mode: o.onUnhandledRequest ?? 'error',

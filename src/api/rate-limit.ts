@@ -81,12 +81,19 @@ export class RateLimiter implements Service {
 /**
  * The 429 `rate_limited` message. Windows run on the virtual clock: with a manual clock,
  * waiting in real time never ends one, so the message says how to move the clock; with a
- * realtime clock, waiting `Retry-After` seconds does (docs/rate-limits.md).
+ * realtime clock, waiting `Retry-After` seconds does; with the process's (`global`), the test's
+ * fake timers do (docs/rate-limits.md).
  */
 export function rateLimitedMessage(limit: number | null, retryAfter: number, clock: ClockMode): string {
   const exceeded = `Rate limit of ${limit ?? UNCAPPED} requests per second exceeded for this key.`;
   const wait = `${retryAfter} s`;
   if (clock === 'realtime') return `${exceeded} Wait ${wait} (the Retry-After header) and retry.`;
+  if (clock === 'global') {
+    return (
+      `${exceeded} Retry after ${wait}: the sandbox's clock is the process's (clock: 'global'), so advancing the test's fake timers ` +
+      `by ${wait} (or waiting it, with real timers) ends the window.`
+    );
+  }
   return (
     `${exceeded} Retry after ${wait} of virtual time: call sandbox.advance('${retryAfter}s') (or POST ` +
     `/__sandbox/sessions/{s}/advance with {"duration": "${retryAfter}s"}) — the sandbox's clock is manual, so waiting in real time does ` +

@@ -11,20 +11,65 @@ const MAX_STEP_MS = 2 ** 31 - 1;
 /**
  * How the virtual clock moves (docs/clock-and-determinism.md, "Clock modes"): `manual`, only
  * by `advance`; `realtime`, also with the wall clock, 1 ms per ms, running due work by itself.
+ * These two are the modes of every road (createSandbox, the server, its sessions).
  */
 export const CLOCK_MODES = ['manual', 'realtime'] as const;
-export type ClockMode = (typeof CLOCK_MODES)[number];
+/**
+ * The modes of an in-process sandbox: those of {@link CLOCK_MODES}, and `global`, where virtual
+ * time is the process's own `Date` and timers, real or faked by the test (docs/clock-and-determinism.md,
+ * "The test's own clock"). A server has no test's clock to share, so it offers only the first two.
+ */
+export const SANDBOX_CLOCK_MODES = [...CLOCK_MODES, 'global'] as const;
+export type ClockMode = (typeof SANDBOX_CLOCK_MODES)[number];
+
+/** Real time and real timers: what a `realtime` clock follows. */
+export interface WallClock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(id: unknown): void;
+}
 
 /**
- * The wall clock, for the `realtime` mode only: the one place in the sandbox that reads real
- * time and sets real timers. Taken when this module loads, so a test's `vi.useFakeTimers()`
- * installed later neither freezes nor drives a realtime sandbox.
+ * The wall clock, for the `realtime` mode and the chaos profile's latency: the one place in the
+ * sandbox that reads real time and sets real timers. Taken when this module loads, so a test's
+ * `vi.useFakeTimers()` installed later neither freezes nor drives a realtime sandbox. A realtime
+ * clock may be given another ({@link WALL_CLOCK}): the tests drive a fake-timers clock instead of
+ * sleeping.
  */
-const wall = {
+const WALL: WallClock = {
   now: Date.now,
   setTimeout: globalThis.setTimeout.bind(globalThis),
-  clearTimeout: globalThis.clearTimeout.bind(globalThis),
+  clearTimeout: globalThis.clearTimeout.bind(globalThis) as (id: unknown) => void,
 };
+
+/**
+ * The key of an internal option of `createSandbox` and `startServer`: the {@link WallClock} a
+ * `realtime` clock follows instead of the real one. Not part of the public options (no user needs
+ * it: `clock: 'global'` puts a sandbox on the test's fake timers); the tests of the realtime mode
+ * use it to move wall time without waiting for it.
+ */
+export const WALL_CLOCK: unique symbol = Symbol('svc-sandbox wall clock');
+
+/**
+ * The process's own clock, for the `global` mode: `Date.now`, `setTimeout` and `clearTimeout`
+ * looked up on `globalThis` at each use, so fake timers a test installs (vitest, Jest, sinon)
+ * count from the moment they are installed, before or after the sandbox was made.
+ */
+export function processNow(): number {
+  return globalThis.Date.now();
+}
+
+/**
+ * Sets a timer on the process's timers as they are now; returns the function that clears it
+ * with the `clearTimeout` of the same timers, even if the test has swapped its fakes since.
+ * `unref`'d where the timers allow it: like the realtime pump, a sandbox never keeps a process alive.
+ */
+function processTimeout(fn: () => void, ms: number): () => void {
+  const clear = globalThis.clearTimeout;
+  const id: unknown = globalThis.setTimeout(fn, ms);
+  (id as { unref?: () => void } | null)?.unref?.();
+  return () => clear(id as Parameters<typeof clearTimeout>[0]);
+}
 
 /**
  * Waits `ms` of real (wall-clock) time, or less if one of `signals` aborts first: the one real wait
@@ -36,11 +81,11 @@ export function realDelay(ms: number, signals: readonly AbortSignal[]): Promise<
   return new Promise((resolve) => {
     if (signals.some((signal) => signal.aborted)) return resolve();
     const done = () => {
-      wall.clearTimeout(timer);
+      WALL.clearTimeout(timer);
       for (const signal of signals) signal.removeEventListener('abort', done);
       resolve();
     };
-    const timer = wall.setTimeout(done, ms);
+    const timer = WALL.setTimeout(done, ms);
     for (const signal of signals) signal.addEventListener('abort', done, { once: true });
   });
 }
@@ -53,7 +98,11 @@ type FakeTimerId = ReturnType<FakeTimers.Clock['setTimeout']>;
 class LongTimer {
   constructor(public id: FakeTimerId | null) {}
 }
-export type TimerHandle = FakeTimerId | LongTimer;
+/** `global`: a timer on the process's timers; `cancel` clears its current step (null: never armed, or fired). */
+class ProcessTimer {
+  cancel: (() => void) | null = null;
+}
+export type TimerHandle = FakeTimerId | LongTimer | ProcessTimer;
 
 /** What the clock announces on the sandbox's emitter. */
 export interface ClockEvents {
@@ -74,6 +123,8 @@ interface ClockDeps {
   steps: Steps;
   /** Default `manual`. */
   mode?: ClockMode;
+  /** What a `realtime` clock follows. Default: the real wall clock ({@link WALL_CLOCK}). */
+  wall?: WallClock | undefined;
 }
 
 /**
@@ -115,13 +166,16 @@ export class VirtualClock implements Service {
   /** Realtime: virtual target = wall now + offset (moves on by each advance's jump). */
   private offset = 0;
   /** Realtime: the real timer that runs due virtual work, and the wall instant it fires at. */
-  private pump: ReturnType<typeof setTimeout> | null = null;
+  private pump: unknown = null;
   private pumpAt = Infinity;
   /** An advance (or the pump's catch-up) is running: time moves only through it meanwhile. */
   private running = 0;
   private catching = false;
   private disposed = false;
   readonly mode: ClockMode;
+  private readonly wall: WallClock;
+  /** Global: the timers set on the process's timers and not fired yet, so stop() can clear them. */
+  private readonly processTimers = new Set<ProcessTimer>();
 
   /** The adapter XState's `createActor(machine, { clock })` takes. */
   readonly xstateClock = {
@@ -135,8 +189,14 @@ export class VirtualClock implements Service {
   ) {
     this.idleNow = startMs;
     this.mode = deps.mode ?? 'manual';
+    this.wall = deps.wall ?? WALL;
+    if (this.mode === 'global') {
+      // Nothing says when the process's clock will move: work deferred to "before time moves"
+      // (a call's machine, which sets its timers) runs as each step ends, still at its instant.
+      deps.steps.onOutermost = { start: () => undefined, end: () => this.moving() };
+    }
     if (this.mode === 'realtime') {
-      this.offset = startMs - wall.now();
+      this.offset = startMs - this.wall.now();
       // Every step starts at the instant the wall clock has reached (when nothing is due before
       // it), and work a step deferred to "before time moves" (a call's machine) runs soon after.
       deps.steps.onOutermost = {
@@ -154,13 +214,14 @@ export class VirtualClock implements Service {
 
   /** Virtual now, in epoch milliseconds. */
   now(): number {
+    if (this.mode === 'global') return processNow();
     if (this.mode === 'realtime') this.catchUp();
     return this.made === null ? this.idleNow : this.made.now;
   }
 
   /** Realtime: where the wall clock has taken virtual time (never past the last instant a Date holds). */
   private target(): number {
-    return Math.min(MAX_TIME_MS, wall.now() + this.offset);
+    return Math.min(MAX_TIME_MS, this.wall.now() + this.offset);
   }
 
   /** Realtime: the earliest pending timer's instant, or Infinity. */
@@ -203,24 +264,24 @@ export class VirtualClock implements Service {
     // An unknown next instant (-Infinity): poll, rather than spin on a 0 ms timer.
     const wait = delay ?? (due === -Infinity ? UNKNOWN_POLL_MS : due - this.target());
     if (wait === Infinity) return;
-    const at = wall.now() + Math.min(MAX_STEP_MS, Math.max(0, wait));
+    const at = this.wall.now() + Math.min(MAX_STEP_MS, Math.max(0, wait));
     if (this.pump !== null && this.pumpAt <= at) return;
     this.disarm();
     this.pumpAt = at;
-    const timer = wall.setTimeout(() => {
+    const timer = this.wall.setTimeout(() => {
       this.pump = null;
       this.pumpAt = Infinity;
       const epoch = this.epoch;
       // Through the queue, so it never runs beside an advance: it moves to where the wall clock is then.
       // Nobody awaits it: what it throws (a reset or close cut it short) goes nowhere.
       this.queue = this.queue.then(() => this.run(0, epoch)).catch(() => undefined);
-    }, at - wall.now());
+    }, at - this.wall.now());
     (timer as { unref?: () => void }).unref?.();
     this.pump = timer;
   }
 
   private disarm(): void {
-    if (this.pump !== null) wall.clearTimeout(this.pump);
+    if (this.pump !== null) this.wall.clearTimeout(this.pump);
     this.pump = null;
     this.pumpAt = Infinity;
   }
@@ -234,7 +295,7 @@ export class VirtualClock implements Service {
     return () => {
       this.held = false;
       if (this.mode === 'realtime' && !this.disposed) {
-        this.offset = this.rawNow() - wall.now();
+        this.offset = this.rawNow() - this.wall.now();
         this.arm();
       }
     };
@@ -249,6 +310,7 @@ export class VirtualClock implements Service {
   }
 
   private rawNow(): number {
+    if (this.mode === 'global') return processNow();
     return this.made === null ? this.idleNow : this.made.now;
   }
 
@@ -267,6 +329,7 @@ export class VirtualClock implements Service {
         this.deps.onError(error);
       }
     };
+    if (this.mode === 'global') return this.onProcessTimers(run, ms);
     if (!(ms > MAX_STEP_MS)) return this.fake.setTimeout(run, Math.max(0, ms || 0));
     // "Until something else happens", or past the last instant a Date can hold: never armed.
     if (ms === Infinity || this.rawNow() + ms > MAX_TIME_MS) return new LongTimer(null);
@@ -279,7 +342,38 @@ export class VirtualClock implements Service {
     return timer;
   }
 
+  /**
+   * Global: `run` after `ms` on the process's timers as they are when it is set (a test's fake
+   * ones, or the real ones). Like Node's, fake-timers turns a delay over 2^31-1 ms into 1 ms, so a
+   * longer one is re-armed in steps, each on the timers of its own moment.
+   */
+  private onProcessTimers(run: () => void, ms: number): ProcessTimer {
+    const timer = new ProcessTimer();
+    // "Until something else happens", or past the last instant a Date can hold: never armed.
+    if (ms === Infinity || processNow() + ms > MAX_TIME_MS) return timer;
+    this.processTimers.add(timer);
+    const arm = (remaining: number) => {
+      timer.cancel = processTimeout(
+        () => {
+          if (remaining > MAX_STEP_MS) return arm(remaining - MAX_STEP_MS);
+          timer.cancel = null;
+          this.processTimers.delete(timer);
+          run();
+        },
+        Math.min(remaining, MAX_STEP_MS),
+      );
+    };
+    arm(Math.max(0, ms || 0));
+    return timer;
+  }
+
   clearTimeout(id: TimerHandle): void {
+    if (id instanceof ProcessTimer) {
+      id.cancel?.();
+      id.cancel = null;
+      this.processTimers.delete(id);
+      return;
+    }
     if (this.made === null) return; // no timer was ever set
     if (id instanceof LongTimer) {
       if (id.id !== null) this.fake.clearTimeout(id.id);
@@ -318,6 +412,8 @@ export class VirtualClock implements Service {
    */
   private async run(ms: number, epoch: number, until?: () => boolean): Promise<void> {
     if (this.mode === 'manual') return this.step(ms, epoch, until);
+    // Global: no time of its own to move (the sandbox let only advance(0) through assertMovable); the work in flight settles.
+    if (this.mode === 'global') return this.settle(this.stoppedSince(epoch));
     // Realtime: first up to where the wall clock is, then the jump asked for.
     this.running++;
     try {
@@ -326,16 +422,21 @@ export class VirtualClock implements Service {
       this.running--;
       if (this.epoch === epoch) {
         // The jump moves the wall clock's virtual target with it.
-        this.offset = Math.max(this.offset, this.rawNow() - wall.now());
+        this.offset = Math.max(this.offset, this.rawNow() - this.wall.now());
         this.arm();
       }
     }
   }
 
-  private async step(ms: number, epoch: number, until?: () => boolean): Promise<void> {
-    const check = () => {
+  /** A check that throws {@link ClockStopped} once stop() has run since `epoch`. */
+  private stoppedSince(epoch: number): () => void {
+    return () => {
       if (this.epoch !== epoch) throw new ClockStopped();
     };
+  }
+
+  private async step(ms: number, epoch: number, until?: () => boolean): Promise<void> {
+    const check = this.stoppedSince(epoch);
     // Each point where the walk yields is one where the work in flight must settle first.
     const walk = this.walk(ms, check, until);
     for (let point = walk.next(); !point.done; point = walk.next()) await this.settle(check);
@@ -348,10 +449,7 @@ export class VirtualClock implements Service {
    * at the next microtask); work still in flight then is a bug of the replay, and throws.
    */
   advanceNow(ms: number, settle: () => void, until?: () => boolean): void {
-    const epoch = this.epoch;
-    const check = () => {
-      if (this.epoch !== epoch) throw new ClockStopped();
-    };
+    const check = this.stoppedSince(this.epoch);
     this.handover = true;
     try {
       const walk = this.walk(ms, check, until);
@@ -443,10 +541,30 @@ export class VirtualClock implements Service {
     }
   }
 
+  /**
+   * Global: refuses to move time (`advance(d)` with `d` above 0, any `advanceUntil`), naming the
+   * test's own fake timers instead; `advance(0)` is let through: it moves nothing and waits for the
+   * webhook attempts in flight (docs/clock-and-determinism.md, "The test's own clock"). The
+   * sandbox asks before it records and queues the advance, so a refused one leaves no trace.
+   */
+  assertMovable(ms: number, what: 'advance' | 'advanceUntil'): void {
+    if (this.mode !== 'global' || (what === 'advance' && ms === 0)) return;
+    const n = Math.round(ms);
+    throw new SandboxError(
+      `Failed to ${what}: this sandbox's clock is 'global', the process's own Date and timers, so it moves only when they do. ` +
+        `Advance them instead: await vi.advanceTimersByTimeAsync(${n}) (vitest), await jest.advanceTimersByTimeAsync(${n}) (Jest) or ` +
+        `await clock.tickAsync(${n}) (@sinonjs/fake-timers); then await sandbox.advance(0) to wait for the webhook deliveries ` +
+        `they started.${what === 'advanceUntil' ? ' Read what happened with sandbox.events.list().' : ''}`,
+      { code: 'conflict', param: what === 'advance' ? 'duration' : 'match' },
+    );
+  }
+
   /** Drops every pending timer and forgets work in flight; an advance in progress rejects. Virtual now stays. */
   stop(): void {
     this.epoch++;
     this.disarm();
+    for (const timer of this.processTimers) timer.cancel?.();
+    this.processTimers.clear();
     if (this.made !== null) {
       const now = this.made.now;
       this.made.reset(); // also sets now back to the clock's creation instant
@@ -460,6 +578,6 @@ export class VirtualClock implements Service {
   reset(): void {
     if (this.made === null) this.idleNow = this.startMs;
     else this.made.setSystemTime(this.startMs);
-    if (this.mode === 'realtime') this.offset = this.startMs - wall.now();
+    if (this.mode === 'realtime') this.offset = this.startMs - this.wall.now();
   }
 }

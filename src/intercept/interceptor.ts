@@ -13,8 +13,9 @@ import { Share, type RequestEvent } from './instances.js';
  *
  * Interception patches process globals (fetch, http/https request and get,
  * XMLHttpRequest), which exist once per process; so, unlike every other piece of state,
- * the table of listening sandboxes is module-level. One set of interceptors serves all of
- * them, routed by base URL; it is applied by the first `listen()` and disposed by the last
+ * the table of listening sandboxes is the process's (on `globalThis`, shared by the ES and
+ * CommonJS builds: see {@link ListeningTable}). One set of interceptors serves all of them,
+ * routed by base URL; it is applied by the first `listen()` and disposed by the last
  * `close()`, which restores every patched global (see docs/interception.md).
  */
 
@@ -39,11 +40,40 @@ export interface Guard {
 
 const NO_GUARD: Guard = { mode: 'bypass', hosts: new Set() };
 
-/** Listening sandboxes, longest prefix first (an overlapping `https://x` and `https://x/tenant2` route by the longer). */
-const targets: Target[] = [];
-let active: { shares: Share[]; uninstallDispatcher: () => void } | null = null;
-/** Base URLs (origin + base path) that were listened on and closed: see {@link refuseClosed}. */
-const closed = new Set<string>();
+/**
+ * Which sandbox answers which base URL, for the whole process. It lives on `globalThis` under a
+ * `Symbol.for` key (as @mswjs/interceptors keeps its running interceptors), not in this module:
+ * the ES build (`dist/index.js`) and the CommonJS build (`dist/cjs/index.cjs`) loaded in one
+ * process are two copies of this module, and with a table each they would both accept
+ * `listen()` on one base URL, patch the globals twice, and not answer each other's requests.
+ * With one table, the second `listen()` on a base URL is refused whichever build made the
+ * first, and one set of interceptors, applied by whichever build listened first, routes every
+ * request to the sandbox of either build. The key names the table's shape (`v1`): a future
+ * version that changes the shape takes a new key, so two versions in one process never read
+ * each other's table wrongly.
+ */
+interface ListeningTable {
+  /** Listening sandboxes, longest prefix first (an overlapping `https://x` and `https://x/tenant2` route by the longer). */
+  targets: Target[];
+  /** The interceptors and the undici dispatcher while any sandbox listens. */
+  active: { shares: Share[]; uninstallDispatcher: () => void } | null;
+  /** Base URLs (origin + base path) that were listened on and closed: see {@link refuseClosed}. */
+  closed: Set<string>;
+}
+
+const TABLE_KEY = Symbol.for('svc-sandbox.listening-table.v1');
+
+function sharedTable(): ListeningTable {
+  const existing: unknown = Reflect.get(globalThis, TABLE_KEY);
+  if (typeof existing === 'object' && existing !== null) return existing as ListeningTable;
+  const table: ListeningTable = { targets: [], active: null, closed: new Set() };
+  // Not enumerable, like the interceptors' own globals: leak checks that list globals stay quiet.
+  Object.defineProperty(globalThis, TABLE_KEY, { value: table, configurable: true });
+  return table;
+}
+
+const table = sharedTable();
+const { targets, closed } = table;
 
 async function answer({ request, controller }: RequestEvent, share: Share): Promise<void> {
   if (request.method === 'CONNECT') return refuseConnect(request, controller);
@@ -227,7 +257,7 @@ export function intercept(origin: string, basePath: string, handle: RequestHandl
   targets.push(target);
   targets.sort((a, b) => (b.origin + b.basePath).length - (a.origin + a.basePath).length);
   closed.delete(origin + basePath);
-  if (!active) {
+  if (!table.active) {
     const before = new Map(PATCHED_GLOBALS.map((name) => [name, Object.getOwnPropertyDescriptor(globalThis, name)]));
     const shares = Share.all(answer, refuseClosed, saveGlobals());
     // The undici package, and a fetch captured before listen(): through undici's global dispatcher.
@@ -243,7 +273,7 @@ export function intercept(origin: string, basePath: string, handle: RequestHandl
         return Promise.reject(stopped ?? new SandboxError(`svc-sandbox for ${request.url} was closed.`, { code: 'closed' }));
       },
     );
-    active = { shares, uninstallDispatcher };
+    table.active = { shares, uninstallDispatcher };
     hideLikeBefore(before);
   }
   let stopped = false;
@@ -252,9 +282,9 @@ export function intercept(origin: string, basePath: string, handle: RequestHandl
     stopped = true;
     targets.splice(targets.indexOf(target), 1);
     closed.add(origin + basePath);
-    if (targets.length === 0 && active) {
-      const { shares, uninstallDispatcher } = active;
-      active = null;
+    if (targets.length === 0 && table.active) {
+      const { shares, uninstallDispatcher } = table.active;
+      table.active = null;
       uninstallDispatcher();
       for (const share of shares) share.release();
     }

@@ -152,7 +152,7 @@ export function makeParts(options: SandboxOptions): Parts {
   // core: one clock, one seeded random source, one emitter, steps.
   const steps = add(new Steps(onError));
   const events = new Emitter<SandboxEvents>(onError);
-  clock = add(new VirtualClock(o.startMs, { onError, events, steps, mode: o.clock }));
+  clock = add(new VirtualClock(o.startMs, { onError, events, steps, mode: o.clock, wall: o.wall }));
   const theClock = clock;
   // A realtime clock's real timer goes with the sandbox (reset keeps the mode; close ends it).
   if (o.clock === 'realtime') life.defer(() => theClock.dispose());

@@ -126,7 +126,9 @@ export class SandboxBase {
    * Rejects with a SandboxError when the sandbox is closed, when the duration is not one or
    * would leave the range a Date holds, and (code `interrupted`) when `reset()` or `close()`
    * cuts it short. With `clock: 'realtime'` it jumps ahead by `duration` from where the wall
-   * clock has taken virtual time, and time flows on from there.
+   * clock has taken virtual time, and time flows on from there. With `clock: 'global'` only
+   * `advance(0)` is allowed: it waits for the webhook deliveries in flight (move time with the
+   * test's fake timers; docs/clock-and-determinism.md, "The test's own clock").
    *
    * @example
    * await sandbox.advance('90s'); // ms number or '500ms' '30s' '5m' '2h' '1d'
@@ -134,6 +136,7 @@ export class SandboxBase {
   async advance(duration: Duration): Promise<void> {
     this.assertOpen('advance');
     const ms = toMs(duration, 'Failed to advance', 'duration');
+    this.parts.clock.assertMovable(ms, 'advance');
     this.parts.log.advance(ms);
     await this.advanceWithin(ms);
   }
@@ -183,6 +186,7 @@ export class SandboxBase {
       );
     }
     const max = toMs(options.max ?? '1d', 'advanceUntil: max', 'max');
+    this.parts.clock.assertMovable(max, 'advanceUntil');
     const matches = typeof match === 'function' ? match : (event: SandboxEvent) => event.type === match;
     let found: SandboxEvent | undefined;
     const stop = this.events.subscribe((event) => {

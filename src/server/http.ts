@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 
 /**
@@ -7,6 +7,32 @@ import { Readable } from 'node:stream';
  * framework: the sandbox already has its router, and `node:http` adds no dependency and no
  * second request path to keep in step (docs/server.md, "Why node:http").
  */
+
+/**
+ * How long an idle kept-alive connection stays open (docs/server.md, "Connections kept alive").
+ * Node's default, 5 s, is shorter than clients keep a connection for reuse (undici's default
+ * 4 s is a minimum: it reuses later when its timer has not run yet, as after seconds of
+ * synchronous work in a test; Node's `http.globalAgent` keeps 5 s; Go's transport 90 s): a
+ * client then writes on a socket the server is closing, and gets ECONNRESET. 65 s is what
+ * servers behind load balancers are given (above AWS ALB's 60 s idle timeout), and Node
+ * announces it (`Keep-Alive: timeout=65`), which undici and Node's agent follow.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/**
+ * The key of an internal option of `startServer`: another keep-alive timeout in ms, so a test
+ * can watch the server close an idle connection without waiting 65 s.
+ */
+export const KEEP_ALIVE_TIMEOUT: unique symbol = Symbol('svc-sandbox keep-alive timeout');
+
+/**
+ * Keeps idle connections open `ms`, with the time allowed for a request's headers above it: a
+ * request that arrives just before the socket would have closed still gets its whole header time.
+ */
+export function keepConnections(server: Server, ms = KEEP_ALIVE_TIMEOUT_MS): void {
+  server.keepAliveTimeout = ms;
+  server.headersTimeout = ms + 1000;
+}
 
 /**
  * The web Request of a `node:http` request; its signal aborts when the client goes away.

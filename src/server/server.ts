@@ -6,16 +6,16 @@ import { errorEnvelope, type ApiError } from '../api/errors.js';
 import type { Duration } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
 import { decodeSegment } from '../core/path-pattern.js';
-import type { ClockMode } from '../core/clock.js';
+import { WALL_CLOCK, type ClockMode, type WallClock } from '../core/clock.js';
 import { SeededRandom } from '../core/random.js';
 import { resolveOptions } from '../options.js';
 import type { Sandbox } from '../sandbox.js';
 import { consoleAsset } from './console.js';
 import { controlRoutes, serveControl, serverFailure, unknownSession } from './control/api.js';
 import { checkControl, checkHost, foreignPage, hostPolicy, originPolicy, ownOrigin, type Refusal } from './guard.js';
-import { answerRaw, json, send, toRequest } from './http.js';
+import { answerRaw, json, KEEP_ALIVE_TIMEOUT, keepConnections, send, toRequest } from './http.js';
 import { openApi30, serverOpenApi } from './openapi.js';
-import { asKnown, Sessions, type Session } from './sessions.js';
+import { asKnown, checkSessionDefaults, Sessions, type Session } from './sessions.js';
 import type { CoverageReport } from '../scripting/coverage-report.js';
 import type { SandboxSnapshot } from '../scripting/snapshots.js';
 import { SessionStreams } from './stream.js';
@@ -56,6 +56,11 @@ export interface ServerOptions {
   clock?: ClockMode;
   /** The default session starts from this snapshot (`serve --import FILE`, docs/snapshots.md). */
   snapshot?: SandboxSnapshot;
+  /**
+   * Live sessions the server holds at most, the default one included; past it `POST
+   * /__sandbox/sessions` is 409 until finished tests delete theirs. Default 1000 (docs/server.md, "Sessions").
+   */
+  maxSessions?: number;
 }
 
 /** A running server (docs/server.md). */
@@ -102,7 +107,8 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
       code: 'invalid_options',
       param: 'port',
     });
-  // Bad seed, start time, clock, webhook timeout or host list: refused before a port is taken.
+  // Bad seed, start time, clock, webhook timeout, session cap or host list: refused before a port is taken.
+  checkSessionDefaults(options);
   resolveOptions({
     seed: options.seed ?? 0,
     ...(options.startTime === undefined ? {} : { startTime: options.startTime }),
@@ -132,6 +138,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
           .end(JSON.stringify(errorEnvelope('invalid_parameter', 'The request could not be read.')));
     });
   });
+  keepConnections(server, (options as { [KEEP_ALIVE_TIMEOUT]?: number })[KEEP_ALIVE_TIMEOUT]);
   // What Node's parser refuses before a request exists still gets the JSON envelope.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     const [status, reason, body] = parserRefusal(error.code);
@@ -167,6 +174,8 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
         webhookTimeout: options.webhookTimeout,
         clock: options.clock,
         snapshot: options.snapshot,
+        maxSessions: options.maxSessions,
+        wall: (options as { [WALL_CLOCK]?: WallClock })[WALL_CLOCK],
       },
       (session) =>
         new SessionStreams(session, (id) => {

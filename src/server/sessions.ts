@@ -1,6 +1,6 @@
 import { bearerToken } from '../api/auth.js';
 import { customAlphabet } from 'nanoid';
-import type { ClockMode } from '../core/clock.js';
+import { CLOCK_MODES, WALL_CLOCK, type ClockMode, type WallClock } from '../core/clock.js';
 import type { KeyCreateOptions } from '../scripting/keys.js';
 import { emptyCoverage, mergeCoverage, type CoverageReport } from '../scripting/coverage-report.js';
 import { SandboxError } from '../core/errors.js';
@@ -57,8 +57,8 @@ export function asKnown(session: Session, request: Request): Request {
 /** A key made for a session names it: `SVC_TEST_ses_<16>_<16>` (docs/server.md, "Sessions"). */
 const SESSION_KEY = /^SVC_TEST_(ses_[0-9A-Za-z]{16})_/;
 export const DEFAULT_SESSION = 'default';
-/** Live sessions a server holds at most (docs/server.md, "Sessions"): each is a whole sandbox. */
-export const MAX_SESSIONS = 1000;
+/** Live sessions a server holds at most unless `startServer({ maxSessions })` says otherwise (docs/server.md, "Sessions"): each is a whole sandbox. */
+export const DEFAULT_MAX_SESSIONS = 1000;
 
 export interface SessionDefaults {
   seed: number;
@@ -75,6 +75,32 @@ export interface SessionDefaults {
   clock?: ClockMode | undefined;
   /** The default session starts from it (`serve --import FILE`). */
   snapshot?: SandboxSnapshot | undefined;
+  /** Live sessions held at most, the default one included (checked by {@link checkSessionDefaults}). Default {@link DEFAULT_MAX_SESSIONS}. */
+  maxSessions?: number | undefined;
+  /** What realtime sessions follow instead of the real wall clock (the tests' internal option, {@link WALL_CLOCK}). */
+  wall?: WallClock | undefined;
+}
+
+/**
+ * Refuses, before a server starts, session defaults it cannot serve: a clock that is not one of
+ * the server's modes (`global` is the in-process test's clock, with its reason) and a
+ * `maxSessions` that is no whole number of 1 or more.
+ */
+export function checkSessionDefaults({ clock, maxSessions }: { clock?: unknown; maxSessions?: unknown }): void {
+  if (clock !== undefined && !(CLOCK_MODES as readonly unknown[]).includes(clock)) {
+    const why =
+      clock === 'global'
+        ? "'global' is the in-process mode (a sandbox on the test's own Date and timers), and a server has no test's clock to " +
+          "share: use 'realtime' (virtual time flows with the wall clock) or 'manual'."
+        : `must be one of ${CLOCK_MODES.map((mode) => `"${mode}"`).join(', ')}, got ${JSON.stringify(clock)}.`;
+    throw new SandboxError(`startServer: \`clock\` ${why}`, { code: 'invalid_options', param: 'clock' });
+  }
+  if (maxSessions !== undefined && !(Number.isSafeInteger(maxSessions) && (maxSessions as number) >= 1)) {
+    throw new SandboxError(
+      `startServer: \`maxSessions\` must be a whole number of 1 or more (the default session counts as one), got ${String(maxSessions)}.`,
+      { code: 'invalid_options', param: 'maxSessions' },
+    );
+  }
 }
 
 /** What a new session may set; the rest is the server's. */
@@ -116,12 +142,14 @@ export class Sessions {
   private ended: CoverageReport = emptyCoverage();
   /** Session ids and their keys: seeded when a seed was asked for, else secret. */
   private readonly random: IdSource;
+  private readonly maxSessions: number;
 
   constructor(
     private readonly baseUrl: string,
     private readonly defaults: SessionDefaults,
     private readonly makeStreams: (session: () => Session) => SessionStreams,
   ) {
+    this.maxSessions = defaults.maxSessions ?? DEFAULT_MAX_SESSIONS;
     this.random = defaults.seeded ? new SeededRandom(defaults.seed) : SECRET;
     if (defaults.snapshot) {
       const opened = this.restored(defaults.snapshot, defaults.webhookTimeout);
@@ -135,9 +163,9 @@ export class Sessions {
 
   /** A new session; `seed`, `startTime`, `clock` and `webhookTimeout` default to the server's. */
   create(options: SessionOptions): { session: Session; apiKey: string } {
-    if (this.all.size >= MAX_SESSIONS) {
+    if (this.all.size >= this.maxSessions) {
       throw new SandboxError(
-        `The server holds ${MAX_SESSIONS} sessions, its limit: delete the ones a finished test left (DELETE /__sandbox/sessions/{s}) before making more.`,
+        `The server holds ${this.maxSessions} sessions, its limit: delete the ones a finished test left (DELETE /__sandbox/sessions/{s}) before making more.`,
         { code: 'conflict' },
       );
     }
@@ -203,7 +231,12 @@ export class Sessions {
   /** A sandbox restored from `snapshot`; a bad one is refused naming its field (`snapshot.version`). */
   private restored(snapshot: SandboxSnapshot, webhookTimeout: Duration | undefined): Opened {
     try {
-      return openSandbox({ baseUrl: this.baseUrl, snapshot, ...(webhookTimeout === undefined ? {} : { webhookTimeout }) });
+      return openSandbox({
+        baseUrl: this.baseUrl,
+        snapshot,
+        ...(webhookTimeout === undefined ? {} : { webhookTimeout }),
+        ...this.wall(),
+      });
     } catch (error) {
       if (error instanceof SandboxError)
         throw new SandboxError(error.message.replace(/^createSandbox: /, ''), { code: error.code, param: error.param });
@@ -299,7 +332,13 @@ export class Sessions {
       ...(webhookTimeout === undefined ? {} : { webhookTimeout }),
       ...(options.deprecation === undefined ? {} : { deprecation: options.deprecation }),
       ...(options.chaos === undefined ? {} : { chaos: options.chaos }),
+      ...this.wall(),
     });
+  }
+
+  /** The internal option that puts realtime sessions on the tests' wall clock, when one was given. */
+  private wall(): { [WALL_CLOCK]?: WallClock } {
+    return this.defaults.wall === undefined ? {} : { [WALL_CLOCK]: this.defaults.wall };
   }
 
   private add(id: string, seed: number, { sandbox, internals }: Opened): Session {

@@ -1,55 +1,55 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, SandboxError, type Sandbox } from '../../src/index.js';
+import type { InternalOptions } from '../../src/options.js';
 import { client, KEY, TO } from '../helpers.js';
+import { fakeWall, nextAttempt, WALL_CLOCK } from '../support/wall-clock.js';
 import { closeReceivers, startReceiver, subscribe } from '../webhooks/receivers.js';
 
 /**
  * Clock modes (docs/clock-and-determinism.md, "Clock modes"): `manual` moves only by
  * `advance`; `realtime` also flows with the wall clock and runs due work by itself. The
- * realtime tests wait in real time, as the feature is about real time: each wait is bounded
- * and a few hundred milliseconds at most.
+ * realtime tests hand the sandbox a wall clock of their own (`fakeWall`) and move it, so
+ * every instant is exact and nothing sleeps; only a webhook to a real receiver is waited for.
  */
 const open: Sandbox[] = [];
 afterEach(async () => {
   for (const sandbox of open.splice(0)) sandbox.close();
   await closeReceivers();
 });
-function make(options: Parameters<typeof createSandbox>[0]): Sandbox {
-  const sandbox = createSandbox({ seed: 1, ...options });
+function make(options: InternalOptions): Sandbox {
+  const sandbox = createSandbox({ seed: 1, ...options } as InternalOptions);
   open.push(sandbox);
   return sandbox;
 }
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** Polls `check` every 10 ms of real time until it holds, for at most `ms`. */
-async function within(ms: number, check: () => boolean): Promise<boolean> {
-  const deadline = performance.now() + ms;
-  while (!check()) {
-    if (performance.now() > deadline) return false;
-    await sleep(10);
-  }
-  return true;
+/** A realtime sandbox on a wall clock the test moves. */
+function realtime(options: InternalOptions = {}) {
+  const wall = fakeWall();
+  return { ...wall, sandbox: make({ clock: 'realtime', ...options, [WALL_CLOCK]: wall.wall }) };
 }
-/** Requests from the start of a virtual second until one is refused with 429 (a burst can straddle a window's end: then again). */
+/** 101 requests at once from the start of a virtual second: the 101st is refused. */
 async function rateLimited(sandbox: Sandbox): Promise<Response> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    await sandbox.advance(1000 - (sandbox.now().getTime() % 1000));
-    const answers = await Promise.all(
-      Array.from({ length: 110 }, () => sandbox.fetch('/v1/calls', { headers: { authorization: `Bearer ${KEY}` } })),
-    );
-    const refused = answers.find((r) => r.status === 429);
-    if (refused) return refused;
-  }
-  throw new Error('no 429 in five bursts of 110 requests');
+  await sandbox.advance(1000 - (sandbox.now().getTime() % 1000));
+  const answers = await Promise.all(
+    Array.from({ length: 101 }, () => sandbox.fetch('/v1/calls', { headers: { authorization: `Bearer ${KEY}` } })),
+  );
+  expect(answers.map((r) => r.status).filter((s) => s === 429)).toHaveLength(1);
+  return answers.find((r) => r.status === 429)!;
 }
 
 describe('clock modes', () => {
-  it("is 'manual' by default: time moves only by advance", async () => {
-    const sandbox = make({});
+  it("is 'manual' by default: time moves only by advance, and the wall clock is never read", async () => {
+    const never = () => {
+      throw new Error('a manual sandbox read the wall clock');
+    };
+    const sandbox = make({ [WALL_CLOCK]: { now: never, setTimeout: never, clearTimeout: never } });
+    sandbox.listen();
     expect(sandbox.now().toISOString()).toBe('2026-01-01T00:00:00.000Z');
-    await sleep(20);
-    expect(sandbox.now().toISOString()).toBe('2026-01-01T00:00:00.000Z');
+    await client(sandbox).placeCall();
     await sandbox.advance('1s');
     expect(sandbox.now().toISOString()).toBe('2026-01-01T00:00:01.000Z');
+    await sandbox.advance('64s');
+    expect(sandbox.events.list().map((e) => e.type)).toEqual(['call.started', 'call.answered', 'call.completed']);
+    expect(sandbox.internalErrors()).toEqual([]);
   });
 
   it('refuses a clock that is no mode, naming the option and the allowed values', () => {
@@ -61,27 +61,26 @@ describe('clock modes', () => {
     }
     expect(error).toBeInstanceOf(SandboxError);
     expect(error).toMatchObject({ code: 'invalid_options', param: 'clock' });
-    expect((error as Error).message).toMatch(/`clock` must be one of "manual", "realtime", got "real-time": did you mean "realtime"\?/);
+    expect((error as Error).message).toMatch(
+      /`clock` must be one of "manual", "realtime", "global", got "real-time": did you mean "realtime"\?/,
+    );
   });
 
   it('realtime: virtual time flows with the wall clock from startTime, and advance still jumps ahead', async () => {
-    const sandbox = make({ clock: 'realtime', startTime: '2030-01-01T00:00:00Z' });
+    const { sandbox, tick } = realtime({ startTime: '2030-01-01T00:00:00Z' });
     const start = Date.parse('2030-01-01T00:00:00Z');
-    expect(sandbox.now().getTime() - start).toBeLessThan(1000);
-    const before = sandbox.now().getTime();
-    await sleep(60);
-    const after = sandbox.now().getTime();
-    expect(after - before).toBeGreaterThanOrEqual(50);
-    expect(after - before).toBeLessThan(5000);
+    expect(sandbox.now().getTime()).toBe(start);
+    await tick(60);
+    expect(sandbox.now().getTime()).toBe(start + 60);
     await sandbox.advance('1h');
-    expect(sandbox.now().getTime() - after).toBeGreaterThanOrEqual(3_600_000);
-    const jumped = sandbox.now().getTime();
-    await sleep(30);
-    expect(sandbox.now().getTime()).toBeGreaterThan(jumped); // it keeps flowing from there
+    expect(sandbox.now().getTime()).toBe(start + 60 + 3_600_000);
+    await tick(30);
+    expect(sandbox.now().getTime()).toBe(start + 90 + 3_600_000); // it keeps flowing from there
   });
 
   it('realtime: a call placed and then only wall time passing reaches answered and completed by itself', async () => {
-    const sandbox = make({ clock: 'realtime' }).listen();
+    const { sandbox, tick } = realtime();
+    sandbox.listen();
     sandbox.network.setBehavior(TO, { ring: '5ms', talk: '20ms' });
     const placed = await client(sandbox).placeCall();
     expect(placed.status).toBe(201);
@@ -90,53 +89,75 @@ describe('clock modes', () => {
         .list()
         .filter((e) => (e.data as { id?: string }).id === placed.body.id)
         .map((e) => e.type);
-    expect(await within(2000, () => types().includes('call.completed'))).toBe(true);
+    await tick(4);
+    expect(types()).toEqual(['call.started']);
+    await tick(1);
+    expect(types()).toEqual(['call.started', 'call.answered']);
+    await tick(20);
     expect(types()).toEqual(['call.started', 'call.answered', 'call.completed']);
-    const answered = sandbox.events.list().find((e) => e.type === 'call.answered')!;
-    // Ringing took its 5 ms of virtual time, from the instant the call was placed.
-    expect(Date.parse(answered.created_at) - Date.parse(placed.body.created_at)).toBe(5);
+    const at = (type: string) => sandbox.events.list().find((e) => e.type === type)!.created_at;
+    expect([at('call.started'), at('call.answered'), at('call.completed')]).toEqual([
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-01T00:00:00.005Z',
+      '2026-01-01T00:00:00.025Z',
+    ]);
     expect(sandbox.internalErrors()).toEqual([]);
   });
 
   it("realtime: a call's webhooks reach a real receiver by themselves, in order, with nobody advancing", async () => {
-    const sandbox = make({ clock: 'realtime' }).listen();
+    const { sandbox, tick } = realtime();
+    sandbox.listen();
     const receiver = await startReceiver(() => 200);
     await subscribe(sandbox, receiver.url, ['call.started', 'call.answered', 'call.completed']);
     sandbox.network.setBehavior(TO, { ring: '5ms', talk: '10ms' });
+    const started = nextAttempt(sandbox, 'call.started');
     await client(sandbox).placeCall();
-    expect(await within(3000, () => receiver.received.length === 3)).toBe(true);
+    await started;
+    const answered = nextAttempt(sandbox, 'call.answered');
+    await tick(5);
+    await answered;
+    const completed = nextAttempt(sandbox, 'call.completed');
+    await tick(10);
+    await completed;
     expect(receiver.received.map((r) => r.body.type)).toEqual(['call.started', 'call.answered', 'call.completed']);
-    expect(sandbox.webhooks.attempts().every((a) => a.ok)).toBe(true);
+    expect(sandbox.webhooks.attempts().map((a) => [a.ok, a.at])).toEqual([
+      [true, '2026-01-01T00:00:00.000Z'],
+      [true, '2026-01-01T00:00:00.005Z'],
+      [true, '2026-01-01T00:00:00.015Z'],
+    ]);
   });
 
   it('realtime: advance in flight and the wall clock run one after the other, never side by side', async () => {
-    const sandbox = make({ clock: 'realtime' }).listen();
+    const { sandbox, tick } = realtime();
+    sandbox.listen();
     sandbox.network.setBehavior(TO, { ring: '10ms', talk: '10s' });
     const placed = await client(sandbox).placeCall();
     const seen: string[] = [];
     sandbox.events.subscribe((e) => seen.push(e.type));
-    await Promise.all([sandbox.advance('5s'), sleep(30), sandbox.advance('6s')]);
+    await Promise.all([sandbox.advance('5s'), tick(30), sandbox.advance('6s')]);
     expect(seen).toEqual(['call.answered', 'call.completed']);
     expect((await client(sandbox).get(`/v1/calls/${placed.body.id}`)).body).toMatchObject({ status: 'completed', duration: 10 });
     expect(sandbox.internalErrors()).toEqual([]);
   });
 
   it('realtime: reset returns to startTime and time flows again; close leaves nothing running', async () => {
-    const sandbox = make({ clock: 'realtime' });
+    const { sandbox, tick, pending } = realtime();
     await sandbox.advance('1d');
     sandbox.reset();
     const start = Date.parse('2026-01-01T00:00:00Z');
-    expect(sandbox.now().getTime() - start).toBeLessThan(1000);
-    await sleep(20);
-    expect(sandbox.now().getTime() - start).toBeGreaterThanOrEqual(15);
+    expect(sandbox.now().getTime()).toBe(start);
+    await tick(20);
+    expect(sandbox.now().getTime()).toBe(start + 20);
     sandbox.network.setBehavior(TO, { ring: '5ms' });
     sandbox.listen();
     await client(sandbox).placeCall();
+    expect(pending()).toBe(1); // the real timer that will run the ring
     sandbox.close();
+    expect(pending()).toBe(0); // no real timer was left
     const frozen = sandbox.events.list().length;
     const closedAt = sandbox.now().getTime();
-    await sleep(40);
-    expect(sandbox.events.list().length).toBe(frozen); // the ring timer never fired: no real timer was left
+    await tick(40);
+    expect(sandbox.events.list().length).toBe(frozen);
     expect(sandbox.now().getTime()).toBe(closedAt); // a closed sandbox's clock stands still
   });
 
@@ -151,14 +172,16 @@ describe('clock modes', () => {
     );
   });
 
-  it('realtime: the 429 says to wait Retry-After, and waiting it in real time gets through', async () => {
-    const sandbox = make({ clock: 'realtime' });
+  it('realtime: the 429 says to wait Retry-After, and that much wall time passing gets through', async () => {
+    const { sandbox, tick } = realtime();
     const refused = await rateLimited(sandbox);
     const wait = Number(refused.headers.get('retry-after'));
     expect((await refused.json()).error.message).toBe(
       `Rate limit of 100 requests per second exceeded for this key. Wait ${wait} s (the Retry-After header) and retry.`,
     );
-    await sleep(wait * 1000);
+    await tick(wait * 1000 - 1);
+    expect((await sandbox.fetch('/v1/calls', { headers: { authorization: `Bearer ${KEY}` } })).status).toBe(429);
+    await tick(1);
     expect((await sandbox.fetch('/v1/calls', { headers: { authorization: `Bearer ${KEY}` } })).status).toBe(200);
   });
 });

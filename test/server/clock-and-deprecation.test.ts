@@ -1,15 +1,21 @@
 import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startServer, type SandboxServer } from '../../src/index.js';
+import { startServer, type SandboxServer, type ServerOptions } from '../../src/index.js';
+import { fakeWall, WALL_CLOCK } from '../support/wall-clock.js';
 
 /**
  * The server's clock modes, `Date` header and deprecation (docs/server.md), over real HTTP as
- * a Python, Go or Ruby suite drives them. The realtime retry test sleeps `Retry-After` in
- * real time (about a second), as the client it stands for does.
+ * a Python, Go or Ruby suite drives them. Realtime sessions flow with a wall clock the test
+ * moves (`fakeWall`): the client that would sleep `Retry-After` seconds lets that much wall
+ * time pass at once instead.
  */
 let server: SandboxServer;
+let wall: ReturnType<typeof fakeWall>;
+/** A server whose realtime sessions follow `wall`. */
+const serverOn = (options: ServerOptions) => startServer({ port: 0, ...options, [WALL_CLOCK]: wall.wall } as ServerOptions);
 beforeEach(async () => {
-  server = await startServer({ port: 0, seed: 3 });
+  wall = fakeWall();
+  server = await serverOn({ seed: 3 });
 });
 afterEach(async () => {
   await server.close();
@@ -25,57 +31,51 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
 }
 const get = (key: string, path: string) => call('GET', path, undefined, { authorization: `Bearer ${key}` });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * A client hammering the API: 110 GET /v1/calls pipelined on one connection (so the burst
- * fits in one second of a realtime clock even on a busy machine), started at the beginning of
- * a virtual second; answers the first 429's status, headers and body. A burst that straddles
- * a window's end anyway is tried again.
+ * A client hammering the API: 101 GET /v1/calls pipelined on one connection, started at the
+ * beginning of a virtual second; answers the 429's status, headers and body. No wall time
+ * passes meanwhile (a realtime session's wall clock is the test's), so the burst fits in one window.
  */
 async function burstUntil429(key: string, session = 'default') {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const now = Date.parse((await call('GET', '/__sandbox/sessions')).body.data.find((s: { id: string }) => s.id === session).now);
-    await call('POST', `/__sandbox/sessions/${session}/advance`, { duration: 1000 - (now % 1000) });
-    const { port } = new URL(server.url);
-    const text = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(port), '127.0.0.1');
-      const received: Buffer[] = [];
-      socket.on('data', (chunk: Buffer) => received.push(chunk));
-      socket.on('end', () => resolve(Buffer.concat(received).toString('utf8')));
-      socket.on('error', reject);
-      const request = (last: boolean) =>
-        `GET /v1/calls HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${key}\r\n${last ? 'connection: close\r\n' : ''}\r\n`;
-      socket.write(Array.from({ length: 110 }, (_, i) => request(i === 109)).join(''));
-    });
-    const refused = text.split(/(?=HTTP\/1\.1 \d{3} )/).find((answer) => answer.startsWith('HTTP/1.1 429 '));
-    if (refused) {
-      const [head, rest] = refused.split('\r\n\r\n') as [string, string];
-      const headers = new Headers(
-        head
-          .split('\r\n')
-          .slice(1)
-          .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as [string, string]),
-      );
-      return { status: 429, headers, body: JSON.parse(/\{.*\}/.exec(rest)![0]) };
-    }
-  }
-  throw new Error('no 429 in five bursts of 110 requests');
+  const now = Date.parse((await call('GET', '/__sandbox/sessions')).body.data.find((s: { id: string }) => s.id === session).now);
+  await call('POST', `/__sandbox/sessions/${session}/advance`, { duration: 1000 - (now % 1000) });
+  const { port } = new URL(server.url);
+  const text = await new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.on('end', () => resolve(Buffer.concat(received).toString('utf8')));
+    socket.on('error', reject);
+    const request = (last: boolean) =>
+      `GET /v1/calls HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${key}\r\n${last ? 'connection: close\r\n' : ''}\r\n`;
+    socket.write(Array.from({ length: 101 }, (_, i) => request(i === 100)).join(''));
+  });
+  const answers = text.split(/(?=HTTP\/1\.1 \d{3} )/);
+  expect(answers.map((answer) => answer.slice(9, 12))).toEqual([...Array(100).fill('200'), '429']);
+  const [head, rest] = answers[100]!.split('\r\n\r\n') as [string, string];
+  const headers = new Headers(
+    head
+      .split('\r\n')
+      .slice(1)
+      .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as [string, string]),
+  );
+  return { status: 429, headers, body: JSON.parse(/\{.*\}/.exec(rest)![0]) };
 }
 
 describe('clock modes through the server', () => {
-  it("realtime session: a client's plain retry loop (sleep Retry-After for real, try again) gets through a genuine 429 on its first retry", async () => {
+  it("realtime session: a client's plain retry loop (sleep Retry-After, try again) gets through a genuine 429 on its first retry", async () => {
     const session = await call('POST', '/__sandbox/sessions', { clock: 'realtime' });
     expect(session.status).toBe(201);
     const key: string = session.body.apiKey;
     const refused = await burstUntil429(key, session.body.id);
     expect(refused.body.error.code).toBe('rate_limited');
     expect(refused.body.error.message).toMatch(/Wait 1 s \(the Retry-After header\) and retry\./);
-    // The client as an SDK writes it: on 429, sleep Retry-After seconds of real time, try again.
+    // The client as an SDK writes it: on 429, sleep Retry-After seconds (here: that much wall time passes), try again.
     let attempts = 0;
     let answer = refused;
     while (answer.status === 429 && attempts < 3) {
-      await sleep(Number(answer.headers.get('retry-after')) * 1000);
+      await wall.tick(Number(answer.headers.get('retry-after')) * 1000);
       attempts++;
       answer = await get(key, '/v1/calls');
     }
@@ -95,17 +95,18 @@ describe('clock modes through the server', () => {
 
   it('startServer({ clock }) sets the default session and sessions that give none; a bad clock is a 400 naming it', async () => {
     await server.close();
-    server = await startServer({ port: 0, clock: 'realtime' });
-    const before = server.sandbox.now().getTime();
-    await sleep(30);
-    expect(server.sandbox.now().getTime() - before).toBeGreaterThanOrEqual(25);
+    server = await serverOn({ clock: 'realtime' });
+    const start = Date.parse('2026-01-01T00:00:00Z');
+    expect(server.sandbox.now().getTime()).toBe(start);
+    await wall.tick(30);
+    expect(server.sandbox.now().getTime()).toBe(start + 30);
     const manual = await call('POST', '/__sandbox/sessions', { clock: 'manual' });
-    const listed = await call('GET', '/__sandbox/sessions');
-    const now = (id: string) => listed.body.data.find((s: { id: string }) => s.id === id).now;
-    await sleep(20);
-    expect((await call('GET', '/__sandbox/sessions')).body.data.find((s: { id: string }) => s.id === manual.body.id).now).toBe(
-      now(manual.body.id),
-    );
+    const flowing = await call('POST', '/__sandbox/sessions', {}); // gives no clock: the server's
+    await wall.tick(20);
+    const now = async (id: string) => (await call('GET', '/__sandbox/sessions')).body.data.find((s: { id: string }) => s.id === id).now;
+    expect(await now(manual.body.id)).toBe('2026-01-01T00:00:00.000Z');
+    expect(await now(flowing.body.id)).toBe('2026-01-01T00:00:00.020Z');
+    expect(await now('default')).toBe('2026-01-01T00:00:00.050Z');
     const bad = await call('POST', '/__sandbox/sessions', { clock: 'fast' });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'invalid_parameter', param: 'clock' });

@@ -1,9 +1,11 @@
+import { ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startServer, type SandboxServer } from '../../src/index.js';
 import { PAGE_BYTES, SessionStreams } from '../../src/server/stream.js';
 import { closeReceivers, startReceiver } from '../webhooks/receivers.js';
 import { serverClient } from './client.js';
+import { within } from '../support/within.js';
 
 /**
  * Issue 16 items 5 and 6, over real HTTP against startServer: requests and streams cost what
@@ -272,6 +274,15 @@ describe('advance and streams read the log by position', () => {
         if (chunk) chunks.push(chunk.byteLength);
         return chunk;
       });
+    // The moment the socket's buffers are full: the server's write of the stream says so (false), and it waits for 'drain'.
+    let full!: () => void;
+    const filled = new Promise<void>((resolve) => (full = resolve));
+    const write = ServerResponse.prototype.write as (this: ServerResponse, ...args: unknown[]) => boolean;
+    const writes = vi.spyOn(ServerResponse.prototype, 'write').mockImplementation(function (this: ServerResponse, ...args: unknown[]) {
+      const ok = write.apply(this, args);
+      if (!ok && this.req.url?.endsWith('/stream')) full();
+      return ok;
+    } as typeof ServerResponse.prototype.write);
     const produced = () => chunks.reduce((a, b) => a + b, 0);
     const logBytes = server.sandbox.events
       .list()
@@ -280,16 +291,19 @@ describe('advance and streams read the log by position', () => {
     const socket = connect(Number(port), '127.0.0.1');
     try {
       const received: Buffer[] = [];
-      socket.on('data', (data) => received.push(data));
+      const text = () => Buffer.concat(received).toString('utf8');
+      let last!: () => void;
+      const complete = new Promise<void>((resolve) => (last = resolve));
+      socket.on('data', (data) => {
+        received.push(data);
+        if (text().includes(`\nid: ${total}\n`)) last();
+      });
       socket.pause(); // reads nothing: the kernel's buffers fill, then the server's writes wait
       socket.write(`GET /__sandbox/sessions/default/stream HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
-      // Real time, bounded: wait until the server stops reading the log for this reader.
-      let last = -1;
-      for (let i = 0, still = 0; i < 100 && still < 4; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        still = produced() === last ? still + 1 : 0;
-        last = produced();
-      }
+      await within(filled, 10_000, 'the server finding the socket full');
+      // A read the stream had begun ends within a turn of the event loop; a server that went on
+      // reading past a full socket would have read the whole log (all in microtasks) by then.
+      for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
       expect(produced()).toBeGreaterThan(0);
       // Stopped well short of the log: the rest stays in the log, not in a queue of the server.
       expect(produced()).toBeLessThan(logBytes / 2);
@@ -297,8 +311,7 @@ describe('advance and streams read the log by position', () => {
       expect(Math.max(...chunks)).toBeLessThan(PAGE_BYTES + 8 * 1024);
       // Reading again, the reader gets everything, in order.
       socket.resume();
-      const text = () => Buffer.concat(received).toString('utf8');
-      for (let i = 0; i < 400 && !text().includes(`\nid: ${total}\n`); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      await within(complete, 20_000, 'the rest of the log after reading again');
       const body = text().slice(text().indexOf('\r\n\r\n') + 4);
       // Chunked transfer encoding: drop the chunk-size lines between the chunks.
       const frames: Frame[] = [];
@@ -308,6 +321,7 @@ describe('advance and streams read the log by position', () => {
     } finally {
       socket.destroy();
       spy.mockRestore();
+      writes.mockRestore();
     }
   });
 });
