@@ -4,6 +4,7 @@ import { openApiDocument } from '../api/openapi.js';
 import { ClockStopped } from '../core/clock.js';
 import { toMs, type Duration } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
+import type { Lifecycle } from '../core/lifecycle.js';
 import { intercept } from '../intercept/interceptor.js';
 import type { SandboxOptions } from '../options.js';
 import type { CallScripting } from '../scripting/calls.js';
@@ -426,5 +427,10 @@ export class SandboxBase {
   /** Throws SandboxError (`closed`) once the sandbox is closed. */
   protected assertOpen(what: string): void {
     this.parts.assertOpen(what);
+  }
+
+  /** Its generation (every reset and the close change it) and whether it is closed: how long work begun before sees that its world is gone. */
+  protected get lifecycle(): Pick<Lifecycle, 'generation' | 'closed'> {
+    return this.parts.life;
   }
 }
