@@ -54,9 +54,9 @@ export function tooDeepAt(value: unknown, root = '', limit = MAX_JSON_DEPTH): st
 
 /** `path` for a message: whole when short, else its start, an ellipsis and its last step. */
 function shortPath(path: string): string {
-  if (path.length <= 160) return path;
+  if (path.length <= 200) return path;
   const last = /(\.[^.[]*|\[\d+\])$/.exec(path)?.[0] ?? '';
-  return `${path.slice(0, 120)}…${last}`;
+  return `${path.slice(0, 150)}…${last}`;
 }
 
 /**

@@ -42,6 +42,8 @@ export class SandboxBase {
   private readonly parts: Parts;
   /** A scenario's simulated webhook receivers (src/webhooks/receivers.ts). */
   protected readonly receivers: SimulatedReceivers;
+  /** Its generation (every reset and the close change it) and whether it is closed: how long work (a scenario) sees its world is gone. */
+  protected readonly lifecycle: Pick<Lifecycle, 'generation' | 'closed'>;
   private listening = false;
 
   /**
@@ -53,6 +55,7 @@ export class SandboxBase {
     this.baseUrl = parts.options.baseUrl;
     this.seed = parts.options.seed;
     this.receivers = parts.receivers;
+    this.lifecycle = parts.life;
     ({
       calls: this.calls,
       messages: this.messages,
@@ -427,10 +430,5 @@ export class SandboxBase {
   /** Throws SandboxError (`closed`) once the sandbox is closed. */
   protected assertOpen(what: string): void {
     this.parts.assertOpen(what);
-  }
-
-  /** Its generation (every reset and the close change it) and whether it is closed: how long work begun before sees that its world is gone. */
-  protected get lifecycle(): Pick<Lifecycle, 'generation' | 'closed'> {
-    return this.parts.life;
   }
 }
