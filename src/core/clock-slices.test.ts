@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { turnsDuring } from '../../test/support/turns.js';
 import { VirtualClock } from './clock.js';
 import { Emitter } from './emitter.js';
 import { Steps } from './steps.js';
@@ -34,20 +35,11 @@ describe('advance in slices', () => {
   it('yields to the event loop between instants and fires the same timers in the same order as one that never yields', async () => {
     const whole = cascade(Number.POSITIVE_INFINITY);
     const sliced = cascade(0);
-    let turns = 0;
-    let counting = true;
-    const count = () => {
-      turns++;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
-    await whole.clock.advance(3_600_000);
-    const duringWhole = turns;
-    await sliced.clock.advance(3_600_000);
-    counting = false;
-    // One that never yields lets at most the turn that was already due run; a sliced one lets many.
-    expect(duringWhole).toBeLessThanOrEqual(1);
-    expect(turns - duringWhole).toBeGreaterThan(100);
+    const once = await turnsDuring(() => whole.clock.advance(3_600_000));
+    const often = await turnsDuring(() => sliced.clock.advance(3_600_000));
+    // One that never yields lets at most the turn that was already due run; a sliced one, one an instant.
+    expect(once.turns).toBeLessThanOrEqual(1);
+    expect(often.turns).toBeGreaterThan(100);
     expect(sliced.fired.length).toBe(40 * 63);
     expect(sliced.fired).toEqual(whole.fired);
     expect(sliced.clock.now()).toBe(whole.clock.now());

@@ -54,29 +54,26 @@ describe('nesting past the limit, in-process', () => {
     expect(sandbox.requests.list()).toEqual([]);
   });
 
-  it('a /v1 body nested past the limit is 400 naming the path, and changes nothing', async () => {
-    const sandbox = make();
-    const res = await sandbox.handle(
+  /** POST /v1/calls with `campaign` nested `levels` deep. */
+  const placeNested = (sandbox: Sandbox, levels: number) =>
+    sandbox.handle(
       new Request(`${sandbox.baseUrl}/v1/calls`, {
         method: 'POST',
         headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-        body: `{"to":"${TO}","from":"${FROM}","campaign":${deep(100_000)}}`,
+        body: `{"to":"${TO}","from":"${FROM}","campaign":${deep(levels)}}`,
       }),
     );
+
+  it('a /v1 body nested past the limit is 400 naming the path, and changes nothing', async () => {
+    const sandbox = make();
+    const res = await placeNested(sandbox, 100_000);
     expect(res.status).toBe(400);
     expect((await res.json()).error).toMatchObject({ code: 'invalid_parameter', param: `campaign${as(63)}` });
     expect(sandbox.calls.list()).toEqual([]);
   });
 
   it('nesting up to the limit is no refusal of its own: the route schema answers as it would', async () => {
-    const sandbox = make();
-    const res = await sandbox.handle(
-      new Request(`${sandbox.baseUrl}/v1/calls`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-        body: `{"to":"${TO}","from":"${FROM}","campaign":${deep(63)}}`,
-      }),
-    );
+    const res = await placeNested(make(), 63);
     expect(res.status).toBe(400);
     expect((await res.json()).error.message).not.toMatch(/nests deeper/);
   });

@@ -3,6 +3,7 @@ import { type ScenarioHost, runScenario } from '../../src/scenarios/run.js';
 import { createSandbox, Sandbox, SandboxError } from '../../src/index.js';
 import { bigScenario } from '../support/big-scenario.js';
 import { soakSize } from '../support/soak.js';
+import { turnsDuring } from '../support/turns.js';
 
 // Regression: a scenario of 6,500 steps held the event loop for 12 s, and a DELETE of its session waited for it, which then answered `passed: true`.
 
@@ -24,22 +25,6 @@ const probe = () => {
   open.push(sandbox);
   return sandbox;
 };
-
-/** Turns of the event loop while `work` runs. */
-async function turnsDuring<T>(work: () => Promise<T>): Promise<{ value: T; turns: number }> {
-  let turns = 0;
-  let counting = true;
-  const count = () => {
-    turns++;
-    if (counting) setImmediate(count);
-  };
-  setImmediate(count);
-  try {
-    return { value: await work(), turns };
-  } finally {
-    counting = false;
-  }
-}
 
 describe('a scenario runs in slices', () => {
   const size = soakSize(200, 6_500);
