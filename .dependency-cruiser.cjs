@@ -67,7 +67,15 @@ module.exports = {
       severity: 'error',
       comment: 'src/vitest.ts (the svc-sandbox/vitest entry) uses the package as a user does: through src/index.ts only.',
       from: { path: '^src/vitest\\.ts$' },
-      to: { path: '^src/', pathNot: ['^src/index\\.ts$'] },
+      to: { path: '^src/', pathNot: ['^src/index\\.ts$', '^src/matchers\\.ts$'] },
+    },
+    {
+      name: 'test-runner-entries-import-the-matchers',
+      severity: 'error',
+      comment:
+        'src/matchers.ts (toHaveEmitted, toHaveReceived) needs nothing at run time and imports only types of src/index.ts; src/jest.ts (the svc-sandbox/jest entry) imports it alone, so the Jest entry never loads a second copy of the sandbox.',
+      from: { path: '^src/(matchers|jest)\\.ts$' },
+      to: { path: '^src/', pathNot: ['^src/matchers\\.ts$'], dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'no-cycles',

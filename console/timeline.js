@@ -159,6 +159,32 @@ export function renderTrack(call, t, now) {
   return { pieces, labels };
 }
 
+/** Who picked up, as a card says it (the API's value is the card's `title`). */
+const ANSWERERS = /** @type {Record<string, string>} */ ({
+  human: 'a person',
+  voicemail: 'voicemail',
+  ai_receptionist: 'the AI receptionist',
+});
+
+/**
+ * Who answered a call, once someone has: an AI call says so, since voicemail or a scripted
+ * person may pick up before its receptionist does.
+ * @param {any} call
+ */
+function answeredBy(call) {
+  if (!call.answered_by) return null;
+  const ai = call.ai_receptionist
+    ? call.answered_by === 'ai_receptionist'
+      ? ` (${call.ai_handler})`
+      : ` (AI call, ${call.ai_handler})`
+    : '';
+  return h(
+    'div',
+    { class: 'call-answered', 'data-answered-by': call.answered_by, title: `answered_by: ${call.answered_by}` },
+    `Answered by ${ANSWERERS[call.answered_by] ?? call.answered_by}${ai}`,
+  );
+}
+
 /**
  * One call's row.
  * @param {any} call
@@ -222,6 +248,7 @@ export function renderCall(call, t, now, options = {}) {
         h('span', { class: 'dir', title: call.direction }, call.direction === 'inbound' ? '↙ in' : '↗ out'),
         h('span', { class: 'mono' }, `${call.from} → ${call.to}`),
       ),
+      answeredBy(call),
       call.agent || call.extension
         ? h('div', { class: 'call-transfer' }, call.agent ? `Agent ${call.agent}` : `Extension ${call.extension}`)
         : null,

@@ -1,6 +1,7 @@
 // After tsc (`npm run build`): the CommonJS build, and the bin's run bit (at the end).
-// The CommonJS build: `require('svc-sandbox')` from plain CommonJS and from Jest's own module
-// system, which cannot require() an ES module on Node 20 (docs/test-runners.md, "Why a dual build").
+// The CommonJS build: `require('svc-sandbox')` (and `require('svc-sandbox/jest')`, the matchers)
+// from plain CommonJS and from Jest's own module system, which cannot require() an ES module on
+// Node 20 (docs/test-runners.md, "Why a dual build").
 //
 // Input is the ES build tsc has just written (dist/index.js), so both formats run the same
 // compiled code. Rolldown (already here as vite's bundler) turns it into one file,
@@ -39,7 +40,9 @@ const notices = INLINE.map((name) => {
 const started = Date.now();
 const warnings = [];
 await build({
-  input: { index: join(dist, 'index.js') },
+  // Two entries that share no module (the matchers need nothing of the sandbox at run time), so
+  // no chunk is shared: dist/cjs/jest.cjs stands alone.
+  input: { index: join(dist, 'index.js'), jest: join(dist, 'jest.js') },
   platform: 'node',
   external: isExternal,
   onLog: (level, log) => {
@@ -49,11 +52,17 @@ await build({
     dir: out,
     format: 'cjs',
     entryFileNames: '[name].cjs',
-    banner: `/*! ${pkg.name} ${pkg.version} (CommonJS build of dist/index.js)\n\n${notices.join('\n\n')}\n*/`,
+    banner: (chunk) =>
+      chunk.name === 'index'
+        ? `/*! ${pkg.name} ${pkg.version} (CommonJS build of dist/index.js)\n\n${notices.join('\n\n')}\n*/`
+        : `/*! ${pkg.name} ${pkg.version} (CommonJS build of dist/${chunk.name}.js) */`,
   },
 });
 if (warnings.length) throw new Error(`the CommonJS build warned:\n${warnings.join('\n')}`);
 
+const built = readdirSync(out).filter((file) => file.endsWith('.cjs'));
+if (built.sort().join() !== 'index.cjs,jest.cjs')
+  throw new Error(`the CommonJS build wrote ${built.join(', ')}, not index.cjs and jest.cjs alone`);
 const code = readFileSync(join(out, 'index.cjs'), 'utf8');
 for (const name of INLINE) {
   if (code.includes(`require("${name}")`)) throw new Error(`dist/cjs/index.cjs still requires ${name}, which has no CommonJS entry`);

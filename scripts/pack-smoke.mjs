@@ -15,6 +15,7 @@ import { accessSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, read
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { jestMatchersSections } from './pack-smoke-jest.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const repo = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -231,7 +232,7 @@ try {
   await section('install into an empty project', () => {
     write('package.json', JSON.stringify({ name: 'smoke-app', private: true, type: 'module' }));
     const dev = repo.devDependencies;
-    const extra = [JEST, `vitest@${dev.vitest}`, `typescript@${dev.typescript}`, `@types/node@${dev['@types/node']}`];
+    const extra = [JEST, '@types/jest@30', `vitest@${dev.vitest}`, `typescript@${dev.typescript}`, `@types/node@${dev['@types/node']}`];
     npm(['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, ...extra], app);
     write('scenario.cjs', SCENARIO);
     return `svc-sandbox + ${extra.join(', ')}`;
@@ -302,9 +303,14 @@ test('the installed package, required', async () => {
 });
 ${FAKE_TIMERS_TEST}`,
     );
+    // docs/clock-and-determinism.md's Jest recipe ("Testing back-off"), as a user pastes it:
+    // createSandbox({ clock: 'global' }) under Jest's own modern fake timers.
+    const recipe = /```js recipe=jest\n([\s\S]*?)```/.exec(readFileSync(join(root, 'docs/clock-and-determinism.md'), 'utf8'))?.[1];
+    if (!recipe) throw new Error('docs/clock-and-determinism.md has no ```js recipe=jest block');
+    write('jest-cjs/backoff-recipe.test.js', recipe);
     const output = run(process.execPath, [join(app, 'node_modules/jest/bin/jest.js'), '--ci'], { cwd: join(app, 'jest-cjs'), both: true });
-    jestPassed(output, 2);
-    return `${JEST}: 2 tests`;
+    jestPassed(output, 3);
+    return `${JEST}: 3 tests (the docs' back-off recipe under Jest's fake timers included)`;
   });
 
   await section('Jest, ESM mode (--experimental-vm-modules)', () => {
@@ -329,6 +335,9 @@ ${FAKE_TIMERS_TEST}`,
     jestPassed(output, 2);
     return '2 tests';
   });
+
+  // svc-sandbox/jest: the matchers under Jest CJS and ESM, and their types with skipLibCheck off.
+  await jestMatchersSections({ section, write, run, app, jestPassed });
 
   await section('node --test', () => {
     write(

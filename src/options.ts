@@ -89,6 +89,20 @@ export interface SandboxOptions {
   /** Host names of the real service (`api.svc.com`): a request to one of them is an unhandled request. */
   productionHosts?: readonly string[];
   /**
+   * Refuse every request from this process to any other host than the sandbox's and these, as
+   * nock's `disableNetConnect()` with `enableNetConnect(host)` does: a host name (any port),
+   * `'name:port'`, or a RegExp tried on both; `[]` refuses every other host. A refused request
+   * fails at once (fetch rejects, `node:http` emits `error`, the `undici` package rejects) with a
+   * `SandboxError` naming the host and this option, and nothing is sent; with
+   * `onUnhandledRequest: 'warn'` it goes out with a console warning. A host answered in-process (an
+   * msw handler) is not refused, nor are the sandbox's webhook deliveries to this machine
+   * (docs/interception.md, "Refusing every other host").
+   *
+   * @example
+   * createSandbox({ allowHosts: ['127.0.0.1', 'localhost'] }); // the app under test on loopback, nothing else
+   */
+  allowHosts?: readonly (string | RegExp)[];
+  /**
    * A seeded chaos profile: injected 5xx, 429 and network faults and added latency per route,
    * a carrier mix for outbound calls and messages, and webhook deliveries that are duplicated
    * and reordered. Draws come from streams of their own, derived from `seed`: the same seed,
@@ -105,8 +119,8 @@ export interface SandboxOptions {
    * Start from a snapshot (`sandbox.snapshot()`, or a server's `GET /__sandbox/sessions/{s}/snapshot`):
    * the new sandbox is the one the snapshot was taken of, at that instant, and the same inputs
    * then give the same answers, ids and events (docs/snapshots.md). The snapshot carries the
-   * options it was made with; only `baseUrl`, `webhookTimeout`, `onUnhandledRequest` and
-   * `productionHosts` may be given beside it. A snapshot of another svc-sandbox version is refused.
+   * options it was made with; only `baseUrl`, `webhookTimeout`, `onUnhandledRequest`,
+   * `productionHosts` and `allowHosts` may be given beside it. A snapshot of another svc-sandbox version is refused.
    */
   snapshot?: SandboxSnapshot;
 }
@@ -117,7 +131,7 @@ export interface InternalOptions extends SandboxOptions {
 }
 
 /** The options that may be given beside `snapshot`: they say where and how this process serves, not what the sandbox holds. */
-const BESIDE_SNAPSHOT = ['baseUrl', 'webhookTimeout', 'onUnhandledRequest', 'productionHosts', 'snapshot'];
+const BESIDE_SNAPSHOT = ['baseUrl', 'webhookTimeout', 'onUnhandledRequest', 'productionHosts', 'allowHosts', 'snapshot'];
 
 /** See {@link SandboxOptions.onUnhandledRequest}. */
 export type UnhandledRequestMode = 'bypass' | 'warn' | 'error';
@@ -156,7 +170,7 @@ function defaults(): ResolvedOptions {
     clock: 'manual',
     wall: undefined,
     deprecation: null,
-    unhandled: { mode: 'error', hosts: new Set() },
+    unhandled: { mode: 'error', hosts: new Set(), allowHosts: null },
     chaos: null,
     snapshot: null,
   };
@@ -181,8 +195,11 @@ export interface ResolvedOptions {
   /** What a realtime clock follows instead of the real wall clock (the internal option {@link WALL_CLOCK}); undefined: the real one. */
   wall: WallClock | undefined;
   deprecation: ResolvedDeprecation | null;
-  /** The guard against requests that must not leave a test: its mode, and the production host names (lower case). */
-  unhandled: { mode: UnhandledRequestMode; hosts: ReadonlySet<string> };
+  /**
+   * The guard against requests that must not leave a test: its mode, the production host names
+   * (lower case), and the hosts allowed when every other is refused (null: none is refused).
+   */
+  unhandled: { mode: UnhandledRequestMode; hosts: ReadonlySet<string>; allowHosts: readonly (string | RegExp)[] | null };
   /** The chaos profile, checked; null without one. */
   chaos: ChaosProfile | null;
   /** The snapshot to start from (checked), or null. */
@@ -346,6 +363,27 @@ export const deprecationSchema = object(
   { description: 'Marks /v1 deprecated: the Deprecation, Sunset and Link headers on every /v1 answer.', label: 'option' },
 );
 
+const HOST_WITH_PORT = /^(\[[0-9a-f:.]+\]|[^\s:/?#[\]@]+)(:\d{1,5})?$/i;
+
+const allowHostsOption = custom<Array<string | RegExp>>({
+  hint: "an array of host names ('localhost'), 'host:port' or RegExps, such as ['127.0.0.1', /\\.internal$/]",
+  parse(value, path) {
+    if (!Array.isArray(value) || value.length > 1000)
+      throw invalid(`${name(path)} must be an array of hosts, such as ['127.0.0.1', 'localhost'] ([] refuses every other host).`, path);
+    return value.map((host: unknown, i) => {
+      if (host instanceof RegExp) return host;
+      if (typeof host === 'string' && HOST_WITH_PORT.test(host) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(host))
+        return host.toLowerCase().replace(/\.(?=:|$)/, '');
+      throw invalid(
+        `${name(`${path}[${i}]`)} ${show(host)} is not a host; write a host name such as 'localhost', 'host:port' such as '127.0.0.1:3000', ` +
+          'or a RegExp (no scheme or path).',
+        `${path}[${i}]`,
+      );
+    });
+  },
+  openapi: () => ({ type: 'array', items: { type: 'string' } }),
+});
+
 const optionsSchema = object(
   {
     baseUrl: optional(baseUrl),
@@ -374,6 +412,7 @@ const optionsSchema = object(
         { description: 'Host names of the real service.', max: 100 },
       ),
     ),
+    allowHosts: optional(allowHostsOption),
     chaos: optional(chaosProfile),
     // Given, it is taken apart before this schema (fromSnapshot); here only `snapshot: undefined`.
     snapshot: optional(custom<undefined>({ hint: 'a snapshot', parse: () => undefined, openapi: () => ({ type: 'object' }) })),
@@ -392,6 +431,13 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   } catch (error) {
     if (error instanceof SandboxError) throw new SandboxError(error.message, { code: 'invalid_options', param: error.param });
     throw error;
+  }
+  if (o.allowHosts && o.onUnhandledRequest === 'bypass') {
+    throw new SandboxError(
+      "createSandbox: `allowHosts` refuses requests to other hosts, but `onUnhandledRequest: 'bypass'` lets every request through; " +
+        "leave out one of them (or use 'warn' to be told about each request allowHosts would refuse).",
+      { code: 'invalid_options', param: 'allowHosts' },
+    );
   }
   const url = o.baseUrl ?? new URL('https://api.svc.test');
   if (o.clock === 'global' && o.startTime !== undefined) {
@@ -435,6 +481,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     unhandled: {
       mode: o.onUnhandledRequest ?? 'error',
       hosts: new Set((o.productionHosts ?? []).map((h) => h.toLowerCase().replace(/\.$/, ''))),
+      allowHosts: o.allowHosts ?? null,
     },
     chaos: o.chaos ?? null,
     snapshot: null,

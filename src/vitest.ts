@@ -13,7 +13,8 @@
  * });
  */
 import { expect, test as base } from 'vitest';
-import { createSandbox, type EventType, type JournalEntry, type Sandbox, type SandboxEvent, type SandboxOptions } from './index.js';
+import { createSandbox, type Sandbox, type SandboxOptions } from './index.js';
+import { type SandboxMatchers, toHaveEmitted, toHaveReceived } from './matchers.js';
 
 export interface SandboxFixtures {
   /**
@@ -46,107 +47,13 @@ export const test = base.extend<SandboxFixtures>({
 });
 export const it = test;
 
-/** Whether `actual` holds everything `expected` holds (as `toMatchObject` reads it). */
-function contains(actual: unknown, expected: unknown, equals: (a: unknown, b: unknown) => boolean): boolean {
-  if (
-    expected !== null &&
-    typeof expected === 'object' &&
-    typeof (expected as { asymmetricMatch?: unknown }).asymmetricMatch === 'function'
-  )
-    return equals(actual, expected);
-  if (Array.isArray(expected))
-    return Array.isArray(actual) && actual.length === expected.length && expected.every((e, i) => contains(actual[i], e, equals));
-  if (expected !== null && typeof expected === 'object') {
-    if (actual === null || typeof actual !== 'object') return false;
-    return Object.entries(expected).every(([key, value]) => contains((actual as Record<string, unknown>)[key], value, equals));
-  }
-  return Object.is(actual, expected);
-}
+expect.extend({ toHaveEmitted, toHaveReceived });
 
-/** A refusal naming what was received, unless it is a sandbox. */
-function notASandbox(received: unknown, print: (value: unknown) => string): { pass: false; message: () => string } | null {
-  if (received !== null && typeof received === 'object' && typeof (received as Partial<Sandbox>).events?.list === 'function') return null;
-  return { pass: false, message: () => `expected a sandbox (from createSandbox), got ${print(received)}` };
-}
-
-expect.extend({
-  /**
-   * Passes when the sandbox emitted an event of `type` that holds `partial` (compared as
-   * `toMatchObject` does, asymmetric matchers included).
-   */
-  toHaveEmitted(received: Sandbox, type: EventType, partial: Record<string, unknown> = {}) {
-    const refused = notASandbox(received, (value) => this.utils.printReceived(value));
-    if (refused) return refused;
-    const events = received.events.list({ type }) as SandboxEvent[];
-    const pass = events.some((event) => contains(event, partial, (a, b) => this.equals(a, b)));
-    return {
-      pass,
-      message: () =>
-        pass
-          ? `expected the sandbox not to have emitted ${type} matching ${this.utils.printExpected(partial)}`
-          : `expected the sandbox to have emitted ${type} matching ${this.utils.printExpected(partial)}; ` +
-            `it emitted ${events.length} ${type} event${events.length === 1 ? '' : 's'}${
-              events.length
-                ? `:\n${events.map((e) => this.utils.printReceived(e)).join('\n')}`
-                : ` (all its events: ${
-                    received.events
-                      .list()
-                      .map((e) => e.type)
-                      .join(', ') || 'none'
-                  })`
-            }`,
-    };
-  },
-  /**
-   * Passes when the sandbox answered a request holding `partial` (its journal entry, as
-   * `sandbox.requests.list()` gives it: method, documented path, status, errorCode, apiKey, ...).
-   */
-  toHaveReceived(received: Sandbox, partial: Record<string, unknown> = {}) {
-    const refused = notASandbox(received, (value) => this.utils.printReceived(value));
-    if (refused) return refused;
-    const requests = received.requests.list();
-    const pass = requests.some((request) => contains(request, partial, (a, b) => this.equals(a, b)));
-    const seen = requests.slice(-20).map((r) => `${r.method} ${r.path} ${r.status}${r.errorCode ? ` ${r.errorCode}` : ''}`);
-    return {
-      pass,
-      message: () =>
-        pass
-          ? `expected the sandbox not to have received a request matching ${this.utils.printExpected(partial)}`
-          : `expected the sandbox to have received a request matching ${this.utils.printExpected(partial)}; it received ` +
-            `${seen.length ? `(the last ${seen.length}):\n${seen.join('\n')}` : 'none'}`,
-    };
-  },
-});
-
-/**
- * What `toHaveEmitted` matches an event against: any subset of its fields, at any depth
- * (arrays element by element, as `toMatchObject` compares them). Asymmetric matchers
- * (`expect.any(String)`, `expect.stringMatching(...)`) fit anywhere.
- */
-export type EventMatch<T> = T extends readonly (infer U)[]
-  ? ReadonlyArray<EventMatch<U>>
-  : T extends object
-    ? { [K in keyof T]?: EventMatch<T[K]> }
-    : T;
+export type { EventMatch, SandboxMatchers } from './matchers.js';
 
 declare module 'vitest' {
   // biome-ignore lint/suspicious/noExplicitAny: vitest declares `Matchers<T = any>`; an augmentation must repeat it (TS2428).
-  interface Matchers<T = any> {
-    /**
-     * The sandbox emitted an event of `type` holding `partial`.
-     *
-     * @example
-     * expect(sandbox).toHaveEmitted('call.completed', { data: { disposition: 'busy' } });
-     */
-    toHaveEmitted<K extends EventType>(type: K, partial?: EventMatch<SandboxEvent<K>>): T;
-    /**
-     * The sandbox answered a request holding `partial` (an entry of `sandbox.requests.list()`).
-     *
-     * @example
-     * expect(sandbox).toHaveReceived({ method: 'POST', path: '/v1/calls', status: 429 });
-     */
-    toHaveReceived(partial?: EventMatch<JournalEntry>): T;
-  }
+  interface Matchers<T = any> extends SandboxMatchers<T> {}
 }
 
 export { expect };

@@ -1,6 +1,7 @@
 import { ClientRequest } from 'node:http';
 import { getRawRequest } from '@mswjs/interceptors';
 import { SandboxError } from '../core/errors.js';
+import { otherHostRefusal, refuseUnlessAnswered, type HostPattern } from './allow-hosts.js';
 import { installDispatcher } from './dispatcher.js';
 import { Share, type RequestEvent } from './instances.js';
 
@@ -36,9 +37,11 @@ export interface Guard {
   mode: 'bypass' | 'warn' | 'error';
   /** Production host names, lower case. */
   hosts: ReadonlySet<string>;
+  /** With a list, every host but the sandbox's and these is refused (allow-hosts.ts); null: none is. */
+  allowHosts: readonly HostPattern[] | null;
 }
 
-const NO_GUARD: Guard = { mode: 'bypass', hosts: new Set() };
+const NO_GUARD: Guard = { mode: 'bypass', hosts: new Set(), allowHosts: null };
 
 /**
  * Which sandbox answers which base URL, for the whole process. It lives on `globalThis` under a
@@ -82,6 +85,10 @@ async function answer({ request, controller }: RequestEvent, share: Share): Prom
     // Not ours: it reaches the network (or another interceptor), unless it must never leave a test.
     const stopped = unhandled(request.url, request.headers.get('authorization'));
     if (stopped) controller.errorWith(stopped);
+    else {
+      const refusal = otherHostRefusal(request.url, targets);
+      if (refusal) refuseUnlessAnswered(controller, refusal);
+    }
     return;
   }
   // When another party (a user's msw) listens too, read a copy of the body: it may clone the
@@ -261,15 +268,17 @@ export function intercept(origin: string, basePath: string, handle: RequestHandl
     const before = new Map(PATCHED_GLOBALS.map((name) => [name, Object.getOwnPropertyDescriptor(globalThis, name)]));
     const shares = Share.all(answer, refuseClosed, saveGlobals());
     // The undici package, and a fetch captured before listen(): through undici's global dispatcher.
-    // A production host that a sandbox stops ('error') is taken too, so it is refused, not sent.
+    // A production host that a sandbox stops ('error') is taken too, so it is refused, not sent;
+    // and so is a host that `allowHosts` refuses.
     const uninstallDispatcher = installDispatcher(
       (url) =>
         findTarget(url) !== undefined ||
-        targets.some((t) => t.guard.mode === 'error' && t.guard.hosts.size > 0 && t.guard.hosts.has(hostOf(url))),
+        targets.some((t) => t.guard.mode === 'error' && t.guard.hosts.size > 0 && t.guard.hosts.has(hostOf(url))) ||
+        otherHostRefusal(url, targets)?.mode === 'error',
       (request) => {
         const target = findTarget(request.url);
         if (target) return target.handle(request);
-        const stopped = unhandled(request.url, request.headers.get('authorization'));
+        const stopped = unhandled(request.url, request.headers.get('authorization')) ?? otherHostRefusal(request.url, targets)?.error;
         return Promise.reject(stopped ?? new SandboxError(`svc-sandbox for ${request.url} was closed.`, { code: 'closed' }));
       },
     );

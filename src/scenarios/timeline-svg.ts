@@ -63,11 +63,16 @@ function scale(endMs: number): { x: (ms: number) => number; ticks: Array<[number
   return { x, ticks: candidates.filter(([ms]) => ms <= endMs), log };
 }
 
+/**
+ * Round ticks in one unit for the whole axis: seconds while the step is under a minute (`0`,
+ * `15s`, `30s` ... `120s`), else minutes (`0`, `1m`, `2m` ...), never a mix such as `1m`, `75s`.
+ */
 function niceTicks(endMs: number): Array<[number, string]> {
-  const steps = [1_000, 5_000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000];
+  const steps = [1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000];
   const step = steps.find((s) => endMs / s <= 10) ?? 600_000;
+  const [unitMs, unit] = step >= 60_000 ? [60_000, 'm'] : [1_000, 's'];
   const ticks: Array<[number, string]> = [];
-  for (let ms = 0; ms <= endMs; ms += step) ticks.push([ms, ms % 60_000 === 0 && ms > 0 ? `${ms / 60_000}m` : `${ms / 1000}s`]);
+  for (let ms = 0; ms <= endMs; ms += step) ticks.push([ms, ms === 0 ? '0' : `${ms / unitMs}${unit}`]);
   return ticks;
 }
 

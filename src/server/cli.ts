@@ -217,7 +217,10 @@ function duration(text: string | undefined, name: string, min: number, max: numb
   if (text === undefined) return undefined;
   const ms = parseDuration(text);
   if (ms === null || !/[a-z]$/.test(text) || ms < min || ms > max) {
-    throw new Usage(`--${name} must be a duration such as '5s', '200ms' or '2m', from ${min} ms to 24 days, got '${text}'.`, command);
+    throw new Usage(
+      `--${name} must be a duration such as '5s', '200ms', '2m' or '1m30s', from ${min} ms to 24 days, got '${text}'.`,
+      command,
+    );
   }
   return ms;
 }

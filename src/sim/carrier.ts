@@ -19,7 +19,11 @@ export type AnsweredBy = (typeof ANSWERED_BY)[number];
 export const CALL_OUTCOMES = ['answered', 'busy', 'no_answer', 'failed', 'unreachable'] as const;
 export type CallOutcome = (typeof CALL_OUTCOMES)[number];
 
-/** Who picks up an answered call (an AI receptionist call is always answered by the AI). */
+/**
+ * Who picks up an answered call, when a test scripts it. Scripted, it wins over the AI
+ * receptionist: voicemail (or a person) picks up before the receptionist would (docs/calls.md,
+ * "Who answers").
+ */
 export const ANSWERERS = ['human', 'voicemail'] as const;
 export type Answerer = (typeof ANSWERERS)[number];
 
@@ -41,7 +45,11 @@ export interface CallBehavior {
   ring?: Duration | 'manual';
   /** How long an answered call lasts; `'manual'` until the test hangs up. Default 60 s. */
   talk?: Duration | 'manual';
-  /** Default `human`. */
+  /**
+   * Who picks up. Default `human`, or the AI receptionist on a call placed with
+   * `ai_receptionist: true`; given, it wins over the receptionist (`'voicemail'`: the AI call
+   * reaches voicemail, `answered_by: 'voicemail'`).
+   */
   answeredBy?: Answerer;
   /** Name of the human agent who answers, shown as the call's `agent`. Default none. */
   agent?: string;
@@ -52,7 +60,8 @@ export interface ResolvedBehavior {
   outcome: Exclude<CallOutcome, 'unreachable'>;
   ringMs: number | null;
   talkMs: number | null;
-  answeredBy: Answerer;
+  /** Null when the test scripted nobody: the call's own default answers (the AI receptionist, or a person). */
+  answeredBy: Answerer | null;
   agent: string | null;
 }
 
@@ -87,14 +96,14 @@ export function defaultBehavior(to: string): CallBehavior {
  */
 export function resolveBehavior(behavior: CallBehavior): ResolvedBehavior {
   const outcome = behavior.outcome ?? 'answered';
-  if (outcome === 'unreachable') return { outcome: 'failed', ringMs: 0, talkMs: 0, answeredBy: 'human', agent: null };
+  if (outcome === 'unreachable') return { outcome: 'failed', ringMs: 0, talkMs: 0, answeredBy: null, agent: null };
   const ring = behavior.ring ?? DEFAULT_RING_MS[outcome];
   const talk = behavior.talk ?? DEFAULT_TALK_MS;
   return {
     outcome,
     ringMs: ring === 'manual' ? null : (parseDuration(ring) ?? DEFAULT_RING_MS[outcome]),
     talkMs: talk === 'manual' ? null : (parseDuration(talk) ?? DEFAULT_TALK_MS),
-    answeredBy: behavior.answeredBy ?? 'human',
+    answeredBy: behavior.answeredBy ?? null,
     agent: behavior.agent ?? null,
   };
 }

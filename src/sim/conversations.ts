@@ -37,6 +37,7 @@ type ScriptName = (typeof SCRIPT_NAMES)[number];
 export interface ScriptedCall {
   id: string;
   answeredBy: AnsweredBy | null;
+  aiReceptionist: boolean;
   agent: string | null;
 }
 
@@ -52,9 +53,10 @@ const capitalise = (name: string) => name.charAt(0).toUpperCase() + name.slice(1
 /**
  * The conversation scripts shipped in `fixtures/conversations/`, read once per sandbox
  * on first use (no module-level cache), and the rule that gives each answered call its
- * script: the AI receptionist's calls get `receptionist`, voicemail gets `voicemail`,
- * other calls one of `sales`, `support`, `billing` chosen by a hash of the call id (so
- * by the seed). Placeholders such as `{customer}` are filled the same way.
+ * script: voicemail gets `voicemail` (on an AI receptionist's call, the receptionist leaves the
+ * message), the AI receptionist's other calls `receptionist`, other calls one of `sales`,
+ * `support`, `billing` chosen by a hash of the call id (so by the seed). Placeholders such as
+ * `{customer}` are filled the same way.
  */
 export class ConversationLibrary {
   private fixtures: Map<ScriptName, ConversationFixture> | null = null;
@@ -62,19 +64,21 @@ export class ConversationLibrary {
   /** The lines of the conversation `call` carries; `assistant` is the AI receptionist's name. */
   scriptFor(call: ScriptedCall, assistant: string): ConversationLine[] {
     const name: ScriptName =
-      call.answeredBy === 'ai_receptionist'
-        ? 'receptionist'
-        : call.answeredBy === 'voicemail'
-          ? 'voicemail'
+      call.answeredBy === 'voicemail'
+        ? 'voicemail'
+        : call.aiReceptionist
+          ? 'receptionist'
           : HUMAN_SCRIPTS[hash(`${call.id}:script`) % HUMAN_SCRIPTS.length]!;
     const fixture = this.load().get(name)!;
     const values: Record<string, string> = { assistant: capitalise(assistant) };
     for (const [variable, choices] of Object.entries(fixture.variables)) {
       values[variable] = choices[hash(`${call.id}:${variable}`) % choices.length]!;
     }
-    if (call.agent !== null && call.answeredBy !== 'ai_receptionist') values.agent = capitalise(call.agent);
+    if (call.agent !== null) values.agent = capitalise(call.agent);
     const fill = (text: string) => text.replace(/\{(\w+)\}/g, (whole, key: string) => values[key] ?? whole);
-    return fixture.lines.map((line) => ({ speaker: line.speaker, text: fill(line.text) }));
+    // The receptionist's voicemail: it leaves the message in its own name (its agent is the assistant).
+    const speaker = (who: string) => (name === 'voicemail' && call.aiReceptionist && who === 'caller' ? 'receptionist' : who);
+    return fixture.lines.map((line) => ({ speaker: speaker(line.speaker), text: fill(line.text) }));
   }
 
   private load(): Map<ScriptName, ConversationFixture> {

@@ -123,7 +123,8 @@ export class CallService implements Service {
 
   private startMachine(call: CallRecord, input: PlaceCallInput): void {
     const { behavior } = input;
-    // The AI receptionist always answers (a test can still script busy or no answer).
+    // A scripted answerer picks up before the AI receptionist would; unscripted, the receptionist
+    // answers its calls and a person every other call (docs/calls.md, "Who answers").
     const actor = createActor(callMachine, {
       clock: this.deps.clock.xstateClock,
       ...(this.deps.inspect ? { inspect: this.deps.inspect } : {}),
@@ -131,7 +132,7 @@ export class CallService implements Service {
         ringMs: behavior.ringMs,
         talkMs: behavior.talkMs,
         outcome: behavior.outcome,
-        answeredBy: input.aiReceptionist ? 'ai_receptionist' : behavior.answeredBy,
+        answeredBy: behavior.answeredBy ?? (input.aiReceptionist ? 'ai_receptionist' : 'human'),
       },
     });
     this.actors.set(call.id, actor);
@@ -219,7 +220,8 @@ export class CallService implements Service {
     call.answeredBy = by;
     call.answeredMs = this.deps.clock.now();
     call.transcriptId = this.deps.random.id('trn');
-    if (by === 'ai_receptionist') call.agent = this.deps.aiHandler;
+    // The AI handles its calls whoever picks up: it talks to the person, or leaves the voicemail.
+    if (call.aiReceptionist) call.agent = this.deps.aiHandler;
     this.deps.events.emit('call:answered', { call, talkMs });
     this.publish(call, 'call.answered');
   }

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { isLoopbackDelivery, postDirect } from './loopback-post.js';
 
 /** What one HTTP attempt of a webhook came to. */
 export interface PostResult {
@@ -28,9 +29,12 @@ class Stopped extends Error {}
 /**
  * Sends one webhook POST for real, and never rejects.
  *
- * - It calls the global `fetch` as it is at this moment, not one captured at import, so
- *   a receiver handled in-process (an msw handler, an interceptor of the user's) gets it;
- *   the sandbox's own interception answers only its base URL and lets this through.
+ * - To this machine (`127.0.0.1`, `localhost`), it goes straight to the socket, past every
+ *   interceptor of the process, so a user's msw never sees the sandbox's traffic
+ *   (loopback-post.ts). To any other host it calls the global `fetch` as it is at this moment,
+ *   not one captured at import, so a receiver handled in-process (an msw handler, an
+ *   interceptor of the user's) gets it; the sandbox's own interception answers only its base
+ *   URL and lets this through.
  * - The timeout is real time and comes from `AbortSignal.timeout()`, whose timer lives in
  *   Node's internals: a user's `vi.useFakeTimers()` replaces the global `setTimeout` but
  *   cannot freeze it (test/webhooks/fake-timers.test.ts proves it). The race below ends
@@ -49,26 +53,34 @@ export async function postWebhook(request: PostRequest): Promise<PostResult> {
   else request.stop.addEventListener('abort', onStop, { once: true });
   const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
   try {
-    const response = await abortable(
-      globalThis.fetch(request.url, {
-        method: 'POST',
-        headers: request.headers,
-        body: request.body,
-        redirect: 'manual',
-        signal: controller.signal,
-      }),
+    const status = await abortable(
+      isLoopbackDelivery(request.url)
+        ? postDirect(request.url, request.headers, request.body, controller.signal)
+        : postFetch(request, controller.signal),
       controller.signal,
     );
-    // Only the status matters; drop the body so the connection is released.
-    response.body?.cancel().catch(() => undefined);
-    const ok = response.status >= 200 && response.status < 300;
-    return { status: response.status, ok, error: ok ? null : `the receiver answered HTTP ${response.status}`, durationMs: elapsed() };
+    const ok = status >= 200 && status < 300;
+    return { status, ok, error: ok ? null : `the receiver answered HTTP ${status}`, durationMs: elapsed() };
   } catch (error) {
     return { status: null, ok: false, error: describe(controller.signal.reason ?? error, error, request.timeoutMs), durationMs: elapsed() };
   } finally {
     timeout.removeEventListener('abort', onTimeout);
     request.stop.removeEventListener('abort', onStop);
   }
+}
+
+/** The status of one POST through the global `fetch`. */
+async function postFetch(request: PostRequest, signal: AbortSignal): Promise<number> {
+  const response = await globalThis.fetch(request.url, {
+    method: 'POST',
+    headers: request.headers,
+    body: request.body,
+    redirect: 'manual',
+    signal,
+  });
+  // Only the status matters; drop the body so the connection is released.
+  response.body?.cancel().catch(() => undefined);
+  return response.status;
 }
 
 /** `work`, or a rejection as soon as `signal` aborts. */
@@ -84,7 +96,13 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 function describe(reason: unknown, error: unknown, timeoutMs: number): string {
   if (reason instanceof Timeout) return `no response within ${timeoutMs} ms (timed out)`;
   if (reason instanceof Stopped) return 'abandoned: the sandbox was reset or closed';
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
+  // fetch wraps the socket's error in its `cause`; node:http's is the error itself.
+  const cause =
+    error instanceof Error && error.cause instanceof Error
+      ? error.cause
+      : error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string'
+        ? error
+        : undefined;
   const code = (cause as NodeJS.ErrnoException | undefined)?.code;
   if (code) return `connection failed: ${code} (${cause!.message})`;
   if (cause) return `request failed: ${cause.message}`;

@@ -205,6 +205,11 @@ describe('the response examples have the fields of real answers', () => {
   });
 
   it('of the control API: a session made and read, the clock advanced, a call inspected', async () => {
+    // The tests before this one compile schemas for seconds without yielding: a keep-alive
+    // connection to the server has passed both ends' idle timeouts, but neither timer has run.
+    // A fetch sent straight away would take that socket as the server's timer closes it
+    // (ECONNRESET). One turn of the timers phase lets both timers close it first.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     const control = async (method: string, path: string, body?: unknown) =>
       (
         await fetch(`${server.url}/__sandbox${path}`, {

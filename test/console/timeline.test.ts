@@ -146,6 +146,21 @@ describe("a call's timeline (console/timeline.js)", () => {
     ]);
   });
 
+  it('says who answered: a person, voicemail, or the AI receptionist, and that an AI call reached voicemail', () => {
+    expect(one(row, '.call-answered').textContent).toBe('Answered by a person');
+    const card = (extra: Record<string, unknown>) => {
+      const c = call(extra);
+      return one(renderCall(c, timelineOf(c), NOW), '.call-answered');
+    };
+    const voicemail = card({ answered_by: 'voicemail', ai_receptionist: true, ai_handler: 'ava', agent: 'ava' });
+    expect(voicemail.textContent).toBe('Answered by voicemail (AI call, ava)');
+    expect([voicemail.getAttribute('data-answered-by'), voicemail.getAttribute('title')]).toEqual(['voicemail', 'answered_by: voicemail']);
+    expect(card({ answered_by: 'ai_receptionist', ai_receptionist: true, ai_handler: 'ava' }).textContent).toBe(
+      'Answered by the AI receptionist (ava)',
+    );
+    expect(card({ answered_by: 'voicemail' }).textContent).toBe('Answered by voicemail');
+  });
+
   it('shows the agent or the extension a call was transferred to', () => {
     const toAgent = call({ agent: 'maria' });
     const agentRow = renderCall(toAgent, timelineOf(toAgent), NOW);
@@ -173,6 +188,7 @@ describe("a call's timeline (console/timeline.js)", () => {
     expect(bar.classList.contains('open')).toBe(true);
     expect(w(bar)).toBeCloseTo(100);
     expect(ringRow.querySelector('.end-cap')).toBeNull();
+    expect(ringRow.querySelector('.call-answered'), 'nobody has answered a ringing call').toBeNull();
     expect(one(ringRow, '.call-outcome').textContent).toBe('ringing…');
     expect(one(ringRow, '.tl-label.end').textContent).toBe('now');
     expect(callFacts(ringing, none, T0 + 3 * S)).toEqual(['Ringing from Jan 1 00:00:00, still ringing.', 'No webhook attempts.']);

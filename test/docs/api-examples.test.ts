@@ -49,6 +49,7 @@ const MEMBERS = [
   'options.deprecation',
   'options.onUnhandledRequest',
   'options.productionHosts',
+  'options.allowHosts',
   'Sandbox',
   'baseUrl',
   'seed',

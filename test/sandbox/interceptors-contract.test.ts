@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DISPATCHER_SLOTS } from '../../src/intercept/dispatcher.js';
 
 /**
- * What src/intercept/instances.ts and src/intercept/dispatcher.ts rely on beyond the public
+ * What src/intercept/instances.ts, src/intercept/allow-hosts.ts and src/intercept/dispatcher.ts rely on beyond the public
  * API of @mswjs/interceptors and undici. Each failure names the member and the installed
  * version: an upgrade that moves one fails here, not in a user's test run. No sandbox listens
  * in this file; each test disposes what it applies.
@@ -127,6 +127,36 @@ describe(`@mswjs/interceptors ${INTERCEPTORS}`, () => {
       request.on('error', reject);
     });
     expect(body, broken('a request in flight at dispose() emitting on the protected `emitter`')).toBe('answered');
+  });
+
+  it('`controller.passthrough()` is called, on the instance, once every listener has had its turn and none answered (allow-hosts.ts refuses there)', async () => {
+    for (const kind of [FetchInterceptor, ClientRequestInterceptor]) {
+      const interceptor = apply(new kind());
+      const order: string[] = [];
+      interceptor.on('request', ({ controller }) => {
+        order.push('first');
+        controller.passthrough = async () => {
+          order.push('passthrough');
+          controller.errorWith(new Error('refused at passthrough'));
+        };
+      });
+      interceptor.on('request', () => void order.push('second'));
+      const failed =
+        kind === FetchInterceptor
+          ? await fetch('http://contract.svc.test/').then(
+              () => null,
+              (error: Error) => error,
+            )
+          : await new Promise<Error | null>((resolve) => {
+              http.get('http://contract.svc.test/', () => resolve(null)).on('error', resolve);
+            });
+      expect(failed?.message, broken(`${kind.name}: a request none answered going to controller.passthrough()`)).toBe(
+        'refused at passthrough',
+      );
+      expect(order, broken(`${kind.name}: the order of listeners and passthrough()`)).toEqual(['first', 'second', 'passthrough']);
+      interceptor.dispose();
+      applied.splice(applied.indexOf(interceptor), 1);
+    }
   });
 
   it('BatchInterceptor (as msw uses it) disposes each interceptor through its `dispose` property, so a wrapper on the instance is seen', () => {

@@ -104,3 +104,16 @@ describe('the picture in docs/scenarios.md', () => {
     }
   });
 });
+
+describe('the linear axis', () => {
+  const labels = (endMs: number) =>
+    [
+      ...parse(timelineSvg(result([TIMELINE[0]!, entry(endMs, 'attempt', 'webhook last', { ok: true })]))).querySelectorAll('g.axis text'),
+    ].map((t) => t.textContent);
+
+  it('has one unit and round ticks (regression: a 2-minute run read 1m, 75s, 90s, 105s, 2m)', () => {
+    expect(labels(120_000)).toEqual(['0', '15s', '30s', '45s', '60s', '75s', '90s', '105s', '120s']);
+    expect(labels(20_000)).toEqual(['0', '2s', '4s', '6s', '8s', '10s', '12s', '14s', '16s', '18s', '20s']);
+    expect(labels(9 * 60_000)).toEqual(['0', '1m', '2m', '3m', '4m', '5m', '6m', '7m', '8m', '9m']);
+  });
+});

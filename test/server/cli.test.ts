@@ -371,11 +371,13 @@ describe("bad arguments, in the user's words", () => {
     );
   });
 
-  it('a bad --start-time, --webhook-timeout or --kill-after names the flag and ends with the usage line', async () => {
+  it('a bad --start-time, --webhook-timeout or --kill-after names the flag and ends with the usage line; a compound duration is taken', async () => {
     const time = run(['exec', '--start-time', 'tomorrow', '--', 'true']);
     const timeout = run(['exec', '--webhook-timeout', 'fast', '--', 'true']);
     const grace = run(['exec', '--kill-after=-1s', '--', 'true']);
     const dash = run(['exec', '--kill-after', '-1s', '--', 'true']);
+    const outOfOrder = run(['exec', '--webhook-timeout', '10s1m', '--', 'true']);
+    const compound = run(['exec', '--webhook-timeout', '1m30s', '--kill-after', '2s500ms', '--', 'true']);
     // All started at once: each is a node process starting up.
     expect((await time.exit).code).toBe(2);
     expect(time.stderr).toBe(
@@ -383,11 +385,15 @@ describe("bad arguments, in the user's words", () => {
     );
     expect((await timeout.exit).code).toBe(2);
     expect(timeout.stderr).toBe(
-      `svc-sandbox: --webhook-timeout must be a duration such as '5s', '200ms' or '2m', from 1 ms to 24 days, got 'fast'.\n${USAGE_EXEC}`,
+      `svc-sandbox: --webhook-timeout must be a duration such as '5s', '200ms', '2m' or '1m30s', from 1 ms to 24 days, got 'fast'.\n${USAGE_EXEC}`,
     );
+    // Compound durations, largest unit first (docs/clock-and-determinism.md, "Durations").
+    expect((await outOfOrder.exit).code).toBe(2);
+    expect(outOfOrder.stderr).toMatch(/^svc-sandbox: --webhook-timeout must be a duration .*'1m30s'.*got '10s1m'\./);
+    expect([(await compound.exit).code, compound.stderr]).toEqual([0, '']);
     expect((await grace.exit).code).toBe(2);
     expect(grace.stderr).toMatch(
-      /^svc-sandbox: --kill-after must be a duration such as '5s', '200ms' or '2m', from 0 ms to 24 days, got '-1s'\.\nUsage: svc-sandbox exec/,
+      /^svc-sandbox: --kill-after must be a duration such as '5s', '200ms', '2m' or '1m30s', from 0 ms to 24 days, got '-1s'\.\nUsage: svc-sandbox exec/,
     );
     expect((await dash.exit).code).toBe(2);
     expect(dash.stderr).toMatch(

@@ -18,6 +18,13 @@ describe('public surface types', () => {
     expectTypeOf(createSandbox()).toEqualTypeOf<Sandbox>();
   });
 
+  it('allowHosts takes host names and RegExps, as nock’s enableNetConnect does', () => {
+    expectTypeOf<SandboxOptions['allowHosts']>().toEqualTypeOf<readonly (string | RegExp)[] | undefined>();
+    createSandbox({ allowHosts: ['localhost', '127.0.0.1:3000', /\.internal$/] });
+    // @ts-expect-error: one host is still a list
+    createSandbox({ allowHosts: 'localhost' });
+  });
+
   it('the contract’s members have the contract’s signatures', () => {
     const sandbox = createSandbox();
     expectTypeOf(sandbox.listen).returns.toEqualTypeOf<Sandbox>();
