@@ -78,7 +78,7 @@ export function checkDepth(value: unknown, root = '', limit = MAX_JSON_DEPTH): v
 }
 
 /** `schema`, which first refuses a value nested deeper than {@link MAX_JSON_DEPTH} (then parses as `schema` does). */
-export function withinDepth<T, S extends Schema<T>>(schema: S): S {
+export function withinDepth<S extends Schema<unknown>>(schema: S): S {
   return {
     ...schema,
     parse: (value: unknown, path: string) => {

@@ -64,7 +64,7 @@ export function coverageCommand(args: string[]): number {
       checkWritable(values.html, { makeFolders: true });
     } catch (error) {
       if (!(error instanceof FileRefused)) throw error;
-      console.error(`svc-sandbox: --html ${values.html} ${error.message}.\nUsage: ${COVERAGE_USAGE}`);
+      console.error(`svc-sandbox: --html ${values.html}: it ${error.message}.\nUsage: ${COVERAGE_USAGE}`);
       return 2;
     }
   }

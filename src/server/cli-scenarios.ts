@@ -109,7 +109,7 @@ export async function runCommand(args: string[]): Promise<number> {
     try {
       if (out !== undefined) checkWritable(out);
     } catch (error) {
-      if (error instanceof FileRefused) return usage(`--svg ${out} ${error.message}.`, 'run');
+      if (error instanceof FileRefused) return usage(`--svg ${out}: it ${error.message}.`, 'run');
       throw error;
     }
   }

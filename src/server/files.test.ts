@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import {
   chmodSync,
   lstatSync,
@@ -15,6 +15,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { device as makeDevice, fifo as makeFifo } from '../../test/support/special-files.js';
 import { checkWritable, FileRefused, readJsonFile, readRegularFile, writeRegularFile } from './files.js';
 
 // Regression: --export-on-exit replaced a character device or a symlink with a regular file, and --import read /dev/zero without bound (1.8 GB in 1.5 s) and hung on a FIFO nobody wrote to.
@@ -42,24 +43,8 @@ function refusedWith(fn: () => unknown): string {
   throw new Error('it was not refused');
 }
 
-/** A FIFO, and a helper that opens its other end after 5 s: if the code under test waited on it, the wait ends and the timing fails the test instead of hanging it. */
-function fifo(name: string, otherEnd: 'write' | 'read'): string {
-  const path = at(name);
-  execFileSync('mkfifo', [path]);
-  const open = otherEnd === 'write' ? ': > "$1"' : 'cat "$1" > /dev/null';
-  helpers.push(spawn('/bin/sh', ['-c', `sleep 5; ${open}`, 'sh', path], { stdio: 'ignore' }));
-  return path;
-}
-
-/** A character device in the test's folder (a copy of /dev/null's numbers) when this user may make one, else /dev/null itself. */
-function device(): string {
-  try {
-    execFileSync('mknod', [at('null'), 'c', '1', '3'], { stdio: 'ignore' });
-    return at('null');
-  } catch {
-    return '/dev/null';
-  }
-}
+const fifo = (name: string, otherEnd: 'write' | 'read') => makeFifo(at(name), otherEnd, helpers);
+const device = () => makeDevice(at('null'));
 
 async function socket(): Promise<string> {
   const server = createServer();

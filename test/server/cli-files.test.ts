@@ -1,8 +1,9 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { device as makeDevice, fifo as makeFifo } from '../support/special-files.js';
 import { CLI, ensureBuilt } from './built-cli.js';
 
 // Regression: --export-on-exit replaced a character device or a symlink with a regular file, and --import read /dev/zero without bound and hung on a FIFO nobody wrote to.
@@ -27,23 +28,8 @@ function cli(args: string[]): Promise<{ code: number | null; stderr: string; ms:
   return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stderr, ms: performance.now() - started })));
 }
 
-/** A character device in the test's folder when this user may make one (root, as in a CI container), else /dev/null itself. */
-function device(name: string): string {
-  try {
-    execFileSync('mknod', [at(name), 'c', '1', '3'], { stdio: 'ignore' });
-    return at(name);
-  } catch {
-    return '/dev/null';
-  }
-}
-
-/** A FIFO whose other end opens after 8 s: a CLI that waited on it ends then, and fails the timing instead of hanging. */
-function fifo(name: string, otherEnd: 'write' | 'read'): string {
-  execFileSync('mkfifo', [at(name)]);
-  const open = otherEnd === 'write' ? ': > "$1"' : 'cat "$1" > /dev/null';
-  helpers.push(spawn('/bin/sh', ['-c', `sleep 8; ${open}`, 'sh', at(name)], { stdio: 'ignore' }));
-  return at(name);
-}
+const fifo = (name: string, otherEnd: 'write' | 'read') => makeFifo(at(name), otherEnd, helpers);
+const device = (name: string) => makeDevice(at(name));
 
 describe('files the CLI reads: regular files only, bounded, never waited on', () => {
   it('serve --import of /dev/zero, a FIFO nobody writes to, a directory: exit 2 at once, naming --import', async () => {
@@ -109,10 +95,10 @@ describe('files the CLI writes: regular files only, never replacing anything els
     const exec = await cli(['exec', '--coverage', null_, '--', process.execPath, '-e', '']);
     expect(exec).toMatchObject({ code: 2, stderr: expect.stringMatching(/^svc-sandbox: --coverage \S+: it is a character device/) });
     const run = await cli(['run', scenario, '--svg', at('link.svg')]);
-    expect(run).toMatchObject({ code: 2, stderr: expect.stringMatching(/^svc-sandbox: --svg \S+link\.svg is a symbolic link/) });
+    expect(run).toMatchObject({ code: 2, stderr: expect.stringMatching(/^svc-sandbox: --svg \S+link\.svg: it is a symbolic link/) });
     writeFileSync(at('report.json'), '{}');
     const html = await cli(['coverage', at('report.json'), '--html', null_]);
-    expect(html).toMatchObject({ code: 2, stderr: expect.stringMatching(/^svc-sandbox: --html \S+ is a character device/) });
+    expect(html).toMatchObject({ code: 2, stderr: expect.stringMatching(/^svc-sandbox: --html \S+: it is a character device/) });
     expect(statSync(null_).isCharacterDevice()).toBe(true);
     expect(lstatSync(at('link.svg')).isSymbolicLink()).toBe(true);
     expect(() => lstatSync(at('elsewhere.svg'))).toThrow(/ENOENT/);
