@@ -430,7 +430,8 @@ describe('options for a suite', () => {
         return {};
       },
       command: [join(work, 'venv/bin/python'), '-m', 'pytest', '-p', 'no:cacheprovider', join(root, 'examples/python')],
-      passed: (out) => !/\b(failed|error)\b/.test(out) && /(\d+) passed/.exec(out)?.[1],
+      // pytest's closing line when nothing failed: "==== 43 passed in 1.2s ====".
+      passed: (out) => /^=+ (\d+) passed in [\d.]+s =+$/m.exec(out)?.[1],
     },
     {
       name: 'Go',

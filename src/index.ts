@@ -76,6 +76,7 @@ export type { NumberKind } from './sim/inventory.js';
 export type { RecordingTiming } from './state/recordings.js';
 export type { ConversationLine } from './sim/conversations.js';
 export type { ErrorBody, ErrorCode } from './api/errors.js';
+export type { OpenAPIDocument, OpenAPIOperation, OpenAPIPathItem } from './api/openapi-document.js';
 export type { ListBody } from './api/pagination.js';
 
 // Webhooks: receiving, and watching deliveries

@@ -2,6 +2,7 @@ import type { SandboxOptions } from './options.js';
 import type { SandboxInternals } from './root/parts.js';
 import { SandboxBase } from './root/sandbox-base.js';
 import type { ScenarioResult } from './scenarios/result.js';
+import type { Scenario } from './scenarios/schema.js';
 import { runScenario, type ScenarioRunOptions } from './scenarios/run.js';
 import { trigger, type TriggerOptions, type TriggerOverrides } from './scenarios/triggers.js';
 import type { EventType, SandboxEvent } from './state/resources.js';
@@ -49,7 +50,7 @@ export class Sandbox extends SandboxBase {
    * const result = await createSandbox({ seed: 7 }).run(JSON.parse(readFileSync('busy-then-answered.json', 'utf8')));
    * if (!result.passed) throw new Error(result.failure!.message);
    */
-  run(scenario: unknown, options: ScenarioRunOptions = {}): Promise<ScenarioResult> {
+  run(scenario: Scenario, options: ScenarioRunOptions = {}): Promise<ScenarioResult> {
     this.assertOpen('run a scenario');
     return runScenario({ sandbox: this, receivers: this.receivers, lifecycle: this.lifecycle }, scenario, options);
   }

@@ -1,3 +1,4 @@
+import { methodKey, type OpenAPIDocument, type OpenAPIPathItem } from './openapi-document.js';
 import type { JsonSchema } from '../core/schema.js';
 import { sseFrame, sseText } from '../core/sse.js';
 import { EVENT_DATA_SCHEMAS, EVENT_TYPES, transcriptSchema } from '../state/resources.js';
@@ -233,8 +234,8 @@ export const CONTACT = { name: 'svc-sandbox', url: 'https://www.npmjs.com/packag
  * strict as the server where JSON Schema can say it (`required`, `oneOf`, `if`/`then`), every
  * success and error status with its body and headers, and the events as `webhooks`.
  */
-export function openApiDocument(routes: readonly AnyRoute[], baseUrl: string): Record<string, unknown> {
-  const paths: Record<string, Record<string, unknown>> = {};
+export function openApiDocument(routes: readonly AnyRoute[], baseUrl: string): OpenAPIDocument {
+  const paths: Record<string, OpenAPIPathItem> = {};
   for (const route of routes) {
     const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => {
       const param = route.params?.[name!];
@@ -256,7 +257,7 @@ export function openApiDocument(routes: readonly AnyRoute[], baseUrl: string): R
           }
         : {}),
     };
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = {
+    (paths[route.path] ??= {})[methodKey(route.method)] = {
       operationId: route.operationId,
       summary: route.summary,
       description: route.description,

@@ -29,6 +29,23 @@ export interface SandboxErrorOptions {
   code?: SandboxErrorCode;
   /** The argument or field at fault, e.g. `behavior.ring`. */
   param?: string;
+  /** How the message was put together (see {@link Wording}). */
+  wording?: Wording;
+}
+
+/**
+ * How a scripting refusal's message was put together, so a caller that speaks other words (the
+ * standalone server's control API, which names JSON fields and routes, not library arguments
+ * and calls) can say it in its own: the library call it began with, the text after it, and for
+ * an unknown field its path and the fix. Internal: the message is what users read.
+ */
+export interface Wording {
+  /** The library call the message begins with (`network.setBehavior`); '' when none. */
+  where: string;
+  /** The message without `where: `. */
+  text: string;
+  /** An unknown field's refusal: its path and the fix, to be said with the caller's word for a field. */
+  unknown?: { path: string; fix: string };
 }
 
 /**
@@ -43,10 +60,13 @@ export class SandboxError extends Error {
   override name = 'SandboxError';
   readonly code: SandboxErrorCode;
   readonly param: string | undefined;
+  /** @internal How the message was put together (see {@link Wording}). */
+  readonly wording: Wording | undefined;
   constructor(message: string, options: SandboxErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = options.code ?? 'invalid_parameter';
     this.param = options.param;
+    this.wording = options.wording;
   }
 }
 

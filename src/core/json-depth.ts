@@ -1,14 +1,16 @@
-import { invalid, type Schema } from './schema.js';
+import { invalid, type Schema, standard } from './schema.js';
+import { MAX_JSON_DEPTH } from './schema-values.js';
 
 /**
  * How many levels of arrays and objects a JSON value the sandbox takes may nest (the top value
  * is level 1): every body of the API and the control API, scenario files on every road, and the
- * files the CLI reads (docs/errors.md, "Limits"). Real inputs need a handful: a scenario's
+ * files the CLI reads (docs/errors.md, "Limits"). One number with the schema kit's `json()`
+ * (core/schema-values.ts), which holds it. Real inputs need a handful: a scenario's
  * `steps[0].request.body` is level 5, and a `/v1` body inside it a few more. Far below what
  * would exhaust the stack of the code that walks a value (a 10,000-deep body used to answer 500
  * "Maximum call stack size exceeded").
  */
-export const MAX_JSON_DEPTH = 64;
+export { MAX_JSON_DEPTH };
 
 /** A container met on the walk, with what leads to it (kept as links: a path is made only for the one refused). */
 interface Level {
@@ -77,13 +79,13 @@ export function checkDepth(value: unknown, root = '', limit = MAX_JSON_DEPTH): v
   );
 }
 
-/** `schema`, which first refuses a value nested deeper than {@link MAX_JSON_DEPTH} (then parses as `schema` does). */
+/** `schema`, which first refuses a value nested deeper than {@link MAX_JSON_DEPTH} (then parses as `schema` does), its Standard Schema face included. */
 export function withinDepth<S extends Schema<unknown>>(schema: S): S {
-  return {
+  return standard({
     ...schema,
     parse: (value: unknown, path: string) => {
       checkDepth(value, path);
       return schema.parse(value, path);
     },
-  };
+  }) as S;
 }

@@ -1,5 +1,11 @@
+// Longer than most files: the kit's constructors share one Schema shape, its messages and its
+// Standard Schema face, and each builds on the others (object on optional, nullable on its inner
+// schema); split by kind they would import each other back and forth. Free-JSON values: schema-values.ts.
 import { E164 } from './phone.js';
+import type { StandardSchemaProps, StandardSchemaV1 } from './standard-schema.js';
 import { nearest } from './suggest.js';
+
+export type { StandardIssue, StandardResult, StandardSchemaProps, StandardSchemaV1 } from './standard-schema.js';
 
 /**
  * A small schema kit: each shape is written once, and that one definition validates input
@@ -10,11 +16,41 @@ import { nearest } from './suggest.js';
  * neutral {@link Invalid} into its own error (a 400 response, or a `SandboxError`).
  * Why a kit of our own rather than zod: docs/decisions/0001-schema-kit.md.
  */
-export interface Schema<T> {
+export interface Schema<T> extends StandardSchemaV1<unknown, T> {
   parse(value: unknown, path: string): T;
   openapi(): JsonSchema;
   /** What a valid value looks like, for "is required" messages. */
   readonly hint: string;
+}
+
+/** The parts of a schema before the kit adds its Standard Schema face ({@link standard}). */
+type Parts<T> = Omit<Schema<T>, '~standard'>;
+
+/** `campaign.to[2]` → `['campaign', 'to', 2]`: a refusal's path as Standard Schema gives it. */
+function pathOf(param: string): PropertyKey[] {
+  return [...param.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map(([, key, index]) => (index === undefined ? key! : Number(index)));
+}
+
+/**
+ * Gives a schema its Standard Schema face: `validate` parses with the schema, and a refusal
+ * becomes one issue with the kit's message and the field's path. Not enumerable, so a schema
+ * spread into another object stays the plain parts.
+ */
+export function standard<S extends Parts<unknown>>(schema: S): NoInfer<S & StandardSchemaV1<unknown, ReturnType<S['parse']>>> {
+  const props: StandardSchemaProps<unknown, ReturnType<S['parse']>> = {
+    version: 1,
+    vendor: 'svc-sandbox',
+    validate(value) {
+      try {
+        return { value: schema.parse(value, '') as ReturnType<S['parse']> };
+      } catch (error) {
+        if (!(error instanceof Invalid)) throw error;
+        return { issues: [{ message: error.message, ...(error.param ? { path: pathOf(error.param) } : {}) }] };
+      }
+    },
+  };
+  return Object.defineProperty(schema, '~standard', { value: props, enumerable: false }) as S &
+    StandardSchemaV1<unknown, ReturnType<S['parse']>>;
 }
 
 export type JsonSchema = Record<string, unknown>;
@@ -34,6 +70,8 @@ export class Invalid {
     readonly message: string,
     /** The field at fault, as a path (`campaign.to[2]`); absent when it is the whole value. */
     readonly param?: string,
+    /** An unknown field: its path and the fix, so a caller may name it with its own word for a field. */
+    readonly unknown?: { path: string; fix: string },
   ) {}
 }
 
@@ -88,7 +126,7 @@ export function string(opts: {
   format?: string;
 }): Schema<string> {
   const min = opts.min ?? 1;
-  return {
+  return standard({
     hint: opts.patternHint ?? `a string (${opts.description})`,
     parse(value, path) {
       if (typeof value !== 'string') throw invalid(`${name(path)} must be a string, got ${show(value)}.`, path);
@@ -111,7 +149,7 @@ export function string(opts: {
       ...(opts.format ? { format: opts.format } : {}),
       ...(opts.example ? { examples: [opts.example] } : {}),
     }),
-  };
+  });
 }
 
 export function phoneNumber(description: string): Schema<string> {
@@ -121,7 +159,7 @@ export function phoneNumber(description: string): Schema<string> {
 /** One of a fixed list of strings; give it the shared `as const` array, never a retyped copy. */
 export function oneOf<const V extends string>(values: readonly V[], description: string): Schema<V> {
   const list = values.map((v) => `"${v}"`).join(', ');
-  return {
+  return standard({
     hint: `one of ${list}`,
     parse(value, path) {
       if (typeof value === 'string' && (values as readonly string[]).includes(value)) return value as V;
@@ -129,36 +167,36 @@ export function oneOf<const V extends string>(values: readonly V[], description:
       throw invalid(`${name(path)} must be one of ${list}, got ${show(value)}${guess ? `: did you mean "${guess}"?` : '.'}`, path);
     },
     openapi: () => ({ type: 'string', enum: [...values], description }),
-  };
+  });
 }
 
 /** Exactly `value`: the constant fields of a shape (`object: "campaign"`). */
 export function literal<const V extends string>(value: V, description: string): Schema<V> {
-  return {
+  return standard({
     hint: JSON.stringify(value),
     parse(input, path) {
       if (input !== value) throw invalid(`${name(path)} must be ${JSON.stringify(value)}, got ${show(input)}.`, path);
       return value;
     },
     openapi: () => ({ type: 'string', const: value, description }),
-  };
+  });
 }
 
 export function boolean(description: string): Schema<boolean> {
-  return {
+  return standard({
     hint: 'true or false',
     parse(value, path) {
       if (typeof value !== 'boolean') throw invalid(`${name(path)} must be a boolean (true or false), got ${show(value)}.`, path);
       return value;
     },
     openapi: () => ({ type: 'boolean', description }),
-  };
+  });
 }
 
 /** An integer; with `fromQuery` it is read from a query-string value such as `"25"`. */
 export function integer(opts: { description: string; min: number; max: number; fromQuery?: boolean }): Schema<number> {
   const range = `an integer from ${opts.min} to ${opts.max}`;
-  return {
+  return standard({
     hint: range,
     parse(value, path) {
       const n = opts.fromQuery && typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
@@ -167,13 +205,13 @@ export function integer(opts: { description: string; min: number; max: number; f
       return n;
     },
     openapi: () => ({ type: 'integer', minimum: opts.min, maximum: opts.max, description: opts.description }),
-  };
+  });
 }
 
 /** A finite number within bounds (seconds of a transcript segment, say). */
 export function number(opts: { description: string; min: number; max?: number }): Schema<number> {
   const range = opts.max === undefined ? `a number of at least ${opts.min}` : `a number from ${opts.min} to ${opts.max}`;
-  return {
+  return standard({
     hint: range,
     parse(value, path) {
       if (typeof value !== 'number' || !Number.isFinite(value) || value < opts.min || (opts.max !== undefined && value > opts.max))
@@ -186,7 +224,7 @@ export function number(opts: { description: string; min: number; max?: number })
       ...(opts.max === undefined ? {} : { maximum: opts.max }),
       description: opts.description,
     }),
-  };
+  });
 }
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -205,7 +243,7 @@ function dayExists(text: string): boolean {
  * and a time without seconds or offset that the sandbox takes (docs/pagination.md).
  */
 export function dateTime(description: string): Schema<number> {
-  return {
+  return standard({
     hint: 'an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z',
     parse(value, path) {
       // A date-time without an offset is UTC, as a date alone is: never the machine's time zone.
@@ -216,7 +254,20 @@ export function dateTime(description: string): Schema<number> {
       return ms;
     },
     openapi: () => ({ type: 'string', pattern: ISO_8601.source, description, examples: ['2026-01-01', '2026-01-01T09:30:00Z'] }),
-  };
+  });
+}
+
+/** A {@link dateTime} kept as written (a scenario's `startTime`): checked the same way, not turned into milliseconds. */
+export function dateTimeText(description: string): Schema<string> {
+  const inner = dateTime(description);
+  return standard({
+    hint: inner.hint,
+    parse(value: unknown, path: string) {
+      inner.parse(value, path);
+      return String(value);
+    },
+    openapi: inner.openapi,
+  });
 }
 
 /**
@@ -227,7 +278,7 @@ export function dateTime(description: string): Schema<number> {
  */
 export function timestamp(description: string): Schema<string> {
   const pattern = /^(\d{4}|[+-]\d{6})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-  return {
+  return standard({
     hint: 'an ISO 8601 UTC timestamp, e.g. 2026-01-01T00:00:00.000Z',
     parse(value, path) {
       if (typeof value !== 'string' || !pattern.test(value) || Number.isNaN(Date.parse(value))) {
@@ -236,13 +287,13 @@ export function timestamp(description: string): Schema<string> {
       return value;
     },
     openapi: () => ({ type: 'string', pattern: pattern.source, description, examples: ['2026-01-01T00:00:00.000Z'] }),
-  };
+  });
 }
 
 export function array<T>(item: Schema<T>, opts: { description: string; min?: number; max?: number }): Schema<T[]> {
   const min = opts.min ?? 0;
   const count = opts.max === undefined ? `at least ${min}` : `${min} to ${opts.max}`;
-  return {
+  return standard({
     hint: `an array of ${count} items, each ${item.hint}`,
     parse(value, path) {
       if (!Array.isArray(value)) throw invalid(`${name(path)} must be an array, got ${show(value)}.`, path);
@@ -257,21 +308,21 @@ export function array<T>(item: Schema<T>, opts: { description: string; min?: num
       ...(opts.max === undefined ? {} : { maxItems: opts.max }),
       description: opts.description,
     }),
-  };
+  });
 }
 
 export function optional<T>(schema: Schema<T>): Optional<T> {
-  return {
-    optional: true,
+  return standard({
+    optional: true as const,
     hint: schema.hint,
-    parse: (value, path) => (value === undefined ? undefined : schema.parse(value, path)),
+    parse: (value: unknown, path: string) => (value === undefined ? undefined : schema.parse(value, path)),
     openapi: schema.openapi,
-  };
+  });
 }
 
 /** `null` is a value of its own (it clears a number's aspect; a call not yet ended has `ended_at: null`). */
 export function nullable<T>(schema: Schema<T>): Schema<T | null> {
-  return {
+  return standard({
     hint: `${schema.hint}, or null`,
     parse: (value, path) => (value === null ? null : schema.parse(value, path)),
     openapi: () => {
@@ -283,12 +334,12 @@ export function nullable<T>(schema: Schema<T>): Schema<T | null> {
       }
       return { anyOf: [inner, { type: 'null' }] };
     },
-  };
+  });
 }
 
 /** A dictionary of name → value (template variables). */
 export function record<T>(value: Schema<T>, opts: { description: string; key: RegExp; keyHint: string }): Schema<Record<string, T>> {
-  return {
+  return standard({
     hint: `an object of ${opts.keyHint} → ${value.hint}`,
     parse(input, path) {
       if (input === null || typeof input !== 'object' || Array.isArray(input))
@@ -308,22 +359,26 @@ export function record<T>(value: Schema<T>, opts: { description: string; key: Re
       additionalProperties: value.openapi(),
       description: opts.description,
     }),
-  };
+  });
 }
 
 /** A schema with its own parse and the JSON Schema it keeps to (a URL with rules beyond a pattern, say). */
 export function custom<T>(opts: { hint: string; parse(value: unknown, path: string): T; openapi(): JsonSchema }): Schema<T> {
-  return opts;
+  return standard(opts);
 }
 
 /** A value `inner` accepts, then turned into what the code needs (`'30s'` → 30000). */
 export function map<A, B>(inner: Schema<A>, to: (value: A, path: string) => B): Schema<B> {
-  return { hint: inner.hint, parse: (value, path) => to(inner.parse(value, path), path), openapi: inner.openapi };
+  return standard({
+    hint: inner.hint,
+    parse: (value: unknown, path: string) => to(inner.parse(value, path), path),
+    openapi: inner.openapi,
+  });
 }
 
 /** Either of two schemas, tried in order; the message of the one that fits best is kept. */
 export function either<A, B>(a: Schema<A>, b: Schema<B>, hint: string): Schema<A | B> {
-  return {
+  return standard({
     hint,
     parse(value, path) {
       try {
@@ -339,10 +394,10 @@ export function either<A, B>(a: Schema<A>, b: Schema<B>, hint: string): Schema<A
       }
     },
     openapi: () => ({ anyOf: [a.openapi(), b.openapi()] }),
-  };
+  });
 }
 
-type Shape = Record<string, Schema<unknown>>;
+export type Shape = Record<string, Schema<unknown>>;
 type RequiredKeys<S extends Shape> = { [K in keyof S]: S[K] extends Optional<unknown> ? never : K }[keyof S];
 type Flatten<T> = { [K in keyof T]: T[K] } & {};
 export type ObjectOf<S extends Shape> = Flatten<
@@ -392,7 +447,7 @@ export function object<S extends Shape>(
 ): ObjectSchema<S> {
   const keys = Object.keys(shape);
   const label = opts.label ?? 'field';
-  return {
+  return standard({
     shape,
     hint: `an object with ${keys.map((k) => `\`${k}\``).join(', ')}`,
     parse(value, path) {
@@ -407,10 +462,8 @@ export function object<S extends Shape>(
         if (Object.hasOwn(shape, key)) continue;
         const full = path ? `${path}.${key}` : key;
         const guess = nearest(key, keys);
-        throw invalid(
-          `Unknown ${label} ${name(full)}: ${guess ? `did you mean \`${guess}\`?` : `remove it. Accepted: ${keys.join(', ')}.`}`,
-          full,
-        );
+        const fix = guess ? `did you mean \`${guess}\`?` : `remove it. Accepted: ${keys.join(', ')}.`;
+        throw new Invalid('invalid_parameter', `Unknown ${label} ${name(full)}: ${fix}`, full, { path: full, fix });
       }
       const out: Record<string, unknown> = {};
       for (const key of keys) {
@@ -451,7 +504,7 @@ export function object<S extends Shape>(
         ...examples,
       };
     },
-  };
+  });
 }
 
 /** One either/or form of an object (see `variants` of {@link object}). */

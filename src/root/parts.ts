@@ -25,7 +25,7 @@ import { recordingScripting, transcriptScripting, type RecordingScripting, type 
 import { messageScripting, type MessageScripting } from '../scripting/messages.js';
 import { networkScripting, type NetworkScripting } from '../scripting/network.js';
 import { requestJournal, type RequestJournal } from '../scripting/requests.js';
-import { InputLog, RECORDED_CALLS } from '../scripting/snapshots.js';
+import { Recorder } from '../scripting/recorder.js';
 import { type DeliveryPages, deliveryPages, type WebhookScripting, webhookScripting } from '../scripting/webhooks.js';
 import { NumberInventory } from '../sim/inventory.js';
 import { Accounts } from '../state/accounts.js';
@@ -100,7 +100,7 @@ export interface Parts {
   pipeline: Pipeline;
   deliveries: Deliveries;
   /** Every input, for snapshot() (docs/snapshots.md). */
-  log: InputLog;
+  recorder: Recorder;
   /** A scenario's simulated webhook receivers (src/webhooks/receivers.ts). */
   receivers: SimulatedReceivers;
   coverage: Coverage;
@@ -158,7 +158,7 @@ export function makeParts(options: SandboxOptions): Parts {
   if (o.clock === 'realtime') life.defer(() => theClock.dispose());
   const random = add(new SeededRandom(o.seed));
   const now = () => theClock.now();
-  const log = new InputLog(optionsJson(o), o.origin + o.basePath, now);
+  const recorder = new Recorder(optionsJson(o), o.origin + o.basePath, now);
 
   // state: stores, machines and domain services. Listeners on the emitter run in the
   // order the parts are made here: on call.completed the recording is stored, then the
@@ -186,9 +186,8 @@ export function makeParts(options: SandboxOptions): Parts {
   // webhooks (out): delivery.
   const receivers = add(new SimulatedReceivers());
   const deliveries = add(
-    new Deliveries({ clock, random, subscriptions, events, timeoutMs: o.webhookTimeoutMs, onError, chaos, receivers }),
+    new Deliveries({ clock, random, subscriptions, events, timeoutMs: o.webhookTimeoutMs, onError, chaos, receivers, tape: recorder }),
   );
-  deliveries.tape = log;
 
   // What changed in each step, for readers that mirror the state (the server's console stream).
   const changes = add(new Changes(steps));
@@ -240,29 +239,22 @@ export function makeParts(options: SandboxOptions): Parts {
     deprecation: o.deprecation,
     journal,
     chaos,
-    onRequest: (request) => log.request(request),
+    onRequest: (request) => recorder.request(request),
   });
 
   // scripting (in): the namespaces, which the standalone server's control API calls too.
-  const ctx: ControlContext = { steps, accounts, assertOpen };
-  const recorded = <T extends object>(space: keyof typeof RECORDED_CALLS, namespace: T): T => recordedCalls(log, space, namespace);
+  const ctx: ControlContext = { steps, accounts, assertOpen, recorder };
   const onListenerError = (error: unknown) => listenerErrors.push(error);
   const scripting: Scripting = {
-    calls: recorded('calls', callScripting(ctx, { calls, numbers, network })),
-    network: recorded('network', networkScripting(ctx, network)),
-    messages: recorded('messages', messageScripting(ctx, messages, numbers)),
-    faults: recorded('faults', faultScripting(ctx, faults)),
+    calls: callScripting(ctx, { calls, numbers, network }),
+    network: networkScripting(ctx, network),
+    messages: messageScripting(ctx, messages, numbers),
+    faults: faultScripting(ctx, faults),
     events: eventLog(ctx, bus, onListenerError),
-    webhooks: recorded('webhooks', webhookScripting(ctx, { deliveries, events, onListenerError })),
-    recordings: recorded('recordings', recordingScripting(ctx, recordings, calls)),
-    transcripts: recorded(
-      'transcripts',
-      transcriptScripting(ctx, transcripts, calls, () => streams.count),
-    ),
-    keys: recorded(
-      'keys',
-      keyScripting(ctx, accounts, (key, removed) => changes.touch('key', key, '', removed)),
-    ),
+    webhooks: webhookScripting(ctx, { deliveries, events, onListenerError }),
+    recordings: recordingScripting(ctx, recordings, calls),
+    transcripts: transcriptScripting(ctx, transcripts, calls, () => streams.count),
+    keys: keyScripting(ctx, accounts, (key, removed) => changes.touch('key', key, '', removed)),
     requests: requestJournal(journal),
   };
   // The console's view is made when a console first reads it: most sandboxes never serve one.
@@ -292,7 +284,7 @@ export function makeParts(options: SandboxOptions): Parts {
     clock,
     pipeline,
     deliveries,
-    log,
+    recorder,
     receivers,
     coverage,
     failures,
@@ -315,20 +307,4 @@ function assertChaosRoutes(chaos: Chaos): void {
     `createSandbox: \`chaos.requests\` key ${JSON.stringify(unknown.key)} fits no route of the API, so it would never apply${hint}`,
     { code: 'invalid_options', param: `chaos.requests.${unknown.key}` },
   );
-}
-
-/**
- * `namespace`, whose calls that change a sandbox now write themselves into `log` first. The
- * same object, its methods replaced.
- */
-function recordedCalls<T extends object>(log: InputLog, space: keyof typeof RECORDED_CALLS, namespace: T): T {
-  const methods = namespace as Record<string, (...args: unknown[]) => unknown>;
-  for (const method of RECORDED_CALLS[space]) {
-    const fn = methods[method]!;
-    methods[method] = (...args: unknown[]) => {
-      log.call(`${space}.${method}`, args);
-      return fn(...args);
-    };
-  }
-  return namespace;
 }

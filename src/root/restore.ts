@@ -1,62 +1,43 @@
 import { SandboxError } from '../core/errors.js';
-import { type RECORDED_CALLS, type RequestInput, replay, replayArgs, type SandboxSnapshot } from '../scripting/snapshots.js';
+import type { RequestInput, SandboxSnapshot } from '../scripting/snapshots.js';
 import type { Parts } from './parts.js';
 
 /**
  * Replays a snapshot's inputs on a new sandbox's parts, made with the snapshot's options: at
- * once, with webhook attempts answered from the snapshot, never sent (docs/snapshots.md).
+ * once, with webhook attempts answered from the snapshot, never sent (docs/snapshots.md). A
+ * snapshot naming a call this sandbox does not record is refused before anything runs, and
+ * the parts made for it are closed.
  */
 export function restore(parts: Parts, snapshot: SandboxSnapshot): void {
-  const { clock, deliveries, log, pipeline, scripting, life, options } = parts;
+  const { clock, deliveries, recorder, pipeline, life, options } = parts;
+  try {
+    recorder.check(snapshot);
+  } catch (error) {
+    life.close();
+    throw error;
+  }
   const prefix = options.origin + options.basePath;
   const resume = clock.holdStill();
-  log.load(snapshot);
-  deliveries.replayFrom((key) => log.attempt(key));
   const settle = () => deliveries.flushNow();
-  const quietly = (fn: () => unknown) => {
-    try {
-      const result = fn();
-      if (result instanceof Promise) result.catch(() => undefined);
-    } catch {
-      // it threw when it was first made too, and changed nothing then either
-    }
-  };
   try {
-    log.unrecorded(() =>
-      replay(
-        snapshot,
-        {
-          now: () => clock.now(),
-          request: (input) => {
-            quietly(() => {
-              const response = pipeline.handleNow(recordedRequest(input, prefix), recordedBody(input));
-              // A stream it opened (live transcript) belonged to a connection that is gone.
-              void response.body?.cancel().catch(() => undefined);
-            });
-            settle();
-          },
-          call: (name, args) => {
-            const [space, method] = name.split('.') as [keyof typeof RECORDED_CALLS, string];
-            const namespace = scripting[space];
-            const member: unknown = Reflect.get(namespace, method);
-            // parseSnapshot lets only RECORDED_CALLS through, each a member of its namespace.
-            if (typeof member !== 'function') throw new Error(`snapshot replay: sandbox.${name} is not a function`);
-            quietly(() => member.apply(namespace, replayArgs(args)));
-            settle();
-          },
-          advance: (ms, stop) => {
-            try {
-              clock.advanceNow(ms, settle, stop === undefined ? undefined : () => clock.now() >= stop);
-            } catch (error) {
-              // An advance past the last instant a Date holds was refused then too; anything else is a bug.
-              if (!(error instanceof SandboxError)) throw error;
-            }
-          },
-          reset: () => life.reset(),
-        },
-        Date.parse(snapshot.now),
-      ),
-    );
+    recorder.replay(snapshot, {
+      now: () => clock.now(),
+      request: (input) => {
+        const response = pipeline.handleNow(recordedRequest(input, prefix), recordedBody(input));
+        // A stream it opened (live transcript) belonged to a connection that is gone.
+        void response.body?.cancel().catch(() => undefined);
+      },
+      advance: (ms, stop) => {
+        try {
+          clock.advanceNow(ms, settle, stop === undefined ? undefined : () => clock.now() >= stop);
+        } catch (error) {
+          // An advance past the last instant a Date holds was refused then too; anything else is a bug.
+          if (!(error instanceof SandboxError)) throw error;
+        }
+      },
+      reset: () => life.reset(),
+      settle,
+    });
   } finally {
     deliveries.endReplay();
     resume();

@@ -1,5 +1,6 @@
 // Longer than most files: every public member of the sandbox carries its documentation and
 // example here (under 200 lines of code).
+import type { OpenAPIDocument } from '../api/openapi-document.js';
 import { openApiDocument } from '../api/openapi.js';
 import { ClockStopped } from '../core/clock.js';
 import { toMs, type Duration } from '../core/duration.js';
@@ -88,7 +89,7 @@ export class SandboxBase {
    * const copy = createSandbox({ snapshot: JSON.parse(readFileSync('account.json', 'utf8')) });
    */
   snapshot(): SandboxSnapshot {
-    return this.parts.log.snapshot();
+    return this.parts.recorder.snapshot();
   }
 
   /**
@@ -141,7 +142,7 @@ export class SandboxBase {
     this.assertOpen('advance');
     const ms = toMs(duration, 'Failed to advance', 'duration');
     this.parts.clock.assertMovable(ms, 'advance');
-    this.parts.log.advance(ms);
+    this.parts.recorder.advance(ms);
     await this.advanceWithin(ms);
   }
 
@@ -197,7 +198,7 @@ export class SandboxBase {
       if (found === undefined && matches(event)) found = event;
     });
     const start = this.now();
-    const stopped = this.parts.log.advance(max);
+    const stopped = this.parts.recorder.advance(max);
     try {
       await this.advanceWithin(max, () => found !== undefined);
     } finally {
@@ -282,7 +283,7 @@ export class SandboxBase {
    */
   reset(): void {
     this.assertOpen('reset');
-    this.parts.log.reset();
+    this.parts.recorder.reset();
     this.parts.life.reset();
   }
 
@@ -293,7 +294,7 @@ export class SandboxBase {
    * @example
    * writeFileSync('openapi.json', JSON.stringify(sandbox.openapi(), null, 2));
    */
-  openapi(): Record<string, unknown> {
+  openapi(): OpenAPIDocument {
     return openApiDocument(ROUTES, this.baseUrl);
   }
 

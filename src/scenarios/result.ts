@@ -1,4 +1,5 @@
-import type { JsonSchema } from '../core/schema.js';
+import { array, boolean, integer, type JsonSchema, nullable, object, oneOf, optional, type Schema, timestamp } from '../core/schema.js';
+import { anyString, json } from '../core/schema-values.js';
 import type { DeliveryState, WebhookAttempt } from '../webhooks/delivery.js';
 import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/resources.js';
 
@@ -110,52 +111,48 @@ export function attemptLine(attempt: WebhookAttempt, state: DeliveryState): stri
   );
 }
 
-/** The JSON Schema of a {@link ScenarioResult}, for the control API's document. */
-export function scenarioResultJsonSchema(): JsonSchema {
-  const entry = {
-    type: 'object',
-    additionalProperties: false,
-    required: ['offsetMs', 'at', 'kind', 'text'],
-    properties: {
-      offsetMs: { type: 'integer', minimum: 0, description: 'Virtual milliseconds since the scenario began.' },
-      at: { type: 'string', format: 'date-time' },
-      kind: { type: 'string', enum: ['setup', 'step', 'request', 'event', 'attempt', 'expect', 'failure'] },
-      text: { type: 'string', description: 'The line as `svc-sandbox run` prints it after the time.' },
-      subject: { type: 'string' },
-      eventType: { type: 'string', enum: [...EVENT_TYPES] },
-      ok: { type: 'boolean' },
-      callId: { type: 'string' },
-    },
-  };
-  return {
-    type: 'object',
+const text = (description: string) => anyString(description);
+const timelineEntrySchema = object(
+  {
+    offsetMs: integer({ description: 'Virtual milliseconds since the scenario began.', min: 0, max: Number.MAX_SAFE_INTEGER }),
+    at: timestamp('Virtual instant, ISO 8601.'),
+    kind: oneOf(['setup', 'step', 'request', 'event', 'attempt', 'expect', 'failure'], 'What the line tells.'),
+    text: text('The line as `svc-sandbox run` prints it after the time.'),
+    subject: optional(text('The resource the line is about (a call, message, recording or transcript id).')),
+    eventType: optional(oneOf(EVENT_TYPES, 'For an event: its type; for an attempt: the type of the event delivered.')),
+    ok: optional(boolean('For an attempt: whether the receiver took it.')),
+    callId: optional(text('For a call event: the call, for a picture of it.')),
+  },
+  { description: "One line of a run's timeline." },
+) satisfies Schema<TimelineEntry>;
+const failureSchema = object(
+  {
+    step: integer({ description: 'Index of the step (-1: the setup).', min: -1, max: Number.MAX_SAFE_INTEGER }),
+    path: text('JSON path in the file, e.g. steps[4].expect.events[2].'),
+    message: text('What did not hold.'),
+    expected: json('What the file expected.'),
+    seen: json('What was seen instead.'),
+  },
+  { description: 'The first expectation that did not hold.' },
+) satisfies Schema<ScenarioFailure>;
+
+/** What a scenario run resolves with, written once: {@link ScenarioResult} is checked against it, the control API's document reads it. */
+export const scenarioResultSchema = object(
+  {
+    name: text('The scenario’s name.'),
+    passed: boolean('Whether every expectation held.'),
+    held: integer({ description: 'Expectations checked that held.', min: 0, max: Number.MAX_SAFE_INTEGER }),
+    timeline: array(timelineEntrySchema, { description: 'What happened, in order.' }),
+    failure: nullable(failureSchema),
+    startedAt: timestamp('Virtual instant the run began.'),
+    endedAt: timestamp('Virtual instant the run ended.'),
+  },
+  {
     description: 'What a scenario run came to: passed, its timeline, and the first expectation that failed with what was seen instead.',
-    additionalProperties: false,
-    required: ['name', 'passed', 'held', 'timeline', 'failure', 'startedAt', 'endedAt'],
-    properties: {
-      name: { type: 'string' },
-      passed: { type: 'boolean' },
-      held: { type: 'integer', minimum: 0, description: 'Expectations checked that held.' },
-      timeline: { type: 'array', items: entry },
-      failure: {
-        anyOf: [
-          {
-            type: 'object',
-            additionalProperties: false,
-            required: ['step', 'path', 'message', 'expected', 'seen'],
-            properties: {
-              step: { type: 'integer', minimum: -1 },
-              path: { type: 'string', description: 'JSON path in the file, e.g. steps[4].expect.events[2].' },
-              message: { type: 'string' },
-              expected: {},
-              seen: {},
-            },
-          },
-          { type: 'null' },
-        ],
-      },
-      startedAt: { type: 'string', format: 'date-time' },
-      endedAt: { type: 'string', format: 'date-time' },
-    },
-  };
+  },
+) satisfies Schema<ScenarioResult>;
+
+/** The JSON Schema of a {@link ScenarioResult}, for the control API's document: derived from {@link scenarioResultSchema}. */
+export function scenarioResultJsonSchema(): JsonSchema {
+  return scenarioResultSchema.openapi();
 }

@@ -4,7 +4,7 @@ import { E164 } from '../core/phone.js';
 import {
   array,
   custom,
-  dateTime,
+  dateTimeText,
   either,
   integer,
   invalid,
@@ -304,7 +304,7 @@ export const scenarioSchema = object(
         max: Number.MAX_SAFE_INTEGER,
       }),
     ),
-    startTime: optional(dateTime('Virtual start time of the fresh sandbox `svc-sandbox run` makes.')),
+    startTime: optional(dateTimeText('Virtual start time of the fresh sandbox `svc-sandbox run` makes.')),
     apiKey: optional(
       string({
         description: "The account's key (default SVC_TEST_scenario; on the server, the session's key).",
@@ -412,5 +412,5 @@ const scenarioWithinDepth = withinDepth(scenarioSchema);
  * // SandboxError: `steps[0].at` is not a duration: pass milliseconds ... (param `steps[0].at`)
  */
 export function parseScenario(input: unknown): Scenario {
-  return check(scenarioWithinDepth, input, 'run', '') as Scenario;
+  return check(scenarioWithinDepth, input, 'run', '');
 }

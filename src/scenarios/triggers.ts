@@ -1,10 +1,9 @@
 import type { SandboxBase } from '../root/sandbox-base.js';
-import { SandboxError } from '../core/errors.js';
 import { integer, invalid, object, oneOf, optional, phoneNumber, string, boolean, type Schema } from '../core/schema.js';
 import { type ANSWERERS, DISPOSITIONS, type CallBehavior } from '../sim/carrier.js';
 import { messageText } from '../state/message-content.js';
 import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/resources.js';
-import { check, field, say } from '../scripting/context.js';
+import { check, refuse } from '../scripting/context.js';
 
 /**
  * Triggers (docs/scenarios.md, "Triggers"): one event of a type on demand, made by the
@@ -130,8 +129,8 @@ export async function trigger<K extends EventType>(
   options: TriggerOptions = {},
 ): Promise<SandboxEvent<K>> {
   if (!(EVENT_TYPES as readonly unknown[]).includes(type)) {
-    throw new SandboxError(say('trigger', `${JSON.stringify(type)} is not an event type: pass one of ${EVENT_TYPES.join(', ')}.`), {
-      param: field('type'),
+    throw refuse('trigger', `${JSON.stringify(type)} is not an event type: pass one of ${EVENT_TYPES.join(', ')}.`, {
+      param: 'type',
     });
   }
   const input = check(TRIGGER_OVERRIDES[type] as Schema<AnyOverrides>, overrides ?? {}, 'trigger', 'overrides');
@@ -257,23 +256,22 @@ class Story {
       });
     } catch (error) {
       // An injected or chaos network fault: the story could not be told, which is no sandbox failure.
-      throw new SandboxError(
-        say(
-          'trigger',
-          `${method} ${path.split('?')[0]} failed before an answer (${error instanceof Error ? error.message : String(error)}): an ` +
-            `injected network fault, or chaos? Clear it and trigger again.`,
-        ),
+      throw refuse(
+        'trigger',
+        `${method} ${path.split('?')[0]} failed before an answer (${error instanceof Error ? error.message : String(error)}): an ` +
+          `injected network fault, or chaos? Clear it and trigger again.`,
         { code: 'conflict' },
       );
     }
     const answer = (await response.json()) as { error?: { code: string; message: string; param?: string } };
     if (response.status >= 400) {
       const error = answer.error;
-      throw new SandboxError(
-        say('trigger', `${method} ${path.split('?')[0]} answered ${response.status}${error ? ` ${error.code}: ${error.message}` : ''}`),
+      throw refuse(
+        'trigger',
+        `${method} ${path.split('?')[0]} answered ${response.status}${error ? ` ${error.code}: ${error.message}` : ''}`,
         {
           code: response.status === 401 || response.status === 403 ? 'invalid_parameter' : 'conflict',
-          param: error?.param === undefined ? undefined : field(`overrides.${error.param}`),
+          param: error?.param === undefined ? undefined : `overrides.${error.param}`,
         },
       );
     }

@@ -7,7 +7,7 @@ import { routeInboundCall } from '../state/inbound.js';
 import type { Network } from '../state/network.js';
 import type { NumberService } from '../state/numbers.js';
 import type { Call } from '../state/resources.js';
-import { accountOf, act, check, named, type ControlContext } from './context.js';
+import { accountOf, act, check, type ControlContext, change, read } from './context.js';
 import { callBehavior } from './network.js';
 
 /** Options of `sandbox.calls.inbound`. */
@@ -89,8 +89,7 @@ export function callScripting(ctx: ControlContext, deps: CallScriptingDeps): Cal
       const call = typeof id === 'string' ? calls.store.find(id) : undefined;
       if (!call) {
         throw new SandboxError(
-          `Failed to ${verb} ${String(id)}: no such call in this sandbox. Use the id from POST /v1/calls or ` +
-            `${named('calls.inbound()', 'POST /__sandbox/sessions/{s}/calls/inbound')}.`,
+          `Failed to ${verb} ${String(id)}: no such call in this sandbox. Use the id from POST /v1/calls or calls.inbound().`,
           { code: 'not_found', param: 'id' },
         );
       }
@@ -103,17 +102,17 @@ export function callScripting(ctx: ControlContext, deps: CallScriptingDeps): Cal
       return calls.toJson(call);
     });
   return {
-    get: (id) => {
+    get: read((id) => {
       const call = calls.store.find(id);
       return call && calls.toJson(call);
-    },
-    list: () => calls.store.all().map((call) => calls.toJson(call)),
-    answer: (id, options = {}) => {
+    }),
+    list: read(() => calls.store.all().map((call) => calls.toJson(call))),
+    answer: change(ctx, 'calls.answer', (id, options = {}) => {
       const { by } = check(answerOptions, options, 'calls.answer', '');
       return act_(id, 'answer', { type: 'ANSWERED', ...(by ? { by } : {}) }, 'ringing');
-    },
-    hangUp: (id) => act_(id, 'hang up', { type: 'HUNG_UP' }, 'ringing or answered'),
-    inbound: (options) =>
+    }),
+    hangUp: change(ctx, 'calls.hangUp', (id) => act_(id, 'hang up', { type: 'HUNG_UP' }, 'ringing or answered')),
+    inbound: change(ctx, 'calls.inbound', (options) =>
       act(ctx, 'place an inbound call', () => {
         const input = check(inboundCallOptions, options, 'calls.inbound');
         const route = routeInboundCall({ numbers: deps.numbers, network: deps.network }, input.to, {
@@ -123,5 +122,6 @@ export function callScripting(ctx: ControlContext, deps: CallScriptingDeps): Cal
         });
         return calls.toJson(calls.place({ ...route, from: input.from, to: input.to, direction: 'inbound', campaignId: null }));
       }),
+    ),
   };
 }

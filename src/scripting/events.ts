@@ -1,7 +1,7 @@
 import { object, oneOf, optional, string } from '../core/schema.js';
 import type { EventBus } from '../state/event-bus.js';
 import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/resources.js';
-import { accountOf, check, type ControlContext } from './context.js';
+import { accountOf, check, type ControlContext, read } from './context.js';
 
 /** Narrows the log to one type and/or one account (named by any of its keys). */
 export interface EventFilter<K extends EventType = EventType> {
@@ -77,9 +77,10 @@ export function eventLog(ctx: ControlContext, bus: EventBus, onListenerError: (e
     return { type, account: apiKey === undefined ? undefined : accountOf(ctx, apiKey, `events.${where}`) };
   };
   const log: EventLog = {
-    list: <K extends EventType>(filter?: EventFilter<K>) =>
+    list: read(<K extends EventType>(filter?: EventFilter<K>) =>
       bus.entries(resolve(filter, 'list')).map((entry) => structuredClone(entry.event) as SandboxEvent<K>),
-    subscribe: <K extends EventType>(listener: (event: SandboxEvent<K>) => void, filter?: EventFilter<K>) => {
+    ),
+    subscribe: read(<K extends EventType>(listener: (event: SandboxEvent<K>) => void, filter?: EventFilter<K>) => {
       ctx.assertOpen('subscribe to events');
       const only = resolve(filter, 'subscribe');
       return bus.subscribe((event, account) => {
@@ -90,7 +91,7 @@ export function eventLog(ctx: ControlContext, bus: EventBus, onListenerError: (e
           onListenerError(error);
         }
       });
-    },
+    }),
   };
   return log;
 }

@@ -1,7 +1,7 @@
 import { METHODS } from '../core/path-pattern.js';
 import { boolean, custom, integer, invalid, name, object, oneOf, optional, show, string, type Schema } from '../core/schema.js';
 import type { ActiveFault, FaultRule, Faults } from '../state/faults.js';
-import { act, check, type ControlContext } from './context.js';
+import { act, check, type ControlContext, change, read } from './context.js';
 
 const times = custom<number>({
   hint: 'a whole number of 1 or more, or Infinity',
@@ -91,7 +91,7 @@ export interface FaultScripting {
  */
 export function faultScripting(ctx: ControlContext, faults: Faults): FaultScripting {
   return {
-    inject: (rule = {}) =>
+    inject: change(ctx, 'faults.inject', (rule = {}) =>
       act(ctx, 'inject a fault', () => {
         const r = check(faultRule, rule, 'faults.inject');
         const network = r.network ?? false;
@@ -104,7 +104,8 @@ export function faultScripting(ctx: ControlContext, faults: Faults): FaultScript
           remaining: r.times ?? 1,
         });
       }),
-    list: () => faults.list(),
-    clear: () => act(ctx, 'clear faults', () => faults.reset()),
+    ),
+    list: read(() => faults.list()),
+    clear: change(ctx, 'faults.clear', () => act(ctx, 'clear faults', () => faults.reset())),
   };
 }

@@ -1,7 +1,6 @@
-import { SandboxError } from '../core/errors.js';
 import { array, object, oneOf, optional, string, type Schema } from '../core/schema.js';
 import { PLANS, RESOURCES, TEST_KEY, type ApiKey, type Accounts, type KeyOptions, type Scope } from '../state/accounts.js';
-import { act, check, field, say, type ControlContext } from './context.js';
+import { act, check, type ControlContext, change, read, refuse } from './context.js';
 
 const testKey = string({
   description: 'A test key',
@@ -67,23 +66,25 @@ export function keyScripting(
   changed: (key: string, removed: boolean) => void = () => undefined,
 ): KeyScripting {
   return {
-    create: (options = {}) =>
+    create: change(ctx, 'keys.create', (options = {}) =>
       act(ctx, 'create an API key', () => {
         const { key, ...rest } = check(keyOptions, options, 'keys.create');
         if (key !== undefined && accounts.owns(key))
-          throw new SandboxError(say('keys.create', `${key} exists already; pick another key or leave it out.`), {
+          throw refuse('keys.create', `${key} exists already; pick another key or leave it out.`, {
             code: 'conflict',
-            param: field('key'),
+            param: 'key',
           });
         const made = accounts.create(key, rest);
         changed(made.key, false);
         return made;
       }),
-    list: () => accounts.list(),
-    revoke: (key) =>
+    ),
+    list: read(() => accounts.list()),
+    revoke: change(ctx, 'keys.revoke', (key) =>
       act(ctx, 'revoke an API key', () => {
         accounts.revoke(check(testKey, key, 'keys.revoke', 'key'));
         changed(key, true);
       }),
+    ),
   };
 }

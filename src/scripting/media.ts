@@ -1,4 +1,3 @@
-import { SandboxError } from '../core/errors.js';
 import { durationSchema, parseDuration } from '../core/duration.js';
 import { array, invalid, map, number, object, optional, string, type Schema } from '../core/schema.js';
 import type { ConversationLine } from '../sim/conversations.js';
@@ -6,7 +5,7 @@ import type { CallRecord, CallService } from '../state/calls.js';
 import type { RecordingService, RecordingTiming, ResolvedTiming } from '../state/recordings.js';
 import type { Recording, Transcript } from '../state/resources.js';
 import type { TranscriptService } from '../state/transcripts.js';
-import { act, check, field, named, say, type ControlContext } from './context.js';
+import { act, check, type ControlContext, change, read, refuse } from './context.js';
 
 /** `recordings.setTiming`'s argument, as written (the control API's body). */
 export const timingOptions = object(
@@ -84,14 +83,10 @@ export interface TranscriptScripting {
 function callFor(calls: CallService, callId: unknown, where: string): CallRecord {
   const call = typeof callId === 'string' ? calls.store.find(callId) : undefined;
   if (!call) {
-    throw new SandboxError(
-      say(
-        where,
-        `no call ${JSON.stringify(callId)} in this sandbox. Use the id from POST /v1/calls or ` +
-          `${named('calls.inbound()', 'POST /__sandbox/sessions/{s}/calls/inbound')}.`,
-      ),
-      { code: 'not_found', param: field('callId') },
-    );
+    throw refuse(where, `no call ${JSON.stringify(callId)} in this sandbox. Use the id from POST /v1/calls or calls.inbound().`, {
+      code: 'not_found',
+      param: 'callId',
+    });
   }
   return call;
 }
@@ -106,24 +101,25 @@ function callFor(calls: CallService, callId: unknown, where: string): CallRecord
  */
 export function recordingScripting(ctx: ControlContext, recordings: RecordingService, calls: CallService): RecordingScripting {
   return {
-    get: (id) => {
+    get: read((id) => {
       const recording = recordings.store.find(id);
       return recording && recordings.toJson(recording);
-    },
-    setTiming: (timing, callId) =>
+    }),
+    setTiming: change(ctx, 'recordings.setTiming', (timing, callId) =>
       act(ctx, 'set recording timing', () => {
         const where = 'recordings.setTiming';
         const resolved = check(resolvedTiming, timing, where);
         if (callId !== undefined) {
           const call = callFor(calls, callId, where);
           if (call.status === 'completed')
-            throw new SandboxError(say(where, `call ${callId} has already ended; set its timing before it ends.`), {
+            throw refuse(where, `call ${callId} has already ended; set its timing before it ends.`, {
               code: 'conflict',
-              param: field('callId'),
+              param: 'callId',
             });
         }
         recordings.setTiming(resolved, callId);
       }),
+    ),
   };
 }
 
@@ -144,26 +140,25 @@ export function transcriptScripting(
   openStreams: () => number,
 ): TranscriptScripting {
   return {
-    get: (id) => {
+    get: read((id) => {
       const transcript = transcripts.store.find(id);
       return transcript && transcripts.toJson(transcript);
-    },
-    setScript: (callId, lines) =>
+    }),
+    setScript: change(ctx, 'transcripts.setScript', (callId, lines) =>
       act(ctx, 'set a conversation script', () => {
         const where = 'transcripts.setScript';
         const call = callFor(calls, callId, where);
         const checked = check(script, lines, where, 'lines');
         if (call.status !== 'ringing') {
-          throw new SandboxError(
-            say(
-              where,
-              `call ${callId} is ${call.status}; set its script while it rings (e.g. right after POST /v1/calls), before it is answered.`,
-            ),
-            { code: 'conflict', param: field('callId') },
+          throw refuse(
+            where,
+            `call ${callId} is ${call.status}; set its script while it rings (e.g. right after POST /v1/calls), before it is answered.`,
+            { code: 'conflict', param: 'callId' },
           );
         }
         transcripts.setScript(call.id, checked);
       }),
-    openStreams,
+    ),
+    openStreams: read(openStreams),
   };
 }

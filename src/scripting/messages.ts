@@ -4,7 +4,7 @@ import { mediaUrls, messageText } from '../state/message-content.js';
 import type { MessageService } from '../state/messages.js';
 import type { NumberService } from '../state/numbers.js';
 import type { Message } from '../state/resources.js';
-import { act, check, type ControlContext } from './context.js';
+import { act, check, type ControlContext, change, read } from './context.js';
 
 /** Options of `sandbox.messages.inbound`. */
 export interface InboundMessageOptions {
@@ -57,7 +57,7 @@ export interface MessageScripting {
  */
 export function messageScripting(ctx: ControlContext, messages: MessageService, numbers: NumberService): MessageScripting {
   return {
-    inbound: (options) =>
+    inbound: change(ctx, 'messages.inbound', (options) =>
       act(ctx, 'deliver an inbound message', () => {
         const input = check(inboundMessageOptions, options, 'messages.inbound');
         const message = inboundMessage(numbers, {
@@ -68,9 +68,10 @@ export function messageScripting(ctx: ControlContext, messages: MessageService, 
         });
         return messages.toJson(messages.receive(message));
       }),
-    get: (id) => {
+    ),
+    get: read((id) => {
       const message = messages.store.find(id);
       return message && messages.toJson(message);
-    },
+    }),
   };
 }

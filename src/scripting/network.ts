@@ -2,7 +2,7 @@ import { DURATION_HINT, DURATION_JSON_SCHEMA, parseDuration, type Duration } fro
 import { custom, invalid, name, object, oneOf, optional, phoneNumber, show, string, type Schema } from '../core/schema.js';
 import { ANSWERERS, CALL_OUTCOMES, MESSAGE_OUTCOMES, type CallBehavior, type MessageBehavior } from '../sim/carrier.js';
 import type { Network } from '../state/network.js';
-import { act, check, type ControlContext } from './context.js';
+import { act, check, type ControlContext, change } from './context.js';
 
 /** A duration, or `'manual'`: "until the test acts". */
 const durationOrManual: Schema<Duration | 'manual'> = custom({
@@ -81,26 +81,31 @@ export function networkScripting(ctx: ControlContext, network: Network): Network
   const many = <B>(schema: Schema<B>, list: unknown[], where: string): B[] =>
     list.map((b, i) => check(schema, b, `network.${where}`, `behaviors[${i}]`));
   return {
-    setBehavior: (to, behavior) =>
+    setBehavior: change(ctx, 'network.setBehavior', (to, behavior) =>
       act(ctx, 'script the network', () =>
         network.setBehavior(number(to, 'setBehavior'), check(callBehavior, behavior, 'network.setBehavior', 'behavior')),
       ),
-    queueBehavior: (to, ...behaviors) =>
+    ),
+    queueBehavior: change(ctx, 'network.queueBehavior', (to, ...behaviors) =>
       act(ctx, 'script the network', () =>
         network.queueBehavior(number(to, 'queueBehavior'), many(callBehavior, behaviors, 'queueBehavior')),
       ),
-    setMessageBehavior: (to, behavior) =>
+    ),
+    setMessageBehavior: change(ctx, 'network.setMessageBehavior', (to, behavior) =>
       act(ctx, 'script the network', () =>
         network.setMessageBehavior(
           number(to, 'setMessageBehavior'),
           check(messageBehavior, behavior, 'network.setMessageBehavior', 'behavior'),
         ),
       ),
-    queueMessageBehavior: (to, ...behaviors) =>
+    ),
+    queueMessageBehavior: change(ctx, 'network.queueMessageBehavior', (to, ...behaviors) =>
       act(ctx, 'script the network', () =>
         network.queueMessageBehavior(number(to, 'queueMessageBehavior'), many(messageBehavior, behaviors, 'queueMessageBehavior')),
       ),
-    clearBehavior: (to) =>
+    ),
+    clearBehavior: change(ctx, 'network.clearBehavior', (to) =>
       act(ctx, 'script the network', () => network.clearBehavior(to === undefined ? undefined : number(to, 'clearBehavior'))),
+    ),
   };
 }

@@ -1,7 +1,8 @@
 import { METHODS } from '../core/path-pattern.js';
-import { integer, object, oneOf, optional, string } from '../core/schema.js';
+import { integer, nullable, object, oneOf, optional, type Schema, string, timestamp } from '../core/schema.js';
+import { anyString } from '../core/schema-values.js';
 import type { Journal, JournalEntry } from '../state/journal.js';
-import { check } from './context.js';
+import { check, read } from './context.js';
 
 /** Narrows the journal: every field given must match. */
 export interface RequestFilter {
@@ -51,7 +52,7 @@ export interface RequestJournal {
  */
 export function requestJournal(journal: Journal): RequestJournal {
   return {
-    list: (filter = {}) => {
+    list: read((filter = {}) => {
       const f = check(filterSchema, filter, 'requests.list', 'filter');
       return journal
         .list()
@@ -64,6 +65,35 @@ export function requestJournal(journal: Journal): RequestJournal {
             (f.apiKey === undefined || r.apiKey === f.apiKey),
         )
         .map((r) => ({ ...r }));
-    },
+    }),
   };
 }
+
+const nullableText = (description: string) => nullable(anyString(description));
+
+/** A {@link JournalEntry}, written once: the interface is checked against it, the control API's document reads it. */
+export const journalEntrySchema = object(
+  {
+    requestId: anyString('The `X-Request-Id` of the answer.'),
+    method: anyString('The HTTP method.'),
+    path: anyString("The documented path matched (/v1/calls/{id}), or the request's own."),
+    target: anyString("The request's own path below the base URL, without the query."),
+    status: integer({ description: 'The status answered; 0 for an injected network fault.', min: 0, max: 599 }),
+    errorCode: nullableText('`error.code` of an error answer (`network_error` for a network fault); null for a success.'),
+    apiKey: nullableText('The bearer token the request carried, or null.'),
+    at: timestamp('Virtual time of the answer.'),
+  },
+  {
+    description: 'One request as the sandbox answered it.',
+    example: {
+      requestId: 'req_8Tq2Wm5Kx1Rb7Nc4',
+      method: 'GET',
+      path: '/v1/calls/{id}',
+      target: '/v1/calls/call_7mQ2xK9pR4tLw8Zb',
+      status: 200,
+      errorCode: null,
+      apiKey: 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_8Hd3Lp6Vs0Yf5JuA',
+      at: '2026-01-01T00:00:30.000Z',
+    },
+  },
+) satisfies Schema<JournalEntry>;

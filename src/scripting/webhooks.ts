@@ -1,5 +1,4 @@
 import type { Channel } from '../core/emitter.js';
-import { SandboxError } from '../core/errors.js';
 import { object, oneOf, optional, string, type Schema } from '../core/schema.js';
 import type { Deliveries } from '../webhooks/deliveries.js';
 import {
@@ -11,7 +10,7 @@ import {
   type WebhookDelivery,
 } from '../webhooks/delivery.js';
 import { EVENT_TYPES, type EventType } from '../state/resources.js';
-import { accountOf, check, field, named, say, type ControlContext } from './context.js';
+import { accountOf, check, type ControlContext, change, read, refuse } from './context.js';
 
 /** Narrows `sandbox.webhooks` lists; every field is optional and they combine with AND. */
 export interface WebhookFilter {
@@ -34,7 +33,7 @@ export const webhookFilter = object(
   { description: 'Narrows the deliveries.', label: 'option' },
 ) satisfies Schema<WebhookFilter>;
 
-const deadLetters = () => named('webhooks.deadLetters()', 'GET /__sandbox/sessions/{s}/dead-letters');
+const deadLetters = () => 'webhooks.deadLetters()';
 
 /** The `sandbox.webhooks` namespace (see {@link webhookScripting}). */
 export interface WebhookScripting {
@@ -116,35 +115,31 @@ export function webhookScripting(
   const deadLettersOf = (id: unknown): string[] => {
     ctx.assertOpen('replay a dead letter');
     if (typeof id !== 'string')
-      throw new SandboxError(say('webhooks.replay', `pass a dead letter id (dlv_…) or an event id (evt_…) from ${deadLetters()}.`), {
-        param: field('id'),
+      throw refuse('webhooks.replay', `pass a dead letter id (dlv_…) or an event id (evt_…) from ${deadLetters()}.`, {
+        param: 'id',
       });
     const dead = id.startsWith('evt_')
       ? service.deliveries({ eventId: id, state: 'dead' })
       : [service.find(id)].filter((d) => d !== undefined);
     if (dead.length === 0) {
-      throw new SandboxError(
-        say('webhooks.replay', `no dead letter ${id}. Pass a dead letter id (dlv_…) or an event id (evt_…) from ${deadLetters()}.`),
-        { code: 'not_found', param: field('id') },
-      );
+      throw refuse('webhooks.replay', `no dead letter ${id}. Pass a dead letter id (dlv_…) or an event id (evt_…) from ${deadLetters()}.`, {
+        code: 'not_found',
+        param: 'id',
+      });
     }
     for (const delivery of dead) {
       if (delivery.state !== 'dead') {
-        throw new SandboxError(
-          say(
-            'webhooks.replay',
-            `delivery ${delivery.id} is ${delivery.state}, not in the dead-letter queue; only dead letters can be replayed.`,
-          ),
-          { code: 'conflict', param: field('id') },
+        throw refuse(
+          'webhooks.replay',
+          `delivery ${delivery.id} is ${delivery.state}, not in the dead-letter queue; only dead letters can be replayed.`,
+          { code: 'conflict', param: 'id' },
         );
       }
       if (!service.canReplay(delivery.id)) {
-        throw new SandboxError(
-          say(
-            'webhooks.replay',
-            `dead letter ${delivery.id} belongs to subscription ${delivery.subscriptionId}, which was deleted; create a new subscription instead.`,
-          ),
-          { code: 'conflict', param: field('id') },
+        throw refuse(
+          'webhooks.replay',
+          `dead letter ${delivery.id} belongs to subscription ${delivery.subscriptionId}, which was deleted; create a new subscription instead.`,
+          { code: 'conflict', param: 'id' },
         );
       }
     }
@@ -161,17 +156,18 @@ export function webhookScripting(
   };
 
   const scripting: WebhookScripting = {
-    deliveries: (filter) => service.deliveries(resolve(filter, 'deliveries')),
-    attempts: (filter) => service.attempts(resolve(filter, 'attempts')),
-    deadLetters: (filter) => service.deliveries({ ...resolve(filter, 'deadLetters'), state: 'dead' }),
-    replay: (id) => asPromise(() => ctx.steps.run(() => replayable(deadLettersOf(id)))),
-    replayAll: (filter) =>
+    deliveries: read((filter) => service.deliveries(resolve(filter, 'deliveries'))),
+    attempts: read((filter) => service.attempts(resolve(filter, 'attempts'))),
+    deadLetters: read((filter) => service.deliveries({ ...resolve(filter, 'deadLetters'), state: 'dead' })),
+    replay: change(ctx, 'webhooks.replay', (id) => asPromise(() => ctx.steps.run(() => replayable(deadLettersOf(id))))),
+    replayAll: change(ctx, 'webhooks.replayAll', (filter) =>
       asPromise(() => {
         ctx.assertOpen('replay dead letters');
         const dead = service.deliveries({ ...resolve(filter, 'replayAll'), state: 'dead' });
         return ctx.steps.run(() => replayable(dead.map((d) => d.id).filter((id) => service.canReplay(id))));
       }),
-    subscribe: (listener, filter) => {
+    ),
+    subscribe: read((listener, filter) => {
       ctx.assertOpen('subscribe to webhook attempts');
       const only = resolve(filter, 'subscribe');
       return events.on('attempt:settled', ({ attempt, state, account }) => {
@@ -192,7 +188,7 @@ export function webhookScripting(
           }
         });
       });
-    },
+    }),
   };
   return scripting;
 }

@@ -130,9 +130,9 @@ export async function runCommand(args: string[]): Promise<number> {
       return usage(`${file}: \`startTime\`: ${(error as Error).message}`, 'run');
     }
     try {
-      parseScenario(scenario); // an invalid file says so before anything is printed
-      console.log(`scenario: ${String(scenario.name ?? file)} (${file}, seed ${seed})`);
-      const result = await sandbox.run(scenario);
+      const parsed = parseScenario(scenario); // an invalid file says so before anything is printed
+      console.log(`scenario: ${parsed.name} (${file}, seed ${seed})`);
+      const result = await sandbox.run(parsed);
       console.log(formatTimeline(result));
       console.log(
         result.passed

@@ -1,7 +1,8 @@
 import { exampleOf } from '../api/openapi.js';
+import { methodKey, type OpenAPIDocument, type OpenAPIPathItem } from '../api/openapi-document.js';
 import { sseFrame, sseText } from '../core/sse.js';
 import { eventJson } from '../scripting/json-schemas.js';
-import type { ControlRoute } from './control/api.js';
+import type { ControlRoute } from './control/route.js';
 import { streamOpening } from './stream.js';
 
 /** The served document's title. */
@@ -9,12 +10,12 @@ const TITLE = 'Voice and Messaging API and control API (svc-sandbox server)';
 
 /** The error envelope every answer uses (docs/errors.md): the `/v1` document's `Error` schema. */
 const ENVELOPE = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
-const ERROR = { description: 'An error, in the envelope every answer uses (docs/errors.md).', content: ENVELOPE };
+export const ERROR = { description: 'An error, in the envelope every answer uses (docs/errors.md).', content: ENVELOPE };
 /**
  * What the control API answers when the sandbox server fails unexpectedly (control-api.ts
  * `serverFailure`): listed on every control operation, one status, never `5XX`.
  */
-const FAILURE = {
+export const FAILURE = {
   description: 'The sandbox server failed unexpectedly (a bug): 500 `internal_error`, the failure in its message.',
   content: ENVELOPE,
 };
@@ -124,10 +125,16 @@ function controlExample(name: string, path: string): string | undefined {
  * `sandbox.openapi()` describes it, plus the control API, generated from the control route
  * table and the same schemas its functions validate with.
  */
-export function serverOpenApi(api: Record<string, unknown>, routes: readonly ControlRoute[], url: string): Record<string, unknown> {
-  const paths: Record<string, Record<string, unknown>> = { ...(api.paths as Record<string, Record<string, unknown>>) };
+export function serverOpenApi(api: OpenAPIDocument, routes: readonly ControlRoute[], url: string): OpenAPIDocument {
+  const paths: Record<string, OpenAPIPathItem> = { ...api.paths };
   for (const route of routes) {
     const full = `/__sandbox${route.path}`;
+    if (route.undocumented) continue;
+    // A row whose operation is written out (the stream, the console, these documents).
+    if (route.operation) {
+      (paths[full] ??= {})[methodKey(route.method)] = route.operation(url);
+      continue;
+    }
     const parameters: Record<string, unknown>[] = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
       name,
       in: 'path',
@@ -144,7 +151,7 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
     }
     const own = route.description;
     if (route.body && !route.examples) throw new Error(`serverOpenApi: ${route.method} ${full} has a body but no examples.`);
-    (paths[full] ??= {})[route.method.toLowerCase()] = {
+    (paths[full] ??= {})[methodKey(route.method)] = {
       operationId: route.operationId,
       summary: route.summary,
       description: own ?? DESCRIPTIONS[route.operationId] ?? `${route.summary}.`,
@@ -169,98 +176,13 @@ export function serverOpenApi(api: Record<string, unknown>, routes: readonly Con
       },
     };
   }
-  // The routes served beside the table: the session's live stream, the console, this document.
-  paths['/__sandbox/sessions/{s}/stream'] = {
-    get: {
-      operationId: 'streamSession',
-      summary: "The session's live stream, as server-sent events",
-      description:
-        "The session's live stream for the console, as server-sent events: `event` (each platform event, with its position in the log as " +
-        '`id`), `change` {now, changes} (each changed item with its JSON, docs/console.md), `resync` {now} (read the lists again) and ' +
-        '`reset` {now}. Send `Last-Event-ID` to resume after the n-th event.',
-      tags: ['control'],
-      security: [],
-      parameters: [
-        {
-          name: 's',
-          in: 'path',
-          required: true,
-          schema: { type: 'string' },
-          description: 'A session id; `default` always exists.',
-          example: 'default',
-        },
-        {
-          name: 'Last-Event-ID',
-          in: 'header',
-          required: false,
-          schema: { type: 'string', pattern: '^[0-9]+$' },
-          description: 'Resume after this many events.',
-          example: '12',
-        },
-      ],
-      responses: {
-        '200': {
-          description: 'The stream; it ends when the session is deleted.',
-          content: { 'text/event-stream': { schema: { type: 'string' }, example: sessionStreamExample() } },
-        },
-        '403': ERROR,
-        '404': ERROR,
-        '500': FAILURE,
-      },
-    },
-  };
-  /** A page served beside the table; `example` its body's example (none for the console's HTML, a whole page). */
-  const page = (operationId: string, summary: string, description: string, type: string, answer: string, example?: unknown) => ({
-    get: {
-      operationId,
-      summary,
-      description,
-      tags: ['control'],
-      security: [],
-      responses: {
-        '200': {
-          description: answer,
-          content: {
-            [type]: { schema: { type: type === 'text/html' ? 'string' : 'object' }, ...(example === undefined ? {} : { example }) },
-          },
-        },
-        '403': ERROR,
-        '500': FAILURE,
-      },
-    },
-  });
-  paths['/__sandbox/console'] = page(
-    'getConsole',
-    'The account console, as an HTML page',
-    'The account console (virtual time, API keys, calls, deliveries, dead-letter replay) as an HTML page; `?session=` picks the session, ' +
-      'and its assets are under /__sandbox/console/.',
-    'text/html',
-    'The console page.',
-  );
-  paths['/__sandbox/openapi.json'] = page(
-    'getOpenApi',
-    'This document',
-    'This OpenAPI 3.1 document: the `/v1` API as `sandbox.openapi()` describes it, and the control API.',
-    'application/json',
-    'The OpenAPI 3.1 document of the server.',
-    documentExample('3.1.0', url),
-  );
-  paths['/__sandbox/openapi-3.0.json'] = page(
-    'getOpenApi30',
-    'This document in OpenAPI 3.0',
-    'This document in OpenAPI 3.0.3, for tools that read no 3.1 yet (kin-openapi, older generators): the same operations, with what 3.0 ' +
-      'cannot say (webhooks, if/then rules) left out.',
-    'application/json',
-    'The OpenAPI 3.0.3 document of the server.',
-    documentExample('3.0.3', url),
-  );
   uniqueOperationIds(paths);
   return {
     ...api,
-    info: { ...(api.info as Record<string, unknown>), title: TITLE },
+    info: { ...api.info, title: TITLE },
     servers: [{ url }],
     tags: [
-      ...(api.tags as unknown[]),
+      ...api.tags,
       {
         name: 'control',
         description:
@@ -283,13 +205,13 @@ function controlMedia(route: ControlRoute): Record<string, unknown> {
 }
 
 /** The start of a session stream as server/stream.ts writes it: its comment, the first event of the log, the first `change` frame. */
-function sessionStreamExample(): string {
+export function sessionStreamExample(): string {
   const event = exampleOf(eventJson(), 'streamSession') as { created_at: string };
   return sseText([streamOpening(), sseFrame('event', event, 1), sseFrame('change', { now: event.created_at, changes: [] })]);
 }
 
 /** The served document, shortened to one operation: its example (the whole document is this very one). */
-function documentExample(openapi: string, url: string): Record<string, unknown> {
+export function documentExample(openapi: string, url: string): Record<string, unknown> {
   return {
     openapi,
     info: { title: TITLE, version: 'v1' },
@@ -301,7 +223,7 @@ function documentExample(openapi: string, url: string): Record<string, unknown> 
 }
 
 /** Throws when two operations share an operationId: generated clients would drop or refuse one of them. */
-function uniqueOperationIds(paths: Record<string, Record<string, unknown>>): void {
+function uniqueOperationIds(paths: Record<string, OpenAPIPathItem>): void {
   const seen = new Map<string, string>();
   for (const [path, operations] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(operations)) {
@@ -330,6 +252,7 @@ const NOT_IN_30 = new Set([
   'const',
   'examples',
   '$schema',
+  'prefixItems',
 ]);
 
 /** One schema in 3.0's dialect (see {@link openApi30}). */
@@ -391,9 +314,9 @@ function schemas30(node: unknown): unknown {
  * `identifier`, `if`/`then`, `propertyNames`), so the 3.1 document stays the exact one: the
  * server refuses all it did before.
  */
-export function openApi30(doc: Record<string, unknown>): Record<string, unknown> {
-  const { webhooks: _webhooks, info, components, paths, ...rest } = doc as Json & { info: Json; components: Json };
-  const { identifier: _identifier, ...license } = (info.license ?? {}) as Json;
+export function openApi30(doc: OpenAPIDocument): Record<string, unknown> {
+  const { webhooks: _webhooks, info, components = {}, paths, ...rest } = doc;
+  const { identifier: _identifier, ...license } = info.license ?? { name: '' };
   const { schemas = {}, ...otherComponents } = components;
   return {
     ...rest,
@@ -402,7 +325,7 @@ export function openApi30(doc: Record<string, unknown>): Record<string, unknown>
     paths: schemas30(paths),
     components: {
       ...(schemas30(otherComponents) as Json),
-      schemas: Object.fromEntries(Object.entries(schemas as Json).map(([name, s]) => [name, schema30(s)])),
+      schemas: Object.fromEntries(Object.entries(schemas).map(([name, s]) => [name, schema30(s)])),
     },
   };
 }

@@ -5,16 +5,13 @@ import { bearerToken } from '../api/auth.js';
 import { errorEnvelope, type ApiError } from '../api/errors.js';
 import type { Duration } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
-import { decodeSegment } from '../core/path-pattern.js';
 import { WALL_CLOCK, type ClockMode, type WallClock } from '../core/clock.js';
 import { SeededRandom } from '../core/random.js';
 import { resolveOptions } from '../options.js';
 import type { Sandbox } from '../sandbox.js';
-import { consoleAsset } from './console.js';
-import { controlRoutes, serveControl, serverFailure, unknownSession } from './control/api.js';
+import { serveControl, serverFailure } from './control/api.js';
 import { checkControl, checkHost, foreignPage, hostPolicy, originPolicy, ownOrigin, type Refusal } from './guard.js';
 import { answerRaw, json, KEEP_ALIVE_TIMEOUT, keepConnections, send, toRequest } from './http.js';
-import { openApi30, serverOpenApi } from './openapi.js';
 import { asKnown, checkSessionDefaults, Sessions, type Session } from './sessions.js';
 import type { CoverageReport } from '../scripting/coverage-report.js';
 import type { SandboxSnapshot } from '../scripting/snapshots.js';
@@ -210,15 +207,9 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
           );
       return writeJson(req, res, method ? 400 : 405, body);
     }
-    const to = destination(request);
-    let response: Response;
-    try {
-      response = await route(request, to);
-    } catch (error) {
-      response = serverFailure(error);
-    }
+    const { response, session } = await travel(request);
     // The Date of the session that answered, if it still exists (a DELETE ends it): else the default's.
-    const dated = typeof to.session === 'object' && sessions.get(to.session.id) === to.session ? to.session : sessions.default;
+    const dated = session !== null && sessions.get(session.id) === session ? session : sessions.default;
     await answer(req, res, response, request.signal, dated.sandbox.now());
   }
 
@@ -237,51 +228,31 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   }
 
   /**
-   * Where a request goes, decided once: the control API (its path below `/__sandbox`, and the
-   * session it names, else the default) or `/v1` (the session its key routes to). That session's
-   * virtual now is the answer's `Date` (docs/server.md, "The Date header").
+   * The server's roads (docs/architecture.md, "One road"), each a route table with the stages
+   * declared for it, mounted by path as hono mounts sub-apps: below `/__sandbox` the control
+   * road (the guard, then control/api.ts `serveControl`: row, session, body, schemas), the
+   * rest the `/v1` road (a page's Origin, the session the key routes to, then that sandbox's
+   * pipeline: faults, chaos, row, key, rate limit, scope, body, schemas). Resolves with the
+   * answer and the session that gave it (its virtual now is the answer's `Date`).
    */
-  function destination(request: Request): { controlPath: string | null; session: Session | 'gone' | 'forged' } {
-    const { pathname } = new URL(request.url);
-    if (pathname === CONTROL || pathname.startsWith(`${CONTROL}/`)) {
-      const named = /^\/__sandbox\/sessions\/([^/]+)/.exec(pathname)?.[1];
-      return {
-        controlPath: pathname.slice(CONTROL.length) || '/',
-        session: (named === undefined ? undefined : sessions.get(decodeSegment(named))) ?? sessions.default,
-      };
+  async function travel(request: Request): Promise<{ response: Response; session: Session | null }> {
+    try {
+      const { pathname } = new URL(request.url);
+      if (pathname === CONTROL || pathname.startsWith(`${CONTROL}/`)) {
+        const refused = checkControl(request.headers, request.method, declaresBody(request.headers), isOwnOrigin);
+        if (refused) return { response: refusalResponse(refused), session: null };
+        return await serveControl(request, pathname.slice(CONTROL.length) || '/', sessions, url);
+      }
+      const origin = request.headers.get('origin');
+      if (origin !== null && !isOwnOrigin(origin) && !browserOrigins(origin))
+        return { response: refusalResponse(foreignPage(origin)), session: null };
+      const session = sessions.route(bearerToken(request.headers.get('authorization')));
+      if (session === 'gone' || session === 'forged')
+        return { response: refusedKey(session, random, sessions.default.sandbox.now().getTime()), session: null };
+      return { response: await session.sandbox.handle(asKnown(session, request)), session };
+    } catch (error) {
+      return { response: serverFailure(error), session: null };
     }
-    return { controlPath: null, session: sessions.route(bearerToken(request.headers.get('authorization'))) };
-  }
-
-  async function route(request: Request, to: ReturnType<typeof destination>): Promise<Response> {
-    if (to.controlPath !== null) return control(request, to.controlPath);
-    const origin = request.headers.get('origin');
-    if (origin !== null && !isOwnOrigin(origin) && !browserOrigins(origin)) return refusalResponse(foreignPage(origin));
-    const { session } = to;
-    if (session === 'gone' || session === 'forged') return refusedKey(session, random, sessions.default.sandbox.now().getTime());
-    return session.sandbox.handle(asKnown(session, request));
-  }
-
-  async function control(request: Request, path: string): Promise<Response> {
-    const refused = checkControl(request.headers, request.method, declaresBody(request.headers), isOwnOrigin);
-    if (refused) return refusalResponse(refused);
-    if (path === '/openapi.json' && request.method === 'GET')
-      return json(200, serverOpenApi(sessions.default.sandbox.openapi(), controlRoutes, url));
-    if (path === '/openapi-3.0.json' && request.method === 'GET')
-      return json(200, openApi30(serverOpenApi(sessions.default.sandbox.openapi(), controlRoutes, url)));
-    const asset = consoleAsset(path, request.method);
-    if (asset) return asset;
-    const stream = /^\/sessions\/([^/]+)\/stream$/.exec(path);
-    if (stream && request.method === 'GET') {
-      const id = decodeSegment(stream[1]!);
-      const session = sessions.get(id);
-      if (!session) return refusalResponse(unknownSession(id));
-      const last = Number(request.headers.get('last-event-id') ?? 0);
-      return new Response(session.streams.stream(Number.isSafeInteger(last) && last > 0 ? last : 0, request.signal), {
-        headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' },
-      });
-    }
-    return serveControl(request, path, sessions);
   }
 
   return {

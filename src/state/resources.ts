@@ -11,8 +11,8 @@ import {
   record,
   string,
   timestamp,
-  type Infer,
 } from '../core/schema.js';
+import type { Call, Message, Recording, Transcript } from './resource-types.js';
 import { ANSWERED_BY, DISPOSITIONS } from '../sim/carrier.js';
 import { NUMBER_KINDS } from '../sim/inventory.js';
 
@@ -166,7 +166,7 @@ export const campaignSchema = object(
   },
 );
 
-const capabilities = object(
+export const capabilitiesSchema = object(
   {
     voice: boolean('Takes calls.'),
     sms: boolean('Sends and receives SMS.'),
@@ -182,7 +182,7 @@ const numberFields = {
   kind: oneOf(NUMBER_KINDS, 'The kind of number.'),
   country: string({ description: 'ISO 3166 alpha-2 country code.', pattern: /^[A-Z]{2}$/ }),
   area_code: string({ description: 'Area code (toll-free prefix for toll_free).', pattern: /^\d{1,5}$/ }),
-  capabilities,
+  capabilities: capabilitiesSchema,
 };
 
 /** Who takes a number's inbound calls (docs/numbers.md). */
@@ -253,6 +253,15 @@ const templateUse = object(
   { description: 'The template the text came from.' },
 );
 
+/** One attachment of an MMS. */
+export const mediaSchema = object(
+  {
+    url: string({ description: 'An https URL of the attachment.', format: 'uri', max: 2048 }),
+    content_type: string({ description: "Guessed from the URL's extension.", max: 100 }),
+  },
+  { description: 'One attachment.' },
+);
+
 /** A message (docs/contract.md; docs/messaging.md). */
 export const messageSchema = object(
   {
@@ -262,16 +271,7 @@ export const messageSchema = object(
     from: phoneNumber('The sender.'),
     to: phoneNumber('The recipient.'),
     body: nullable(text("The text (a template's rendered text); null for an MMS without text.", 1600, true)),
-    media: array(
-      object(
-        {
-          url: string({ description: 'An https URL of the attachment.', format: 'uri', max: 2048 }),
-          content_type: string({ description: "Guessed from the URL's extension.", max: 100 }),
-        },
-        { description: 'One attachment.' },
-      ),
-      { description: 'Attachments of an MMS.', max: 10 },
-    ),
+    media: array(mediaSchema, { description: 'Attachments of an MMS.', max: 10 }),
     template: nullable(templateUse),
     conversation_id: id('conv', 'The conversation (the pair of numbers)'),
     status: oneOf(MESSAGE_STATUSES, 'Outbound: queued → sent → delivered or failed. Inbound: received.'),
@@ -304,7 +304,7 @@ export const messageSchema = object(
   },
 );
 
-const segmentSchema = object(
+export const segmentSchema = object(
   {
     speaker: text('Who speaks.', 64),
     text: text('What was said.', 2000, true),
@@ -429,19 +429,26 @@ export const createdSubscriptionSchema = object(
   },
 );
 
-export type Call = Infer<typeof callSchema>;
-export type Campaign = Infer<typeof campaignSchema>;
-export type NumberRouting = Infer<typeof routingSchema>;
-export type PhoneNumber = Infer<typeof phoneNumberSchema>;
-export type AvailableNumber = Infer<typeof availableNumberSchema>;
-export type NumberCapabilities = Infer<typeof capabilities>;
-export type Message = Infer<typeof messageSchema>;
-export type MessageMedia = Message['media'][number];
-export type TranscriptSegment = Infer<typeof segmentSchema>;
-export type Transcript = Infer<typeof transcriptSchema>;
-export type Recording = Infer<typeof recordingSchema>;
-/** `secret` appears only in the create response. */
-export type WebhookSubscription = Infer<typeof subscriptionSchema> & { secret?: string };
+/*
+ * The public types of the resources are interfaces generated from these schemas, with each
+ * field's description as its JSDoc (src/state/resource-types.ts, scripts/resource-types.mjs),
+ * so an editor's hover explains the data; test/types/resource-types.test-d.ts holds each equal
+ * to its schema's type, and test/types/resource-types.test.ts the file to the schemas.
+ */
+export type {
+  AvailableNumber,
+  Call,
+  Campaign,
+  Message,
+  MessageMedia,
+  NumberCapabilities,
+  NumberRouting,
+  PhoneNumber,
+  Recording,
+  Transcript,
+  TranscriptSegment,
+  WebhookSubscription,
+} from './resource-types.js';
 
 /** The resource each event carries as `data`. */
 export interface EventData {

@@ -5,6 +5,7 @@ import { RuleViolation, SandboxError } from '../core/errors.js';
 import { SeededRandom } from '../core/random.js';
 import { Steps } from '../core/steps.js';
 import { act, type ControlContext } from '../scripting/context.js';
+import { Recorder } from '../scripting/recorder.js';
 import { NumberInventory } from '../sim/inventory.js';
 import { Network } from './network.js';
 import { NumberService } from './numbers.js';
@@ -102,7 +103,12 @@ describe('domain rules in the state services', () => {
 
   it('scripting says a rule as a SandboxError, in one place (scripting/context.ts act)', () => {
     const { steps, network } = services();
-    const ctx: ControlContext = { steps, accounts: undefined as never, assertOpen: () => undefined };
+    const ctx: ControlContext = {
+      steps,
+      accounts: undefined as never,
+      assertOpen: () => undefined,
+      recorder: new Recorder({}, '', () => 0),
+    };
     const error = (() => {
       try {
         act(ctx, 'place a call', () => network.routeCall('+15005550001', 'to'));

@@ -1,3 +1,6 @@
+// Longer than most files: a delivery's states, its subscription's lane of attempts, its retries
+// and its replay are one state machine over the same records; split, each piece would reach
+// into the others' records. Its public shapes are delivery.ts.
 import { setMaxListeners } from 'node:events';
 import { SandboxError } from '../core/errors.js';
 import type { TimerHandle, VirtualClock } from '../core/clock.js';
@@ -59,12 +62,16 @@ interface Lane {
 export const MAX_IN_FLIGHT_PER_SUBSCRIPTION = 32;
 
 /**
- * What a snapshot keeps of webhook attempts (docs/snapshots.md): each attempt's result as it
- * was observed, named by {@link attemptKey}. A replay takes them back instead of sending.
+ * What webhook delivery asks of the sandbox's recorder (scripting/recorder.ts): where each
+ * attempt's result goes, and during a replay the result recorded for it instead of a real send.
  */
 export interface AttemptTape {
+  /** A snapshot is being replayed: attempts take their recorded results and are not sent. */
+  readonly replaying: boolean;
   /** Told each result as it is recorded. */
   put(key: string, result: PostResult): void;
+  /** While replaying: the recorded result, or undefined when the attempt was still in flight at the snapshot. */
+  recorded(key: string): PostResult | undefined;
 }
 
 /** Names one attempt across a replay: its delivery, which run of it (0, or the replay) and its number. */
@@ -84,6 +91,12 @@ interface DeliveriesDeps {
   chaos?: Chaos;
   /** Receivers simulated by URL (a scenario's); the others are posted to over HTTP. */
   receivers?: SimulatedReceivers;
+  /**
+   * The recorder (docs/snapshots.md): told each attempt's result; while a snapshot is replayed,
+   * attempts take their recorded results instead of being sent, and leave when {@link flushNow}
+   * is called rather than at the next microtask, so nothing is in flight.
+   */
+  tape: AttemptTape;
 }
 
 /**
@@ -114,14 +127,6 @@ export class Deliveries implements Service {
    * `close()` of a sandbox that never delivered a webhook used to pay.
    */
   private abort: AbortController | null = null;
-  /** Where results are told (a snapshot's log), if anywhere. */
-  tape: AttemptTape | null = null;
-  /**
-   * Replaying a snapshot: the recorded result of an attempt, or undefined when it was still in
-   * flight when the snapshot was taken (it leaves for real when the replay ends). Attempts then
-   * leave when {@link flushNow} is called, not at the next microtask, and nothing is in flight.
-   */
-  private recorded: ((key: string) => PostResult | undefined) | null = null;
   /** Replaying: what advance() will wait for once the replay ends (attempts left for later). */
   private untracked = new Set<Promise<void>>();
 
@@ -202,11 +207,6 @@ export class Deliveries implements Service {
     return { ...first };
   }
 
-  /** Starts a replay: attempts are answered by `recorded` (see {@link recorded}). */
-  replayFrom(recorded: (key: string) => PostResult | undefined): void {
-    this.recorded = recorded;
-  }
-
   /** Replaying: sends the attempts fallen due since the last call, as the next microtask would have. */
   flushNow(): void {
     if (this.due.length > 0) this.flush();
@@ -215,7 +215,6 @@ export class Deliveries implements Service {
   /** Ends a replay: attempts without a recorded result leave for real now, and advance() waits for them. */
   endReplay(): void {
     this.flushNow();
-    this.recorded = null;
     for (const [key, lane] of this.lanes) this.pump(key, lane);
     for (const work of this.untracked) void this.deps.clock.track(work);
     this.untracked.clear();
@@ -309,7 +308,7 @@ export class Deliveries implements Service {
   private enqueue(delivery: DeliveryRecord, n: number): Promise<void> {
     let done!: () => void;
     const recorded = new Promise<void>((resolve) => (done = resolve));
-    if (this.recorded !== null) {
+    if (this.deps.tape.replaying) {
       this.due.push({ delivery, n, sent: -1, atMs: 0, done });
       this.untracked.add(recorded);
       void recorded.then(() => this.untracked.delete(recorded));
@@ -340,7 +339,7 @@ export class Deliveries implements Service {
 
   /** Sends the lane's waiting attempts, in order, while fewer than {@link MAX_IN_FLIGHT_PER_SUBSCRIPTION} are in flight. */
   private pump(key: string, lane: Lane): void {
-    if (this.recorded !== null) {
+    if (this.deps.tape.replaying) {
       this.pumpRecorded(key, lane);
       return;
     }
@@ -377,7 +376,7 @@ export class Deliveries implements Service {
     while (lane.inFlight === 0 && lane.waiting.length > 0) {
       const job = lane.waiting[0]!;
       if (job.delivery.state === 'pending') {
-        const result = this.recorded!(attemptKey(job.delivery.id, job.delivery.replays, job.n));
+        const result = this.deps.tape.recorded(attemptKey(job.delivery.id, job.delivery.replays, job.n));
         if (result === undefined) return; // still in flight at the snapshot: it leaves when the replay ends
         try {
           this.record(job, result);
@@ -426,7 +425,7 @@ export class Deliveries implements Service {
     };
     delivery.attempts.push(attempt);
     this.insertInLog(sent, attempt);
-    this.tape?.put(attemptKey(delivery.id, delivery.replays, n), result);
+    this.deps.tape.put(attemptKey(delivery.id, delivery.replays, n), result);
     this.settle(delivery, n, result.ok);
     this.deps.events.emit('attempt:settled', { attempt: { ...attempt }, state: delivery.state, account: delivery.account });
   }

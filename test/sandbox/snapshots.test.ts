@@ -269,7 +269,7 @@ describe('what a snapshot keeps of a request', () => {
   it('every request header the API reads is one a snapshot keeps (REPLAYED_HEADERS)', async () => {
     const { readdirSync, readFileSync } = await import('node:fs');
     const { join } = await import('node:path');
-    const { REPLAYED_HEADERS } = await import('../../src/scripting/snapshots.js');
+    const { REPLAYED_HEADERS } = await import('../../src/scripting/recorder.js');
     const read = new Set<string>();
     const walk = (dir: string) => {
       for (const entry of readdirSync(dir, { withFileTypes: true })) {

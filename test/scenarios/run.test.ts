@@ -5,10 +5,11 @@ import { createSandbox, formatTimeline, SandboxError, type Scenario } from '../.
 
 const call = { method: 'POST', path: '/v1/calls', body: { to: '+14155550123', from: '+14155550100' }, as: 'first' } as const;
 
+/** Runs a scenario as a file gives it: untyped JSON (`JSON.parse`), checked by `run`. */
 async function run(scenario: unknown) {
   const sandbox = createSandbox({ seed: 1 });
   try {
-    return await sandbox.run(scenario);
+    return await sandbox.run(scenario as Scenario);
   } finally {
     sandbox.close();
   }

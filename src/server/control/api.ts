@@ -2,7 +2,7 @@ import { scenarioRoutes } from './scenarios.js';
 import { createHash } from 'node:crypto';
 import { answerOptions, inboundCallOptions } from '../../scripting/calls.js';
 import { faultRule } from '../../scripting/faults.js';
-import { check, inControlApi } from '../../scripting/context.js';
+import { check } from '../../scripting/context.js';
 import { inboundMessageOptions } from '../../scripting/messages.js';
 import { callBehavior } from '../../scripting/network.js';
 import { SandboxError } from '../../core/errors.js';
@@ -14,11 +14,12 @@ import { deliveryPage, eventPage, pageOf, pageParameters, slicePage } from './pa
 import { snapshotRoutes } from './snapshots.js';
 import { json } from '../http.js';
 import { consoleRoutes } from './console.js';
+import { servedRoutes } from './served.js';
 import { sessionRoutes } from './sessions.js';
 import { callTimelineRoute } from './timeline.js';
 import { coverageRoutes } from './coverage.js';
 import { controlRoute, type ControlRoute } from './route.js';
-import type { Sessions } from '../sessions.js';
+import type { Session, Sessions } from '../sessions.js';
 import { ApiError, errorEnvelope, refusalOf } from '../../api/errors.js';
 import { readJson } from '../../api/request-body.js';
 import { RouteTable } from '../../api/router.js';
@@ -242,6 +243,11 @@ export const controlRoutes: ControlRoute[] = [
   ...consoleRoutes,
   ...coverageRoutes,
   ...snapshotRoutes,
+  // The stream, the console and the documents: ordinary rows, after the others (the document's order).
+  ...servedRoutes(
+    () => controlRoutes,
+    (method, path) => noEndpoint(method, path),
+  ),
 ];
 
 /** A key as a cursor names it: a short digest (a key may hold `-` and be longer than a cursor's id). */
@@ -249,17 +255,19 @@ function keyId(key: string): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 20);
 }
 
+/** The 404 of a path no control row serves, naming the nearest endpoint. */
+function noEndpoint(method: string, path: string, near?: string): ApiError {
+  return new ApiError(
+    404,
+    'not_found',
+    `No control endpoint ${method} ${CONTROL}${path}. ${near ? `Did you mean ${near.replace(' ', ` ${CONTROL}`)}? ` : ''}See GET ${CONTROL}/openapi.json.`,
+  );
+}
+
 /** The control API's route table: the /v1 matcher (api/router.ts), its 404 wording the control API's. */
 const table = new RouteTable<ControlRoute>(
   controlRoutes,
-  (method, path, nearest) => {
-    const near = nearest(method === 'HEAD' ? 'GET' : method, segmentsOf(path));
-    return new ApiError(
-      404,
-      'not_found',
-      `No control endpoint ${method} ${CONTROL}${path}. ${near ? `Did you mean ${near.replace(' ', ` ${CONTROL}`)}? ` : ''}See GET ${CONTROL}/openapi.json.`,
-    );
-  },
+  (method, path, nearest) => noEndpoint(method, path, nearest(method === 'HEAD' ? 'GET' : method, segmentsOf(path))),
   { preflight: false },
 );
 
@@ -267,35 +275,76 @@ const table = new RouteTable<ControlRoute>(
 const noFields = object({}, { description: 'No fields.' });
 
 /**
- * Serves one control request (below `/__sandbox`, `path` without that prefix) on the road
- * `/v1` takes (docs/architecture.md): the route table matches it (404, 405 with `Allow`), the
- * session it names is found (404), the JSON body is read as `/v1` reads one (400, 413) and
- * parsed by the route's schemas, so `run` receives typed input or never runs; whatever is
- * thrown becomes an answer in one place (api/errors.ts `refusalOf`), and a failure of the
- * sandbox is a 500, never an exception out of the server. Errors name the JSON field, not the
- * library argument (scripting/context.ts `inControlApi`).
+ * The control road (docs/architecture.md, "One road"): the stages every control row takes, in
+ * order, after the server's guard (server/guard.ts `checkControl`: Host, Origin, Content-Type):
+ * match the row (404 naming the nearest endpoint, 405 with `Allow`, HEAD as GET), find the
+ * session the path names (404; the default for a `global` row), read the JSON body as `/v1`
+ * reads one (400, 413; an empty body stands for `{}`), parse it and the query with the row's
+ * schemas, run the row. Whatever is thrown becomes an answer in one place (api/errors.ts
+ * `refusalOf`) in the row's words ({@link reworded}), and a failure of the sandbox is a 500,
+ * never an exception out of the server. Resolves with the answer and the session that gave it.
  */
-export async function serveControl(request: Request, path: string, sessions: Sessions): Promise<Response> {
+export async function serveControl(
+  request: Request,
+  path: string,
+  sessions: Sessions,
+  url: string,
+): Promise<{ response: Response; session: Session | null }> {
+  let fields: Readonly<Record<string, string>> = {};
+  let session: Session | null = null;
   try {
     const { route, params } = table.match(request.method, path);
-    const session = route.global ? sessions.default : sessions.get(params.s!);
+    fields = route.fields ?? {};
+    session = (route.global ? sessions.default : sessions.get(params.s!)) ?? null;
     if (!session) throw unknownSession(params.s!);
     const raw = request.method === 'GET' || request.method === 'HEAD' ? undefined : await readJson(request, { optional: true });
-    const fields = route.fields ?? {};
-    return await inControlApi(fields, () => {
-      const body = route.body
-        ? check(route.body, raw === undefined ? {} : raw, '')
-        : raw === undefined
-          ? undefined
-          : check(noFields, raw, '');
-      const query = route.query ? check(route.query, queryObject(new URL(request.url).searchParams), '') : undefined;
-      return route.run({ sessions, session, params, body, query, headers: request.headers, signal: request.signal });
-    });
+    const body = route.body
+      ? check(route.body, raw === undefined ? {} : raw, '')
+      : raw === undefined
+        ? undefined
+        : check(noFields, raw, '');
+    const query = route.query ? check(route.query, queryObject(new URL(request.url).searchParams), '') : undefined;
+    const { headers, signal, method } = request;
+    return { response: await route.run({ sessions, session, params, body, query, headers, signal, method, url }), session };
   } catch (error) {
-    const refusal = refusalOf(error, { library: true });
-    if (refusal) return json(refusal.status, refusal.toBody(), refusal.headers);
-    return serverFailure(error);
+    const refusal = refusalOf(reworded(error, fields), { library: true });
+    return { response: refusal ? json(refusal.status, refusal.toBody(), refusal.headers) : serverFailure(error), session };
   }
+}
+
+/** The library calls a refusal may name as the fix, and the control route that does the same for a client of the control API. */
+const ROUTE_OF: Readonly<Record<string, string>> = {
+  'calls.inbound()': 'POST /__sandbox/sessions/{s}/calls/inbound',
+  'webhooks.deadLetters()': 'GET /__sandbox/sessions/{s}/dead-letters',
+};
+
+/**
+ * A library refusal in a control row's words (docs/server.md, "Errors"): no library call in
+ * front (`network.setBehavior: …`), the first letter capitalised, fields named as the JSON
+ * body or the path names them (the row's `fields`: `behavior.outcome` → `outcome`, `callId` →
+ * `id`), an unknown one called a field, and a library call offered as a fix replaced by the
+ * route that does the same. Built from the parts the library kept (core/errors.ts `Wording`):
+ * the row chooses the words, nothing ambient does.
+ */
+export function reworded(error: unknown, fields: Readonly<Record<string, string>>): unknown {
+  if (!(error instanceof SandboxError)) return error;
+  const field = (path: string) => {
+    for (const [from, to] of Object.entries(fields)) {
+      if (path !== from && !path.startsWith(`${from}.`) && !path.startsWith(`${from}[`)) continue;
+      const rest = path.slice(from.length);
+      return to === '' ? rest.replace(/^\./, '') : `${to}${rest}`;
+    }
+    return path;
+  };
+  const { wording } = error;
+  let text = wording
+    ? wording.unknown
+      ? `Unknown field \`${field(wording.unknown.path)}\`: ${wording.unknown.fix}`
+      : wording.text.replace(/`([^`]+)`/g, (_all, name: string) => (field(name) === '' ? 'the body' : `\`${field(name)}\``))
+    : error.message;
+  for (const [library, route] of Object.entries(ROUTE_OF)) text = text.replaceAll(library, route);
+  if (wording) text = text.charAt(0).toUpperCase() + text.slice(1);
+  return new SandboxError(text, { code: error.code, param: error.param === undefined ? undefined : field(error.param) });
 }
 
 /** What escaped a road's own error handling: a 500, never a crash of the server. */

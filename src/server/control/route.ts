@@ -1,3 +1,4 @@
+import type { OpenAPIOperation } from '../../api/openapi-document.js';
 import type { Routable, Route } from '../../api/router.js';
 import type { JsonSchema, ObjectSchema, Schema } from '../../core/schema.js';
 import type { Session, Sessions } from '../sessions.js';
@@ -18,6 +19,10 @@ export interface ControlRequest<B = unknown, Q = unknown> {
   headers: Headers;
   /** Aborts when the client goes away: a streaming route stops its work on it. */
   signal: AbortSignal;
+  /** The method asked (HEAD is answered by the GET row). */
+  method: string;
+  /** The server's own URL (`http://127.0.0.1:12111`), as its documents give it. */
+  url: string;
 }
 
 /** One row of the control API's table (src/server/control/api.ts, control-scripting.ts). */
@@ -45,8 +50,16 @@ export interface ControlRoute<B = unknown, Q = unknown> extends Routable {
   run(ctx: ControlRequest<B, Q>): Promise<Response> | Response;
   /** Runs without a session in the path. */
   global?: true;
-  /** The library's argument names → the body's or the path's, for the wording of errors (control-scripting.ts `spoken`). */
+  /**
+   * The library's argument names → the body's or the path's (`callId` → `id`, `behavior` → ``,
+   * the body itself): the row's words for what the library function it calls refuses
+   * (control/api.ts `reworded`).
+   */
   fields?: Readonly<Record<string, string>>;
+  /** The row's operation in the server's document, written out, for a row that answers no JSON (a stream, a page). */
+  operation?: (url: string) => OpenAPIOperation;
+  /** Served, but not an operation of the document (the console's script and style files). */
+  undocumented?: true;
 }
 
 /** Writes one control row with `run` typed by its schemas. */

@@ -1,3 +1,5 @@
+// Longer than most files: one control row per scripting member of the library (docs/server.md's
+// table), each a few lines that call that member; the parity test reads them side by side.
 import {
   apiKeyJson,
   attemptJson,
@@ -16,7 +18,20 @@ import { webhookFilter } from '../../scripting/webhooks.js';
 import { keyOptions } from '../../scripting/keys.js';
 import { durationSchema } from '../../core/duration.js';
 import { SandboxError } from '../../core/errors.js';
-import { array, custom, object, oneOf, optional, type Infer, type JsonSchema, type Schema } from '../../core/schema.js';
+import { journalEntrySchema } from '../../scripting/requests.js';
+import {
+  array,
+  custom,
+  integer,
+  object,
+  oneOf,
+  optional,
+  string,
+  timestamp,
+  type Infer,
+  type JsonSchema,
+  type Schema,
+} from '../../core/schema.js';
 import { json } from '../http.js';
 import { controlRoute, type ControlRequest as RowRequest, type ControlRoute as Row } from './route.js';
 import type { Session } from '../sessions.js';
@@ -138,6 +153,16 @@ export async function advanceUntil(session: Session, { until, max }: UntilBody):
   }
 }
 
+/** A session as the session list and GET /sessions/{s} give it: written once. */
+export const sessionSchema = object(
+  {
+    id: string({ description: '`default`, or `ses_` and 16 characters', max: 100 }),
+    seed: integer({ description: 'Its seed', min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }),
+    now: timestamp('Its virtual now (`sandbox.now()`).'),
+  },
+  { description: 'A session of the server.', example: { id: 'ses_4kT9wQ2mX7bN1cRz', seed: 42, now: '2026-01-01T09:00:00.000Z' } },
+);
+
 /** The advance row's answer, with `event` for the `until` form. */
 export const advanceAnswer: JsonSchema = {
   type: 'object',
@@ -180,13 +205,7 @@ export const scriptingRoutes: Row[] = [
     summary: 'One session: its seed and virtual now (sandbox.now)',
     operationId: 'getSession',
     status: 200,
-    response: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['id', 'seed', 'now'],
-      properties: { id: { type: 'string' }, seed: { type: 'integer' }, now: { type: 'string', format: 'date-time' } },
-      examples: [{ id: 'ses_4kT9wQ2mX7bN1cRz', seed: 42, now: '2026-01-01T09:00:00.000Z' }],
-    },
+    response: sessionSchema.openapi(),
     run: ({ session }) => json(200, { id: session.id, seed: session.seed, now: session.sandbox.now().toISOString() }),
   }),
   controlRoute({
@@ -375,33 +394,7 @@ export const scriptingRoutes: Row[] = [
     summary: 'The request journal, oldest first (sandbox.requests.list)',
     operationId: 'listRequests',
     status: 200,
-    response: pageOf({
-      type: 'object',
-      additionalProperties: false,
-      required: ['requestId', 'method', 'path', 'target', 'status', 'errorCode', 'apiKey', 'at'],
-      properties: {
-        requestId: { type: 'string' },
-        method: { type: 'string' },
-        path: { type: 'string', description: "The documented path matched (/v1/calls/{id}), or the request's own." },
-        target: { type: 'string' },
-        status: { type: 'integer', description: '0 for an injected network fault.' },
-        errorCode: { type: ['string', 'null'] },
-        apiKey: { type: ['string', 'null'] },
-        at: { type: 'string', format: 'date-time' },
-      },
-      examples: [
-        {
-          requestId: 'req_8Tq2Wm5Kx1Rb7Nc4',
-          method: 'GET',
-          path: '/v1/calls/{id}',
-          target: '/v1/calls/call_7mQ2xK9pR4tLw8Zb',
-          status: 200,
-          errorCode: null,
-          apiKey: 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_8Hd3Lp6Vs0Yf5JuA',
-          at: '2026-01-01T00:00:30.000Z',
-        },
-      ],
-    }),
+    response: pageOf(journalEntrySchema.openapi()),
     query: pageParameters,
     run: ({ session, query }) =>
       json(

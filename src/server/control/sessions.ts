@@ -1,8 +1,8 @@
 import { chaosProfile } from '../../scripting/chaos.js';
 import { CLOCK_MODES } from '../../core/clock.js';
 import { durationSchema } from '../../core/duration.js';
-import { dateTime, integer, object, oneOf, optional, string, type JsonSchema } from '../../core/schema.js';
-import { advanceAnswer, advanceUntil, withUntil } from './scripting.js';
+import { dateTime, integer, object, oneOf, optional, string } from '../../core/schema.js';
+import { advanceAnswer, advanceUntil, sessionSchema, withUntil } from './scripting.js';
 import { pageOf, pageParameters, slicePage } from './pages.js';
 import { snapshotField } from './snapshots.js';
 import { json } from '../http.js';
@@ -52,15 +52,6 @@ const sessionBody = object(
   { description: 'A new session.' },
 );
 
-/** A session as the session list and GET /sessions/{s} give it. */
-const sessionJson: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'seed', 'now'],
-  properties: { id: { type: 'string' }, seed: { type: 'integer' }, now: { type: 'string', format: 'date-time' } },
-  examples: [{ id: 'ses_4kT9wQ2mX7bN1cRz', seed: 42, now: '2026-01-01T09:00:00.000Z' }],
-};
-
 export const sessionRoutes: ControlRoute[] = [
   controlRoute({
     method: 'GET',
@@ -105,7 +96,7 @@ export const sessionRoutes: ControlRoute[] = [
     operationId: 'listSessions',
     status: 200,
     global: true,
-    response: pageOf(sessionJson),
+    response: pageOf(sessionSchema.openapi()),
     query: pageParameters,
     run: ({ sessions, query }) => {
       const page = slicePage(sessions.list(), (s) => s.id, query, 'sessions', '');

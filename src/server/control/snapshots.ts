@@ -1,6 +1,6 @@
 import { packageVersion } from '../../core/package-version.js';
 import { custom, type JsonSchema, type Schema } from '../../core/schema.js';
-import { SNAPSHOT_FORMAT, type SandboxSnapshot } from '../../scripting/snapshots.js';
+import { SNAPSHOT_FORMAT, type SandboxSnapshot, snapshotSchema } from '../../scripting/snapshots.js';
 import { json } from '../http.js';
 import type { ControlRoute } from './route.js';
 
@@ -9,24 +9,11 @@ import type { ControlRoute } from './route.js';
  * `snapshot` and `from` fields of POST /__sandbox/sessions that start a session from one.
  */
 
-/** A snapshot as JSON Schema: the fields a client may rely on; the inputs are the sandbox's to read. */
+/** A snapshot as JSON Schema: derived from the schema that parses one (scripting/snapshots.ts `snapshotSchema`). */
 export function snapshotJson(): JsonSchema {
   return {
-    type: 'object',
+    ...snapshotSchema.openapi(),
     description: 'A snapshot (docs/snapshots.md): the options and every input of a session, to start another from. Treat it as opaque.',
-    required: ['format', 'version', 'options', 'now', 'inputs', 'attempts'],
-    properties: {
-      format: { const: SNAPSHOT_FORMAT },
-      version: { type: 'string', description: 'The svc-sandbox version that took it; another version refuses it.' },
-      options: { type: 'object' },
-      now: { type: 'string', format: 'date-time' },
-      inputs: { type: 'array', items: { type: 'object' } },
-      attempts: { type: 'array', items: { type: 'array', description: 'A [key, result] pair.', items: {} } },
-      apiKey: {
-        type: 'string',
-        description: "The session's key: a session made from this snapshot answers with a key that stands for it.",
-      },
-    },
     examples: [snapshotExample()],
   };
 }
