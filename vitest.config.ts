@@ -26,6 +26,8 @@ const E2E_FILES = [
   'test/server/cli-files.test.ts',
   'test/scenarios/cli.test.ts',
   'test/server/check-receiver-cli.test.ts',
+  'test/server/show-cli.test.ts',
+  'test/server/show-console.test.ts',
   'test/server/console.test.ts',
   'test/server/csrf-browser.test.ts',
   'test/sandbox/dual-build.test.ts',

@@ -11,6 +11,7 @@ import { serverBench } from './server.mjs';
 import { sandboxCpu } from './profile.mjs';
 import { allocation } from './allocation.mjs';
 import { serverScale } from './server-scale.mjs';
+import { showBench } from './show.mjs';
 
 const quick = process.argv.includes('--quick');
 /** `node bench/run.mjs server-scale`: that section alone (its title in lower case, dashed), RESULTS.md untouched. */
@@ -38,6 +39,7 @@ await section('Start-up', () => startup(quick ? 100 : 300));
 await section('Schema kit', () => schemaKit({ quick }));
 await section('Server', () => serverBench({ quick }));
 await section('Server scale', () => serverScale({ quick }));
+await section('Show', () => showBench({ quick }));
 
 const report = [
   '# Benchmark results',

@@ -14,6 +14,7 @@ import {
   parseRoute,
   timelineOf,
 } from './model.js';
+import { timeControl } from './show.js';
 import { renderCall } from './timeline.js';
 import {
   eventItem,
@@ -36,6 +37,10 @@ import {
  * pushes: `event` frames (the event log), `change` frames (each changed item with its JSON:
  * no request), `resync` and `reset` (read the lists again). So one new event costs the page no
  * request, however many calls the session holds.
+ *
+ * Served by `svc-sandbox show FILE` (the page marked `data-mode="show"`), it shows a snapshot
+ * instead, read-only, at the instant its time control (show.js) asks for: no stream, nothing that
+ * would change the session (docs/console.md, "Time travel").
  *
  * Nothing here runs at import: {@link start} looks the page up and wires it. The page requests
  * nothing from any other origin and runs under the server's strict Content-Security-Policy (no
@@ -117,6 +122,19 @@ export function start(doc) {
     /** The stream has caught up with the log once: events after that are new, and flash. */
     caughtUp: false,
   };
+
+  /** A snapshot's session, at the instants its time control asks for (null: a live session). */
+  const travel =
+    doc.documentElement.dataset.mode === 'show'
+      ? timeControl(doc, {
+          api,
+          show: showState,
+          fail: (message) => {
+            el.banner.textContent = message;
+          },
+          announce,
+        })
+      : null;
 
   function sessionFromUrl() {
     return new URLSearchParams(location.search).get('session') || 'default';
@@ -272,7 +290,15 @@ export function start(doc) {
     if (el.live.dataset.state === value) return;
     el.live.dataset.state = value;
     el.live.textContent =
-      value === 'open' ? 'Live' : value === 'closed' ? 'Disconnected' : value === 'gone' ? 'No such session' : 'Connecting…';
+      value === 'open'
+        ? 'Live'
+        : value === 'closed'
+          ? 'Disconnected'
+          : value === 'gone'
+            ? 'No such session'
+            : value === 'snapshot'
+              ? 'Snapshot, read-only'
+              : 'Connecting…';
   }
 
   /** The stream closed for good, or the session left the list: is the session still there? */
@@ -328,7 +354,33 @@ export function start(doc) {
     doc.title = id === 'default' ? 'svc-sandbox console' : `svc-sandbox console · ${id}`;
     clearLog();
     drawSessions();
-    connect();
+    if (travel) {
+      setLive('snapshot');
+      // Nothing on the page may change a snapshot (the server refuses it too): the controls that would are gone.
+      for (const control of doc.querySelectorAll('.clockbar button, .clockbar input, #create-key')) {
+        /** @type {HTMLButtonElement} */ (control).disabled = true;
+      }
+      void travel.open();
+    } else connect();
+    render();
+  }
+
+  /**
+   * The session at an instant of a snapshot, as the show server answers it: the whole of it
+   * (`items`), or what changed since the instant on screen (`changes`, as a live `change` frame
+   * carries them); with the event log's length and its newest events.
+   */
+  function showState(/** @type {any} */ body) {
+    if (body.items) {
+      state.model = emptyModel();
+      for (const kind of /** @type {Array<keyof typeof LISTS | 'key'>} */ ([...Object.keys(LISTS), 'key']))
+        load(state.model, kind, body.items[kind]);
+      state.model.loaded = true;
+    } else applyChanges(state.model, body.changes);
+    clearLog();
+    state.model.events = body.events.count;
+    state.pending = body.events.newest;
+    setNow(body.now);
     render();
   }
 
@@ -466,6 +518,7 @@ export function start(doc) {
       else if (view === 'recordings') drawRecordings();
       else if (view === 'webhooks') drawWebhooks();
       else if (view === 'keys') drawKeys();
+      travel?.decorate();
     });
   }
 
@@ -621,7 +674,7 @@ export function start(doc) {
     const dead = deliveries.filter((d) => d.state === 'dead' || state.replayed.has(d.id));
     el.deadCount.textContent = dead.length ? String(dead.filter((d) => d.state === 'dead').length) : '';
     el.dead.replaceChildren(renderDeadLetters(dead, state.replayed, replay));
-    if (state.gone)
+    if (state.gone || travel)
       for (const button of el.dead.querySelectorAll('button.replay')) /** @type {HTMLButtonElement} */ (button).disabled = true;
     const { about, state: filter } = state.route;
     const matching = filterDeliveries(deliveries, { state: filter, about }).reverse();

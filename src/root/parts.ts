@@ -90,6 +90,8 @@ export interface SandboxInternals {
   events: EventPositions;
   /** The deliveries by position, for the control API's pages. */
   deliveries: DeliveryPages;
+  /** Virtual now, epoch ms: what a reader of the change feed during a snapshot's replay (no sandbox yet) times each batch by. */
+  now(): number;
 }
 
 /** Every part of one sandbox, made once by {@link makeParts}. */
@@ -202,6 +204,11 @@ export function makeParts(options: SandboxOptions): Parts {
     changes.touch(kind, (event.data as { id: string }).id, account);
   });
   events.on('attempt:settled', ({ attempt, account }) => changes.touch('delivery', attempt.deliveryId, account));
+  // A removed subscription's pending deliveries are canceled (deliveries listened first): no attempt settles to say so.
+  events.on('subscription:removed', ({ subscription }) => {
+    for (const d of deliveries.deliveries({ subscriptionId: subscription.id, state: 'canceled' }))
+      changes.touch('delivery', d.id, subscription.account);
+  });
   events.on('clock:moving', () => changes.touch('clock', 'now'));
 
   // api (HTTP in).
@@ -263,6 +270,7 @@ export function makeParts(options: SandboxOptions): Parts {
     changes,
     events: eventPositions(bus),
     deliveries: deliveryPages(deliveries),
+    now: () => clock.now(),
     view: () => (view ??= new ConsoleView({ calls, messages, numbers, recordings, transcripts, subscriptions, deliveries, bus })),
   };
   // Reads the records above when asked, and folds them before a reset forgets them (docs/coverage.md).

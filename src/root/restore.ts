@@ -39,7 +39,9 @@ export function restore(parts: Parts, snapshot: SandboxSnapshot): void {
       settle,
     });
   } finally {
-    deliveries.endReplay();
+    // A replay only to be read is closed before an attempt the snapshot has no result for leaves.
+    if (options.replayOnly) life.close();
+    else deliveries.endReplay();
     resume();
   }
 }

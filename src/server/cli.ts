@@ -18,6 +18,7 @@ import { checkWritable, FileRefused, readJsonFile } from './files.js';
  *                     [--webhook-timeout 10s] [--allowed-host NAME]... [--import FILE] [--export-on-exit FILE]
  *   svc-sandbox exec [serve options] [--kill-after 5s] [--coverage FILE] -- <command> [args...]
  *   svc-sandbox coverage FILE... [--html OUT]
+ *   svc-sandbox show FILE [--port N]
  *
  * Arguments are parsed with `util.parseArgs` (built in). Exit codes: 0 after SIGINT/SIGTERM
  * (1 when `--export-on-exit` could not write its snapshot; docs/snapshots.md),
@@ -56,6 +57,7 @@ Commands:
   coverage
           Print what a coverage report (exec --coverage FILE) never exercised
   check-receiver  Send your webhook endpoint signed, forged and duplicate deliveries; check its answers
+  show    Serve the console over a snapshot file, read-only, at any instant of its session
 
 Run 'svc-sandbox <command> --help' for the options of a command.
 Docs: docs/server.md in the package.`,
@@ -135,7 +137,7 @@ type Command = 'main' | 'serve' | 'exec';
 
 /** The usage line that ends every message about a bad argument. */
 const USAGE: Record<Command, string> = {
-  main: 'svc-sandbox <serve|exec|run|trigger|coverage> [options]  (svc-sandbox --help)',
+  main: 'svc-sandbox <serve|exec|run|trigger|coverage|check-receiver|show> [options]  (svc-sandbox --help)',
   serve: 'svc-sandbox serve [options]  (svc-sandbox serve --help lists them)',
   exec: 'svc-sandbox exec [options] -- <command> [args...]  (svc-sandbox exec --help lists them)',
 };
@@ -251,8 +253,9 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'trigger') return (await import('./cli-scenarios.js')).triggerCommand(rest);
   if (command === 'coverage') return (await import('./cli-coverage.js')).coverageCommand(rest);
   if (command === 'check-receiver') return (await import('./cli-check-receiver.js')).checkReceiverCommand(rest);
+  if (command === 'show') return (await import('./cli-show.js')).showCommand(rest);
   if (command !== 'serve' && command !== 'exec')
-    throw new Usage(`unknown command '${command}'; use 'serve', 'exec', 'run', 'trigger' or 'coverage'.`);
+    throw new Usage(`unknown command '${command}'; use 'serve', 'exec', 'run', 'trigger', 'coverage', 'check-receiver' or 'show'.`);
   const split = rest.indexOf('--');
   const own = command === 'exec' && split >= 0 ? rest.slice(0, split) : rest;
   const child = command === 'exec' && split >= 0 ? rest.slice(split + 1) : [];

@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type SandboxServer } from '../../src/index.js';
+import { launchChromium } from './chromium.js';
 
 /**
  * The account console (docs/console.md) in a real browser: Debian's Chromium driven by
@@ -19,7 +20,6 @@ import { startServer, type SandboxServer } from '../../src/index.js';
  * 1280 and 390 px go to .screenshots/console/ (ignored by git) for a person to look at.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
 const KEY = 'SVC_TEST_console';
 const STEP = 20_000;
 const SHOTS = join(import.meta.dirname, '..', '..', '.screenshots', 'console');
@@ -94,9 +94,6 @@ async function shoot(name: string) {
 }
 
 beforeAll(async () => {
-  // The browser is part of the test: no Chromium is a failure, not a skip.
-  if (!existsSync(CHROMIUM))
-    throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install chromium): the console test needs it.`);
   receiver = createServer((req, res) => {
     req.resume();
     req.on('end', () => res.writeHead(receiverStatus, { 'content-type': 'text/plain' }).end(receiverStatus < 300 ? 'ok' : 'nope'));
@@ -124,18 +121,7 @@ beforeAll(async () => {
   expect((await control('POST', `/sessions/default/calls/${calls.canceled}/hang-up`)).status).toBe(200);
   await place('other', '+14155550126', 'SVC_TEST_other');
 
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--autoplay-policy=no-user-gesture-required',
-    ],
-  });
+  browser = await launchChromium(['--autoplay-policy=no-user-gesture-required']);
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
   page = await context.newPage();
