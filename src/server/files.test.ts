@@ -64,10 +64,10 @@ describe('readRegularFile', () => {
   it('refuses /dev/zero and a FIFO nobody writes to at once, without reading them', () => {
     const started = performance.now();
     const before = process.memoryUsage().rss;
-    expect(refusedWith(() => readRegularFile('/dev/zero'))).toBe('is a character device: give a regular file');
-    expect(refusedWith(() => readRegularFile(fifo('pipe', 'write')))).toBe('is a FIFO (named pipe): give a regular file');
+    expect(refusedWith(() => readRegularFile('/dev/zero'))).toBe('is a character device, not a regular file');
+    expect(refusedWith(() => readRegularFile(fifo('pipe', 'write')))).toBe('is a FIFO (named pipe), not a regular file');
     symlinkSync('/dev/zero', at('zero'));
-    expect(refusedWith(() => readRegularFile(at('zero')))).toBe('is a character device: give a regular file');
+    expect(refusedWith(() => readRegularFile(at('zero')))).toBe('is a character device, not a regular file');
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(process.memoryUsage().rss - before).toBeLessThan(50 * 1024 * 1024);
   });
@@ -76,8 +76,8 @@ describe('readRegularFile', () => {
     mkdirSync(at('folder'));
     writeFileSync(at('big'), Buffer.alloc(1001));
     const sock = await socket();
-    expect(refusedWith(() => readRegularFile(at('folder')))).toBe('is a directory: give a regular file');
-    expect(refusedWith(() => readRegularFile(sock))).toBe('is a socket: give a regular file');
+    expect(refusedWith(() => readRegularFile(at('folder')))).toBe('is a directory, not a regular file');
+    expect(refusedWith(() => readRegularFile(sock))).toBe('is a socket, not a regular file');
     expect(refusedWith(() => readRegularFile(at('none')))).toBe('does not exist');
     expect(refusedWith(() => readRegularFile(at('big'), 1000))).toBe('is 1001 bytes, over the limit of 1000 bytes');
     expect(readRegularFile(at('big'), 1001)).toHaveLength(1001);

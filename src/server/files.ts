@@ -28,9 +28,22 @@ import { Invalid } from '../core/schema.js';
 /** The most the CLI reads of one file: a snapshot (`--import`), a scenario, a coverage report. */
 export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
-/** A file the CLI will not read or write. The message says why and what to give instead; the caller names the file (and the flag). */
+/**
+ * A file the CLI will not read or write. The message says what is wrong with it (`is a FIFO
+ * (named pipe), not a regular file`); the caller names the file (and the flag), and may word a
+ * `reason` its own way.
+ */
 export class FileRefused extends Error {
   override readonly name = 'FileRefused';
+
+  constructor(
+    message: string,
+    readonly reason: 'missing' | 'kind' | 'size' | 'other' = 'other',
+    /** The file's size, for `size`. */
+    readonly bytes?: number,
+  ) {
+    super(message);
+  }
 }
 
 /** What a file that is not a regular file is, in words. */
@@ -48,7 +61,7 @@ function kind(stats: Stats): string {
 function refusal(error: unknown): never {
   const code = (error as NodeJS.ErrnoException).code;
   if (error instanceof FileRefused) throw error;
-  if (code === 'ENOENT') throw new FileRefused('does not exist');
+  if (code === 'ENOENT') throw new FileRefused('does not exist', 'missing');
   if (code === 'EACCES' || code === 'EPERM') throw new FileRefused('is not accessible: permission denied');
   if (code === 'ENOTDIR') throw new FileRefused('is not below a directory');
   if (code === 'ELOOP') throw new FileRefused('is a loop of symbolic links');
@@ -72,8 +85,8 @@ const size = (bytes: number) => (bytes < 1024 * 1024 ? `${bytes} bytes` : `${Mat
  */
 export function readRegularFile(path: string, limit = MAX_FILE_BYTES): Buffer {
   const check = (stats: Stats) => {
-    if (!stats.isFile()) throw new FileRefused(`is ${kind(stats)}: give a regular file`);
-    if (stats.size > limit) throw new FileRefused(`is ${size(stats.size)}, over the limit of ${size(limit)}`);
+    if (!stats.isFile()) throw new FileRefused(`is ${kind(stats)}, not a regular file`, 'kind');
+    if (stats.size > limit) throw new FileRefused(`is ${size(stats.size)}, over the limit of ${size(limit)}`, 'size', stats.size);
   };
   let fd: number;
   try {
@@ -92,7 +105,7 @@ export function readRegularFile(path: string, limit = MAX_FILE_BYTES): Buffer {
       if (read === 0) break;
       chunks.push(chunk.subarray(0, read));
       total += read;
-      if (total > limit) throw new FileRefused(`grew past the limit of ${size(limit)} while it was read`);
+      if (total > limit) throw new FileRefused(`grew past the limit of ${size(limit)} while it was read`, 'size', total);
     }
     return Buffer.concat(chunks, total);
   } catch (error) {
@@ -142,7 +155,7 @@ function replaceable(path: string): Stats | null {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     refusal(error);
   }
-  if (!stats.isFile()) throw new FileRefused(`is ${kind(stats)}: give the path of a regular file, or of none yet`);
+  if (!stats.isFile()) throw new FileRefused(`is ${kind(stats)}: give the path of a regular file, or of none yet`, 'kind');
   return stats;
 }
 

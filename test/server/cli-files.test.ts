@@ -41,7 +41,7 @@ describe('files the CLI reads: regular files only, bounded, never waited on', ()
     ] as const) {
       const { code, stderr, ms } = await cli(['serve', '--port', '0', '--import', file]);
       expect(code, file).toBe(2);
-      expect(stderr, file).toMatch(new RegExp(`^svc-sandbox: --import ${file}: it ${what}: give a regular file\\.\\n`));
+      expect(stderr, file).toMatch(new RegExp(`^svc-sandbox: --import ${file}: it ${what}, not a regular file\\.\\n`));
       expect(ms, file).toBeLessThan(8_000);
     }
   }, 60_000);
