@@ -31,6 +31,7 @@ const E2E_FILES = [
   'test/server/console.test.ts',
   'test/server/csrf-browser.test.ts',
   'test/sandbox/dual-build.test.ts',
+  'test/docs/install.test.ts',
 ];
 
 /**

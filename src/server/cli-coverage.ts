@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { coverageSummary, mergeCoverage, parseCoverage, type CoverageReport } from '../scripting/coverage-report.js';
+import { mergeCoverage, parseCoverage, type CoverageReport } from '../scripting/coverage-report.js';
+import { coverageSummary } from '../scripting/coverage-summary.js';
 import { Invalid } from '../core/schema.js';
 import { coverageHtml } from './coverage-html.js';
 import { checkWritable, FileRefused, readJsonFile, writeRegularFile } from './files.js';
@@ -9,9 +10,11 @@ export const COVERAGE_USAGE = 'svc-sandbox coverage FILE... [--html OUT]  (svc-s
 export const COVERAGE_HELP = `Usage: svc-sandbox coverage FILE... [--html OUT]
 
 Prints what the coverage report FILE (written by svc-sandbox exec --coverage FILE)
-never exercised: per section, what was covered and what was not, and for each
-endpoint called the documented statuses it never answered. With several files,
-their union (an item is uncovered only when no file exercised it).
+never exercised, leading with what the suite never made happen that a test can
+reach (how calls and messages ended, who answered, transfers, events, retries,
+operations and 4xx answers), each with how to reach it; then the statuses only an
+injected fault produces (5xx: faults.inject, chaos); then the totals. With several
+files, their union (an item is uncovered only when no file exercised it).
 
 Options:
       --html <out>   Also write the report as one HTML page to <out>
