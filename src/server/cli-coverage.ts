@@ -1,10 +1,9 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { mergeCoverage, parseCoverage, type CoverageReport } from '../scripting/coverage-report.js';
 import { coverageSummary } from '../scripting/coverage-summary.js';
 import { Invalid } from '../core/schema.js';
 import { coverageHtml } from './coverage-html.js';
+import { checkWritable, FileRefused, readJsonFile, writeRegularFile } from './files.js';
 
 export const COVERAGE_USAGE = 'svc-sandbox coverage FILE... [--html OUT]  (svc-sandbox coverage --help)';
 
@@ -29,10 +28,10 @@ Details: docs/coverage.md in the package.`;
  */
 export function writeCoverage(report: CoverageReport, file: string): boolean {
   try {
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+    writeRegularFile(file, `${JSON.stringify(report, null, 2)}\n`, { makeFolders: true });
   } catch (error) {
-    console.error(`svc-sandbox: cannot write the coverage report to ${file}: ${(error as Error).message}`);
+    if (!(error instanceof FileRefused)) throw error;
+    console.error(`svc-sandbox: cannot write the coverage report to ${file}: it ${error.message}.`);
     return false;
   }
   console.error(
@@ -63,13 +62,24 @@ export function coverageCommand(args: string[]): number {
     console.error(`svc-sandbox: coverage needs the report to read, e.g. svc-sandbox coverage coverage.json.\nUsage: ${COVERAGE_USAGE}`);
     return 2;
   }
+  if (values.html !== undefined) {
+    try {
+      checkWritable(values.html, { makeFolders: true });
+    } catch (error) {
+      if (!(error instanceof FileRefused)) throw error;
+      console.error(`svc-sandbox: --html ${values.html}: it ${error.message}.\nUsage: ${COVERAGE_USAGE}`);
+      return 2;
+    }
+  }
   const reports: CoverageReport[] = [];
   for (const file of files) {
     try {
-      reports.push(parseCoverage(JSON.parse(readFileSync(file, 'utf8'))));
+      reports.push(parseCoverage(readJsonFile(file)));
     } catch (error) {
-      const why = error instanceof Invalid ? error.message : (error as Error).message;
-      console.error(`svc-sandbox: ${file} is not a coverage report it can read: ${why}`);
+      if (!(error instanceof Invalid || error instanceof FileRefused)) throw error;
+      console.error(
+        `svc-sandbox: ${file} is not a coverage report it can read: ${error instanceof FileRefused ? `it ${error.message}.` : error.message}`,
+      );
       return 1;
     }
   }
@@ -77,10 +87,10 @@ export function coverageCommand(args: string[]): number {
   console.log(coverageSummary(report, { endpoints: 'full' }));
   if (values.html !== undefined) {
     try {
-      mkdirSync(dirname(values.html), { recursive: true });
-      writeFileSync(values.html, coverageHtml(report));
+      writeRegularFile(values.html, coverageHtml(report), { makeFolders: true });
     } catch (error) {
-      console.error(`svc-sandbox: cannot write ${values.html}: ${(error as Error).message}`);
+      if (!(error instanceof FileRefused)) throw error;
+      console.error(`svc-sandbox: cannot write ${values.html}: it ${error.message}.`);
       return 1;
     }
     console.log(`HTML written to ${values.html}`);
