@@ -10,6 +10,7 @@
 // executable first when it is missing or stale (a second or two when a kept copy exists).
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -75,6 +76,7 @@ export async function binaryBench({ quick = false, runs, bin } = {}) {
     { label: 'single executable', command: path, args: [], ms: [], rss: [] },
     { label: 'node dist/server/cli.js', command: process.execPath, args: [`${ROOT}dist/server/cli.js`], ms: [], rss: [] },
   ];
+  const loadBefore = loadavg()[0].toFixed(1);
   // One untimed start each first: the file cache holds both from then on.
   for (const c of contenders) await startOnce(c.command, c.args);
   for (let i = 0; i < n; i++) {
@@ -84,12 +86,13 @@ export async function binaryBench({ quick = false, runs, bin } = {}) {
       c.rss.push(rss);
     }
   }
+  const load = loadavg()[0].toFixed(1);
   const [exe, node] = contenders;
   const nodeSize = statSync(process.execPath).size;
   const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
   return [
     `executable: ${path.startsWith(ROOT) ? path.slice(ROOT.length) : path}, ${mb(statSync(path).size)} (the node it copies: ${mb(nodeSize)})`,
-    `start-up to the ready line of serve --port 0, ${n} runs each, alternating:`,
+    `start-up to the ready line of serve --port 0, ${n} runs each, alternating (load average ${loadBefore} before, ${load} after):`,
     ...contenders.map(
       (c) =>
         `  ${c.label.padEnd(26)} median ${median(c.ms).toFixed(0).padStart(4)} ms (${spread(c.ms)})   RSS at ready ${median(c.rss).toFixed(0)} MB (${spread(c.rss)})`,

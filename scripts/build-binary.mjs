@@ -200,9 +200,12 @@ async function main() {
     mkdirSync(join(CACHE, key), { recursive: true });
     // A folder of this process's own: two builds at once never write each other's files.
     inject(code, files, join(CACHE, `${key}.${process.pid}.work`), kept);
-    // One kept copy, each the size of Node: the others go (work folders of builds running now stay).
-    for (const entry of readdirSync(CACHE))
-      if (/^[0-9a-f]{16}$/.test(entry) && entry !== key) rmSync(join(CACHE, entry), { recursive: true, force: true });
+    // One kept copy, each the size of Node: the others go, and so do work folders a killed build
+    // left (those of builds running now, younger than an hour, stay).
+    for (const entry of readdirSync(CACHE)) {
+      const old = entry.endsWith('.work') && Date.now() - statSync(join(CACHE, entry)).mtimeMs > 3_600_000;
+      if (old || (/^[0-9a-f]{16}$/.test(entry) && entry !== key)) rmSync(join(CACHE, entry), { recursive: true, force: true });
+    }
     how = 'built';
   }
   const current = statSync(TARGET, { throwIfNoEntry: false });
