@@ -37,7 +37,6 @@ export function exportSnapshot(server: SandboxServer, file: string | undefined):
  * so no server is left behind. Nothing is read from stdin but its end.
  */
 export function serve(server: SandboxServer, exportTo: string | undefined, exitOnStdinClose: boolean): Promise<number> {
-  console.log(`svc-sandbox listening on ${server.url}`);
   return new Promise((resolve) => {
     let stopped = false;
     const stop = () => {
@@ -56,6 +55,9 @@ export function serve(server: SandboxServer, exportTo: string | undefined, exitO
       process.stdin.on('error', stop);
       process.stdin.resume();
     }
+    // Only once the handlers are in place: a SIGTERM sent the moment the ready line arrives
+    // stops the server cleanly (exit 0), never kills it by the signal.
+    console.log(`svc-sandbox listening on ${server.url}`);
   });
 }
 
