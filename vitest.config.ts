@@ -10,6 +10,8 @@ const SOAK_FILES = [
   'test/model/*.test.ts',
   'test/webhooks/invariant.test.ts',
   'test/webhooks/hanging-day.test.ts',
+  'test/server/long-work.test.ts',
+  'test/scenarios/slices.test.ts',
 ];
 
 /**
@@ -22,6 +24,7 @@ const SOAK_FILES = [
 const E2E_FILES = [
   'test/server/cli.test.ts',
   'test/server/cli-snapshots.test.ts',
+  'test/server/cli-files.test.ts',
   'test/scenarios/cli.test.ts',
   'test/server/check-receiver-cli.test.ts',
   'test/server/show-cli.test.ts',
@@ -29,6 +32,8 @@ const E2E_FILES = [
   'test/server/console.test.ts',
   'test/server/csrf-browser.test.ts',
   'test/sandbox/dual-build.test.ts',
+  'test/docs/install.test.ts',
+  'test/server/binary.test.ts',
 ];
 
 /**
