@@ -5,7 +5,13 @@ import { defineConfig } from 'vitest/config';
  * The long runs (test/support/soak.ts). `npm test` runs them light, with everything else;
  * `npm run test:soak` (`vitest run --mode soak`) runs only these, at full size (`SVC_SOAK=1`).
  */
-const SOAK_FILES = ['test/server/sessions-leak.test.ts', 'test/model/*.test.ts', 'test/webhooks/invariant.test.ts'];
+const SOAK_FILES = [
+  'test/server/sessions-leak.test.ts',
+  'test/model/*.test.ts',
+  'test/webhooks/invariant.test.ts',
+  'test/server/long-work.test.ts',
+  'test/scenarios/slices.test.ts',
+];
 
 /**
  * The end-to-end tests: the built bin in child processes (serve, exec and its signals, run,
@@ -17,6 +23,7 @@ const SOAK_FILES = ['test/server/sessions-leak.test.ts', 'test/model/*.test.ts',
 const E2E_FILES = [
   'test/server/cli.test.ts',
   'test/server/cli-snapshots.test.ts',
+  'test/server/cli-files.test.ts',
   'test/scenarios/cli.test.ts',
   'test/server/check-receiver-cli.test.ts',
   'test/server/show-cli.test.ts',
@@ -24,6 +31,8 @@ const E2E_FILES = [
   'test/server/console.test.ts',
   'test/server/csrf-browser.test.ts',
   'test/sandbox/dual-build.test.ts',
+  'test/docs/install.test.ts',
+  'test/server/binary.test.ts',
 ];
 
 /**

@@ -12,6 +12,7 @@ import { sandboxCpu } from './profile.mjs';
 import { allocation } from './allocation.mjs';
 import { serverScale } from './server-scale.mjs';
 import { showBench } from './show.mjs';
+import { binaryBench } from './binary.mjs';
 
 const quick = process.argv.includes('--quick');
 /** `node bench/run.mjs server-scale`: that section alone (its title in lower case, dashed), RESULTS.md untouched. */
@@ -40,6 +41,7 @@ await section('Schema kit', () => schemaKit({ quick }));
 await section('Server', () => serverBench({ quick }));
 await section('Server scale', () => serverScale({ quick }));
 await section('Show', () => showBench({ quick }));
+await section('Single executable', () => binaryBench({ quick }));
 
 const report = [
   '# Benchmark results',

@@ -3,6 +3,7 @@ import type { Channel } from './emitter.js';
 import { SandboxError } from './errors.js';
 import type { Service } from './lifecycle.js';
 import type { Steps } from './steps.js';
+import { Slices } from './slices.js';
 import { MAX_TIME_MS } from './time.js';
 
 /** Node's timers reject delays above 2^31-1 ms; fake-timers mirrors that, so long advances move in chunks. */
@@ -125,6 +126,8 @@ interface ClockDeps {
   mode?: ClockMode;
   /** What a `realtime` clock follows. Default: the real wall clock ({@link WALL_CLOCK}). */
   wall?: WallClock | undefined;
+  /** The real time an `advance` runs before it lets the event loop in ({@link Slices}); default its `SLICE_MS`. Tests set 0 or Infinity. */
+  sliceMs?: number;
 }
 
 /**
@@ -395,7 +398,9 @@ export class VirtualClock implements Service {
    * Moves virtual time forward by `ms`, firing every timer due in the window in time
    * order. Timers due at one instant all fire before the work they started (webhook
    * attempts) is awaited, so attempts to different receivers run side by side; then that
-   * work settles before later instants run. Time with nothing scheduled costs nothing.
+   * work settles before later instants run. Time with nothing scheduled costs nothing. A
+   * long one runs in slices of real time ({@link Slices}): between two instants it lets the
+   * event loop take other work, which changes nothing of its own results.
    * Calls queue: a second `advance` starts when the first ends. A `stop()` (reset, close)
    * makes every advance begun or queued before it reject with {@link ClockStopped}.
    */
@@ -437,9 +442,14 @@ export class VirtualClock implements Service {
 
   private async step(ms: number, epoch: number, until?: () => boolean): Promise<void> {
     const check = this.stoppedSince(epoch);
-    // Each point where the walk yields is one where the work in flight must settle first.
-    const walk = this.walk(ms, check, until);
-    for (let point = walk.next(); !point.done; point = walk.next()) await this.settle(check);
+    // Each point where the walk yields is one where the work in flight must settle first; and,
+    // once a slice of real time is used, where the event loop takes other work (core/slices.ts).
+    const slices = new Slices(this.deps.sliceMs);
+    const walk = this.walk(ms, check, until, () => slices.due);
+    for (let point = walk.next(); !point.done; point = walk.next()) {
+      await this.settle(check);
+      if (slices.due) await slices.pause().then(check);
+    }
   }
 
   /**
@@ -464,9 +474,10 @@ export class VirtualClock implements Service {
 
   /**
    * The one walk through time that `advance` and `advanceNow` share: yields wherever the work
-   * in flight must settle before time goes on.
+   * in flight must settle before time goes on, and after an instant when `due` says the slice
+   * of real time is used (`advance` only: a replay runs whole).
    */
-  private *walk(ms: number, check: () => void, until: () => boolean = () => false): Generator<void, void, void> {
+  private *walk(ms: number, check: () => void, until: () => boolean = () => false, due = () => false): Generator<void, void, void> {
     check();
     const end = this.rawNow() + ms;
     if (end > MAX_TIME_MS) {
@@ -501,7 +512,7 @@ export class VirtualClock implements Service {
         // The other timers of this same instant, before their work is awaited.
         this.fake.tick(0);
         check();
-        if (this.inflight.size > 0 || this.handover) yield;
+        if (this.inflight.size > 0 || this.handover || due()) yield;
         if (until()) {
           this.fake.clearTimeout(sentinel);
           return;

@@ -1,20 +1,10 @@
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { lstatSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SandboxError } from '../core/errors.js';
+import { MAX_JSON_DEPTH, tooDeepAt } from '../core/json-depth.js';
 import { parseSnapshot, type SandboxSnapshot } from '../scripting/snapshots.js';
+import { FileRefused, readRegularFile, writeRegularFile } from './files.js';
 
 /**
  * Snapshot files: reading one that may come from anywhere (`svc-sandbox show FILE`: a CI
@@ -28,8 +18,8 @@ import { parseSnapshot, type SandboxSnapshot } from '../scripting/snapshots.js';
  * within a few hundred MiB and tens of seconds (docs/debugging.md, "Bad files").
  */
 export const MAX_SNAPSHOT_FILE_BYTES = 32 * 1024 * 1024;
-/** No snapshot nests deeper (a scripting call's arguments are a few levels at most). */
-export const MAX_SNAPSHOT_DEPTH = 64;
+/** No snapshot nests deeper (a scripting call's arguments are a few levels at most): the one limit of JSON nesting. */
+export const MAX_SNAPSHOT_DEPTH = MAX_JSON_DEPTH;
 
 const MIB = 1024 * 1024;
 
@@ -56,40 +46,22 @@ export function readSnapshotFile(file: string): SandboxSnapshot {
   return snapshot;
 }
 
-/** The file's text: a regular file, UTF-8, at most MAX_SNAPSHOT_FILE_BYTES. */
+/** The file's text: a regular file (server/files.ts, which never opens anything else), UTF-8, at most MAX_SNAPSHOT_FILE_BYTES. */
 function readBounded(file: string): string {
-  let fd: number;
+  let bytes: Buffer;
   try {
-    // Non-blocking: were it swapped for a FIFO after any check, opening it would not wait for a writer.
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    bytes = readRegularFile(file, MAX_SNAPSHOT_FILE_BYTES);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw refusal(
-      code === 'ENOENT'
-        ? 'there is no such file; give the path of a snapshot (a failed test prints it: svc-sandbox show DIR/<test>.json).'
-        : `it cannot be opened (${code ?? (error as Error).message}).`,
-    );
+    if (!(error instanceof FileRefused)) throw error;
+    if (error.reason === 'missing')
+      throw refusal('there is no such file; give the path of a snapshot (a failed test prints it: svc-sandbox show DIR/<test>.json).');
+    if (error.reason === 'size') throw tooBig(error.bytes!);
+    throw refusal(`it ${error.message}; give the .json file a snapshot was written to.`);
   }
   try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw refusal(`it is ${kindOf(stat)}, not a regular file; give the .json file a snapshot was written to.`);
-    if (stat.size > MAX_SNAPSHOT_FILE_BYTES) throw tooBig(stat.size);
-    const buffer = Buffer.allocUnsafe(Math.min(stat.size, MAX_SNAPSHOT_FILE_BYTES) + 1);
-    let length = 0;
-    for (;;) {
-      const n = readSync(fd, buffer, length, buffer.length - length, null);
-      if (n === 0) break;
-      length += n;
-      // It grew while being read: read no further than the limit allows.
-      if (length === buffer.length) throw tooBig(length);
-    }
-    try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(buffer.subarray(0, length));
-    } catch {
-      throw refusal('it is not UTF-8 text, so it is no JSON snapshot; give the .json file a snapshot was written to.');
-    }
-  } finally {
-    closeSync(fd);
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw refusal('it is not UTF-8 text, so it is no JSON snapshot; give the .json file a snapshot was written to.');
   }
 }
 
@@ -100,34 +72,25 @@ function tooBig(bytes: number): SandboxError {
   );
 }
 
-function kindOf(stat: import('node:fs').Stats): string {
-  if (stat.isDirectory()) return 'a directory';
-  if (stat.isFIFO()) return 'a FIFO (named pipe)';
-  if (stat.isSocket()) return 'a socket';
-  if (stat.isCharacterDevice()) return 'a character device';
-  if (stat.isBlockDevice()) return 'a block device';
-  return 'not a regular file';
-}
-
 /**
- * Walks the parsed JSON without recursion: refuses nesting deeper than MAX_SNAPSHOT_DEPTH (a
- * recursive reader such as JSON.stringify would overflow its stack) and `__proto__` keys (an
- * object copied with Object.assign would take it as its prototype).
+ * Refuses nesting deeper than MAX_SNAPSHOT_DEPTH (core/json-depth.ts: a recursive reader such as
+ * JSON.stringify would overflow its stack), then `__proto__` keys (an object copied with
+ * Object.assign would take it as its prototype); neither walk recurses.
  */
 function checkShape(value: unknown): void {
-  const stack: Array<[unknown, string, number]> = [[value, 'snapshot', 0]];
+  const deep = tooDeepAt(value, 'snapshot', MAX_SNAPSHOT_DEPTH);
+  if (deep !== null) throw refusal(`its JSON nests deeper than ${MAX_SNAPSHOT_DEPTH} levels at ${deep}; no snapshot does.`, deep);
+  const stack: Array<[unknown, string]> = [[value, 'snapshot']];
   while (stack.length > 0) {
-    const [node, path, depth] = stack.pop()!;
+    const [node, path] = stack.pop()!;
     if (node === null || typeof node !== 'object') continue;
-    if (depth >= MAX_SNAPSHOT_DEPTH)
-      throw refusal(`its JSON nests deeper than ${MAX_SNAPSHOT_DEPTH} levels at ${path}; no snapshot does.`, path);
     if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i++) stack.push([node[i], `${path}[${i}]`, depth + 1]);
+      for (let i = 0; i < node.length; i++) stack.push([node[i], `${path}[${i}]`]);
       continue;
     }
     for (const key of Object.keys(node)) {
       if (key === '__proto__') throw refusal(`it has a "__proto__" key at ${path}; no snapshot has one.`, `${path}.__proto__`);
-      stack.push([(node as Record<string, unknown>)[key], `${path}.${key}`, depth + 1]);
+      stack.push([(node as Record<string, unknown>)[key], `${path}.${key}`]);
     }
   }
 }
@@ -193,20 +156,8 @@ export function writeSnapshotFile(dir: string, testName: string, snapshot: Sandb
   if (!statSync(dir).isDirectory()) throw new SandboxError(`writeSnapshotFile: ${dir} is not a directory.`, { param: 'dir' });
   const stem = snapshotFileName(testName);
   const path = freeName(dir, stem);
-  const temporary = join(dir, `.svc-sandbox-${process.pid}-${createHash('sha1').update(path).digest('hex').slice(0, 8)}.tmp`);
-  // `wx`: created here or not at all; a symbolic link planted at the temporary name is not followed.
-  const fd = openSync(temporary, 'wx', 0o644);
-  try {
-    try {
-      writeSync(fd, JSON.stringify(snapshot));
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temporary, path);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  }
+  // Whole or absent, and only ever as a regular file: a link or a device put there since is refused, never written through.
+  writeRegularFile(path, JSON.stringify(snapshot));
   return path;
 }
 

@@ -146,7 +146,7 @@ describe('serve --import / --export-on-exit', () => {
     for (const [file, message] of [
       ['bad.json', /--import .*bad\.json: `snapshot\.version`: this snapshot was taken by svc-sandbox 0\.0\.1/],
       ['text.json', /--import .*text\.json: it is not JSON/],
-      ['missing.json', /--import .*missing\.json: cannot read it \(ENOENT\)/],
+      ['missing.json', /--import .*missing\.json: it does not exist\./],
     ] as const) {
       const bad = start(['serve', '--port', '0', '--import', join(dir, file)]);
       bad.url.catch(() => undefined);

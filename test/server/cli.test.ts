@@ -428,14 +428,19 @@ describe('svc-sandbox exec --coverage, svc-sandbox coverage', () => {
     const report = JSON.parse(readFileSync(file, 'utf8'));
     expect(report).toMatchObject({ format: 'svc-sandbox-coverage', version: 1, sandboxes: 2 });
     expect(report.calls.dispositions).toMatchObject({ answered: 1, busy: 1, no_answer: 0 });
-    expect(exec.stderr).toContain('calls.dispositions: never no_answer, failed, canceled');
+    // It leads with what the suite never made happen, and keeps what only a fault produces for later.
+    expect(exec.stderr).toContain(
+      'svc-sandbox: coverage of 2 sandboxes: what the suite never made happen (a test can reach each)\n  How calls ended: never no_answer, failed, canceled\n    how: ',
+    );
+    expect(exec.stderr.indexOf('Who answered: never voicemail')).toBeLessThan(exec.stderr.indexOf('only an injected fault produces these'));
     expect(exec.stderr).toContain(`coverage report written to ${file}`);
 
     const html = join(dir, 'coverage.html');
     const again = run(['coverage', file, '--html', html]);
     expect((await again.exit).code).toBe(0);
-    expect(again.stdout).toContain('calls.answeredBy: never voicemail, ai_receptionist');
-    expect(again.stdout).toMatch(/POST \/v1\/calls: never 400, 401/);
+    expect(again.stdout).toContain('  Who answered: never voicemail, ai_receptionist\n');
+    expect(again.stdout).toMatch(/Answers never given:\n {4}POST \/v1\/calls: never 400, 401/);
+    expect(again.stdout).toMatch(/Server errors \(5xx\) never answered:\n {4}POST \/v1\/calls: never 500, 502, 503, 504/);
     expect(readFileSync(html, 'utf8')).toContain('<td>ringing → answered (after ringTime [networkAnswers])</td>');
 
     const notReport = join(dir, 'package.json');
