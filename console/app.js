@@ -861,7 +861,10 @@ export function start(doc) {
     const order = change.order ?? state.route.order;
     if (status !== 'all') params.set('status', status);
     if (order !== 'newest') params.set('order', order);
-    location.hash = `requests${params.size ? `?${params}` : ''}`;
+    // Not `location.hash =`: `#requests` is the list's id, and going to it would scroll there and
+    // move the keyboard's place from the filter just pressed to the list.
+    history.pushState(history.state, '', `#requests${params.size ? `?${params}` : ''}`);
+    showRoute();
   }
   for (const button of doc.querySelectorAll('[data-status]'))
     button.addEventListener('click', () => showRequests({ status: /** @type {HTMLElement} */ (button).dataset.status }));

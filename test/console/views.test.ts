@@ -9,6 +9,7 @@ import {
   renderMessages,
   renderNumbers,
   renderRecordings,
+  renderRequest,
   renderSubscriptions,
   resourceLink,
 } from '../../console/views.js';
@@ -400,5 +401,82 @@ describe('the other views (console/views.js)', () => {
     expect(resourceLink({ kind: 'call', id: CALL_ID }).getAttribute('href')).toBe(`#calls/${CALL_ID}`);
     expect(resourceLink({ kind: 'message', id: 'msg_1' }).getAttribute('href')).toBe('#messages/msg_1');
     expect(resourceLink({ kind: 'transcript', id: TRANSCRIPT_ID }).getAttribute('href')).toBe(`#recordings/${TRANSCRIPT_ID}`);
+  });
+});
+
+describe('a row of the request log (console/views.js)', () => {
+  const LONG = 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_8Hd3Lp6Vs0Yf5JuA';
+  const limited = {
+    requestId: 'req_8Tq2Wm5Kx1Rb7Nc4',
+    method: 'GET',
+    path: '/v1/calls/{id}',
+    target: '/v1/calls/call_7mQ2xK9pR4tLw8Zb',
+    status: 429,
+    errorCode: 'rate_limited',
+    errorMessage: `Rate limit of 100 requests per second exceeded for this key. ${XSS}`,
+    apiKey: LONG,
+    at: iso(T0 + 30 * S),
+  };
+
+  it('shows time, method, documented path, status and error code in a button that opens the message and the request id', () => {
+    const onToggle = vi.fn();
+    const row = renderRequest(limited, false, onToggle);
+    expect(row.getAttribute('data-id')).toBe(limited.requestId);
+    expect(row.className).toBe('req s4xx');
+    const toggle = one(row, 'button.req-toggle') as HTMLButtonElement;
+    expect(texts(toggle, ':scope > *')).toEqual(['Jan 1 00:00:30', 'GET', '/v1/calls/{id}', '429', 'rate_limited']);
+    expect(toggle.getAttribute('aria-expanded')).toBe('false');
+    const more = one(row, '.req-more') as HTMLElement;
+    expect(toggle.getAttribute('aria-controls')).toBe(more.id);
+    expect(more.hidden).toBe(true);
+    toggle.click();
+    expect(onToggle).toHaveBeenCalledWith(limited.requestId);
+
+    const open = renderRequest(limited, true, onToggle);
+    expect((one(open, '.req-more') as HTMLElement).hidden).toBe(false);
+    expect(one(open, 'button.req-toggle').getAttribute('aria-expanded')).toBe('true');
+    // The message as text, never markup; the request id and the whole key copyable.
+    expect(one(open, '.req-message').textContent).toBe(limited.errorMessage);
+    expect(open.querySelector('img')).toBeNull();
+    expect(idsOf(open)).toEqual([limited.requestId, LONG]);
+    expect(texts(open, '.req-facts dt')).toEqual(['Request id', 'Sent to', 'Key']);
+    expect(texts(open, '.req-facts dd')[1]).toBe(`GET ${limited.target}`);
+  });
+
+  it('shows the key shortened, copied whole in one click', async () => {
+    const writeText = vi.spyOn(navigator.clipboard, 'writeText').mockResolvedValue(undefined);
+    const short = one(
+      renderRequest(limited, false, () => {}),
+      'button.copy-short',
+    );
+    expect(short.textContent).toBe('SVC_TEST_ses_4kT9…5JuA');
+    expect(short.getAttribute('title')).toBe(`Copy ${LONG}`);
+    expect(short.hasAttribute('aria-label')).toBe(false);
+    short.click();
+    expect(writeText).toHaveBeenCalledWith(LONG);
+    writeText.mockRestore();
+  });
+
+  it('marks a success, a 5xx and a network fault, and a request without a key', () => {
+    const ok = renderRequest({ ...limited, status: 201, errorCode: null, errorMessage: null, apiKey: 'SVC_TEST_me' }, true, () => {});
+    expect(ok.className).toBe('req s2xx');
+    expect(one(ok, '.ecode').textContent).toBe('');
+    expect(one(ok, '.req-more > p').textContent).toBe('Answered without an error.');
+    expect(one(ok, 'button.copy-short').textContent).toBe('SVC_TEST_me');
+    const fault = renderRequest(
+      {
+        ...limited,
+        status: 0,
+        errorCode: 'network_error',
+        errorMessage: 'No answer: an injected network fault dropped the connection.',
+        apiKey: null,
+      },
+      false,
+      () => {},
+    );
+    expect(fault.className).toBe('req snone');
+    expect(one(fault, '.req-status').textContent).toBe('—');
+    expect(one(fault, '.no-key').textContent).toBe('no key');
+    expect(renderRequest({ ...limited, status: 503 }, false, () => {}).className).toBe('req s5xx');
   });
 });
