@@ -452,7 +452,7 @@ describe('a row of the request log (console/views.js)', () => {
     expect(short.textContent).toBe('SVC_TEST_ses_4kT9…5JuA');
     expect(short.getAttribute('title')).toBe(`Copy ${LONG}`);
     expect(short.hasAttribute('aria-label')).toBe(false);
-    short.click();
+    (short as HTMLButtonElement).click();
     expect(writeText).toHaveBeenCalledWith(LONG);
     writeText.mockRestore();
   });
