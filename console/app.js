@@ -1,4 +1,4 @@
-import { h, longStamp, plural, span, stamp } from './dom.js';
+import { h, longStamp, plural, span } from './dom.js';
 import {
   LISTS,
   MAX_REQUESTS_KEPT,
@@ -30,6 +30,7 @@ import {
   renderMessages,
   renderNumbers,
   renderRecordings,
+  redelivered,
   renderRequest,
   renderSubscriptions,
 } from './views.js';
@@ -801,21 +802,12 @@ export function start(doc) {
       el.deadError.textContent = messageOf(res);
       return;
     }
-    const said = replayAllSaid(res.body.data);
+    const said = redelivered(res.body.data);
     el.replayAllStatus.textContent = said;
     announce(said);
     $('dead-heading').focus();
     render();
   });
-
-  /** What Redeliver all did, from the first attempt of each dead letter it sent again. @param {any[]} attempts */
-  function replayAllSaid(attempts) {
-    if (attempts.length === 0) return 'No dead letter to redeliver: each was replayed already, or its subscription is gone.';
-    const ok = attempts.filter((a) => a.ok).length;
-    const failed = attempts.length - ok;
-    const parts = [ok ? `${ok} delivered` : '', failed ? `${failed} failed again and back in their retry schedule` : ''];
-    return `Redelivered ${plural(attempts.length, 'dead letter')} at ${stamp(attempts[0].at)}: ${parts.filter(Boolean).join(', ')}. Each card says where it stands.`;
-  }
 
   function drawRequests() {
     const { status, order } = state.route;

@@ -1,4 +1,4 @@
-import { copyId, copyShort, h, plural, seconds, time } from './dom.js';
+import { copyId, copyShort, h, plural, seconds, stamp, time } from './dom.js';
 import { MAX_ATTEMPTS, replayProgress } from './model.js';
 
 /**
@@ -399,6 +399,19 @@ export function replayLine(d) {
     ' · ',
     h('a', { href: `#webhooks?about=${d.about?.id ?? ''}` }, 'see its delivery'),
   );
+}
+
+/**
+ * What Redeliver all did, in words, from the first attempt of each dead letter it sent again (the
+ * answer of `POST /__sandbox/sessions/{s}/dead-letters/replay`).
+ * @param {any[]} attempts
+ */
+export function redelivered(attempts) {
+  if (attempts.length === 0) return 'No dead letter to redeliver: each was replayed already, or its subscription is gone.';
+  const ok = attempts.filter((a) => a.ok).length;
+  const failed = attempts.length - ok;
+  const parts = [ok ? `${ok} delivered` : '', failed ? `${failed} retrying (the first attempt failed)` : ''];
+  return `Redelivered ${plural(attempts.length, 'dead letter')} at ${stamp(attempts[0].at)}: ${parts.filter(Boolean).join(', ')}. Each card says where it stands.`;
 }
 
 /** @param {any[]} subscriptions */
