@@ -2,7 +2,7 @@ import { Agent, request } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type SandboxServer } from '../../src/index.js';
 import { bigScenario } from '../support/big-scenario.js';
-import { soakSize } from '../support/soak.js';
+import { SOAK, soakSize } from '../support/soak.js';
 import { within } from '../support/within.js';
 
 // Regression: one scenario of 6,500 request steps held the server 12 s: /health waited up to 11 s, other sessions waited, a keep-alive poll got ECONNRESET, and a DELETE of the session waited for the scenario, which then answered `passed: true`.
@@ -91,12 +91,19 @@ async function pollWhile<T>(work: Promise<T>, otherKey: string): Promise<{ polls
   return { polls, value: await done };
 }
 
+/**
+ * Every poll answered 200 on the one kept-alive socket. The bound on how long each waited is
+ * checked at full size only (`npm run test:soak`, which CI runs on a machine of its own): in
+ * `npm test`, beside other work on a shared machine, a time bound would measure the machine;
+ * there the polls answered while the work ran (counted by each test) prove that it yields.
+ */
 function expectAnsweredWithin(polls: Answer[]): void {
   expect(
     polls.map((p) => p.status).filter((s) => s !== 200),
     'statuses other than 200',
   ).toEqual([]);
   expect(polls.slice(1).filter((p) => !p.reused).length, 'polls that needed a new connection').toBe(0);
+  if (!SOAK) return;
   const slowest = Math.max(...polls.map((p) => p.ms));
   expect(slowest, `the slowest of ${polls.length} polls`).toBeLessThan(WITHIN_MS);
 }
@@ -104,7 +111,7 @@ function expectAnsweredWithin(polls: Answer[]): void {
 describe('long work on one session leaves the server answering', () => {
   const size = soakSize(400, 6_500);
 
-  it(`a ${size}-step scenario: /health and another session's /v1 answer within ${WITHIN_MS} ms on a kept-alive socket, and the scenario passes`, async () => {
+  it(`a ${size}-step scenario: /health and another session's /v1 answer while it runs (within ${WITHIN_MS} ms at full size) on a kept-alive socket, and the scenario passes`, async () => {
     const runner = (await aside('POST', '/__sandbox/sessions', {})).body;
     const other = await otherSession();
     const scenario = aside('POST', `/__sandbox/sessions/${runner.id}/scenario`, bigScenario(size));
@@ -126,6 +133,7 @@ describe('long work on one session leaves the server answering', () => {
     expect(value.status).toBe(200);
     // What the scenario's 130 s (light: 8 s) left of each call: its answer, end, recording and transcript, or the last of them.
     expect(value.body.events.length).toBeGreaterThan(size);
+    expect(polls.length).toBeGreaterThanOrEqual(6);
     expectAnsweredWithin(polls);
   }, 180_000);
 
