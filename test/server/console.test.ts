@@ -9,8 +9,8 @@ import { launchChromium } from './chromium.js';
 
 /**
  * The account console (docs/console.md) in a real browser: Debian's Chromium driven by
- * playwright-core against a server on 127.0.0.1, through the session a new user drove in issue
- * 19: calls in every disposition (answered, busy, no answer, failed, canceled), a transfer to
+ * playwright-core against a server on 127.0.0.1, through the session a new user drove in their
+ * first week: calls in every disposition (answered, busy, no answer, failed, canceled), a transfer to
  * an agent, an AI receptionist's call, a number and a conversation, a 422 and a burst past the
  * rate limit (the request log), a receiver failing for a day (every delivery a dead letter), a
  * replay that fails and is retried, Redeliver all, a new key; then a session with exactly one
