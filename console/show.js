@@ -23,6 +23,7 @@ export function timeControl(doc, page) {
   const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (doc.getElementById(id));
   const el = {
     bar: $('timebar'),
+    about: $('timebar-about'),
     file: $('show-file'),
     start: $('show-start'),
     end: $('show-end'),
@@ -49,6 +50,7 @@ export function timeControl(doc, page) {
 
   async function open() {
     el.bar.hidden = false;
+    el.about.hidden = false;
     const res = await page.api('GET', '/__sandbox/show');
     if (!res.ok) return page.fail(res.body?.error?.message ?? `The show server answered HTTP ${res.status}.`);
     const { file, start, end, events } = res.body;

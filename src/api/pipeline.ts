@@ -57,6 +57,11 @@ interface Suffered {
 export type { ReadBody } from './request-body.js';
 const EMPTY = new Uint8Array(0);
 
+/** The journal's message for an injected network fault, which has no answer to carry one. */
+const NETWORK_FAULT = 'No answer: an injected network fault dropped the connection, so the client saw a network error.';
+const unexpected = (requestId: string) =>
+  `The sandbox failed unexpectedly (request ${requestId}); this is a sandbox bug, retrying is safe.`;
+
 /**
  * The HTTP pipeline every endpoint shares, in this order: the request's URL is this
  * sandbox's (404 otherwise), injected faults (see state/faults.ts) and the chaos profile's
@@ -80,7 +85,7 @@ export class Pipeline {
 
   async handle(request: Request): Promise<Response> {
     const generation = this.deps.generation();
-    const note: JournalNote = { requestId: '', template: null, target: '', code: null, apiKey: null };
+    const note: JournalNote = { requestId: '', template: null, target: '', code: null, message: null, apiKey: null };
     const tape = this.deps.onRequest?.(request);
     const suffered: Suffered = { latencyMs: 0, said: [] };
     let response: Response;
@@ -104,7 +109,7 @@ export class Pipeline {
    */
   handleNow(request: Request, body: ReadBody | undefined): Response {
     const generation = this.deps.generation();
-    const note: JournalNote = { requestId: '', template: null, target: '', code: null, apiKey: null };
+    const note: JournalNote = { requestId: '', template: null, target: '', code: null, message: null, apiKey: null };
     const response = this.answer(request, generation, note, { latencyMs: 0, said: [] }, body ?? EMPTY, undefined);
     if (response instanceof Promise) throw new Error('handleNow: the answer was not ready at once');
     return this.noted(request, response, generation, note);
@@ -118,7 +123,7 @@ export class Pipeline {
       this.deps.journal.record(
         request.method,
         response.status,
-        response.type === 'error' ? { ...note, code: 'network_error' } : note,
+        response.type === 'error' ? { ...note, code: 'network_error', message: NETWORK_FAULT } : note,
         this.deps.now(),
       );
     }
@@ -240,6 +245,7 @@ export class Pipeline {
   private fail(error: unknown, requestId: string, base: Common, note: JournalNote): Response {
     const refusal = refusalOf(error);
     note.code = refusal ? refusal.code : 'internal_error';
+    note.message = refusal ? refusal.message : unexpected(requestId);
     if (refusal) return respond(refusal.status, refusal.toBody(), base, refusal.headers);
     return this.internalError(error, requestId, base);
   }
@@ -277,11 +283,7 @@ export class Pipeline {
     } catch {
       // a failing recorder must not turn a 500 into an exception in the caller's process
     }
-    return respond(
-      500,
-      errorEnvelope('internal_error', `The sandbox failed unexpectedly (request ${requestId}); this is a sandbox bug, retrying is safe.`),
-      headers,
-    );
+    return respond(500, errorEnvelope('internal_error', unexpected(requestId)), headers);
   }
 
   /** The path below the base URL and the query; a URL of another origin or base path is 404. */

@@ -214,6 +214,8 @@ export function makeParts(options: SandboxOptions): Parts {
   // api (HTTP in).
   const streams = add(new TranscriptStreams({ clock, transcripts, events }));
   const journal = add(new Journal((forgotten) => coverage.forgotten(forgotten)));
+  // Each request the API answered joins the journal, and the console's request log with it.
+  journal.watch((entry) => changes.touch('request', entry.requestId));
   const routeDeps: RouteDeps = {
     calls,
     dialer,

@@ -210,7 +210,8 @@ export function recordHistory(snapshot: SandboxSnapshot): { history: SessionHist
       const at = handed.now();
       const view = handed.view();
       for (const { kind, id, removed } of batch.records) {
-        if (kind === 'clock') continue;
+        // The request journal is read whole, not versioned (its entries never change once written).
+        if (kind === 'clock' || kind === 'request') continue;
         if (kind === 'key') {
           keyChanges.push([at, id, removed]);
           continue;

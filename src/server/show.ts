@@ -1,11 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { errorEnvelope } from '../api/errors.js';
+import { errorEnvelope, refusalOf } from '../api/errors.js';
 import { SandboxError } from '../core/errors.js';
+import { queryObject } from '../core/schema.js';
 import type { SandboxSnapshot } from '../scripting/snapshots.js';
 import { consoleAsset } from './console.js';
 import { checkControl, checkHost, hostPolicy, ownOrigin } from './guard.js';
-import type { SandboxInternals } from '../sandbox.js';
+import type { Sandbox, SandboxInternals } from '../sandbox.js';
+import { pageParameters, slicePage } from './control/pages.js';
 import { recordHistory, type SessionHistory } from './history.js';
 import { json, send } from './http.js';
 
@@ -20,6 +22,8 @@ import { json, send } from './http.js';
  *   item of the console's lists and keys as they were then, the event log's length and its
  *   newest events. With `&from=ISO`, only what changed since that instant, as the live
  *   console's `change` frames carry it (the whole state when more than 2,000 items changed).
+ * - `GET /__sandbox/sessions/{s}/requests`: the request journal, whole and paged as the live
+ *   server's (the page shows the entries answered by the instant on screen).
  * - the console's page and files, with the page marked `data-mode="show"`; a ready recording's
  *   audio (`/__sandbox/sessions/{s}/console/recordings/{id}/audio`) and `/__sandbox/health`.
  *
@@ -92,6 +96,7 @@ export async function startShow(options: ShowOptions): Promise<ShowServer> {
     if (path === '/health') return json(200, { status: 'ok' });
     if (path === '/show') return new Response(meta, { headers: JSON_TYPE });
     if (path === '/show/state') return stateAnswer(history, url.searchParams);
+    if (/^\/sessions\/[^/]+\/requests$/.test(path)) return requestsAnswer(sandbox, url.searchParams);
     const audio = /^\/sessions\/[^/]+\/console\/recordings\/([^/]+)\/audio$/.exec(path);
     if (audio) return audioAnswer(internals.view().audio(decodeURIComponent(audio[1]!)), audio[1]!);
     return notServed(url.pathname, options.file);
@@ -197,6 +202,25 @@ function badQuery(message: string, param: string): Response {
   return json(400, errorEnvelope('invalid_parameter', message, param));
 }
 
+/**
+ * `GET /__sandbox/sessions/{s}/requests`: the request journal of the whole session, paged as the
+ * live server pages it (its entries never change once written, so the page reads it once and
+ * shows those answered by the instant on screen).
+ */
+function requestsAnswer(sandbox: Sandbox, query: URLSearchParams): Response {
+  try {
+    const page = pageParameters.parse(queryObject(query), '');
+    return json(
+      200,
+      slicePage(sandbox.requests.list(), (r) => r.requestId, page, 'requests', 'show'),
+    );
+  } catch (error) {
+    const refusal = refusalOf(error, { library: true });
+    if (!refusal) throw error;
+    return json(refusal.status, refusal.toBody());
+  }
+}
+
 /** A ready recording's WAV, from the sandbox the snapshot was replayed on. */
 function audioAnswer(audio: ReturnType<ReturnType<SandboxInternals['view']>['audio']>, id: string): Response {
   if (audio === undefined) return json(404, errorEnvelope('not_found', `No recording ${id.slice(0, 80)} in this snapshot.`, 'id'));
@@ -214,6 +238,6 @@ function notServed(path: string, file: string): Response {
   const message =
     path === '/v1' || path.startsWith('/v1/')
       ? `svc-sandbox show serves the console over ${file}, not the API (${shown}): start a server from it with svc-sandbox serve --import ${file} to call it.`
-      : `svc-sandbox show serves ${CONTROL}/console, ${CONTROL}/show and ${CONTROL}/show/state?at=ISO; not ${shown}.`;
+      : `svc-sandbox show serves ${CONTROL}/console, ${CONTROL}/show, ${CONTROL}/show/state?at=ISO and ${CONTROL}/sessions/{s}/requests; not ${shown}.`;
   return json(404, errorEnvelope('not_found', message));
 }

@@ -17,6 +17,8 @@ export interface JournalEntry {
   status: number;
   /** `error.code` of an error answer (`network_error` for a network fault); null for a success. */
   errorCode: string | null;
+  /** `error.message` of an error answer (what was wrong and how to fix it); null for a success. */
+  errorMessage: string | null;
   /** The bearer token the request carried, or null. */
   apiKey: string | null;
   /** Virtual time of the answer, ISO 8601. */
@@ -29,6 +31,7 @@ export interface JournalNote {
   template: string | null;
   target: string;
   code: string | null;
+  message: string | null;
   apiKey: string | null;
 }
 
@@ -39,6 +42,7 @@ export interface JournalNote {
  */
 export class Journal implements Service {
   private entries: JournalEntry[] = [];
+  private watcher: ((entry: JournalEntry) => void) | null = null;
 
   /**
    * @param forgetting sees the entries a trim is about to drop, so coverage (which outlives the
@@ -46,17 +50,25 @@ export class Journal implements Service {
    */
   constructor(private readonly forgetting?: (entries: readonly JournalEntry[]) => void) {}
 
+  /** Tells `watcher` of every entry recorded, as stores tell theirs (the sandbox's change feed, state/changes.ts). */
+  watch(watcher: (entry: JournalEntry) => void): void {
+    this.watcher = watcher;
+  }
+
   record(method: string, status: number, note: JournalNote, nowMs: number): void {
-    this.entries.push({
+    const entry: JournalEntry = {
       requestId: note.requestId,
       method,
       path: note.template ?? note.target,
       target: note.target,
       status,
       errorCode: note.code,
+      errorMessage: note.message,
       apiKey: note.apiKey,
       at: iso(nowMs),
-    });
+    };
+    this.entries.push(entry);
+    this.watcher?.(entry);
     // Trimmed in batches, so a request costs O(1) however full the journal is.
     if (this.entries.length >= 2 * JOURNAL_LIMIT) {
       this.forgetting?.(this.entries.slice(0, this.entries.length - JOURNAL_LIMIT));

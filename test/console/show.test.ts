@@ -10,8 +10,9 @@ import { type ShowServer, startShow } from '../../src/server/show.js';
 /**
  * The console's time control (console/show.js with app.js) under happy-dom, on a real show
  * server over a real snapshot: a call to a number that answers and one to a busy number, then
- * two minutes. The page is driven as a reader drives it: an address with ?at=, the `At` field,
- * the keys and the buttons; what it shows is checked against what the session was then.
+ * a refused one (422), then two minutes. The page is driven as a reader drives it: an address with
+ * ?at=, the `At` field, the keys and the buttons; what it shows (the calls, the event log, the
+ * request log) is checked against what the session was then.
  */
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -36,6 +37,7 @@ beforeAll(async () => {
   answered = await place('+14155550123');
   await sandbox.advance('3s');
   busy = await place('+15005550002');
+  await place('+15005550001'); // 422: no carrier serves it
   await sandbox.advance('2m');
   show = await startShow({ file: 'snapshots/failed.json', snapshot: JSON.parse(JSON.stringify(sandbox.snapshot())), port: 0 });
   sandbox.close();
@@ -142,5 +144,91 @@ describe('the console over a snapshot (svc-sandbox show)', () => {
     expect(events).toHaveLength(show.history.events.length);
     expect(events[0]!.classList.contains('current')).toBe(true);
     expect(events[0]!.getAttribute('data-id')).toBe(show.history.events.at(-1)!.id);
+  });
+});
+
+/**
+ * The elements a test's `page.getByLabel(text)` finds, as Playwright finds them (by default: the
+ * text anywhere in a label, any case): those named by `aria-labelledby` or `aria-label`, and
+ * form controls by their `<label>`.
+ */
+function byLabel(text: string): Element[] {
+  const labelsOf = (el: Element): string[] => {
+    const by = el.getAttribute('aria-labelledby');
+    if (by) return by.split(/\s+/).map((id) => document.getElementById(id)?.textContent ?? '');
+    const aria = el.getAttribute('aria-label');
+    if (aria?.trim()) return [aria];
+    if (!el.matches('button, meter, output, progress, select, textarea, input:not([type="hidden"])') || !el.id) return [];
+    return [...document.querySelectorAll(`label[for="${el.id}"]`)].map((l) => l.textContent ?? '');
+  };
+  return [...document.querySelectorAll('*')].filter((el) => labelsOf(el).some((l) => l.toLowerCase().includes(text.toLowerCase())));
+}
+
+describe("the request log over a snapshot, and the page's labels", () => {
+  const rows = () =>
+    [...document.querySelectorAll('#requests > li.req')].map(
+      (li) => `${li.querySelector('.method')?.textContent} ${li.getAttribute('data-status')}`,
+    );
+
+  it('shows the requests answered by the instant shown, counted by the filters from the same rows', async () => {
+    location.hash = 'requests';
+    await vi.waitFor(() => expect($('view-requests').hidden).toBe(false), { timeout: 5000 });
+    // At the end: all three, newest first.
+    expect(rows()).toEqual(['POST 422', 'POST 201', 'POST 201']);
+    expect(document.querySelector('[data-status-count="4xx"]')?.textContent).toBe('1');
+    expect($('requests-count').textContent).toBe('3');
+    field().value = '+2s';
+    ($('at-form') as HTMLFormElement).requestSubmit();
+    await until(T0 + 2000);
+    expect(rows()).toEqual(['POST 201']);
+    expect(document.querySelector('[data-status-count="4xx"]')?.textContent).toBe('0');
+    expect($('requests-count').textContent).toBe('1');
+    key(document.body, { key: ']' });
+    await until(T0 + 3000);
+    expect(rows()).toEqual(['POST 422', 'POST 201', 'POST 201']);
+    // The 422's row opens to what the API said, and its request id.
+    const refused = document.querySelector('#requests > li.req[data-status="422"]')!;
+    (refused.querySelector('button.req-toggle') as HTMLButtonElement).click();
+    await vi.waitFor(() =>
+      expect((document.querySelector('#requests > li.req[data-status="422"] .req-more') as HTMLElement).hidden).toBe(false),
+    );
+    expect(document.querySelector('#requests > li.req[data-status="422"] .req-message')?.textContent).toMatch(/\+15005550001/);
+    expect(requests.filter((r) => r.startsWith('/__sandbox/sessions/default/requests'))).toHaveLength(1);
+  });
+
+  it('leaves the label "At" to the At field alone, whatever the page shows (ids, timelines, audio)', async () => {
+    for (const view of ['calls', 'recordings', 'webhooks', 'requests', 'events', 'keys']) {
+      location.hash = view;
+      await vi.waitFor(() => expect($(`view-${view}`).hidden).toBe(false));
+      expect(
+        byLabel('at').map((el) => el.id),
+        view,
+      ).toEqual(['at']);
+      expect(byLabel('Advance by').map((el) => el.id)).toEqual(['advance-by']);
+    }
+  });
+});
+
+describe("the show server's request journal", () => {
+  it('is paged as the live server pages it, and refuses what is not a page', async () => {
+    const first = await nodeFetch(`${show.url}/__sandbox/sessions/default/requests?limit=2`);
+    const page = (await first.json()) as { data: Array<{ status: number }>; has_more: boolean; next_cursor: string };
+    expect(page.data.map((r) => r.status)).toEqual([201, 201]);
+    expect(page.has_more).toBe(true);
+    const next = (await (await nodeFetch(`${show.url}/__sandbox/sessions/default/requests?limit=2&cursor=${page.next_cursor}`)).json()) as {
+      data: Array<{ status: number; errorCode: string }>;
+      has_more: boolean;
+    };
+    expect(next.data).toMatchObject([{ status: 422, errorCode: 'unreachable_destination' }]);
+    expect(next.has_more).toBe(false);
+    for (const [query, param] of [
+      ['limit=0', 'limit'],
+      ['cursor=nope', 'cursor'],
+      ['when=now', 'when'],
+    ]) {
+      const res = await nodeFetch(`${show.url}/__sandbox/sessions/default/requests?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(((await res.json()) as { error: { param: string } }).error.param, query).toBe(param);
+    }
   });
 });

@@ -12,8 +12,9 @@ import { launchChromium } from './chromium.js';
  * with `SVC_SANDBOX_SNAPSHOTS=snapshots`; the failure says `svc-sandbox show snapshots/….json`;
  * that command, run as printed, serves the console over the snapshot; in Debian's Chromium the
  * reader goes, with the keyboard alone, to an early instant (the call ringing), steps from event
- * to event, and back to the end (the call completed), at 1280 and 390 px. Screenshots go to
- * .screenshots/show/ (ignored by git) for a person to look at.
+ * to event, and back to the end (the call completed), at 1280 and 390 px; the request log shows
+ * the requests answered by the instant shown, and the time bar stays in view as the page scrolls.
+ * Screenshots go to .screenshots/show/ (ignored by git) for a person to look at.
  */
 
 const SHOTS = join(ROOT, '.screenshots', 'show');
@@ -52,6 +53,7 @@ test('a call to a customer reaches their voicemail', async ({ sandbox }) => {
   const res = await fetch(\`\${sandbox.baseUrl}/v1/calls\`, { method: 'POST', headers, body: JSON.stringify({ to: '+14155550123', from: '+14155550100' }) });
   const call = await res.json();
   await sandbox.advanceUntil('call.completed');
+  await fetch(\`\${sandbox.baseUrl}/v1/calls/\${call.id}\`, { headers });
   expect(sandbox.calls.get(call.id)?.answered_by).toBe('voicemail');
 });
 test('a passing test keeps no snapshot', ({ sandbox }) => {
@@ -113,6 +115,22 @@ async function shoot(page: Page, name: string) {
 /** The one call's status badge, as the page shows it now (it updates on its own time: polled). */
 const status = (page: Page) => page.locator('.call-row .badge').first();
 const at = (page: Page) => new URL(page.url()).searchParams.get('at');
+/** The request log's rows as the page holds them (whatever view is on screen), newest first: method, path, status. */
+const requestRows = (page: Page) =>
+  page
+    .locator('#requests > li.req')
+    .evaluateAll((rows) =>
+      rows.map(
+        (r) => `${r.querySelector('.method')?.textContent} ${r.querySelector('.path')?.textContent} ${r.getAttribute('data-status')}`,
+      ),
+    );
+/** The element is on screen and nothing covers its middle. */
+const uncovered = (page: Page, selector: string) =>
+  page.locator(selector).evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return r.top >= 0 && r.bottom <= window.innerHeight && (hit === el || el.contains(hit));
+  });
 
 describe('a failed test, then svc-sandbox show', () => {
   it('the failure says how to open its snapshot, and that command serves it', () => {
@@ -140,7 +158,9 @@ describe('a failed test, then svc-sandbox show', () => {
 
     for (let i = 0; i < 40 && (await page.evaluate(() => document.activeElement?.id)) !== 'at'; i++) await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('at');
+    // The one element a test's getByLabel('At') finds, by default (substring, any case) matching too.
     expect(await page.getByLabel('At', { exact: true }).evaluate((input) => input.id)).toBe('at');
+    expect(await page.getByLabel('At').count()).toBe(1);
     await page.keyboard.press('Control+A');
     await page.keyboard.type('2026-01-01T00:00:02Z');
     await page.keyboard.press('Enter');
@@ -168,6 +188,12 @@ describe('a failed test, then svc-sandbox show', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => status(page).textContent()).toBe('completed');
     expect(await page.locator('.event.current').count()).toBe(1);
+    // The time bar stays in view as the page scrolls (a short window, so that one call's page scrolls).
+    await page.setViewportSize({ width: 1280, height: 480 });
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(100);
+    expect(await uncovered(page, '#at')).toBe(true);
+    expect(await uncovered(page, '#next-event')).toBe(true);
     await page.close();
   });
 
@@ -179,10 +205,34 @@ describe('a failed test, then svc-sandbox show', () => {
     const field = await page.locator('#at').boundingBox();
     expect(field!.x + field!.width).toBeLessThanOrEqual(390);
     await shoot(page, 'ringing-390');
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(100);
+    expect(await uncovered(page, '#at')).toBe(true);
+    await page.evaluate(() => window.scrollTo(0, 0));
     await page.getByRole('button', { name: 'Next event' }).focus();
     await page.keyboard.press('Enter');
     await expect.poll(() => at(page)).toBe('2026-01-01T00:00:05.000Z');
     await shoot(page, 'answered-390');
+    await page.close();
+  });
+
+  it('the request log at the instant shown: the call placed at the start, the read after its end only from then on', async () => {
+    const page = await open(1280, 900, '?at=2026-01-01T00:00:02Z#requests');
+    await expect.poll(() => requestRows(page), { timeout: 10_000 }).toEqual(['POST /v1/calls 201']);
+    expect(await page.locator('#requests-count').textContent()).toBe('1');
+    await shoot(page, 'requests-early-1280');
+    // ] steps (from anywhere but a text field) to the end, where the read happened.
+    await page.locator('#requests-heading').click();
+    for (let i = 0; i < 3; i++) await page.keyboard.press(']');
+    await expect.poll(() => at(page)).toBe('2026-01-01T00:01:05.000Z');
+    await expect.poll(() => requestRows(page)).toEqual(['GET /v1/calls/{id} 200', 'POST /v1/calls 201']);
+    // A row opens with Enter: a success says it had no error, and gives its request id.
+    await page.locator('#requests > li.req .req-toggle').first().focus();
+    await page.keyboard.press('Enter');
+    await expect
+      .poll(() => page.locator('#requests > li.req .req-more:not([hidden])').textContent())
+      .toMatch(/^Answered without an error\.Request idreq_\w+Sent toGET \/v1\/calls\/call_\w+KeySVC_TEST_ci$/);
+    await shoot(page, 'requests-1280');
     await page.close();
   });
 
