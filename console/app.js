@@ -728,9 +728,10 @@ export function start(doc) {
       : '';
     el.dead.replaceChildren(renderDeadLetters(letters.cards, (d) => state.model.items.subscription.has(d.subscriptionId), replay));
     const n = letters.replayable.length;
-    el.replayAll.hidden = n === 0 || travel !== null;
+    // Shown for two or more: with one dead letter its own Replay says it all, and the page keeps
+    // exactly one button whose name holds "Replay" (docs/console.md, "Names a test can find").
+    el.replayAll.hidden = n < 2 || travel !== null;
     el.replayAllHint.hidden = el.replayAll.hidden;
-    el.replayAll.textContent = `Redeliver all (${n})`;
     if (state.gone || travel)
       for (const button of el.dead.querySelectorAll('button.replay')) /** @type {HTMLButtonElement} */ (button).disabled = true;
     const { about, state: filter } = state.route;

@@ -189,7 +189,7 @@ export const MAX_ATTEMPTS = 12;
  * dead letters, and those replayed from the queue (from this page or anywhere else: a replay is
  * in the delivery's own record), in the deliveries' order, so a replayed card stays where it was.
  * `replayable` are the dead letters whose subscription still exists (a replay of the others is
- * refused): what Redeliver all sends.
+ * refused): what Replay all sends.
  * @param {Model} model
  */
 export function deadLetters(model) {

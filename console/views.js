@@ -402,7 +402,7 @@ export function replayLine(d) {
 }
 
 /**
- * What Redeliver all did, in words, from the first attempt of each dead letter it sent again (the
+ * What Replay all did, in words, from the first attempt of each dead letter it sent again (the
  * answer of `POST /__sandbox/sessions/{s}/dead-letters/replay`).
  * @param {any[]} attempts
  */
@@ -411,7 +411,7 @@ export function redelivered(attempts) {
   const ok = attempts.filter((a) => a.ok).length;
   const failed = attempts.length - ok;
   const parts = [ok ? `${ok} delivered` : '', failed ? `${failed} retrying (the first attempt failed)` : ''];
-  return `Redelivered ${plural(attempts.length, 'dead letter')} at ${stamp(attempts[0].at)}: ${parts.filter(Boolean).join(', ')}. Each card says where it stands.`;
+  return `Replayed ${plural(attempts.length, 'dead letter')} at ${stamp(attempts[0].at)}: ${parts.filter(Boolean).join(', ')}. Each card says where it stands.`;
 }
 
 /** @param {any[]} subscriptions */

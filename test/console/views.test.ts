@@ -166,12 +166,12 @@ describe('the dead letters (console/views.js)', () => {
     expect(one(card, 'button.replay').textContent).toBe('Replay');
   });
 
-  it('Redeliver all says what it did from the first attempt of each letter it sent again', () => {
+  it('Replay all says what it did from the first attempt of each letter it sent again', () => {
     const first = (ok: boolean) => ({ ...dead().attempts[0]!, attempt: 1, replay: 1, at: iso(T0 + 25 * 3600 * S), ok });
     expect(redelivered([first(true), first(false), first(true)])).toBe(
-      'Redelivered 3 dead letters at Jan 2 01:00:00: 2 delivered, 1 retrying (the first attempt failed). Each card says where it stands.',
+      'Replayed 3 dead letters at Jan 2 01:00:00: 2 delivered, 1 retrying (the first attempt failed). Each card says where it stands.',
     );
-    expect(redelivered([first(true)])).toBe('Redelivered 1 dead letter at Jan 2 01:00:00: 1 delivered. Each card says where it stands.');
+    expect(redelivered([first(true)])).toBe('Replayed 1 dead letter at Jan 2 01:00:00: 1 delivered. Each card says where it stands.');
     expect(redelivered([])).toBe('No dead letter to redeliver: each was replayed already, or its subscription is gone.');
   });
 
