@@ -112,6 +112,8 @@ export class VirtualClock implements Service {
   private pumpAt = Infinity;
   /** An advance (or the pump's catch-up) is running: time moves only through it meanwhile. */
   private running = 0;
+  /** Walks through time under way (an advance, a replay's), for {@link advancing}. */
+  private walking = 0;
   private catching = false;
   private disposed = false;
   readonly mode: ClockMode;
@@ -402,8 +404,6 @@ export class VirtualClock implements Service {
   get advancing(): boolean {
     return this.walking > 0;
   }
-
-  private walking = 0;
 
   /**
    * Moves virtual time as {@link advance} does, at once: for a snapshot's replay only

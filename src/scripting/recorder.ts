@@ -72,6 +72,10 @@ export class Recorder implements AttemptTape {
    */
   private readonly strings = new Map<string, string>();
   private readonly headerLists = new Map<string, Array<[string, string]>>();
+  /** The sandbox's start: where the clock stands after a reset. */
+  private readonly startMs: number;
+  /** The instant of the latest input since the last reset (the start before any). */
+  private last: number;
 
   constructor(
     private readonly options: Record<string, unknown>,
@@ -83,11 +87,6 @@ export class Recorder implements AttemptTape {
     this.startMs = Number.isFinite(start) ? start : Number.NEGATIVE_INFINITY;
     this.last = this.startMs;
   }
-
-  /** The sandbox's start: where the clock stands after a reset. */
-  private readonly startMs: number;
-  /** The instant of the latest input since the last reset (the start before any). */
-  private last: number;
 
   /**
    * Virtual now, for an input: never before the input before it. Only a 'global' clock goes
