@@ -9,6 +9,7 @@ const SOAK_FILES = [
   'test/server/sessions-leak.test.ts',
   'test/model/*.test.ts',
   'test/webhooks/invariant.test.ts',
+  'test/webhooks/hanging-day.test.ts',
   'test/server/long-work.test.ts',
   'test/scenarios/slices.test.ts',
 ];

@@ -35,6 +35,7 @@ export function restore(parts: Parts, snapshot: SandboxSnapshot): void {
           if (!(error instanceof SandboxError)) throw error;
         }
       },
+      end: () => clock.endNow(settle),
       reset: () => life.reset(),
       settle,
     });

@@ -3,6 +3,7 @@ import { packageVersion } from '../core/package-version.js';
 import { iso } from '../core/time.js';
 import type { AttemptTape } from '../webhooks/deliveries.js';
 import type { PostResult } from '../webhooks/transport.js';
+import { API_PATH, REPLAYED_HEADERS } from './snapshot-checks.js';
 import { type AdvanceInput, type RequestInput, SNAPSHOT_FORMAT, type SandboxSnapshot, type SnapshotInput } from './snapshots.js';
 
 /**
@@ -17,27 +18,14 @@ import { type AdvanceInput, type RequestInput, SNAPSHOT_FORMAT, type SandboxSnap
  * a change nor a read).
  */
 
-/**
- * The request headers the API reads (src/api): the only ones a snapshot keeps, so it stays
- * small. A header the API comes to read must be added here (test/sandbox/snapshots.test.ts checks);
- * kept sorted, the order a Headers iterates in.
- */
-export const REPLAYED_HEADERS = [
-  'accept',
-  'access-control-request-headers',
-  'authorization',
-  'content-length',
-  'content-type',
-  'last-event-id',
-  'origin',
-];
-
 /** What a replay drives besides the scripting calls: the new sandbox's own inputs, run at once. */
 export interface ReplayTarget {
   now(): number;
   request(input: RequestInput): void;
   /** Moves the clock by `ms` now (until `stop` is reached, for an advanceUntil). */
   advance(ms: number, stop?: number): void;
+  /** A recorded advance ended here (the replay may have run it in pieces, around inputs that came while it ran). */
+  end(): void;
   reset(): void;
   /** After each request and call: what they set going at this instant runs now. */
   settle(): void;
@@ -84,13 +72,32 @@ export class Recorder implements AttemptTape {
    */
   private readonly strings = new Map<string, string>();
   private readonly headerLists = new Map<string, Array<[string, string]>>();
+  /** The sandbox's start: where the clock stands after a reset. */
+  private readonly startMs: number;
+  /** The instant of the latest input since the last reset (the start before any). */
+  private last: number;
 
   constructor(
     private readonly options: Record<string, unknown>,
     /** Origin and base path: a request's URL is kept below it. */
     private readonly prefix: string,
     private readonly now: () => number,
-  ) {}
+  ) {
+    const start = Date.parse(String(options.startTime));
+    this.startMs = Number.isFinite(start) ? start : Number.NEGATIVE_INFINITY;
+    this.last = this.startMs;
+  }
+
+  /**
+   * Virtual now, for an input: never before the input before it. Only a 'global' clock goes
+   * back (the process's Date, which a test may set back); a replay, on a clock of its own, runs
+   * such an input at the later instant anyway, and a snapshot's inputs stay in order.
+   */
+  private stamp(): number {
+    const now = this.now();
+    if (now > this.last) this.last = now;
+    return this.last;
+  }
 
   get replaying(): boolean {
     return this.replayingNow;
@@ -113,16 +120,17 @@ export class Recorder implements AttemptTape {
         { param: 'args' },
       );
     }
-    this.inputs.push({ kind: 'call', at: this.now(), name, args: json });
+    this.inputs.push({ kind: 'call', at: this.stamp(), name, args: json });
   }
 
   /** A request arrives; the returned function is told its body once read. */
   request(request: Request): ((body: Uint8Array | 'over') => void) | undefined {
     if (this.replayingNow) return undefined;
-    const under = request.url.startsWith(this.prefix) && /^($|[/?#])/.test(request.url.slice(this.prefix.length));
+    // Below the base URL's /v1 it is kept as a path (a restore may serve another base URL); anything else whole.
+    const under = request.url.startsWith(this.prefix) && API_PATH.test(request.url.slice(this.prefix.length));
     const input: RequestInput = {
       kind: 'request',
-      at: this.now(),
+      at: this.stamp(),
       method: this.intern(request.method),
       ...(under ? { path: this.intern(request.url.slice(this.prefix.length)) } : { url: request.url }),
       headers: this.headersOf(request.headers),
@@ -148,7 +156,7 @@ export class Recorder implements AttemptTape {
   /** An advance begins; the returned function is told where an advanceUntil stopped. */
   advance(ms: number): (stop: number) => void {
     if (this.replayingNow) return () => undefined;
-    const input: AdvanceInput = { kind: 'advance', at: this.now(), ms };
+    const input: AdvanceInput = { kind: 'advance', at: this.stamp(), ms };
     this.inputs.push(input);
     return (stop) => {
       input.stop = stop;
@@ -162,7 +170,8 @@ export class Recorder implements AttemptTape {
   reset(): void {
     if (this.replayingNow) return;
     this.inputs = this.inputs.filter((input) => input.kind === 'reset' || (input.kind === 'call' && input.name.startsWith('keys.')));
-    this.inputs.push({ kind: 'reset', at: this.now() });
+    this.inputs.push({ kind: 'reset', at: this.stamp() });
+    this.last = this.startMs;
     this.attempts.clear();
   }
 
@@ -188,7 +197,7 @@ export class Recorder implements AttemptTape {
       format: SNAPSHOT_FORMAT,
       version: packageVersion(),
       options: structuredClone(this.options),
-      now: iso(this.now()),
+      now: iso(Math.max(this.now(), this.last)),
       inputs: structuredClone(this.inputs),
       attempts: [...this.attempts].map(([key, result]) => [key, { ...result }]),
     };
@@ -202,11 +211,9 @@ export class Recorder implements AttemptTape {
     snapshot.inputs.forEach((input, i) => {
       if (input.kind === 'call' && !this.members.has(input.name)) {
         throw new SandboxError(
-          `createSandbox: \`snapshot.inputs[${i}].name\` ${JSON.stringify(input.name)} is not a scripting call a snapshot records.`,
-          {
-            code: 'invalid_options',
-            param: `snapshot.inputs[${i}].name`,
-          },
+          `createSandbox: \`snapshot.inputs[${i}].name\` ${JSON.stringify(input.name)} is not a scripting call a snapshot records: ` +
+            `one of ${[...this.members.keys()].sort().join(', ')}; give the snapshot as sandbox.snapshot() wrote it.`,
+          { code: 'invalid_options', param: `snapshot.inputs[${i}].name` },
         );
       }
     });
@@ -231,8 +238,10 @@ export class Recorder implements AttemptTape {
         const { end, stop } = running;
         running = null;
         // An advanceUntil ends at the end of the instant it stopped at: inputs after it may have taken the clock there already.
-        if (stop !== undefined && stop <= endMs && target.now() >= stop) return;
-        target.advance(Math.max(0, Math.min(end, endMs) - target.now()), stop !== undefined && stop <= endMs ? stop : undefined);
+        if (!(stop !== undefined && stop <= endMs && target.now() >= stop))
+          target.advance(Math.max(0, Math.min(end, endMs) - target.now()), stop !== undefined && stop <= endMs ? stop : undefined);
+        // Unless the snapshot was taken while it ran.
+        if ((stop ?? end) <= endMs) target.end();
       };
       for (const input of snapshot.inputs) {
         if (input.kind === 'advance') {

@@ -81,7 +81,7 @@ describe('svc-sandbox show with a file that is no snapshot', () => {
       [
         'an input after its end',
         write('later.json', JSON.stringify({ ...snapshot, inputs: [...snapshot.inputs, { kind: 'advance', at: now + 5000, ms: 1 }] })),
-        /snapshot\.inputs\[\d+\]\.at is .*, after the instant the snapshot was taken/,
+        /`snapshot\.inputs\[\d+\]\.at` is .*, after the instant the snapshot was taken/,
       ],
       [
         'options no sandbox takes',

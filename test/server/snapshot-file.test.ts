@@ -108,15 +108,17 @@ describe('reading a snapshot file', () => {
     const now = Date.parse(snapshot.now);
     const later = { ...snapshot, inputs: [{ kind: 'advance', at: now + 1000, ms: 5 }] };
     expect(refusal(file('later.json', JSON.stringify(later)))).toEqual({
-      message: 'snapshot.inputs[0].at is 2026-01-01T00:00:01.000Z, after the instant the snapshot was taken (2026-01-01T00:00:00.000Z).',
+      message:
+        '`snapshot.inputs[0].at` is 2026-01-01T00:00:01.000Z, after the instant the snapshot was taken (2026-01-01T00:00:00.000Z); ' +
+        'give the snapshot as sandbox.snapshot() (or GET /__sandbox/sessions/{s}/snapshot) wrote it.',
       param: 'snapshot.inputs[0].at',
     });
     const earlier = { ...snapshot, now: '2026-01-01T00:01:00.000Z', inputs: [{ kind: 'advance', at: now - 1, ms: 5 }] };
     expect(refusal(file('earlier.json', JSON.stringify(earlier))).message).toMatch(
-      /^snapshot\.inputs\[0\]\.at is 2025-12-31T23:59:59\.999Z, before the session's start/,
+      /^`snapshot\.inputs\[0\]\.at` is 2025-12-31T23:59:59\.999Z, before the session's start/,
     );
     expect(refusal(file('backwards.json', JSON.stringify({ ...snapshot, now: '2025-01-01T00:00:00Z' }))).message).toMatch(
-      /^it was taken at 2025-01-01T00:00:00.000Z, before its session's start/,
+      /^`snapshot\.now` is 2025-01-01T00:00:00\.000Z, before the session's start/,
     );
   });
 });

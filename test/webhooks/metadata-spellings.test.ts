@@ -48,26 +48,26 @@ describe('every spelling of the metadata address is refused as a receiver', () =
     expect(await subscriptions(sandbox)).toEqual([]);
   });
 
-  it('a snapshot whose inputs subscribe to one is replayed through the API road: refused there, nothing subscribed, nothing sent', async () => {
-    // A snapshot taken of a sandbox that subscribed to a real receiver, with the URL then edited
-    // (by hand, or by a build that accepted the spelling): the replay meets today's rule.
-    const original = make();
-    expect((await subscribe(original, 'https://hooks.example.com/svc')).status).toBe(201);
-    const snapshot = original.snapshot();
-    const edited = JSON.parse(JSON.stringify(snapshot).replaceAll('https://hooks.example.com/svc', SPELLINGS[2]!));
-    const restored = make({ snapshot: edited });
-    expect(await subscriptions(restored)).toEqual([]);
-    const [replayed] = restored.requests.list({ method: 'POST', path: '/v1/webhooks' });
-    expect(replayed).toMatchObject({ status: 400, errorCode: 'invalid_parameter' });
-    // Nothing that happens next reaches it: a call's events have no subscription to go to.
-    await restored.handle(
-      new Request(`${restored.baseUrl}/v1/calls`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ to: '+14155550123', from: '+14155550100' }),
-      }),
-    );
-    await restored.advance('2m');
-    expect(restored.webhooks.attempts()).toEqual([]);
-  });
+  it.each(SPELLINGS)(
+    'a snapshot whose inputs subscribe to %s is refused on import, naming the input: nothing made, nothing sent',
+    async (url) => {
+      // A snapshot taken of a sandbox that subscribed to a real receiver, with the URL then edited
+      // (by hand, or by a build that accepted the spelling): refused before anything is replayed.
+      const original = make();
+      expect((await subscribe(original, 'https://hooks.example.com/svc')).status).toBe(201);
+      const edited = JSON.parse(JSON.stringify(original.snapshot()).replaceAll('https://hooks.example.com/svc', url));
+      let error: unknown;
+      try {
+        make({ snapshot: edited });
+      } catch (thrown) {
+        error = thrown;
+      }
+      expect(error).toMatchObject({
+        code: 'invalid_options',
+        param: 'snapshot.inputs[0].body',
+        message: expect.stringContaining(`subscribes a webhook to ${url}, a link-local or cloud-metadata address`),
+      });
+      expect(open).toHaveLength(1);
+    },
+  );
 });
