@@ -11,6 +11,9 @@ const SOAK_FILES = [
   'test/webhooks/invariant.test.ts',
   'test/sandbox/memory-bounded.test.ts',
   'test/sandbox/snapshot-compaction.test.ts',
+  'test/webhooks/hanging-day.test.ts',
+  'test/server/long-work.test.ts',
+  'test/scenarios/slices.test.ts',
 ];
 
 /**
@@ -23,11 +26,16 @@ const SOAK_FILES = [
 const E2E_FILES = [
   'test/server/cli.test.ts',
   'test/server/cli-snapshots.test.ts',
+  'test/server/cli-files.test.ts',
   'test/scenarios/cli.test.ts',
   'test/server/check-receiver-cli.test.ts',
+  'test/server/show-cli.test.ts',
+  'test/server/show-console.test.ts',
   'test/server/console.test.ts',
   'test/server/csrf-browser.test.ts',
   'test/sandbox/dual-build.test.ts',
+  'test/docs/install.test.ts',
+  'test/server/binary.test.ts',
 ];
 
 /**

@@ -12,6 +12,8 @@ import { sandboxCpu } from './profile.mjs';
 import { allocation } from './allocation.mjs';
 import { serverScale } from './server-scale.mjs';
 import { serverSoak } from './server-soak.mjs';
+import { showBench } from './show.mjs';
+import { binaryBench } from './binary.mjs';
 
 const quick = process.argv.includes('--quick');
 /** `node bench/run.mjs server-scale`: that section alone (its title in lower case, dashed), RESULTS.md untouched. */
@@ -40,6 +42,8 @@ await section('Schema kit', () => schemaKit({ quick }));
 await section('Server', () => serverBench({ quick }));
 await section('Server scale', () => serverScale({ quick }));
 await section('Server soak', () => serverSoak({ seconds: quick ? 20 : 60 }));
+await section('Show', () => showBench({ quick }));
+await section('Single executable', () => binaryBench({ quick }));
 
 const report = [
   '# Benchmark results',

@@ -1,19 +1,26 @@
 import { h, longStamp, plural, span } from './dom.js';
 import {
   LISTS,
+  MAX_REQUESTS_KEPT,
+  REQUEST_FILTERS,
   accounts,
   applyChanges,
   conversations,
   counts,
   countsDelta,
+  deadLetters,
   deliveriesByCall,
   emptyModel,
   filterDeliveries,
   list,
   load,
   parseRoute,
+  requestFilter,
+  requestLog,
+  requestsBy,
   timelineOf,
 } from './model.js';
+import { timeControl } from './show.js';
 import { renderCall } from './timeline.js';
 import {
   eventItem,
@@ -23,6 +30,8 @@ import {
   renderMessages,
   renderNumbers,
   renderRecordings,
+  redelivered,
+  renderRequest,
   renderSubscriptions,
 } from './views.js';
 
@@ -37,6 +46,10 @@ import {
  * no request), `resync` and `reset` (read the lists again). So one new event costs the page no
  * request, however many calls the session holds.
  *
+ * Served by `svc-sandbox show FILE` (the page marked `data-mode="show"`), it shows a snapshot
+ * instead, read-only, at the instant its time control (show.js) asks for: no stream, nothing that
+ * would change the session (docs/console.md, "Time travel").
+ *
  * Nothing here runs at import: {@link start} looks the page up and wires it. The page requests
  * nothing from any other origin and runs under the server's strict Content-Security-Policy (no
  * inline script or style: positions are CSS custom properties).
@@ -47,6 +60,7 @@ const CONTROL = '/__sandbox';
 const MAX_EVENTS = 500;
 const MAX_CALLS = 50;
 const MAX_DELIVERIES = 100;
+const MAX_REQUESTS = 200;
 
 /** @param {Document} doc */
 export function start(doc) {
@@ -77,6 +91,15 @@ export function start(doc) {
     dead: $('dead-letters'),
     deadCount: $('dead-count'),
     deadError: $('dead-error'),
+    replayAll: /** @type {HTMLButtonElement} */ ($('replay-all')),
+    replayAllHint: $('replay-all-hint'),
+    replayAllStatus: $('replay-all-status'),
+    requests: $('requests'),
+    requestsCount: $('requests-count'),
+    codeForm: /** @type {HTMLFormElement} */ ($('code-form')),
+    codeInput: /** @type {HTMLInputElement} */ ($('request-code')),
+    codeError: $('code-error'),
+    bars: $('bars'),
     subscriptions: $('subscriptions'),
     createKey: /** @type {HTMLButtonElement} */ ($('create-key')),
     keysError: $('keys-error'),
@@ -98,8 +121,10 @@ export function start(doc) {
     pending: /** @type {any[]} */ ([]),
     /** Change frames that came while the lists were being read: applied after. */
     queued: /** @type {any[][] | null} */ (null),
-    /** The last replay attempt of each delivery replayed from this page. */
-    replayed: new Map(),
+    /** The request log's rows opened to their details, by request id. */
+    expanded: /** @type {Set<string>} */ (new Set()),
+    /** A snapshot's whole request journal (show mode): the log shows the entries answered by the instant on screen. */
+    journal: /** @type {any[] | null} */ (null),
     source: /** @type {EventSource | null} */ (null),
     advancing: false,
     /**
@@ -117,6 +142,19 @@ export function start(doc) {
     /** The stream has caught up with the log once: events after that are new, and flash. */
     caughtUp: false,
   };
+
+  /** A snapshot's session, at the instants its time control asks for (null: a live session). */
+  const travel =
+    doc.documentElement.dataset.mode === 'show'
+      ? timeControl(doc, {
+          api,
+          show: showState,
+          fail: (message) => {
+            el.banner.textContent = message;
+          },
+          announce,
+        })
+      : null;
 
   function sessionFromUrl() {
     return new URLSearchParams(location.search).get('session') || 'default';
@@ -184,15 +222,16 @@ export function start(doc) {
     state.queued = [];
     loading = (async () => {
       const kinds = /** @type {Array<keyof typeof LISTS>} */ (Object.keys(LISTS));
-      const [sessions, keys, ...lists] = await Promise.all([
+      const [sessions, keys, requests, ...lists] = await Promise.all([
         apiAll(`${CONTROL}/sessions`),
         apiAll(sessionPath('/keys')),
+        apiAll(sessionPath('/requests')),
         ...kinds.map((kind) => apiAll(sessionPath(`/console/${LISTS[kind]}`))),
       ]);
       state.loads += 1;
       if (session !== state.session) return;
       if (sessions.ok) load(state.model, 'session', sessions.body.data);
-      const failed = [keys, ...lists].find((r) => !r.ok);
+      const failed = [keys, requests, ...lists].find((r) => !r.ok);
       if (failed) {
         if (failed.status === 404) return checkSession();
         el.banner.textContent = messageOf(failed);
@@ -200,6 +239,7 @@ export function start(doc) {
       }
       el.banner.textContent = '';
       load(state.model, 'key', keys.body.data);
+      load(state.model, 'request', requests.body.data.slice(-MAX_REQUESTS_KEPT));
       for (const [i, kind] of kinds.entries()) load(state.model, kind, lists[i].body.data);
       state.model.loaded = true;
       for (const changes of state.queued ?? []) applyChanges(state.model, changes);
@@ -259,7 +299,7 @@ export function start(doc) {
     source.addEventListener('reset', (message) => {
       clearLog();
       state.model = emptyModel();
-      state.replayed.clear();
+      state.expanded.clear();
       state.lastAdvance = null;
       el.advanceStatus.textContent = '';
       setNow(JSON.parse(/** @type {MessageEvent} */ (message).data).now);
@@ -272,7 +312,15 @@ export function start(doc) {
     if (el.live.dataset.state === value) return;
     el.live.dataset.state = value;
     el.live.textContent =
-      value === 'open' ? 'Live' : value === 'closed' ? 'Disconnected' : value === 'gone' ? 'No such session' : 'Connecting…';
+      value === 'open'
+        ? 'Live'
+        : value === 'closed'
+          ? 'Disconnected'
+          : value === 'gone'
+            ? 'No such session'
+            : value === 'snapshot'
+              ? 'Snapshot, read-only'
+              : 'Connecting…';
   }
 
   /** The stream closed for good, or the session left the list: is the session still there? */
@@ -314,7 +362,8 @@ export function start(doc) {
     state.now = null;
     state.model = emptyModel();
     state.rows.clear();
-    state.replayed.clear();
+    state.expanded.clear();
+    state.journal = null;
     state.lastAdvance = null;
     state.gone = false;
     state.account = '';
@@ -324,11 +373,55 @@ export function start(doc) {
     }
     el.now.textContent = '—';
     el.newKey.hidden = true;
-    for (const node of [el.advanceError, el.advanceStatus, el.deadError, el.keysError, el.banner]) node.textContent = '';
+    for (const node of [el.advanceError, el.advanceStatus, el.deadError, el.replayAllStatus, el.keysError, el.banner])
+      node.textContent = '';
     doc.title = id === 'default' ? 'svc-sandbox console' : `svc-sandbox console · ${id}`;
     clearLog();
     drawSessions();
-    connect();
+    if (travel) {
+      setLive('snapshot');
+      // Nothing on the page may change a snapshot (the server refuses it too): the controls that would are gone.
+      for (const control of doc.querySelectorAll('.clockbar button, .clockbar input, #create-key')) {
+        /** @type {HTMLButtonElement} */ (control).disabled = true;
+      }
+      void travel.open();
+      void loadJournal();
+    } else connect();
+    render();
+  }
+
+  /**
+   * The session at an instant of a snapshot, as the show server answers it: the whole of it
+   * (`items`), or what changed since the instant on screen (`changes`, as a live `change` frame
+   * carries them); with the event log's length and its newest events.
+   */
+  function showState(/** @type {any} */ body) {
+    if (body.items) {
+      state.model = emptyModel();
+      for (const kind of /** @type {Array<keyof typeof LISTS | 'key'>} */ ([...Object.keys(LISTS), 'key']))
+        load(state.model, kind, body.items[kind]);
+      state.model.loaded = true;
+    } else applyChanges(state.model, body.changes);
+    if (state.journal) load(state.model, 'request', requestsBy(state.journal, Date.parse(body.now)));
+    clearLog();
+    state.model.events = body.events.count;
+    state.pending = body.events.newest;
+    setNow(body.now);
+    render();
+  }
+
+  /**
+   * A snapshot's request journal, read once (its entries never change): each instant shows those
+   * answered by then.
+   */
+  async function loadJournal() {
+    const res = await apiAll(sessionPath('/requests'));
+    if (!res.ok) {
+      el.banner.textContent = messageOf(res);
+      return;
+    }
+    state.journal = res.body.data;
+    if (state.now) load(state.model, 'request', requestsBy(res.body.data, Date.parse(state.now)));
     render();
   }
 
@@ -431,6 +524,11 @@ export function start(doc) {
     }
     for (const button of doc.querySelectorAll('[data-filter]'))
       button.setAttribute('aria-pressed', String(/** @type {HTMLElement} */ (button).dataset.filter === state.route.state));
+    for (const button of doc.querySelectorAll('[data-status]'))
+      button.setAttribute('aria-pressed', String(/** @type {HTMLElement} */ (button).dataset.status === state.route.status));
+    for (const button of doc.querySelectorAll('[data-order]'))
+      button.setAttribute('aria-pressed', String(/** @type {HTMLElement} */ (button).dataset.order === state.route.order));
+    if (doc.activeElement !== el.codeInput) el.codeInput.value = REQUEST_FILTERS.includes(state.route.status) ? '' : state.route.status;
     render();
     const target = state.route.id ? doc.querySelector(`[data-id="${CSS.escape(state.route.id)}"]`) : null;
     if (target) {
@@ -465,7 +563,9 @@ export function start(doc) {
       else if (view === 'numbers') el.numbers.replaceChildren(renderNumbers(list(state.model, 'number')));
       else if (view === 'recordings') drawRecordings();
       else if (view === 'webhooks') drawWebhooks();
+      else if (view === 'requests') drawRequests();
       else if (view === 'keys') drawKeys();
+      travel?.decorate();
     });
   }
 
@@ -521,6 +621,7 @@ export function start(doc) {
       numbers: state.model.items.number.size,
       recordings: state.model.items.recording.size,
       webhooks: c.dead ? `${c.dead} dead` : c.deliveries,
+      requests: c.requests,
       events: c.events,
       keys: state.model.items.key.size,
     };
@@ -618,10 +719,20 @@ export function start(doc) {
 
   function drawWebhooks() {
     const deliveries = list(state.model, 'delivery');
-    const dead = deliveries.filter((d) => d.state === 'dead' || state.replayed.has(d.id));
-    el.deadCount.textContent = dead.length ? String(dead.filter((d) => d.state === 'dead').length) : '';
-    el.dead.replaceChildren(renderDeadLetters(dead, state.replayed, replay));
-    if (state.gone)
+    // The cards and every count of them, from one reading (the header once said 4 while 5 cards showed).
+    const letters = deadLetters(state.model);
+    el.deadCount.textContent = letters.cards.length
+      ? [plural(letters.dead.length, 'dead letter'), letters.replayed.length ? `${letters.replayed.length} replayed` : '']
+          .filter(Boolean)
+          .join(' · ')
+      : '';
+    el.dead.replaceChildren(renderDeadLetters(letters.cards, (d) => state.model.items.subscription.has(d.subscriptionId), replay));
+    const n = letters.replayable.length;
+    // Shown for two or more: with one dead letter its own Replay says it all, and the page keeps
+    // exactly one button whose name holds "Replay" (docs/console.md, "Names a test can find").
+    el.replayAll.hidden = n < 2 || travel !== null;
+    el.replayAllHint.hidden = el.replayAll.hidden;
+    if (state.gone || travel)
       for (const button of el.dead.querySelectorAll('button.replay')) /** @type {HTMLButtonElement} */ (button).disabled = true;
     const { about, state: filter } = state.route;
     const matching = filterDeliveries(deliveries, { state: filter, about }).reverse();
@@ -668,17 +779,102 @@ export function start(doc) {
       el.deadError.textContent = messageOf(res);
       return;
     }
+    // The card says where the replay stands from the delivery itself, as the stream brings it.
     const attempt = res.body.data[res.body.data.length - 1];
-    state.replayed.set(d.id, attempt);
     announce(
       attempt?.ok
         ? `Replayed ${d.id}: delivered, HTTP ${attempt.status}.`
-        : `Replayed ${d.id}: failed again (${attempt?.error ?? `HTTP ${attempt?.status}`}).`,
+        : `Replayed ${d.id}: attempt 1 failed (${attempt?.error ?? `HTTP ${attempt?.status}`}); it is back in its retry schedule.`,
     );
     // The Replay button goes once the delivery is no longer dead: keep the keyboard user here.
     $('dead-heading').focus();
     render();
   }
+
+  el.replayAll.addEventListener('click', async () => {
+    if (el.replayAll.getAttribute('aria-busy') === 'true' || state.gone || travel) return;
+    el.replayAll.setAttribute('aria-busy', 'true');
+    freezeAdvance();
+    el.deadError.textContent = '';
+    el.replayAllStatus.textContent = '';
+    const res = await api('POST', sessionPath('/dead-letters/replay'), {});
+    el.replayAll.removeAttribute('aria-busy');
+    if (!res.ok) {
+      el.deadError.textContent = messageOf(res);
+      return;
+    }
+    const said = redelivered(res.body.data);
+    el.replayAllStatus.textContent = said;
+    announce(said);
+    $('dead-heading').focus();
+    render();
+  });
+
+  function drawRequests() {
+    const { status, order } = state.route;
+    const log = requestLog(state.model, status);
+    for (const badge of doc.querySelectorAll('[data-status-count]')) {
+      const n = log.byFilter[/** @type {HTMLElement} */ (badge).dataset.statusCount ?? ''] ?? 0;
+      badge.textContent = String(n);
+    }
+    el.requestsCount.textContent =
+      status === 'all'
+        ? String(log.total || '')
+        : `${log.matching.length} of ${log.total}${REQUEST_FILTERS.includes(status) ? '' : ` (${status})`}`;
+    el.requests.setAttribute('aria-label', `Requests, ${order} first`);
+    const ordered = order === 'newest' ? log.matching.reverse() : log.matching;
+    const shown = ordered.slice(0, MAX_REQUESTS);
+    const toggle = (/** @type {string} */ id) => {
+      if (!state.expanded.delete(id)) state.expanded.add(id);
+      render();
+    };
+    el.requests.replaceChildren(
+      ...(shown.length
+        ? rows(
+            'request',
+            shown.map((entry) => ({ id: entry.requestId, entry })),
+            ({ id, entry }) => `${state.expanded.has(id)}${JSON.stringify(entry)}`,
+            ({ id, entry }) => renderRequest(entry, state.expanded.has(id), toggle),
+          )
+        : [
+            h(
+              'li',
+              { class: 'empty' },
+              log.total ? 'No request matches.' : 'No requests yet. Every request the API answers in this session is listed here.',
+            ),
+          ]),
+      ...(ordered.length > shown.length ? [h('li', { class: 'note' }, `Showing the ${shown.length} ${order} of ${ordered.length}.`)] : []),
+    );
+  }
+
+  /** The request log's filter, as the address says it (`#requests?status=4xx&order=oldest`). */
+  function showRequests(/** @type {{ status?: string, order?: string }} */ change) {
+    const params = new URLSearchParams();
+    const status = change.status ?? state.route.status;
+    const order = change.order ?? state.route.order;
+    if (status !== 'all') params.set('status', status);
+    if (order !== 'newest') params.set('order', order);
+    // Not `location.hash =`: `#requests` is the list's id, and going to it would scroll there and
+    // move the keyboard's place from the filter just pressed to the list.
+    history.pushState(history.state, '', `#requests${params.size ? `?${params}` : ''}`);
+    showRoute();
+  }
+  for (const button of doc.querySelectorAll('[data-status]'))
+    button.addEventListener('click', () => showRequests({ status: /** @type {HTMLElement} */ (button).dataset.status }));
+  for (const button of doc.querySelectorAll('[data-order]'))
+    button.addEventListener('click', () => showRequests({ order: /** @type {HTMLElement} */ (button).dataset.order }));
+  el.codeForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const filter = requestFilter(el.codeInput.value);
+    if (filter === null) {
+      el.codeError.textContent = `“${el.codeInput.value.trim().slice(0, 40)}” is no status or error code: type a status (422), a class (4xx) or an error code (rate_limited), or nothing for all.`;
+      el.codeInput.setAttribute('aria-invalid', 'true');
+      return;
+    }
+    el.codeError.textContent = '';
+    el.codeInput.removeAttribute('aria-invalid');
+    showRequests({ status: filter });
+  });
 
   function drawKeys() {
     const callsOf = (/** @type {string} */ account) => [...state.model.items.call.values()].filter((c) => c.account === account).length;
@@ -724,6 +920,9 @@ export function start(doc) {
     );
   });
 
+  // The bars stay in view (sticky): the navigation and whatever the page scrolls to keep clear of them.
+  if (typeof ResizeObserver === 'function')
+    new ResizeObserver(() => doc.documentElement.style.setProperty('--bars-h', `${el.bars.offsetHeight}px`)).observe(el.bars);
   $('api-base').textContent = `${location.origin}/v1`;
   // For the browser test: how many times the page read the lists.
   Object.defineProperty(window, '__consoleLoads', { get: () => state.loads });

@@ -120,24 +120,52 @@ export function plural(n, one, many = `${one}s`) {
 /**
  * An id, whole and copyable in one click: a button whose text is the id (it wraps, never cut
  * off). A click copies it to the clipboard (or, where that is not allowed, selects it) and
- * tells the page with a bubbling `copied` event, which the page announces.
+ * tells the page with a bubbling `copied` event, which the page announces. Its accessible name
+ * is the id itself and "Copy" its description (the title): no `aria-label`, so a test's
+ * `getByLabel('At')` never finds an id that happens to hold those letters.
  * @param {string} id
  * @param {string} [cls]
  */
 export function copyId(id, cls = '') {
+  return copyButton(id, id, `id ${cls}`.trim(), `copy:${id}:${cls}`);
+}
+
+/**
+ * A long value shown shortened (`SVC_TEST_ses_4kT9…5JuA`), copied whole in one click; the
+ * whole value is its title.
+ * @param {string} value
+ */
+export function copyShort(value) {
+  return copyButton(value, shorten(value), 'copy-short', `copy-short:${value}`, `Copy ${value}`);
+}
+
+/** `SVC_TEST_ses_4kT9wQ2mX7bN1cRz_8Hd3Lp6Vs0Yf5JuA` → `SVC_TEST_ses_4kT9…5JuA`; short values stay whole. @param {string} value */
+export function shorten(value, head = 17, tail = 4) {
+  return value.length <= head + tail + 1 ? value : `${value.slice(0, head)}…${value.slice(-tail)}`;
+}
+
+/**
+ * @param {string} value  what is copied
+ * @param {string} shown  the button's text
+ * @param {string} cls
+ * @param {string} key  keeps the focus on it across redraws (app.js)
+ */
+function copyButton(value, shown, cls, key, title = 'Copy') {
   return h(
     'button',
     {
       type: 'button',
-      class: `id ${cls}`.trim(),
-      'data-copy': id,
-      'data-key': `copy:${id}:${cls}`,
-      'aria-label': `${id}, copy`,
-      title: 'Copy',
+      class: cls,
+      'data-copy': value,
+      'data-key': key,
+      title,
       onclick: (/** @type {MouseEvent} */ e) => {
         const button = /** @type {HTMLElement} */ (e.currentTarget);
-        const done = (/** @type {boolean} */ ok) => button.dispatchEvent(new CustomEvent('copied', { bubbles: true, detail: { id, ok } }));
+        const done = (/** @type {boolean} */ ok) =>
+          button.dispatchEvent(new CustomEvent('copied', { bubbles: true, detail: { id: value, ok } }));
         const select = () => {
+          // Where copying is not allowed, the whole value is shown and selected, for the keyboard to copy.
+          button.textContent = value;
           const range = document.createRange();
           range.selectNodeContents(button);
           getSelection()?.removeAllRanges();
@@ -145,9 +173,9 @@ export function copyId(id, cls = '') {
           done(false);
         };
         if (!navigator.clipboard) return select();
-        navigator.clipboard.writeText(id).then(() => done(true), select);
+        navigator.clipboard.writeText(value).then(() => done(true), select);
       },
     },
-    id,
+    shown,
   );
 }

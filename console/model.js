@@ -18,21 +18,27 @@ export const LISTS = /** @type {const} */ ({
 });
 
 /**
- * @typedef {keyof typeof LISTS | 'key' | 'session'} Kind
+ * `request` is the request journal (`GET /__sandbox/sessions/{s}/requests`), each entry known by
+ * its `requestId`.
+ * @typedef {keyof typeof LISTS | 'key' | 'session' | 'request'} Kind
  * @typedef {{ id: string, account?: string, created_at?: string, [field: string]: any }} Item
- * @typedef {{ kind: Kind, id: string, removed: boolean, data: any }} Change
+ * @typedef {{ kind: Kind, id: string, removed: boolean, data: any, after?: string | null }} Change
  * @typedef {{ items: Record<Kind, Map<string, Item>>, events: number, loaded: boolean }} Model
  */
+
+/** The most journal entries the page keeps (the journal's own default size): the oldest go first. */
+export const MAX_REQUESTS_KEPT = 10_000;
 
 /** @returns {Model} */
 export function emptyModel() {
   const items = /** @type {Record<Kind, Map<string, Item>>} */ ({});
-  for (const kind of [...Object.keys(LISTS), 'key', 'session']) items[/** @type {Kind} */ (kind)] = new Map();
+  for (const kind of [...Object.keys(LISTS), 'key', 'session', 'request']) items[/** @type {Kind} */ (kind)] = new Map();
   return { items, events: 0, loaded: false };
 }
 
-/** The id a kind's items are known by (a key is its own id). */
-const idOf = (/** @type {Kind} */ kind, /** @type {any} */ item) => (kind === 'key' ? item.key : item.id);
+/** The id a kind's items are known by (a key is its own id, a request its `requestId`). */
+const idOf = (/** @type {Kind} */ kind, /** @type {any} */ item) =>
+  kind === 'key' ? item.key : kind === 'request' ? item.requestId : item.id;
 
 /**
  * Replaces every item of `kind` with `list`.
@@ -67,6 +73,8 @@ export function applyChanges(model, changes) {
     } else if (before) {
       if (JSON.stringify(before) === JSON.stringify(change.data)) continue;
       map.set(change.id, change.data);
+    } else if (change.kind === 'request') {
+      model.items.request = withRequest(map, change);
     } else if (OLDEST_FIRST.has(change.kind)) {
       map.set(change.id, change.data);
     } else {
@@ -81,7 +89,38 @@ export function applyChanges(model, changes) {
 }
 
 /** The kinds listed oldest first (the others newest first). */
-const OLDEST_FIRST = new Set(['delivery', 'key', 'session']);
+const OLDEST_FIRST = new Set(['delivery', 'key', 'session', 'request']);
+
+/**
+ * The journal with a new entry where the journal lists it: after the request it names as the one
+ * before it (`after`), so a request answered late (its body was slow) still sits in the order
+ * the requests arrived; at the end when that one is not held. The oldest go past {@link MAX_REQUESTS_KEPT}.
+ * @param {Map<string, Item>} map
+ * @param {Change} change
+ */
+function withRequest(map, change) {
+  const last = tails.get(map) ?? [...map.keys()].at(-1);
+  let next = map;
+  if (!change.after || change.after === last || !map.has(change.after)) {
+    map.set(change.id, change.data);
+    tails.set(map, change.id);
+  } else {
+    next = new Map();
+    for (const [id, item] of map) {
+      next.set(id, item);
+      if (id === change.after) next.set(change.id, change.data);
+    }
+    tails.set(next, last);
+  }
+  for (const id of next.keys()) {
+    if (next.size <= MAX_REQUESTS_KEPT) break;
+    next.delete(id);
+  }
+  return next;
+}
+
+/** The last id of each journal map, so a request answered in order costs no walk of the journal. */
+const tails = /** @type {WeakMap<Map<string, Item>, string | undefined>} */ (new WeakMap());
 
 /**
  * Items of a kind in the lists' order: newest first (deliveries, keys and sessions oldest first).
@@ -119,19 +158,130 @@ export function timelineOf(model, call, byCall = null) {
 }
 
 /**
- * The status line's counts: what actually happened in the session.
+ * The status line's counts: what actually happened in the session. Dead letters are counted
+ * by {@link deadLetters}, the function the dead-letter cards are drawn from.
  * @param {Model} model
  */
 export function counts(model) {
   let attempts = 0;
   let failed = 0;
-  let dead = 0;
   for (const d of model.items.delivery.values()) {
     attempts += d.attempts.length;
     failed += d.attempts.filter((/** @type {any} */ a) => !a.ok).length;
-    if (d.state === 'dead') dead += 1;
   }
-  return { events: model.events, deliveries: model.items.delivery.size, attempts, failed, dead, calls: model.items.call.size };
+  const { dead } = deadLetters(model);
+  return {
+    events: model.events,
+    deliveries: model.items.delivery.size,
+    attempts,
+    failed,
+    dead: dead.length,
+    calls: model.items.call.size,
+    requests: model.items.request.size,
+  };
+}
+
+/** Attempts per delivery, and per replay, before the dead-letter queue (src/webhooks/retry-schedule.ts `MAX_ATTEMPTS`). */
+export const MAX_ATTEMPTS = 12;
+
+/**
+ * The dead-letter cards and every count said of them, from one reading of the deliveries: the
+ * dead letters, and those replayed from the queue (from this page or anywhere else: a replay is
+ * in the delivery's own record), in the deliveries' order, so a replayed card stays where it was.
+ * `replayable` are the dead letters whose subscription still exists (a replay of the others is
+ * refused): what Replay all sends.
+ * @param {Model} model
+ */
+export function deadLetters(model) {
+  /** @type {Item[]} */ const cards = [];
+  /** @type {Item[]} */ const dead = [];
+  /** @type {Item[]} */ const replayed = [];
+  /** @type {Item[]} */ const replayable = [];
+  for (const d of model.items.delivery.values()) {
+    if (d.state === 'dead') {
+      dead.push(d);
+      if (model.items.subscription.has(d.subscriptionId)) replayable.push(d);
+    } else if (d.replays > 0) replayed.push(d);
+    else continue;
+    cards.push(d);
+  }
+  return { cards, dead, replayed, replayable };
+}
+
+/**
+ * Where a delivery's last replay stands, read from the delivery as it is now (null when it was
+ * never replayed): its state, the attempts of that replay, the last of them, and when the next
+ * is due (`next`, with its number) while it is back in its retry schedule.
+ * @param {Item} d
+ * @returns {{ replay: number, state: string, attempts: any[], last: any, next: string | null, nextAttempt: number } | null}
+ */
+export function replayProgress(d) {
+  if (!d.replays) return null;
+  const attempts = d.attempts.filter((/** @type {any} */ a) => a.replay === d.replays);
+  return {
+    replay: d.replays,
+    state: d.state,
+    attempts,
+    last: attempts.at(-1) ?? null,
+    next: d.state === 'pending' ? (d.nextAttemptAt ?? null) : null,
+    nextAttempt: attempts.length + 1,
+  };
+}
+
+/** The request log's quick filters (docs/console.md): every request, a class of status, the 429s. */
+export const REQUEST_FILTERS = ['all', '2xx', '4xx', '5xx', '429'];
+
+/**
+ * What the request log's filter means: `all`, a class (`2xx`, `4xx`, `5xx`), an exact status
+ * (`422`, `0` for an injected network fault), or an error code (`rate_limited`); null for text
+ * that is none of them.
+ * @param {string} text
+ * @returns {string | null}  the filter, normalised
+ */
+export function requestFilter(text) {
+  const value = String(text).trim().toLowerCase();
+  if (value === '' || value === 'all') return 'all';
+  if (/^[1-5]xx$/.test(value) || /^\d{1,3}$/.test(value) || /^[a-z][a-z0-9_]{0,63}$/.test(value)) return value;
+  return null;
+}
+
+/**
+ * Whether a journal entry passes a {@link requestFilter}.
+ * @param {any} entry
+ * @param {string} filter
+ */
+export function requestMatches(entry, filter) {
+  if (filter === 'all') return true;
+  if (/^[1-5]xx$/.test(filter)) return Math.floor(entry.status / 100) === Number(filter[0]);
+  if (/^\d+$/.test(filter)) return entry.status === Number(filter);
+  return entry.errorCode === filter;
+}
+
+/**
+ * The request log's rows and the counts its filters show, from one reading of the journal:
+ * the entries matching `filter` (in the journal's order: oldest first), and how many match each
+ * quick filter and `filter` itself.
+ * @param {Model} model
+ * @param {string} filter
+ */
+export function requestLog(model, filter) {
+  /** @type {Record<string, number>} */
+  const byFilter = Object.fromEntries([...REQUEST_FILTERS, filter].map((f) => [f, 0]));
+  /** @type {Item[]} */ const matching = [];
+  for (const entry of model.items.request.values()) {
+    for (const f of Object.keys(byFilter)) if (requestMatches(entry, f)) byFilter[f] += 1;
+    if (requestMatches(entry, filter)) matching.push(entry);
+  }
+  return { matching, byFilter, total: model.items.request.size };
+}
+
+/**
+ * The journal as it was at `ms` (a snapshot's, in show mode): the entries answered by then.
+ * @param {any[]} journal  every entry, in the journal's order
+ * @param {number} ms
+ */
+export function requestsBy(journal, ms) {
+  return journal.filter((entry) => Date.parse(entry.at) <= ms);
 }
 
 /**
@@ -219,12 +369,13 @@ export function deliveriesByCall(model) {
 }
 
 /** The views, in the navigation's order. */
-export const VIEWS = ['calls', 'messages', 'numbers', 'recordings', 'webhooks', 'events', 'keys'];
+export const VIEWS = ['calls', 'messages', 'numbers', 'recordings', 'webhooks', 'requests', 'events', 'keys'];
 
 /**
- * Where the page's hash points: `#calls/call_…`, `#recordings/rec_…`, `#webhooks?about=call_…&state=dead`.
+ * Where the page's hash points: `#calls/call_…`, `#recordings/rec_…`, `#webhooks?about=call_…&state=dead`,
+ * `#requests?status=4xx&order=oldest`.
  * @param {string} hash
- * @returns {{ view: string, id: string | null, about: string | null, state: 'all' | 'failed' | 'dead' }}
+ * @returns {{ view: string, id: string | null, about: string | null, state: 'all' | 'failed' | 'dead', status: string, order: 'newest' | 'oldest' }}
  */
 export function parseRoute(hash) {
   const [path = '', query = ''] = hash.replace(/^#/, '').split('?');
@@ -236,5 +387,7 @@ export function parseRoute(hash) {
     id: id ? decodeURIComponent(id) : null,
     about: params.get('about') || null,
     state: state === 'failed' || state === 'dead' ? state : 'all',
+    status: requestFilter(params.get('status') ?? '') ?? 'all',
+    order: params.get('order') === 'oldest' ? 'oldest' : 'newest',
   };
 }

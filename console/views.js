@@ -1,9 +1,10 @@
-import { copyId, h, plural, seconds, stamp, time } from './dom.js';
+import { copyId, copyShort, h, plural, seconds, stamp, time } from './dom.js';
+import { MAX_ATTEMPTS, replayProgress } from './model.js';
 
 /**
  * The views of the account's resources besides calls (timeline.js): messages by conversation,
  * numbers, recordings with their audio and transcript, webhook deliveries, dead letters and
- * subscriptions, the event log's rows and the keys. Each function builds elements from items
+ * subscriptions, the request log's rows, the event log's rows and the keys. Each function builds elements from items
  * of the model (model.js) and reads nothing else; the page (app.js) puts them in place.
  */
 
@@ -141,7 +142,7 @@ export function renderRecordings(recordings, transcriptOf, audioUrl, deliveriesO
           { class: 'rec-media' },
           h(
             'div',
-            { class: 'rec-head' },
+            { class: 'rec-head', id: `rec-head-${r.id}` },
             copyId(r.id),
             h('span', { class: `badge rec-${r.status}` }, r.status),
             h('span', null, seconds(r.duration)),
@@ -156,7 +157,14 @@ export function renderRecordings(recordings, transcriptOf, audioUrl, deliveriesO
             time(r.created_at),
           ),
           r.status === 'ready'
-            ? h('audio', { controls: true, preload: 'none', src: audioUrl(r.id), 'aria-label': `Recording ${r.id}` })
+            ? h('audio', {
+                controls: true,
+                preload: 'none',
+                src: audioUrl(r.id),
+                // Named without its id (an id may hold any letters a test looks for), described by it.
+                'aria-label': 'Recording',
+                'aria-describedby': `rec-head-${r.id}`,
+              })
             : h('p', { class: 'dim' }, 'Processing: the audio is ready at recording.ready.'),
           h(
             'p',
@@ -282,28 +290,37 @@ export function renderDelivery(d, open) {
 }
 
 /**
- * The dead letters, each with what it was about and a Replay button; a replayed one stays,
- * with the replay's result, until the page is reloaded.
- * @param {any[]} dead  dead letters and replayed ones
- * @param {Map<string, any>} replayed  the last replay attempt of each delivery replayed from this page
+ * The dead letters, each with what it was about and a Replay button, and the deliveries replayed
+ * from the queue, each with where its replay stands now: delivered, back in its retry schedule
+ * (which attempt failed, when the next is due), or dead again (then Replay once more). The cards
+ * are `deadLetters(model).cards` (model.js), the same reading every count of them comes from.
+ * @param {any[]} cards
+ * @param {(d: any) => boolean} canReplay  its subscription still exists (else a replay is refused)
  * @param {(d: any, button: HTMLButtonElement) => void} onReplay
  */
-export function renderDeadLetters(dead, replayed, onReplay) {
-  if (dead.length === 0) return empty('No dead letters. A delivery lands here when its 12th attempt fails, 17 h 3 m 30 s after the first.');
+export function renderDeadLetters(cards, canReplay, onReplay) {
+  if (cards.length === 0)
+    return empty(`No dead letters. A delivery lands here when its ${MAX_ATTEMPTS}th attempt fails, 17 h 3 m 30 s after the first.`);
   return h(
     'ul',
     { class: 'dead-letters' },
-    dead.map((d) => {
+    cards.map((d) => {
       const last = d.attempts[d.attempts.length - 1];
-      const result = replayed.get(d.id);
       const descId = `dead-${d.id}`;
+      const replayable = d.state === 'dead' && canReplay(d);
       return h(
         'li',
-        { class: `dead-letter${result ? ' was-replayed' : ''}`, 'data-id': d.id, 'data-state': d.state },
+        { class: `dead-letter${d.replays ? ' was-replayed' : ''}`, 'data-id': d.id, 'data-state': d.state },
         h(
           'div',
           { class: 'dead-info', id: descId },
-          h('div', { class: 'delivery-head' }, h('span', { class: `etype fam-${family(d.eventType)}` }, d.eventType), copyId(d.id)),
+          h(
+            'div',
+            { class: 'delivery-head' },
+            h('span', { class: `etype fam-${family(d.eventType)}` }, d.eventType),
+            copyId(d.id),
+            d.state === 'dead' ? null : h('span', { class: `badge state-${d.state}` }, d.state),
+          ),
           context(d),
           h(
             'p',
@@ -312,18 +329,16 @@ export function renderDeadLetters(dead, replayed, onReplay) {
             last ? time(last.at) : '—',
             last ? `: ${last.error ?? `HTTP ${last.status}`}` : '',
           ),
-          result
+          replayLine(d),
+          d.state === 'dead' && !replayable
             ? h(
                 'p',
-                { class: `replay-result ${result.ok ? 'ok' : 'failed'}`, role: 'status' },
-                `Replayed at ${stamp(result.at)}: `,
-                result.ok ? `delivered, HTTP ${result.status}` : `failed again (${result.error ?? `HTTP ${result.status}`})`,
-                ' · ',
-                h('a', { href: `#webhooks?about=${d.about?.id ?? ''}` }, 'see its delivery'),
+                { class: 'dim' },
+                `Its subscription ${d.subscriptionId} was deleted: it cannot be replayed. Subscribe the receiver again.`,
               )
             : null,
         ),
-        d.state === 'dead'
+        replayable
           ? h(
               'button',
               {
@@ -341,6 +356,64 @@ export function renderDeadLetters(dead, replayed, onReplay) {
   );
 }
 
+/** Why an attempt failed, shortly: its HTTP status, or what happened when there was none. @param {any} a */
+const failure = (a) => (a.status === null ? (a.error ?? 'no answer') : `HTTP ${a.status}`);
+
+/**
+ * Where a delivery's last replay stands, in words, as its record says now; null if it was never
+ * replayed.
+ * @param {any} d
+ */
+export function replayLine(d) {
+  const p = replayProgress(d);
+  if (!p) return null;
+  const { replay, last } = p;
+  const n = p.attempts.length;
+  /** @type {[string, any[]]} */
+  const [tone, words] =
+    p.state === 'delivered'
+      ? ['ok', [`delivered at attempt ${n} (HTTP ${last?.status}), `, time(last?.at)]]
+      : p.state === 'dead'
+        ? ['failed', [`all ${n} attempts failed, the last at `, time(last?.at), ` (${last ? failure(last) : '—'}): a dead letter again.`]]
+        : p.state === 'canceled'
+          ? ['failed', [`canceled after ${plural(n, 'attempt')}: its subscription was deleted.`]]
+          : !last
+            ? ['pending', [`attempt 1 of ${MAX_ATTEMPTS} on its way.`]]
+            : p.next
+              ? [
+                  'pending',
+                  [
+                    `attempt ${n} failed (${failure(last)}) at `,
+                    time(last.at),
+                    `; retrying at `,
+                    time(p.next),
+                    `, attempt ${p.nextAttempt} of ${MAX_ATTEMPTS}.`,
+                  ],
+                ]
+              : ['pending', [`attempt ${n} failed (${failure(last)}); attempt ${p.nextAttempt} of ${MAX_ATTEMPTS} on its way.`]];
+  return h(
+    'p',
+    { class: `replay-result ${tone}`, 'data-replay-state': p.state },
+    `Replay ${replay}: `,
+    words,
+    ' · ',
+    h('a', { href: `#webhooks?about=${d.about?.id ?? ''}` }, 'see its delivery'),
+  );
+}
+
+/**
+ * What Replay all did, in words, from the first attempt of each dead letter it sent again (the
+ * answer of `POST /__sandbox/sessions/{s}/dead-letters/replay`).
+ * @param {any[]} attempts
+ */
+export function redelivered(attempts) {
+  if (attempts.length === 0) return 'No dead letter to redeliver: each was replayed already, or its subscription is gone.';
+  const ok = attempts.filter((a) => a.ok).length;
+  const failed = attempts.length - ok;
+  const parts = [ok ? `${ok} delivered` : '', failed ? `${failed} retrying (the first attempt failed)` : ''];
+  return `Replayed ${plural(attempts.length, 'dead letter')} at ${stamp(attempts[0].at)}: ${parts.filter(Boolean).join(', ')}. Each card says where it stands.`;
+}
+
 /** @param {any[]} subscriptions */
 export function renderSubscriptions(subscriptions) {
   if (subscriptions.length === 0)
@@ -356,6 +429,56 @@ export function renderSubscriptions(subscriptions) {
         h('span', { class: 'mono wrap' }, s.url),
         h('span', { class: 'dim' }, s.events.join(', ')),
         h('span', { class: 'dim' }, 'Key ', h('code', { class: 'mono' }, s.account)),
+      ),
+    ),
+  );
+}
+
+/**
+ * One row of the request log: a button with the time, method, documented path, status and error
+ * code that shows or hides the rest (the error message, the request id, the request's own path,
+ * the whole key), and the key, shortened and copied whole in one click.
+ * @param {any} entry  a journal entry, as `GET /__sandbox/sessions/{s}/requests` gives it
+ * @param {boolean} open
+ * @param {(requestId: string) => void} onToggle
+ */
+export function renderRequest(entry, open, onToggle) {
+  const more = `req-more-${entry.requestId}`;
+  const status = entry.status === 0 ? '—' : String(entry.status);
+  const tone = entry.status === 0 ? 'none' : `${Math.floor(entry.status / 100)}xx`;
+  return h(
+    'li',
+    { class: `req s${tone}`, 'data-id': entry.requestId, 'data-status': entry.status },
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'req-toggle',
+        'aria-expanded': String(open),
+        'aria-controls': more,
+        'data-key': `req:${entry.requestId}`,
+        onclick: () => onToggle(entry.requestId),
+      },
+      time(entry.at),
+      h('span', { class: 'method' }, entry.method),
+      h('span', { class: 'path mono' }, entry.path),
+      h('span', { class: `badge req-status s${tone}`, title: entry.status === 0 ? 'no answer: a network fault' : undefined }, status),
+      h('span', { class: 'ecode mono' }, entry.errorCode ?? ''),
+    ),
+    entry.apiKey ? copyShort(entry.apiKey) : h('span', { class: 'dim no-key' }, 'no key'),
+    h(
+      'div',
+      { class: 'req-more', id: more, hidden: !open },
+      entry.errorMessage ? h('p', { class: 'req-message' }, entry.errorMessage) : h('p', { class: 'dim' }, 'Answered without an error.'),
+      h(
+        'dl',
+        { class: 'req-facts' },
+        h('dt', null, 'Request id'),
+        h('dd', null, copyId(entry.requestId)),
+        h('dt', null, 'Sent to'),
+        h('dd', { class: 'mono wrap' }, `${entry.method} ${entry.target}`),
+        h('dt', null, 'Key'),
+        h('dd', null, entry.apiKey ? copyId(entry.apiKey) : 'none'),
       ),
     ),
   );

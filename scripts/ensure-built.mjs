@@ -1,8 +1,12 @@
 // Builds the package only when dist/ is missing or older than what it is built from, so
 // `npm run serve` and `npm run demo` start at once on a current build. Imported by
-// scripts/demo.mjs; run as a script by `npm run serve` (before `node dist/server/cli.js serve`)
-// and by `prepare`, which npm runs after `npm install` here and when a project installs the
-// package from git (`npm install --save-dev git+https://…`: npm packs it with `prepare` only).
+// scripts/demo.mjs; run as a script by `npm run serve` (before `node dist/server/cli.js serve`),
+// by `prepack` (so `npm pack` ships a current build without building twice), and by `prepare`,
+// which npm runs after `npm install` here and when a project installs the package from git
+// (`npm install --save-dev git+https://…`: npm packs it with `prepare` only). The packed
+// package.json has no `prepare` (scripts/pack-manifest.mjs), so an install of the tarball runs nothing.
+// A source removed or renamed changes its folder's time, so it too makes dist/ stale, and a build
+// starts from an empty dist/: nothing of a removed source is left to ship.
 // It prints nothing when dist/ is current, and one line on stderr when it builds, so the
 // server's ready line stays the first line on stdout.
 import { spawnSync } from 'node:child_process';

@@ -233,7 +233,10 @@ try {
     write('package.json', JSON.stringify({ name: 'smoke-app', private: true, type: 'module' }));
     const dev = repo.devDependencies;
     const extra = [JEST, '@types/jest@30', `vitest@${dev.vitest}`, `typescript@${dev.typescript}`, `@types/node@${dev['@types/node']}`];
-    npm(['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, ...extra], app);
+    const installed = run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, ...extra], { cwd: app, both: true });
+    // The packed manifest keeps no install-time script, so npm has nothing to warn about it.
+    const warned = installed.split('\n').filter((line) => /warn/i.test(line) && /svc-sandbox/.test(line));
+    if (warned.length) throw new Error(`installing the tarball warned about svc-sandbox:\n${warned.join('\n')}`);
     write('scenario.cjs', SCENARIO);
     return `svc-sandbox + ${extra.join(', ')}`;
   });

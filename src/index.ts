@@ -25,8 +25,10 @@ export type { RecordingScripting, TranscriptScripting } from './scripting/media.
 export type { KeyScripting } from './scripting/keys.js';
 export type { RequestJournal, RequestFilter } from './scripting/requests.js';
 export type { JournalEntry } from './state/journal.js';
-export { mergeCoverage, coverageSummary } from './scripting/coverage-report.js';
+export { mergeCoverage } from './scripting/coverage-report.js';
+export { coverageSummary } from './scripting/coverage-summary.js';
 export type { CoverageReport } from './scripting/coverage-report.js';
+export type { CoverageGap } from './scripting/coverage-gaps.js';
 
 // Scenarios and triggers (docs/scenarios.md)
 export type { Scenario, ScenarioStep, ScenarioExpectation } from './scenarios/schema.js';
@@ -38,6 +40,7 @@ export { timelineSvg } from './scenarios/timeline-svg.js';
 export type { TriggerOptions, TriggerOverrides } from './scenarios/triggers.js';
 export type { ReceiverAnswer } from './webhooks/receivers.js';
 export type { SandboxSnapshot, SnapshotInput, SnapshotAttempt } from './scripting/snapshots.js';
+export { writeSnapshotFile } from './server/snapshot-file.js';
 
 // Scripting the simulated network
 export type { CallBehavior, CallOutcome, Answerer, MessageBehavior, MessageOutcome, Disposition, AnsweredBy } from './sim/carrier.js';

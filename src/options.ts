@@ -136,9 +136,17 @@ export interface SandboxOptions {
   snapshot?: SandboxSnapshot;
 }
 
-/** {@link SandboxOptions} with the internal one the tests of the realtime mode use ({@link WALL_CLOCK}). */
+/**
+ * Internal option of a sandbox made from a snapshot only to be read (`svc-sandbox show`'s
+ * history, src/server/history.ts): it is closed as its replay ends, before an attempt the
+ * snapshot holds no result for (one in flight when it was taken) would be sent for real.
+ */
+export const REPLAY_ONLY: unique symbol = Symbol('svc-sandbox replay only');
+
+/** {@link SandboxOptions} with the internal ones: the tests of the realtime mode's ({@link WALL_CLOCK}), show's ({@link REPLAY_ONLY}). */
 export interface InternalOptions extends SandboxOptions {
   [WALL_CLOCK]?: WallClock;
+  [REPLAY_ONLY]?: true;
 }
 
 /** The options that may be given beside `snapshot`: they say where and how this process serves, not what the sandbox holds. */
@@ -185,6 +193,7 @@ function defaults(): ResolvedOptions {
     chaos: null,
     maxJournalEntries: JOURNAL_LIMIT,
     snapshot: null,
+    replayOnly: false,
   };
 }
 
@@ -218,6 +227,8 @@ export interface ResolvedOptions {
   maxJournalEntries: number;
   /** The snapshot to start from (checked), or null. */
   snapshot: SandboxSnapshot | null;
+  /** Closed as the snapshot's replay ends, nothing sent (the internal option {@link REPLAY_ONLY}). */
+  replayOnly: boolean;
 }
 
 /**
@@ -282,7 +293,7 @@ function fromSnapshot(options: SandboxOptions): ResolvedOptions {
     }
     throw error;
   }
-  return { ...resolved, snapshot };
+  return { ...resolved, snapshot, replayOnly: (options as InternalOptions)[REPLAY_ONLY] === true };
 }
 
 const baseUrl = custom<URL>({
@@ -502,5 +513,6 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     chaos: o.chaos ?? null,
     maxJournalEntries: o.maxJournalEntries ?? JOURNAL_LIMIT,
     snapshot: null,
+    replayOnly: false,
   };
 }

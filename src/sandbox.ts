@@ -41,7 +41,10 @@ export class Sandbox extends SandboxBase {
    * steps on the virtual clock and checks its expectations. Resolves with the result (it
    * does not reject when an expectation fails: `passed` is false and `failure` says what was
    * seen instead); rejects with a SandboxError naming the JSON path and the fix when the
-   * scenario is not valid.
+   * scenario is not valid (nesting past 64 levels included), and with code `interrupted` when
+   * the sandbox is reset or closed while it runs. A long one runs in slices of real time,
+   * letting the event loop in between two steps; the virtual clock, and so the result, is the
+   * same either way (docs/server.md, "Long work").
    *
    * @example
    * const result = await createSandbox({ seed: 7 }).run(JSON.parse(readFileSync('busy-then-answered.json', 'utf8')));
@@ -49,7 +52,7 @@ export class Sandbox extends SandboxBase {
    */
   run(scenario: Scenario, options: ScenarioRunOptions = {}): Promise<ScenarioResult> {
     this.assertOpen('run a scenario');
-    return runScenario({ sandbox: this, receivers: this.receivers }, scenario, options);
+    return runScenario({ sandbox: this, receivers: this.receivers, lifecycle: this.lifecycle }, scenario, options);
   }
 }
 

@@ -12,8 +12,8 @@
  *   expect(sandbox).toHaveEmitted('call.completed', { data: { disposition: 'busy' } });
  * });
  */
-import { expect, test as base } from 'vitest';
-import { createSandbox, type Sandbox, type SandboxOptions } from './index.js';
+import { expect, test as base, type TestContext } from 'vitest';
+import { createSandbox, type Sandbox, type SandboxOptions, writeSnapshotFile } from './index.js';
 import { type SandboxMatchers, toHaveEmitted, toHaveReceived } from './matchers.js';
 
 export interface SandboxFixtures {
@@ -34,8 +34,9 @@ export interface SandboxFixtures {
  */
 export const test = base.extend<SandboxFixtures>({
   sandboxOptions: {},
-  sandbox: async ({ sandboxOptions }, use) => {
+  sandbox: async ({ sandboxOptions, onTestFailed }, use) => {
     const sandbox = createSandbox(sandboxOptions).listen();
+    keepWhenFailed(sandbox, onTestFailed);
     try {
       await use(sandbox);
       // An exception inside the sandbox was answered as a 500: the test should know.
@@ -46,6 +47,31 @@ export const test = base.extend<SandboxFixtures>({
   },
 });
 export const it = test;
+
+/**
+ * With `SVC_SANDBOX_SNAPSHOTS=DIR`, a failed test's sandbox is written to `DIR/<test name>.json`
+ * and its failure ends with the command that opens it, `svc-sandbox show DIR/<file>.json`
+ * (docs/debugging.md). The line goes into the failure's message, where every reporter shows it
+ * (vitest takes no annotation once a test has failed), and the path into `task.meta.svcSandboxSnapshot`.
+ */
+function keepWhenFailed(sandbox: Sandbox, onTestFailed: TestContext['onTestFailed']): void {
+  const dir = process.env.SVC_SANDBOX_SNAPSHOTS;
+  if (!dir) return;
+  onTestFailed(({ task }) => {
+    let line: string;
+    try {
+      // `file > describe > test` (vitest 3.2 has no fullName: its file and name then).
+      const name = (task as { fullName?: string }).fullName ?? `${task.file.name} > ${task.name}`;
+      const path = writeSnapshotFile(dir, name, sandbox.snapshot());
+      (task.meta as Record<string, unknown>).svcSandboxSnapshot = path;
+      line = `svc-sandbox show ${/^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`}`;
+    } catch (error) {
+      line = `svc-sandbox: no snapshot of this test's sandbox was kept in ${dir}: ${(error as Error).message}`;
+    }
+    const error = task.result?.errors?.[0];
+    if (error) error.message = `${error.message}\n\n${line}`;
+  });
+}
 
 expect.extend({ toHaveEmitted, toHaveReceived });
 

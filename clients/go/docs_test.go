@@ -71,11 +71,13 @@ func goBlock(t *testing.T, file, heading string) string {
 		}
 		text = text[at:]
 	}
-	start := strings.Index(text, "\n```go\n")
+	start := strings.Index(text, "\n```go")
 	if start < 0 {
 		t.Fatalf("%s has no go block after %q", file, heading)
 	}
-	text = text[start+len("\n```go\n"):]
+	// Past the fence's line, with its mark (```go run: docs/contributing.md).
+	text = text[start+len("\n```go"):]
+	text = text[strings.Index(text, "\n")+1:]
 	end := strings.Index(text, "\n```\n")
 	if end < 0 {
 		t.Fatalf("%s: the go block after %q never ends", file, heading)

@@ -54,7 +54,7 @@ export function listQuery<S extends Shape>(filters: S, description: string, chec
  * forged cursor, or one from another list or account, fails the signature check: 400, never
  * someone else's data. They stay valid while new items arrive, because positions never move.
  * A cursor from before a `reset()` names a position the reset world has not reached, or one
- * that holds another item: 400 too (issue 10 item 4). A fresh and a reset sandbox that
+ * that holds another item: 400 too. A fresh and a reset sandbox that
  * replay the same requests hand out the same cursors, byte for byte.
  */
 export class Cursors {

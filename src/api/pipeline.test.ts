@@ -82,7 +82,7 @@ describe('splitUrl', () => {
 });
 
 describe('the 500 path', () => {
-  it('regression (issue 10.2): the internal-error path could itself throw into the caller; a failing recorder still gives the 500', async () => {
+  it('regression: the internal-error path could itself throw into the caller; a failing recorder still gives the 500', async () => {
     const { pipeline } = pipelineWith(
       () => {
         throw new Error('bug');

@@ -63,24 +63,38 @@ interface PipelineDeps {
 
 const EMPTY = new Uint8Array(0);
 
+/** The journal's message for an injected network fault, which has no answer to carry one. */
+const NETWORK_FAULT = 'No answer: an injected network fault dropped the connection, so the client saw a network error.';
+const unexpected = (requestId: string) =>
+  `The sandbox failed unexpectedly (request ${requestId}); this is a sandbox bug, retrying is safe.`;
+
 /**
  * The request headers the API reads, each name's value or null: read in one pass over the
  * request's headers when it arrives (seven `get`s cost three times as much on a web `Headers`).
  * The rest it never looks at, and a snapshot keeps exactly these (scripting/recorder.ts
  * `REPLAYED_HEADERS`, which a test holds equal to these names).
  */
-export class ReadHeaders {
-  accept: string | null = null;
-  'access-control-request-headers': string | null = null;
-  authorization: string | null = null;
-  'content-length': string | null = null;
-  'content-type': string | null = null;
-  'last-event-id': string | null = null;
-  origin: string | null = null;
-}
+export type ReadHeaders = {
+  accept: string | null;
+  'access-control-request-headers': string | null;
+  authorization: string | null;
+  'content-length': string | null;
+  'content-type': string | null;
+  'last-event-id': string | null;
+  origin: string | null;
+};
 
-function readHeaders(headers: Incoming['headers']): ReadHeaders {
-  const read = new ReadHeaders();
+/** The {@link ReadHeaders} of a request's headers. */
+export function readHeaders(headers: Incoming['headers']): ReadHeaders {
+  const read: ReadHeaders = {
+    accept: null,
+    'access-control-request-headers': null,
+    authorization: null,
+    'content-length': null,
+    'content-type': null,
+    'last-event-id': null,
+    origin: null,
+  };
   headers.forEach((value, name) => {
     // Lower case as the platform's Headers gives names; another implementation (happy-dom's) may not.
     const key = name.toLowerCase();
@@ -400,7 +414,10 @@ export class Pipeline {
     if (journal && x.record && this.deps.generation() === x.generation) {
       // A preflight, or a URL outside the base URL, was answered before the path was split.
       if (!x.record.target) x.record.target = x.record.path = this.target(x.request.url);
-      if (answer === NETWORK_ERROR) x.record.errorCode = 'network_error';
+      if (answer === NETWORK_ERROR) {
+        x.record.errorCode = 'network_error';
+        x.record.errorMessage = NETWORK_FAULT;
+      }
       journal.close(x.record, answer.status, this.deps.now());
     }
     return answer;
@@ -432,7 +449,10 @@ export class Pipeline {
   /** The answer to what a request threw: an API error's own, or a 500 for anything else. */
   private fail(x: Exchange, error: unknown): Answer {
     const refusal = refusalOf(error);
-    if (x.record) x.record.errorCode = refusal ? refusal.code : 'internal_error';
+    if (x.record) {
+      x.record.errorCode = refusal ? refusal.code : 'internal_error';
+      x.record.errorMessage = refusal ? refusal.message : unexpected(x.requestId);
+    }
     if (refusal) return this.json(x, refusal.status, refusal.toBody(), refusal.headers);
     return this.internalError(x, error);
   }
@@ -444,11 +464,7 @@ export class Pipeline {
     } catch {
       // a failing recorder must not turn a 500 into an exception in the caller's process
     }
-    return this.json(
-      x,
-      500,
-      errorEnvelope('internal_error', `The sandbox failed unexpectedly (request ${x.requestId}); this is a sandbox bug, retrying is safe.`),
-    );
+    return this.json(x, 500, errorEnvelope('internal_error', unexpected(x.requestId)));
   }
 
   /** A JSON answer (none for a 204). */

@@ -1,4 +1,5 @@
 import { MAX_BODY_BYTES, readAtMost } from '../core/body.js';
+import { checkDepth } from '../core/json-depth.js';
 import { ApiError } from './errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -76,7 +77,7 @@ export function bodyOf(length: string | null, body: ReadBody): Uint8Array {
   return body;
 }
 
-/** A request body as JSON, refusing other content types, empty bodies and bad UTF-8. */
+/** A request body as JSON, refusing other content types, empty bodies, bad UTF-8 and nesting past {@link checkDepth}'s limit. */
 export function parseJson(type: string | null, bytes: Uint8Array): unknown {
   if (bytes.byteLength === 0) {
     throw new ApiError(400, 'invalid_json', 'The request body is empty: send a JSON object with Content-Type: application/json.');
@@ -94,8 +95,9 @@ export function parseJson(type: string | null, bytes: Uint8Array): unknown {
   } catch {
     throw new ApiError(400, 'invalid_json', 'The request body is not valid UTF-8: send JSON text encoded as UTF-8.');
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     const detail = error instanceof SyntaxError ? error.message : 'it is nested too deeply';
     throw new ApiError(
@@ -104,6 +106,9 @@ export function parseJson(type: string | null, bytes: Uint8Array): unknown {
       `The request body is not valid JSON (${detail}). Send a JSON object such as {"to": "+14155550123"}.`,
     );
   }
+  // Before any schema or handler walks it: a body nested 10,000 deep is a 400 naming where, not a stack overflow.
+  checkDepth(value);
+  return value;
 }
 
 function tooLarge(bytes: number, atLeast = false): ApiError {

@@ -3,8 +3,7 @@ export const MAX_BODY_BYTES = 1_048_576;
 
 /**
  * A body's bytes, read no further than `limit`: `null` as soon as more has arrived, and the
- * rest is cancelled unread, so a client that sends 200 MB costs the sandbox at most the limit
- * (issue 10 item 10).
+ * rest is cancelled unread, so a client that sends 200 MB costs the sandbox at most the limit.
  */
 export async function readAtMost(body: ReadableStream<Uint8Array>, limit = MAX_BODY_BYTES): Promise<Uint8Array | null> {
   const reader = body.getReader();

@@ -1,94 +1,20 @@
+// Longer than most files: the one virtual clock, its three modes (manual, realtime, global) and
+// the one walk through time that advance() and a snapshot's replay share; the modes' timers and
+// the walk read and move the same fake-timers clock, so they stay one class. The wall clock and
+// the process's clock it follows are core/wall-clock.ts.
 import FakeTimers from '@sinonjs/fake-timers';
 import type { Channel } from './emitter.js';
 import { SandboxError } from './errors.js';
 import type { Service } from './lifecycle.js';
 import type { Steps } from './steps.js';
+import { Slices } from './slices.js';
 import { MAX_TIME_MS } from './time.js';
+import { type ClockMode, processNow, processTimeout, WALL, type WallClock } from './wall-clock.js';
+
+export { CLOCK_MODES, type ClockMode, processNow, realDelay, SANDBOX_CLOCK_MODES, WALL_CLOCK, type WallClock } from './wall-clock.js';
 
 /** Node's timers reject delays above 2^31-1 ms; fake-timers mirrors that, so long advances move in chunks. */
 const MAX_STEP_MS = 2 ** 31 - 1;
-
-/**
- * How the virtual clock moves (docs/clock-and-determinism.md, "Clock modes"): `manual`, only
- * by `advance`; `realtime`, also with the wall clock, 1 ms per ms, running due work by itself.
- * These two are the modes of every road (createSandbox, the server, its sessions).
- */
-export const CLOCK_MODES = ['manual', 'realtime'] as const;
-/**
- * The modes of an in-process sandbox: those of {@link CLOCK_MODES}, and `global`, where virtual
- * time is the process's own `Date` and timers, real or faked by the test (docs/clock-and-determinism.md,
- * "The test's own clock"). A server has no test's clock to share, so it offers only the first two.
- */
-export const SANDBOX_CLOCK_MODES = [...CLOCK_MODES, 'global'] as const;
-export type ClockMode = (typeof SANDBOX_CLOCK_MODES)[number];
-
-/** Real time and real timers: what a `realtime` clock follows. */
-export interface WallClock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(id: unknown): void;
-}
-
-/**
- * The wall clock, for the `realtime` mode and the chaos profile's latency: the one place in the
- * sandbox that reads real time and sets real timers. Taken when this module loads, so a test's
- * `vi.useFakeTimers()` installed later neither freezes nor drives a realtime sandbox. A realtime
- * clock may be given another ({@link WALL_CLOCK}): the tests drive a fake-timers clock instead of
- * sleeping.
- */
-const WALL: WallClock = {
-  now: Date.now,
-  setTimeout: globalThis.setTimeout.bind(globalThis),
-  clearTimeout: globalThis.clearTimeout.bind(globalThis) as (id: unknown) => void,
-};
-
-/**
- * The key of an internal option of `createSandbox` and `startServer`: the {@link WallClock} a
- * `realtime` clock follows instead of the real one. Not part of the public options (no user needs
- * it: `clock: 'global'` puts a sandbox on the test's fake timers); the tests of the realtime mode
- * use it to move wall time without waiting for it.
- */
-export const WALL_CLOCK: unique symbol = Symbol('svc-sandbox wall clock');
-
-/**
- * The process's own clock, for the `global` mode: `Date.now`, `setTimeout` and `clearTimeout`
- * looked up on `globalThis` at each use, so fake timers a test installs (vitest, Jest, sinon)
- * count from the moment they are installed, before or after the sandbox was made.
- */
-export function processNow(): number {
-  return globalThis.Date.now();
-}
-
-/**
- * Sets a timer on the process's timers as they are now; returns the function that clears it
- * with the `clearTimeout` of the same timers, even if the test has swapped its fakes since.
- * `unref`'d where the timers allow it: like the realtime pump, a sandbox never keeps a process alive.
- */
-function processTimeout(fn: () => void, ms: number): () => void {
-  const clear = globalThis.clearTimeout;
-  const id: unknown = globalThis.setTimeout(fn, ms);
-  (id as { unref?: () => void } | null)?.unref?.();
-  return () => clear(id as Parameters<typeof clearTimeout>[0]);
-}
-
-/**
- * Waits `ms` of real (wall-clock) time, or less if one of `signals` aborts first: the one real wait
- * outside the realtime mode, for the added latency of a chaos profile (docs/chaos.md), whose
- * point is a client's own timeouts. On the wall clock taken at load, so a test's
- * `vi.useFakeTimers()` neither freezes nor speeds it.
- */
-export function realDelay(ms: number, signals: readonly AbortSignal[]): Promise<void> {
-  return new Promise((resolve) => {
-    if (signals.some((signal) => signal.aborted)) return resolve();
-    const done = () => {
-      WALL.clearTimeout(timer);
-      for (const signal of signals) signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = WALL.setTimeout(done, ms);
-    for (const signal of signals) signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 /** Realtime: how often the pump looks when fake-timers cannot say when the next timer is due. */
 const UNKNOWN_POLL_MS = 10;
@@ -108,6 +34,20 @@ export type TimerHandle = FakeTimerId | LongTimer | ProcessTimer;
 export interface ClockEvents {
   /** Virtual time is about to move on: work deferred to "still this instant" must run now. */
   'clock:moving': undefined;
+  /**
+   * An advance has reached its end: work that counts "when the advance ends" (webhook attempts
+   * to a hanging receiver) is handed in now, and the advance waits for it before it resolves.
+   */
+  'clock:ending': undefined;
+}
+
+/** An advance of `ms` from `from` would pass the last instant a Date can hold. */
+function pastTheEnd(ms: number, from: number, param: 'duration' | 'max'): SandboxError {
+  return new SandboxError(
+    `Failed to advance: ${ms} ms from ${new Date(from).toISOString()} is past the last instant a Date can hold ` +
+      `(+275760-09-13T00:00:00Z); advance less.`,
+    { param },
+  );
 }
 
 /** Thrown by an `advance` that `stop()` (reset or close) cut short; the sandbox words it for the user. */
@@ -125,6 +65,8 @@ interface ClockDeps {
   mode?: ClockMode;
   /** What a `realtime` clock follows. Default: the real wall clock ({@link WALL_CLOCK}). */
   wall?: WallClock | undefined;
+  /** The real time an `advance` runs before it lets the event loop in ({@link Slices}); default its `SLICE_MS`. Tests set 0 or Infinity. */
+  sliceMs?: number;
 }
 
 /**
@@ -170,6 +112,8 @@ export class VirtualClock implements Service {
   private pumpAt = Infinity;
   /** An advance (or the pump's catch-up) is running: time moves only through it meanwhile. */
   private running = 0;
+  /** Walks through time under way (an advance, a replay's), for {@link advancing}. */
+  private walking = 0;
   private catching = false;
   private disposed = false;
   readonly mode: ClockMode;
@@ -395,7 +339,9 @@ export class VirtualClock implements Service {
    * Moves virtual time forward by `ms`, firing every timer due in the window in time
    * order. Timers due at one instant all fire before the work they started (webhook
    * attempts) is awaited, so attempts to different receivers run side by side; then that
-   * work settles before later instants run. Time with nothing scheduled costs nothing.
+   * work settles before later instants run. Time with nothing scheduled costs nothing. A
+   * long one runs in slices of real time ({@link Slices}): between two instants it lets the
+   * event loop take other work, which changes nothing of its own results.
    * Calls queue: a second `advance` starts when the first ends. A `stop()` (reset, close)
    * makes every advance begun or queued before it reject with {@link ClockStopped}.
    */
@@ -437,9 +383,26 @@ export class VirtualClock implements Service {
 
   private async step(ms: number, epoch: number, until?: () => boolean): Promise<void> {
     const check = this.stoppedSince(epoch);
-    // Each point where the walk yields is one where the work in flight must settle first.
-    const walk = this.walk(ms, check, until);
-    for (let point = walk.next(); !point.done; point = walk.next()) await this.settle(check);
+    this.walking++;
+    try {
+      // Each point where the walk yields is one where the work in flight must settle first; and,
+      // once a slice of real time is used, where the event loop takes other work (core/slices.ts).
+      const slices = new Slices(this.deps.sliceMs);
+      const walk = this.walk(ms, check, until, () => slices.due);
+      for (let point = walk.next(); !point.done; point = walk.next()) {
+        await this.settle(check);
+        if (slices.due) await slices.pause().then(check);
+      }
+      this.deps.events.emit('clock:ending', undefined);
+      await this.settle(check);
+    } finally {
+      this.walking--;
+    }
+  }
+
+  /** Inside an advance (or a replay's): between its start and the moment it resolves. */
+  get advancing(): boolean {
+    return this.walking > 0;
   }
 
   /**
@@ -451,31 +414,44 @@ export class VirtualClock implements Service {
   advanceNow(ms: number, settle: () => void, until?: () => boolean): void {
     const check = this.stoppedSince(this.epoch);
     this.handover = true;
+    this.walking++;
     try {
       const walk = this.walk(ms, check, until);
-      for (let point = walk.next(); !point.done; point = walk.next()) {
-        settle();
-        if (this.inflight.size > 0) throw new Error('advanceNow: work went in flight during a replay');
-      }
+      for (let point = walk.next(); !point.done; point = walk.next()) this.settleNow(settle);
     } finally {
       this.handover = false;
+      this.walking--;
     }
   }
 
   /**
-   * The one walk through time that `advance` and `advanceNow` share: yields wherever the work
-   * in flight must settle before time goes on.
+   * For a snapshot's replay: the end of an advance, where the recorded one ended (an advance the
+   * replay runs in pieces, around the inputs that came while it ran, ends once).
    */
-  private *walk(ms: number, check: () => void, until: () => boolean = () => false): Generator<void, void, void> {
+  endNow(settle: () => void): void {
+    this.walking++;
+    try {
+      this.deps.events.emit('clock:ending', undefined);
+      this.settleNow(settle);
+    } finally {
+      this.walking--;
+    }
+  }
+
+  private settleNow(settle: () => void): void {
+    settle();
+    if (this.inflight.size > 0) throw new Error('advanceNow: work went in flight during a replay');
+  }
+
+  /**
+   * The one walk through time that `advance` and `advanceNow` share: yields wherever the work
+   * in flight must settle before time goes on, and after an instant when `due` says the slice
+   * of real time is used (`advance` only: a replay runs whole).
+   */
+  private *walk(ms: number, check: () => void, until: () => boolean = () => false, due = () => false): Generator<void, void, void> {
     check();
     const end = this.rawNow() + ms;
-    if (end > MAX_TIME_MS) {
-      throw new SandboxError(
-        `Failed to advance: ${ms} ms from ${new Date(this.rawNow()).toISOString()} is past the last instant a Date can hold ` +
-          `(+275760-09-13T00:00:00Z); advance less.`,
-        { param: 'duration' },
-      );
-    }
+    if (end > MAX_TIME_MS) throw pastTheEnd(ms, this.rawNow(), 'duration');
     do {
       yield;
       this.moving();
@@ -501,7 +477,7 @@ export class VirtualClock implements Service {
         // The other timers of this same instant, before their work is awaited.
         this.fake.tick(0);
         check();
-        if (this.inflight.size > 0 || this.handover) yield;
+        if (this.inflight.size > 0 || this.handover || due()) yield;
         if (until()) {
           this.fake.clearTimeout(sentinel);
           return;
@@ -542,12 +518,15 @@ export class VirtualClock implements Service {
   }
 
   /**
-   * Global: refuses to move time (`advance(d)` with `d` above 0, any `advanceUntil`), naming the
-   * test's own fake timers instead; `advance(0)` is let through: it moves nothing and waits for the
-   * webhook attempts in flight (docs/clock-and-determinism.md, "The test's own clock"). The
-   * sandbox asks before it records and queues the advance, so a refused one leaves no trace.
+   * Refuses an advance that would pass the last instant a Date holds. Global: also refuses to
+   * move time (`advance(d)` with `d` above 0, any `advanceUntil`), naming the test's own fake
+   * timers instead; `advance(0)` is let through: it moves nothing and waits for the webhook
+   * attempts in flight (docs/clock-and-determinism.md, "The test's own clock"). The sandbox asks
+   * before it records and queues the advance, so a refused one leaves no trace.
    */
   assertMovable(ms: number, what: 'advance' | 'advanceUntil'): void {
+    const from = this.mode === 'realtime' ? Math.max(this.rawNow(), this.target()) : this.rawNow();
+    if (from + ms > MAX_TIME_MS) throw pastTheEnd(ms, from, what === 'advance' ? 'duration' : 'max');
     if (this.mode !== 'global' || (what === 'advance' && ms === 0)) return;
     const n = Math.round(ms);
     throw new SandboxError(

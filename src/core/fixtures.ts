@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readPackageJson } from './package-files.js';
 
 /**
  * The parsed fixture files, read once per process. Fixtures are immutable data shipped with
@@ -19,10 +17,9 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
- * Reads one JSON file of the package's `fixtures/` folder (shipped with the package; the
- * path is the same from `src/core/` and from `dist/core/`). The path is built with node:path,
- * not the global `URL`, which a DOM test environment replaces (happy-dom's resolves `../..`
- * against a file URL wrongly). The result is frozen: copy before changing it.
+ * Reads one JSON file of the package's `fixtures/` folder (shipped with the package, and
+ * embedded in the single executable: core/package-files.ts). The result is frozen: copy before
+ * changing it.
  *
  * @example
  * const inventory = readFixture('number-inventory.json');
@@ -30,8 +27,7 @@ function deepFreeze<T>(value: T): T {
 export function readFixture(name: string): unknown {
   let data = parsed.get(name);
   if (data === undefined) {
-    const here = dirname(fileURLToPath(import.meta.url));
-    data = deepFreeze(JSON.parse(readFileSync(join(here, '..', '..', 'fixtures', name), 'utf8')) as unknown);
+    data = deepFreeze(readPackageJson(`fixtures/${name}`));
     parsed.set(name, data);
   }
   return data;

@@ -1,12 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readPackageJson } from './package-files.js';
 
 let version: string | undefined;
 
 /**
- * This package's version, from its package.json (two folders up from `src/core/`, `dist/core/`
- * and `dist/cjs/` alike, as core/fixtures.ts reads fixtures/). A snapshot names it: the
+ * This package's version, from its package.json (read by core/package-files.ts, which the
+ * single executable answers from its embedded copy). A snapshot names it: the
  * simulation of another version may answer the same inputs differently (docs/snapshots.md).
  *
  * @example
@@ -14,8 +12,7 @@ let version: string | undefined;
  */
 export function packageVersion(): string {
   if (version === undefined) {
-    const here = dirname(fileURLToPath(import.meta.url));
-    version = (JSON.parse(readFileSync(join(here, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+    version = (readPackageJson('package.json') as { version: string }).version;
   }
   return version;
 }

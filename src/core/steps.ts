@@ -6,7 +6,7 @@ import type { Service } from './lifecycle.js';
  * listeners) runs when the outermost step ends, never in the middle of one. So a listener
  * that calls `reset()`, `close()` or `calls.hangUp()` finds the sandbox between two steps,
  * with every record consistent, instead of pulling the stores out from under the code that
- * emitted the event (issue 10 item 3; docs/clock-and-determinism.md).
+ * emitted the event (docs/clock-and-determinism.md).
  */
 export class Steps implements Service {
   private depth = 0;

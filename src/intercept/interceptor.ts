@@ -136,7 +136,7 @@ function hostOf(url: string): string {
 /**
  * A `CONNECT` (a proxy tunnel) to a base URL cannot be answered in-process: a tunnel would
  * carry TLS to the real host. It is refused with a clear error instead of reaching the
- * network (issue 10 item 7). The interceptor rewrites a CONNECT's URL, so the tunnel's
+ * network. The interceptor rewrites a CONNECT's URL, so the tunnel's
  * target is read from the raw request. CONNECTs to any other host are left alone.
  */
 function refuseConnect(request: Request, controller: Controller): void {
@@ -170,7 +170,7 @@ function aimsAt(origin: string, hostPort: string | undefined): boolean {
  * more. It takes the sandbox's place on an interceptor as the sandbox stops listening: a
  * `node:http` request made in the same tick as `close()` reaches the interceptor only on
  * the next tick, after the sandbox's listener has gone, and would otherwise go to real DNS
- * (issue 10 item 7). Requests another party answers, or that a sandbox listens to again,
+ * (docs/interception.md). Requests another party answers, or that a sandbox listens to again,
  * are left alone.
  */
 async function refuseClosed({ request, controller }: RequestEvent): Promise<void> {

@@ -92,6 +92,8 @@ export interface SandboxInternals {
   events: EventPositions;
   /** The deliveries by position, for the control API's pages. */
   deliveries: DeliveryPages;
+  /** Virtual now, epoch ms: what a reader of the change feed during a snapshot's replay (no sandbox yet) times each batch by. */
+  now(): number;
   /**
    * Answers a `/v1` request as the pipeline's {@link Answer}, which the server writes to its
    * socket as it is (no web `Response` made); a closed sandbox rejects, as `handle()` does.
@@ -209,11 +211,18 @@ export function makeParts(options: SandboxOptions): Parts {
     changes.touch(kind, (event.data as { id: string }).id, account);
   });
   events.on('attempt:settled', ({ attempt, account }) => changes.touch('delivery', attempt.deliveryId, account));
+  // A removed subscription's pending deliveries are canceled (deliveries listened first): no attempt settles to say so.
+  events.on('subscription:removed', ({ subscription }) => {
+    for (const d of deliveries.deliveries({ subscriptionId: subscription.id, state: 'canceled' }))
+      changes.touch('delivery', d.id, subscription.account);
+  });
   events.on('clock:moving', () => changes.touch('clock', 'now'));
 
   // api (HTTP in).
   const streams = add(new TranscriptStreams({ clock, transcripts, events }));
   const journal = add(new Journal(o.maxJournalEntries, (forgotten) => coverage.forgotten(forgotten)));
+  // Each request the API answered joins the journal, and the console's request log with it.
+  journal.watch((record) => changes.touch('request', record.requestId));
   const routeDeps: RouteDeps = {
     calls,
     dialer,
@@ -270,6 +279,7 @@ export function makeParts(options: SandboxOptions): Parts {
     changes,
     events: eventPositions(bus),
     deliveries: deliveryPages(deliveries),
+    now: () => clock.now(),
     view: () => (view ??= new ConsoleView({ calls, messages, numbers, recordings, transcripts, subscriptions, deliveries, bus })),
     answer: (request) => (life.closed ? Promise.reject(closedError('handle a request')) : pipeline.answer(request)),
   };

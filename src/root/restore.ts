@@ -36,11 +36,14 @@ export function restore(parts: Parts, snapshot: SandboxSnapshot): void {
           if (!(error instanceof SandboxError)) throw error;
         }
       },
+      end: () => clock.endNow(settle),
       reset: () => life.reset(),
       settle,
     });
   } finally {
-    deliveries.endReplay();
+    // A replay only to be read is closed before an attempt the snapshot has no result for leaves.
+    if (options.replayOnly) life.close();
+    else deliveries.endReplay();
     resume();
   }
 }

@@ -5,6 +5,7 @@ import { openApiDocument } from '../api/openapi.js';
 import { ClockStopped } from '../core/clock.js';
 import { toMs, type Duration } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
+import type { Lifecycle } from '../core/lifecycle.js';
 import { intercept } from '../intercept/interceptor.js';
 import type { SandboxOptions } from '../options.js';
 import type { CallScripting } from '../scripting/calls.js';
@@ -42,6 +43,8 @@ export class SandboxBase {
   private readonly parts: Parts;
   /** A scenario's simulated webhook receivers (src/webhooks/receivers.ts). */
   protected readonly receivers: SimulatedReceivers;
+  /** Its generation (every reset and the close change it) and whether it is closed: how long work (a scenario) sees its world is gone. */
+  protected readonly lifecycle: Pick<Lifecycle, 'generation' | 'closed'>;
   private listening = false;
 
   /**
@@ -53,6 +56,7 @@ export class SandboxBase {
     this.baseUrl = parts.options.baseUrl;
     this.seed = parts.options.seed;
     this.receivers = parts.receivers;
+    this.lifecycle = parts.life;
     ({
       calls: this.calls,
       messages: this.messages,

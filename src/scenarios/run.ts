@@ -1,5 +1,7 @@
 import { parseDuration } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
+import type { Lifecycle } from '../core/lifecycle.js';
+import { Slices } from '../core/slices.js';
 import type { SandboxBase } from '../root/sandbox-base.js';
 import type { SimulatedReceivers } from '../webhooks/receivers.js';
 import { DELIVERY_STATES } from '../webhooks/delivery.js';
@@ -16,10 +18,13 @@ export interface ScenarioRunOptions {
   apiKey?: string;
 }
 
-/** What a run drives: the sandbox (through its public members), and its simulated receivers. */
+/** What a run drives: the sandbox (through its public members), its simulated receivers, and its lifecycle, to stop when it is reset or closed. */
 export interface ScenarioHost {
   sandbox: SandboxBase;
   receivers: SimulatedReceivers;
+  lifecycle: Pick<Lifecycle, 'generation' | 'closed'>;
+  /** The real time the run goes on before it lets the event loop in ({@link Slices}); default its own. Tests set 0 or Infinity. */
+  sliceMs?: number;
 }
 
 /** Stops a run at the first expectation that failed. */
@@ -63,6 +68,8 @@ class Run {
   private readonly startMs: number;
   private held = 0;
   private step = -1;
+  /** The sandbox's generation when the run began: a reset or the close changes it, and the run stops. */
+  private readonly generation: number;
 
   constructor(
     private readonly host: ScenarioHost,
@@ -70,7 +77,25 @@ class Run {
     private readonly apiKey: string,
   ) {
     this.startMs = host.sandbox.now().getTime();
+    this.generation = host.lifecycle.generation;
     this.named.set('apiKey', apiKey);
+  }
+
+  /**
+   * Throws SandboxError `interrupted` when the sandbox was reset or closed since the run began
+   * (on the server, a DELETE of the session or a reset, which a pause between two steps lets
+   * in): the steps from here on never run, and no result says `passed`.
+   */
+  private assertRunning(where: 'before' | 'at'): void {
+    const { lifecycle } = this.host;
+    if (lifecycle.generation === this.generation) return;
+    const step = this.scenario.steps[this.step];
+    const at = step === undefined ? 'in its setup' : `${where} steps[${this.step}] (at ${step.at})`;
+    throw new SandboxError(
+      `run: the scenario was stopped ${at}: the sandbox was ${lifecycle.closed ? 'closed (on the server: its session was deleted)' : 'reset'} ` +
+        'while it ran, so the steps from there on did not run.',
+      { code: 'interrupted' },
+    );
   }
 
   private get sandbox() {
@@ -100,15 +125,23 @@ class Run {
     ];
     const startedAt = sandbox.now().toISOString();
     let failure: ScenarioFailure | null = null;
+    // Between two steps, once a slice of real time is used, the event loop takes other work: a
+    // server answers its other sessions, and a DELETE of this one, while a long scenario runs.
+    const slices = new Slices(this.host.sliceMs);
     try {
       await this.setUp();
       for (const [i, step] of this.scenario.steps.entries()) {
+        if (slices.due) await slices.pause();
         this.step = i;
+        this.assertRunning('before');
         const wait = this.startMs + parseDuration(step.at)! - sandbox.now().getTime();
         if (wait > 0) await sandbox.advance(wait);
         await this.perform(step, `steps[${i}]`);
       }
+      this.assertRunning('at');
     } catch (error) {
+      // Whatever a step threw once the sandbox was reset or closed under it, the run was stopped.
+      this.assertRunning('at');
       if (!(error instanceof Failed)) {
         if (!(error instanceof SandboxError)) throw error;
         failure = {

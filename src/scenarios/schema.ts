@@ -1,4 +1,5 @@
 import { parseDuration, durationSchema, type Duration } from '../core/duration.js';
+import { withinDepth } from '../core/json-depth.js';
 import { E164 } from '../core/phone.js';
 import {
   array,
@@ -400,6 +401,9 @@ export interface Scenario {
   steps: ScenarioStep[];
 }
 
+/** Its request bodies and expected fields are any JSON, which the run walks: nested past the limit, refused first. */
+const scenarioWithinDepth = withinDepth(scenarioSchema);
+
 /**
  * Validates `input` as a scenario; a SandboxError names the JSON path and the fix.
  *
@@ -408,5 +412,5 @@ export interface Scenario {
  * // SandboxError: `steps[0].at` is not a duration: pass milliseconds ... (param `steps[0].at`)
  */
 export function parseScenario(input: unknown): Scenario {
-  return check(scenarioSchema, input, 'run', '');
+  return check(scenarioWithinDepth, input, 'run', '');
 }

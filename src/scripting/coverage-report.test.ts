@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Invalid } from '../core/schema.js';
-import { coverageSummary, emptyCoverage, mergeCoverage, parseCoverage, withUncovered, type CoverageReport } from './coverage-report.js';
+import { emptyCoverage, mergeCoverage, parseCoverage, withUncovered, type CoverageReport } from './coverage-report.js';
 
 /** A small report: `counts` fills every section with the same items. */
 function report(sandboxes: number, counts: Record<string, number>, endpoint: Record<string, number> = {}): CoverageReport {
@@ -52,6 +52,14 @@ describe('parseCoverage', () => {
     expect(parseCoverage(JSON.parse(JSON.stringify(a)))).toEqual(a);
   });
 
+  it('reads a version 1 report written before `gaps` existed, and makes the derived lists again from the counts', () => {
+    const a = report(1, { a: 1, b: 0 }, { '201': 1, '503': 0 });
+    const { gaps, ...older } = a;
+    expect(gaps.length).toBeGreaterThan(0);
+    expect(parseCoverage(JSON.parse(JSON.stringify(older)))).toEqual(a);
+    expect(parseCoverage({ ...a, uncovered: ['made up'], gaps: [] })).toEqual(a);
+  });
+
   it('refuses what is not a report, or a version it does not read, saying what to do', () => {
     const refusal = (value: unknown) => {
       try {
@@ -64,26 +72,5 @@ describe('parseCoverage', () => {
     expect(refusal({ name: 'x' })).toMatch(/`format` must be "svc-sandbox-coverage": this is not a coverage report of svc-sandbox/);
     expect(refusal({ ...report(1, {}), version: 2 })).toMatch(/`version` is 2, and this svc-sandbox reads version 1 reports/);
     expect(refusal({ ...report(1, {}), webhooks: { retried: -1 } })).toMatch(/`webhooks.retried` must be an integer from 0/);
-  });
-});
-
-describe('coverageSummary', () => {
-  it('says per section what was never exercised; short names the endpoints never called, full lists their statuses', () => {
-    const r = mergeCoverage(report(2, { a: 1, b: 0 }, { '201': 2, '429': 0 }), {
-      ...emptyCoverage(),
-      endpoints: { 'GET /v1/calls': { '200': 0 } },
-    });
-    const short = coverageSummary(r);
-    expect(short).toBe(
-      [
-        'coverage of 2 sandboxes: 3 of 7 items exercised (42%)',
-        '  endpoints: 1 of 2 called, 2 documented statuses never answered',
-        '    never called: GET /v1/calls',
-        '  calls.states: all 1 exercised',
-        '  calls.dispositions: never b',
-        '  webhooks: never retried',
-      ].join('\n'),
-    );
-    expect(coverageSummary(r, { endpoints: 'full' })).toContain('\n    POST /v1/calls: never 429\n');
   });
 });

@@ -1,4 +1,5 @@
-import { array, custom, integer, invalid, object, record, string, type Infer, type Schema } from '../core/schema.js';
+import { coverageGaps, GAP_NEEDS } from './coverage-gaps.js';
+import { array, custom, integer, invalid, object, oneOf, optional, record, string, type Infer } from '../core/schema.js';
 
 /** The `format` of every coverage report, for a reader that finds the file without its name. */
 export const COVERAGE_FORMAT = 'svc-sandbox-coverage';
@@ -36,56 +37,92 @@ const version = custom<typeof COVERAGE_VERSION>({
   openapi: () => ({ type: 'integer', const: COVERAGE_VERSION }),
 });
 
+/** The fields a report is counted in; `uncovered` and `gaps` are derived from them. */
+const countsShape = {
+  format,
+  version,
+  sandboxes: integer({
+    description: 'How many sandboxes (server sessions) this report is the union of.',
+    min: 0,
+    max: Number.MAX_SAFE_INTEGER,
+  }),
+  endpoints: record(counts('Each documented status of the operation (and any other status it answered), by status.'), {
+    description: 'Each operation of the API (`POST /v1/calls`), by method and documented path.',
+    key: /^[A-Z]+ \/\S*$/,
+    keyHint: 'a method and a path, like "POST /v1/calls"',
+  }),
+  calls: object(
+    {
+      states: counts('The states of the call machine, read from the machine: how often each was entered.'),
+      transitions: counts('The transitions of the call machine, read from the machine: how often each was taken.'),
+      dispositions: counts('How calls ended (`disposition` of call.completed).'),
+      answeredBy: counts('Who answered (`answered_by` of call.answered).'),
+    },
+    { description: 'The call lifecycle.' },
+  ),
+  messages: object(
+    { outcomes: counts('How messages ended: delivered, failed (outbound) or received (inbound).') },
+    { description: 'Messaging.' },
+  ),
+  webhooks: counts('Deliveries delivered at their first attempt, retried, dead-lettered, replayed.'),
+  events: counts('Events emitted, by type.'),
+  errors: counts('Error answers, by `error.code` (`network_error`: an injected network fault).'),
+};
+
+const uncoveredSchema = array(string({ description: 'One item never exercised, as `section: item`.', max: 300 }), {
+  description: 'Every item above whose count is 0, as `section: item` (`calls.dispositions: busy`).',
+});
+
+const gapSchema = object(
+  {
+    needs: oneOf(
+      GAP_NEEDS,
+      '`behaviour`: a test reaches it by scripting the sandbox or by plain requests; `fault`: only an injected fault ' +
+        '(faults.inject, a chaos profile) produces it.',
+    ),
+    section: string({ description: 'The section of the report its items are counted in (`calls.dispositions`, `endpoints`).', max: 100 }),
+    title: string({ description: 'What the items are, in words (`How calls ended`).', max: 100 }),
+    never: array(string({ description: "An item never exercised (`failed`; an endpoint's: `POST /v1/calls 422`).", max: 300 }), {
+      description: "The items of this gap never exercised, in the report's order.",
+    }),
+    how: string({ description: 'How a test makes them happen.', max: 1000 }),
+  },
+  { description: 'One group of items never exercised, with how to reach them.' },
+);
+
 /**
  * A coverage report: what a suite exercised, each item with how often (0: never). One schema gives
  * its type, its JSON Schema and the check `svc-sandbox coverage FILE` reads a file with.
  */
 export const coverageReportSchema = object(
   {
-    format,
-    version,
-    sandboxes: integer({
-      description: 'How many sandboxes (server sessions) this report is the union of.',
-      min: 0,
-      max: Number.MAX_SAFE_INTEGER,
-    }),
-    endpoints: record(counts('Each documented status of the operation (and any other status it answered), by status.'), {
-      description: 'Each operation of the API (`POST /v1/calls`), by method and documented path.',
-      key: /^[A-Z]+ \/\S*$/,
-      keyHint: 'a method and a path, like "POST /v1/calls"',
-    }),
-    calls: object(
-      {
-        states: counts('The states of the call machine, read from the machine: how often each was entered.'),
-        transitions: counts('The transitions of the call machine, read from the machine: how often each was taken.'),
-        dispositions: counts('How calls ended (`disposition` of call.completed).'),
-        answeredBy: counts('Who answered (`answered_by` of call.answered).'),
-      },
-      { description: 'The call lifecycle.' },
-    ),
-    messages: object(
-      { outcomes: counts('How messages ended: delivered, failed (outbound) or received (inbound).') },
-      { description: 'Messaging.' },
-    ),
-    webhooks: counts('Deliveries delivered at their first attempt, retried, dead-lettered, replayed.'),
-    events: counts('Events emitted, by type.'),
-    errors: counts('Error answers, by `error.code` (`network_error`: an injected network fault).'),
-    uncovered: array(string({ description: 'One item never exercised, as `section: item`.', max: 300 }), {
-      description: 'Every item above whose count is 0, as `section: item` (`calls.dispositions: busy`).',
+    ...countsShape,
+    uncovered: uncoveredSchema,
+    gaps: array(gapSchema, {
+      description:
+        "What was never exercised, grouped and in the order the summary and the HTML page show it: first what the suite's own " +
+        'behaviour never reached (`needs: behaviour`), then what only an injected fault produces (`needs: fault`). An operation ' +
+        'never called is one item of the gap `Operations never called`; its statuses are in `uncovered` only.',
     }),
   },
   { description: 'A coverage report of svc-sandbox (docs/coverage.md).' },
+);
+
+/** The report as a file may hold it: written before `gaps` was added, or with derived lists to be made again. */
+const storedReportSchema = object(
+  { ...countsShape, uncovered: optional(uncoveredSchema), gaps: optional(array(gapSchema, { description: 'Derived again on reading.' })) },
+  { description: 'A coverage report of svc-sandbox, as stored.' },
 );
 
 /** A coverage report (docs/coverage.md): `sandbox.coverage()`, and the file `svc-sandbox exec --coverage` writes. */
 export type CoverageReport = Infer<typeof coverageReportSchema>;
 export type CoverageCounts = Record<string, number>;
 
-/** The report without `uncovered`, which is derived from the rest. */
-export type CoverageCountsOnly = Omit<CoverageReport, 'uncovered'>;
+/** The report without `uncovered` and `gaps`, which are derived from the rest. */
+export type CoverageCountsOnly = Omit<CoverageReport, 'uncovered' | 'gaps'>;
 
 /** Each list of counts of a report, with the name its items are listed under. */
-function sections(r: CoverageCountsOnly): Array<[string, CoverageCounts]> {
+export function sections(r: CoverageCountsOnly): Array<[string, CoverageCounts]> {
   const out: Array<[string, CoverageCounts]> = [];
   for (const operation in r.endpoints) out.push([`endpoints: ${operation}`, r.endpoints[operation]!]);
   out.push(
@@ -111,10 +148,11 @@ export function uncoveredItems(r: CoverageCountsOnly): string[] {
   return out;
 }
 
-/** A report with its `uncovered` list made from its counts. */
+/** A report with its `uncovered` list and its `gaps` made from its counts. */
 export function withUncovered(r: CoverageCountsOnly): CoverageReport {
   const { format, version, sandboxes, endpoints, calls, messages, webhooks, events, errors } = r;
-  return { format, version, sandboxes, endpoints, calls, messages, webhooks, events, errors, uncovered: uncoveredItems(r) };
+  const counts = { format, version, sandboxes, endpoints, calls, messages, webhooks, events, errors };
+  return { ...counts, uncovered: uncoveredItems(counts), gaps: coverageGaps(counts) };
 }
 
 /** Adds `b`'s counts into `into` (an item `into` lacks is added). */
@@ -168,58 +206,13 @@ export function mergeCoverage(...reports: CoverageReport[]): CoverageReport {
 
 /**
  * Reads a report from parsed JSON, checked against {@link coverageReportSchema}; throws the
- * schema kit's `Invalid` (a message naming the field) when it is not one.
+ * schema kit's `Invalid` (a message naming the field) when it is not one. `uncovered` and `gaps`
+ * are made again from the counts, so a version 1 report written before `gaps` existed reads too.
  */
 export function parseCoverage(value: unknown): CoverageReport {
   // What the file is, and which version, before any field: a stranger's JSON is "not a report".
   const head = value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
   format.parse(head.format, 'format');
   version.parse(head.version, 'version');
-  return (coverageReportSchema as Schema<CoverageReport>).parse(value, '');
-}
-
-/**
- * What was never exercised, in a few lines: per section, how much was covered and what was not.
- * `endpoints: 'short'` names the operations never called and only counts the statuses never seen
- * (what `exec --coverage` prints); `'full'` lists those statuses, one operation a line.
- *
- * @example
- * afterAll(() => console.log(coverageSummary(sandbox.coverage())));
- * // coverage of 1 sandbox: 41 of 219 items exercised (18%)
- * //   calls.dispositions: never busy, no_answer, failed, canceled ...
- */
-export function coverageSummary(r: CoverageReport, { endpoints = 'short' }: { endpoints?: 'short' | 'full' } = {}): string {
-  const lines: string[] = [];
-  const all = sections(r);
-  const total = all.reduce((n, [, items]) => n + Object.keys(items).length, 0);
-  const covered = total - r.uncovered.length;
-  lines.push(
-    `coverage of ${r.sandboxes} sandbox${r.sandboxes === 1 ? '' : 'es'}: ${covered} of ${total} items exercised ` +
-      `(${total === 0 ? 100 : Math.floor((covered / total) * 100)}%)`,
-  );
-  const operations = Object.entries(r.endpoints);
-  const called = operations.filter(([, s]) => Object.values(s).some((n) => n > 0));
-  const never = operations.filter(([, s]) => !Object.values(s).some((n) => n > 0)).map(([op]) => op);
-  const statuses = operations.flatMap(([op, s]) =>
-    Object.entries(s)
-      .filter(([, n]) => n === 0)
-      .map(([status]) => [op, status] as const),
-  );
-  lines.push(`  endpoints: ${called.length} of ${operations.length} called, ${statuses.length} documented statuses never answered`);
-  if (endpoints === 'full') {
-    for (const [op, s] of called) {
-      const missing = Object.entries(s)
-        .filter(([, n]) => n === 0)
-        .map(([status]) => status);
-      if (missing.length > 0) lines.push(`    ${op}: never ${missing.join(', ')}`);
-    }
-  }
-  if (never.length > 0) lines.push(`    never called: ${never.join(', ')}`);
-  for (const [section, items] of all.filter(([s]) => !s.startsWith('endpoints: '))) {
-    const names = Object.keys(items);
-    if (names.length === 0) continue;
-    const missing = names.filter((name) => items[name] === 0);
-    lines.push(`  ${section}: ${missing.length === 0 ? `all ${names.length} exercised` : `never ${missing.join(', ')}`}`);
-  }
-  return lines.join('\n');
+  return withUncovered(storedReportSchema.parse(value, ''));
 }

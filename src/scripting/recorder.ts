@@ -12,6 +12,7 @@ import {
   SNAPSHOT_FORMAT,
   type SandboxSnapshot,
 } from './snapshots.js';
+import { REPLAYED_HEADERS } from './snapshot-checks.js';
 
 /**
  * The one recorder of a sandbox (docs/snapshots.md): it keeps every input that can change the
@@ -25,22 +26,6 @@ import {
  * a change nor a read).
  */
 
-/**
- * The request headers the API reads (src/api, whose pipeline reads them in one pass: api/pipeline.ts
- * `ReadHeaders`): the only ones a snapshot keeps, so it stays small. A header the API comes to read
- * must be added there and here (test/sandbox/snapshots.test.ts checks both); kept sorted, the order
- * a Headers iterates in.
- */
-export const REPLAYED_HEADERS = [
-  'accept',
-  'access-control-request-headers',
-  'authorization',
-  'content-length',
-  'content-type',
-  'last-event-id',
-  'origin',
-] as const;
-
 /** What a replay drives besides the scripting calls: the new sandbox's own inputs, run at once. */
 export interface ReplayTarget {
   now(): number;
@@ -49,6 +34,8 @@ export interface ReplayTarget {
   skipRequests(count: number): void;
   /** Moves the clock by `ms` now (until `stop` is reached, for an advanceUntil). */
   advance(ms: number, stop?: number): void;
+  /** A recorded advance ended here (the replay may have run it in pieces, around inputs that came while it ran). */
+  end(): void;
   reset(): void;
   /** After each request and call: what they set going at this instant runs now. */
   settle(): void;
@@ -86,7 +73,7 @@ interface ArrivingRequest {
   readonly url: string;
 }
 /** The values of {@link REPLAYED_HEADERS} the pipeline read (api/pipeline.ts `ReadHeaders`), null for those absent. */
-type ReadHeaders = { readonly [name in (typeof REPLAYED_HEADERS)[number]]: string | null };
+type ReadHeaders = { readonly [name: string]: string | null };
 
 /** Bits of {@link LoggedRequest.flags}. */
 const UNDER = 1; // `target` is below the base URL (a `path`), not a whole `url`
@@ -172,6 +159,10 @@ export class Recorder implements AttemptTape {
   private answeredSince = 0;
   /** The request of the snapshot being replayed now: the pipeline tells it whether each of its repeats changed anything. */
   private replayed: LoggedRequest | undefined;
+  /** The sandbox's start: where the clock stands after a reset. */
+  private readonly startMs: number;
+  /** The instant of the latest input since the last reset (the start before any). */
+  private last: number;
 
   constructor(
     private readonly options: Record<string, unknown>,
@@ -180,7 +171,22 @@ export class Recorder implements AttemptTape {
     private readonly now: () => number,
     /** The requests the request journal lists at most: a snapshot must give them back (see {@link compact}). */
     private readonly journalLimit = 10_000,
-  ) {}
+  ) {
+    const start = Date.parse(String(options.startTime));
+    this.startMs = Number.isFinite(start) ? start : Number.NEGATIVE_INFINITY;
+    this.last = this.startMs;
+  }
+
+  /**
+   * Virtual now, for an input: never before the input before it. Only a 'global' clock goes
+   * back (the process's Date, which a test may set back); a replay, on a clock of its own, runs
+   * such an input at the later instant anyway, and a snapshot's inputs stay in order.
+   */
+  private stamp(): number {
+    const now = this.now();
+    if (now > this.last) this.last = now;
+    return this.last;
+  }
 
   get replaying(): boolean {
     return this.replayingNow;
@@ -203,7 +209,7 @@ export class Recorder implements AttemptTape {
         { param: 'args' },
       );
     }
-    this.inputs.push({ kind: 'call', at: this.now(), name, args: json });
+    this.inputs.push({ kind: 'call', at: this.stamp(), name, args: json });
   }
 
   /**
@@ -212,13 +218,17 @@ export class Recorder implements AttemptTape {
    */
   arrive(request: ArrivingRequest, headers: ReadHeaders): LoggedRequest | undefined {
     if (this.replayingNow) return this.replayed;
-    const { url } = request;
-    const next = url.charCodeAt(this.prefix.length);
-    // `/`, `?`, `#` or the end: the base URL itself or below it, not `https://x/basement` for `https://x/base`.
-    const under = url.startsWith(this.prefix) && (Number.isNaN(next) || next === 0x2f || next === 0x3f || next === 0x23);
+    const { url, method } = request;
+    // Below the base URL's /v1 it is kept as a path (a restore may serve another base URL); anything else whole.
+    const at = this.prefix.length + 3;
+    const next = url.charCodeAt(at);
+    const under =
+      url.startsWith(this.prefix) &&
+      url.startsWith('/v1', this.prefix.length) &&
+      (Number.isNaN(next) || next === 0x2f || next === 0x3f || next === 0x23);
     const entry = new LoggedRequest(
-      this.now(),
-      request.method,
+      this.stamp(),
+      method,
       under ? this.intern(url.slice(this.prefix.length)) : url,
       this.headersOf(headers),
       under ? UNDER : 0,
@@ -268,7 +278,7 @@ export class Recorder implements AttemptTape {
   /** An advance begins; the returned function is told where an advanceUntil stopped. */
   advance(ms: number): (stop: number) => void {
     if (this.replayingNow) return () => undefined;
-    const input: AdvanceInput = { kind: 'advance', at: this.now(), ms };
+    const input: AdvanceInput = { kind: 'advance', at: this.stamp(), ms };
     this.inputs.push(input);
     return (stop) => {
       input.stop = stop;
@@ -284,7 +294,8 @@ export class Recorder implements AttemptTape {
     this.inputs = this.inputs.filter(
       (input) => !(input instanceof LoggedRequest) && (input.kind === 'reset' || (input.kind === 'call' && input.name.startsWith('keys.'))),
     );
-    this.inputs.push({ kind: 'reset', at: this.now() });
+    this.inputs.push({ kind: 'reset', at: this.stamp() });
+    this.last = this.startMs;
     this.attempts.clear();
   }
 
@@ -310,7 +321,7 @@ export class Recorder implements AttemptTape {
       format: SNAPSHOT_FORMAT,
       version: packageVersion(),
       options: structuredClone(this.options),
-      now: iso(this.now()),
+      now: iso(Math.max(this.now(), this.last)),
       inputs: this.inputs.map((input) => (input instanceof LoggedRequest ? input.input() : structuredClone(input))),
       attempts: [...this.attempts].map(([key, result]) => [key, { ...result }]),
     };
@@ -324,11 +335,9 @@ export class Recorder implements AttemptTape {
     snapshot.inputs.forEach((input, i) => {
       if (input.kind === 'call' && !this.members.has(input.name)) {
         throw new SandboxError(
-          `createSandbox: \`snapshot.inputs[${i}].name\` ${JSON.stringify(input.name)} is not a scripting call a snapshot records.`,
-          {
-            code: 'invalid_options',
-            param: `snapshot.inputs[${i}].name`,
-          },
+          `createSandbox: \`snapshot.inputs[${i}].name\` ${JSON.stringify(input.name)} is not a scripting call a snapshot records: ` +
+            `one of ${[...this.members.keys()].sort().join(', ')}; give the snapshot as sandbox.snapshot() wrote it.`,
+          { code: 'invalid_options', param: `snapshot.inputs[${i}].name` },
         );
       }
     });
@@ -353,8 +362,10 @@ export class Recorder implements AttemptTape {
         const { end, stop } = running;
         running = null;
         // An advanceUntil ends at the end of the instant it stopped at: inputs after it may have taken the clock there already.
-        if (stop !== undefined && stop <= endMs && target.now() >= stop) return;
-        target.advance(Math.max(0, Math.min(end, endMs) - target.now()), stop !== undefined && stop <= endMs ? stop : undefined);
+        if (!(stop !== undefined && stop <= endMs && target.now() >= stop))
+          target.advance(Math.max(0, Math.min(end, endMs) - target.now()), stop !== undefined && stop <= endMs ? stop : undefined);
+        // Unless the snapshot was taken while it ran.
+        if ((stop ?? end) <= endMs) target.end();
       };
       for (const [i, input] of snapshot.inputs.entries()) {
         // Drawing request ids depends on no instant: the clock stays where it is.
@@ -411,7 +422,7 @@ export class Recorder implements AttemptTape {
     let same = true;
     for (let i = 0; same && i < REPLAYED_HEADERS.length; i++) {
       const name = REPLAYED_HEADERS[i]!;
-      const value = headers[name];
+      const value = headers[name] ?? null;
       const pair = last[matched];
       if (pair !== undefined && pair[0] === name) {
         if (pair[1] === value) matched++;
@@ -421,7 +432,7 @@ export class Recorder implements AttemptTape {
     if (same && matched === last.length) return last;
     const kept: HeaderList = [];
     for (const name of REPLAYED_HEADERS) {
-      const value = headers[name];
+      const value = headers[name] ?? null;
       if (value !== null) kept.push([name, value]);
     }
     this.lastHeaders = this.internHeaders(kept);

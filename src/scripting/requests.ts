@@ -38,7 +38,7 @@ export interface RequestJournal {
   /**
    * The requests the API answered, in the order they arrived (the latest 10,000, or
    * `createSandbox({ maxJournalEntries })`), each with its method, documented path, status,
-   * error code, request id, API key and virtual time; `filter` narrows them. A request still in
+   * error code and message, request id, API key and virtual time; `filter` narrows them. A request still in
    * flight (its body arriving) is listed once answered, in its place. `reset()` empties the journal.
    */
   list(filter?: RequestFilter): JournalEntry[];
@@ -81,6 +81,7 @@ export const journalEntrySchema = object(
     target: anyString("The request's own path below the base URL, without the query."),
     status: integer({ description: 'The status answered; 0 for an injected network fault.', min: 0, max: 599 }),
     errorCode: nullableText('`error.code` of an error answer (`network_error` for a network fault); null for a success.'),
+    errorMessage: nullableText('`error.message` of an error answer (what was wrong and how to fix it); null for a success.'),
     apiKey: nullableText('The bearer token the request carried, or null.'),
     at: timestamp('Virtual time of the answer.'),
   },
@@ -93,6 +94,7 @@ export const journalEntrySchema = object(
       target: '/v1/calls/call_7mQ2xK9pR4tLw8Zb',
       status: 200,
       errorCode: null,
+      errorMessage: null,
       apiKey: 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_8Hd3Lp6Vs0Yf5JuA',
       at: '2026-01-01T00:00:30.000Z',
     },

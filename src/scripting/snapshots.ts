@@ -17,7 +17,10 @@ import {
   show,
 } from '../core/schema.js';
 import { anyString, json, tagged, tuple } from '../core/schema-values.js';
+import { checkAdvance, checkInstants, checkRequest, UNCHANGED } from './snapshot-checks.js';
 import { MAX_TIME_MS, iso } from '../core/time.js';
+import { TEST_KEY } from '../state/accounts.js';
+import { MAX_ATTEMPTS } from '../webhooks/retry-schedule.js';
 
 /**
  * Snapshots and forks (docs/snapshots.md). A snapshot is an input log, not a dump of the
@@ -54,10 +57,10 @@ const requestInput = object(
     kind: literal('request', 'An API request.'),
     at,
     method: text('The HTTP method.'),
-    path: optional(text('The path and query below the base URL (a restore may serve another one).')),
-    url: optional(text('The whole URL, when it was outside the base URL.')),
+    path: optional(text('The path and query below the base URL, under /v1 (a restore may serve another one).')),
+    url: optional(text('The whole URL, when it was outside the base URL or its /v1.')),
     headers: array(tuple([text('Header name.'), text('Header value.')], 'A header the API reads.'), {
-      description: 'The request headers the API reads (scripting/recorder.ts REPLAYED_HEADERS), in that order.',
+      description: 'The request headers the API reads (REPLAYED_HEADERS), in that order.',
     }),
     body: optional(text('The body as read (UTF-8 text), absent when the API never read one.')),
     bodyBase64: optional(text('The body, when it was not UTF-8.')),
@@ -79,7 +82,7 @@ const requestInput = object(
       }),
     ),
   },
-  { description: 'A request as the API received it.' },
+  { description: 'A request as the API received it.', check: checkRequest },
 );
 const elidedInput = object(
   {
@@ -111,7 +114,10 @@ const advanceInput = object(
     ms: count('How far, in milliseconds (advanceUntil: its `max`).'),
     stop: optional(instant),
   },
-  { description: 'An `advance` (or an `advanceUntil`, which stopped at `stop`) begun at `at`.' },
+  {
+    description: 'An `advance` (or an `advanceUntil`, which stopped at `stop`) begun at `at`.',
+    check: checkAdvance,
+  },
 );
 const resetInput = object({ kind: literal('reset', 'A reset.'), at }, { description: 'A reset.' });
 
@@ -124,6 +130,38 @@ const postResult = object(
   },
   { description: "A webhook attempt's result as it was observed." },
 );
+
+/** `dlv_…/run/attempt`: a delivery's id, which run of it (0, or the replay) and the attempt's number. */
+const ATTEMPT_KEY = /^dlv_[0-9A-Za-z]{16}\/\d{1,9}\/(\d{1,2})$/;
+const attemptKey = custom<string>({
+  hint: '`dlv_…/run/attempt`',
+  parse(value, path) {
+    const n = typeof value === 'string' ? Number(ATTEMPT_KEY.exec(value)?.[1]) : Number.NaN;
+    if (!(n >= 1 && n <= MAX_ATTEMPTS)) {
+      throw invalid(
+        `${name(path)} must name an attempt as \`dlv_…/run/attempt\` ("dlv_0123456789abcdef/0/1", attempts 1 to ${MAX_ATTEMPTS}), ` +
+          `got ${show(value)}; ${UNCHANGED}.`,
+        path,
+      );
+    }
+    return value as string;
+  },
+  openapi: () => ({ type: 'string', description: '`deliveryId/run/attempt`.' }),
+});
+
+/** The key a server's session was made with: a test key, as every key a session makes is. */
+const sessionKey = custom<string>({
+  hint: 'a test key (SVC_TEST_…)',
+  parse(value, path) {
+    if (typeof value !== 'string' || !TEST_KEY.test(value))
+      throw invalid(`${name(path)} must be a test key (SVC_TEST_…), got ${show(value)}; ${UNCHANGED}.`, path);
+    return value;
+  },
+  openapi: () => ({
+    type: 'string',
+    description: 'The server only: the session key its requests came with (a session made from it answers for the same account).',
+  }),
+});
 
 /** The schema of a snapshot: what `parseSnapshot` checks, and where its types come from. */
 export const snapshotSchema = object(
@@ -154,14 +192,12 @@ export const snapshotSchema = object(
         description: 'Every input that changed the sandbox, in order.',
       },
     ),
-    attempts: array(tuple([text('`deliveryId/run/attempt`.'), postResult], 'An attempt and its result.'), {
+    attempts: array(tuple([attemptKey, postResult], 'An attempt and its result.'), {
       description: 'The result of every webhook attempt as it was observed, by delivery, run and attempt number.',
     }),
-    apiKey: optional(
-      text('The server only: the session key its requests came with (a session made from it answers for the same account).'),
-    ),
+    apiKey: optional(sessionKey),
   },
-  { description: 'A snapshot of a sandbox: plain JSON.' },
+  { description: 'A snapshot of a sandbox: plain JSON.', check: checkInstants },
 );
 
 /** A request as the API received it. `path` is below the base URL (a restore may serve another one); `url` when it was outside it. */

@@ -146,7 +146,7 @@ export function webhookScripting(
     return dead.map((d) => d.id);
   };
 
-  // Promise-returning members reject; they never throw synchronously (issue 10 item 11).
+  // Promise-returning members reject; they never throw synchronously.
   const asPromise = <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return fn();

@@ -1,6 +1,5 @@
-import { parseArgs } from 'node:util';
 import { SandboxError } from '../core/errors.js';
-import { nearest } from '../core/suggest.js';
+import { parseCommand } from './cli-args.js';
 import { checkReceiver, NOT_RUN, type ReceiverCase, type ReceiverCheck } from './check-receiver.js';
 
 /**
@@ -49,20 +48,9 @@ function usage(message: string): number {
 
 /** `svc-sandbox check-receiver URL --secret SECRET [--timeout D] [--json]`. */
 export async function checkReceiverCommand(args: string[]): Promise<number> {
-  let values: { secret?: string | undefined; timeout?: string | undefined; json?: boolean | undefined; help?: boolean | undefined };
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true }));
-  } catch (error) {
-    const { code, message } = error as NodeJS.ErrnoException;
-    const flag = /'([^']*)'/.exec(message)?.[1] ?? '';
-    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-      const near = flag.startsWith('--') ? nearest(flag.slice(2), Object.keys(OPTIONS)) : undefined;
-      return usage(`Unknown option '${flag}'${near ? `; did you mean --${near}?` : '.'}`);
-    }
-    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return usage(`${/(--[\w-]+)/.exec(message)?.[1] ?? 'an option'} needs a value.`);
-    return usage(message);
-  }
+  const parsed = parseCommand(args, OPTIONS, usage);
+  if (typeof parsed === 'number') return parsed;
+  const { values, positionals } = parsed;
   if (values.help) {
     console.log(CHECK_RECEIVER_HELP);
     return 0;

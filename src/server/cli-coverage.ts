@@ -1,18 +1,20 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { coverageSummary, mergeCoverage, parseCoverage, type CoverageReport } from '../scripting/coverage-report.js';
+import { mergeCoverage, parseCoverage, type CoverageReport } from '../scripting/coverage-report.js';
+import { coverageSummary } from '../scripting/coverage-summary.js';
 import { Invalid } from '../core/schema.js';
 import { coverageHtml } from './coverage-html.js';
+import { checkWritable, FileRefused, readJsonFile, writeRegularFile } from './files.js';
 
 export const COVERAGE_USAGE = 'svc-sandbox coverage FILE... [--html OUT]  (svc-sandbox coverage --help)';
 
 export const COVERAGE_HELP = `Usage: svc-sandbox coverage FILE... [--html OUT]
 
 Prints what the coverage report FILE (written by svc-sandbox exec --coverage FILE)
-never exercised: per section, what was covered and what was not, and for each
-endpoint called the documented statuses it never answered. With several files,
-their union (an item is uncovered only when no file exercised it).
+never exercised, leading with what the suite never made happen that a test can
+reach (how calls and messages ended, who answered, transfers, events, retries,
+operations and 4xx answers), each with how to reach it; then the statuses only an
+injected fault produces (5xx: faults.inject, chaos); then the totals. With several
+files, their union (an item is uncovered only when no file exercised it).
 
 Options:
       --html <out>   Also write the report as one HTML page to <out>
@@ -26,10 +28,10 @@ Details: docs/coverage.md in the package.`;
  */
 export function writeCoverage(report: CoverageReport, file: string): boolean {
   try {
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+    writeRegularFile(file, `${JSON.stringify(report, null, 2)}\n`, { makeFolders: true });
   } catch (error) {
-    console.error(`svc-sandbox: cannot write the coverage report to ${file}: ${(error as Error).message}`);
+    if (!(error instanceof FileRefused)) throw error;
+    console.error(`svc-sandbox: cannot write the coverage report to ${file}: it ${error.message}.`);
     return false;
   }
   console.error(
@@ -60,13 +62,24 @@ export function coverageCommand(args: string[]): number {
     console.error(`svc-sandbox: coverage needs the report to read, e.g. svc-sandbox coverage coverage.json.\nUsage: ${COVERAGE_USAGE}`);
     return 2;
   }
+  if (values.html !== undefined) {
+    try {
+      checkWritable(values.html, { makeFolders: true });
+    } catch (error) {
+      if (!(error instanceof FileRefused)) throw error;
+      console.error(`svc-sandbox: --html ${values.html}: it ${error.message}.\nUsage: ${COVERAGE_USAGE}`);
+      return 2;
+    }
+  }
   const reports: CoverageReport[] = [];
   for (const file of files) {
     try {
-      reports.push(parseCoverage(JSON.parse(readFileSync(file, 'utf8'))));
+      reports.push(parseCoverage(readJsonFile(file)));
     } catch (error) {
-      const why = error instanceof Invalid ? error.message : (error as Error).message;
-      console.error(`svc-sandbox: ${file} is not a coverage report it can read: ${why}`);
+      if (!(error instanceof Invalid || error instanceof FileRefused)) throw error;
+      console.error(
+        `svc-sandbox: ${file} is not a coverage report it can read: ${error instanceof FileRefused ? `it ${error.message}.` : error.message}`,
+      );
       return 1;
     }
   }
@@ -74,10 +87,10 @@ export function coverageCommand(args: string[]): number {
   console.log(coverageSummary(report, { endpoints: 'full' }));
   if (values.html !== undefined) {
     try {
-      mkdirSync(dirname(values.html), { recursive: true });
-      writeFileSync(values.html, coverageHtml(report));
+      writeRegularFile(values.html, coverageHtml(report), { makeFolders: true });
     } catch (error) {
-      console.error(`svc-sandbox: cannot write ${values.html}: ${(error as Error).message}`);
+      if (!(error instanceof FileRefused)) throw error;
+      console.error(`svc-sandbox: cannot write ${values.html}: it ${error.message}.`);
       return 1;
     }
     console.log(`HTML written to ${values.html}`);

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { renameSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
+import { FileRefused, writeRegularFile } from './files.js';
 import type { SandboxServer } from './server.js';
 
 /**
@@ -10,21 +10,21 @@ import type { SandboxServer } from './server.js';
  */
 
 /**
- * `--export-on-exit FILE`: the default session's snapshot, written whole or not at all (to a
- * temporary file renamed over FILE). False, with the reason on stderr, when it could not be.
+ * `--export-on-exit FILE`: the default session's snapshot, written whole or not at all, and only
+ * as a regular file (files.ts: never over a device, a link or anything else that is not a regular
+ * file). False, with the reason on stderr, when it could not be.
  */
 export function exportSnapshot(server: SandboxServer, file: string | undefined): boolean {
   if (file === undefined) return true;
   try {
-    const temporary = `${file}.${process.pid}.tmp`;
     // With the key the default session's client used (made now if none was): a server started
     // from this file with --import hands its command that same key, on the same account.
     const apiKey = server.apiKey;
-    writeFileSync(temporary, JSON.stringify({ ...server.sandbox.snapshot(), apiKey }));
-    renameSync(temporary, file);
+    writeRegularFile(file, JSON.stringify({ ...server.sandbox.snapshot(), apiKey }));
     return true;
   } catch (error) {
-    console.error(`svc-sandbox: --export-on-exit ${file}: the snapshot was not written: ${(error as Error).message}`);
+    if (!(error instanceof FileRefused)) throw error;
+    console.error(`svc-sandbox: --export-on-exit ${file}: the snapshot was not written: it ${error.message}.`);
     return false;
   }
 }
@@ -37,7 +37,6 @@ export function exportSnapshot(server: SandboxServer, file: string | undefined):
  * so no server is left behind. Nothing is read from stdin but its end.
  */
 export function serve(server: SandboxServer, exportTo: string | undefined, exitOnStdinClose: boolean): Promise<number> {
-  console.log(`svc-sandbox listening on ${server.url}`);
   return new Promise((resolve) => {
     let stopped = false;
     const stop = () => {
@@ -56,6 +55,9 @@ export function serve(server: SandboxServer, exportTo: string | undefined, exitO
       process.stdin.on('error', stop);
       process.stdin.resume();
     }
+    // Only once the handlers are in place: a SIGTERM sent the moment the ready line arrives
+    // stops the server cleanly (exit 0), never kills it by the signal.
+    console.log(`svc-sandbox listening on ${server.url}`);
   });
 }
 

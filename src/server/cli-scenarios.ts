@@ -1,4 +1,3 @@
-import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatTimeline, type ScenarioResult } from '../scenarios/result.js';
@@ -8,6 +7,7 @@ import { EVENT_TYPES } from '../scripting/json-schemas.js';
 import { SandboxError } from '../core/errors.js';
 import { nearest } from '../core/suggest.js';
 import { createSandbox, type Sandbox } from '../sandbox.js';
+import { checkWritable, FileRefused, readJsonFile, writeRegularFile } from './files.js';
 
 /**
  * `svc-sandbox run` and `svc-sandbox trigger` (docs/scenarios.md). Each returns the exit
@@ -100,14 +100,27 @@ export async function runCommand(args: string[]): Promise<number> {
   if (values.seed !== undefined && (!/^-?\d+$/.test(values.seed) || !Number.isSafeInteger(Number(values.seed))))
     return usage(`--seed must be an integer, got '${values.seed}'.`, 'run');
 
+  const svgOf = (file: string) =>
+    values.svg === undefined || files.length === 1
+      ? values.svg
+      : values.svg.replace(/(\.svg)?$/i, `-${basename(file).replace(/\.json$/i, '')}.svg`);
+  // Every picture's path is checked before any scenario runs: a device or a link there is refused, not replaced.
+  for (const out of new Set(files.map(svgOf))) {
+    try {
+      if (out !== undefined) checkWritable(out);
+    } catch (error) {
+      if (error instanceof FileRefused) return usage(`--svg ${out}: it ${error.message}.`, 'run');
+      throw error;
+    }
+  }
   const results: Array<{ file: string; result: ScenarioResult }> = [];
   for (const file of files) {
     let scenario: { seed?: unknown; startTime?: unknown; name?: unknown };
     try {
-      scenario = JSON.parse(readFileSync(file, 'utf8'));
+      scenario = readJsonFile(file) as typeof scenario;
     } catch (error) {
-      const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-      return usage(`${file}: cannot read it as JSON (${why}).`, 'run');
+      if (error instanceof FileRefused) return usage(`${file}: cannot read it as a scenario: it ${error.message}.`, 'run');
+      throw error;
     }
     const seed = values.seed !== undefined ? Number(values.seed) : typeof scenario?.seed === 'number' ? scenario.seed : 0;
     let sandbox: Sandbox;
@@ -127,9 +140,15 @@ export async function runCommand(args: string[]): Promise<number> {
           : `FAIL  ${result.name}: ${result.failure!.message}\n`,
       );
       results.push({ file, result });
-      if (values.svg !== undefined) {
-        const out = files.length === 1 ? values.svg : values.svg.replace(/(\.svg)?$/i, `-${basename(file).replace(/\.json$/i, '')}.svg`);
-        writeFileSync(out, timelineSvg(result));
+      const out = svgOf(file);
+      if (out !== undefined) {
+        try {
+          writeRegularFile(out, timelineSvg(result));
+        } catch (error) {
+          if (!(error instanceof FileRefused)) throw error;
+          console.error(`svc-sandbox: --svg ${out}: the picture was not written: it ${error.message}.`);
+          return 1;
+        }
         console.log(`timeline picture: ${out}\n`);
       }
     } catch (error) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseDuration } from '../core/duration.js';
+import { packageVersion } from '../core/package-version.js';
 import type { ClockMode } from '../core/clock.js';
 import { SandboxError } from '../core/errors.js';
 import { nearest } from '../core/suggest.js';
@@ -9,6 +9,7 @@ import { nearest } from '../core/suggest.js';
 // at once (a node process that loads the whole sandbox takes some 0.2 s more to start).
 import type { startServer, SandboxServer } from './server.js';
 import { DEFAULT_KILL_AFTER_MS, exec, serve } from './cli-run.js';
+import { checkWritable, FileRefused, readJsonFile } from './files.js';
 
 /**
  * `svc-sandbox`: the standalone server from a shell (docs/server.md).
@@ -18,6 +19,7 @@ import { DEFAULT_KILL_AFTER_MS, exec, serve } from './cli-run.js';
  *                     [--export-on-exit FILE]
  *   svc-sandbox exec [serve options] [--kill-after 5s] [--coverage FILE] -- <command> [args...]
  *   svc-sandbox coverage FILE... [--html OUT]
+ *   svc-sandbox show FILE [--port N]
  *
  * Arguments are parsed with `util.parseArgs` (built in). Exit codes: 0 after SIGINT/SIGTERM
  * (1 when `--export-on-exit` could not write its snapshot; docs/snapshots.md),
@@ -57,6 +59,7 @@ Commands:
   coverage
           Print what a coverage report (exec --coverage FILE) never exercised
   check-receiver  Send your webhook endpoint signed, forged and duplicate deliveries; check its answers
+  show    Serve the console over a snapshot file, read-only, at any instant of its session
 
 Run 'svc-sandbox <command> --help' for the options of a command.
 Docs: docs/server.md in the package.`,
@@ -141,7 +144,7 @@ type Command = 'main' | 'serve' | 'exec';
 
 /** The usage line that ends every message about a bad argument. */
 const USAGE: Record<Command, string> = {
-  main: 'svc-sandbox <serve|exec|run|trigger|coverage> [options]  (svc-sandbox --help)',
+  main: 'svc-sandbox <serve|exec|run|trigger|coverage|check-receiver|show> [options]  (svc-sandbox --help)',
   serve: 'svc-sandbox serve [options]  (svc-sandbox serve --help lists them)',
   exec: 'svc-sandbox exec [options] -- <command> [args...]  (svc-sandbox exec --help lists them)',
 };
@@ -232,11 +235,6 @@ function duration(text: string | undefined, name: string, min: number, max: numb
   return ms;
 }
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
-
 function integer(text: string | undefined, name: string, min: number, max: number, command: Command): number | undefined {
   if (text === undefined) return undefined;
   if (!/^-?\d+$/.test(text) || Number(text) < min || Number(text) > max)
@@ -251,15 +249,16 @@ async function main(argv: string[]): Promise<number> {
     return command === undefined ? 2 : 0;
   }
   if (command === '--version' || command === '-v') {
-    console.log(version());
+    console.log(packageVersion());
     return 0;
   }
   if (command === 'run') return (await import('./cli-scenarios.js')).runCommand(rest);
   if (command === 'trigger') return (await import('./cli-scenarios.js')).triggerCommand(rest);
   if (command === 'coverage') return (await import('./cli-coverage.js')).coverageCommand(rest);
   if (command === 'check-receiver') return (await import('./cli-check-receiver.js')).checkReceiverCommand(rest);
+  if (command === 'show') return (await import('./cli-show.js')).showCommand(rest);
   if (command !== 'serve' && command !== 'exec')
-    throw new Usage(`unknown command '${command}'; use 'serve', 'exec', 'run', 'trigger' or 'coverage'.`);
+    throw new Usage(`unknown command '${command}'; use 'serve', 'exec', 'run', 'trigger', 'coverage', 'check-receiver' or 'show'.`);
   const split = rest.indexOf('--');
   const own = command === 'exec' && split >= 0 ? rest.slice(0, split) : rest;
   const child = command === 'exec' && split >= 0 ? rest.slice(split + 1) : [];
@@ -269,7 +268,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (values.version) {
-    console.log(version());
+    console.log(packageVersion());
     return 0;
   }
   const options = {
@@ -290,6 +289,8 @@ async function main(argv: string[]): Promise<number> {
     ...(values.import === undefined ? {} : { snapshot: readSnapshot(values.import, command) }),
   };
   const exportTo = values['export-on-exit'];
+  writableAtExit(exportTo, '--export-on-exit', command);
+  writableAtExit(values.coverage, '--coverage', command, true);
   const killAfterMs = duration(values['kill-after'], 'kill-after', 0, 2 ** 31 - 1, command) ?? DEFAULT_KILL_AFTER_MS;
   if (command === 'exec' && child.length === 0)
     throw new Usage("exec needs a command after '--', e.g. svc-sandbox exec -- python3 -m unittest.", command);
@@ -330,18 +331,27 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** `--import FILE`: the snapshot it holds (a file that cannot be read or is no JSON is a bad argument). */
+/**
+ * `--import FILE`: the snapshot it holds. A file that is not a regular one (a FIFO, a device), is
+ * over the size limit, cannot be read or is no JSON is a bad argument (files.ts).
+ */
 function readSnapshot(file: string, command: Command): NonNullable<Parameters<typeof startServer>[0]>['snapshot'] {
-  let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    return readJsonFile(file) as NonNullable<Parameters<typeof startServer>[0]>['snapshot'];
   } catch (error) {
-    throw new Usage(`--import ${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`, command);
+    if (!(error instanceof FileRefused)) throw error;
+    throw new Usage(`--import ${file}: it ${error.message}.`, command);
   }
+}
+
+/** A file the command writes on its way out (`--export-on-exit`, `--coverage`), checked before anything starts. */
+function writableAtExit(file: string | undefined, flag: string, command: Command, makeFolders = false): void {
+  if (file === undefined) return;
   try {
-    return JSON.parse(text) as NonNullable<Parameters<typeof startServer>[0]>['snapshot'];
+    checkWritable(file, { makeFolders });
   } catch (error) {
-    throw new Usage(`--import ${file}: it is not JSON (${(error as Error).message}); give a file --export-on-exit wrote.`, command);
+    if (!(error instanceof FileRefused)) throw error;
+    throw new Usage(`${flag} ${file}: it ${error.message}.`, command);
   }
 }
 

@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readPackageFile } from '../core/package-files.js';
 
 /**
  * The account console (docs/server.md): plain ES modules, HTML and CSS shipped in the package's
  * `console/` folder, served as they are: no build step at install, and the page requests
- * nothing from any other origin. Files are read once and kept.
+ * nothing from any other origin. Files are read once and kept (inside the single executable,
+ * from its embedded copies: core/package-files.ts).
  */
 const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
@@ -15,14 +14,11 @@ const TYPES: Record<string, string> = {
 };
 const cache = new Map<string, Uint8Array>();
 
-/** The console's folder: `console/` at the package root (the same from `src/server/` and `dist/server/`). */
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'console');
-
 function read(name: string): Uint8Array | undefined {
   let data = cache.get(name);
   if (!data) {
     try {
-      data = readFileSync(join(ROOT, name));
+      data = readPackageFile(`console/${name}`);
     } catch {
       return undefined;
     }

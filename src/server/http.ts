@@ -228,10 +228,68 @@ export function writeAnswer(res: ServerResponse, answer: Answer, signal: () => A
   return undefined;
 }
 
-/** A JSON answer. */
+/**
+ * A JSON answer. One that holds a long list (a scenario's timeline, the events of a long
+ * advance: megabytes of JSON) is written as the client reads it, a piece at a time
+ * ({@link jsonPieces}), so writing it never holds the event loop for long (docs/server.md, "Long
+ * work"); its text is the same as `JSON.stringify` gives, byte for byte.
+ */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   if (status === 204) return new Response(null, { status, headers });
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+  const text = holdsLongList(body) ? pieceByPiece(jsonPieces(body)) : JSON.stringify(body);
+  return new Response(text, { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+}
+
+/** Items of a list written per piece: some tens of KB of JSON, under a millisecond to write. */
+const ITEMS_PER_PIECE = 200;
+
+/** Whether `body` is an object with a list longer than a piece among its fields (the only shape the control API answers long). */
+function holdsLongList(body: unknown): body is Record<string, unknown> {
+  return (
+    body !== null &&
+    typeof body === 'object' &&
+    !Array.isArray(body) &&
+    Object.values(body).some((value) => Array.isArray(value) && value.length > ITEMS_PER_PIECE)
+  );
+}
+
+/**
+ * The JSON text of `body` (a plain object, as the sandbox's answers are) in pieces: its long
+ * lists {@link ITEMS_PER_PIECE} items at a time, everything else whole. Fields whose value JSON
+ * leaves out (undefined) are left out, and such items of a list written `null`, as
+ * `JSON.stringify` does.
+ */
+function* jsonPieces(body: Record<string, unknown>): Generator<string, void, void> {
+  let text = '{';
+  let comma = '';
+  for (const [key, value] of Object.entries(body)) {
+    if (Array.isArray(value) && value.length > ITEMS_PER_PIECE) {
+      yield `${text}${comma}${JSON.stringify(key)}:[`;
+      for (let at = 0; at < value.length; at += ITEMS_PER_PIECE) {
+        const items = value.slice(at, at + ITEMS_PER_PIECE).map((item: unknown) => JSON.stringify(item) ?? 'null');
+        yield `${at === 0 ? '' : ','}${items.join(',')}`;
+      }
+      text = ']';
+    } else {
+      const written = JSON.stringify(value);
+      if (written === undefined) continue;
+      text += `${comma}${JSON.stringify(key)}:${written}`;
+    }
+    comma = ',';
+  }
+  yield `${text}}`;
+}
+
+/** A body that makes each piece when the reader asks for it (the server writes the next once the socket has taken the last). */
+function pieceByPiece(pieces: Generator<string, void, void>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return new ReadableStream({
+    pull(controller) {
+      const next = pieces.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+  });
 }
 
 /**

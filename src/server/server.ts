@@ -44,7 +44,7 @@ export interface ServerOptions {
   /**
    * Real time a webhook attempt may take before it counts as failed, in every session that
    * gives none: createSandbox's `webhookTimeout` (default `'10s'`). A short one (`'2s'`) keeps a
-   * receiver that hangs from holding `advance` for long (docs/webhooks.md, "Order").
+   * receiver that hangs from holding `advance` for long (docs/webhooks.md, "A receiver that hangs").
    */
   webhookTimeout?: Duration;
   /**

@@ -15,19 +15,28 @@ export const PAGE_BYTES = 64 * 1024;
 /** A reader told of more changed ids than this between two frames is told to read everything again (`resync`). */
 export const MAX_PENDING = 500;
 
+/** An entry of the request journal, as `sandbox.requests.list()` gives it. */
+type JournalEntry = ReturnType<Sandbox['requests']['list']>[number];
+
 /** A changed thing a reader has still to be told of. */
 interface Pending {
-  kind: ConsoleKind | 'key' | 'session';
+  kind: ConsoleKind | 'key' | 'session' | 'request';
   id: string;
   removed: boolean;
 }
 
-/** What a `change` frame carries per item: the kind, the id, and the item's JSON now (null once it is gone). */
+/**
+ * What a `change` frame carries per item: the kind, the id, and the item's JSON now (null once
+ * it is gone). A request (a journal entry, by its request id) also says which entry the journal
+ * lists just before it (`after`, null for the first), so a page puts a request answered late
+ * where the journal lists it: in the order the requests arrived.
+ */
 export interface ChangeItem {
   kind: Pending['kind'];
   id: string;
   removed: boolean;
-  data: ConsoleItem | Record<string, unknown> | null;
+  data: ConsoleItem | JournalEntry | Record<string, unknown> | null;
+  after?: string | null;
 }
 
 /** One open stream: where its reader is in the log, and what it still has to be told. */
@@ -194,7 +203,8 @@ export class SessionStreams {
         frames.push(frame('resync', { now: this.now() }));
       } else {
         // Each id's JSON is read now, once per frame: the frame costs the ids that changed.
-        const changes = [...reader.pending.values()].map((item) => this.item(item));
+        const request = this.requests(reader.pending);
+        const changes = [...reader.pending.values()].map((item) => this.item(item, request));
         reader.pending.clear();
         frames.push(frame('change', { now: this.now(), changes }));
       }
@@ -206,8 +216,9 @@ export class SessionStreams {
     return this.session().internals.events;
   }
 
-  /** A changed id with its JSON now (null once it is gone). */
-  protected item({ kind, id, removed }: Pending): ChangeItem {
+  /** A changed id with its JSON now (null once it is gone); a request as `request` read it ({@link requests}). */
+  protected item({ kind, id, removed }: Pending, request: (id: string) => ChangeItem): ChangeItem {
+    if (kind === 'request') return request(id);
     const { sandbox, internals } = this.session();
     let data: ChangeItem['data'] = null;
     if (!removed) {
@@ -216,6 +227,30 @@ export class SessionStreams {
       else data = internals.view().get(kind, id) ?? null;
     }
     return { kind, id, removed: removed || data === null, data };
+  }
+
+  /**
+   * The requests among `pending`, read from the journal's public list once per frame (an entry
+   * has no lookup by id): each with its entry and the request listed before it.
+   */
+  private requests(pending: ReadonlyMap<string, Pending>): (id: string) => ChangeItem {
+    const wanted = new Set<string>();
+    for (const item of pending.values()) if (item.kind === 'request') wanted.add(item.id);
+    const found = new Map<string, { entry: JournalEntry; after: string | null }>();
+    if (wanted.size > 0) {
+      const journal = this.session().sandbox.requests.list();
+      // The entries a frame names are the newest: look from the end.
+      for (let i = journal.length - 1; i >= 0 && found.size < wanted.size; i--) {
+        const entry = journal[i]!;
+        if (wanted.has(entry.requestId)) found.set(entry.requestId, { entry, after: journal[i - 1]?.requestId ?? null });
+      }
+    }
+    return (id) => {
+      const hit = found.get(id);
+      return hit
+        ? { kind: 'request', id, removed: false, data: hit.entry, after: hit.after }
+        : { kind: 'request', id, removed: true, data: null };
+    };
   }
 
   private now(): string {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Accounts, PRINCIPAL_CACHE } from './accounts.js';
 
 describe('Accounts', () => {
-  it('regression (issue 10.10): every distinct key was cached until reset(); the cache keeps at most PRINCIPAL_CACHE principals', () => {
+  it('regression: every distinct key was cached until reset(); the cache keeps at most PRINCIPAL_CACHE principals', () => {
     const accounts = new Accounts({ keys: new Map(), onlyConfiguredKeys: false, seed: 0 }, () => 0);
     for (let i = 0; i < PRINCIPAL_CACHE * 3; i++) accounts.resolve(`SVC_TEST_k${i}`);
     const cache = (accounts as unknown as { cache: Map<string, unknown> }).cache;

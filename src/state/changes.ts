@@ -2,14 +2,24 @@ import type { Collection, StoredItem } from '../core/collection.js';
 import type { Service } from '../core/lifecycle.js';
 import type { Steps } from '../core/steps.js';
 
-/** What a change record is about: a resource of an account, a key, or the clock. */
-export type ChangeKind = 'call' | 'message' | 'number' | 'recording' | 'transcript' | 'subscription' | 'delivery' | 'key' | 'clock';
+/** What a change record is about: a resource of an account, a key, a request the API answered (its journal entry, by request id), or the clock. */
+export type ChangeKind =
+  | 'call'
+  | 'message'
+  | 'number'
+  | 'recording'
+  | 'transcript'
+  | 'subscription'
+  | 'delivery'
+  | 'key'
+  | 'request'
+  | 'clock';
 
 /** One thing that changed in a step: its kind and id (the reader looks its current state up). */
 export interface ChangeRecord {
   kind: ChangeKind;
   id: string;
-  /** The account it belongs to ('' for keys and the clock). */
+  /** The account it belongs to ('' for keys, requests and the clock). */
   account: string;
   /** It is gone (a released number, a removed subscription, a revoked key). */
   removed: boolean;

@@ -17,6 +17,8 @@ export interface JournalEntry {
   status: number;
   /** `error.code` of an error answer (`network_error` for a network fault); null for a success. */
   errorCode: string | null;
+  /** `error.message` of an error answer (what was wrong and how to fix it); null for a success. */
+  errorMessage: string | null;
   /** The bearer token the request carried, or null. */
   apiKey: string | null;
   /** Virtual time of the answer, ISO 8601. */
@@ -39,6 +41,7 @@ export class JournalRecord {
   target = '';
   status = PENDING;
   errorCode: string | null = null;
+  errorMessage: string | null = null;
   apiKey: string | null = null;
   /** Virtual time of the answer, epoch ms. */
   at = 0;
@@ -62,6 +65,7 @@ export class JournalRecord {
       target: this.target,
       status: this.status,
       errorCode: this.errorCode,
+      errorMessage: this.errorMessage,
       apiKey: this.apiKey,
       at: iso(this.at),
     };
@@ -82,6 +86,7 @@ export class Journal implements Service {
   /** Index in `records` of the oldest kept one: those before it are forgotten, and cut off in batches. */
   private first = 0;
   private nextSeq = 0;
+  private watcher: ((record: JournalRecord) => void) | null = null;
 
   /**
    * @param limit requests kept at most (0 keeps none).
@@ -93,6 +98,11 @@ export class Journal implements Service {
     readonly limit: number = JOURNAL_LIMIT,
     private readonly forgetting?: (records: readonly JournalRecord[]) => void,
   ) {}
+
+  /** Tells `watcher` of every request answered, as stores tell theirs (the sandbox's change feed, state/changes.ts). */
+  watch(watcher: (record: JournalRecord) => void): void {
+    this.watcher = watcher;
+  }
 
   /** A request arrives: its record, in arrival order, listed once {@link close}d. */
   open(method: string): JournalRecord {
@@ -106,6 +116,7 @@ export class Journal implements Service {
   close(record: JournalRecord, status: number, nowMs: number): void {
     record.status = status;
     record.at = nowMs;
+    this.watcher?.(record);
     // Cut off while it was still in flight: counted now, the one time it can be.
     if (this.records.length === 0 || record.seq < this.records[0]!.seq) this.forgetting?.([record]);
   }

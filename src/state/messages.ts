@@ -82,6 +82,8 @@ export class MessageService implements Service {
     clock.setTimeout(() => {
       message.status = 'sent';
       message.sentMs = clock.now();
+      // No event tells of `sent` (nor of `failed`, below): the change feed must, or a console keeps it queued.
+      this.store.touched(message);
       clock.setTimeout(() => this.report(message, outcome), REPORT_AFTER_MS);
     }, SENT_AFTER_MS);
     return message;
@@ -153,6 +155,7 @@ export class MessageService implements Service {
     if (outcome === 'failed') {
       message.status = 'failed';
       message.failedMs = now;
+      this.store.touched(message);
       return;
     }
     message.status = 'delivered';

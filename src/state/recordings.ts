@@ -126,6 +126,8 @@ export class RecordingService implements Service {
       bus.publish(recording.account, 'recording.ready', this.toJson(recording));
       this.after(timing.transcriptMs ?? DEFAULT_TIMING.transcriptMs, () => {
         transcripts.ready(transcript, durationS);
+        // The recording's JSON carries the ready transcript and its summary from now on.
+        this.store.touched(recording);
         bus.publish(transcript.account, 'transcript.ready', transcripts.toJson(transcript));
       });
     });

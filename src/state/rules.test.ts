@@ -11,7 +11,7 @@ import { Network } from './network.js';
 import { NumberService } from './numbers.js';
 
 /**
- * The domain rules live in the state services (issue 22, item 1), so every road into the
+ * The domain rules live in the state services, so every road into the
  * sandbox meets them: the API answers them as 400/422 (test/numbers, test/calls,
  * test/messages drive them over HTTP), and scripting turns them into a SandboxError in
  * `act`. Here each rule is driven at the service itself, and each refusal changes nothing.

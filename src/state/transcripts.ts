@@ -83,6 +83,8 @@ export class TranscriptService implements Service {
     transcript.segments = trimSegments(transcript.segments, Math.min(call.endedMs - call.answeredMs, durationS * 1000));
     transcript.status = 'processing';
     transcript.recordingId = recordingId;
+    // No event tells of it (transcript.ready comes later): the change feed must, or a console keeps it live.
+    this.store.touched(transcript);
     this.deps.events.emit('transcript:ended', { transcript });
     return transcript;
   }

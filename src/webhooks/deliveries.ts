@@ -1,9 +1,10 @@
-// Longer than most files: a delivery's states, its subscription's lane of attempts, its retries
-// and its replay are one state machine over the same records; split, each piece would reach
-// into the others' records. Its public shapes are delivery.ts.
+// Longer than most files: a delivery's states, its subscription's lane of attempts, its retries,
+// the attempts that count later (to a hanging receiver) and its replay are one state machine over
+// the same records; split, each piece would reach into the others' records. Its public shapes are
+// delivery.ts.
 import { setMaxListeners } from 'node:events';
 import { SandboxError } from '../core/errors.js';
-import type { TimerHandle, VirtualClock } from '../core/clock.js';
+import type { ClockEvents, TimerHandle, VirtualClock } from '../core/clock.js';
 import type { Channel } from '../core/emitter.js';
 import type { Service } from '../core/lifecycle.js';
 import type { SeededRandom } from '../core/random.js';
@@ -15,7 +16,7 @@ import type { SubscriptionEvents, SubscriptionRecord, Subscriptions } from '../s
 import { attemptOffset } from './retry-schedule.js';
 import { sign } from './signature.js';
 import type { SimulatedReceivers } from './receivers.js';
-import { postWebhook, type PostResult } from './transport.js';
+import { isTimeout, postWebhook, type PostResult } from './transport.js';
 import type { DeliveryChaos, DeliveryEvents, DeliveryFilter, DeliveryState, WebhookAttempt, WebhookDelivery } from './delivery.js';
 
 interface DeliveryRecord {
@@ -38,28 +39,109 @@ interface DeliveryRecord {
   chaos: DeliveryChaos | null;
 }
 
-/** One attempt that fell due: `sent` (its place in the log) and `atMs` are fixed when it leaves the batch. */
+/**
+ * One attempt that fell due. Where it stands in the log (`sent`), its instant and how it is
+ * judged (`timeoutMs`, `deferred`) are fixed when it leaves its batch.
+ */
 interface Job {
   delivery: DeliveryRecord;
   n: number;
   sent: number;
   atMs: number;
-  /** Called once the attempt is recorded or dropped. */
+  /** The deliveries' generation it was made in: a reset or close since then drops it. */
+  generation: number;
+  /** Real milliseconds it may take: the timeout, or to a hanging receiver {@link hangTimeoutMs}. */
+  timeoutMs: number;
+  /** To a hanging receiver during an advance: its result counts at its decision ({@link Deliveries.decide}), not when it comes. */
+  deferred: boolean;
+  /** A deferred attempt's result once back; null when it never left, or (replaying) the snapshot holds none. */
+  result: PostResult | null | undefined;
+  /** Replaying: the snapshot holds no result for it (it was in flight), so it leaves for real when the replay ends. */
+  missing: boolean;
+  /** Resolves once {@link result} is set. */
+  back: Promise<void>;
+  gotBack: () => void;
+  /** Resolves when it is recorded, or dropped (canceled, reset, closed). */
+  recorded: Promise<void>;
   done: () => void;
+  /** What `advance()` waits for: the record, or, for a deferred attempt, only its leaving. */
+  held: Promise<void>;
+  release: () => void;
 }
 
-/** One subscription's attempts: those waiting for a slot, and the tail of their recording. */
+function newJob(delivery: DeliveryRecord, n: number, generation: number): Job {
+  let done!: () => void;
+  let release!: () => void;
+  let gotBack!: () => void;
+  const recorded = new Promise<void>((resolve) => (done = resolve));
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const back = new Promise<void>((resolve) => (gotBack = resolve));
+  return {
+    delivery,
+    n,
+    sent: -1,
+    atMs: 0,
+    generation,
+    timeoutMs: 0,
+    deferred: false,
+    result: undefined,
+    missing: false,
+    back,
+    gotBack,
+    recorded,
+    held,
+    release,
+    done: () => {
+      done();
+      release();
+    },
+  };
+}
+
+/** An attempt to send, or (`decide`) a deferred one whose result counts now. */
+interface Due {
+  job: Job;
+  decide: boolean;
+}
+
+/** One subscription's attempts: those waiting for a slot, those being recorded, and the tail of their recording. */
 interface Lane {
   inFlight: number;
   waiting: Job[];
+  recording: number;
   recorded: Promise<void>;
 }
 
 /**
- * Attempts to one subscription in flight at once. A receiver that never answers then costs
- * one timeout per 32 attempts falling due together, instead of one per attempt.
+ * Attempts to one subscription in flight at once: the attempts of one instant leave together,
+ * and those to a hanging receiver wait side by side across instants (each delivery has at most
+ * one in flight), so 20 calls with every event subscribed (100 deliveries) seldom wait for a
+ * slot. Enough sockets for that, few enough for a receiver's file descriptors.
  */
-export const MAX_IN_FLIGHT_PER_SUBSCRIPTION = 32;
+export const MAX_IN_FLIGHT_PER_SUBSCRIPTION = 64;
+
+/**
+ * The least real time an attempt to a hanging receiver gets (unless the timeout itself is
+ * shorter): what a receiver on the test's machine that answers again takes, even on a loaded CI
+ * machine, so a receiver that recovers is judged the same every run.
+ */
+const MIN_HANG_TIMEOUT_MS = 200;
+
+/**
+ * The real time an attempt to a hanging receiver may take: one whose last attempt timed out,
+ * until it answers one (docs/webhooks.md, "A receiver that hangs"). A tenth of the timeout, at
+ * least 200 ms (or the whole timeout when that is shorter): 1 s at the default 10 s. It has had
+ * the whole timeout once and not answered; a day of retries then costs about one timeout and
+ * twelve of these, not a timeout per attempt.
+ *
+ * @example
+ * hangTimeoutMs(10_000); // 1000
+ * hangTimeoutMs(500); // 200
+ * hangTimeoutMs(150); // 150
+ */
+export function hangTimeoutMs(timeoutMs: number): number {
+  return Math.min(timeoutMs, Math.max(MIN_HANG_TIMEOUT_MS, Math.round(timeoutMs / 10)));
+}
 
 /**
  * What webhook delivery asks of the sandbox's recorder (scripting/recorder.ts): where each
@@ -83,7 +165,7 @@ interface DeliveriesDeps {
   clock: VirtualClock;
   random: SeededRandom;
   subscriptions: Subscriptions;
-  events: Channel<BusEvents & SubscriptionEvents & DeliveryEvents>;
+  events: Channel<BusEvents & SubscriptionEvents & DeliveryEvents & ClockEvents>;
   /** Real milliseconds an attempt may take (option `webhookTimeout`, default 10 s). */
   timeoutMs: number;
   onError: (error: unknown) => void;
@@ -100,14 +182,20 @@ interface DeliveriesDeps {
 }
 
 /**
- * Webhook subscriptions and the delivery of every event to them (docs/webhooks.md,
- * docs/webhooks.md). Each event of the bus becomes one delivery per matching
- * subscription of its account. Attempts to one subscription leave in the order they fall
- * due (its lane), each without waiting for the answer to the one before (up to
- * {@link MAX_IN_FLIGHT_PER_SUBSCRIPTION} in flight), and are recorded in that same order
- * whatever order the answers come back in. Each attempt is tracked on the clock, so `advance()` waits for it; a failed one
- * schedules the next on the virtual clock per {@link WEBHOOK_RETRY_SCHEDULE}, and after
- * the last the delivery is dead-lettered, from where it can be replayed.
+ * Webhook subscriptions and the delivery of every event to them (docs/webhooks.md). Each event
+ * of the bus becomes one delivery per matching subscription of its account. The attempts that
+ * fall due at one instant leave together, oldest delivery first; to one subscription in the
+ * order they fall due (its lane), each without waiting for the answer to the one before (up to
+ * {@link MAX_IN_FLIGHT_PER_SUBSCRIPTION} in flight), and are recorded in the order they left
+ * whatever order the answers come back in. `advance()` waits for an instant's attempts before it
+ * moves on; a failed one schedules the next on the virtual clock per {@link WEBHOOK_RETRY_SCHEDULE},
+ * and after the last the delivery is dead-lettered, from where it can be replayed.
+ *
+ * A receiver whose last attempt timed out is hanging until it answers one: during an advance,
+ * its attempts get {@link hangTimeoutMs} and do not hold the clock; each counts at its
+ * delivery's next attempt's instant, or when the advance ends, whichever comes first (its
+ * decision), so attempts of many instants wait side by side and the log stays the same however
+ * fast the answers come.
  */
 export class Deliveries implements Service {
   private readonly all: DeliveryRecord[] = [];
@@ -115,12 +203,20 @@ export class Deliveries implements Service {
   private readonly pending = new Set<DeliveryRecord>();
   /** Per subscription id: its attempts waiting or in flight. */
   private readonly lanes = new Map<string, Lane>();
-  /** Attempts fallen due since the last flush (see {@link enqueue}). */
-  private readonly due: Job[] = [];
+  /** Attempts fallen due, and deferred ones whose decision came, since the last flush (see {@link enqueue}). */
+  private readonly due: Due[] = [];
+  /** The batches being taken, one after another (a decision waits for its attempt's result). */
+  private flushing: Promise<void> = Promise.resolve();
+  /** Deferred attempts whose decision has not come yet. */
+  private readonly undecided = new Set<Job>();
+  /** Subscription ids whose last attempt timed out (the receiver hangs) and that have not answered since. */
+  private readonly hanging = new Set<string>();
   private seq = 0;
   /** Attempts with the order they were sent in (they finish out of order across lanes). */
   private readonly log: Array<{ sent: number; attempt: WebhookAttempt }> = [];
   private sent = 0;
+  /** Changes at every stop(): work begun before it ends without touching what comes after. */
+  private generation = 0;
   /**
    * Aborts the attempts in flight when the sandbox resets or closes. Made by the first
    * attempt, not up front: making and aborting one costs about 20 µs, which every
@@ -133,6 +229,7 @@ export class Deliveries implements Service {
   constructor(private readonly deps: DeliveriesDeps) {
     deps.events.on('event:published', ({ event, account }) => this.onEvent(event, account));
     deps.events.on('subscription:removed', ({ subscription }) => this.canceled(subscription));
+    deps.events.on('clock:ending', () => this.advanceEnded());
   }
 
   /** A removed subscription's pending deliveries stop (`canceled`); an attempt in flight ends as it ends. */
@@ -207,14 +304,29 @@ export class Deliveries implements Service {
     return { ...first };
   }
 
-  /** Replaying: sends the attempts fallen due since the last call, as the next microtask would have. */
+  /**
+   * Replaying: what the event loop would do before time moves on. The attempts fallen due since
+   * the last call leave (and the decisions that came are taken), then the answers come back:
+   * each lane's attempts take their recorded results, in order.
+   */
   flushNow(): void {
-    if (this.due.length > 0) this.flush();
+    do {
+      while (this.due.length > 0) this.flush();
+      for (const [key, lane] of this.lanes) this.pumpRecorded(key, lane);
+    } while (this.due.length > 0);
   }
 
   /** Ends a replay: attempts without a recorded result leave for real now, and advance() waits for them. */
   endReplay(): void {
     this.flushNow();
+    // A deferred attempt the snapshot holds no result for was in flight when it was taken: it leaves again, and counts when it comes back.
+    for (const job of [...this.undecided].filter((j) => j.missing).sort((a, b) => a.sent - b.sent)) {
+      this.undecided.delete(job);
+      this.clearTimer(job.delivery);
+      Object.assign(job, { deferred: false, missing: false, result: undefined });
+      this.laneOf(job.delivery.subscription.id).waiting.push(job);
+      void this.deps.clock.track(job.recorded);
+    }
     for (const [key, lane] of this.lanes) this.pump(key, lane);
     for (const work of this.untracked) void this.deps.clock.track(work);
     this.untracked.clear();
@@ -222,11 +334,19 @@ export class Deliveries implements Service {
 
   /** Stops everything in flight or scheduled (reset, close), keeping the records. */
   stop(): void {
+    this.generation++;
     this.abort?.abort();
     this.abort = null;
     for (const delivery of this.pending) this.cancel(delivery);
-    for (const lane of this.lanes.values()) for (const job of lane.waiting.splice(0)) job.done();
+    const dropped = [...this.undecided, ...[...this.lanes.values()].flatMap((lane) => lane.waiting.splice(0))];
+    for (const job of dropped) {
+      job.result ??= null;
+      job.gotBack();
+      job.done();
+    }
+    this.undecided.clear();
     this.lanes.clear();
+    this.flushing = Promise.resolve();
   }
 
   /** Forgets deliveries, dead letters and attempts (after stop()). */
@@ -235,6 +355,7 @@ export class Deliveries implements Service {
     this.byId.clear();
     this.log.length = 0;
     this.sent = 0;
+    this.hanging.clear();
   }
 
   private onEvent(event: SandboxEvent, account: string): void {
@@ -300,53 +421,145 @@ export class Deliveries implements Service {
 
   /**
    * Attempt `n` of `delivery` falls due now; `advance()` waits for it. The attempts that fall
-   * due in one synchronous run (the timers of one instant, the events of one request) are
-   * sent together at the next microtask, sorted by delivery (oldest first), so the attempt
-   * log's order and instants never depend on how fast earlier receivers answered.
+   * due in one synchronous run (the timers of one instant, the events of one request) leave
+   * together at the next microtask, sorted by delivery (oldest first), so the attempt log's
+   * order and instants never depend on how fast earlier receivers answered.
    * Resolves when the attempt is recorded (or dropped: canceled, reset, closed).
    */
   private enqueue(delivery: DeliveryRecord, n: number): Promise<void> {
-    let done!: () => void;
-    const recorded = new Promise<void>((resolve) => (done = resolve));
+    const job = newJob(delivery, n, this.generation);
+    this.push({ job, decide: false }, job.held);
+    return job.recorded;
+  }
+
+  /** Into the next batch; `advance()` waits for `work` (once the replay ends, when replaying). */
+  private push(entry: Due, work: Promise<void>): void {
     if (this.deps.tape.replaying) {
-      this.due.push({ delivery, n, sent: -1, atMs: 0, done });
-      this.untracked.add(recorded);
-      void recorded.then(() => this.untracked.delete(recorded));
-      return recorded;
+      this.untracked.add(work);
+      void work.then(() => this.untracked.delete(work));
+    } else {
+      if (this.due.length === 0) void Promise.resolve().then(() => this.flush());
+      void this.deps.clock.track(work);
     }
-    if (this.due.length === 0) void Promise.resolve().then(() => this.flush());
-    this.due.push({ delivery, n, sent: -1, atMs: 0, done });
-    return this.deps.clock.track(recorded);
+    this.due.push(entry);
   }
 
   private flush(): void {
-    const batch = this.due.splice(0).sort((a, b) => a.delivery.seq - b.delivery.seq);
-    for (const job of batch) {
-      if (job.delivery.state !== 'pending') {
-        job.done();
-        continue;
-      }
-      job.sent = this.sent++;
-      job.atMs = this.deps.clock.now();
-      job.delivery.nextMs = null;
-      const key = job.delivery.subscription.id;
-      let lane = this.lanes.get(key);
-      if (!lane) this.lanes.set(key, (lane = { inFlight: 0, waiting: [], recorded: Promise.resolve() }));
-      lane.waiting.push(job);
-      this.pump(key, lane);
+    const batch = this.due.splice(0).sort((a, b) => a.job.delivery.seq - b.job.delivery.seq);
+    if (this.deps.tape.replaying) {
+      for (const entry of batch) this.take(entry);
+      return;
     }
+    // A decision waits for its attempt's result, and what comes after it in the batch waits
+    // with it: the order attempts leave and count in never depends on which answer came first.
+    this.flushing = this.flushing.then(async () => {
+      for (const entry of batch) {
+        if (entry.decide && entry.job.result === undefined) await entry.job.back;
+        this.take(entry);
+      }
+    });
+  }
+
+  /** An attempt leaves (its place in the log and how it is judged fixed now), or a deferred one counts. */
+  private take({ job, decide }: Due): void {
+    try {
+      if (job.generation !== this.generation) job.done();
+      else if (decide) this.decide(job);
+      else this.leave(job);
+    } catch (error) {
+      this.deps.onError(error); // a sandbox bug
+      job.done();
+    }
+  }
+
+  private leave(job: Job): void {
+    const { delivery } = job;
+    if (delivery.state !== 'pending') {
+      job.done();
+      return;
+    }
+    job.sent = this.sent++;
+    job.atMs = this.deps.clock.now();
+    delivery.nextMs = null;
+    const key = delivery.subscription.id;
+    const hanging = this.hanging.has(key);
+    job.timeoutMs = hanging ? hangTimeoutMs(this.deps.timeoutMs) : this.deps.timeoutMs;
+    job.deferred = hanging && this.deps.clock.advancing;
+    if (job.deferred) {
+      this.defer(job);
+      if (this.deps.tape.replaying) {
+        // Its recorded result, whatever the lane's order: it counts at its decision.
+        const result = this.deps.tape.recorded(attemptKey(delivery.id, delivery.replays, job.n));
+        job.result = result ?? null;
+        job.missing = result === undefined;
+        job.gotBack();
+        return;
+      }
+    }
+    const lane = this.laneOf(key);
+    lane.waiting.push(job);
+    this.pump(key, lane);
+  }
+
+  private laneOf(key: string): Lane {
+    let lane = this.lanes.get(key);
+    if (!lane) this.lanes.set(key, (lane = { inFlight: 0, waiting: [], recording: 0, recorded: Promise.resolve() }));
+    return lane;
+  }
+
+  /**
+   * A deferred attempt does not hold the clock: the instant's work is done once it has left. It
+   * counts at its delivery's next attempt's instant (a timer), or, when that comes after the
+   * advance's end (or it is the last attempt), when the advance ends ({@link advanceEnded}).
+   */
+  private defer(job: Job): void {
+    this.undecided.add(job);
+    job.release();
+    const offset = attemptOffset(job.n + 1);
+    if (offset === null) return;
+    const { delivery } = job;
+    const { clock } = this.deps;
+    delivery.timer = clock.setTimeout(
+      () => {
+        delivery.timer = null;
+        this.decideNow(job);
+      },
+      delivery.firstMs + offset - clock.now(),
+    );
+  }
+
+  /** The decision of a deferred attempt came: it counts in the next batch, once its result is back. */
+  private decideNow(job: Job): void {
+    if (this.undecided.delete(job)) this.push({ job, decide: true }, job.recorded);
+  }
+
+  /** The advance ends: every deferred attempt counts now (the advance waits for their results). */
+  private advanceEnded(): void {
+    for (const job of this.undecided) {
+      if (job.missing) continue; // replaying, no result: it leaves again when the replay ends
+      this.clearTimer(job.delivery);
+      this.decideNow(job);
+    }
+  }
+
+  /** A deferred attempt counts: recorded, and its delivery moves on (its next attempt leaves now when it falls due now). */
+  private decide(job: Job): void {
+    if (job.result) this.record(job, job.result);
+    else if (job.missing) this.undecided.add(job); // replaying, in flight when the snapshot was taken
+    // Otherwise it never left: its delivery was canceled first.
+    job.done();
   }
 
   /** Sends the lane's waiting attempts, in order, while fewer than {@link MAX_IN_FLIGHT_PER_SUBSCRIPTION} are in flight. */
   private pump(key: string, lane: Lane): void {
-    if (this.deps.tape.replaying) {
-      this.pumpRecorded(key, lane);
-      return;
-    }
+    // Replaying, nothing is sent: flushNow gives the lanes their recorded results once the instant's batches have left.
+    if (this.deps.tape.replaying) return;
     while (lane.inFlight < MAX_IN_FLIGHT_PER_SUBSCRIPTION && lane.waiting.length > 0) {
       const job = lane.waiting.shift()!;
       if (job.delivery.state !== 'pending') {
-        job.done();
+        job.result = null;
+        job.gotBack();
+        if (!job.deferred) job.done();
         continue;
       }
       lane.inFlight += 1;
@@ -356,24 +569,37 @@ export class Deliveries implements Service {
         if (this.lanes.get(key) === lane) this.pump(key, lane);
         return result;
       });
+      if (job.deferred) {
+        void response.then((result) => {
+          job.result = result;
+          job.gotBack();
+          this.dropIdle(key, lane);
+        });
+        continue;
+      }
       // Results are recorded in the order the attempts left, whatever order they came back in.
-      const recorded = Promise.all([response, lane.recorded]).then(([result]) => {
+      lane.recording += 1;
+      lane.recorded = Promise.all([response, lane.recorded]).then(([result]) => {
+        lane.recording -= 1;
         try {
           if (stop === this.abort) this.record(job, result);
         } catch (error) {
           this.deps.onError(error); // a sandbox bug; postWebhook itself never rejects
         }
         job.done();
-        if (this.lanes.get(key) === lane && lane.recorded === recorded && lane.inFlight === 0 && lane.waiting.length === 0)
-          this.lanes.delete(key);
+        this.dropIdle(key, lane);
       });
-      lane.recorded = recorded;
     }
+  }
+
+  /** Forgets a lane with nothing waiting, in flight or being recorded. */
+  private dropIdle(key: string, lane: Lane): void {
+    if (this.lanes.get(key) === lane && lane.inFlight === 0 && lane.waiting.length === 0 && lane.recording === 0) this.lanes.delete(key);
   }
 
   /** Replaying: the lane's attempts take their recorded results, in order, until one has none. */
   private pumpRecorded(key: string, lane: Lane): void {
-    while (lane.inFlight === 0 && lane.waiting.length > 0) {
+    while (lane.waiting.length > 0) {
       const job = lane.waiting[0]!;
       if (job.delivery.state === 'pending') {
         const result = this.deps.tape.recorded(attemptKey(job.delivery.id, job.delivery.replays, job.n));
@@ -387,10 +613,10 @@ export class Deliveries implements Service {
       lane.waiting.shift();
       job.done();
     }
-    if (lane.inFlight === 0 && lane.waiting.length === 0) this.lanes.delete(key);
+    this.dropIdle(key, lane);
   }
 
-  private post({ delivery, n }: Job): Promise<PostResult> {
+  private post({ delivery, n, timeoutMs }: Job): Promise<PostResult> {
     const { event, subscription } = delivery;
     const simulated = this.deps.receivers?.answer(subscription.url);
     if (simulated) return Promise.resolve(simulated);
@@ -405,7 +631,8 @@ export class Deliveries implements Service {
         'x-service-event-type': event.type,
         'x-service-delivery-attempt': String(n),
       },
-      timeoutMs: this.deps.timeoutMs,
+      timeoutMs,
+      hanging: timeoutMs < this.deps.timeoutMs,
       stop: this.abort!.signal,
     });
   }
@@ -425,6 +652,8 @@ export class Deliveries implements Service {
     };
     delivery.attempts.push(attempt);
     this.insertInLog(sent, attempt);
+    if (isTimeout(result)) this.hanging.add(subscription.id);
+    else this.hanging.delete(subscription.id);
     this.deps.tape.put(attemptKey(delivery.id, delivery.replays, n), result);
     this.settle(delivery, n, result.ok);
     this.deps.events.emit('attempt:settled', { attempt: { ...attempt }, state: delivery.state, account: delivery.account });
@@ -447,6 +676,11 @@ export class Deliveries implements Service {
       return;
     }
     delivery.nextMs = delivery.firstMs + offset;
+    // Decided at its next attempt's instant (a deferred attempt): that attempt leaves now.
+    if (delivery.nextMs <= clock.now()) {
+      void this.enqueue(delivery, n + 1);
+      return;
+    }
     delivery.timer = clock.setTimeout(() => {
       delivery.timer = null;
       void this.enqueue(delivery, n + 1);
@@ -464,11 +698,15 @@ export class Deliveries implements Service {
   }
 
   private cancel(delivery: DeliveryRecord): void {
-    if (delivery.timer !== null) this.deps.clock.clearTimeout(delivery.timer);
-    delivery.timer = null;
+    this.clearTimer(delivery);
     delivery.nextMs = null;
     delivery.state = 'canceled';
     this.pending.delete(delivery);
+  }
+
+  private clearTimer(delivery: DeliveryRecord): void {
+    if (delivery.timer !== null) this.deps.clock.clearTimeout(delivery.timer);
+    delivery.timer = null;
   }
 
   /** Attempts finish out of order across lanes; the log keeps the order they were sent. */

@@ -19,6 +19,8 @@ export interface PostRequest {
   headers: Record<string, string>;
   /** Real milliseconds to wait for the response headers. */
   timeoutMs: number;
+  /** The receiver hangs (its last attempt timed out): `timeoutMs` is the shorter time it gets, and a timeout says so. */
+  hanging?: boolean;
   /** Aborts the attempt when the sandbox is reset or closed. */
   stop: AbortSignal;
 }
@@ -62,7 +64,7 @@ export async function postWebhook(request: PostRequest): Promise<PostResult> {
     const ok = status >= 200 && status < 300;
     return { status, ok, error: ok ? null : `the receiver answered HTTP ${status}`, durationMs: elapsed() };
   } catch (error) {
-    return { status: null, ok: false, error: describe(controller.signal.reason ?? error, error, request.timeoutMs), durationMs: elapsed() };
+    return { status: null, ok: false, error: describe(controller.signal.reason ?? error, error, request), durationMs: elapsed() };
   } finally {
     timeout.removeEventListener('abort', onTimeout);
     request.stop.removeEventListener('abort', onStop);
@@ -93,8 +95,18 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-function describe(reason: unknown, error: unknown, timeoutMs: number): string {
-  if (reason instanceof Timeout) return `no response within ${timeoutMs} ms (timed out)`;
+/** Whether an attempt came to nothing because the receiver did not answer in time. */
+export function isTimeout(result: PostResult): boolean {
+  return result.status === null && result.error !== null && TIMED_OUT.test(result.error);
+}
+const TIMED_OUT = /^no response within \d+ ms \(timed out/;
+
+function describe(reason: unknown, error: unknown, { timeoutMs, hanging }: PostRequest): string {
+  if (reason instanceof Timeout) {
+    return hanging
+      ? `no response within ${timeoutMs} ms (timed out; a receiver that let an attempt time out gets ${timeoutMs} ms until it answers again)`
+      : `no response within ${timeoutMs} ms (timed out)`;
+  }
   if (reason instanceof Stopped) return 'abandoned: the sandbox was reset or closed';
   // fetch wraps the socket's error in its `cause`; node:http's is the error itself.
   const cause =

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { clock, copyId, day, h, longStamp, plural, seconds, span, stamp, time } from '../../console/dom.js';
+import { clock, copyId, copyShort, day, h, longStamp, plural, seconds, shorten, span, stamp, time } from '../../console/dom.js';
 import { XSS } from './fixtures.js';
 
 const at = (text: string) => Date.parse(text);
@@ -123,7 +123,9 @@ describe('an id, whole and copyable in one click (copyId, console/dom.js)', () =
     expect(button.className).toBe('id subject');
     expect(button.textContent).toBe(ID);
     expect(button.getAttribute('data-copy')).toBe(ID);
-    expect(button.getAttribute('aria-label')).toBe(`${ID}, copy`);
+    // Its name is the id itself ("Copy" its description): no aria-label a test's getByLabel could find.
+    expect(button.hasAttribute('aria-label')).toBe(false);
+    expect(button.getAttribute('title')).toBe('Copy');
     expect(button.getAttribute('data-key')).toBe(`copy:${ID}:subject`);
     expect(copyId(ID).className).toBe('id');
   });
@@ -161,5 +163,36 @@ describe('an id, whole and copyable in one click (copyId, console/dom.js)', () =
     button.click();
     expect(details).toEqual([{ id: ID, ok: false }]);
     expect(getSelection()?.toString()).toBe(ID);
+  });
+});
+
+describe('a long value, shortened and copied whole (copyShort, console/dom.js)', () => {
+  const KEY = 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_8Hd3Lp6Vs0Yf5JuA';
+  afterEach(() => {
+    vi.restoreAllMocks();
+    document.body.replaceChildren();
+    getSelection()?.removeAllRanges();
+  });
+
+  it('keeps the start and the end of a long value, and a short one whole', () => {
+    expect(shorten(KEY)).toBe('SVC_TEST_ses_4kT9…5JuA');
+    expect(shorten('SVC_TEST_console')).toBe('SVC_TEST_console');
+    expect(shorten('x'.repeat(22))).toBe('x'.repeat(22));
+    expect(shorten('x'.repeat(23))).toBe(`${'x'.repeat(17)}…xxxx`);
+  });
+
+  it('copies the whole value; where copying is not allowed, shows it whole and selects it', async () => {
+    const writeText = vi.spyOn(navigator.clipboard, 'writeText').mockRejectedValue(new Error('NotAllowedError'));
+    const button = copyShort(KEY);
+    expect(button.className).toBe('copy-short');
+    document.body.append(button);
+    const copied = new Promise<CustomEvent>((resolve) =>
+      document.addEventListener('copied', (e) => resolve(e as CustomEvent), { once: true }),
+    );
+    button.click();
+    expect(writeText).toHaveBeenCalledWith(KEY);
+    expect((await copied).detail).toEqual({ id: KEY, ok: false });
+    expect(button.textContent).toBe(KEY);
+    expect(getSelection()?.toString()).toBe(KEY);
   });
 });

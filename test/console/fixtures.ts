@@ -3,7 +3,7 @@ import { WEBHOOK_RETRY_SCHEDULE } from '../../src/webhooks/retry-schedule.js';
 
 /**
  * Items as the console's lists and `change` frames carry them (the API's JSON plus `account`;
- * a delivery plus `about` and `call_id`), telling the story of issue 19's session: a call
+ * a delivery plus `about` and `call_id`), telling the story of a new user's first session: a call
  * placed at the sandbox's start, ringing 5 s, talking 60 s; its recording ready 10 s after the
  * end, its transcript 30 s after; a receiver that took call.started and call.answered and then
  * failed for a day, so call.completed went through the 12 attempts of the retry schedule

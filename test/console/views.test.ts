@@ -3,12 +3,14 @@ import { describe, expect, it, vi } from 'vitest';
 import { conversations, emptyModel, load } from '../../console/model.js';
 import {
   eventItem,
+  redelivered,
   renderDeadLetters,
   renderDelivery,
   renderKeys,
   renderMessages,
   renderNumbers,
   renderRecordings,
+  renderRequest,
   renderSubscriptions,
   resourceLink,
 } from '../../console/views.js';
@@ -39,7 +41,7 @@ const texts = (root: Element, selector: string) => [...root.querySelectorAll(sel
 const idsOf = (root: Element) =>
   [...root.querySelectorAll('button.id')].map((b) => {
     expect(b.getAttribute('data-copy')).toBe(b.textContent);
-    expect(b.getAttribute('aria-label')).toBe(`${b.textContent}, copy`);
+    expect(b.hasAttribute('aria-label')).toBe(false);
     return b.textContent;
   });
 
@@ -49,9 +51,11 @@ const deadRecordingReady = () =>
   delivery('dlv_6Cc7Dd8Ee9Ff1Gg2', 'recording.ready', { kind: 'recording', id: RECORDING_ID }, T0 + 75 * S, Array(12).fill(null));
 
 describe('the dead letters (console/views.js)', () => {
+  const canReplay = () => true;
+
   it('name the resource each was about, the receiver URL and its attempts, with a Replay button described by them', () => {
     const onReplay = vi.fn();
-    const list = renderDeadLetters([dead(), deadRecordingReady()], new Map(), onReplay);
+    const list = renderDeadLetters([dead(), deadRecordingReady()], canReplay, onReplay);
     const [first, second] = [...list.querySelectorAll('li.dead-letter')];
     expect(first!.getAttribute('data-id')).toBe('dlv_3Mm4Nn5Pp6Qq7Rr8');
     expect(one(first!, '.etype').textContent).toBe('call.completed');
@@ -62,6 +66,7 @@ describe('the dead letters (console/views.js)', () => {
     expect(one(first!, '.delivery-url').textContent).toBe(`→ ${RECEIVER}`);
     expect(one(first!, '.delivery-url').getAttribute('title')).toBe(`subscription ${SUBSCRIPTION_ID}`);
     expect(one(first!, '.dead-last').textContent).toBe('12 attempts; last Jan 1 17:04:35: the receiver answered HTTP 500');
+    expect(first!.querySelector('.replay-result')).toBeNull();
     // A recording's event: the recording, and the call it belongs to.
     expect(one(second!, '.about').textContent).toBe(`About ${RECORDING_ID} of call ${CALL_ID}`);
     expect([...second!.querySelectorAll('.about a')].map((a) => a.getAttribute('href'))).toEqual([
@@ -72,8 +77,9 @@ describe('the dead letters (console/views.js)', () => {
       '12 attempts; last Jan 1 17:04:45: the receiver is down (simulated: connection refused)',
     );
 
+    // One button named Replay per card, and nothing else on a card whose name holds "replay".
+    expect([...first!.querySelectorAll('button')].map((b) => b.textContent)).toEqual(['dlv_3Mm4Nn5Pp6Qq7Rr8', 'Replay']);
     const button = one(first!, 'button.replay') as HTMLButtonElement;
-    expect(button.textContent).toBe('Replay');
     expect(first!.querySelector(`#${button.getAttribute('aria-describedby')}`)).toBe(one(first!, '.dead-info'));
     button.click();
     expect(onReplay).toHaveBeenCalledOnce();
@@ -81,37 +87,96 @@ describe('the dead letters (console/views.js)', () => {
     expect(onReplay.mock.calls[0]![1]).toBe(button);
   });
 
-  it("after a replay, keep the item with the replay's result in place and a link to its delivery, without a Replay button once delivered", () => {
-    const replayedAt = T0 + 25 * 3600 * S;
-    const replayed = { ...dead(), state: 'delivered', replays: 1 };
-    const attempt = { ...dead().attempts[0]!, attempt: 1, replay: 1, at: iso(replayedAt), status: 200, ok: true, error: null };
-    replayed.attempts = [...replayed.attempts, attempt];
+  it('offer no Replay for a dead letter whose subscription was deleted, and say why', () => {
     const item = one(
-      renderDeadLetters([replayed], new Map([[replayed.id, attempt]]), () => {}),
+      renderDeadLetters(
+        [dead()],
+        () => false,
+        () => {},
+      ),
       'li.dead-letter',
     );
-    expect(item.classList.contains('was-replayed')).toBe(true);
     expect(item.querySelector('button.replay')).toBeNull();
-    const result = one(item, '.replay-result');
-    expect(result.getAttribute('role')).toBe('status');
-    expect(result.classList.contains('ok')).toBe(true);
-    expect(result.textContent).toBe('Replayed at Jan 2 01:00:00: delivered, HTTP 200 · see its delivery');
-    expect(one(result, 'a').getAttribute('href')).toBe(`#webhooks?about=${CALL_ID}`);
-    expect(one(item, '.dead-last').textContent).toBe('13 attempts, 1 replay; last Jan 2 01:00:00: HTTP 200');
+    expect(one(item, '.dead-info > p.dim').textContent).toBe(
+      `Its subscription ${SUBSCRIPTION_ID} was deleted: it cannot be replayed. Subscribe the receiver again.`,
+    );
+  });
 
-    const failedAgain = { ...attempt, status: 500, ok: false, error: 'the receiver answered HTTP 500' };
-    const still = one(
-      renderDeadLetters([{ ...dead(), replays: 1 }], new Map([[dead().id, failedAgain]]), () => {}),
+  /** The dead letter replayed at 25 h (T0 + 25 h), with these results for the replay's attempts. */
+  const replayed = (results: Array<true | number | null>, state: string, nextAttemptAt: string | null) => {
+    const start = T0 + 25 * 3600 * S;
+    const run = delivery('dlv_3Mm4Nn5Pp6Qq7Rr8', 'call.completed', { kind: 'call', id: CALL_ID }, start, results);
+    const d = dead();
+    return {
+      ...d,
+      state,
+      replays: 1,
+      nextAttemptAt,
+      attempts: [...d.attempts, ...run.attempts.map((a) => ({ ...a, replay: 1 }))],
+    };
+  };
+  const line = (d: object) =>
+    one(
+      one(
+        renderDeadLetters([d], canReplay, () => {}),
+        'li.dead-letter',
+      ),
+      '.replay-result',
+    );
+
+  it('after a failed replay, say what is true: the attempt that failed, and when the next one is due, live as the delivery moves', () => {
+    // Regression: the card said "failed again" while the delivery was back in its retry schedule.
+    const retrying = replayed([503], 'pending', iso(T0 + 25 * 3600 * S + 30 * S));
+    const card = one(
+      renderDeadLetters([retrying], canReplay, () => {}),
       'li.dead-letter',
     );
-    expect(one(still, '.replay-result').textContent).toBe(
-      'Replayed at Jan 2 01:00:00: failed again (the receiver answered HTTP 500) · see its delivery',
+    expect(one(card, '.replay-result').textContent).toBe(
+      'Replay 1: attempt 1 failed (HTTP 503) at Jan 2 01:00:00; retrying at Jan 2 01:00:30, attempt 2 of 12. · see its delivery',
     );
-    expect(one(still, 'button.replay')).toBeTruthy();
+    expect(one(card, '.replay-result').getAttribute('data-replay-state')).toBe('pending');
+    expect(one(card, '.delivery-head .badge').textContent).toBe('pending');
+    expect(card.querySelector('button.replay')).toBeNull();
+    expect(one(card, '.replay-result a').getAttribute('href')).toBe(`#webhooks?about=${CALL_ID}`);
+
+    // Its second attempt on its way (no next instant yet), then delivered at the third.
+    expect(line(replayed([503], 'pending', null)).textContent).toBe(
+      'Replay 1: attempt 1 failed (HTTP 503); attempt 2 of 12 on its way. · see its delivery',
+    );
+    expect(line(replayed([], 'pending', null)).textContent).toBe('Replay 1: attempt 1 of 12 on its way. · see its delivery');
+    const delivered = line(replayed([503, null, true], 'delivered', null));
+    expect(delivered.textContent).toBe('Replay 1: delivered at attempt 3 (HTTP 200), Jan 2 01:01:30 · see its delivery');
+    expect(delivered.classList.contains('ok')).toBe(true);
+    expect(line(replayed([null], 'canceled', null)).textContent).toBe(
+      'Replay 1: canceled after 1 attempt: its subscription was deleted. · see its delivery',
+    );
+  });
+
+  it('a replay that failed all its attempts is a dead letter again, with its Replay button back', () => {
+    const again = replayed(Array(12).fill(null), 'dead', null);
+    const card = one(
+      renderDeadLetters([again], canReplay, () => {}),
+      'li.dead-letter',
+    );
+    expect(one(card, '.replay-result').textContent).toBe(
+      'Replay 1: all 12 attempts failed, the last at Jan 2 18:03:30 (the receiver is down (simulated: connection refused)): a dead letter again. · see its delivery',
+    );
+    expect(one(card, '.replay-result').classList.contains('failed')).toBe(true);
+    expect(one(card, '.dead-last').textContent).toMatch(/^24 attempts, 1 replay; last Jan 2 18:03:30: /);
+    expect(one(card, 'button.replay').textContent).toBe('Replay');
+  });
+
+  it('Replay all says what it did from the first attempt of each letter it sent again', () => {
+    const first = (ok: boolean) => ({ ...dead().attempts[0]!, attempt: 1, replay: 1, at: iso(T0 + 25 * 3600 * S), ok });
+    expect(redelivered([first(true), first(false), first(true)])).toBe(
+      'Replayed 3 dead letters at Jan 2 01:00:00: 2 delivered, 1 retrying (the first attempt failed). Each card says where it stands.',
+    );
+    expect(redelivered([first(true)])).toBe('Replayed 1 dead letter at Jan 2 01:00:00: 1 delivered. Each card says where it stands.');
+    expect(redelivered([])).toBe('No dead letter to redeliver: each was replayed already, or its subscription is gone.');
   });
 
   it('say where a dead letter comes from when there are none', () => {
-    const empty = renderDeadLetters([], new Map(), () => {});
+    const empty = renderDeadLetters([], canReplay, () => {});
     expect(empty.tagName).toBe('P');
     expect(empty.textContent).toBe('No dead letters. A delivery lands here when its 12th attempt fails, 17 h 3 m 30 s after the first.');
   });
@@ -224,7 +289,8 @@ describe('the recordings (console/views.js)', () => {
     expect(audio.getAttribute('src')).toBe(audioUrl(RECORDING_ID));
     expect(audio.hasAttribute('controls')).toBe(true);
     expect(audio.getAttribute('preload')).toBe('none');
-    expect(audio.getAttribute('aria-label')).toBe(`Recording ${RECORDING_ID}`);
+    expect(audio.getAttribute('aria-label')).toBe('Recording');
+    expect(item.querySelector(`#${audio.getAttribute('aria-describedby')}`)?.textContent).toBe(`${RECORDING_ID}ready60 s`);
     expect(texts(item, '.rec-head > :not(button)')).toEqual(['ready', '60 s']);
     expect(one(item, '.rec-meta').textContent).toBe(`Call ${CALL_ID} · agent maria · ended Jan 1 00:01:05`);
     expect(one(item, '.rec-meta a').getAttribute('href')).toBe(`#calls/${CALL_ID}`);
@@ -345,5 +411,82 @@ describe('the other views (console/views.js)', () => {
     expect(resourceLink({ kind: 'call', id: CALL_ID }).getAttribute('href')).toBe(`#calls/${CALL_ID}`);
     expect(resourceLink({ kind: 'message', id: 'msg_1' }).getAttribute('href')).toBe('#messages/msg_1');
     expect(resourceLink({ kind: 'transcript', id: TRANSCRIPT_ID }).getAttribute('href')).toBe(`#recordings/${TRANSCRIPT_ID}`);
+  });
+});
+
+describe('a row of the request log (console/views.js)', () => {
+  const LONG = 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_8Hd3Lp6Vs0Yf5JuA';
+  const limited = {
+    requestId: 'req_8Tq2Wm5Kx1Rb7Nc4',
+    method: 'GET',
+    path: '/v1/calls/{id}',
+    target: '/v1/calls/call_7mQ2xK9pR4tLw8Zb',
+    status: 429,
+    errorCode: 'rate_limited',
+    errorMessage: `Rate limit of 100 requests per second exceeded for this key. ${XSS}`,
+    apiKey: LONG,
+    at: iso(T0 + 30 * S),
+  };
+
+  it('shows time, method, documented path, status and error code in a button that opens the message and the request id', () => {
+    const onToggle = vi.fn();
+    const row = renderRequest(limited, false, onToggle);
+    expect(row.getAttribute('data-id')).toBe(limited.requestId);
+    expect(row.className).toBe('req s4xx');
+    const toggle = one(row, 'button.req-toggle') as HTMLButtonElement;
+    expect(texts(toggle, ':scope > *')).toEqual(['Jan 1 00:00:30', 'GET', '/v1/calls/{id}', '429', 'rate_limited']);
+    expect(toggle.getAttribute('aria-expanded')).toBe('false');
+    const more = one(row, '.req-more') as HTMLElement;
+    expect(toggle.getAttribute('aria-controls')).toBe(more.id);
+    expect(more.hidden).toBe(true);
+    toggle.click();
+    expect(onToggle).toHaveBeenCalledWith(limited.requestId);
+
+    const open = renderRequest(limited, true, onToggle);
+    expect((one(open, '.req-more') as HTMLElement).hidden).toBe(false);
+    expect(one(open, 'button.req-toggle').getAttribute('aria-expanded')).toBe('true');
+    // The message as text, never markup; the request id and the whole key copyable.
+    expect(one(open, '.req-message').textContent).toBe(limited.errorMessage);
+    expect(open.querySelector('img')).toBeNull();
+    expect(idsOf(open)).toEqual([limited.requestId, LONG]);
+    expect(texts(open, '.req-facts dt')).toEqual(['Request id', 'Sent to', 'Key']);
+    expect(texts(open, '.req-facts dd')[1]).toBe(`GET ${limited.target}`);
+  });
+
+  it('shows the key shortened, copied whole in one click', async () => {
+    const writeText = vi.spyOn(navigator.clipboard, 'writeText').mockResolvedValue(undefined);
+    const short = one(
+      renderRequest(limited, false, () => {}),
+      'button.copy-short',
+    );
+    expect(short.textContent).toBe('SVC_TEST_ses_4kT9…5JuA');
+    expect(short.getAttribute('title')).toBe(`Copy ${LONG}`);
+    expect(short.hasAttribute('aria-label')).toBe(false);
+    (short as HTMLButtonElement).click();
+    expect(writeText).toHaveBeenCalledWith(LONG);
+    writeText.mockRestore();
+  });
+
+  it('marks a success, a 5xx and a network fault, and a request without a key', () => {
+    const ok = renderRequest({ ...limited, status: 201, errorCode: null, errorMessage: null, apiKey: 'SVC_TEST_me' }, true, () => {});
+    expect(ok.className).toBe('req s2xx');
+    expect(one(ok, '.ecode').textContent).toBe('');
+    expect(one(ok, '.req-more > p').textContent).toBe('Answered without an error.');
+    expect(one(ok, 'button.copy-short').textContent).toBe('SVC_TEST_me');
+    const fault = renderRequest(
+      {
+        ...limited,
+        status: 0,
+        errorCode: 'network_error',
+        errorMessage: 'No answer: an injected network fault dropped the connection.',
+        apiKey: null,
+      },
+      false,
+      () => {},
+    );
+    expect(fault.className).toBe('req snone');
+    expect(one(fault, '.req-status').textContent).toBe('—');
+    expect(one(fault, '.no-key').textContent).toBe('no key');
+    expect(renderRequest({ ...limited, status: 503 }, false, () => {}).className).toBe('req s5xx');
   });
 });

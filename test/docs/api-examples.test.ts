@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
 import { Sandbox } from '../../src/index.js';
+import { typeErrors } from './typecheck.js';
 
 /**
  * docs/api.md is executable (issue 13 item 7): every ```ts fence is a complete program that
@@ -352,21 +353,7 @@ describe('docs/api.md', () => {
   });
 
   test('every example type-checks as a user would compile it (tsconfig.json settings)', () => {
-    const config = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile);
-    const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
-    const program = ts.createProgram([...files.values()], { ...options, noEmit: true, allowImportingTsExtensions: true });
-    // Only the snippets are checked (the library's own files are type-checked by `npm test`'s tsc):
-    // a snippet's diagnostics need only the declarations it uses, not every body of src/.
-    const snippets = program.getSourceFiles().filter((file) => file.fileName.startsWith(snippetDir.split('\\').join('/')));
-    const diagnostics = [
-      ...program.getOptionsDiagnostics(),
-      ...program.getGlobalDiagnostics(),
-      ...snippets.flatMap((file) => [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]),
-    ];
-    const text = diagnostics.map((d) => {
-      const where = d.file ? `${relative(root, d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}` : '';
-      return `${where} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
-    });
+    const text = typeErrors(root, [...files.values()], snippetDir);
     expect(text).toEqual([]);
   }, 120_000);
 

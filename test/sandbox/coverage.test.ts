@@ -52,6 +52,33 @@ describe('sandbox.coverage()', () => {
     expect(report.errors).toMatchObject({ rate_limited: 0, invalid_parameter: 0, network_error: 0 });
   });
 
+  it('leads its gaps with what the suite never made happen (voicemail, a failed SMS, a transfer), and keeps the 5xx for last', async ({
+    sandbox,
+  }) => {
+    await answeredCallsOnly(sandbox);
+    const { gaps } = sandbox.coverage();
+    const gap = (title: string) => gaps.find((g) => g.title === title)?.never;
+    expect(gaps.slice(0, 3).map((g) => g.title)).toEqual(['How calls ended', 'Who answered', 'How messages ended']);
+    expect(gap('Who answered')).toContain('voicemail');
+    expect(gap('How messages ended')).toContain('failed');
+    expect(gap('Call transitions')).toContain('answered → answered (TRANSFERRED)');
+    expect(gap('Operations never called')).toContain('POST /v1/calls/{id}/transfer');
+    expect(gap('How calls ended')).toEqual(['busy', 'no_answer', 'failed', 'canceled']);
+    const firstFault = gaps.findIndex((g) => g.needs === 'fault');
+    expect(gaps.slice(firstFault).every((g) => g.needs === 'fault')).toBe(true);
+    expect(gaps.slice(0, firstFault).flatMap((g) => g.never)).not.toContain('POST /v1/calls 503');
+    expect(gap('Server errors (5xx) never answered')).toEqual([
+      'POST /v1/calls 500',
+      'POST /v1/calls 502',
+      'POST /v1/calls 503',
+      'POST /v1/calls 504',
+      'POST /v1/webhooks 500',
+      'POST /v1/webhooks 502',
+      'POST /v1/webhooks 503',
+      'POST /v1/webhooks 504',
+    ]);
+  });
+
   it('of a suite that does them all lists none of them: busy, no answer, voicemail, a dead letter replayed', async ({ sandbox }) => {
     let healthy = false;
     const receiver = await startReceiver(() => (healthy ? 204 : 500));

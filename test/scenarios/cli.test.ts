@@ -80,7 +80,7 @@ describe('svc-sandbox run', () => {
     expect(stderr).toContain('not a valid scenario: `steps[1].at` ("5s") is earlier than the step before it');
     const missing = await cli(['run', join(tmp, 'nope.json')]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/nope\.json: cannot read it as JSON \(no such file\)/);
+    expect(missing.stderr).toMatch(/nope\.json: cannot read it as a scenario: it does not exist\./);
     expect((await cli(['run'])).stderr).toMatch(/run needs at least one scenario file/);
   });
 });

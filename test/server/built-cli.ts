@@ -1,6 +1,7 @@
-import { execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
 
 /** The repository's root, with a trailing slash. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -44,4 +45,42 @@ export async function ensureBuilt(): Promise<void> {
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }
+}
+
+/** The bin running in a child process, with what it printed so far. */
+export interface Run {
+  child: ChildProcess;
+  stdout: string;
+  stderr: string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Once it has ended: how long it ran, in ms. */
+  ms: number;
+  /** Resolves with the first stdout line. */
+  firstLine: Promise<string>;
+}
+
+/**
+ * Runs the built bin with `args` in a child process (its environment: this one's plus `env`).
+ * With `limitMs`, it is killed (SIGKILL) if it runs longer: a bound on a run that must end, never a wait.
+ */
+export function runCli(args: string[], { env = {}, limitMs }: { env?: Record<string, string>; limitMs?: number } = {}): Run {
+  const started = performance.now();
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const result = { child, stdout: '', stderr: '' } as Run;
+  let gotLine!: (line: string) => void;
+  result.firstLine = new Promise((resolve) => (gotLine = resolve));
+  child.stdout!.on('data', (chunk: Buffer) => {
+    result.stdout += chunk;
+    if (result.stdout.includes('\n')) gotLine(result.stdout.split('\n')[0]!);
+  });
+  child.stderr!.on('data', (chunk: Buffer) => (result.stderr += chunk));
+  const guard = limitMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), limitMs);
+  result.exit = new Promise((resolve) =>
+    child.once('exit', (code, signal) => {
+      clearTimeout(guard);
+      result.ms = performance.now() - started;
+      resolve({ code, signal });
+    }),
+  );
+  return result;
 }

@@ -146,7 +146,7 @@ describe('serve --import / --export-on-exit', () => {
     for (const [file, message] of [
       ['bad.json', /--import .*bad\.json: `snapshot\.version`: this snapshot was taken by svc-sandbox 0\.0\.1/],
       ['text.json', /--import .*text\.json: it is not JSON/],
-      ['missing.json', /--import .*missing\.json: cannot read it \(ENOENT\)/],
+      ['missing.json', /--import .*missing\.json: it does not exist\./],
     ] as const) {
       const bad = start(['serve', '--port', '0', '--import', join(dir, file)]);
       bad.url.catch(() => undefined);
@@ -154,4 +154,53 @@ describe('serve --import / --export-on-exit', () => {
       expect(bad.stderr()).toMatch(message);
     }
   });
+
+  it('regression: a snapshot input no sandbox recorded (a call named constructor exited 1; a CONNECT, a path //evil.example/x, an advance of 1e16 ms were taken) exits 2 naming --import and the input, and show refuses it the same way', async () => {
+    const snapshot = JSON.parse(
+      execFileSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `import { createSandbox } from '${ROOT}dist/index.js'; const s = createSandbox({ seed: 4 }); ` +
+            `await s.fetch('/v1/calls', { method: 'POST', headers: { authorization: 'Bearer ${KEY}', 'content-type': 'application/json' }, body: '{"to":"+14155550123","from":"+14155550100"}' }); ` +
+            `await s.advance('1s'); console.log(JSON.stringify(s.snapshot()))`,
+        ],
+        { encoding: 'utf8' },
+      ),
+    );
+    const spoil = (file: string, change: (s: any) => void) => {
+      const copy = structuredClone(snapshot);
+      change(copy);
+      writeFileSync(join(dir, file), JSON.stringify(copy));
+      return join(dir, file);
+    };
+    const cases: Array<[string, RegExp]> = [
+      [
+        spoil('constructor.json', (s) => s.inputs.push({ kind: 'call', at: s.inputs[1].at, name: 'constructor', args: [] })),
+        /`snapshot\.inputs\[2\]\.name` "constructor" is not a scripting call a snapshot records: one of calls\.answer/,
+      ],
+      [spoil('connect.json', (s) => (s.inputs[0].method = 'CONNECT')), /`snapshot\.inputs\[0\]\.method` must be a method .*got "CONNECT"/],
+      [spoil('evil.json', (s) => (s.inputs[0].path = '//evil.example/x')), /`snapshot\.inputs\[0\]\.path` must be a path under \/v1/],
+      [spoil('far.json', (s) => (s.inputs[1].ms = 1e16)), /`snapshot\.inputs\[1\]\.ms` is 10000000000000000: an advance begun at/],
+    ];
+    const refused = (args: string[]) => {
+      const run = start(args);
+      run.url.catch(() => undefined); // it exits before listening
+      return run;
+    };
+    const serves = cases.map(([file]) => refused(['serve', '--port', '0', '--import', file]));
+    const shows = cases.map(([file]) => refused(['show', '--port', '0', file]));
+    for (const [i, [file, problem]] of cases.entries()) {
+      for (const [run, prefix] of [
+        [serves[i]!, `svc-sandbox: --import ${file}: `],
+        [shows[i]!, `svc-sandbox: show ${file}: `],
+      ] as const) {
+        expect(await run.exit, prefix).toBe(2);
+        const [line] = run.stderr().split('\n');
+        expect(line!.startsWith(prefix), line).toBe(true);
+        expect(line!.slice(prefix.length)).toMatch(problem);
+      }
+    }
+  }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CLI, ensureBuilt } from './built-cli.js';
+import { CLI, ensureBuilt, type Run, runCli } from './built-cli.js';
 
 /**
  * The `svc-sandbox` bin (docs/server.md), run as a user runs it: the built `dist/server/cli.js`
@@ -14,28 +14,7 @@ import { CLI, ensureBuilt } from './built-cli.js';
  */
 beforeAll(ensureBuilt, 120_000);
 
-interface Run {
-  child: ChildProcess;
-  stdout: string;
-  stderr: string;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Resolves with the first stdout line. */
-  firstLine: Promise<string>;
-}
-
-function run(args: string[], env: Record<string, string> = {}): Run {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const result = { child, stdout: '', stderr: '' } as Run;
-  let gotLine!: (line: string) => void;
-  result.firstLine = new Promise((resolve) => (gotLine = resolve));
-  child.stdout!.on('data', (chunk: Buffer) => {
-    result.stdout += chunk;
-    if (result.stdout.includes('\n')) gotLine(result.stdout.split('\n')[0]!);
-  });
-  child.stderr!.on('data', (chunk: Buffer) => (result.stderr += chunk));
-  result.exit = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  return result;
-}
+const run = (args: string[], env: Record<string, string> = {}): Run => runCli(args, { env });
 
 async function freePort(): Promise<{ port: number; close: () => Promise<void> }> {
   const server = createServer();
@@ -214,7 +193,7 @@ describe('svc-sandbox serve', () => {
     );
     const unknown = run(['serv']);
     expect((await unknown.exit).code).toBe(2);
-    expect(unknown.stderr).toMatch(/unknown command 'serv'; use 'serve', 'exec', 'run', 'trigger' or 'coverage'/);
+    expect(unknown.stderr).toMatch(/unknown command 'serv'; use 'serve', 'exec', 'run', 'trigger', 'coverage', 'check-receiver' or 'show'/);
   });
 });
 
@@ -449,14 +428,19 @@ describe('svc-sandbox exec --coverage, svc-sandbox coverage', () => {
     const report = JSON.parse(readFileSync(file, 'utf8'));
     expect(report).toMatchObject({ format: 'svc-sandbox-coverage', version: 1, sandboxes: 2 });
     expect(report.calls.dispositions).toMatchObject({ answered: 1, busy: 1, no_answer: 0 });
-    expect(exec.stderr).toContain('calls.dispositions: never no_answer, failed, canceled');
+    // It leads with what the suite never made happen, and keeps what only a fault produces for later.
+    expect(exec.stderr).toContain(
+      'svc-sandbox: coverage of 2 sandboxes: what the suite never made happen (a test can reach each)\n  How calls ended: never no_answer, failed, canceled\n    how: ',
+    );
+    expect(exec.stderr.indexOf('Who answered: never voicemail')).toBeLessThan(exec.stderr.indexOf('only an injected fault produces these'));
     expect(exec.stderr).toContain(`coverage report written to ${file}`);
 
     const html = join(dir, 'coverage.html');
     const again = run(['coverage', file, '--html', html]);
     expect((await again.exit).code).toBe(0);
-    expect(again.stdout).toContain('calls.answeredBy: never voicemail, ai_receptionist');
-    expect(again.stdout).toMatch(/POST \/v1\/calls: never 400, 401/);
+    expect(again.stdout).toContain('  Who answered: never voicemail, ai_receptionist\n');
+    expect(again.stdout).toMatch(/Answers never given:\n {4}POST \/v1\/calls: never 400, 401/);
+    expect(again.stdout).toMatch(/Server errors \(5xx\) never answered:\n {4}POST \/v1\/calls: never 500, 502, 503, 504/);
     expect(readFileSync(html, 'utf8')).toContain('<td>ringing → answered (after ringTime [networkAnswers])</td>');
 
     const notReport = join(dir, 'package.json');

@@ -96,9 +96,14 @@ describe("the console's stream of changes", () => {
     const event = await stream.next((f) => f.event === 'event');
     expect(event).toMatchObject({ id: '5001', data: { type: 'call.started', data: { id: placed.body.id } } });
     const change = await stream.next(isChange('call', placed.body.id));
+    // The call, and the request that made it, as the journal lists it (after the last of the 1,000).
+    const requestId = placed.headers.get('x-request-id')!;
+    const journal = server.sandbox.requests.list();
     expect(change.data.changes).toEqual([
       { kind: 'call', id: placed.body.id, removed: false, data: { ...placed.body, account: 'SVC_TEST_one' } },
+      { kind: 'request', id: requestId, removed: false, data: journal.at(-1), after: journal.at(-2)!.requestId },
     ]);
+    expect(journal.at(-1)).toMatchObject({ requestId, method: 'POST', path: '/v1/calls', status: 201, errorCode: null });
     expect(list).not.toHaveBeenCalled();
     expect(get).toHaveBeenCalledTimes(1);
 
@@ -153,6 +158,32 @@ describe("the console's stream of changes", () => {
 
     await client().call('DELETE', `/v1/webhooks/${hook.body.id}`, undefined, { authorization: 'Bearer SVC_TEST_two' });
     expect((await stream.next(isChange('subscription', hook.body.id))).data.changes[0]).toMatchObject({ removed: true, data: null });
+    abort.abort();
+  });
+
+  it('every request the API answers announces itself with its journal entry, a refusal with its code and message', async () => {
+    const abort = new AbortController();
+    const stream = await openStream(abort.signal);
+    await stream.next((f) => f.event === 'change');
+    const refused = await client().api('SVC_TEST_four').post('/v1/calls', { to: '+15005550001', from: '+14155550100' });
+    expect(refused.status).toBe(422);
+    const requestId = refused.headers.get('x-request-id')!;
+    const change = (await stream.next(isChange('request', requestId))).data.changes.find((c: any) => c.id === requestId);
+    expect(change).toMatchObject({
+      removed: false,
+      data: {
+        requestId,
+        method: 'POST',
+        path: '/v1/calls',
+        target: '/v1/calls',
+        status: 422,
+        errorCode: 'unreachable_destination',
+        errorMessage: refused.body.error.message,
+        apiKey: 'SVC_TEST_four',
+        at: server.sandbox.now().toISOString(),
+      },
+    });
+    expect(change.after).toBe(server.sandbox.requests.list().at(-2)!.requestId);
     abort.abort();
   });
 

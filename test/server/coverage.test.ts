@@ -42,6 +42,16 @@ describe('coverage on the server', () => {
     expect(ofA.status).toBe(200);
     expect(ofA.body.calls.dispositions).toMatchObject({ busy: 1, no_answer: 0 });
     expect(ofA.body.uncovered).toContain('calls.dispositions: no_answer');
+    // What the session never made happen leads; the 5xx statuses, which only a fault answers, come last.
+    expect(ofA.body.gaps[0]).toMatchObject({
+      needs: 'behaviour',
+      section: 'calls.dispositions',
+      never: ['answered', 'no_answer', 'failed', 'canceled'],
+    });
+    expect(ofA.body.gaps.at(-2)).toMatchObject({
+      needs: 'fault',
+      never: expect.arrayContaining(['POST /v1/calls 500', 'POST /v1/calls 503']),
+    });
     const ofB = (await getChecked(`/sessions/${b.id}/coverage`)).body;
     expect(ofB.calls.dispositions).toMatchObject({ busy: 0, no_answer: 1 }); // the reset kept it
 

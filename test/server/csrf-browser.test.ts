@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer, type SandboxServer } from '../../src/index.js';
+import { launchChromium } from './chromium.js';
 
 /**
  * Regression (issue 16, item 2): a page on another origin, open in the developer's browser,
@@ -12,13 +12,11 @@ import { startServer, type SandboxServer } from '../../src/index.js';
  * from another port of 127.0.0.1: another origin) and every one of those requests reaches the
  * server and changes nothing.
  */
-const CHROMIUM = '/usr/bin/chromium';
 let server: SandboxServer;
 let evil: Server;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install chromium): this test needs it.`);
   server = await startServer({ port: 0, seed: 1 });
   const target = `${server.url}/__sandbox`;
   const page = `<!doctype html><meta charset="utf-8"><title>evil</title>
@@ -37,17 +35,7 @@ beforeAll(async () => {
 </script>`;
   evil = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page));
   await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

@@ -1,5 +1,12 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import { coverageSummary, createSandbox, mergeCoverage, type CoverageReport, type SandboxServer } from '../../src/index.js';
+import {
+  coverageSummary,
+  createSandbox,
+  mergeCoverage,
+  type CoverageGap,
+  type CoverageReport,
+  type SandboxServer,
+} from '../../src/index.js';
 
 describe('coverage types', () => {
   it('sandbox.coverage(), server.coverage() and mergeCoverage answer a CoverageReport of counts', () => {
@@ -11,5 +18,7 @@ describe('coverage types', () => {
     expectTypeOf<CoverageReport['format']>().toEqualTypeOf<'svc-sandbox-coverage'>();
     expectTypeOf<CoverageReport['calls']['dispositions']>().toEqualTypeOf<Record<string, number>>();
     expectTypeOf<CoverageReport['uncovered']>().toEqualTypeOf<string[]>();
+    expectTypeOf<CoverageReport['gaps']>().toEqualTypeOf<CoverageGap[]>();
+    expectTypeOf<CoverageGap['needs']>().toEqualTypeOf<'behaviour' | 'fault'>();
   });
 });

@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterEach } from 'vitest';
 import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../../src/webhooks/deliveries.js';
-import { startServer } from '../../src/index.js';
+import { createSandbox, type Sandbox, startServer } from '../../src/index.js';
 import { describe, expect, it, test } from '../fixture.js';
 import { client, startSandbox } from '../helpers.js';
-import { closeReceivers, subscribe } from './receivers.js';
+import { closeReceivers, type Responder, startReceiver, subscribe } from './receivers.js';
 
 afterEach(closeReceivers);
 
@@ -67,14 +67,17 @@ describe('a receiver that never answers', () => {
     // Each attempt to a loopback receiver is a connection of its own: the receiver counts them.
     const receiver = await silentReceiver();
     try {
-      // 40 calls answered at one instant, 5 s after they were placed.
+      // More calls than that answered at one instant, 5 s after they were placed.
+      const calls = MAX_IN_FLIGHT_PER_SUBSCRIPTION + 8;
       await subscribe(hanging, receiver.url, ['call.answered']);
-      await Promise.all(Array.from({ length: 40 }, (_, i) => client(hanging).placeCall({ to: `+141555506${String(i).padStart(2, '0')}` })));
+      await Promise.all(
+        Array.from({ length: calls }, (_, i) => client(hanging).placeCall({ to: `+14155506${String(i).padStart(3, '0')}` })),
+      );
       await hanging.advance('6s');
-      // 32 leave at once; the 33rd when one has timed out. (A timed-out attempt's socket may
+      // That many leave at once; the next when one has timed out. (A timed-out attempt's socket may
       // close at the receiver a moment after the attempt has settled, so one more can overlap here.)
       expect(receiver.mostOpen()).toBeGreaterThanOrEqual(MAX_IN_FLIGHT_PER_SUBSCRIPTION);
-      expect(receiver.mostOpen()).toBeLessThan(40);
+      expect(receiver.mostOpen()).toBeLessThan(calls);
       const events = hanging.events.list({ type: 'call.answered' }).map((e) => e.id);
       expect(hanging.webhooks.attempts().map((a) => a.eventId)).toEqual(events);
       expect(hanging.webhooks.attempts().every((a) => a.at === '2026-01-01T00:00:05.000Z')).toBe(true);
@@ -188,5 +191,108 @@ describe('the webhook timeout in server mode', () => {
       code: 'invalid_options',
       param: 'webhookTimeout',
     });
+  });
+});
+
+describe('a hanging receiver: one that let an attempt time out', () => {
+  /** Deliveries and attempts as JSON, without the one real-time field (and the receiver's port, another each run). */
+  const logOf = (sandbox: Sandbox) =>
+    JSON.stringify({
+      deliveries: sandbox.webhooks.deliveries().map((d) => ({ ...d, attempts: d.attempts.map(({ durationMs: _, ...a }) => a) })),
+      attempts: sandbox.webhooks.attempts().map(({ durationMs: _, ...a }) => a),
+    }).replace(/http:\/\/127\.0\.0\.1:\d+\//g, 'RECEIVER/');
+
+  const made: Sandbox[] = [];
+  afterEach(() => {
+    for (const sandbox of made.splice(0)) sandbox.close();
+  });
+
+  /** A sandbox whose one subscription (every call event) goes to `respond`; `calls` calls placed at one instant. */
+  const story = async (respond: Responder, calls: number, webhookTimeout = '300ms') => {
+    const receiver = await startReceiver(respond);
+    const sandbox = startSandbox({ seed: 11, webhookTimeout });
+    made.push(sandbox);
+    await subscribe(sandbox, receiver.url, CALL_EVENTS);
+    for (let i = 0; i < calls; i++) await client(sandbox).placeCall({ to: `+141555508${String(i).padStart(2, '0')}` });
+    return { sandbox, receiver };
+  };
+
+  /** Hangs on the first `n` attempts of each delivery (by content: requests in flight together may arrive in any order), then `then`. */
+  const hangFirst =
+    (n: number, then: (type: string) => number = () => 204): Responder =>
+    (request) =>
+      Number(request.headers['x-service-delivery-attempt']) <= n ? 'hang' : then(request.body.type);
+
+  it('gets a tenth of the timeout for its next attempts, until it answers one; its first attempt gets the whole timeout', async () => {
+    const { sandbox, receiver } = await story(hangFirst(2), 1, '500ms');
+    await sandbox.advance('25h');
+    const attempts = sandbox.webhooks.attempts();
+    expect(sandbox.webhooks.deliveries().map((d) => [d.state, d.attempts.map((a) => a.ok)])).toEqual([
+      ['delivered', [false, false, true]],
+      ['delivered', [false, false, true]],
+      ['delivered', [false, false, true]],
+    ]);
+    expect(attempts.filter((a) => !a.ok).map((a) => a.error)).toEqual([
+      'no response within 500 ms (timed out)',
+      ...Array(5).fill('no response within 200 ms (timed out; a receiver that let an attempt time out gets 200 ms until it answers again)'),
+    ]);
+    expect(receiver.received.length).toBe(attempts.length);
+  });
+
+  it('its attempts count at their delivery’s next attempt, or when the advance ends: advance(0) still shows every one', async () => {
+    const { sandbox } = await story(() => 'hang', 1);
+    const [started] = sandbox.webhooks.deliveries();
+    const seen: Array<[number, string]> = [];
+    sandbox.webhooks.subscribe((attempt) => {
+      if (attempt.deliveryId === started!.id) seen.push([attempt.attempt, sandbox.now().toISOString()]);
+    });
+    await sandbox.advance(0); // attempt 1 of call.started: the receiver is not yet known to hang
+    expect(seen).toEqual([[1, '2026-01-01T00:00:00.000Z']]);
+    await sandbox.advance('1m'); // attempt 2 at +30 s; attempt 3 would be at +1 m 30 s
+    expect(seen.slice(1)).toEqual([[2, '2026-01-01T00:01:00.000Z']]); // counted when the advance ended
+    expect(sandbox.webhooks.deliveries({ type: 'call.started' })[0]).toMatchObject({
+      state: 'pending',
+      nextAttemptAt: '2026-01-01T00:01:30.000Z',
+    });
+    await sandbox.advance('4m'); // attempts 3 (+1 m 30 s) and 4 (+3 m 30 s); 5 would be at +7 m 30 s
+    expect(seen.slice(2)).toEqual([
+      [3, '2026-01-01T00:03:30.000Z'], // counted at attempt 4's instant
+      [4, '2026-01-01T00:05:00.000Z'], // counted when the advance ended
+    ]);
+  });
+
+  it('gives the same log, attempts and states twice, whether it never answers or answers after hanging', async () => {
+    // A receiver that answers after hanging must answer within the time it gets (200 ms here), as a local one does.
+    for (const [respond, timeout] of [
+      [() => 'hang' as const, '300ms'],
+      [hangFirst(1, (type) => (type === 'call.answered' ? 500 : 204)), '1s'],
+    ] as const) {
+      const runs: string[] = [];
+      for (let run = 0; run < 2; run++) {
+        const { sandbox, receiver } = await story(respond, 3, timeout);
+        await sandbox.advance('90s');
+        await sandbox.advance('25h');
+        runs.push(logOf(sandbox));
+        sandbox.close();
+        await receiver.close();
+      }
+      expect(runs[1]).toBe(runs[0]);
+      expect(JSON.parse(runs[0]!).attempts.length).toBeGreaterThan(12);
+    }
+  });
+
+  it('a snapshot taken while its attempts wait to count goes on as the original does', async () => {
+    const { sandbox, receiver } = await story(() => 'hang', 2);
+    await sandbox.advance('2m');
+    const copy = createSandbox({ snapshot: sandbox.snapshot(), webhookTimeout: '300ms' });
+    try {
+      expect(logOf(copy)).toBe(logOf(sandbox));
+      await Promise.all([sandbox.advance('25h'), copy.advance('25h')]);
+      expect(logOf(copy)).toBe(logOf(sandbox));
+      expect(sandbox.webhooks.deadLetters()).toHaveLength(6);
+    } finally {
+      copy.close();
+      await receiver.close();
+    }
   });
 });

@@ -11,7 +11,7 @@ class ReadmeTest < Minitest::Test
   DOCS = File.expand_path("../../../docs/ruby.md", __dir__)
 
   def ruby_blocks(path)
-    File.read(path).scan(/^```ruby\n(.*?)^```$/m).map(&:first)
+    File.read(path).scan(/^```ruby[^\n]*\n(.*?)^```$/m).map(&:first) # with its mark: ```ruby run
   end
 
   def test_the_first_example_passes_as_written

@@ -89,7 +89,8 @@ export const scenarioRoutes: ControlRoute[] = [
       'Runs a scenario file (docs/scenarios.md; its JSON Schema is svc-sandbox/scenario.schema.json) on the session from its current ' +
       "virtual now, as the session's key: numbers, subscriptions and the carrier first, then each step at its `at`. Answers 200 with " +
       '`passed`, the timeline and the first expectation that failed with what was seen instead; 400 with `param` the JSON path when ' +
-      'the file is not valid.',
+      'the file is not valid; 409 `interrupted`, naming the step it stopped at, when the session is deleted or reset while the ' +
+      'scenario runs (it runs in slices, so the server answers other requests meanwhile: docs/server.md, "Long work").',
     body: scenarioSchema,
     examples: {
       busy: {

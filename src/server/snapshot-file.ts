@@ -1,0 +1,153 @@
+import { createHash } from 'node:crypto';
+import { lstatSync, mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { SandboxError } from '../core/errors.js';
+import { MAX_JSON_DEPTH, tooDeepAt } from '../core/json-depth.js';
+import { parseSnapshot, type SandboxSnapshot } from '../scripting/snapshots.js';
+import { FileRefused, readRegularFile, writeRegularFile } from './files.js';
+
+/**
+ * Snapshot files: reading one that may come from anywhere (`svc-sandbox show FILE`: a CI
+ * artifact, a file someone sent), and writing the snapshot of a failed test
+ * (`SVC_SANDBOX_SNAPSHOTS=DIR`, docs/debugging.md).
+ */
+
+/**
+ * The largest snapshot file `svc-sandbox show` reads: some 150,000 requests (about 200 bytes
+ * each), far past any test's session, and small enough that parsing and replaying it stays
+ * within a few hundred MiB and tens of seconds (docs/debugging.md, "Bad files").
+ */
+export const MAX_SNAPSHOT_FILE_BYTES = 32 * 1024 * 1024;
+/** No snapshot nests deeper (a scripting call's arguments are a few levels at most): the one limit of JSON nesting. */
+export const MAX_SNAPSHOT_DEPTH = MAX_JSON_DEPTH;
+
+const MIB = 1024 * 1024;
+
+/**
+ * Reads and checks a snapshot file, or throws a SandboxError (`param: 'file'`, or the
+ * snapshot's field) whose message says what is wrong with it and what to give instead, without
+ * naming the file (the caller does). Nothing but a regular file is opened for reading (a FIFO
+ * would block, a device would never end); it is read no further than
+ * {@link MAX_SNAPSHOT_FILE_BYTES}; its JSON is refused before anything uses it when it nests
+ * deeper than {@link MAX_SNAPSHOT_DEPTH} or has a `__proto__` key; then it is checked as
+ * `createSandbox({ snapshot })` checks one (its instants included).
+ */
+export function readSnapshotFile(file: string): SandboxSnapshot {
+  const text = readBounded(file);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw refusal(`it is not JSON (${(error as Error).message}); give the file a snapshot was written to.`);
+  }
+  checkShape(value);
+  return parseSnapshot(value);
+}
+
+/** The file's text: a regular file (server/files.ts, which never opens anything else), UTF-8, at most MAX_SNAPSHOT_FILE_BYTES. */
+function readBounded(file: string): string {
+  let bytes: Buffer;
+  try {
+    bytes = readRegularFile(file, MAX_SNAPSHOT_FILE_BYTES);
+  } catch (error) {
+    if (!(error instanceof FileRefused)) throw error;
+    if (error.reason === 'missing')
+      throw refusal('there is no such file; give the path of a snapshot (a failed test prints it: svc-sandbox show DIR/<test>.json).');
+    if (error.reason === 'size') throw tooBig(error.bytes!);
+    throw refusal(`it ${error.message}; give the .json file a snapshot was written to.`);
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw refusal('it is not UTF-8 text, so it is no JSON snapshot; give the .json file a snapshot was written to.');
+  }
+}
+
+function tooBig(bytes: number): SandboxError {
+  return refusal(
+    `it is ${(bytes / MIB).toFixed(1)} MiB, larger than the ${MAX_SNAPSHOT_FILE_BYTES / MIB} MiB a snapshot may be here; a test's ` +
+      `snapshot is a few KiB. Start a server from it with svc-sandbox serve --import FILE instead.`,
+  );
+}
+
+/**
+ * Refuses nesting deeper than MAX_SNAPSHOT_DEPTH (core/json-depth.ts: a recursive reader such as
+ * JSON.stringify would overflow its stack), then `__proto__` keys (an object copied with
+ * Object.assign would take it as its prototype); neither walk recurses.
+ */
+function checkShape(value: unknown): void {
+  const deep = tooDeepAt(value, 'snapshot', MAX_SNAPSHOT_DEPTH);
+  if (deep !== null) throw refusal(`its JSON nests deeper than ${MAX_SNAPSHOT_DEPTH} levels at ${deep}; no snapshot does.`, deep);
+  const stack: Array<[unknown, string]> = [[value, 'snapshot']];
+  while (stack.length > 0) {
+    const [node, path] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) stack.push([node[i], `${path}[${i}]`]);
+      continue;
+    }
+    for (const key of Object.keys(node)) {
+      if (key === '__proto__') throw refusal(`it has a "__proto__" key at ${path}; no snapshot has one.`, `${path}.__proto__`);
+      stack.push([(node as Record<string, unknown>)[key], `${path}.${key}`]);
+    }
+  }
+}
+
+function refusal(message: string, param = 'file'): SandboxError {
+  return new SandboxError(message, { code: 'invalid_parameter', param });
+}
+
+/** Names this process has written a snapshot to: two tests with the same name get two files. */
+const written = new Set<string>();
+/** A file name's longest stem: a longer test name is cut and ends with a digest of the whole. */
+const NAME_MAX = 120;
+
+/**
+ * A file name made safe from a test's name: each run of characters outside `[A-Za-z0-9._-]`
+ * becomes one `_`, at most 120 characters (a longer name is cut and ends with a digest of the
+ * whole), never empty. The same rule as the pytest plugin's.
+ *
+ * @example
+ * snapshotFileName('calls.test.ts > a call > completes'); // 'calls.test.ts_a_call_completes'
+ */
+export function snapshotFileName(testName: string): string {
+  const safe = testName.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._-]+|[._-]+$/g, '') || 'test';
+  if (safe.length <= NAME_MAX) return safe;
+  const digest = createHash('sha1').update(testName).digest('hex').slice(0, 10);
+  return `${safe.slice(0, NAME_MAX - 11)}_${digest}`;
+}
+
+/**
+ * Writes a failed test's snapshot to `dir/<test name made safe>.json` and answers its path
+ * (what `svc-sandbox show` opens; docs/debugging.md). `dir` is created. A name is used once
+ * per process (`-2`, `-3`… for a second test of the same name); a file left there by an earlier
+ * run is replaced, but only a regular file: a directory, a symbolic link, a FIFO or a device of
+ * that name is passed over for the next name, never followed or written into. The JSON goes to
+ * a new temporary file in `dir` first, renamed over the name, so the file is whole or absent.
+ *
+ * @example
+ * afterEach((ctx) => {
+ *   if (ctx.task.result?.state === 'fail') console.error(`svc-sandbox show ${writeSnapshotFile('snapshots', ctx.task.name, sandbox.snapshot())}`);
+ * });
+ */
+export function writeSnapshotFile(dir: string, testName: string, snapshot: SandboxSnapshot): string {
+  mkdirSync(dir, { recursive: true });
+  if (!statSync(dir).isDirectory()) throw new SandboxError(`writeSnapshotFile: ${dir} is not a directory.`, { param: 'dir' });
+  const stem = snapshotFileName(testName);
+  const path = freeName(dir, stem);
+  // Whole or absent, and only ever as a regular file: a link or a device put there since is refused, never written through.
+  writeRegularFile(path, JSON.stringify(snapshot));
+  return path;
+}
+
+function freeName(dir: string, stem: string): string {
+  for (let n = 1; n < 1000; n++) {
+    const path = join(dir, n === 1 ? `${stem}.json` : `${stem}-${n}.json`);
+    if (written.has(path)) continue;
+    const existing = lstatSync(path, { throwIfNoEntry: false });
+    if (existing && !existing.isFile()) continue;
+    written.add(path);
+    return path;
+  }
+  throw new SandboxError(`writeSnapshotFile: no free file name for ${stem} in ${dir}.`, { code: 'conflict', param: 'dir' });
+}
