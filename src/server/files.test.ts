@@ -18,7 +18,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { device as makeDevice, fifo as makeFifo } from '../../test/support/special-files.js';
 import { checkWritable, FileRefused, readJsonFile, readRegularFile, writeRegularFile } from './files.js';
 
-// Regression: --export-on-exit replaced a character device or a symlink with a regular file, and --import read /dev/zero without bound (1.8 GB in 1.5 s) and hung on a FIFO nobody wrote to.
+// Regression: --export-on-exit replaced a character device or a symlink with a regular file, and --import read
+// /dev/zero without bound (1.8 GB in 1.5 s) and hung on a FIFO nobody wrote to.
 
 let dir: string;
 const helpers: ChildProcess[] = [];
