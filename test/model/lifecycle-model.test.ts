@@ -4,7 +4,7 @@ import { createSandbox, SandboxError, type Sandbox, type SandboxEvent } from '..
 import { soakSize } from '../support/soak.js';
 
 /**
- * Model-based lifecycle test (issue 10 item 12): fast-check commands interleave API
+ * Model-based lifecycle test: fast-check commands interleave API
  * requests, `advance`, `reset`, `close` (after which the world carries on with a new
  * sandbox), advances that are not awaited before the next command, event listeners that
  * reset or close the sandbox from inside an emission, and webhook receivers that answer,
@@ -333,7 +333,7 @@ const commands = fc.commands(
   { maxCommands: 70, size: '+1' },
 );
 
-describe('lifecycle model (issue 10.12)', () => {
+describe('lifecycle model: random interleavings of every lifecycle command', () => {
   let realFetch: typeof fetch;
   beforeEach(() => {
     realFetch = globalThis.fetch;

@@ -3,7 +3,7 @@ import { startServer, type SandboxServer } from '../../src/index.js';
 import { serverClient } from './client.js';
 
 /**
- * The control API on `/v1`'s road (issue 22 item 2; docs/architecture.md, "One road"): the same
+ * The control API on `/v1`'s road (docs/architecture.md, "One road"): the same
  * route table matcher, the same body reader and the same error mapping, so it answers what
  * `/v1` answers for the same mistakes, and a route's `run` only ever sees input its schemas
  * accepted.
