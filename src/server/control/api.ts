@@ -76,7 +76,7 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'replayDeadLetter',
     status: 200,
     response: list(attemptJson()),
-    run: async ({ session, params }) => json(200, { data: await session.sandbox.webhooks.replay(params.id!) }),
+    run: async ({ session, params }) => json(200, { data: await session.sandbox.webhooks.replay(params.id) }),
   }),
   controlRoute({
     method: 'POST',
@@ -116,11 +116,11 @@ export const controlRoutes: ControlRoute[] = [
     status: 204,
     run: ({ sessions, session, params }) => {
       // A key that names another session is that session's to revoke.
-      if (sessions.route(params.key!) !== session) {
+      if (sessions.route(params.key) !== session) {
         throw new SandboxError(`${params.key} is a key of another session; revoke it there.`, { code: 'not_found', param: 'key' });
       }
-      session.aliases.delete(params.key!);
-      session.sandbox.keys.revoke(params.key!);
+      session.aliases.delete(params.key);
+      session.sandbox.keys.revoke(params.key);
       return json(204, null);
     },
   }),
@@ -169,7 +169,7 @@ export const controlRoutes: ControlRoute[] = [
     status: 204,
     fields: { behavior: '' },
     run: ({ session, params, body }) => {
-      session.sandbox.network.setBehavior(params.number!, body);
+      session.sandbox.network.setBehavior(params.number, body);
       return json(204, null);
     },
   }),
@@ -180,7 +180,7 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'clearBehavior',
     status: 204,
     run: ({ session, params }) => {
-      session.sandbox.network.clearBehavior(params.number!);
+      session.sandbox.network.clearBehavior(params.number);
       return json(204, null);
     },
   }),
@@ -193,7 +193,7 @@ export const controlRoutes: ControlRoute[] = [
     examples: { human: { summary: 'A person picks up', value: { by: 'human' } } },
     status: 200,
     response: callJson(),
-    run: ({ session, params, body }) => json(200, session.sandbox.calls.answer(params.id!, body)),
+    run: ({ session, params, body }) => json(200, session.sandbox.calls.answer(params.id, body)),
   }),
   controlRoute({
     method: 'POST',
@@ -202,7 +202,7 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'hangUpCall',
     status: 200,
     response: callJson(),
-    run: ({ session, params }) => json(200, session.sandbox.calls.hangUp(params.id!)),
+    run: ({ session, params }) => json(200, session.sandbox.calls.hangUp(params.id)),
   }),
   controlRoute({
     method: 'POST',
@@ -295,8 +295,10 @@ export async function serveControl(
   try {
     const { route, params } = table.match(request.method, path);
     fields = route.fields ?? {};
-    session = (route.global ? sessions.default : sessions.get(params.s!)) ?? null;
-    if (!session) throw unknownSession(params.s!);
+    // Every row that is not `global` has `{s}` in its path, so the match named a session ('' never is one).
+    const named = params.s ?? '';
+    session = (route.global ? sessions.default : sessions.get(named)) ?? null;
+    if (!session) throw unknownSession(named);
     const raw = request.method === 'GET' || request.method === 'HEAD' ? undefined : await readJson(request, { optional: true });
     const body = route.body
       ? check(route.body, raw === undefined ? {} : raw, '')

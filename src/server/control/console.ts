@@ -3,7 +3,7 @@ import type { JsonSchema } from '../../core/schema.js';
 import { SandboxError } from '../../core/errors.js';
 import { pageOf, pageParameters, slicePage, type PageQuery } from './pages.js';
 import { json } from '../http.js';
-import type { ControlRoute } from './route.js';
+import { controlRoute, type ControlRoute } from './route.js';
 
 /** The path segment of each kind's list. */
 const PLURAL: Record<ConsoleKind, string> = {
@@ -68,7 +68,7 @@ export const consoleRoutes: ControlRoute[] = [
         ),
     }),
   ),
-  {
+  controlRoute({
     method: 'GET',
     path: '/sessions/{s}/console/recordings/{id}/audio',
     summary: "A ready recording's audio, 8 kHz 16-bit mono WAV (for the console's player)",
@@ -80,7 +80,7 @@ export const consoleRoutes: ControlRoute[] = [
     contentType: 'audio/wav',
     response: { type: 'string', contentMediaType: 'audio/wav' },
     run: ({ session, params }) => {
-      const audio = session.internals.view().audio(params.id!);
+      const audio = session.internals.view().audio(params.id);
       if (audio === undefined)
         throw new SandboxError(`No recording ${params.id} in session ${session.id}.`, { code: 'not_found', param: 'id' });
       if (audio === 'processing')
@@ -96,5 +96,5 @@ export const consoleRoutes: ControlRoute[] = [
         },
       });
     },
-  },
+  }),
 ];

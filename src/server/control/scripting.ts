@@ -54,7 +54,7 @@ const list = (items: JsonSchema): JsonSchema => ({
 });
 
 /** A row that changes the session and answers 204: `act` calls the library. */
-function changes<B>(act: (ctx: RowRequest<B>) => void): (ctx: RowRequest<B>) => Response {
+function changes<B, P extends string>(act: (ctx: RowRequest<B, undefined, P>) => void): (ctx: RowRequest<B, undefined, P>) => Response {
   return (ctx) => {
     act(ctx);
     return json(204, null);
@@ -246,7 +246,7 @@ export const scriptingRoutes: Row[] = [
     operationId: 'inspectCall',
     status: 200,
     response: callJson(),
-    run: ({ session, params }) => json(200, found(session.sandbox.calls.get(params.id!), 'call', params.id!)),
+    run: ({ session, params }) => json(200, found(session.sandbox.calls.get(params.id), 'call', params.id)),
   }),
   controlRoute({
     method: 'GET',
@@ -255,7 +255,7 @@ export const scriptingRoutes: Row[] = [
     operationId: 'inspectMessage',
     status: 200,
     response: messageJson(),
-    run: ({ session, params }) => json(200, found(session.sandbox.messages.get(params.id!), 'message', params.id!)),
+    run: ({ session, params }) => json(200, found(session.sandbox.messages.get(params.id), 'message', params.id)),
   }),
   controlRoute({
     method: 'GET',
@@ -264,7 +264,7 @@ export const scriptingRoutes: Row[] = [
     operationId: 'inspectRecording',
     status: 200,
     response: recordingJson(),
-    run: ({ session, params }) => json(200, found(session.sandbox.recordings.get(params.id!), 'recording', params.id!)),
+    run: ({ session, params }) => json(200, found(session.sandbox.recordings.get(params.id), 'recording', params.id)),
   }),
   controlRoute({
     method: 'GET',
@@ -273,7 +273,7 @@ export const scriptingRoutes: Row[] = [
     operationId: 'inspectTranscript',
     status: 200,
     response: transcriptJson(),
-    run: ({ session, params }) => json(200, found(session.sandbox.transcripts.get(params.id!), 'transcript', params.id!)),
+    run: ({ session, params }) => json(200, found(session.sandbox.transcripts.get(params.id), 'transcript', params.id)),
   }),
   // recordings and transcripts: scripting
   controlRoute({
@@ -301,7 +301,7 @@ export const scriptingRoutes: Row[] = [
     examples: { slow: { summary: "This call's transcript takes two minutes", value: { transcriptDelay: '2m' } } },
     status: 204,
     fields: { callId: 'id' },
-    run: changes(({ session, params, body }) => session.sandbox.recordings.setTiming(body, params.id!)),
+    run: changes(({ session, params, body }) => session.sandbox.recordings.setTiming(body, params.id)),
   }),
   controlRoute({
     method: 'PUT',
@@ -322,7 +322,7 @@ export const scriptingRoutes: Row[] = [
     },
     status: 204,
     fields: { callId: 'id' },
-    run: changes(({ session, params, body }) => session.sandbox.transcripts.setScript(params.id!, body.lines)),
+    run: changes(({ session, params, body }) => session.sandbox.transcripts.setScript(params.id, body.lines)),
   }),
   controlRoute({
     method: 'GET',
@@ -352,7 +352,7 @@ export const scriptingRoutes: Row[] = [
       },
     },
     status: 204,
-    run: changes(({ session, params, body }) => session.sandbox.network.queueBehavior(params.number!, ...body.behaviors)),
+    run: changes(({ session, params, body }) => session.sandbox.network.queueBehavior(params.number, ...body.behaviors)),
   }),
   controlRoute({
     method: 'PUT',
@@ -363,7 +363,7 @@ export const scriptingRoutes: Row[] = [
     examples: { failed: { summary: 'Messages to the number fail from now on', value: { outcome: 'failed' } } },
     status: 204,
     fields: { behavior: '' },
-    run: changes(({ session, params, body }) => session.sandbox.network.setMessageBehavior(params.number!, body)),
+    run: changes(({ session, params, body }) => session.sandbox.network.setMessageBehavior(params.number, body)),
   }),
   controlRoute({
     method: 'POST',
@@ -378,7 +378,7 @@ export const scriptingRoutes: Row[] = [
       },
     },
     status: 204,
-    run: changes(({ session, params, body }) => session.sandbox.network.queueMessageBehavior(params.number!, ...body.behaviors)),
+    run: changes(({ session, params, body }) => session.sandbox.network.queueMessageBehavior(params.number, ...body.behaviors)),
   }),
   controlRoute({
     method: 'DELETE',
