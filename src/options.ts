@@ -201,7 +201,10 @@ export interface ResolvedOptions {
   webhookTimeoutMs: number;
   templates: Map<string, string>;
   clock: ClockMode;
-  /** What a realtime clock follows instead of the real wall clock (the internal option {@link WALL_CLOCK}); undefined: the real one. */
+  /**
+   * What a realtime clock follows, and chaos latency is spent on, instead of the real wall clock (the internal option
+   * {@link WALL_CLOCK}); undefined: the real one.
+   */
   wall: WallClock | undefined;
   deprecation: ResolvedDeprecation | null;
   /**

@@ -28,7 +28,10 @@ type ReceiverKind = (typeof RECEIVERS)[number];
 const HOOKS = 'https://hooks.model.test';
 const KEYS = ['SVC_TEST_model_a', 'SVC_TEST_model_b'];
 const DESTINATIONS = ['+14155550123', '+15005550002', '+15005550003', '+15005550004', '+15005550001'];
-/** Real time any one command may take: hanging receivers time out after 5 ms of it. */
+/**
+ * Real time any one command may take before it counts as hung: a command takes milliseconds (hanging
+ * receivers time out after 5 ms), so the bound turns a hang into a failure and no machine load decides it.
+ */
 const COMMAND_BOUND_MS = 10_000;
 
 /** Requests each `ok` receiver got, by event id. */
