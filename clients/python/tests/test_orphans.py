@@ -1,7 +1,8 @@
 """No orphans: however a test run ends, the server it started is gone within a bounded time.
 
 Each case runs pytest for real, in a child process, on a generated test file that records the
-server's pid; the run ends as the case says; then the pid is polled until it is gone.
+server's pid; the run ends as the case says; then the pid is polled until it is gone. Whatever
+happens to a case, every process it started is ended and reaped before it returns (``runs``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import List
+from typing import Any, Iterator, List, Sequence, Tuple
 
 import pytest
 
@@ -23,6 +24,10 @@ RUN_WITHIN = 60.0
 
 TEST_FILE = """
 import os, pathlib, signal, threading
+
+# SIGINT raises KeyboardInterrupt, as at a terminal, even when CI was started with SIGINT ignored
+# (a background job of a script): Python then leaves it ignored, and the Ctrl-C cases would hang.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 def test_run_ends(svc_server, svc_sandbox):
     pathlib.Path("server.pid.tmp").write_text(str(svc_server.pid))
@@ -61,24 +66,66 @@ def assert_gone(pid: int) -> None:
         time.sleep(0.02)
 
 
-def run_pytest(folder: Path, end: str, *args: str) -> subprocess.Popen:
+class Runs:
+    """The processes a test starts, each the leader of a process group of its own (for the Ctrl-C
+    case, and so that ending it ends what it started in its group, such as an xdist worker)."""
+
+    def __init__(self) -> None:
+        self.started: List[subprocess.Popen[bytes]] = []
+
+    def start(self, command: Sequence[str], **options: Any) -> subprocess.Popen[bytes]:
+        process = subprocess.Popen(command, start_new_session=True, **options)
+        self.started.append(process)
+        return process
+
+    def end_all(self) -> None:
+        """Kills what is left of each one's group and reaps it; fails naming any that outlives SIGKILL by GONE_WITHIN."""
+        stuck: List[str] = []
+        for process in self.started:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass  # ended already, and nothing of its group is left
+            try:
+                process.wait(GONE_WITHIN)
+            except subprocess.TimeoutExpired:
+                stuck.append(f"pid {process.pid}: {process.args!r}")
+            for pipe in (process.stdin, process.stdout, process.stderr):
+                if pipe is not None:
+                    pipe.close()
+        assert not stuck, f"still running {GONE_WITHIN:g} s after SIGKILL: {', '.join(stuck)}"
+
+
+@pytest.fixture
+def runs() -> Iterator[Runs]:
+    """Starts a test's processes; when the test ends (passed, failed or timed out), none is left."""
+    started = Runs()
+    try:
+        yield started
+    finally:
+        started.end_all()
+
+
+def run_pytest(runs: Runs, folder: Path, end: str, *args: str) -> subprocess.Popen[bytes]:
     (folder / "test_end.py").write_text(TEST_FILE)
     env = {**os.environ, "END": end}
     env.pop("SVC_SANDBOX_URL", None)  # a server of its own, even when this suite runs under exec
-    return subprocess.Popen(
+    return runs.start(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-s", *args, "test_end.py"],
         cwd=folder,
         env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        start_new_session=True,  # a group of its own, for the Ctrl-C case
         bufsize=0,  # unbuffered: what select() says is ready is what readline() reads
     )
 
 
-def await_line(process: subprocess.Popen, marker: bytes) -> bytes:
-    """The rest of the first line of the run's output holding ``marker``, read within a bounded time."""
+def await_line(process: subprocess.Popen[bytes], marker: bytes) -> bytes:
+    """The rest of the first line of the run's output holding ``marker``, read within a bounded time.
+
+    Failing, it leaves the run to the test's ``runs``, which ends it.
+    """
     assert process.stdout is not None
     seen: List[bytes] = []
     with selectors.DefaultSelector() as selector:
@@ -93,16 +140,12 @@ def await_line(process: subprocess.Popen, marker: bytes) -> bytes:
             seen.append(line)
             if marker in line:
                 return line.split(marker, 1)[1]
-    process.kill()
     raise AssertionError(f"no {marker!r} line from the test run: {b''.join(seen).decode(errors='replace')}")
 
 
-def finish(process: subprocess.Popen) -> "tuple[int, str]":
-    try:
-        output, _ = process.communicate(timeout=RUN_WITHIN)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        raise
+def finish(process: subprocess.Popen[bytes]) -> Tuple[int, str]:
+    """The run's exit code and output, once it has ended; past RUN_WITHIN, TimeoutExpired (``runs`` ends it)."""
+    output, _ = process.communicate(timeout=RUN_WITHIN)
     return process.returncode, output.decode(errors="replace")
 
 
@@ -115,15 +158,15 @@ def recorded_pid(folder: Path) -> int:
     [("pass", 0), ("fail", 1), ("exit", 3)],
     ids=["a passing run", "a failing run", "os._exit in a test"],
 )
-def test_a_run_that_ends_leaves_no_server(tmp_path: Path, end: str, code: int) -> None:
-    returncode, output = finish(run_pytest(tmp_path, end))
+def test_a_run_that_ends_leaves_no_server(runs: Runs, tmp_path: Path, end: str, code: int) -> None:
+    returncode, output = finish(run_pytest(runs, tmp_path, end))
 
     assert returncode == code, output
     assert_gone(recorded_pid(tmp_path))
 
 
-def test_a_sigkilled_xdist_worker_leaves_no_server(tmp_path: Path) -> None:
-    returncode, output = finish(run_pytest(tmp_path, "kill", "-p", "xdist", "-n", "1", "--max-worker-restart", "0"))
+def test_a_sigkilled_xdist_worker_leaves_no_server(runs: Runs, tmp_path: Path) -> None:
+    returncode, output = finish(run_pytest(runs, tmp_path, "kill", "-p", "xdist", "-n", "1", "--max-worker-restart", "0"))
 
     assert returncode != 0 and "crashed" in output, output
     assert_gone(recorded_pid(tmp_path))
@@ -134,8 +177,8 @@ def test_a_sigkilled_xdist_worker_leaves_no_server(tmp_path: Path) -> None:
     [(signal.SIGINT, False), (signal.SIGINT, True), (signal.SIGTERM, False), (signal.SIGKILL, False)],
     ids=["SIGINT to pytest", "Ctrl-C (SIGINT to its process group)", "SIGTERM to pytest", "SIGKILL to pytest"],
 )
-def test_a_run_stopped_by_a_signal_leaves_no_server(tmp_path: Path, sig: int, group: bool) -> None:
-    process = run_pytest(tmp_path, "wait")
+def test_a_run_stopped_by_a_signal_leaves_no_server(runs: Runs, tmp_path: Path, sig: int, group: bool) -> None:
+    process = run_pytest(runs, tmp_path, "wait")
     pid = int(await_line(process, b"SERVER "))
 
     if group:
@@ -148,7 +191,7 @@ def test_a_run_stopped_by_a_signal_leaves_no_server(tmp_path: Path, sig: int, gr
     assert_gone(pid)
 
 
-def test_a_forked_child_does_not_keep_or_stop_the_parents_server(tmp_path: Path) -> None:
+def test_a_forked_child_does_not_keep_or_stop_the_parents_server(runs: Runs, tmp_path: Path) -> None:
     # A child made by fork (multiprocessing's default on Linux) shares the pipe to the server's
     # stdin: it drops its copy, so the server ends with its real owner, and its exit stops nothing.
     program = tmp_path / "fork.py"
@@ -168,14 +211,13 @@ if sys.argv[1] == "hang":
 """
     )
     env = {key: value for key, value in os.environ.items() if key != "SVC_SANDBOX_URL"}
-    done = subprocess.run([sys.executable, str(program), "end"], capture_output=True, timeout=RUN_WITHIN, env=env)
-    assert done.returncode == 0, done.stderr.decode()
-    assert int(done.stdout.split()[2]) >= 1  # the server answered after the child exited
-    assert_gone(int(done.stdout.split()[1]))
+    done = runs.start([sys.executable, str(program), "end"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    stdout, stderr = done.communicate(timeout=RUN_WITHIN)
+    assert done.returncode == 0, stderr.decode()
+    assert int(stdout.split()[2]) >= 1  # the server answered after the child exited
+    assert_gone(int(stdout.split()[1]))
 
-    parent = subprocess.Popen(
-        [sys.executable, str(program), "hang"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, start_new_session=True, bufsize=0
-    )
+    parent = runs.start([sys.executable, str(program), "hang"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0)
     pid = int(await_line(parent, b"PID ").split()[0])
     await_line(parent, b"READY")
     parent.kill()  # the child is gone, and SIGKILL leaves no atexit: only the pipe can stop it
