@@ -4,6 +4,8 @@ import {
   array,
   boolean,
   custom,
+  dateTime,
+  either,
   integer,
   invalid,
   map,
@@ -26,7 +28,7 @@ import { check } from './scripting/context.js';
 import { keySettings } from './scripting/keys.js';
 import { chaosProfile } from './scripting/chaos.js';
 import type { ChaosProfile } from './state/chaos.js';
-import { parseSnapshot, type SandboxSnapshot } from './scripting/snapshots.js';
+import { parseSnapshot, snapshotSchema, type SandboxSnapshot } from './scripting/snapshots.js';
 import { JOURNAL_LIMIT } from './state/journal.js';
 import { iso } from './core/time.js';
 
@@ -213,7 +215,10 @@ export interface ResolvedOptions {
   webhookTimeoutMs: number;
   templates: Map<string, string>;
   clock: ClockMode;
-  /** What a realtime clock follows instead of the real wall clock (the internal option {@link WALL_CLOCK}); undefined: the real one. */
+  /**
+   * What a realtime clock follows, and chaos latency is spent on, instead of the real wall clock (the internal option
+   * {@link WALL_CLOCK}); undefined: the real one.
+   */
   wall: WallClock | undefined;
   deprecation: ResolvedDeprecation | null;
   /**
@@ -311,7 +316,7 @@ const baseUrl = custom<URL>({
     if (url.username || url.password) throw invalid(`${name(path)} must not carry credentials.`, path);
     return url;
   },
-  openapi: () => ({ type: 'string', format: 'uri' }),
+  like: string({ description: 'Where the sandbox serves: an absolute http(s) URL, no query, fragment or credentials', format: 'uri' }),
 });
 
 /** A duration within `max` ms, in milliseconds. */
@@ -334,12 +339,18 @@ export const instant = custom<number>({
       throw invalid(`${name(path)} ${show(value)} is outside the range a Date can hold (±8.64e15 ms, years -271821 to 275760).`, path);
     return ms;
   },
-  openapi: () => ({ type: 'string', format: 'date-time' }),
+  // A Date as well, which JSON has no form for.
+  like: either(
+    dateTime('An instant, ISO 8601.'),
+    integer({ description: 'An instant, epoch milliseconds.', min: -MAX_TIME_MS, max: MAX_TIME_MS }),
+    'an ISO 8601 string or epoch milliseconds',
+  ),
 });
 
 const keysOption = custom<Map<string, KeyOptions>>({
   hint: 'an object of SVC_TEST_ key → { account?, plan?, scopes? }',
   parse(value, path) {
+    // Any key first, so a production or malformed one is refused with words of its own.
     const all = record(keySettings, { description: 'Per-key settings.', key: /^/, keyHint: 'a key' }).parse(value, path);
     const keys = new Map<string, KeyOptions>();
     for (const [key, settings] of Object.entries(all)) {
@@ -351,21 +362,18 @@ const keysOption = custom<Map<string, KeyOptions>>({
     }
     return keys;
   },
-  openapi: () => ({ type: 'object' }),
+  like: record(keySettings, { description: 'Per-key settings.', key: TEST_KEY, keyHint: 'an SVC_TEST_ key' }),
 });
 
+const templates = record(string({ description: 'A template text with {{variable}} placeholders', max: MAX_BODY_CHARS, multiline: true }), {
+  description: 'Templates.',
+  key: TEMPLATE_ID,
+  keyHint: 'a template id (1 to 64 letters, digits, _ . or -)',
+});
 const templatesOption = custom<Map<string, string>>({
   hint: "an object of template id → text, e.g. { welcome: 'Welcome, {{name}}!' }",
-  parse(value, path) {
-    const text = string({ description: 'A template text with {{variable}} placeholders', max: MAX_BODY_CHARS, multiline: true });
-    const all = record(text, {
-      description: 'Templates.',
-      key: TEMPLATE_ID,
-      keyHint: 'a template id (1 to 64 letters, digits, _ . or -)',
-    }).parse(value, path);
-    return new Map(Object.entries(all));
-  },
-  openapi: () => ({ type: 'object' }),
+  parse: (value, path) => new Map(Object.entries(templates.parse(value, path))),
+  like: templates,
 });
 
 const successorLink = custom<string>({
@@ -376,7 +384,7 @@ const successorLink = custom<string>({
     }
     return value;
   },
-  openapi: () => ({ type: 'string', format: 'uri' }),
+  like: string({ description: "The successor version's documentation", format: 'uri' }),
 });
 
 /** The `deprecation` option (and the server session's field of the same name). */
@@ -407,7 +415,11 @@ const allowHostsOption = custom<Array<string | RegExp>>({
       );
     });
   },
-  openapi: () => ({ type: 'array', items: { type: 'string' } }),
+  // RegExps as well, which JSON has no form for.
+  like: array(string({ description: "A host name ('localhost') or 'host:port'" }), {
+    description: 'The hosts a request may reach besides the sandbox.',
+    max: 1000,
+  }),
 });
 
 const optionsSchema = object(
@@ -442,7 +454,7 @@ const optionsSchema = object(
     chaos: optional(chaosProfile),
     maxJournalEntries: optional(integer({ description: 'Requests the request journal keeps', min: 0, max: Number.MAX_SAFE_INTEGER })),
     // Given, it is taken apart before this schema (fromSnapshot); here only `snapshot: undefined`.
-    snapshot: optional(custom<undefined>({ hint: 'a snapshot', parse: () => undefined, openapi: () => ({ type: 'object' }) })),
+    snapshot: optional(custom<undefined>({ hint: 'a snapshot', parse: () => undefined, like: snapshotSchema })),
   },
   { description: 'createSandbox options.', label: 'option' },
 );

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isLinkLocalOrMetadata } from './hosts.js';
 
-// Regression: IPv4-compatible (`[::169.254.169.254]`) and NAT64 (`[64:ff9b::169.254.169.254]`) spellings of the metadata address were accepted as webhook receivers.
+// Regression: IPv4-compatible (`[::169.254.169.254]`) and NAT64 (`[64:ff9b::169.254.169.254]`) spellings of the
+// metadata address were accepted as webhook receivers.
 describe('isLinkLocalOrMetadata, on hosts as the URL parser writes them', () => {
   const host = (url: string) => new URL(url).hostname;
 

@@ -362,9 +362,39 @@ export function record<T>(value: Schema<T>, opts: { description: string; key: Re
   });
 }
 
-/** A schema with its own parse and the JSON Schema it keeps to (a URL with rules beyond a pattern, say). */
-export function custom<T>(opts: { hint: string; parse(value: unknown, path: string): T; openapi(): JsonSchema }): Schema<T> {
-  return standard(opts);
+/**
+ * A schema with its own parse (a URL with rules beyond a pattern, say). Its document is `like`'s,
+ * a schema of the kit that describes the same values (`string({ format: 'uri', ... })`), so the
+ * shape is written in the kit's one language; `openapi` is for what the kit cannot say (a union of
+ * forms picked by the parse, a value described by words alone).
+ */
+export function custom<T>(
+  opts: { hint: string; parse(value: unknown, path: string): T } & ({ like: Schema<unknown> } | { openapi(): JsonSchema }),
+): Schema<T> {
+  const described = 'like' in opts ? opts.like : opts;
+  return standard({
+    hint: opts.hint,
+    parse: (value: unknown, path: string) => opts.parse(value, path),
+    openapi: () => described.openapi(),
+  });
+}
+
+/**
+ * `schema` as one place that uses it describes it: the same parse, with the document's
+ * `description` and `examples` replaced where given (an event as the advance answer's `event`, a
+ * report with the example of one operation). The example is a value of the schema's type, so the
+ * compiler checks it. Annotate a schema before making it `optional`.
+ */
+export function annotated<T>(schema: Schema<T>, meta: { description?: string; example?: NoInfer<T> }): Schema<T> {
+  return standard({
+    hint: schema.hint,
+    parse: (value: unknown, path: string) => schema.parse(value, path),
+    openapi: () => ({
+      ...schema.openapi(),
+      ...(meta.description === undefined ? {} : { description: meta.description }),
+      ...(meta.example === undefined ? {} : { examples: [meta.example] }),
+    }),
+  });
 }
 
 /** A value `inner` accepts, then turned into what the code needs (`'30s'` → 30000). */
@@ -405,7 +435,10 @@ export type ObjectOf<S extends Shape> = Flatten<
 >;
 
 export interface ObjectSchema<S extends Shape> extends Schema<ObjectOf<S>> {
+  /** The fields, to build another shape from (`object({ ...callSchema.shape, timeline })`). */
   readonly shape: S;
+  /** The example it was written with (`examples[0]` of its document), to build others' examples from. */
+  readonly example: ObjectOf<S> | undefined;
 }
 
 /**
@@ -449,6 +482,7 @@ export function object<S extends Shape>(
   const label = opts.label ?? 'field';
   return standard({
     shape,
+    example: opts.example,
     hint: `an object with ${keys.map((k) => `\`${k}\``).join(', ')}`,
     parse(value, path) {
       if (value === null || typeof value !== 'object' || Array.isArray(value)) {

@@ -41,7 +41,7 @@ export const WALL: WallClock = {
 
 /**
  * The key of an internal option of `createSandbox` and `startServer`: the {@link WallClock} a
- * `realtime` clock follows instead of the real one. Not part of the public options (no user needs
+ * `realtime` clock follows, and a chaos profile's latency is spent on, instead of the real one. Not part of the public options (no user needs
  * it: `clock: 'global'` puts a sandbox on the test's fake timers); the tests of the realtime mode
  * use it to move wall time without waiting for it.
  */
@@ -72,17 +72,18 @@ export function processTimeout(fn: () => void, ms: number): () => void {
  * Waits `ms` of real (wall-clock) time, or less if one of `signals` aborts first: the one real wait
  * outside the realtime mode, for the added latency of a chaos profile (docs/chaos.md), whose
  * point is a client's own timeouts. On the wall clock taken at load, so a test's
- * `vi.useFakeTimers()` neither freezes nor speeds it.
+ * `vi.useFakeTimers()` neither freezes nor speeds it; on `wall` when the sandbox was given one
+ * ({@link WALL_CLOCK}), so a test moves that time instead of waiting for it.
  */
-export function realDelay(ms: number, signals: readonly AbortSignal[]): Promise<void> {
+export function realDelay(ms: number, signals: readonly AbortSignal[], wall: WallClock = WALL): Promise<void> {
   return new Promise((resolve) => {
     if (signals.some((signal) => signal.aborted)) return resolve();
     const done = () => {
-      WALL.clearTimeout(timer);
+      wall.clearTimeout(timer);
       for (const signal of signals) signal.removeEventListener('abort', done);
       resolve();
     };
-    const timer = WALL.setTimeout(done, ms);
+    const timer = wall.setTimeout(done, ms);
     for (const signal of signals) signal.addEventListener('abort', done, { once: true });
   });
 }

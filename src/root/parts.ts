@@ -175,7 +175,7 @@ export function makeParts(options: SandboxOptions): Parts {
   const bus = add(new EventBus({ random, now, events, steps }));
   const accounts = add(new Accounts({ keys: o.keys, onlyConfiguredKeys: o.onlyConfiguredKeys, seed: o.seed }, now));
   // Chaos draws from streams of its own (docs/chaos.md); a sandbox without a profile draws nothing.
-  const chaos = add(new Chaos(o.chaos, random));
+  const chaos = add(new Chaos(o.chaos, random, o.wall));
   const network = add(new Network(chaos));
   const faults = add(new Faults());
   // The call machine's states and transitions, counted as calls run (coverage outlives reset).

@@ -1,4 +1,4 @@
-import { array, boolean, integer, type JsonSchema, nullable, object, oneOf, optional, type Schema, timestamp } from '../core/schema.js';
+import { array, boolean, integer, nullable, object, oneOf, optional, type Schema, timestamp } from '../core/schema.js';
 import { anyString, json } from '../core/schema-values.js';
 import type { DeliveryState, WebhookAttempt } from '../webhooks/delivery.js';
 import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/resources.js';
@@ -151,8 +151,3 @@ export const scenarioResultSchema = object(
     description: 'What a scenario run came to: passed, its timeline, and the first expectation that failed with what was seen instead.',
   },
 ) satisfies Schema<ScenarioResult>;
-
-/** The JSON Schema of a {@link ScenarioResult}, for the control API's document: derived from {@link scenarioResultSchema}. */
-export function scenarioResultJsonSchema(): JsonSchema {
-  return scenarioResultSchema.openapi();
-}

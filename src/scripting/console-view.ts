@@ -1,5 +1,6 @@
 import type { Collection, StoredItem } from '../core/collection.js';
-import type { JsonSchema } from '../core/schema.js';
+import { nullable, object, oneOf, type ObjectSchema, type Schema, type Shape } from '../core/schema.js';
+import { anyString } from '../core/schema-values.js';
 import { wavAudio } from '../sim/wav.js';
 import type { Deliveries } from '../webhooks/deliveries.js';
 import type { CallService } from '../state/calls.js';
@@ -8,10 +9,10 @@ import type { EventBus } from '../state/event-bus.js';
 import type { MessageService } from '../state/messages.js';
 import type { NumberService } from '../state/numbers.js';
 import type { RecordingService } from '../state/recordings.js';
-import { phoneNumberSchema, subscriptionSchema } from '../state/resources.js';
+import { callSchema, messageSchema, phoneNumberSchema, recordingSchema, subscriptionSchema, transcriptSchema } from '../state/resources.js';
 import type { Subscriptions } from '../state/subscriptions.js';
 import type { TranscriptService } from '../state/transcripts.js';
-import { callJson, deliveryJson, messageJson, recordingJson, transcriptJson } from './json-schemas.js';
+import { deliverySchema } from './json-schemas.js';
 
 /** The resources the console shows, one view each (docs/console.md). */
 export const CONSOLE_KINDS = ['call', 'message', 'number', 'recording', 'transcript', 'subscription', 'delivery'] as const;
@@ -103,34 +104,29 @@ function itemsOf<R extends StoredItem>(store: Collection<R>, toJson: (record: R)
   };
 }
 
-/** JSON Schemas of the console's items, for the control API's document. */
-export function consoleItemJson(kind: ConsoleKind): JsonSchema {
-  const account: JsonSchema = {
-    type: 'string',
-    description: 'The account it belongs to: the key that made it, or the account its key names.',
-  };
-  const base = {
-    call: callJson,
-    message: messageJson,
-    number: () => phoneNumberSchema.openapi(),
-    recording: recordingJson,
-    transcript: transcriptJson,
-    subscription: () => subscriptionSchema.openapi(),
-    delivery: deliveryJson,
-  }[kind]() as { properties: Record<string, JsonSchema>; required?: string[] };
-  const extra: Record<string, JsonSchema> =
-    kind === 'delivery'
-      ? {
-          account,
-          about: {
-            type: 'object',
-            additionalProperties: false,
-            required: ['kind', 'id'],
-            properties: { kind: { type: 'string', enum: ['call', 'message', 'recording', 'transcript'] }, id: { type: 'string' } },
-            description: 'The resource the event is about.',
-          },
-          call_id: { type: ['string', 'null'], description: 'The call the event belongs to, if any.' },
-        }
-      : { account };
-  return { ...base, required: [...(base.required ?? []), ...Object.keys(extra)], properties: { ...base.properties, ...extra } };
-}
+const account = anyString('The account it belongs to: the key that made it, or the account its key names.');
+/** A resource as the console lists it: the API's JSON, and its account. */
+const owned = <S extends Shape>(schema: ObjectSchema<S>, description: string) =>
+  object({ ...schema.shape, account }, { description: `${description}, with the account it belongs to.` });
+
+/** The console's items, written with the kit from the resources' schemas: the control API's document describes its lists with them. */
+export const CONSOLE_ITEM_SCHEMAS = {
+  call: owned(callSchema, 'A call'),
+  message: owned(messageSchema, 'A message'),
+  number: owned(phoneNumberSchema, 'A provisioned number'),
+  recording: owned(recordingSchema, 'A recording'),
+  transcript: owned(transcriptSchema, 'A transcript'),
+  subscription: owned(subscriptionSchema, 'A webhook subscription'),
+  delivery: object(
+    {
+      ...deliverySchema.shape,
+      account,
+      about: object(
+        { kind: oneOf(['call', 'message', 'recording', 'transcript'], 'The kind of resource.'), id: anyString('Its id.') },
+        { description: 'The resource the event is about.' },
+      ),
+      call_id: nullable(anyString('The call the event belongs to, if any.')),
+    },
+    { description: 'A webhook delivery, with its account, the resource its event is about and the call it belongs to.' },
+  ),
+} satisfies Record<ConsoleKind, Schema<unknown>>;

@@ -1,5 +1,20 @@
 import { METHODS } from '../core/path-pattern.js';
-import { boolean, custom, integer, invalid, name, object, oneOf, optional, show, string, type Schema } from '../core/schema.js';
+import {
+  annotated,
+  boolean,
+  custom,
+  either,
+  integer,
+  invalid,
+  literal,
+  name,
+  object,
+  oneOf,
+  optional,
+  show,
+  string,
+  type Schema,
+} from '../core/schema.js';
 import type { ActiveFault, FaultRule, Faults } from '../state/faults.js';
 import { act, check, type ControlContext, change, read } from './context.js';
 
@@ -9,16 +24,18 @@ const times = custom<number>({
     if (value === Infinity || value === 'Infinity' || (Number.isInteger(value) && (value as number) >= 1)) return Number(value);
     throw invalid(`${name(path)} must be a whole number of 1 or more, or Infinity, got ${show(value)}.`, path);
   },
-  openapi: () => ({
-    anyOf: [
-      { type: 'integer', minimum: 1 },
-      { type: 'string', const: 'Infinity' },
-    ],
-    description: 'Matching requests it hits; "Infinity" until cleared.',
-  }),
+  // JSON has no Infinity: the document offers the string, the library takes the number too.
+  like: annotated(
+    either(
+      integer({ description: 'Matching requests it hits.', min: 1, max: Number.MAX_SAFE_INTEGER }),
+      literal('Infinity', 'Until cleared.'),
+      'a whole number of 1 or more, or Infinity',
+    ),
+    { description: 'Matching requests it hits; "Infinity" until cleared.' },
+  ),
 });
 
-const status = custom<number>({
+const faultStatus = custom<number>({
   hint: '429 or an integer from 500 to 599',
   parse(value, path) {
     if (Number.isInteger(value) && (value === 429 || ((value as number) >= 500 && (value as number) <= 599))) return value as number;
@@ -27,29 +44,35 @@ const status = custom<number>({
       path,
     );
   },
-  openapi: () => ({
-    anyOf: [
-      { type: 'integer', const: 429 },
-      { type: 'integer', minimum: 500, maximum: 599 },
-    ],
-    description: 'The status of the error answer.',
-  }),
+  like: annotated(
+    either(
+      integer({ description: 'Too many requests.', min: 429, max: 429 }),
+      integer({ description: 'A server error.', min: 500, max: 599 }),
+      '429 or an integer from 500 to 599',
+    ),
+    { description: 'The status of the error answer.' },
+  ),
 });
+
+/** The method a fault takes: any when absent (null in `faults.list()`). */
+export const faultMethod = oneOf(METHODS, 'Only requests with this method (upper case).');
+/** The path a fault takes, with `{name}` for a segment: any when absent. */
+export const faultPath = string({
+  description: 'Only requests to this path, with {name} for a segment',
+  pattern: /^\/[^?#\s]*$/,
+  patternHint: 'a path that starts with / and holds no query, like "/v1/calls/{id}"',
+  max: 500,
+});
+/** Seconds of a fault's `Retry-After`. */
+export const faultRetryAfter = integer({ description: 'Seconds for a Retry-After header', min: 0, max: 86_400 });
 
 export const faultRule = object(
   {
-    method: optional(oneOf(METHODS, 'Only requests with this method (upper case).')),
-    path: optional(
-      string({
-        description: 'Only requests to this path, with {name} for a segment',
-        pattern: /^\/[^?#\s]*$/,
-        patternHint: 'a path that starts with / and holds no query, like "/v1/calls/{id}"',
-        max: 500,
-      }),
-    ),
-    status: optional(status),
+    method: optional(faultMethod),
+    path: optional(faultPath),
+    status: optional(faultStatus),
     network: optional(boolean('A connection failure instead of an answer.')),
-    retryAfter: optional(integer({ description: 'Seconds for a Retry-After header', min: 0, max: 86_400 })),
+    retryAfter: optional(faultRetryAfter),
     times: optional(times),
   },
   {

@@ -1,68 +1,134 @@
-import type { JsonSchema } from '../core/schema.js';
+import {
+  annotated,
+  array,
+  boolean,
+  integer,
+  literal,
+  nullable,
+  number,
+  object,
+  oneOf,
+  optional,
+  type Schema,
+  timestamp,
+} from '../core/schema.js';
+import { anyString, tagged } from '../core/schema-values.js';
 import { DELIVERY_CHAOS, DELIVERY_STATES } from '../webhooks/delivery.js';
-import { PLANS } from '../state/accounts.js';
-import { callSchema, EVENT_DATA_SCHEMAS, EVENT_TYPES, messageSchema, recordingSchema, transcriptSchema } from '../state/resources.js';
+import { callSchema, EVENT_DATA_SCHEMAS, EVENT_TYPES, type EventType, id, recordingSchema, type SandboxEvent } from '../state/resources.js';
+import { faultMethod, faultPath, faultRetryAfter } from './faults.js';
+import { keySettings, planSchema, scopesSchema, testKey } from './keys.js';
 
-export { EVENT_TYPES };
+// The resources, as the server reads them: through the scripting layer, which returns them.
+export {
+  callSchema,
+  EVENT_TYPES,
+  messageSchema,
+  phoneNumberSchema,
+  recordingSchema,
+  subscriptionSchema,
+  transcriptSchema,
+} from '../state/resources.js';
 
 /**
- * JSON Schemas of what the scripting members return, as the standalone server's control API
- * sends them (src/server/control/scripting.ts): its OpenAPI document describes every answer
- * with these, and the resources with the very schemas the API's document uses.
+ * The schemas of what the scripting members return, as the standalone server's control API sends
+ * them (src/server/control/): written once with the kit, as the resources are
+ * (src/state/resources.ts), whose schemas they embed. Each gives the control document's
+ * description of an answer, and its type is the public type's (test/types/scripting-answers.test-d.ts).
  */
-const text: JsonSchema = { type: 'string' };
-const instant: JsonSchema = { type: 'string', format: 'date-time' };
-const closed = (properties: Record<string, JsonSchema>, description: string, optional: string[] = []): JsonSchema => ({
-  type: 'object',
-  description,
-  additionalProperties: false,
-  required: Object.keys(properties).filter((k) => !optional.includes(k)),
-  properties,
-});
+
+/** Counts with no cap of their own: as far as a number is exact. */
+const COUNT_MAX = Number.MAX_SAFE_INTEGER;
+
+/** `{data: [...]}`: a control list read whole (the paged ones are `/v1`'s list envelope); `description` says what `data` holds. */
+export function dataList<T>(item: Schema<T>, description: string) {
+  return object({ data: array(item, { description }) }, { description: 'A list, whole.' });
+}
 
 /*
  * Examples of the control answers, telling the story of the resources' own
  * (src/state/resources.ts): the call placed at the start completes at 21 s, and its
  * call.completed event reaches the subscription at the first attempt.
  */
-/** The example a resource's schema carries (its `examples[0]`). */
-export const resourceExample = (schema: { openapi(): JsonSchema }): Record<string, unknown> =>
-  (schema.openapi().examples as Array<Record<string, unknown>>)[0]!;
-const call = resourceExample(callSchema);
-const recording = resourceExample(recordingSchema);
+const call = callSchema.example!;
+const recording = recordingSchema.example!;
 /** The example call answered by a person at 5 s, its transcript live from then. */
 const answeredCall = {
   ...call,
-  status: 'answered',
-  answered_by: 'human',
+  status: 'answered' as const,
+  answered_by: 'human' as const,
   transcript_id: recording.transcript_id,
   answered_at: '2026-01-01T00:00:05.000Z',
 };
 /** And hung up at 21 s. */
 const completedCall = {
   ...answeredCall,
-  status: 'completed',
-  disposition: 'answered',
+  status: 'completed' as const,
+  disposition: 'answered' as const,
   duration: 16,
   recording_id: recording.id,
   recording_url: recording.url,
   ended_at: '2026-01-01T00:00:21.000Z',
 };
 /** The first event of the log: the example call placed. */
-const startedEvent = { id: 'evt_6Yp3Kd8Wm1Qz5Rx2', type: 'call.started', created_at: call.created_at, data: call };
+export const STARTED_EVENT_EXAMPLE: SandboxEvent = {
+  id: 'evt_6Yp3Kd8Wm1Qz5Rx2',
+  type: 'call.started',
+  created_at: call.created_at,
+  data: call,
+};
 /** The call.completed event of the example call: what a delivery and its attempts carry. */
-export const COMPLETED_EVENT_EXAMPLE = {
+export const COMPLETED_EVENT_EXAMPLE: SandboxEvent<'call.completed'> = {
   id: 'evt_1Hs7Tb4Ng9Wc2Kq5',
   type: 'call.completed',
   created_at: completedCall.ended_at,
   data: completedCall,
 };
 /** What the example call emits after it was placed: answered, then completed. */
-export const CALL_EVENTS_EXAMPLE = [
+export const CALL_EVENTS_EXAMPLE: SandboxEvent[] = [
   { id: 'evt_9Vn4Jc7Rt2Xm6Pb8', type: 'call.answered', created_at: answeredCall.answered_at, data: answeredCall },
   COMPLETED_EVENT_EXAMPLE,
 ];
-const attempt = {
+
+/** One event type's envelope (docs/webhooks.md): its `data` the resource the type carries. */
+function eventOf<K extends EventType>(type: K) {
+  return object(
+    {
+      id: id('evt', 'The event (the same across retries and replays)'),
+      type: literal(type, 'The event type.'),
+      created_at: timestamp('When it happened, in virtual time (ISO 8601 UTC).'),
+      data: EVENT_DATA_SCHEMAS[type],
+    },
+    { description: `A ${type} event.` },
+  );
+}
+
+/** One event of the log, any type: the same object is the webhook body. */
+export const eventSchema = annotated(
+  tagged(
+    'type',
+    {
+      'call.started': eventOf('call.started'),
+      'call.answered': eventOf('call.answered'),
+      'call.completed': eventOf('call.completed'),
+      'message.received': eventOf('message.received'),
+      'message.delivered': eventOf('message.delivered'),
+      'recording.ready': eventOf('recording.ready'),
+      'transcript.ready': eventOf('transcript.ready'),
+    },
+    'One platform event in the envelope of docs/webhooks.md, told apart by `type`.',
+  ),
+  { example: STARTED_EVENT_EXAMPLE },
+);
+
+/** The fields an attempt and its delivery share. */
+const toOneSubscription = {
+  eventId: anyString('The event it carries (`evt_…`).'),
+  eventType: oneOf(EVENT_TYPES, 'The type of that event.'),
+  subscriptionId: anyString('The subscription (`wh_…`).'),
+  url: anyString("The subscription's receiver."),
+};
+
+const ATTEMPT_EXAMPLE = {
   deliveryId: 'dlv_6Np1Rz8Kq3Wd5Ty2',
   eventId: COMPLETED_EVENT_EXAMPLE.id,
   eventType: COMPLETED_EVENT_EXAMPLE.type,
@@ -77,124 +143,103 @@ const attempt = {
   error: null,
 };
 
-export const callJson = (): JsonSchema => callSchema.openapi();
-export const messageJson = (): JsonSchema => messageSchema.openapi();
-export const recordingJson = (): JsonSchema => recordingSchema.openapi();
-export const transcriptJson = (): JsonSchema => transcriptSchema.openapi();
-
-/** One event of the log (docs/webhooks.md envelope), any type. */
-export const eventJson = (): JsonSchema => ({
-  oneOf: EVENT_TYPES.map((type) =>
-    closed(
-      {
-        id: { type: 'string', pattern: '^evt_[0-9A-Za-z]{16}$' },
-        type: { type: 'string', const: type },
-        created_at: instant,
-        data: EVENT_DATA_SCHEMAS[type].openapi(),
-      },
-      `A ${type} event.`,
+/** `WebhookAttempt` (src/webhooks/delivery.ts): `webhooks.attempts()`. */
+export const attemptSchema = object(
+  {
+    deliveryId: anyString('The delivery (`dlv_…`) it is an attempt of.'),
+    ...toOneSubscription,
+    attempt: integer({
+      description: '1-based, as sent in `X-Service-Delivery-Attempt`; starts over at 1 on a replay.',
+      min: 1,
+      max: COUNT_MAX,
+    }),
+    replay: integer({ description: '0 for the run that began at emission, 1 for the first replay, and so on.', min: 0, max: COUNT_MAX }),
+    at: timestamp('Virtual instant the attempt was sent (ISO 8601 UTC).'),
+    status: nullable(
+      integer({ description: "The receiver's HTTP status; null when no response arrived (network error, timeout).", min: 100, max: 999 }),
     ),
-  ),
-  examples: [startedEvent],
-});
+    ok: boolean('A 2xx within the timeout.'),
+    durationMs: number({ description: 'Real (wall-clock) milliseconds the attempt took: the one non-deterministic field.', min: 0 }),
+    error: nullable(anyString('Why the attempt failed; null when it succeeded.')),
+  },
+  { description: 'One HTTP attempt of one webhook delivery.', example: ATTEMPT_EXAMPLE },
+);
 
-/** `WebhookAttempt` (src/webhooks/deliveries.ts). */
-export const attemptJson = (): JsonSchema => ({
-  ...closed(
-    {
-      deliveryId: text,
-      eventId: text,
-      eventType: { type: 'string', enum: [...EVENT_TYPES] },
-      subscriptionId: text,
-      url: text,
-      attempt: { type: 'integer', minimum: 1 },
-      replay: { type: 'integer', minimum: 0 },
-      at: instant,
-      status: { type: ['integer', 'null'] },
-      ok: { type: 'boolean' },
-      durationMs: { type: 'number', minimum: 0 },
-      error: { type: ['string', 'null'] },
-    },
-    'One HTTP attempt of one webhook delivery.',
-  ),
-  examples: [attempt],
-});
-
-/** `WebhookDelivery`. */
-export const deliveryJson = (): JsonSchema => ({
-  ...closed(
-    {
-      id: text,
-      eventId: text,
-      eventType: { type: 'string', enum: [...EVENT_TYPES] },
-      subscriptionId: text,
-      url: text,
-      state: { type: 'string', enum: [...DELIVERY_STATES] },
-      attempts: { type: 'array', items: attemptJson() },
-      nextAttemptAt: { type: ['string', 'null'], format: 'date-time' },
-      replays: { type: 'integer', minimum: 0 },
-      event: eventJson(),
-      chaos: {
-        type: 'string',
-        enum: [...DELIVERY_CHAOS],
-        description: 'Only on a delivery the chaos profile made: a duplicate, or held back (docs/chaos.md).',
-      },
-    },
-    'One event on its way to one subscription.',
-    ['chaos'],
-  ),
-  examples: [
-    {
-      id: attempt.deliveryId,
-      eventId: attempt.eventId,
-      eventType: attempt.eventType,
-      subscriptionId: attempt.subscriptionId,
-      url: attempt.url,
+/** `WebhookDelivery`: `webhooks.deliveries()` and `deadLetters()`. */
+export const deliverySchema = object(
+  {
+    id: anyString('`dlv_…`: names this delivery (and the dead letter it may become) for `replay()`.'),
+    ...toOneSubscription,
+    state: oneOf(
+      DELIVERY_STATES,
+      '`pending` while attempts remain, `delivered`, `dead` (a dead letter) or `canceled` with its subscription.',
+    ),
+    attempts: array(attemptSchema, { description: 'Every attempt so far, replays included, oldest first.' }),
+    nextAttemptAt: nullable(timestamp('Virtual instant of the next scheduled attempt; null unless a retry is waiting.')),
+    replays: integer({ description: 'How many times it was replayed from the dead-letter queue.', min: 0, max: COUNT_MAX }),
+    event: annotated(eventSchema, { description: 'The event, as every attempt sent it.' }),
+    chaos: optional(oneOf(DELIVERY_CHAOS, 'Only on a delivery the chaos profile made: a duplicate, or held back (docs/chaos.md).')),
+  },
+  {
+    description: 'One event on its way to one subscription.',
+    example: {
+      id: ATTEMPT_EXAMPLE.deliveryId,
+      eventId: ATTEMPT_EXAMPLE.eventId,
+      eventType: ATTEMPT_EXAMPLE.eventType,
+      subscriptionId: ATTEMPT_EXAMPLE.subscriptionId,
+      url: ATTEMPT_EXAMPLE.url,
       state: 'delivered',
-      attempts: [attempt],
+      attempts: [ATTEMPT_EXAMPLE],
       nextAttemptAt: null,
       replays: 0,
       event: COMPLETED_EVENT_EXAMPLE,
     },
-  ],
-});
+  },
+);
 
-/** `ActiveFault`; `remaining` is null for a rule injected with `times: Infinity`. */
-export const faultJson = (): JsonSchema => ({
-  ...closed(
-    {
-      method: { type: ['string', 'null'] },
-      path: { type: ['string', 'null'] },
-      status: { type: ['integer', 'null'] },
-      network: { type: 'boolean' },
-      retryAfter: { type: ['integer', 'null'] },
-      remaining: { type: ['integer', 'null'], minimum: 1, description: 'Hits left; null: until cleared (times: Infinity).' },
-    },
-    'An injected fault with hits left.',
-  ),
-  examples: [{ method: 'POST', path: '/v1/calls', status: 503, network: false, retryAfter: 2, remaining: 1 }],
-});
+/**
+ * `ActiveFault` (src/state/faults.ts): `faults.list()`, each field as the rule that was injected
+ * takes it (src/scripting/faults.ts), null where the rule left it to any.
+ */
+export const activeFaultSchema = object(
+  {
+    method: nullable(faultMethod),
+    path: nullable(faultPath),
+    // The rule's 429 or 5xx, as one range: a 3.0 document cannot say a choice of ranges or null.
+    status: nullable(
+      integer({ description: 'The status of the error answer (429 or 5xx); null for a network fault.', min: 429, max: 599 }),
+    ),
+    network: boolean('A connection failure instead of an answer.'),
+    retryAfter: nullable(faultRetryAfter),
+    // The library's `Infinity`, which JSON writes as null.
+    remaining: nullable(integer({ description: 'Hits left; null: until cleared (times: Infinity).', min: 1, max: COUNT_MAX })),
+  },
+  {
+    description: 'An injected fault with hits left.',
+    example: { method: 'POST', path: '/v1/calls', status: 503, network: false, retryAfter: 2, remaining: 1 },
+  },
+);
 
-/** A key made by `keys.create`, with what it was made with. */
-export const apiKeyJson = (): JsonSchema => ({
-  ...closed(
-    {
-      key: text,
-      createdAt: instant,
-      account: text,
-      plan: { type: 'string', enum: [...PLANS] },
-      scopes: { type: 'array', items: text },
-    },
-    'A test key.',
-    ['account', 'plan', 'scopes'],
-  ),
-  // A key made with a plan and scopes (the session's own key lists `key` and `createdAt` only).
-  examples: [
-    {
+/** `ApiKey` (src/state/accounts.ts): a key made by `keys.create`, with what it was made with. */
+export const apiKeySchema = object(
+  { key: testKey, createdAt: timestamp('Virtual instant it was made (ISO 8601 UTC).'), ...keySettings.shape },
+  {
+    description: 'A test key; `account`, `plan` and `scopes` when it was made with them.',
+    // A key made with a plan and scopes (the session's own key lists `key` and `createdAt` only).
+    example: {
       key: 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_Vq2Lm8Xr5Tk1Wz7N',
       createdAt: '2026-01-01T00:00:00.000Z',
       plan: 'standard',
       scopes: ['calls:read', 'messages:*'],
     },
-  ],
-});
+  },
+);
+
+/** A key as the control API makes one: its plan and scopes spelled out, the defaults included. */
+export const madeKeySchema = object(
+  { key: testKey, plan: planSchema, scopes: scopesSchema },
+  {
+    description: 'The key made, with its plan and scopes (the defaults spelled out: standard, every scope).',
+    example: { key: apiKeySchema.example!.key, plan: 'standard', scopes: ['calls:read', 'messages:*'] },
+  },
+);

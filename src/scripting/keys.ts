@@ -2,7 +2,8 @@ import { array, object, oneOf, optional, string, type Schema } from '../core/sch
 import { PLANS, RESOURCES, TEST_KEY, type ApiKey, type Accounts, type KeyOptions, type Scope } from '../state/accounts.js';
 import { act, check, type ControlContext, change, read, refuse } from './context.js';
 
-const testKey = string({
+/** A test key: what `keys.create` takes as `key`, and what every key listed or made is. */
+export const testKey = string({
   description: 'A test key',
   pattern: TEST_KEY,
   patternHint: 'SVC_TEST_ followed by letters, digits, _ or -, e.g. SVC_TEST_alice',
@@ -10,20 +11,23 @@ const testKey = string({
 });
 const SCOPE = new RegExp(`^(\\*|(${RESOURCES.join('|')}):(read|write|\\*))$`);
 
+/** A key's plan: `options.keys`, `keys.create`, and the key the control API answers with. */
+export const planSchema = oneOf(PLANS, "The key's plan: `enterprise` has no rate cap.");
+/** A key's scopes. */
+export const scopesSchema = array(
+  string({
+    description: 'A scope',
+    pattern: SCOPE,
+    patternHint: `'<resource>:read', '<resource>:write', '<resource>:*' or '*' with a resource among ${RESOURCES.join(', ')}`,
+  }),
+  { description: 'What the key may do (default: everything).' },
+) as Schema<Scope[]>;
+
 /** How one key behaves: `options.keys` values, and what `keys.create` takes beside `key`. */
 const settings = {
   account: optional(string({ description: 'The account the key belongs to', max: 200 })),
-  plan: optional(oneOf(PLANS, "The key's plan: `enterprise` has no rate cap.")),
-  scopes: optional(
-    array(
-      string({
-        description: 'A scope',
-        pattern: SCOPE,
-        patternHint: `'<resource>:read', '<resource>:write', '<resource>:*' or '*' with a resource among ${RESOURCES.join(', ')}`,
-      }),
-      { description: 'What the key may do (default: everything).' },
-    ) as Schema<Scope[]>,
-  ),
+  plan: optional(planSchema),
+  scopes: optional(scopesSchema),
 };
 export const keySettings = object(settings, { description: 'How one API key behaves.', label: 'option' }) satisfies Schema<KeyOptions>;
 export const keyOptions = object(

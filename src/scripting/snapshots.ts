@@ -146,7 +146,7 @@ const attemptKey = custom<string>({
     }
     return value as string;
   },
-  openapi: () => ({ type: 'string', description: '`deliveryId/run/attempt`.' }),
+  like: anyString('`deliveryId/run/attempt`.'),
 });
 
 /** The key a server's session was made with: a test key, as every key a session makes is. */
@@ -157,10 +157,7 @@ const sessionKey = custom<string>({
       throw invalid(`${name(path)} must be a test key (SVC_TEST_…), got ${show(value)}; ${UNCHANGED}.`, path);
     return value;
   },
-  openapi: () => ({
-    type: 'string',
-    description: 'The server only: the session key its requests came with (a session made from it answers for the same account).',
-  }),
+  like: anyString('The server only: the session key its requests came with (a session made from it answers for the same account).'),
 });
 
 /** The schema of a snapshot: what `parseSnapshot` checks, and where its types come from. */
@@ -180,7 +177,7 @@ export const snapshotSchema = object(
     now: custom<string>({
       hint: instant.hint,
       parse: (value, path) => iso(instant.parse(value, path)),
-      openapi: () => ({ type: 'string', description: 'Virtual now when it was taken (ISO 8601).' }),
+      like: anyString('Virtual now when it was taken (ISO 8601).'),
     }),
     inputs: array(
       tagged(

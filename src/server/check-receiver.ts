@@ -207,7 +207,8 @@ async function plan(secret: string): Promise<Planned[]> {
       genuine(
         spaced,
         'signed/spaced-json',
-        'a correctly signed body spaced otherwise was refused: the receiver most likely verifies re-serialized JSON (JSON.stringify of the parsed body); verify the raw bytes as received, then parse',
+        'a correctly signed body spaced otherwise was refused: the receiver most likely verifies re-serialized JSON ' +
+          '(JSON.stringify of the parsed body); verify the raw bytes as received, then parse',
         JSON.stringify(spaced, null, 2),
       ),
       forged(

@@ -27,8 +27,15 @@ function gapHtml(gap: CoverageGap): string {
           .map(([operation, statuses]) => `<tr><td>${escapeHtml(operation)}</td><td>${chips(statuses)}</td></tr>`)
           .join('')}</table>`
       : `<p>${chips(gap.never)}</p>`;
-  return `<section class="gap"><h3>${escapeHtml(gap.title)} <small>${escapeHtml(gap.section)}</small></h3>${never}<p class="how">How: ${escapeHtml(gap.how)}</p></section>`;
+  return (
+    `<section class="gap"><h3>${escapeHtml(gap.title)} <small>${escapeHtml(gap.section)}</small></h3>${never}` +
+    `<p class="how">How: ${escapeHtml(gap.how)}</p></section>`
+  );
 }
+
+// Two fixed texts of the page, named so its template's lines stay readable.
+const FAULTS_HEADING = '<h2 id="faults">Only an injected fault produces these <small>no plain request can</small></h2>';
+const NEED_FAULT = 'never exercised need an injected fault';
 
 /**
  * A coverage report as one self-contained HTML page (`svc-sandbox coverage FILE --html OUT`), in
@@ -64,8 +71,8 @@ td{border-bottom:1px solid #ddd;padding:2px 10px}small{color:#666;font-weight:no
 <p>The union of ${report.sandboxes} sandbox${report.sandboxes === 1 ? '' : 'es'}.</p>
 <h2 id="behaviour">What the suite never made happen <small>a test can reach each</small></h2>
 ${behaviour.length === 0 ? '<p>Nothing: the suite made happen everything a test can reach by itself.</p>' : behaviour.map(gapHtml).join('\n')}
-${faults.length === 0 ? '' : `<h2 id="faults">Only an injected fault produces these <small>no plain request can</small></h2>\n${faults.map(gapHtml).join('\n')}`}
-<h2 id="all">Every item <small>${covered} of ${total} exercised${never === 0 ? '' : `; ${faultOnly} of the ${never} never exercised need an injected fault`}</small></h2>
+${faults.length === 0 ? '' : `${FAULTS_HEADING}\n${faults.map(gapHtml).join('\n')}`}
+<h2 id="all">Every item <small>${covered} of ${total} exercised${never === 0 ? '' : `; ${faultOnly} of the ${never} ${NEED_FAULT}`}</small></h2>
 <section><h3>endpoints <small>each documented status, red when never answered</small></h3><table>${endpoints}</table></section>
 ${table('calls: states', report.calls.states)}
 ${table('calls: transitions', report.calls.transitions)}

@@ -18,7 +18,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { device as makeDevice, fifo as makeFifo } from '../../test/support/special-files.js';
 import { checkWritable, FileRefused, readJsonFile, readRegularFile, writeRegularFile } from './files.js';
 
-// Regression: --export-on-exit replaced a character device or a symlink with a regular file, and --import read /dev/zero without bound (1.8 GB in 1.5 s) and hung on a FIFO nobody wrote to.
+// Regression: --export-on-exit replaced a character device or a symlink with a regular file, and --import read
+// /dev/zero without bound (1.8 GB in 1.5 s) and hung on a FIFO nobody wrote to.
 
 let dir: string;
 const helpers: ChildProcess[] = [];
@@ -68,6 +69,8 @@ describe('readRegularFile', () => {
     expect(refusedWith(() => readRegularFile(fifo('pipe', 'write')))).toBe('is a FIFO (named pipe), not a regular file');
     symlinkSync('/dev/zero', at('zero'));
     expect(refusedWith(() => readRegularFile(at('zero')))).toBe('is a character device, not a regular file');
+    // A bound no machine load decides: three refusals take a millisecond or so, well over 20 times
+    // less; reading /dev/zero into memory until the RSS check below fails takes seconds.
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(process.memoryUsage().rss - before).toBeLessThan(50 * 1024 * 1024);
   });
@@ -135,6 +138,7 @@ describe('writeRegularFile', () => {
       ).toBe(`${why}: give the path of a regular file, or of none yet`);
       expect(lstatSync(path).mode & 0o170000, `${path} is what it was`).toBe(kind);
     }
+    // A generous bound (the refusals take milliseconds): writing into a device or a FIFO would block or run on.
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(readFileSync(at('target'), 'utf8')).toBe('untouched');
     expect(statSync(null_).isCharacterDevice()).toBe(true);

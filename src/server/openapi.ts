@@ -1,7 +1,7 @@
 import { exampleOf } from '../api/openapi.js';
 import { methodKey, type OpenAPIDocument, type OpenAPIPathItem } from '../api/openapi-document.js';
 import { sseFrame, sseText } from '../core/sse.js';
-import { eventJson } from '../scripting/json-schemas.js';
+import { STARTED_EVENT_EXAMPLE } from '../scripting/json-schemas.js';
 import type { ControlRoute } from './control/route.js';
 import { streamOpening } from './stream.js';
 
@@ -206,7 +206,7 @@ function controlMedia(route: ControlRoute): Record<string, unknown> {
 
 /** The start of a session stream as server/stream.ts writes it: its comment, the first event of the log, the first `change` frame. */
 export function sessionStreamExample(): string {
-  const event = exampleOf(eventJson(), 'streamSession') as { created_at: string };
+  const event = STARTED_EVENT_EXAMPLE;
   return sseText([streamOpening(), sseFrame('event', event, 1), sseFrame('change', { now: event.created_at, changes: [] })]);
 }
 

@@ -55,8 +55,11 @@ const WHEN = new RegExp(
 /** What a line may say was cancelled, confirmed or booked; the first named wins. */
 const THING = /\b(appointment|reservation|booking|order|subscription|plan|account|payment|delivery|meeting|visit|cleaning)\b/i;
 /** A line that settles something: "done", "confirmed", "all set", "see you then". */
-const SETTLED =
-  /\b(done|confirmed|all set|booked|that's settled|it's settled|settled|see you (on|then|at)|pencilled you in|penciled you in|locked in|you're in|you are in)\b/i;
+const SETTLED = new RegExp(
+  "\\b(done|confirmed|all set|booked|that's settled|it's settled|settled|" +
+    "see you (on|then|at)|pencilled you in|penciled you in|locked in|you're in|you are in)\\b",
+  'i',
+);
 
 interface Outcome {
   pattern: RegExp;

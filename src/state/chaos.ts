@@ -1,4 +1,4 @@
-import { realDelay } from '../core/clock.js';
+import { realDelay, type WallClock } from '../core/clock.js';
 import { parseDuration, type Duration } from '../core/duration.js';
 import type { Service } from '../core/lifecycle.js';
 import { fitsPattern, segmentsOf } from '../core/path-pattern.js';
@@ -149,6 +149,8 @@ export class Chaos implements Service {
   constructor(
     profile: ChaosProfile | null,
     private readonly random: SeededRandom,
+    /** Where latency is spent: the real wall clock unless the sandbox was given another (the tests' fake one). */
+    private readonly wall?: WallClock,
   ) {
     const routes = Object.entries(profile?.requests ?? {}).map(([key, rule]) => resolveRoute(key, rule));
     // Most specific first: method and path, then path, then default; in the order given within each.
@@ -241,7 +243,7 @@ export class Chaos implements Service {
 
   /** Spends an added latency in real time; cut short by reset and close, and when `client` aborts (it gave up waiting). */
   delay(ms: number, client: AbortSignal): Promise<void> {
-    return realDelay(ms, [(this.abort ??= new AbortController()).signal, client]);
+    return realDelay(ms, [(this.abort ??= new AbortController()).signal, client], this.wall);
   }
 
   stop(): void {

@@ -27,7 +27,8 @@ import { NUMBER_KINDS } from '../sim/inventory.js';
  * message...), and the generated types of the public surface are read from here in one pass.
  */
 
-const id = (prefix: string, what: string) =>
+/** An id of the sandbox: `evt_` and 16 characters, say; every resource's, and an event's. */
+export const id = (prefix: string, what: string) =>
   string({
     description: `${what} id: \`${prefix}_\` and 16 characters [0-9A-Za-z].`,
     pattern: new RegExp(`^${prefix}_[0-9A-Za-z]{16}$`),

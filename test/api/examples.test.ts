@@ -4,7 +4,7 @@ import { createSandbox, type Sandbox } from '../../src/index.js';
 import { Conformance } from '../support/conformance.js';
 
 /**
- * The document's examples are requests the sandbox accepts (issue 18 item 3): example-driven
+ * The document's examples are requests the sandbox accepts: example-driven
  * tools (dredd, Portman, Prism's mock) send exactly these. Each request body example is sent
  * to a fresh sandbox and must get the operation's success status; each path parameter example
  * has the shape of a real id and gets a documented answer. Every answer is checked against the
@@ -101,7 +101,7 @@ describe('the request examples of the document', () => {
   });
 });
 
-describe('the list date filters (issue 18: typed narrower than the server)', () => {
+describe('the list date filters: regression, the document typed them narrower than the server accepts', () => {
   const param = (name: string) => doc.paths['/v1/calls']!.get!.parameters!.find((p) => p.name === name)!;
 
   it('are described as the server accepts them: a plain date or a date-time', async () => {

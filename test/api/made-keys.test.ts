@@ -3,7 +3,7 @@ import { client } from '../helpers.js';
 
 /**
  * `sandbox.keys.create({ plan, scopes, account })`: a key made at run time behaves as one
- * configured in `options.keys` (issue 17 item 4: the server makes its keys so).
+ * configured in `options.keys` (the server makes its sessions' keys so).
  */
 describe('keys made with a plan, scopes or an account', () => {
   it('a scoped key is 403 outside its scopes; the answer and the list repeat what it was made with', async ({ sandbox }) => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../src/index.js';
 
 /**
- * Issue 13 item 1: the request schemas of the document are exactly as strict as the server.
+ * The request schemas of the document are exactly as strict as the server.
  * Each body below is judged twice: by the document's JSON Schema (ajv, draft 2020-12), and by
  * the sandbox (400 `invalid_parameter`/`missing_parameter`, or not). The verdicts must agree,
  * except for the rules JSON Schema cannot say, which are named below (and in the operation's

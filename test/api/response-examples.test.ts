@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, startServer, type SandboxServer } from '../../src/index.js';
 
 /**
- * Every success answer of both documents has an example of the whole body (issue 18 item 3):
+ * Every success answer of both documents has an example of the whole body:
  * example-driven tools (Prism's mock, Portman, dredd) and readers of the document see an answer
  * the sandbox would give. Each example is valid against its response's schema, in the 3.1
  * documents and in the 3.0 rendering alike, and has the top-level fields of a real answer of the

@@ -6,7 +6,7 @@ import { generateApiTypes } from '../generated/generate.js';
 import type { paths } from '../generated/openapi.js';
 
 /**
- * Issue 13 item 2: a client typed from the document (openapi-typescript's types, openapi-fetch)
+ * A client typed from the document (openapi-typescript's types, openapi-fetch)
  * type-checks (tsc, in npm test) and runs against the sandbox, through `sandbox.fetch`.
  */
 describe('a typed client generated from sandbox.openapi()', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from '../fixture.js';
 
 /**
  * A 404 for a path no route has names the nearest documented endpoint, not a folder of this
- * repository: a Python or Go client has the server, not docs/ (issue 17 item 6).
+ * repository: a Python or Go client has the server, not docs/.
  */
 describe('unknown endpoints', () => {
   it.for<[string, string, string]>([

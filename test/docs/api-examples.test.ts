@@ -7,7 +7,7 @@ import { Sandbox } from '../../src/index.js';
 import { typeErrors } from './typecheck.js';
 
 /**
- * docs/api.md is executable (issue 13 item 7): every ```ts fence is a complete program that
+ * docs/api.md is executable: every ```ts fence is a complete program that
  * imports 'svc-sandbox', asserts what it shows with node:assert/strict and closes its
  * sandbox. Each runs here as its own test (named by its section heading), against the
  * sources: the import is pointed at src/index.ts (src/vitest.ts), the snippet written to

@@ -5,9 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The repository stands on its own (issue 22, item 5): every file path that the sources, the
- * docs and the README name exists in the repository, no source cites a document outside it,
- * and every file of src/ is covered by a layer rule.
+ * The repository stands on its own: every file path that the sources, the
+ * docs and the README name exists in the repository, no source cites a document outside it
+ * or an issue number, and every file of src/ is covered by a layer rule.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const FOLDERS = ['src', 'docs', 'test', 'examples', 'bench', 'scripts', 'console', 'fixtures'];
@@ -58,6 +58,13 @@ describe('references', () => {
       .filter((file) => /CONTRACT(\.md)? ?§|\.\.\/shared\//.test(readFileSync(join(ROOT, file), 'utf8')))
       .sort();
     expect(outside).toEqual([]);
+  });
+
+  it('no test or source cites an issue number: a reader of the repository cannot follow one, so a test says in words what it pins', () => {
+    const citing = [...files('src', /\.ts$/), ...files('test', /\.(ts|mjs|sh)$/)]
+      .filter((file) => /\bissues? \d/i.test(readFileSync(join(ROOT, file), 'utf8')))
+      .sort();
+    expect(citing).toEqual([]);
   });
 
   it('every file of src/ has a layer rule (.dependency-cruiser.cjs): a new folder or top-level file must say what it may import', () => {

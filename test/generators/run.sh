@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Two client generators beside openapi-typescript (test/api/typed-client.test.ts) read the
-# server's document, GET /__sandbox/openapi.json: @hey-api/openapi-ts and orval (issue 18 item 2;
-# docs/server.md, "Generating a client"). Each generated client
+# server's document, GET /__sandbox/openapi.json: @hey-api/openapi-ts and orval
+# (docs/server.md, "Generating a client"). Each generated client
 #   1. compiles under `tsc --strict` together with a type test (hey-api.types.ts, orval.types.ts)
 #      whose @ts-expect-error lines prove that a create-call body missing `to`, with an unknown
 #      field or with a wrong type does not compile;

@@ -4,7 +4,7 @@ import { createSandbox, SandboxError, type Sandbox, type SandboxEvent } from '..
 import { soakSize } from '../support/soak.js';
 
 /**
- * Model-based lifecycle test (issue 10 item 12): fast-check commands interleave API
+ * Model-based lifecycle test: fast-check commands interleave API
  * requests, `advance`, `reset`, `close` (after which the world carries on with a new
  * sandbox), advances that are not awaited before the next command, event listeners that
  * reset or close the sandbox from inside an emission, and webhook receivers that answer,
@@ -28,7 +28,10 @@ type ReceiverKind = (typeof RECEIVERS)[number];
 const HOOKS = 'https://hooks.model.test';
 const KEYS = ['SVC_TEST_model_a', 'SVC_TEST_model_b'];
 const DESTINATIONS = ['+14155550123', '+15005550002', '+15005550003', '+15005550004', '+15005550001'];
-/** Real time any one command may take: hanging receivers time out after 5 ms of it. */
+/**
+ * Real time any one command may take before it counts as hung: a command takes milliseconds (hanging
+ * receivers time out after 5 ms), so the bound turns a hang into a failure and no machine load decides it.
+ */
 const COMMAND_BOUND_MS = 10_000;
 
 /** Requests each `ok` receiver got, by event id. */
@@ -333,7 +336,7 @@ const commands = fc.commands(
   { maxCommands: 70, size: '+1' },
 );
 
-describe('lifecycle model (issue 10.12)', () => {
+describe('lifecycle model: random interleavings of every lifecycle command', () => {
   let realFetch: typeof fetch;
   beforeEach(() => {
     realFetch = globalThis.fetch;

@@ -1,6 +1,6 @@
 /**
- * Stoplight Prism's `proxy` mode validates live traffic against the server's document (issue 18
- * item 5; docs/server.md, "The OpenAPI document"): the sandbox server runs from dist/, Prism in
+ * Stoplight Prism's `proxy` mode validates live traffic against the server's document
+ * (docs/server.md, "The OpenAPI document"): the sandbox server runs from dist/, Prism in
  * front of it with GET /__sandbox/openapi.json, and a workload of valid requests goes through
  * Prism to every operation of the document, /v1 and the control API alike (each answer with the
  * status it should have, errors included). Prism marks each request or response that breaks the

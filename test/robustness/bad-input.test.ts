@@ -143,7 +143,7 @@ describe('the body size limit: exactly MAX_BODY_BYTES is read, one byte more is 
       expect(over.status).toBe(413);
       expect(JSON.parse(over.text).error).toEqual({
         code: 'payload_too_large',
-        // Read as a stream, the count stops at the limit (issue 10 item 10); a declared Content-Length is reported as sent.
+        // Read as a stream, the count stops at the limit (a body is never read past it); a declared Content-Length is reported as sent.
         message: expect.stringMatching(
           new RegExp(
             `^The request body is (${MAX_BODY_BYTES + 1}|more than ${MAX_BODY_BYTES}) bytes; the limit is ${MAX_BODY_BYTES} bytes \\(1 MiB\\)\\.$`,

@@ -2,9 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, SandboxError, type Sandbox } from '../../src/index.js';
 import { client, FROM, KEY, TO } from '../helpers.js';
 import { closedPortUrl, closeReceivers, startReceiver, subscribe } from '../webhooks/receivers.js';
+import { within } from '../support/within.js';
 
 /**
- * Issue 10: the sandbox is safe at every moment of its lifecycle. Each test's first line
+ * The sandbox is safe at every moment of its lifecycle. Each test's first line
  * names the bug it pins.
  */
 const open: Sandbox[] = [];
@@ -29,7 +30,7 @@ const post = (sandbox: Sandbox, path: string, body: unknown) =>
 const get = (sandbox: Sandbox, path: string) =>
   sandbox.handle(new Request(`${sandbox.baseUrl}${path}`, { headers: { authorization: `Bearer ${KEY}` } }));
 
-describe('close() or reset() while advance() runs (issue 10.1)', () => {
+describe('close() or reset() while advance() runs', () => {
   it('regression: close() from an event listener during advance() hung the process in the clock loop', async () => {
     const sandbox = make();
     const seen: string[] = [];
@@ -73,15 +74,15 @@ describe('close() or reset() while advance() runs (issue 10.1)', () => {
       arrived();
       return 'hang';
     });
-    const sandbox = make({ webhookTimeout: '10s' });
+    // An hour's timeout: an advance that still waited for the attempt would wait that long.
+    const sandbox = make({ webhookTimeout: '1h' });
     await subscribe(sandbox, receiver.url, ['call.started']);
     await post(sandbox, '/v1/calls', { to: TO, from: FROM });
     const advancing = sandbox.advance('1m');
-    await inFlight; // the attempt is in flight, and would hang for 10 s of real time
-    const started = performance.now();
+    await inFlight; // the attempt is in flight, and would hang for an hour of real time
     sandbox.close();
-    await expect(advancing).rejects.toMatchObject({ code: 'interrupted' });
-    expect(performance.now() - started).toBeLessThan(2_000);
+    // Settling takes milliseconds once close() cuts the attempt; the bound only turns a hang into a failure.
+    await expect(within(advancing, 5_000, 'the advance after close()')).rejects.toMatchObject({ code: 'interrupted' });
   });
 
   it('an advance queued behind one that a reset interrupted belongs to the old world and rejects; one made after the reset runs', async () => {
@@ -99,7 +100,7 @@ describe('close() or reset() while advance() runs (issue 10.1)', () => {
   });
 });
 
-describe('the clock stays within the Date range (issue 10.2)', () => {
+describe('the clock stays within the Date range', () => {
   it("regression: advance('99999999999d') and advance(1e308) were accepted and made now() an Invalid Date", async () => {
     const sandbox = make();
     await expect(sandbox.advance('99999999999d')).rejects.toThrow(SandboxError);
@@ -125,7 +126,7 @@ describe('the clock stays within the Date range (issue 10.2)', () => {
   });
 });
 
-describe('reset() during a burst of requests (issue 10.3)', () => {
+describe('reset() during a burst of requests', () => {
   it('regression: a call accepted just before a reset drove the new call that got the same id, emitting its events twice', async () => {
     const sandbox = make();
     let resets = 0;
@@ -215,7 +216,7 @@ async function script(sandbox: Sandbox, hooks: string): Promise<string[]> {
   return out;
 }
 
-describe('reset() starts everything over (issue 10.4)', () => {
+describe('reset() starts everything over', () => {
   it("regression: after a reset next_cursor differed from a fresh sandbox's; now one script gives every response byte for byte as on a fresh sandbox", async () => {
     const hooks = await closedPortUrl();
     const first = make({ seed: 3 });
@@ -253,7 +254,7 @@ describe('reset() starts everything over (issue 10.4)', () => {
   });
 });
 
-describe('handle() serves only its own base URL (issue 10.6)', () => {
+describe('handle() serves only its own base URL', () => {
   it('regression: handle(https://evil.example/v1/calls) got 200; it is 404 naming the base URL', async () => {
     const sandbox = make();
     const res = await sandbox.handle(new Request('https://evil.example/v1/calls', { headers: { authorization: `Bearer ${KEY}` } }));
@@ -280,7 +281,7 @@ describe('handle() serves only its own base URL (issue 10.6)', () => {
   });
 });
 
-describe('webhook targets (issue 10.8)', () => {
+describe('webhook targets: no link-local or metadata address', () => {
   it.each([
     'http://169.254.169.254/latest/meta-data',
     'https://169.254.0.1/hooks',
@@ -311,7 +312,7 @@ describe('webhook targets (issue 10.8)', () => {
   });
 });
 
-describe('webhook concurrency (issue 10.9)', () => {
+describe('webhook concurrency', () => {
   it('regression: attempts due at one instant for different subscriptions ran one after another; they now run side by side', async () => {
     // Each receiver answers only once every receiver has its request: one after another, the
     // first would time out waiting for the second.
@@ -380,7 +381,7 @@ describe('webhook concurrency (issue 10.9)', () => {
   });
 });
 
-describe('memory under hostile input (issue 10.10)', () => {
+describe('memory under hostile input', () => {
   it('regression: a 200 MB body was read in full before the 413; reading stops at the limit', async () => {
     const sandbox = make();
     const chunk = new Uint8Array(64 * 1024).fill(0x20);
@@ -406,7 +407,7 @@ describe('memory under hostile input (issue 10.10)', () => {
   });
 });
 
-describe('consistency (issue 10.11)', () => {
+describe('consistency of the library surface', () => {
   it('regression: handle() on a closed sandbox threw synchronously from a function that returns a promise; it rejects', async () => {
     const sandbox = make();
     sandbox.close();

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../src/index.js';
 
 /**
- * Issue 13 item 5: a page's own `fetch` and `XMLHttpRequest` (happy-dom's window, served from
+ * A page's own `fetch` and `XMLHttpRequest` (happy-dom's window, served from
  * another origin) reach the sandbox: their CORS preflights are answered, and the answers carry
  * what a browser needs to hand them to the page.
  */

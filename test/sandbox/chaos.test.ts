@@ -1,6 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSandbox, SandboxError, verifyWebhook, type ChaosProfile, type Sandbox, type SandboxOptions } from '../../src/index.js';
 import { client, FROM, KEY, TO } from '../helpers.js';
+import { fakeWall, WALL_CLOCK } from '../support/wall-clock.js';
+import { within } from '../support/within.js';
+import type { WallClock } from '../../src/core/clock.js';
 import { closeReceivers, startReceiver, subscribe } from '../webhooks/receivers.js';
 
 /**
@@ -8,7 +11,8 @@ import { closeReceivers, startReceiver, subscribe } from '../webhooks/receivers.
  * seed, profile and workload fail the same way byte for byte; over 1,000 requests, calls,
  * messages and deliveries the observed rates are within four binomial standard deviations
  * of the profile's (deterministic, being seeded); scripting wins over the mix; latency is
- * real time, bounded, and leaves the virtual clock where it was.
+ * wall-clock time (a fake wall clock here, moved by the test), and leaves the virtual clock
+ * where it was.
  */
 
 afterEach(closeReceivers);
@@ -39,6 +43,18 @@ async function send(sandbox: Sandbox, method: string, path: string, body?: unkno
     return { status: 'network error', message: (error as Error).message };
   }
 }
+
+/** A sandbox whose every `POST /v1/calls` (or, with `default`, every request) gets `delay` of latency, spent on `wall`. */
+function chaotic(delay: string, wall: WallClock, route: 'POST /v1/calls' | 'default' = 'POST /v1/calls'): Sandbox {
+  return createSandbox({
+    seed: 1,
+    chaos: { requests: { [route]: { latency: { rate: 1, delay } } } },
+    [WALL_CLOCK]: wall,
+  } as SandboxOptions);
+}
+
+/** A bounded wait for the sandbox to reach a state over real I/O: it fails naming what it waited for, never hangs. */
+const WAIT = { timeout: 5000, interval: 1 };
 
 /** What a run shows: every answer, the event log, the deliveries (without real durations) and what the receiver got. */
 async function workload(options: SandboxOptions, receiverUrl: string) {
@@ -293,43 +309,58 @@ describe('what chaos does, one kind at a time', () => {
     }
   });
 
-  it('latency is real time, bounded, after the request was handled; the virtual clock does not move', async () => {
-    const sandbox = createSandbox({
-      seed: 1,
-      chaos: { requests: { 'POST /v1/calls': { latency: { rate: 1, delay: '150ms' } } } },
-    }).listen();
+  it('latency is wall-clock time, after the request was handled; the virtual clock does not move', async () => {
+    const fake = fakeWall();
+    const sandbox = chaotic('150ms', fake.wall).listen();
     try {
-      const started = performance.now();
-      const placed = await send(sandbox, 'POST', '/v1/calls', { to: TO, from: FROM });
-      expect(performance.now() - started).toBeGreaterThanOrEqual(140);
-      expect(placed).toMatchObject({ status: 201, chaos: 'latency=150ms' });
+      let answered = false;
+      const placing = send(sandbox, 'POST', '/v1/calls', { to: TO, from: FROM }).finally(() => (answered = true));
+      // Handled (the call exists), and its answer waits on one wall-clock timer.
+      await vi.waitFor(() => expect(fake.pending()).toBe(1), WAIT);
+      expect(sandbox.calls.list()).toHaveLength(1);
+      await fake.tick(149);
+      expect(fake.pending()).toBe(1);
+      expect(answered).toBe(false);
+      await fake.tick(1);
+      expect(await within(placing, 5000, 'the answer once 150 ms of wall time passed')).toMatchObject({
+        status: 201,
+        chaos: 'latency=150ms',
+      });
       expect(sandbox.now().toISOString()).toBe('2026-01-01T00:00:00.000Z');
-      // A client that gives up first sees a timeout, and yet its call was placed: retrying blindly would place a second one.
+      // A client that gives up first sees its abort, and yet its call was placed: retrying blindly would place a second one.
+      const giveUp = new AbortController();
       const abandoned = fetch(`${sandbox.baseUrl}/v1/calls`, {
         method: 'POST',
         headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
         body: JSON.stringify({ to: TO, from: FROM }),
-        signal: AbortSignal.timeout(20),
+        signal: giveUp.signal,
       });
-      await expect(abandoned).rejects.toThrow(/abort|timeout/i);
+      await vi.waitFor(() => expect(fake.pending()).toBe(1), WAIT);
+      giveUp.abort();
+      await expect(within(abandoned, 5000, 'the abandoned request')).rejects.toThrow(/abort/i);
       expect(sandbox.calls.list()).toHaveLength(2);
     } finally {
       sandbox.close();
     }
   });
 
-  it('a client that gives up stops the wait: sandbox.fetch rejects with its abort reason, at once', async () => {
-    const sandbox = createSandbox({ seed: 1, chaos: { requests: { 'POST /v1/calls': { latency: { rate: 1, delay: '60s' } } } } });
+  // The wall clock below never moves: only the abort, or close(), can end the wait.
+  it('a client that gives up stops the wait: sandbox.fetch rejects with its abort reason, and the latency timer is cleared', async () => {
+    const fake = fakeWall();
+    const sandbox = chaotic('60s', fake.wall);
     try {
-      const started = performance.now();
+      const giveUp = new AbortController();
       const placing = sandbox.fetch('/v1/calls', {
         method: 'POST',
         headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
         body: JSON.stringify({ to: TO, from: FROM }),
-        signal: AbortSignal.timeout(30),
+        signal: giveUp.signal,
       });
-      await expect(placing).rejects.toMatchObject({ name: 'TimeoutError' });
-      expect(performance.now() - started).toBeLessThan(10_000);
+      await vi.waitFor(() => expect(fake.pending()).toBe(1), WAIT);
+      const reason = new DOMException('The client gave up.', 'TimeoutError');
+      giveUp.abort(reason);
+      await expect(within(placing, 5000, 'sandbox.fetch after the abort')).rejects.toBe(reason);
+      expect(fake.pending()).toBe(0);
       expect(sandbox.calls.list()).toHaveLength(1);
     } finally {
       sandbox.close();
@@ -337,13 +368,17 @@ describe('what chaos does, one kind at a time', () => {
   });
 
   it('close() cuts an added latency short', async () => {
-    const sandbox = createSandbox({ seed: 1, chaos: { requests: { default: { latency: { rate: 1, delay: '60s' } } } } }).listen();
-    const started = performance.now();
+    const fake = fakeWall();
+    const sandbox = chaotic('60s', fake.wall, 'default').listen();
     const answer = fetch(`${sandbox.baseUrl}/v1/calls`, { headers: { authorization: `Bearer ${KEY}` } });
-    while (sandbox.requests.list().length === 0) await new Promise((resolve) => setImmediate(resolve));
+    await vi.waitFor(() => expect(fake.pending()).toBe(1), WAIT);
     sandbox.close();
-    await answer.catch(() => undefined);
-    expect(performance.now() - started).toBeLessThan(10_000);
+    await within(
+      answer.catch(() => undefined),
+      5000,
+      'the request cut short by close()',
+    );
+    expect(fake.pending()).toBe(0);
   });
 
   it('duplicated deliveries carry the same event id, body and signature; held ones arrive after later events', async () => {

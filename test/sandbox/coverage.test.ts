@@ -5,7 +5,7 @@ import { client, KEY, TO } from '../helpers.js';
 import { closeReceivers, startReceiver, subscribe } from '../webhooks/receivers.js';
 
 /**
- * Coverage (issue 21 item 2, docs/coverage.md): what a suite exercised, against everything the
+ * Coverage (docs/coverage.md): what a suite exercised, against everything the
  * sandbox could have done, read as a user reads it: `sandbox.coverage()` after the suite's requests.
  */
 afterEach(closeReceivers);

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../src/index.js';
 import { KEY } from '../helpers.js';
 
-/** Issue 10 item 5 and item 7: requests to a base URL are answered or refused; they never reach the network. */
+/** Requests to a base URL are answered or refused; they never reach the network. */
 const open: Sandbox[] = [];
 afterEach(() => {
   for (const sandbox of open.splice(0)) sandbox.close();
@@ -31,7 +31,7 @@ function outcome(request: http.ClientRequest): Promise<string> {
   });
 }
 
-describe('overlapping base URLs (issue 10.5)', () => {
+describe('overlapping base URLs', () => {
   it.each([
     ['the shorter listens first', ['https://api.svc.test', 'https://api.svc.test/tenant2']],
     ['the longer listens first', ['https://api.svc.test/tenant2', 'https://api.svc.test']],
@@ -48,7 +48,7 @@ describe('overlapping base URLs (issue 10.5)', () => {
   });
 });
 
-describe('interception leaks (issue 10.7)', () => {
+describe('interception leaks: no spelling of a request to the base URL escapes', () => {
   it.each([
     ['a URL string and a CONNECT path', () => http.request('http://api.svc.test:443', { method: 'CONNECT', path: 'api.svc.test:443' })],
     [

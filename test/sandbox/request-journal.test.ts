@@ -5,7 +5,7 @@ import { expect, test } from '../../src/vitest.js';
 import { within } from '../support/within.js';
 
 /**
- * The request journal (issue 21 item 1): `sandbox.requests.list(filter?)`, the
+ * The request journal: `sandbox.requests.list(filter?)`, the
  * `toHaveReceived` matcher and `GET /__sandbox/sessions/{s}/requests`, used as a suite would
  * use them: to assert what its client sent and what the sandbox answered.
  */

@@ -4,7 +4,7 @@ import { fetch as undiciFetch, request as undiciRequest, stream as undiciStream 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../src/index.js';
 
-/** Issue 13 item 4: the `undici` package and a fetch captured before listen() are answered too. */
+/** The `undici` package and a fetch captured before listen() are answered too, not sent to the network. */
 const KEY = 'SVC_TEST_undici';
 const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 const CALL = JSON.stringify({ to: '+14155550123', from: '+14155550100' });

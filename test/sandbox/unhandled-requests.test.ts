@@ -6,7 +6,7 @@ import { client } from '../helpers.js';
 import { closeReceivers, startReceiver, subscribe } from '../webhooks/receivers.js';
 
 /**
- * Requests that must never leave a test (issue 21 item 4): to a production host the user lists,
+ * Requests that must never leave a test: to a production host the user lists,
  * or with a production key; and, with `allowHosts`, to any host not listed. A local server stands in for production, so the test can see that
  * nothing reached it.
  */

@@ -2,7 +2,7 @@ import { describe } from 'vitest';
 import { expect, test } from '../../src/vitest.js';
 import { SandboxError } from '../../src/index.js';
 
-/** `svc-sandbox/vitest` and `sandbox.advanceUntil` (issue 13 item 6), used as a user's suite uses them. */
+/** `svc-sandbox/vitest` and `sandbox.advanceUntil`, used as a user's suite uses them. */
 const headers = { authorization: 'Bearer SVC_TEST_me', 'content-type': 'application/json' };
 const place = (baseUrl: string, to: string) =>
   fetch(`${baseUrl}/v1/calls`, { method: 'POST', headers, body: JSON.stringify({ to, from: '+14155550100' }) }).then((r) => r.json());

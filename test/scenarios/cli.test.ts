@@ -7,7 +7,7 @@ import { EVENT_TYPES, startServer, type EventType, type SandboxServer } from '..
 import { CLI, ensureBuilt, ROOT } from '../server/built-cli.js';
 
 /**
- * `svc-sandbox run` and `svc-sandbox trigger` (issue 20; docs/scenarios.md), run as a user
+ * `svc-sandbox run` and `svc-sandbox trigger` (docs/scenarios.md), run as a user
  * runs them: the built bin in a child process.
  */
 const EXAMPLES = `${ROOT}examples/scenarios/`;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createSandbox, type ScenarioResult } from '../../src/index.js';
 
 /**
- * Every scenario of examples/scenarios/ (issue 20 item 1) runs green on a fresh sandbox, as
+ * Every scenario of examples/scenarios/ runs green on a fresh sandbox, as
  * `svc-sandbox run` runs it (test/scenarios/cli.test.ts runs one through the bin).
  */
 const DIR = fileURLToPath(new URL('../../examples/scenarios/', import.meta.url));

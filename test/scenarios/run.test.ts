@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSandbox, formatTimeline, SandboxError, type Scenario } from '../../src/index.js';
 
-/** sandbox.run (issue 20 item 1; docs/scenarios.md): validation, expectations, the timeline. */
+/** sandbox.run (docs/scenarios.md): validation, expectations, the timeline. */
 
 const call = { method: 'POST', path: '/v1/calls', body: { to: '+14155550123', from: '+14155550100' }, as: 'first' } as const;
 

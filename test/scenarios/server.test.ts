@@ -5,7 +5,7 @@ import { conformingServer } from '../server/conforming.js';
 import { startReceiver } from '../webhooks/receivers.js';
 
 /**
- * Scenarios and triggers over the control API (issue 20; docs/scenarios.md), driven as a
+ * Scenarios and triggers over the control API (docs/scenarios.md), driven as a
  * Python suite drives them: POST /__sandbox/sessions/{s}/scenario with a file's JSON, POST
  * .../trigger {type, data?}. Every control answer is checked against the server's document.
  */

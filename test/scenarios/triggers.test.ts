@@ -5,7 +5,7 @@ import { type client, KEY } from '../helpers.js';
 import { closeReceivers, startReceiver } from '../webhooks/receivers.js';
 
 /**
- * sandbox.trigger (issue 20 item 2; docs/scenarios.md, "Triggers"): one event of each of the
+ * sandbox.trigger (docs/scenarios.md, "Triggers"): one event of each of the
  * seven types through a real state change, so GET of the resource equals the event's data
  * and the webhook is delivered and signed like any other.
  */

@@ -3,7 +3,7 @@ import { startServer, type SandboxServer } from '../../src/index.js';
 import { Conformance } from '../support/conformance.js';
 
 /**
- * The control API's request examples are requests the server accepts (issue 18 item 3), as
+ * The control API's request examples are requests the server accepts, as
  * test/api/examples.test.ts holds the `/v1` ones: each example of each control operation with a
  * body is sent to a running server, on a session of its own made just before, and must get the
  * operation's documented success status with an answer the served document describes.

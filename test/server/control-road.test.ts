@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type SandboxServer } from '../../src/index.js';
+import { controlRoutes } from '../../src/server/control/api.js';
 import { serverClient } from './client.js';
 
 /**
- * The control API on `/v1`'s road (issue 22 item 2; docs/architecture.md, "One road"): the same
+ * The control API on `/v1`'s road (docs/architecture.md, "One road"): the same
  * route table matcher, the same body reader and the same error mapping, so it answers what
  * `/v1` answers for the same mistakes, and a route's `run` only ever sees input its schemas
  * accepted.
@@ -82,5 +83,11 @@ describe('the control API takes the /v1 road', () => {
     const gone = await control.post('/sessions/ses_nothere/advance', 'not json');
     expect(gone.status).toBe(404);
     expect(gone.body.error).toMatchObject({ code: 'not_found', param: 's' });
+  });
+
+  it('every row names its session in the path as `{s}`, unless it is global: the road finds the session by that name', () => {
+    const unnamed = controlRoutes.filter((route) => !route.global && !route.path.startsWith('/sessions/{s}')).map((r) => r.path);
+    expect(unnamed).toEqual([]);
+    expect(controlRoutes.filter((route) => !route.global).length).toBeGreaterThan(40);
   });
 });

@@ -6,7 +6,7 @@ import { startServer, type SandboxServer } from '../../src/index.js';
 import { launchChromium } from './chromium.js';
 
 /**
- * Regression (issue 16, item 2): a page on another origin, open in the developer's browser,
+ * Regression: a page on another origin, open in the developer's browser,
  * reset the default session, advanced it 25 h, made keys and sessions and injected a fault
  * with `no-cors` POSTs and a plain HTML form. Here a real Chromium opens such a page (served
  * from another port of 127.0.0.1: another origin) and every one of those requests reaches the

@@ -6,7 +6,7 @@ import { startReceiver } from '../webhooks/receivers.js';
 import { conformingServer } from './conforming.js';
 
 /**
- * Server parity (issue 17 item 4; docs/server.md, "Parity"): every scripting member of the
+ * Server parity (docs/server.md, "Parity"): every scripting member of the
  * library has a control route, so a Python, Go or Ruby suite can do what a JavaScript test
  * does. The members are read from a real sandbox at run time: a member added to the library
  * without a route here (or a written reason) fails this file. Then each route added for
@@ -301,7 +301,7 @@ describe('scripting the network through the server', () => {
     expect((await control.get(`/sessions/default/messages/${after}`)).body.status).toBe('failed');
   });
 
-  it('words errors with the JSON field, never the library call (issue 17 item 6)', async () => {
+  it('words errors with the JSON field, never the library call', async () => {
     const typo = await control.put(`/sessions/default/network/${TO}`, { outcome: 'bussy' });
     expect(typo.body.error).toEqual({
       code: 'invalid_parameter',

@@ -8,7 +8,7 @@ import { serverClient } from './client.js';
 import { within } from '../support/within.js';
 
 /**
- * Issue 16 items 5 and 6, over real HTTP against startServer: requests and streams cost what
+ * Over real HTTP against startServer: requests and streams cost what
  * they carry, not the length of the session's log. The control lists are paginated as /v1's,
  * a stream's catch-up is read from the log a page at a time as its reader takes it, and
  * advance's answer is read from the log by position.

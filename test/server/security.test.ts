@@ -7,8 +7,8 @@ import { within } from '../support/within.js';
 
 /**
  * The server as a security boundary (docs/server.md, "Security model"): only the user's own
- * programs reach the control API and the console. Each test is an attack from the hostile run
- * of issue 16, sent as the attacker would send it, and each checks that nothing changed.
+ * programs reach the control API and the console. Each test is an attack a hostile page, webhook
+ * or client once made, sent as the attacker would send it, and each checks that nothing changed.
  */
 let server: SandboxServer;
 let port: number;
@@ -83,7 +83,7 @@ async function state() {
   };
 }
 
-describe('a webhook cannot drive the server (issue 16, item 1)', () => {
+describe('a webhook cannot drive the server', () => {
   it('regression: a subscription to any loopback spelling of the server at its port is 400, whatever the case or form', async () => {
     const spellings = [
       `http://localhost:${port}/__sandbox/sessions/default/reset`,
@@ -136,7 +136,7 @@ describe('a webhook cannot drive the server (issue 16, item 1)', () => {
   });
 });
 
-describe('a page on another origin cannot drive the control API (item 2: CSRF)', () => {
+describe('a page on another origin cannot drive the control API (CSRF)', () => {
   it('regression: no-cors POSTs with a foreign Origin (no body, text/plain, a form, multipart) are 403/400 and change nothing', async () => {
     server.sandbox.faults.list(); // the default session exists
     const before = await state();
@@ -182,7 +182,7 @@ describe('a page on another origin cannot drive the control API (item 2: CSRF)',
   });
 });
 
-describe('the Host must be this server (item 3: DNS rebinding)', () => {
+describe('the Host must be this server (DNS rebinding)', () => {
   it('regression: a foreign Host is 403 on the API, the control API and the console, and an absolute-form target too', async () => {
     const before = await state();
     for (const [method, path, headers, body] of [
@@ -247,7 +247,7 @@ describe('the Host must be this server (item 3: DNS rebinding)', () => {
   });
 });
 
-describe('keys are what a session made (item 4)', () => {
+describe('keys are what a session made', () => {
   it('regression: a forged SVC_TEST_ses_<id>_… key is 401 and acts nowhere; the issued key works', async () => {
     const made = (await send('POST', '/__sandbox/sessions', JSON_TYPE, '{}')).body as { id: string; apiKey: string };
     const forged = `SVC_TEST_${made.id}_anything`;
@@ -292,7 +292,7 @@ describe('keys are what a session made (item 4)', () => {
   });
 });
 
-describe('every refusal the server makes itself is JSON (item 6)', () => {
+describe('every refusal the server makes itself is JSON', () => {
   it('regression: CONNECT, a method Node does not know and oversized headers get a JSON error, then the socket closes', async () => {
     const connectAnswer = await raw(`CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n`);
     expect(connectAnswer).toMatch(/^HTTP\/1\.1 405 /);
@@ -400,7 +400,7 @@ function clientSocket(socket: Socket) {
   return { answer, ended };
 }
 
-describe('connections after an early answer (issue 18 item 6; docs/server.md)', () => {
+describe('connections after an early answer (docs/server.md)', () => {
   it('regression: on one raw socket, a request over 1 MiB is answered 413 with Connection: close and the server ends the socket (nothing waits on it); the next request, on a new socket, is answered', async () => {
     const socket = connect(port, '127.0.0.1');
     await within(new Promise((resolve) => socket.once('connect', resolve)), 5000, 'connect');
@@ -431,7 +431,7 @@ describe('connections after an early answer (issue 18 item 6; docs/server.md)', 
   });
 });
 
-describe('bounded by bytes, not only by count (item 9)', () => {
+describe('bounded by bytes, not only by count', () => {
   it('regression: a key over 200 characters is 401 (the key cache and rate windows hold keys)', async () => {
     const long = `SVC_TEST_${'a'.repeat(192)}`;
     const res = await send('GET', '/v1/calls', { authorization: `Bearer ${long}` });
@@ -470,7 +470,7 @@ describe('bounded by bytes, not only by count (item 9)', () => {
   });
 });
 
-describe('browser pages and the API (review findings)', () => {
+describe('browser pages and the API', () => {
   it('regression: a page of another origin cannot use /v1 with a made-up key unless the server allows its origin', async () => {
     const body = JSON.stringify({ to: '+14155550123', from: '+14155550100' });
     const evil = await send(

@@ -10,11 +10,11 @@ import { Conformance } from '../support/conformance.js';
  * Every answer any behaviour test sees (through interception, `handle()`, `sandbox.fetch` or
  * the standalone server, which all end in the `/v1` pipeline's `answer`) is checked against the
  * document `sandbox.openapi()` publishes: a test that received an undocumented status, field
- * or header fails, naming it (issue 13 item 2).
+ * or header fails, naming it.
  *
  * The standalone server's control answers, seen by `fetch` in any test, are checked the same way
  * against the server's own document (`/__sandbox/openapi.json`, fetched once per server): the
- * control API is held to its description as `/v1` is (issue 18 item 4). Streams, the console's
+ * control API is held to its description as `/v1` is. Streams, the console's
  * files and the document itself are not JSON operations and are left out; so are the transport's
  * headers (date, connection, content-length).
  *

@@ -13,8 +13,7 @@ import type { FaultRule } from '../../src/state/faults.js';
 import type { RecordingTiming } from '../../src/state/recordings.js';
 
 /**
- * Each scripting input's documented type and the schema that checks it are one type (issue 22
- * item 4): a field added to one and not the other fails `tsc`, so the library, the control API
+ * Each scripting input's documented type and the schema that checks it are one type: a field added to one and not the other fails `tsc`, so the library, the control API
  * (whose rows are typed by these schemas) and the OpenAPI document cannot drift apart.
  */
 describe("scripting inputs: the documented type is the schema's type", () => {

@@ -1,6 +1,5 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { checkReceiver, createSandbox, EVENT_TYPES, SandboxError, verifyWebhook, type ReceiverCheck } from '../../src/index.js';
 import { closedPortUrl, closeReceivers, type Received, startReceiver } from './receivers.js';
@@ -103,16 +102,15 @@ describe('checkReceiver', () => {
     for (const c of check.cases) {
       expect(c.status).toBeNull();
       expect(c.error).toMatch(/^no answer: connect ECONNREFUSED 127\.0\.0\.1:\d+: /);
+      // Refused, not timed out: a refusal takes a millisecond or so, the 5 s timeout thousands of times more.
       expect(c.ms).toBeLessThan(5000);
     }
   });
 
   it('fails a hanging receiver in about one timeout: the cases after it are not run', async () => {
     const receiver = await startReceiver(() => 'hang');
-    const started = performance.now();
     const check = await checkReceiver(receiver.url, { secret: SECRET, timeout: '500ms' });
-    // Twelve timeouts would be 6 s; the one request the receiver saw is the proof, the time its consequence.
-    expect(performance.now() - started).toBeLessThan(4000);
+    // The one request the receiver saw is the proof: twelve timeouts would have sent twelve.
     expect(receiver.received).toHaveLength(1);
     const [first, ...rest] = check.cases;
     expect(first).toMatchObject({ case: 'signed/call.started', status: null, ok: false });

@@ -7,9 +7,19 @@ import { inboundMessageOptions } from '../../scripting/messages.js';
 import { callBehavior } from '../../scripting/network.js';
 import { SandboxError } from '../../core/errors.js';
 import { segmentsOf } from '../../core/path-pattern.js';
-import { object, queryObject, type JsonSchema } from '../../core/schema.js';
-import { apiKeyJson, attemptJson, callJson, deliveryJson, eventJson, faultJson, messageJson } from '../../scripting/json-schemas.js';
-import { createKey, keyBody, keyAnswer, scriptingRoutes } from './scripting.js';
+import { object, queryObject } from '../../core/schema.js';
+import {
+  activeFaultSchema,
+  apiKeySchema,
+  attemptSchema,
+  callSchema,
+  dataList,
+  deliverySchema,
+  eventSchema,
+  madeKeySchema,
+  messageSchema,
+} from '../../scripting/json-schemas.js';
+import { createKey, keyBody, scriptingRoutes } from './scripting.js';
 import { deliveryPage, eventPage, pageOf, pageParameters, slicePage } from './pages.js';
 import { snapshotRoutes } from './snapshots.js';
 import { json } from '../http.js';
@@ -37,7 +47,6 @@ import { checkControl } from '../guard.js';
 
 export type { ControlRequest, ControlRoute } from './route.js';
 
-const list = (items: JsonSchema): JsonSchema => ({ type: 'object', required: ['data'], properties: { data: { type: 'array', items } } });
 /** The control routes, in the order of docs/server.md's table (then the console's extras). */
 export const controlRoutes: ControlRoute[] = [
   ...sessionRoutes,
@@ -47,7 +56,7 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'The event log, oldest first, a page at a time (sandbox.events.list)',
     operationId: 'listEvents',
     status: 200,
-    response: pageOf(eventJson()),
+    response: pageOf(eventSchema),
     query: pageParameters,
     run: ({ session, query }) => json(200, eventPage(session.internals.events, query, session.id)),
   }),
@@ -57,7 +66,7 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'Webhook deliveries with their attempts (sandbox.webhooks.deliveries)',
     operationId: 'listDeliveries',
     status: 200,
-    response: pageOf(deliveryJson()),
+    response: pageOf(deliverySchema),
     query: pageParameters,
     run: ({ session, query }) => json(200, deliveryPage(session.internals.deliveries, false, query, session.id)),
   }),
@@ -67,7 +76,7 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'The dead-letter queue (sandbox.webhooks.deadLetters)',
     operationId: 'listDeadLetters',
     status: 200,
-    response: pageOf(deliveryJson()),
+    response: pageOf(deliverySchema),
     query: pageParameters,
     run: ({ session, query }) => json(200, deliveryPage(session.internals.deliveries, true, query, session.id)),
   }),
@@ -77,8 +86,8 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'Replay a dead letter (sandbox.webhooks.replay): a dlv_ id, or an evt_ id for all of that event',
     operationId: 'replayDeadLetter',
     status: 200,
-    response: list(attemptJson()),
-    run: async ({ session, params }) => json(200, { data: await session.sandbox.webhooks.replay(params.id!) }),
+    response: dataList(attemptSchema, 'The attempts the replay made, in the order sent.').openapi(),
+    run: async ({ session, params }) => json(200, { data: await session.sandbox.webhooks.replay(params.id) }),
   }),
   controlRoute({
     method: 'POST',
@@ -93,7 +102,7 @@ export const controlRoutes: ControlRoute[] = [
       },
     },
     status: 201,
-    response: keyAnswer,
+    response: madeKeySchema.openapi(),
     run: createKey,
   }),
   controlRoute({
@@ -102,7 +111,7 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'The keys made (sandbox.keys.list)',
     operationId: 'listKeys',
     status: 200,
-    response: pageOf(apiKeyJson()),
+    response: pageOf(apiKeySchema),
     query: pageParameters,
     run: ({ session, query }) =>
       json(
@@ -118,11 +127,11 @@ export const controlRoutes: ControlRoute[] = [
     status: 204,
     run: ({ sessions, session, params }) => {
       // A key that names another session is that session's to revoke.
-      if (sessions.route(params.key!) !== session) {
+      if (sessions.route(params.key) !== session) {
         throw new SandboxError(`${params.key} is a key of another session; revoke it there.`, { code: 'not_found', param: 'key' });
       }
-      session.aliases.delete(params.key!);
-      session.sandbox.keys.revoke(params.key!);
+      session.aliases.delete(params.key);
+      session.sandbox.keys.revoke(params.key);
       return json(204, null);
     },
   }),
@@ -139,7 +148,7 @@ export const controlRoutes: ControlRoute[] = [
       },
     },
     status: 201,
-    response: list(faultJson()),
+    response: dataList(activeFaultSchema, 'The injected faults with hits left, in order.').openapi(),
     run: ({ session, body }) => {
       session.sandbox.faults.inject(body);
       return json(201, { data: session.sandbox.faults.list() });
@@ -171,7 +180,7 @@ export const controlRoutes: ControlRoute[] = [
     status: 204,
     fields: { behavior: '' },
     run: ({ session, params, body }) => {
-      session.sandbox.network.setBehavior(params.number!, body);
+      session.sandbox.network.setBehavior(params.number, body);
       return json(204, null);
     },
   }),
@@ -182,7 +191,7 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'clearBehavior',
     status: 204,
     run: ({ session, params }) => {
-      session.sandbox.network.clearBehavior(params.number!);
+      session.sandbox.network.clearBehavior(params.number);
       return json(204, null);
     },
   }),
@@ -194,8 +203,8 @@ export const controlRoutes: ControlRoute[] = [
     body: answerOptions,
     examples: { human: { summary: 'A person picks up', value: { by: 'human' } } },
     status: 200,
-    response: callJson(),
-    run: ({ session, params, body }) => json(200, session.sandbox.calls.answer(params.id!, body)),
+    response: callSchema.openapi(),
+    run: ({ session, params, body }) => json(200, session.sandbox.calls.answer(params.id, body)),
   }),
   controlRoute({
     method: 'POST',
@@ -203,8 +212,8 @@ export const controlRoutes: ControlRoute[] = [
     summary: 'End a live call now (sandbox.calls.hangUp)',
     operationId: 'hangUpCall',
     status: 200,
-    response: callJson(),
-    run: ({ session, params }) => json(200, session.sandbox.calls.hangUp(params.id!)),
+    response: callSchema.openapi(),
+    run: ({ session, params }) => json(200, session.sandbox.calls.hangUp(params.id)),
   }),
   controlRoute({
     method: 'POST',
@@ -219,7 +228,7 @@ export const controlRoutes: ControlRoute[] = [
       },
     },
     status: 201,
-    response: callJson(),
+    response: callSchema.openapi(),
     run: ({ session, body }) => json(201, session.sandbox.calls.inbound(body)),
   }),
   controlRoute({
@@ -235,7 +244,7 @@ export const controlRoutes: ControlRoute[] = [
       },
     },
     status: 201,
-    response: messageJson(),
+    response: messageSchema.openapi(),
     run: ({ session, body }) => json(201, session.sandbox.messages.inbound(body)),
   }),
   // For the console.
@@ -310,8 +319,10 @@ const match: Stage<ControlExchange, Response> = (x) => {
 
 /** The session the path names (404), or the default one for a `global` row. */
 const session: Stage<ControlExchange, Response> = (x) => {
-  x.session = (x.route!.global ? x.sessions.default : x.sessions.get(x.params.s!)) ?? null;
-  if (!x.session) throw unknownSession(x.params.s!);
+  // Every row that is not `global` has `{s}` in its path, so the match named a session ('' never is one).
+  const named = x.params.s ?? '';
+  x.session = (x.route!.global ? x.sessions.default : x.sessions.get(named)) ?? null;
+  if (!x.session) throw unknownSession(named);
   return undefined;
 };
 

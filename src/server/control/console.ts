@@ -1,9 +1,19 @@
-import { CONSOLE_KINDS, consoleItemJson, type ConsoleKind } from '../../scripting/console-view.js';
-import type { JsonSchema } from '../../core/schema.js';
+import { CONSOLE_ITEM_SCHEMAS, CONSOLE_KINDS, type ConsoleKind } from '../../scripting/console-view.js';
+import { annotated, type Schema } from '../../core/schema.js';
+import {
+  callSchema,
+  COMPLETED_EVENT_EXAMPLE,
+  deliverySchema,
+  messageSchema,
+  phoneNumberSchema,
+  recordingSchema,
+  subscriptionSchema,
+  transcriptSchema,
+} from '../../scripting/json-schemas.js';
 import { SandboxError } from '../../core/errors.js';
 import { pageOf, pageParameters, slicePage, type PageQuery } from './pages.js';
 import { json } from '../http.js';
-import type { ControlRoute } from './route.js';
+import { controlRoute, type ControlRoute } from './route.js';
 
 /** The path segment of each kind's list. */
 const PLURAL: Record<ConsoleKind, string> = {
@@ -27,18 +37,25 @@ const TITLE: Record<ConsoleKind, string> = {
 
 /** The key of the session that made the examples' resources. */
 const ACCOUNT = 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_8Hd3Lp6Vs0Yf5JuA';
+/** The call the example delivery's event (call.completed) is about. */
+const CALL_ID = COMPLETED_EVENT_EXAMPLE.data.id;
 
-/** An item of a console list: the resource's example with its account (and, for a delivery, what its event is about). */
-function consoleItem(kind: ConsoleKind): JsonSchema {
-  const item = consoleItemJson(kind);
-  const resource = (item.examples as Array<Record<string, unknown>>)[0]!;
-  // A delivery's example carries the example call's call.completed event.
-  const call = kind === 'delivery' ? (resource.event as { data: { id: string } }).data.id : null;
-  return {
-    ...item,
-    examples: [{ ...resource, account: ACCOUNT, ...(call === null ? {} : { about: { kind: 'call', id: call }, call_id: call }) }],
-  };
-}
+/** A console item with its example: the resource's, and the account of the session that made it. */
+const owned = <T extends object>(schema: Schema<T & { account: string }>, resource: T) =>
+  annotated(schema, { example: { ...resource, account: ACCOUNT } });
+
+/** Each kind's item, its example the resource's with its account (and, for a delivery, what its event is about). */
+const ITEMS: Record<ConsoleKind, Schema<unknown>> = {
+  call: owned(CONSOLE_ITEM_SCHEMAS.call, callSchema.example!),
+  message: owned(CONSOLE_ITEM_SCHEMAS.message, messageSchema.example!),
+  number: owned(CONSOLE_ITEM_SCHEMAS.number, phoneNumberSchema.example!),
+  recording: owned(CONSOLE_ITEM_SCHEMAS.recording, recordingSchema.example!),
+  transcript: owned(CONSOLE_ITEM_SCHEMAS.transcript, transcriptSchema.example!),
+  subscription: owned(CONSOLE_ITEM_SCHEMAS.subscription, subscriptionSchema.example!),
+  delivery: annotated(CONSOLE_ITEM_SCHEMAS.delivery, {
+    example: { ...deliverySchema.example!, account: ACCOUNT, about: { kind: 'call', id: CALL_ID }, call_id: CALL_ID },
+  }),
+};
 
 /**
  * The console's reads (docs/console.md): each kind of resource across all of the session's
@@ -59,7 +76,7 @@ export const consoleRoutes: ControlRoute[] = [
         `(docs/console.md).`,
       operationId: `console${PLURAL[kind][0]!.toUpperCase()}${PLURAL[kind].slice(1)}`,
       status: 200,
-      response: pageOf(consoleItem(kind)),
+      response: pageOf(ITEMS[kind]),
       query: pageParameters,
       run: ({ session, query }) =>
         json(
@@ -68,7 +85,7 @@ export const consoleRoutes: ControlRoute[] = [
         ),
     }),
   ),
-  {
+  controlRoute({
     method: 'GET',
     path: '/sessions/{s}/console/recordings/{id}/audio',
     summary: "A ready recording's audio, 8 kHz 16-bit mono WAV (for the console's player)",
@@ -80,7 +97,7 @@ export const consoleRoutes: ControlRoute[] = [
     contentType: 'audio/wav',
     response: { type: 'string', contentMediaType: 'audio/wav' },
     run: ({ session, params }) => {
-      const audio = session.internals.view().audio(params.id!);
+      const audio = session.internals.view().audio(params.id);
       if (audio === undefined)
         throw new SandboxError(`No recording ${params.id} in session ${session.id}.`, { code: 'not_found', param: 'id' });
       if (audio === 'processing')
@@ -96,5 +113,5 @@ export const consoleRoutes: ControlRoute[] = [
         },
       });
     },
-  },
+  }),
 ];

@@ -2,7 +2,7 @@ import { Cursors, listOf, type ListBody } from '../../api/pagination.js';
 import type { EventPositions } from '../../scripting/events.js';
 import type { DeliveryPages } from '../../scripting/webhooks.js';
 import { SandboxError } from '../../core/errors.js';
-import { integer, object, optional, string, type Infer, type JsonSchema } from '../../core/schema.js';
+import { integer, object, optional, string, type Infer, type JsonSchema, type Schema } from '../../core/schema.js';
 
 /**
  * Pagination of the control API's lists (`GET /__sandbox/sessions`, `.../events`,
@@ -110,8 +110,8 @@ export function slicePage<T>(
   return body(list, scope, data, last, data.length > 0 ? idOf(data[data.length - 1]!) : '', last < items.length);
 }
 
-/** The response schema of a paginated control list. */
-export function pageOf(items: JsonSchema): JsonSchema {
+/** The response schema of a paginated control list: `/v1`'s list envelope around `items`. */
+export function pageOf(items: Schema<unknown>): JsonSchema {
   return listOf(items);
 }
 

@@ -4,14 +4,28 @@ import type { JsonSchema, ObjectSchema, Schema } from '../../core/schema.js';
 import type { Session, Sessions } from '../sessions.js';
 
 /**
- * What a control route's `run` receives: its input already parsed by the route's schemas (the
- * control road of docs/architecture.md), so `body` and `query` are typed values, never raw JSON.
+ * The names of a path template's `{name}` segments, as a union:
+ * `'/sessions/{s}/keys/{key}'` → `'s' | 'key'`.
  */
-export interface ControlRequest<B = unknown, Q = unknown> {
+export type ParamNames<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | ParamNames<Rest> : never;
+
+/**
+ * The path parameters a row's path template promises: `'/sessions/{s}/keys/{key}'` →
+ * `{ s: string; key: string }`. The table matched every segment before `run`, so each named one
+ * is there. A path that is only known as `string` (the table's own view of a row) gives a record.
+ */
+export type PathParams<P extends string> = string extends P ? Record<string, string> : { [K in ParamNames<P>]: string };
+
+/**
+ * What a control route's `run` receives: its input already parsed by the route's schemas (the
+ * control road of docs/architecture.md), so `body` and `query` are typed values, never raw JSON,
+ * and `params` has exactly the names of the row's path.
+ */
+export interface ControlRequest<B = unknown, Q = unknown, P extends string = string> {
   sessions: Sessions;
   /** The session named in the path (404 when unknown); the default session for a `global` route. */
   session: Session;
-  params: Record<string, string>;
+  params: PathParams<P>;
   /** The JSON body parsed by `body` (an absent body stands for `{}`); undefined when the route has none. */
   body: B;
   /** The query string parsed by `query` (a paginated list's `limit` and `cursor`); undefined when the route has none. */
@@ -26,9 +40,9 @@ export interface ControlRequest<B = unknown, Q = unknown> {
 }
 
 /** One row of the control API's table (src/server/control/api.ts, control-scripting.ts). */
-export interface ControlRoute<B = unknown, Q = unknown> extends Routable {
+export interface ControlRoute<B = unknown, Q = unknown, P extends string = string> extends Routable {
   /** Below `/__sandbox`, with `{s}` for the session and `{name}` for other segments. */
-  path: string;
+  path: P;
   summary: string;
   /** What the operation does, beyond `summary`, for the document (server/openapi.ts has a default per operationId). */
   description?: string;
@@ -47,7 +61,7 @@ export interface ControlRoute<B = unknown, Q = unknown> extends Routable {
   contentType?: string;
   /** Parses the query string before `run` (a paginated list's `limit` and `cursor`). */
   query?: ObjectSchema<Record<string, Schema<unknown>>> & Schema<Q>;
-  run(ctx: ControlRequest<B, Q>): Promise<Response> | Response;
+  run(ctx: ControlRequest<B, Q, P>): Promise<Response> | Response;
   /** Runs without a session in the path. */
   global?: true;
   /**
@@ -62,7 +76,13 @@ export interface ControlRoute<B = unknown, Q = unknown> extends Routable {
   undocumented?: true;
 }
 
-/** Writes one control row with `run` typed by its schemas. */
-export function controlRoute<B = undefined, Q = undefined>(definition: ControlRoute<B, Q>): ControlRoute {
+/**
+ * Writes one control row with `run` typed by its schemas and its path: `body` and `query` are
+ * what the schemas parse, `params` has the path's `{name}`s, so a row reads `params.key` as a
+ * `string` and never asserts that a segment it matched is there.
+ */
+export function controlRoute<B = undefined, Q = undefined, const P extends string = string>(
+  definition: ControlRoute<B, Q, P>,
+): ControlRoute {
   return definition;
 }

@@ -1,8 +1,8 @@
-import { callJson, EVENT_TYPES, eventJson, resourceExample } from '../../scripting/json-schemas.js';
-import { scenarioResultJsonSchema } from '../../scenarios/result.js';
+import { callSchema, EVENT_TYPES, eventSchema } from '../../scripting/json-schemas.js';
+import { scenarioResultSchema } from '../../scenarios/result.js';
 import { scenarioSchema } from '../../scenarios/schema.js';
 import { TRIGGER_OVERRIDES } from '../../scenarios/triggers.js';
-import { custom, invalid, object, oneOf, optional, string, type Schema } from '../../core/schema.js';
+import { annotated, custom, invalid, object, oneOf, optional, string, type Infer, type Schema } from '../../core/schema.js';
 import { controlRoute, type ControlRoute } from './route.js';
 import { json } from '../http.js';
 import type { Session } from '../sessions.js';
@@ -45,13 +45,19 @@ const triggerBody = object(
 );
 
 /** The resources' example call (src/state/resources.ts) to a busy line: completed at 1 s, never answered. */
-const placed = resourceExample({ openapi: callJson });
-const busyCall = { ...placed, status: 'completed', disposition: 'busy', duration: 0, ended_at: '2026-01-01T00:00:01.000Z' };
-const callId = String(placed.id);
+const placed = callSchema.example!;
+const busyCall = {
+  ...placed,
+  status: 'completed' as const,
+  disposition: 'busy' as const,
+  duration: 0,
+  ended_at: '2026-01-01T00:00:01.000Z',
+};
+const callId = placed.id;
 const busyLine = (at: string, offsetMs: number) => ({ offsetMs, at, subject: callId, callId });
 
 /** What the scenario example (a busy line) comes to, as a fresh session runs it. */
-const scenarioResultExample = {
+const scenarioResultExample: Infer<typeof scenarioResultSchema> = {
   name: 'A busy line',
   passed: true,
   held: 1,
@@ -109,7 +115,7 @@ export const scenarioRoutes: ControlRoute[] = [
       },
     },
     status: 200,
-    response: { ...scenarioResultJsonSchema(), examples: [scenarioResultExample] },
+    response: annotated(scenarioResultSchema, { example: scenarioResultExample }).openapi(),
     run: async ({ session, body }) => {
       const key = sessionKey(session);
       return json(200, await session.sandbox.run(body, key === undefined ? {} : { apiKey: key }));
@@ -134,10 +140,9 @@ export const scenarioRoutes: ControlRoute[] = [
       },
     },
     status: 201,
-    response: {
-      ...eventJson(),
-      examples: [{ id: 'evt_3Ld8Qw1Zk5Ns9Hy6', type: 'call.completed', created_at: busyCall.ended_at, data: busyCall }],
-    },
+    response: annotated(eventSchema, {
+      example: { id: 'evt_3Ld8Qw1Zk5Ns9Hy6', type: 'call.completed', created_at: busyCall.ended_at, data: busyCall },
+    }).openapi(),
     fields: { overrides: 'data' },
     run: async ({ session, body }) => {
       const apiKey = body.apiKey ?? sessionKey(session);

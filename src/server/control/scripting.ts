@@ -1,16 +1,17 @@
 // Longer than most files: one control row per scripting member of the library (docs/server.md's
 // table), each a few lines that call that member; the parity test reads them side by side.
 import {
-  apiKeyJson,
-  attemptJson,
-  callJson,
+  activeFaultSchema,
+  attemptSchema,
   CALL_EVENTS_EXAMPLE,
+  callSchema,
+  dataList,
   EVENT_TYPES,
-  eventJson,
-  faultJson,
-  messageJson,
-  recordingJson,
-  transcriptJson,
+  eventSchema,
+  type madeKeySchema,
+  messageSchema,
+  recordingSchema,
+  transcriptSchema,
 } from '../../scripting/json-schemas.js';
 import { script as conversationScript, timingOptions as recordingTiming } from '../../scripting/media.js';
 import { callBehavior, messageBehavior } from '../../scripting/network.js';
@@ -20,6 +21,7 @@ import { durationSchema } from '../../core/duration.js';
 import { SandboxError } from '../../core/errors.js';
 import { journalEntrySchema } from '../../scripting/requests.js';
 import {
+  annotated,
   array,
   custom,
   integer,
@@ -29,9 +31,9 @@ import {
   string,
   timestamp,
   type Infer,
-  type JsonSchema,
   type Schema,
 } from '../../core/schema.js';
+import { anyString } from '../../core/schema-values.js';
 import { json } from '../http.js';
 import { controlRoute, type ControlRequest as RowRequest, type ControlRoute as Row } from './route.js';
 import type { Session } from '../sessions.js';
@@ -46,36 +48,23 @@ import { pageOf, pageParameters, slicePage } from './pages.js';
  * (control-api.ts `serveControl`).
  */
 
-const list = (items: JsonSchema): JsonSchema => ({
-  type: 'object',
-  additionalProperties: false,
-  required: ['data'],
-  properties: { data: { type: 'array', items } },
-});
-
 /** A row that changes the session and answers 204: `act` calls the library. */
-function changes<B>(act: (ctx: RowRequest<B>) => void): (ctx: RowRequest<B>) => Response {
+function changes<B, P extends string>(act: (ctx: RowRequest<B, undefined, P>) => void): (ctx: RowRequest<B, undefined, P>) => Response {
   return (ctx) => {
     act(ctx);
     return json(204, null);
   };
 }
 
-/** A GET row answering `{data}`: what `read` returns of the session's sandbox. */
-function listRow(
-  path: string,
-  summary: string,
-  operationId: string,
-  item: JsonSchema,
-  read: (sandbox: Session['sandbox']) => unknown[],
-): Row {
+/** A GET row answering `{data}`: what `read` returns of the session's sandbox, described by `item`. */
+function listRow<T>(path: string, summary: string, operationId: string, item: Schema<T>, read: (sandbox: Session['sandbox']) => T[]): Row {
   return {
     method: 'GET',
     path,
     summary,
     operationId,
     status: 200,
-    response: list(item),
+    response: dataList(item, summary).openapi(),
     run: ({ session }) => json(200, { data: read(session.sandbox) }),
   };
 }
@@ -164,37 +153,51 @@ export const sessionSchema = object(
 );
 
 /** The advance row's answer, with `event` for the `until` form. */
-export const advanceAnswer: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['now', 'events'],
-  properties: {
-    now: { type: 'string', format: 'date-time' },
-    events: { type: 'array', items: eventJson() },
-    event: { ...eventJson(), description: 'With `until`: the event that stopped the clock.' },
+export const advanceAnswer = object(
+  {
+    now: timestamp("The session's virtual now once the advance ended (`sandbox.now()`)."),
+    events: array(eventSchema, { description: 'The events emitted during the advance, oldest first.' }),
+    event: optional(annotated(eventSchema, { description: 'With `until`: the event that stopped the clock.' })),
   },
-  // `{"duration": "21s"}` once the resources' example call was placed: it is answered at 5 s and ends at 21 s.
-  examples: [{ now: '2026-01-01T00:00:21.000Z', events: CALL_EVENTS_EXAMPLE }],
-};
+  {
+    description: 'Where the clock stands, and what happened on the way.',
+    // `{"duration": "21s"}` once the resources' example call was placed: it is answered at 5 s and ends at 21 s.
+    example: { now: '2026-01-01T00:00:21.000Z', events: CALL_EVENTS_EXAMPLE },
+  },
+);
 
 /** `POST /sessions/{s}/keys`: `sandbox.keys.create` with `plan`, `scopes` (and `account`) for a key of this session. */
 export const keyBody = object(
   { plan: keyOptions.shape.plan, scopes: keyOptions.shape.scopes, account: keyOptions.shape.account },
   { description: 'How the key behaves (default: a standard key with every scope, its own account).' },
 );
-export const keyAnswer: JsonSchema = {
-  ...apiKeyJson(),
-  required: ['key', 'plan', 'scopes'],
-  examples: [{ key: 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_Vq2Lm8Xr5Tk1Wz7N', plan: 'standard', scopes: ['calls:read', 'messages:*'] }],
-};
-
 /** Makes a key of `session` as `POST .../keys` does: with its defaults spelled out. */
 export function createKey({ sessions, session, body }: RowRequest<Infer<typeof keyBody>>): Response {
   const key = sessions.makeKey(session, body);
   const made = session.sandbox.keys.list().find((k) => k.key === key)!;
   // Exactly the answer docs/server.md gives: {key, plan, scopes} (GET .../keys also has createdAt).
-  return json(201, { key: made.key, plan: made.plan ?? 'standard', scopes: made.scopes ?? ['*'] });
+  const answer: Infer<typeof madeKeySchema> = { key: made.key, plan: made.plan ?? 'standard', scopes: made.scopes ?? ['*'] };
+  return json(201, answer);
 }
+
+/** An unexpected exception inside a sandbox, as JSON: what `sandbox.internalErrors()` holds, told. */
+const internalErrorSchema = object(
+  {
+    name: anyString("The error's class (`TypeError`), or `Error` for a value thrown that is none."),
+    message: anyString('What it said.'),
+    requestId: optional(anyString('The request (`req_…`) it broke, answered 500; absent for one outside a request.')),
+    at: anyString('Virtual instant it happened (ISO 8601 UTC).'),
+  },
+  {
+    description: 'One unexpected exception, answered as a 500.',
+    example: {
+      name: 'TypeError',
+      message: "Cannot read properties of undefined (reading 'id')",
+      requestId: 'req_8Tq2Wm5Kx1Rb7Nc4',
+      at: '2026-01-01T00:00:00.000Z',
+    },
+  },
+);
 
 /** The rows, grouped as the library's namespaces. */
 export const scriptingRoutes: Row[] = [
@@ -214,28 +217,17 @@ export const scriptingRoutes: Row[] = [
     summary: "Unexpected exceptions inside the session's sandbox, each answered as a 500 (sandbox.internalErrors); empty in a healthy run",
     operationId: 'listInternalErrors',
     status: 200,
-    response: list({
-      type: 'object',
-      additionalProperties: false,
-      required: ['name', 'message', 'at'],
-      properties: { name: { type: 'string' }, message: { type: 'string' }, requestId: { type: 'string' }, at: { type: 'string' } },
-      examples: [
-        {
-          name: 'TypeError',
-          message: "Cannot read properties of undefined (reading 'id')",
-          requestId: 'req_8Tq2Wm5Kx1Rb7Nc4',
-          at: '2026-01-01T00:00:00.000Z',
-        },
-      ],
-    }),
+    response: dataList(internalErrorSchema, 'The failures, oldest first.').openapi(),
     run: ({ session }) =>
       json(200, {
-        data: session.sandbox.internalErrors().map(({ error, requestId, at }) => ({
-          name: error instanceof Error ? error.name : 'Error',
-          message: error instanceof Error ? error.message : String(error),
-          ...(requestId === undefined ? {} : { requestId }),
-          at,
-        })),
+        data: session.sandbox.internalErrors().map(
+          ({ error, requestId, at }): Infer<typeof internalErrorSchema> => ({
+            name: error instanceof Error ? error.name : 'Error',
+            message: error instanceof Error ? error.message : String(error),
+            ...(requestId === undefined ? {} : { requestId }),
+            at,
+          }),
+        ),
       }),
   }),
   // calls, messages, recordings, transcripts: reads
@@ -245,8 +237,8 @@ export const scriptingRoutes: Row[] = [
     summary: 'A call as the API shows it, any account (sandbox.calls.get)',
     operationId: 'inspectCall',
     status: 200,
-    response: callJson(),
-    run: ({ session, params }) => json(200, found(session.sandbox.calls.get(params.id!), 'call', params.id!)),
+    response: callSchema.openapi(),
+    run: ({ session, params }) => json(200, found(session.sandbox.calls.get(params.id), 'call', params.id)),
   }),
   controlRoute({
     method: 'GET',
@@ -254,8 +246,8 @@ export const scriptingRoutes: Row[] = [
     summary: 'A message as the API shows it, any account (sandbox.messages.get)',
     operationId: 'inspectMessage',
     status: 200,
-    response: messageJson(),
-    run: ({ session, params }) => json(200, found(session.sandbox.messages.get(params.id!), 'message', params.id!)),
+    response: messageSchema.openapi(),
+    run: ({ session, params }) => json(200, found(session.sandbox.messages.get(params.id), 'message', params.id)),
   }),
   controlRoute({
     method: 'GET',
@@ -263,8 +255,8 @@ export const scriptingRoutes: Row[] = [
     summary: 'A recording as the API shows it, any account (sandbox.recordings.get)',
     operationId: 'inspectRecording',
     status: 200,
-    response: recordingJson(),
-    run: ({ session, params }) => json(200, found(session.sandbox.recordings.get(params.id!), 'recording', params.id!)),
+    response: recordingSchema.openapi(),
+    run: ({ session, params }) => json(200, found(session.sandbox.recordings.get(params.id), 'recording', params.id)),
   }),
   controlRoute({
     method: 'GET',
@@ -272,8 +264,8 @@ export const scriptingRoutes: Row[] = [
     summary: 'A transcript as the API shows it now, any account (sandbox.transcripts.get)',
     operationId: 'inspectTranscript',
     status: 200,
-    response: transcriptJson(),
-    run: ({ session, params }) => json(200, found(session.sandbox.transcripts.get(params.id!), 'transcript', params.id!)),
+    response: transcriptSchema.openapi(),
+    run: ({ session, params }) => json(200, found(session.sandbox.transcripts.get(params.id), 'transcript', params.id)),
   }),
   // recordings and transcripts: scripting
   controlRoute({
@@ -301,7 +293,7 @@ export const scriptingRoutes: Row[] = [
     examples: { slow: { summary: "This call's transcript takes two minutes", value: { transcriptDelay: '2m' } } },
     status: 204,
     fields: { callId: 'id' },
-    run: changes(({ session, params, body }) => session.sandbox.recordings.setTiming(body, params.id!)),
+    run: changes(({ session, params, body }) => session.sandbox.recordings.setTiming(body, params.id)),
   }),
   controlRoute({
     method: 'PUT',
@@ -322,7 +314,7 @@ export const scriptingRoutes: Row[] = [
     },
     status: 204,
     fields: { callId: 'id' },
-    run: changes(({ session, params, body }) => session.sandbox.transcripts.setScript(params.id!, body.lines)),
+    run: changes(({ session, params, body }) => session.sandbox.transcripts.setScript(params.id, body.lines)),
   }),
   controlRoute({
     method: 'GET',
@@ -330,12 +322,10 @@ export const scriptingRoutes: Row[] = [
     summary: 'How many transcript streams (server-sent events) are open (sandbox.transcripts.openStreams)',
     operationId: 'countTranscriptStreams',
     status: 200,
-    response: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['openStreams'],
-      properties: { openStreams: { type: 'integer', minimum: 0 } },
-    },
+    response: object(
+      { openStreams: integer({ description: 'Transcript streams open now, across the accounts.', min: 0, max: Number.MAX_SAFE_INTEGER }) },
+      { description: 'The count of open transcript streams.' },
+    ).openapi(),
     run: ({ session }) => json(200, { openStreams: session.sandbox.transcripts.openStreams() }),
   }),
   // network
@@ -352,7 +342,7 @@ export const scriptingRoutes: Row[] = [
       },
     },
     status: 204,
-    run: changes(({ session, params, body }) => session.sandbox.network.queueBehavior(params.number!, ...body.behaviors)),
+    run: changes(({ session, params, body }) => session.sandbox.network.queueBehavior(params.number, ...body.behaviors)),
   }),
   controlRoute({
     method: 'PUT',
@@ -363,7 +353,7 @@ export const scriptingRoutes: Row[] = [
     examples: { failed: { summary: 'Messages to the number fail from now on', value: { outcome: 'failed' } } },
     status: 204,
     fields: { behavior: '' },
-    run: changes(({ session, params, body }) => session.sandbox.network.setMessageBehavior(params.number!, body)),
+    run: changes(({ session, params, body }) => session.sandbox.network.setMessageBehavior(params.number, body)),
   }),
   controlRoute({
     method: 'POST',
@@ -378,7 +368,7 @@ export const scriptingRoutes: Row[] = [
       },
     },
     status: 204,
-    run: changes(({ session, params, body }) => session.sandbox.network.queueMessageBehavior(params.number!, ...body.behaviors)),
+    run: changes(({ session, params, body }) => session.sandbox.network.queueMessageBehavior(params.number, ...body.behaviors)),
   }),
   controlRoute({
     method: 'DELETE',
@@ -394,7 +384,7 @@ export const scriptingRoutes: Row[] = [
     summary: 'The request journal, oldest first (sandbox.requests.list)',
     operationId: 'listRequests',
     status: 200,
-    response: pageOf(journalEntrySchema.openapi()),
+    response: pageOf(journalEntrySchema),
     query: pageParameters,
     run: ({ session, query }) =>
       json(
@@ -406,14 +396,14 @@ export const scriptingRoutes: Row[] = [
     '/sessions/{s}/faults',
     'The injected faults with hits left, in order (sandbox.faults.list)',
     'listFaults',
-    faultJson(),
+    activeFaultSchema,
     (sandbox) => sandbox.faults.list(),
   ),
   listRow(
     '/sessions/{s}/attempts',
     'Every webhook delivery attempt in the order sent (sandbox.webhooks.attempts)',
     'listAttempts',
-    attemptJson(),
+    attemptSchema,
     (sandbox) => sandbox.webhooks.attempts(),
   ),
   controlRoute({
@@ -424,7 +414,7 @@ export const scriptingRoutes: Row[] = [
     body: webhookFilter,
     examples: { calls: { summary: 'Every dead call.completed delivery', value: { type: 'call.completed' } } },
     status: 200,
-    response: list(attemptJson()),
+    response: dataList(attemptSchema, 'The attempts the replays made, in the order sent.').openapi(),
     run: async ({ session, body }) => {
       return json(200, { data: await session.sandbox.webhooks.replayAll(body) });
     },

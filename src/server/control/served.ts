@@ -1,7 +1,7 @@
 import { consoleAsset } from '../console.js';
 import { json } from '../http.js';
 import { documentExample, ERROR, FAILURE, openApi30, serverOpenApi, sessionStreamExample } from '../openapi.js';
-import type { ControlRoute } from './route.js';
+import { controlRoute, type ControlRoute } from './route.js';
 
 /**
  * The rows of the control table that answer no JSON of a session's sandbox: the session's
@@ -79,7 +79,7 @@ export function servedRoutes(table: () => readonly ControlRoute[], notFound: (me
           'The console page.',
         ),
     },
-    {
+    controlRoute({
       method: 'GET',
       path: '/console/{file}',
       summary: "The console's scripts, styles and pictures",
@@ -88,12 +88,12 @@ export function servedRoutes(table: () => readonly ControlRoute[], notFound: (me
       global: true,
       undocumented: true,
       run: ({ method, params }) => {
-        const path = `/console/${encodeURIComponent(params.file!)}`;
+        const path = `/console/${encodeURIComponent(params.file)}`;
         const asset = consoleAsset(path, method);
         if (!asset) throw notFound(method, path);
         return asset;
       },
-    },
+    }),
     {
       method: 'GET',
       path: '/openapi.json',

@@ -1,7 +1,8 @@
 import { chaosProfile } from '../../scripting/chaos.js';
 import { CLOCK_MODES } from '../../core/clock.js';
 import { durationSchema } from '../../core/duration.js';
-import { dateTime, integer, object, oneOf, optional, string } from '../../core/schema.js';
+import { annotated, dateTime, integer, literal, object, oneOf, optional, string, type Infer } from '../../core/schema.js';
+import { testKey } from '../../scripting/keys.js';
 import { advanceAnswer, advanceUntil, sessionSchema, withUntil } from './scripting.js';
 import { pageOf, pageParameters, slicePage } from './pages.js';
 import { snapshotField } from './snapshots.js';
@@ -52,6 +53,19 @@ const sessionBody = object(
   { description: 'A new session.' },
 );
 
+/** A new session, as POST /sessions answers: its id, the key its suite uses, and its virtual now. */
+const madeSession = object(
+  {
+    id: sessionSchema.shape.id,
+    apiKey: annotated(testKey, { description: 'A test key of the session, for its suite: it opens the session on /v1.' }),
+    now: sessionSchema.shape.now,
+  },
+  {
+    description: 'A session made.',
+    example: { id: 'ses_4kT9wQ2mX7bN1cRz', apiKey: 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_8Hd3Lp6Vs0Yf5JuA', now: '2026-01-01T09:00:00.000Z' },
+  },
+);
+
 export const sessionRoutes: ControlRoute[] = [
   controlRoute({
     method: 'GET',
@@ -60,7 +74,7 @@ export const sessionRoutes: ControlRoute[] = [
     operationId: 'health',
     status: 200,
     global: true,
-    response: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } },
+    response: object({ status: literal('ok', 'Always `ok` while the server answers.') }, { description: 'The server answers.' }).openapi(),
     run: () => json(200, { status: 'ok' }),
   }),
   controlRoute({
@@ -78,15 +92,11 @@ export const sessionRoutes: ControlRoute[] = [
     },
     status: 201,
     global: true,
-    response: {
-      type: 'object',
-      required: ['id', 'apiKey', 'now'],
-      properties: { id: { type: 'string' }, apiKey: { type: 'string' }, now: { type: 'string', format: 'date-time' } },
-      examples: [{ id: 'ses_4kT9wQ2mX7bN1cRz', apiKey: 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_8Hd3Lp6Vs0Yf5JuA', now: '2026-01-01T09:00:00.000Z' }],
-    },
+    response: madeSession.openapi(),
     run: ({ sessions, body }) => {
       const { session, apiKey } = sessions.create(body);
-      return json(201, { id: session.id, apiKey, now: session.sandbox.now().toISOString() });
+      const made: Infer<typeof madeSession> = { id: session.id, apiKey, now: session.sandbox.now().toISOString() };
+      return json(201, made);
     },
   }),
   controlRoute({
@@ -96,7 +106,7 @@ export const sessionRoutes: ControlRoute[] = [
     operationId: 'listSessions',
     status: 200,
     global: true,
-    response: pageOf(sessionSchema.openapi()),
+    response: pageOf(sessionSchema),
     query: pageParameters,
     run: ({ sessions, query }) => {
       const page = slicePage(sessions.list(), (s) => s.id, query, 'sessions', '');
@@ -125,7 +135,7 @@ export const sessionRoutes: ControlRoute[] = [
       until: { summary: 'Until the next call completes, an hour at most', value: { until: 'call.completed', max: '1h' } },
     },
     status: 200,
-    response: advanceAnswer,
+    response: advanceAnswer.openapi(),
     run: async ({ session, body }) => {
       if ('until' in body) return advanceUntil(session, body);
       const { duration: d } = body;

@@ -1,5 +1,5 @@
 import { packageVersion } from '../../core/package-version.js';
-import { custom, type JsonSchema, type Schema } from '../../core/schema.js';
+import { annotated, custom, type Schema } from '../../core/schema.js';
 import { SNAPSHOT_FORMAT, type SandboxSnapshot, snapshotSchema } from '../../scripting/snapshots.js';
 import { json } from '../http.js';
 import type { ControlRoute } from './route.js';
@@ -9,17 +9,8 @@ import type { ControlRoute } from './route.js';
  * `snapshot` and `from` fields of POST /__sandbox/sessions that start a session from one.
  */
 
-/** A snapshot as JSON Schema: derived from the schema that parses one (scripting/snapshots.ts `snapshotSchema`). */
-export function snapshotJson(): JsonSchema {
-  return {
-    ...snapshotSchema.openapi(),
-    description: 'A snapshot (docs/snapshots.md): the options and every input of a session, to start another from. Treat it as opaque.',
-    examples: [snapshotExample()],
-  };
-}
-
 /** The snapshot of a session that has subscribed a webhook, its one input: what `GET .../snapshot` answers then. */
-function snapshotExample(): Record<string, unknown> {
+function snapshotExample(): SandboxSnapshot {
   const apiKey = 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_8Hd3Lp6Vs0Yf5JuA';
   const body = JSON.stringify({ url: 'https://example.com/webhooks', events: ['call.completed'] });
   return {
@@ -58,11 +49,17 @@ function snapshotExample(): Record<string, unknown> {
   };
 }
 
+/** A snapshot as the control API describes it: the schema that parses one (scripting/snapshots.ts `snapshotSchema`), in its words. */
+const documented = annotated(snapshotSchema, {
+  description: 'A snapshot (docs/snapshots.md): the options and every input of a session, to start another from. Treat it as opaque.',
+  example: snapshotExample(),
+});
+
 /** The `snapshot` field of POST /__sandbox/sessions: checked by createSandbox, which names the field at fault (`snapshot.version`). */
 export const snapshotField: Schema<SandboxSnapshot> = custom({
   hint: 'a snapshot (GET /__sandbox/sessions/{s}/snapshot)',
   parse: (value) => value as SandboxSnapshot,
-  openapi: snapshotJson,
+  like: documented,
 });
 
 const getSnapshot: ControlRoute & { description: string } = {
@@ -75,7 +72,7 @@ const getSnapshot: ControlRoute & { description: string } = {
     "attempts' results, and the session's `apiKey`. `POST /__sandbox/sessions {snapshot}` starts a session that is this one at this " +
     "instant, and whose key stands for this session's. 409 while a request's body is still arriving.",
   status: 200,
-  response: snapshotJson(),
+  response: documented.openapi(),
   run: ({ session }) => {
     const snapshot: SandboxSnapshot = session.sandbox.snapshot();
     if (session.primaryKey !== null) snapshot.apiKey = session.primaryKey;

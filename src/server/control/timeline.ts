@@ -1,5 +1,5 @@
-import type { JsonSchema } from '../../core/schema.js';
-import { attemptJson, callJson, resourceExample } from '../../scripting/json-schemas.js';
+import { array, nullable, object, type Infer } from '../../core/schema.js';
+import { attemptSchema, callSchema, recordingSchema, transcriptSchema } from '../../scripting/json-schemas.js';
 import { pageOf, pageParameters, slicePage } from './pages.js';
 import { json } from '../http.js';
 import { controlRoute, type ControlRoute } from './route.js';
@@ -11,46 +11,37 @@ type WebhookAttempt = ReturnType<Sandbox['webhooks']['attempts']>[number];
 
 /** The console's list of calls, each with what its timeline draws (docs/console.md). */
 
+/** When a recording or transcript was made and became ready: its fields as the API shows them. */
+const readyOf = (schema: typeof recordingSchema | typeof transcriptSchema, what: string) => {
+  const { id, status, created_at, ready_at } = schema.shape;
+  return nullable(object({ id, status, created_at, ready_at }, { description: `The call's ${what}; null until there is one.` }));
+};
+// The attempt fields the timeline draws: those of `webhooks.attempts()`.
+const { eventType, deliveryId, attempt, replay, at, status, ok, error } = attemptSchema.shape;
+const webhookMark = object(
+  { eventType, deliveryId, attempt, replay, at, status, ok, error },
+  { description: 'One webhook attempt of an event of the call.' },
+);
+
 /** A call as the console's list gives it: the call, and what its timeline draws. */
-function callWithTimeline(): JsonSchema {
-  const call = callJson() as { properties: Record<string, JsonSchema>; required?: string[] };
-  // The call example just placed: nothing on its timeline yet.
-  const example = { ...resourceExample({ openapi: callJson }), timeline: { recording: null, transcript: null, webhooks: [] } };
-  const ready = {
-    type: ['object', 'null'],
-    additionalProperties: false,
-    required: ['id', 'status', 'created_at', 'ready_at'],
-    properties: {
-      id: { type: 'string' },
-      status: { type: 'string' },
-      created_at: { type: 'string' },
-      ready_at: { type: ['string', 'null'] },
-    },
-  };
-  // The attempt fields the timeline draws: those of `webhooks.attempts()` (scripting/json-schemas.ts).
-  const drawn = ['eventType', 'deliveryId', 'attempt', 'replay', 'at', 'status', 'ok', 'error'];
-  const attempt = attemptJson() as { properties: Record<string, JsonSchema> };
-  const webhookMark = {
-    type: 'object',
-    additionalProperties: false,
-    required: drawn,
-    properties: Object.fromEntries(drawn.map((name) => [name, attempt.properties[name]!])),
-  };
-  return {
-    ...call,
-    required: [...(call.required ?? []), 'timeline'],
-    properties: {
-      ...call.properties,
-      timeline: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['recording', 'transcript', 'webhooks'],
-        properties: { recording: ready, transcript: ready, webhooks: { type: 'array', items: webhookMark } },
+const callWithTimeline = object(
+  {
+    ...callSchema.shape,
+    timeline: object(
+      {
+        recording: readyOf(recordingSchema, 'recording'),
+        transcript: readyOf(transcriptSchema, 'transcript'),
+        webhooks: array(webhookMark, { description: 'Every attempt of its events, in the order sent.' }),
       },
-    },
-    examples: [example],
-  };
-}
+      { description: 'What its timeline draws beside its own instants.' },
+    ),
+  },
+  {
+    description: 'A call, with what its timeline draws.',
+    // The call example just placed: nothing on its timeline yet.
+    example: { ...callSchema.example!, timeline: { recording: null, transcript: null, webhooks: [] } },
+  },
+);
 
 export const callTimelineRoute: ControlRoute = controlRoute({
   method: 'GET',
@@ -58,7 +49,7 @@ export const callTimelineRoute: ControlRoute = controlRoute({
   summary: 'Every call of the session, newest first, with its timeline (for the console)',
   operationId: 'listSessionCalls',
   status: 200,
-  response: pageOf(callWithTimeline()),
+  response: pageOf(callWithTimeline),
   query: pageParameters,
   run: ({ session, query }) => {
     const page = slicePage(session.sandbox.calls.list(), (c) => c.id, query, 'calls', session.id);
@@ -70,7 +61,7 @@ export const callTimelineRoute: ControlRoute = controlRoute({
  * Each call with what the console draws on its timeline: the call's own instants, when its
  * recording and transcript became ready, and every webhook attempt of its events.
  */
-function callTimelines(session: Session, calls: Call[]) {
+function callTimelines(session: Session, calls: Call[]): Infer<typeof callWithTimeline>[] {
   const { sandbox } = session;
   // The page's calls only; each attempt's event is found by id, never by walking the log.
   const log = session.internals.events;
