@@ -12,6 +12,7 @@ import { sandboxCpu } from './profile.mjs';
 import { allocation } from './allocation.mjs';
 import { serverScale } from './server-scale.mjs';
 import { serverSoak } from './server-soak.mjs';
+import { longWork } from './long-work.mjs';
 import { showBench } from './show.mjs';
 import { binaryBench } from './binary.mjs';
 
@@ -42,6 +43,7 @@ await section('Schema kit', () => schemaKit({ quick }));
 await section('Server', () => serverBench({ quick }));
 await section('Server scale', () => serverScale({ quick }));
 await section('Server soak', () => serverSoak({ seconds: quick ? 20 : 60 }));
+await section('Long work', () => longWork({ steps: quick ? 2_000 : 6_500 }));
 await section('Show', () => showBench({ quick }));
 await section('Single executable', () => binaryBench({ quick }));
 

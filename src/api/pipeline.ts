@@ -226,7 +226,10 @@ const within: Stage<Exchange, Answer> = (x) => {
   return undefined;
 };
 
-/** Injected faults (state/faults.ts) and the chaos profile's (state/chaos.ts); chaos draws for every request a rule of its takes, so its sequence never depends on the injected faults. */
+/**
+ * Injected faults (state/faults.ts) and the chaos profile's (state/chaos.ts); chaos draws for every
+ * request a rule of its takes, so its sequence never depends on the injected faults.
+ */
 const faults: Stage<Exchange, Answer> = (x) => {
   const { faults, chaos } = x.pipeline.deps;
   const method = x.request.method;

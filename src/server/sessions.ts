@@ -107,7 +107,10 @@ export interface SessionDefaults {
   snapshot?: SandboxSnapshot | undefined;
   /** Live sessions held at most, the default one included (checked by {@link checkSessionDefaults}). Default {@link DEFAULT_MAX_SESSIONS}. */
   maxSessions?: number | undefined;
-  /** Requests each new session's journal keeps (createSandbox's `maxJournalEntries`); undefined: its default. A session made from a snapshot keeps the snapshot's. */
+  /**
+   * Requests each new session's journal keeps (createSandbox's `maxJournalEntries`); undefined: its
+   * default. A session made from a snapshot keeps the snapshot's.
+   */
   maxJournalEntries?: number | undefined;
   /** What realtime sessions follow instead of the real wall clock (the tests' internal option, {@link WALL_CLOCK}). */
   wall?: WallClock | undefined;
