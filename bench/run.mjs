@@ -24,7 +24,10 @@ async function section(title, run) {
   if (only && title.toLowerCase().replace(/[^a-z0-9]+/g, '-') !== only) return;
   globalThis.gc?.(); // no section pays for the garbage of the one before
   const started = performance.now();
-  const lines = await run();
+  // A section that cannot run (a tool missing, a child that failed) says why, and the run goes on.
+  const lines = await Promise.resolve()
+    .then(run)
+    .catch((error) => [`not measured: ${String(error?.message ?? error).split('\n')[0]}`]);
   sections.push({ title, lines, seconds: (performance.now() - started) / 1000 });
   console.log(`\n## ${title}\n${lines.join('\n')}`);
 }

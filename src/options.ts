@@ -119,10 +119,12 @@ export interface SandboxOptions {
    */
   chaos?: ChaosProfile;
   /**
-   * Requests the request journal keeps (`sandbox.requests.list()`, docs/scripting.md): the latest
-   * ones, from 0 (none) up. Default 10,000, a suite's worth with a bounded memory however long a
-   * server runs (as WireMock's `--max-request-journal-entries`). Coverage counts every request
-   * either way. A snapshot keeps it: a restored sandbox lists the same requests.
+   * Requests the request journal keeps (`sandbox.requests.list()`, docs/api.md): the latest ones,
+   * a whole number from 0 up; 0 keeps none. Default 10,000, a suite's worth with a bounded memory
+   * however long a server runs (as WireMock's `--max-request-journal-entries`). Past it the oldest
+   * request is forgotten as each new one arrives; coverage (`sandbox.coverage()`) folds it into its
+   * counts first, so it counts every request either way. A snapshot keeps the setting: a restored
+   * sandbox lists the same requests. The server's `--max-journal-entries` sets it for every session.
    *
    * @example
    * createSandbox({ maxJournalEntries: 100_000 });

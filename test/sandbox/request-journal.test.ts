@@ -85,6 +85,38 @@ describe('sandbox.requests', () => {
   });
 });
 
+describe('maxJournalEntries', () => {
+  test('keeps the latest requests, in arrival order; coverage still counts the forgotten ones; 0 keeps none', async () => {
+    const kept = createSandbox({ maxJournalEntries: 2 });
+    const none = createSandbox({ maxJournalEntries: 0 });
+    try {
+      for (const sandbox of [kept, none]) {
+        await sandbox.fetch('/v1/calls', { method: 'POST', headers, body: CALL });
+        await sandbox.fetch('/v1/calls', { method: 'POST', headers, body: '{' });
+        await sandbox.fetch('/v1/calls', { headers });
+        await sandbox.fetch('/v1/numbers?limit=1', { headers });
+      }
+      expect(kept.requests.list().map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['GET /v1/calls 200', 'GET /v1/numbers 200']);
+      expect(none.requests.list()).toEqual([]);
+      for (const sandbox of [kept, none]) {
+        const { endpoints } = sandbox.coverage();
+        expect(endpoints['POST /v1/calls']).toMatchObject({ '201': 1, '400': 1 });
+        expect(endpoints['GET /v1/calls']).toMatchObject({ '200': 1 });
+      }
+    } finally {
+      kept.close();
+      none.close();
+    }
+  });
+
+  test('a value that is not a whole number from 0 up is refused, naming the option', () => {
+    for (const bad of [-1, 1.5, '10'])
+      expect(() => createSandbox({ maxJournalEntries: bad as number })).toThrow(
+        expect.objectContaining({ name: 'SandboxError', code: 'invalid_options', param: 'maxJournalEntries' }),
+      );
+  });
+});
+
 describe('the journal in arrival order', () => {
   /** The first `n` request ids a sandbox of this seed draws: the order requests reached its pipeline. */
   async function drawnIds(seed: number, n: number): Promise<string[]> {
