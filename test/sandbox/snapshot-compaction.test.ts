@@ -1,6 +1,7 @@
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox, type SandboxSnapshot } from '../../src/index.js';
+import { closedAfterEach } from '../support/made.js';
 import { soakSize } from '../support/soak.js';
 
 /**
@@ -12,15 +13,7 @@ import { soakSize } from '../support/soak.js';
  * and the same continuation gets the same answers (headers included: request ids, rate windows) from both.
  */
 
-const open: Sandbox[] = [];
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
-function make(options: Parameters<typeof createSandbox>[0]): Sandbox {
-  const sandbox = createSandbox(options);
-  open.push(sandbox);
-  return sandbox;
-}
+const make = closedAfterEach();
 
 const KEYS = ['SVC_TEST_a', 'SVC_TEST_b'] as const;
 type Command =

@@ -1,20 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, SandboxError, type Sandbox, type SandboxOptions } from '../../src/index.js';
+import { closedAfterEach } from '../support/made.js';
 import { fakeWall, WALL_CLOCK } from '../support/wall-clock.js';
 import { closeReceivers, startReceiver } from '../webhooks/receivers.js';
 
 afterEach(closeReceivers);
 
 const KEY = 'SVC_TEST_alice';
-const open: Sandbox[] = [];
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
-function make(options: Parameters<typeof createSandbox>[0]): Sandbox {
-  const sandbox = createSandbox(options);
-  open.push(sandbox);
-  return sandbox;
-}
+const make = closedAfterEach();
 
 /** A client over sandbox.fetch (no globals: two sandboxes with one base URL side by side); keeps every answer, headers included. */
 function recorder(sandbox: Sandbox) {
