@@ -9,6 +9,8 @@ const SOAK_FILES = [
   'test/server/sessions-leak.test.ts',
   'test/model/*.test.ts',
   'test/webhooks/invariant.test.ts',
+  'test/sandbox/memory-bounded.test.ts',
+  'test/sandbox/snapshot-compaction.test.ts',
   'test/webhooks/hanging-day.test.ts',
   'test/server/long-work.test.ts',
   'test/scenarios/slices.test.ts',

@@ -129,7 +129,8 @@ export async function requestOverhead(n) {
   return [
     ratioLine('POST /v1/calls: sandbox vs bare interceptor floor', best.sandbox, best.floor, 'µs/req', 1.3),
     ratioLine('POST /v1/calls: sandbox vs floor that reads the JSON body', best.sandbox, best.floorBody, 'µs/req'),
-    ratioLine('POST /v1/calls: sandbox vs floor + body + headers', best.sandbox, best.floorRequired, 'µs/req'),
+    // The working floor: what the spec requires of any handler (the body read, the documented headers sent).
+    ratioLine('POST /v1/calls: sandbox vs floor + body + headers', best.sandbox, best.floorRequired, 'µs/req', 1.25),
     ratioLine('POST /v1/calls: floor + body + headers vs floor', best.floorRequired, best.floor, 'µs/req'),
     ratioLine('POST /v1/calls: sandbox vs msw 2 constant handler', best.sandbox, best.msw, 'µs/req', 1.0),
     ratioLine('POST /v1/calls: sandbox vs nock constant', best.sandbox, best.nock, 'µs/req'),

@@ -11,6 +11,8 @@ import { serverBench } from './server.mjs';
 import { sandboxCpu } from './profile.mjs';
 import { allocation } from './allocation.mjs';
 import { serverScale } from './server-scale.mjs';
+import { serverSoak } from './server-soak.mjs';
+import { longWork } from './long-work.mjs';
 import { showBench } from './show.mjs';
 import { binaryBench } from './binary.mjs';
 
@@ -22,7 +24,10 @@ async function section(title, run) {
   if (only && title.toLowerCase().replace(/[^a-z0-9]+/g, '-') !== only) return;
   globalThis.gc?.(); // no section pays for the garbage of the one before
   const started = performance.now();
-  const lines = await run();
+  // A section that cannot run (a tool missing, a child that failed) says why, and the run goes on.
+  const lines = await Promise.resolve()
+    .then(run)
+    .catch((error) => [`not measured: ${String(error?.message ?? error).split('\n')[0]}`]);
   sections.push({ title, lines, seconds: (performance.now() - started) / 1000 });
   console.log(`\n## ${title}\n${lines.join('\n')}`);
 }
@@ -40,6 +45,8 @@ await section('Start-up', () => startup(quick ? 100 : 300));
 await section('Schema kit', () => schemaKit({ quick }));
 await section('Server', () => serverBench({ quick }));
 await section('Server scale', () => serverScale({ quick }));
+await section('Server soak', () => serverSoak({ seconds: quick ? 20 : 60 }));
+await section('Long work', () => longWork({ steps: quick ? 2_000 : 6_500 }));
 await section('Show', () => showBench({ quick }));
 await section('Single executable', () => binaryBench({ quick }));
 

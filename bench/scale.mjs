@@ -124,7 +124,31 @@ const kb = (bytes) => `${(bytes / 1024).toFixed(2)} KB`;
  */
 export async function memoryPerItem(n = 100_000) {
   if (typeof globalThis.gc !== 'function') return ['memory: run with node --expose-gc (npm run bench does)'];
-  return [...(await callMemory(n)), ...(await messageMemory(n))];
+  return [...(await callMemory(n)), ...(await messageMemory(n)), await readMemory(n)];
+}
+
+/**
+ * Heap growth over `n` GET /v1/calls with one standard key, the clock moved 1 s every 100 as a
+ * test would: reads store nothing, so what grows is the journal (bounded by maxJournalEntries)
+ * and the snapshot log (reads a window has passed fold into a count).
+ */
+async function readMemory(n) {
+  const sandbox = createSandbox();
+  const read = async (i) => {
+    const res = await sandbox.handle(
+      new Request(`${sandbox.baseUrl}/v1/calls?limit=1`, { headers: { authorization: 'Bearer SVC_TEST_reader' } }),
+    );
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`memory: GET ${res.status}`);
+    if (i % 100 === 99) await sandbox.advance('1s');
+  };
+  for (let i = 0; i < 200; i++) await read(i);
+  const base = heap();
+  for (let i = 0; i < n; i++) await read(i);
+  const grown = heap() - base;
+  sandbox.close();
+  const limit = 5 * 2 ** 20;
+  return `heap growth over ${n.toLocaleString('en-US')} GET /v1/calls with one key  ${(grown / 2 ** 20).toFixed(2)} MB  (target ≤ 5 MB: ${grown <= limit ? 'met' : 'MISSED'})`;
 }
 
 async function callMemory(n) {

@@ -29,6 +29,7 @@ import { keySettings } from './scripting/keys.js';
 import { chaosProfile } from './scripting/chaos.js';
 import type { ChaosProfile } from './state/chaos.js';
 import { parseSnapshot, snapshotSchema, type SandboxSnapshot } from './scripting/snapshots.js';
+import { JOURNAL_LIMIT } from './state/journal.js';
 import { iso } from './core/time.js';
 
 /** Options of {@link createSandbox}. Every field is optional. */
@@ -118,6 +119,18 @@ export interface SandboxOptions {
    */
   chaos?: ChaosProfile;
   /**
+   * Requests the request journal keeps (`sandbox.requests.list()`, docs/api.md): the latest ones,
+   * a whole number from 0 up; 0 keeps none. Default 10,000, a suite's worth with a bounded memory
+   * however long a server runs (as WireMock's `--max-request-journal-entries`). Past it the oldest
+   * request is forgotten as each new one arrives; coverage (`sandbox.coverage()`) folds it into its
+   * counts first, so it counts every request either way. A snapshot keeps the setting: a restored
+   * sandbox lists the same requests. The server's `--max-journal-entries` sets it for every session.
+   *
+   * @example
+   * createSandbox({ maxJournalEntries: 100_000 });
+   */
+  maxJournalEntries?: number;
+  /**
    * Start from a snapshot (`sandbox.snapshot()`, or a server's `GET /__sandbox/sessions/{s}/snapshot`):
    * the new sandbox is the one the snapshot was taken of, at that instant, and the same inputs
    * then give the same answers, ids and events (docs/snapshots.md). The snapshot carries the
@@ -182,6 +195,7 @@ function defaults(): ResolvedOptions {
     deprecation: null,
     unhandled: { mode: 'error', hosts: new Set(), allowHosts: null },
     chaos: null,
+    maxJournalEntries: JOURNAL_LIMIT,
     snapshot: null,
     replayOnly: false,
   };
@@ -216,6 +230,8 @@ export interface ResolvedOptions {
   unhandled: { mode: UnhandledRequestMode; hosts: ReadonlySet<string>; allowHosts: readonly (string | RegExp)[] | null };
   /** The chaos profile, checked; null without one. */
   chaos: ChaosProfile | null;
+  /** Requests the journal keeps. */
+  maxJournalEntries: number;
   /** The snapshot to start from (checked), or null. */
   snapshot: SandboxSnapshot | null;
   /** Closed as the snapshot's replay ends, nothing sent (the internal option {@link REPLAY_ONLY}). */
@@ -249,6 +265,7 @@ export function optionsJson(o: ResolvedOptions): Record<string, unknown> {
       : {}),
     // The profile as given (its schema keeps values as written): a restored sandbox draws the same chaos.
     ...(o.chaos ? { chaos: o.chaos } : {}),
+    ...(o.maxJournalEntries === JOURNAL_LIMIT ? {} : { maxJournalEntries: o.maxJournalEntries }),
   };
 }
 
@@ -437,6 +454,7 @@ const optionsSchema = object(
     ),
     allowHosts: optional(allowHostsOption),
     chaos: optional(chaosProfile),
+    maxJournalEntries: optional(integer({ description: 'Requests the request journal keeps', min: 0, max: Number.MAX_SAFE_INTEGER })),
     // Given, it is taken apart before this schema (fromSnapshot); here only `snapshot: undefined`.
     snapshot: optional(custom<undefined>({ hint: 'a snapshot', parse: () => undefined, like: snapshotSchema })),
   },
@@ -507,6 +525,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
       allowHosts: o.allowHosts ?? null,
     },
     chaos: o.chaos ?? null,
+    maxJournalEntries: o.maxJournalEntries ?? JOURNAL_LIMIT,
     snapshot: null,
     replayOnly: false,
   };

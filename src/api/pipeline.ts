@@ -1,17 +1,34 @@
+import type { ClockMode } from '../core/clock.js';
 import type { SeededRandom } from '../core/random.js';
 import { queryObject } from '../core/schema.js';
 import type { Steps } from '../core/steps.js';
 import { TEST_KEY, type Accounts, type Principal } from '../state/accounts.js';
-import type { ActiveFault, Faults } from '../state/faults.js';
-import { authenticate, authorize, bearerToken } from './auth.js';
-import { ApiError, errorEnvelope, refusalOf } from './errors.js';
-import type { ClockMode } from '../core/clock.js';
-import { deprecationHeaders, type Deprecation } from './deprecation.js';
-import { bodyOf, parseJson, readBody, type ReadBody } from './request-body.js';
-import { rateLimitedMessage, type RateLimiter } from './rate-limit.js';
-import type { AnyRoute, Router } from './router.js';
-import type { Journal, JournalNote } from '../state/journal.js';
 import type { Chaos } from '../state/chaos.js';
+import type { ActiveFault, Faults } from '../state/faults.js';
+import type { Journal, JournalRecord } from '../state/journal.js';
+import { Answer, NETWORK_ERROR, setHeader, toResponse } from './answer.js';
+import { authenticate, authorize, bearerToken } from './auth.js';
+import { deprecationHeaders, type Deprecation } from './deprecation.js';
+import { ApiError, errorEnvelope, refusalOf } from './errors.js';
+import { rateLimitedMessage, type RateDecision, type RateLimiter } from './rate-limit.js';
+import { bodyOf, type Incoming, parseJson, readBody, type ReadBody } from './request-body.js';
+import { travel, type Road, type Stage } from './road.js';
+import type { AnyRoute, RequestContext, Router } from './router.js';
+
+export type { Incoming, ReadBody } from './request-body.js';
+
+/**
+ * What the pipeline tells the snapshot's input log of each request (scripting/recorder.ts keeps
+ * it; docs/snapshots.md): it arrived, before anything is drawn for it; its body, once read (an
+ * empty one when none was read: told once); and that it was answered, and whether it changed
+ * nothing but its request id, its rate window and its journal entry (`inert`: a read, or a
+ * refusal before any handler ran), which the log may then keep as a count.
+ */
+export interface RequestLog<T = unknown> {
+  arrive(request: Incoming, headers: ReadHeaders): T | undefined;
+  read(entry: T, body: ReadBody): void;
+  answered(entry: T, inert: boolean): void;
+}
 
 interface PipelineDeps {
   router: Router;
@@ -36,25 +53,14 @@ interface PipelineDeps {
   clock?: ClockMode;
   /** When set, every answer says `/v1` is deprecated (Deprecation, Sunset, Link). */
   deprecation?: Deprecation | null;
-  /** Where every answered request is written down (`sandbox.requests`). */
+  /** Where every request is written down, in arrival order (`sandbox.requests`). */
   journal?: Journal;
-  /**
-   * Told of every request as it starts, before anything is drawn for it (a snapshot's input
-   * log, docs/snapshots.md); what it returns is told the body once it has been read (or an
-   * empty one once the request is answered without reading any; only the first telling counts).
-   */
-  onRequest?: (request: Request) => ((body: ReadBody) => void) | undefined;
+  /** The snapshot's input log (docs/snapshots.md). */
+  log?: RequestLog<unknown>;
   /** The chaos profile's faults and latency (state/chaos.ts), drawn where injected faults are taken. */
   chaos?: Chaos;
 }
 
-/** What chaos did to one request: said in its `X-Sandbox-Chaos` header, and latency spent before it leaves. */
-interface Suffered {
-  latencyMs: number;
-  said: string[];
-}
-
-export type { ReadBody } from './request-body.js';
 const EMPTY = new Uint8Array(0);
 
 /** The journal's message for an injected network fault, which has no answer to carry one. */
@@ -63,231 +69,443 @@ const unexpected = (requestId: string) =>
   `The sandbox failed unexpectedly (request ${requestId}); this is a sandbox bug, retrying is safe.`;
 
 /**
- * The HTTP pipeline every endpoint shares, in this order: the request's URL is this
- * sandbox's (404 otherwise), injected faults (see state/faults.ts) and the chaos profile's
- * (state/chaos.ts; its latency is spent last, after the journal), route (404/405),
- * authenticate (401), rate limit (429), authorise (403), read the JSON body (400/413),
- * handle. Every response is JSON (unless a handler replies with a `raw` body: audio,
- * server-sent events; or a fault is a network error) with `X-Request-Id` and the three
- * rate-limit headers; this is the one place where API errors become responses, and where
- * an unexpected exception becomes a 500 instead of escaping into the caller's process.
- * The handler runs as one step (core/steps.ts).
+ * The request headers the API reads, each name's value or null: read in one pass over the
+ * request's headers when it arrives (seven `get`s cost three times as much on a web `Headers`).
+ * The rest it never looks at, and a snapshot keeps exactly these (scripting/recorder.ts
+ * `REPLAYED_HEADERS`, which a test holds equal to these names).
+ */
+export type ReadHeaders = {
+  accept: string | null;
+  'access-control-request-headers': string | null;
+  authorization: string | null;
+  'content-length': string | null;
+  'content-type': string | null;
+  'last-event-id': string | null;
+  origin: string | null;
+};
+
+/** The {@link ReadHeaders} of a request's headers. */
+export function readHeaders(headers: Incoming['headers']): ReadHeaders {
+  const read: ReadHeaders = {
+    accept: null,
+    'access-control-request-headers': null,
+    authorization: null,
+    'content-length': null,
+    'content-type': null,
+    'last-event-id': null,
+    origin: null,
+  };
+  headers.forEach((value, name) => {
+    // Lower case as the platform's Headers gives names; another implementation (happy-dom's) may not.
+    const key = name.toLowerCase();
+    switch (key) {
+      case 'accept':
+      case 'access-control-request-headers':
+      case 'authorization':
+      case 'content-length':
+      case 'content-type':
+      case 'last-event-id':
+      case 'origin':
+        read[key] = value;
+    }
+  });
+  return read;
+}
+
+/**
+ * One request on the `/v1` road: what each stage learns, for the stages after it and for the
+ * answer. It is also the journal's note (its `record`) and the handler's context
+ * ({@link RequestContext}): one object per request.
+ */
+class Exchange implements RequestContext<unknown, unknown> {
+  requestId = '';
+  /** The Authorization header, and the bearer token in it. */
+  authorization: string | null = null;
+  token: string | null = null;
+  origin: string | null = null;
+  rate: RateDecision | null = null;
+  /** The path below the base URL, and the query string. */
+  path = '';
+  search = '';
+  route: AnyRoute | null = null;
+  params: Record<string, string> = {};
+  principal!: Principal;
+  /** The JSON body as read (undefined when the route reads none). */
+  json: unknown = undefined;
+  query: unknown = undefined;
+  body: unknown = undefined;
+  /** Something beyond the request id, the rate window and the journal changed: a fault taken, a chaos draw, a handler that writes. */
+  changed = false;
+  /** What chaos did: said in `X-Sandbox-Chaos`, and latency spent before the answer leaves. */
+  latencyMs = 0;
+  said = '';
+  /** The snapshot log's entry of this request. */
+  tape: unknown;
+
+  constructor(
+    readonly pipeline: Pipeline,
+    readonly request: Incoming,
+    /** What the API reads of its headers. */
+    readonly read: ReadHeaders,
+    readonly generation: number,
+    /** The body read before (a snapshot's replay): the answer is then ready at once. */
+    readonly preread: ReadBody | undefined,
+    readonly record: JournalRecord | undefined,
+  ) {}
+
+  get headers() {
+    return this.request.headers;
+  }
+
+  // A web Request makes its AbortSignal on first access: only streaming handlers need it.
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
+}
+
+/**
+ * The `/v1` road's stages, in order (docs/architecture.md, "One road"): the request's id and
+ * key, a preflight, the key's rate window counted, the URL within the base URL, injected faults
+ * and the chaos profile's, the row, the key, the rate limit, the scope, the body, the input.
+ * Declared with the route table they serve (`V1_ROAD`), run by api/road.ts `travel`, the runner
+ * the control road uses too.
+ */
+const arrive: Stage<Exchange, Answer> = (x) => {
+  const { random } = x.pipeline.deps;
+  x.requestId = random.id('req');
+  x.authorization = x.read.authorization;
+  x.token = bearerToken(x.authorization);
+  x.origin = x.read.origin;
+  if (x.record) {
+    x.record.requestId = x.requestId;
+    x.record.apiKey = x.token;
+  }
+  return undefined;
+};
+
+/** A token that is no key at all shares one window with every other (see rate-limit.ts). */
+const bucketOf = (token: string | null) =>
+  token === null ? '(no key)' : TEST_KEY.test(token) || token.startsWith('SVC_LIVE_') ? token : '(not a key)';
+
+/**
+ * A CORS preflight (`OPTIONS` with `Access-Control-Request-Method`), or a plain `OPTIONS`: 204
+ * with what a browser needs to send the real request, before any key is asked for (a preflight
+ * carries none). It changes nothing and counts against no rate limit.
+ */
+const preflight: Stage<Exchange, Answer> = (x) => {
+  if (x.request.method !== 'OPTIONS') return undefined;
+  const { limiter, accounts, now, router } = x.pipeline.deps;
+  x.rate = limiter.peek(bucketOf(x.token), accounts.limitFor(x.token), now());
+  const allowed = router.allowed(x.pipeline.split(x.request.url).path);
+  const methods = allowed.length > 0 ? allowed.join(', ') : 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
+  const headers = x.pipeline.headersOf(x, null);
+  setHeader(headers, 'allow', methods);
+  setHeader(headers, 'access-control-allow-methods', methods);
+  setHeader(
+    headers,
+    'access-control-allow-headers',
+    x.read['access-control-request-headers'] || 'authorization, content-type, last-event-id',
+  );
+  setHeader(headers, 'access-control-max-age', '600');
+  return new Answer(204, headers, null);
+};
+
+/** Every request counts against its key's window, so every answer can carry the headers. */
+const count: Stage<Exchange, Answer> = (x) => {
+  const { limiter, accounts, now } = x.pipeline.deps;
+  x.rate = limiter.take(bucketOf(x.token), accounts.limitFor(x.token), now());
+  return undefined;
+};
+
+/** A URL of another origin or base path is 404. */
+const within: Stage<Exchange, Answer> = (x) => {
+  const { path, query } = x.pipeline.split(x.request.url);
+  x.path = path;
+  x.search = query;
+  if (x.record) x.record.target = x.record.path = path;
+  return undefined;
+};
+
+/**
+ * Injected faults (state/faults.ts) and the chaos profile's (state/chaos.ts); chaos draws for every
+ * request a rule of its takes, so its sequence never depends on the injected faults.
+ */
+const faults: Stage<Exchange, Answer> = (x) => {
+  const { faults, chaos } = x.pipeline.deps;
+  const method = x.request.method;
+  const injected = faults.take(method, x.path);
+  const drawn = chaos?.request(method, x.path) ?? null;
+  if (!injected && !drawn) return undefined;
+  x.changed = true;
+  let fault: ActiveFault | null | undefined = injected;
+  if (drawn) {
+    x.latencyMs = drawn.latencyMs;
+    if (!injected && drawn.fault?.status) x.said = `status=${drawn.fault.status}`;
+    fault ??= drawn.fault;
+  }
+  if (fault?.network) return NETWORK_ERROR;
+  if (fault) throw faultError(fault);
+  return undefined;
+};
+
+/** The row (404 naming the nearest endpoint, 405 with `Allow`, HEAD as GET). */
+const match: Stage<Exchange, Answer> = (x) => {
+  const { route, params } = x.pipeline.deps.router.match(x.request.method, x.path);
+  x.route = route;
+  x.params = params;
+  if (x.record) {
+    x.record.path = route.path;
+    // A path without parameters is its row's: the journal keeps the row's string, not one per request.
+    if (x.record.target === route.path) x.record.target = route.path;
+  }
+  return undefined;
+};
+
+/** The key (401). */
+const key: Stage<Exchange, Answer> = (x) => {
+  x.principal = authenticate(x.pipeline.deps.accounts, x.authorization, x.token);
+  // The journal keeps the principal's copy of the key: one string per key, not one per request.
+  if (x.record) x.record.apiKey = x.principal.key;
+  return undefined;
+};
+
+/** The rate limit (429), after the key: an unknown key is told so before it is told to wait. */
+const rateLimit: Stage<Exchange, Answer> = (x) => {
+  const rate = x.rate!;
+  if (rate.allowed) return undefined;
+  const { clock } = x.pipeline.deps;
+  throw new ApiError(429, 'rate_limited', rateLimitedMessage(x.principal.limit, rate.retryAfter, clock ?? 'manual'), undefined, {
+    'retry-after': String(rate.retryAfter),
+  });
+};
+
+/** The key's scopes (403). */
+const scope: Stage<Exchange, Answer> = (x) => {
+  authorize(x.principal, x.route!.resource, x.route!.method === 'GET' ? 'read' : 'write');
+  return undefined;
+};
+
+/** The JSON body (400, 413), for a row that reads one; the snapshot's log is told what was read. */
+const body: Stage<Exchange, Answer> = (x) => {
+  if (!x.route!.body) return undefined;
+  const { read } = x;
+  if (x.preread !== undefined) {
+    x.json = parseJson(read['content-type'], bodyOf(read['content-length'], x.preread));
+    return undefined;
+  }
+  const { log } = x.pipeline.deps;
+  const tape = log && x.tape !== undefined ? (bytes: ReadBody) => log.read(x.tape, bytes) : undefined;
+  return readBody(x.request, tape, read['content-length']).then((bytes) => {
+    x.json = parseJson(read['content-type'], bytes);
+    return undefined;
+  });
+};
+
+/** The row's schemas parse its input (400): a handler receives typed values, or never runs. */
+const input: Stage<Exchange, Answer> = (x) => {
+  // A body read across a reset belongs to a sandbox that is gone.
+  if (x.pipeline.deps.generation() !== x.generation) throw interrupted();
+  const route = x.route!;
+  if (route.query) x.query = route.query.parse(queryObject(new URLSearchParams(x.search)), '');
+  if (route.body) x.body = route.body.parse(x.json, '');
+  return undefined;
+};
+
+/** The `/v1` road: its stages (above) and its row, run as one step. */
+const V1_ROAD: Road<Exchange, Answer> = {
+  stages: [arrive, preflight, count, within, faults, match, key, rateLimit, scope, body, input],
+  run: (x) => x.pipeline.run(x),
+};
+
+/**
+ * The HTTP pipeline every endpoint shares: the `/v1` road's stages ({@link V1_ROAD}), then the
+ * row's handler as one step (core/steps.ts). Every answer is JSON (unless a handler replies with
+ * a `raw` body: audio, server-sent events; or a fault is a network error) with `X-Request-Id`
+ * and the three rate-limit headers; this is the one place where API errors become answers, and
+ * where an unexpected exception becomes a 500 instead of escaping into the caller's process.
+ * The chaos profile's latency is spent last, after the journal.
  */
 export class Pipeline {
   private readonly prefix: string;
   /** The Deprecation, Sunset and Link headers of every answer (none unless deprecated). */
-  private readonly deprecated: Array<[string, string]>;
+  private readonly deprecated: string[];
 
-  constructor(private readonly deps: PipelineDeps) {
+  constructor(readonly deps: PipelineDeps) {
     this.prefix = deps.origin + deps.basePath;
-    this.deprecated = deprecationHeaders(deps.deprecation ?? null);
+    this.deprecated = deprecationHeaders(deps.deprecation ?? null).flat();
   }
 
-  async handle(request: Request): Promise<Response> {
-    const generation = this.deps.generation();
-    const note: JournalNote = { requestId: '', template: null, target: '', code: null, message: null, apiKey: null };
-    const tape = this.deps.onRequest?.(request);
-    const suffered: Suffered = { latencyMs: 0, said: [] };
-    let response: Response;
+  /** Answers a web Request (`sandbox.handle`, interception). */
+  handle(request: Request): Promise<Response> {
     try {
-      response = await this.answer(request, generation, note, suffered, undefined, tape);
-    } finally {
-      tape?.(EMPTY); // no body was read (told once: a body read before stays)
+      const answer = this.answer(request);
+      return answer instanceof Promise ? answer.then(toResponse) : Promise.resolve(toResponse(answer));
+    } catch (error) {
+      return Promise.reject(error);
     }
-    this.noted(request, response, generation, note);
-    if (suffered.latencyMs > 0) suffered.said.push(`latency=${suffered.latencyMs}ms`);
+  }
+
+  /**
+   * Answers a request as an {@link Answer}: the standalone server writes it to its socket as it
+   * is. At once when no stage waits (no body to read, no chaos latency to spend).
+   */
+  answer(request: Incoming): Answer | Promise<Answer> {
+    const x = this.exchange(request, undefined);
+    let out: Answer | Promise<Answer>;
+    try {
+      out = travel(V1_ROAD, x);
+    } catch (error) {
+      out = this.fail(x, error);
+    }
+    if (out instanceof Promise) {
+      return out.then(
+        (answer) => this.end(x, answer),
+        (error: unknown) => this.end(x, this.fail(x, error)),
+      );
+    }
+    return this.end(x, out);
+  }
+
+  /** The journal's entry, the snapshot log's end of the request, and what chaos did to it. */
+  private end(x: Exchange, answer: Answer): Answer | Promise<Answer> {
+    this.noted(x, answer);
+    if (x.latencyMs > 0) x.said = x.said ? `${x.said}, latency=${x.latencyMs}ms` : `latency=${x.latencyMs}ms`;
     // A network error's headers cannot be set: the journal's network_error tells it.
-    if (suffered.said.length > 0 && response.type !== 'error') response.headers.set('x-sandbox-chaos', suffered.said.join(', '));
-    if (suffered.latencyMs > 0) await this.deps.chaos!.delay(suffered.latencyMs, request.signal);
-    return response;
+    if (x.said && answer !== NETWORK_ERROR) answer.set('x-sandbox-chaos', x.said);
+    if (x.latencyMs > 0) return this.deps.chaos!.delay(x.latencyMs, x.request.signal).then(() => answer);
+    return answer;
   }
 
   /**
    * Answers a request whose body was read before (`body`; the request itself carries none),
-   * at once: a snapshot's replay (docs/snapshots.md). The same steps as {@link handle}, chaos's
+   * at once: a snapshot's replay (docs/snapshots.md). The same stages as {@link handle}, chaos's
    * draws included; its latency is not waited (the answer goes nowhere).
    */
   handleNow(request: Request, body: ReadBody | undefined): Response {
-    const generation = this.deps.generation();
-    const note: JournalNote = { requestId: '', template: null, target: '', code: null, message: null, apiKey: null };
-    const response = this.answer(request, generation, note, { latencyMs: 0, said: [] }, body ?? EMPTY, undefined);
-    if (response instanceof Promise) throw new Error('handleNow: the answer was not ready at once');
-    return this.noted(request, response, generation, note);
+    const x = this.exchange(request, body ?? EMPTY);
+    let answer: Answer;
+    try {
+      const out = travel(V1_ROAD, x);
+      if (out instanceof Promise) throw new Error('handleNow: the answer was not ready at once');
+      answer = out;
+    } catch (error) {
+      answer = this.fail(x, error);
+    }
+    return toResponse(this.noted(x, answer));
   }
 
-  private noted(request: Request, response: Response, generation: number, note: JournalNote): Response {
+  /** Draws the request ids of `count` requests a snapshot kept only as a count (docs/snapshots.md). */
+  skipRequestIds(count: number): void {
+    for (let i = 0; i < count; i++) this.deps.random.id('req');
+  }
+
+  private exchange(request: Incoming, preread: ReadBody | undefined): Exchange {
+    const read = readHeaders(request.headers);
+    const x = new Exchange(this, request, read, this.deps.generation(), preread, this.deps.journal?.open(request.method));
+    x.tape = this.deps.log?.arrive(request, read);
+    return x;
+  }
+
+  /** The journal's entry, and the snapshot log's end of the request. */
+  private noted(x: Exchange, answer: Answer): Answer {
+    const { log, journal } = this.deps;
+    if (log && x.tape !== undefined) {
+      log.read(x.tape, EMPTY); // no body was read (told once: a body read before stays)
+      log.answered(x.tape, !x.changed && answer.status !== 500);
+    }
     // A request that began before a reset belongs to no journal after it.
-    if (this.deps.journal && this.deps.generation() === generation) {
+    if (journal && x.record && this.deps.generation() === x.generation) {
       // A preflight, or a URL outside the base URL, was answered before the path was split.
-      note.target ||= splitUrl(request.url, request.url.startsWith(this.prefix) ? this.deps.basePath : '').path;
-      this.deps.journal.record(
-        request.method,
-        response.status,
-        response.type === 'error' ? { ...note, code: 'network_error', message: NETWORK_FAULT } : note,
-        this.deps.now(),
-      );
+      if (!x.record.target) x.record.target = x.record.path = this.target(x.request.url);
+      if (answer === NETWORK_ERROR) {
+        x.record.errorCode = 'network_error';
+        x.record.errorMessage = NETWORK_FAULT;
+      }
+      journal.close(x.record, answer.status, this.deps.now());
     }
-    return response;
+    return answer;
   }
 
-  /** `preread`: the body, read before (a replay); the answer is then ready at once. `tape` is told the body read. */
-  private answer(
-    request: Request,
-    generation: number,
-    note: JournalNote,
-    suffered: Suffered,
-    preread: ReadBody | undefined,
-    tape: ((body: ReadBody) => void) | undefined,
-  ): Response | Promise<Response> {
-    const { random, accounts, limiter, now } = this.deps;
-    const requestId = random.id('req');
-    const header = request.headers.get('authorization');
-    const token = bearerToken(header);
-    note.requestId = requestId;
-    note.apiKey = token;
-    // Every request counts against its key's window, so every response can carry the headers.
-    const origin = request.headers.get('origin');
-    // A token that is no key at all shares one window with every other (see rate-limit.ts).
-    const bucket = token === null ? '(no key)' : TEST_KEY.test(token) || token.startsWith('SVC_LIVE_') ? token : '(not a key)';
-    if (request.method === 'OPTIONS')
-      return this.preflight(request, {
-        requestId,
-        rate: limiter.peek(bucket, accounts.limitFor(token), now()).headers,
-        origin,
-        deprecated: this.deprecated,
-      });
-    const rate = limiter.take(bucket, accounts.limitFor(token), now());
-    // What every answer's headers are made of: one Headers is built from it per response.
-    const base: Common = { requestId, rate: rate.headers, origin, deprecated: this.deprecated };
-    try {
-      const { path, query } = this.split(request.url);
-      note.target = path;
-      const injected = this.deps.faults.take(request.method, path);
-      // Chaos draws for every request a rule of its takes, so its sequence never depends on the injected faults.
-      const chaos = this.deps.chaos?.request(request.method, path);
-      const fault = injected ?? chaos?.fault ?? undefined;
-      if (chaos) {
-        suffered.latencyMs = chaos.latencyMs;
-        if (!injected && chaos.fault?.status) suffered.said.push(`status=${chaos.fault.status}`);
-      }
-      if (fault?.network) return Response.error();
-      if (fault) throw faultError(fault);
-      const { route, params } = this.deps.router.match(request.method, path);
-      note.template = route.path;
-      const principal = authenticate(accounts, header, token);
-      if (!rate.allowed) {
-        throw new ApiError(
-          429,
-          'rate_limited',
-          rateLimitedMessage(principal.limit, rate.retryAfter, this.deps.clock ?? 'manual'),
-          undefined,
-          {
-            'retry-after': String(rate.retryAfter),
-          },
-        );
-      }
-      authorize(principal, route.resource, route.method === 'GET' ? 'read' : 'write');
-      const go = (json: unknown) => this.finish(request, route, params, principal, query, json, generation, base, note);
-      if (!route.body) return go(undefined);
-      if (preread !== undefined) return go(parseJson(request.headers.get('content-type'), bodyOf(request, preread)));
-      return readBody(request, tape)
-        .then((bytes) => parseJson(request.headers.get('content-type'), bytes))
-        .then(go, (error: unknown) => this.fail(error, requestId, base, note));
-    } catch (error) {
-      return this.fail(error, requestId, base, note);
-    }
+  /** The path a journal entry names for a URL the road did not split. */
+  private target(url: string): string {
+    return splitUrl(url, url.startsWith(this.prefix) ? this.deps.basePath : '').path;
   }
 
-  /** The rest of a request once its body is read: parse the input, run the handler, make the answer. */
-  private finish(
-    request: Request,
-    route: AnyRoute,
-    params: Record<string, string>,
-    principal: Principal,
-    query: string,
-    json: unknown,
-    generation: number,
-    base: Common,
-    note: JournalNote,
-  ): Response {
-    try {
-      if (this.deps.generation() !== generation) throw interrupted();
-      // The route's schemas parse its input here: a handler receives typed values, or never runs.
-      const parsedQuery = route.query ? route.query.parse(queryObject(new URLSearchParams(query)), '') : undefined;
-      const body = route.body ? route.body.parse(json, '') : undefined;
-      const context = {
-        principal,
-        params,
-        query: parsedQuery,
-        body,
-        headers: request.headers,
-        // undici makes a Request's AbortSignal on first access: only streaming handlers need it.
-        get signal() {
-          return request.signal;
-        },
-      };
-      const reply = this.deps.steps.run(() => route.handle(context, this.deps.routeDeps));
-      if (request.method === 'HEAD') {
-        // The GET's status and headers, without its body (a stream it opened is closed at once).
-        if (reply.raw instanceof ReadableStream) void reply.raw.cancel().catch(() => undefined);
-        const type: Record<string, string> =
-          reply.raw === undefined && reply.status !== 204 ? { 'content-type': 'application/json; charset=utf-8' } : {};
-        return new Response(null, { status: reply.status, headers: headersOf(base, { ...type, ...reply.headers }) });
-      }
-      if (reply.raw !== undefined) return new Response(reply.raw, { status: reply.status, headers: headersOf(base, reply.headers) });
-      return respond(reply.status, reply.body, base, reply.headers);
-    } catch (error) {
-      return this.fail(error, note.requestId, base, note);
+  /** The matched row's handler, as one step, and its answer. */
+  run(x: Exchange): Answer {
+    const route = x.route!;
+    if (route.method !== 'GET') x.changed = true;
+    const reply = this.deps.steps.run(() => route.handle(x, this.deps.routeDeps));
+    if (reply.raw !== undefined) x.changed = true;
+    if (x.request.method === 'HEAD') {
+      // The GET's status and headers, without its body (a stream it opened is closed at once).
+      if (reply.raw instanceof ReadableStream) void reply.raw.cancel().catch(() => undefined);
+      const headers = this.headersOf(x, reply.headers);
+      if (reply.raw === undefined && reply.status !== 204 && !reply.headers?.['content-type'])
+        setHeader(headers, 'content-type', JSON_TYPE);
+      return new Answer(reply.status, headers, null);
     }
+    if (reply.raw !== undefined) return new Answer(reply.status, this.headersOf(x, reply.headers), reply.raw);
+    return this.json(x, reply.status, reply.body, reply.headers);
   }
 
   /** The answer to what a request threw: an API error's own, or a 500 for anything else. */
-  private fail(error: unknown, requestId: string, base: Common, note: JournalNote): Response {
+  private fail(x: Exchange, error: unknown): Answer {
     const refusal = refusalOf(error);
-    note.code = refusal ? refusal.code : 'internal_error';
-    note.message = refusal ? refusal.message : unexpected(requestId);
-    if (refusal) return respond(refusal.status, refusal.toBody(), base, refusal.headers);
-    return this.internalError(error, requestId, base);
-  }
-
-  /**
-   * A CORS preflight (`OPTIONS` with `Access-Control-Request-Method`), or a plain `OPTIONS`:
-   * 204 with what a browser needs to send the real request, before any key is asked for
-   * (a preflight carries none). It changes nothing and counts against no rate limit.
-   */
-  private preflight(request: Request, base: Common): Response {
-    let allowed: string[] = [];
-    try {
-      allowed = this.deps.router.allowed(this.split(request.url).path);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      return respond(error.status, error.toBody(), base);
+    if (x.record) {
+      x.record.errorCode = refusal ? refusal.code : 'internal_error';
+      x.record.errorMessage = refusal ? refusal.message : unexpected(x.requestId);
     }
-    const methods = allowed.length > 0 ? allowed.join(', ') : 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
-    return new Response(null, {
-      status: 204,
-      headers: headersOf(base, {
-        allow: methods,
-        'access-control-allow-methods': methods,
-        'access-control-allow-headers':
-          request.headers.get('access-control-request-headers') || 'authorization, content-type, last-event-id',
-        'access-control-max-age': '600',
-      }),
-    });
+    if (refusal) return this.json(x, refusal.status, refusal.toBody(), refusal.headers);
+    return this.internalError(x, error);
   }
 
   /** The 500 answer. It cannot throw: the report of a failure must not fail itself. */
-  private internalError(error: unknown, requestId: string, headers: Common): Response {
+  private internalError(x: Exchange, error: unknown): Answer {
     try {
-      this.deps.onInternalError(error, requestId);
+      this.deps.onInternalError(error, x.requestId);
     } catch {
       // a failing recorder must not turn a 500 into an exception in the caller's process
     }
-    return respond(500, errorEnvelope('internal_error', unexpected(requestId)), headers);
+    return this.json(x, 500, errorEnvelope('internal_error', unexpected(x.requestId)));
+  }
+
+  /** A JSON answer (none for a 204). */
+  private json(x: Exchange, status: number, body: unknown, own?: Record<string, string>): Answer {
+    const headers = this.headersOf(x, own);
+    if (status === 204) return new Answer(status, headers, null);
+    setHeader(headers, 'content-type', JSON_TYPE);
+    return new Answer(status, headers, JSON.stringify(body));
+  }
+
+  /**
+   * The headers of every answer (docs/errors.md, docs/rate-limits.md, docs/interception.md), and
+   * its own (those win). A request refused before its rate window was counted carries none of it.
+   */
+  headersOf(x: Exchange, own: Record<string, string> | null | undefined): string[] {
+    const headers = ['x-request-id', x.requestId];
+    const { rate } = x;
+    if (rate) {
+      headers.push(
+        'x-ratelimit-limit',
+        String(rate.limit),
+        'x-ratelimit-remaining',
+        String(rate.remaining),
+        'x-ratelimit-reset',
+        String(rate.reset),
+      );
+    }
+    // CORS on every answer (docs/interception.md, "Browsers"): any origin may call the sandbox (it
+    // holds test data, and keys travel in a header, not a cookie, so no credentials mode is
+    // needed); a request's `Origin` is echoed.
+    headers.push('access-control-allow-origin', x.origin ?? '*', 'access-control-expose-headers', EXPOSED, 'vary', 'Origin');
+    for (let i = 0; i < this.deprecated.length; i++) headers.push(this.deprecated[i]!);
+    if (own) for (const name in own) setHeader(headers, name, own[name]!);
+    return headers;
   }
 
   /** The path below the base URL and the query; a URL of another origin or base path is 404. */
-  private split(url: string): { path: string; query: string } {
+  split(url: string): { path: string; query: string } {
     const next = url.charAt(this.prefix.length);
     if (!url.startsWith(this.prefix) || (next !== '' && next !== '/' && next !== '?' && next !== '#')) {
       throw new ApiError(
@@ -299,6 +517,8 @@ export class Pipeline {
     return splitUrl(url, this.deps.basePath);
   }
 }
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Headers a browser script may read on any answer (CORS); the rest it may not. */
 const EXPOSED =
@@ -342,46 +562,4 @@ function interrupted(): ApiError {
     undefined,
     { 'retry-after': '1' },
   );
-}
-
-/** What the headers of every answer are made of (docs/errors.md, docs/rate-limits.md, docs/interception.md). */
-interface Common {
-  requestId: string;
-  /** The three rate-limit headers of this request's window. */
-  rate: Record<string, string>;
-  /** The request's `Origin`, echoed for CORS (`*` without one). */
-  origin: string | null;
-  /** Deprecation, Sunset and Link, when `/v1` is deprecated. */
-  deprecated: ReadonlyArray<[string, string]>;
-}
-
-/** One `Headers` of the answer's common headers and its own (those win). */
-function headersOf(base: Common, own?: Record<string, string>): Headers {
-  // Appended one by one, from the values themselves: `new Headers(pairs)` converts the pairs
-  // as a WebIDL sequence of sequences first, which cost about twice the time and memory on
-  // every answer (bench/RESULTS.md, "Request overhead").
-  const headers = new Headers();
-  headers.append('x-request-id', base.requestId);
-  for (const name in base.rate) headers.append(name, base.rate[name]!);
-  // CORS on every answer (docs/interception.md, "Browsers"): any origin may call the sandbox (it
-  // holds test data, and keys travel in a header, not a cookie, so no credentials mode is
-  // needed); a request's `Origin` is echoed.
-  headers.append('access-control-allow-origin', base.origin ?? '*');
-  headers.append('access-control-expose-headers', EXPOSED);
-  headers.append('vary', 'Origin');
-  for (const [name, value] of base.deprecated) headers.append(name, value);
-  if (own) for (const name in own) headers.set(name, own[name]!);
-  return headers;
-}
-
-/**
- * Headers go in as a `Headers` instance: while interception is applied, the patched
- * `Response` constructor re-reads a plain-object init into a second `Headers` to record raw
- * header names, which made every response markedly dearer.
- */
-function respond(status: number, body: unknown, base: Common, own?: Record<string, string>): Response {
-  const headers = headersOf(base, own);
-  if (status === 204) return new Response(null, { status, headers });
-  headers.set('content-type', 'application/json; charset=utf-8');
-  return new Response(JSON.stringify(body), { status, headers });
 }

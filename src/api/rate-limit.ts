@@ -4,12 +4,28 @@ import type { Service } from '../core/lifecycle.js';
 /** Number-valued stand-in for "no cap" in headers: enterprise keys (see docs/rate-limits.md). */
 export const UNCAPPED = 2_147_483_647;
 
-export interface RateDecision {
-  allowed: boolean;
+/** A request's place in its key's window: whether it may pass, and what the X-RateLimit headers say. */
+export class RateDecision {
+  constructor(
+    readonly allowed: boolean,
+    /** `X-RateLimit-Limit`: the cap ({@link UNCAPPED} for no cap). */
+    readonly limit: number,
+    /** `X-RateLimit-Remaining`. */
+    readonly remaining: number,
+    /** `X-RateLimit-Reset`: Unix epoch seconds of the window's end. */
+    readonly reset: number,
+    /** Whole seconds to the window's end (at least 1), for the 429's Retry-After. */
+    readonly retryAfter: number,
+  ) {}
+
   /** The three X-RateLimit headers, for every answer. */
-  headers: Record<string, string>;
-  /** Whole seconds to the window's end (at least 1), for the 429's Retry-After. */
-  retryAfter: number;
+  get headers(): Record<string, string> {
+    return {
+      'x-ratelimit-limit': String(this.limit),
+      'x-ratelimit-remaining': String(this.remaining),
+      'x-ratelimit-reset': String(this.reset),
+    };
+  }
 }
 
 interface Window {
@@ -63,13 +79,13 @@ export class RateLimiter implements Service {
   private decision(window: Window, limit: number | null, nowMs: number): RateDecision {
     const end = window.start + 1000;
     const cap = limit ?? UNCAPPED;
-    const allowed = limit === null || window.count <= limit;
-    const headers: Record<string, string> = {
-      'x-ratelimit-limit': String(cap),
-      'x-ratelimit-remaining': String(Math.max(0, cap - window.count)),
-      'x-ratelimit-reset': String(end / 1000),
-    };
-    return { allowed, headers, retryAfter: Math.max(1, Math.ceil((end - nowMs) / 1000)) };
+    return new RateDecision(
+      limit === null || window.count <= limit,
+      cap,
+      Math.max(0, cap - window.count),
+      end / 1000,
+      Math.max(1, Math.ceil((end - nowMs) / 1000)),
+    );
   }
 
   reset(): void {

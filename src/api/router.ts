@@ -15,7 +15,7 @@ export interface RequestContext<B = undefined, Q = undefined> {
   /** The JSON body, parsed by the route's `body` schema (undefined when it has none). */
   body: B;
   /** The request's headers (e.g. `Accept`, `Last-Event-ID`). */
-  headers: Headers;
+  headers: { get(name: string): string | null };
   /** Aborts when the client goes away: a streaming handler stops its work on it. */
   signal: AbortSignal;
 }

@@ -1,7 +1,9 @@
 import { ERROR_CODES } from '../api/errors.js';
 import { documentedStatuses } from '../api/openapi.js';
 import { Cursors } from '../api/pagination.js';
+import type { Answer } from '../api/answer.js';
 import { Pipeline } from '../api/pipeline.js';
+import type { Incoming } from '../api/request-body.js';
 import { RateLimiter } from '../api/rate-limit.js';
 import { Router } from '../api/router.js';
 import { ROUTES, type RouteDeps } from '../api/routes/index.js';
@@ -92,6 +94,11 @@ export interface SandboxInternals {
   deliveries: DeliveryPages;
   /** Virtual now, epoch ms: what a reader of the change feed during a snapshot's replay (no sandbox yet) times each batch by. */
   now(): number;
+  /**
+   * Answers a `/v1` request as the pipeline's {@link Answer}, which the server writes to its
+   * socket as it is (no web `Response` made); a closed sandbox rejects, as `handle()` does.
+   */
+  answer(request: Incoming): Answer | Promise<Answer>;
 }
 
 /** Every part of one sandbox, made once by {@link makeParts}. */
@@ -160,7 +167,7 @@ export function makeParts(options: SandboxOptions): Parts {
   if (o.clock === 'realtime') life.defer(() => theClock.dispose());
   const random = add(new SeededRandom(o.seed));
   const now = () => theClock.now();
-  const recorder = new Recorder(optionsJson(o), o.origin + o.basePath, now);
+  const recorder = new Recorder(optionsJson(o), o.origin + o.basePath, now, o.maxJournalEntries);
 
   // state: stores, machines and domain services. Listeners on the emitter run in the
   // order the parts are made here: on call.completed the recording is stored, then the
@@ -213,9 +220,9 @@ export function makeParts(options: SandboxOptions): Parts {
 
   // api (HTTP in).
   const streams = add(new TranscriptStreams({ clock, transcripts, events }));
-  const journal = add(new Journal((forgotten) => coverage.forgotten(forgotten)));
+  const journal = add(new Journal(o.maxJournalEntries, (forgotten) => coverage.forgotten(forgotten)));
   // Each request the API answered joins the journal, and the console's request log with it.
-  journal.watch((entry) => changes.touch('request', entry.requestId));
+  journal.watch((record) => changes.touch('request', record.requestId));
   const routeDeps: RouteDeps = {
     calls,
     dialer,
@@ -248,7 +255,7 @@ export function makeParts(options: SandboxOptions): Parts {
     deprecation: o.deprecation,
     journal,
     chaos,
-    onRequest: (request) => recorder.request(request),
+    log: recorder,
   });
 
   // scripting (in): the namespaces, which the standalone server's control API calls too.
@@ -274,6 +281,7 @@ export function makeParts(options: SandboxOptions): Parts {
     deliveries: deliveryPages(deliveries),
     now: () => clock.now(),
     view: () => (view ??= new ConsoleView({ calls, messages, numbers, recordings, transcripts, subscriptions, deliveries, bus })),
+    answer: (request) => (life.closed ? Promise.reject(closedError('handle a request')) : pipeline.answer(request)),
   };
   // Reads the records above when asked, and folds them before a reset forgets them (docs/coverage.md).
   const coverage = add(

@@ -27,6 +27,7 @@ export function restore(parts: Parts, snapshot: SandboxSnapshot): void {
         // A stream it opened (live transcript) belonged to a connection that is gone.
         void response.body?.cancel().catch(() => undefined);
       },
+      skipRequests: (count) => pipeline.skipRequestIds(count),
       advance: (ms, stop) => {
         try {
           clock.advanceNow(ms, settle, stop === undefined ? undefined : () => clock.now() >= stop);

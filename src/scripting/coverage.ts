@@ -3,7 +3,7 @@ import { ANSWERED_BY, DISPOSITIONS, MESSAGE_OUTCOMES } from '../sim/carrier.js';
 import type { Deliveries } from '../webhooks/deliveries.js';
 import type { CallService } from '../state/calls.js';
 import type { EventBus } from '../state/event-bus.js';
-import type { Journal, JournalEntry } from '../state/journal.js';
+import type { Journal, JournalRecord } from '../state/journal.js';
 import type { MachineCoverage } from '../state/machine-coverage.js';
 import type { MessageService } from '../state/messages.js';
 import { EVENT_TYPES } from '../state/resources.js';
@@ -88,8 +88,8 @@ export class Coverage implements Service {
     this.errorCodes = [...sources.errorCodes, 'network_error'];
   }
 
-  /** Counts journal entries the journal is about to drop (its trim). */
-  forgotten(entries: readonly JournalEntry[]): void {
+  /** Counts the answered requests the journal forgets (its trim, or an answer that came after it). */
+  forgotten(entries: readonly JournalRecord[]): void {
     this.countRequests(this.folded, entries);
   }
 
@@ -166,10 +166,12 @@ export class Coverage implements Service {
     return t;
   }
 
-  private countRequests(t: Tally, entries: readonly JournalEntry[]): void {
+  private countRequests(t: Tally, entries: readonly JournalRecord[]): void {
     if (entries.length === 0) return; // a sandbox closed without a request pays nothing here
     const { keys } = this.operations();
     for (const entry of entries) {
+      // In flight: counted when answered (the journal hands it over then if it has forgotten it).
+      if (!entry.answered) continue;
       if (entry.errorCode !== null) bump(t.errors, entry.errorCode);
       const key = `${entry.method} ${entry.path}`;
       // A request that matched no operation (a 404 path, a 405) counts under its error code only;

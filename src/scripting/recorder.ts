@@ -3,8 +3,16 @@ import { packageVersion } from '../core/package-version.js';
 import { iso } from '../core/time.js';
 import type { AttemptTape } from '../webhooks/deliveries.js';
 import type { PostResult } from '../webhooks/transport.js';
-import { API_PATH, REPLAYED_HEADERS } from './snapshot-checks.js';
-import { type AdvanceInput, type RequestInput, SNAPSHOT_FORMAT, type SandboxSnapshot, type SnapshotInput } from './snapshots.js';
+import {
+  type AdvanceInput,
+  type CallInput,
+  type ElidedInput,
+  type RequestInput,
+  type ResetInput,
+  SNAPSHOT_FORMAT,
+  type SandboxSnapshot,
+} from './snapshots.js';
+import { REPLAYED_HEADERS } from './snapshot-checks.js';
 
 /**
  * The one recorder of a sandbox (docs/snapshots.md): it keeps every input that can change the
@@ -22,6 +30,8 @@ import { type AdvanceInput, type RequestInput, SNAPSHOT_FORMAT, type SandboxSnap
 export interface ReplayTarget {
   now(): number;
   request(input: RequestInput): void;
+  /** Draws the request ids of `count` requests a snapshot kept as a count (an `elided` input). */
+  skipRequests(count: number): void;
   /** Moves the clock by `ms` now (until `stop` is reached, for an advanceUntil). */
   advance(ms: number, stop?: number): void;
   /** A recorded advance ended here (the replay may have run it in pieces, around inputs that came while it ran). */
@@ -56,9 +66,80 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 const INTERNED = 10_000;
 
 type Member = (...args: never[]) => unknown;
+type HeaderList = Array<[string, string]>;
+/** What the recorder reads of a request: a web Request, or the server's lighter one (api/request-body.ts `Incoming`). */
+interface ArrivingRequest {
+  readonly method: string;
+  readonly url: string;
+}
+/** The values of {@link REPLAYED_HEADERS} the pipeline read (api/pipeline.ts `ReadHeaders`), null for those absent. */
+type ReadHeaders = { readonly [name: string]: string | null };
+
+/** Bits of {@link LoggedRequest.flags}. */
+const UNDER = 1; // `target` is below the base URL (a `path`), not a whole `url`
+const TOLD = 2; // its body was told
+const OVER = 4; // the body passed the size limit (`bodyOver`)
+const BASE64 = 8; // `body` is base64, the body not being UTF-8
+const ANSWERED = 16;
+const INERT = 32; // answered changing nothing but its request id, its rate window and its journal entry
+
+/**
+ * A request as the log keeps it: a class of one shape with its body and headers shared with the
+ * requests that repeat them, and `times` for the same request repeated at one instant. It
+ * becomes a snapshot's {@link RequestInput} only when a snapshot is taken.
+ */
+class LoggedRequest {
+  times = 1;
+  body: string | undefined = undefined;
+
+  constructor(
+    readonly at: number,
+    readonly method: string,
+    /** The path and query below the base URL (`UNDER`), or the whole URL. */
+    readonly target: string,
+    readonly headers: HeaderList,
+    public flags: number,
+  ) {}
+
+  /** The snapshot's form of it (fresh objects: a snapshot is the caller's to change). */
+  input(): RequestInput {
+    const input: RequestInput = {
+      kind: 'request',
+      at: this.at,
+      method: this.method,
+      ...(this.flags & UNDER ? { path: this.target } : { url: this.target }),
+      headers: this.headers.map(([name, value]) => [name, value]),
+    };
+    if (this.flags & OVER) input.bodyOver = true;
+    else if (this.body !== undefined) {
+      if (this.flags & BASE64) input.bodyBase64 = this.body;
+      else input.body = this.body;
+    }
+    if (this.times > 1) input.times = this.times;
+    return input;
+  }
+
+  /** The same request as `other`: one may count for both (`times`). */
+  repeats(other: LoggedRequest): boolean {
+    return (
+      this.at === other.at &&
+      this.flags === other.flags &&
+      this.method === other.method &&
+      this.target === other.target &&
+      this.headers === other.headers &&
+      this.body === other.body
+    );
+  }
+}
+
+/** What the log holds: requests in their compact form, the other inputs as a snapshot writes them. */
+type Logged = LoggedRequest | CallInput | AdvanceInput | ResetInput | ElidedInput;
+
+/** The start of the one-second rate window an instant falls in (api/rate-limit.ts counts so). */
+const windowOf = (ms: number) => ms - (ms % 1000);
 
 export class Recorder implements AttemptTape {
-  private inputs: SnapshotInput[] = [];
+  private inputs: Logged[] = [];
   private attempts = new Map<string, PostResult>();
   /** The scripting members that change the sandbox, by public name, as `changes()` declared them. */
   private readonly members = new Map<string, Member>();
@@ -71,7 +152,13 @@ export class Recorder implements AttemptTape {
    * about 0.1 KB instead of 0.5 KB. At most {@link INTERNED} of each are kept.
    */
   private readonly strings = new Map<string, string>();
-  private readonly headerLists = new Map<string, Array<[string, string]>>();
+  private readonly headerLists = new Map<string, HeaderList>();
+  /** The header list of the last request: the next one most often sends the same. */
+  private lastHeaders: HeaderList = [];
+  /** Requests answered since the log was last compacted (see {@link compact}). */
+  private answeredSince = 0;
+  /** The request of the snapshot being replayed now: the pipeline tells it whether each of its repeats changed anything. */
+  private replayed: LoggedRequest | undefined;
   /** The sandbox's start: where the clock stands after a reset. */
   private readonly startMs: number;
   /** The instant of the latest input since the last reset (the start before any). */
@@ -82,6 +169,8 @@ export class Recorder implements AttemptTape {
     /** Origin and base path: a request's URL is kept below it. */
     private readonly prefix: string,
     private readonly now: () => number,
+    /** The requests the request journal lists at most: a snapshot must give them back (see {@link compact}). */
+    private readonly journalLimit = 10_000,
   ) {
     const start = Date.parse(String(options.startTime));
     this.startMs = Number.isFinite(start) ? start : Number.NEGATIVE_INFINITY;
@@ -123,34 +212,67 @@ export class Recorder implements AttemptTape {
     this.inputs.push({ kind: 'call', at: this.stamp(), name, args: json });
   }
 
-  /** A request arrives; the returned function is told its body once read. */
-  request(request: Request): ((body: Uint8Array | 'over') => void) | undefined {
-    if (this.replayingNow) return undefined;
+  /**
+   * A request arrives (api/pipeline.ts `RequestLog`), before anything is drawn for it: logged in
+   * arrival order. While a snapshot is replayed, the request replayed (nothing is logged).
+   */
+  arrive(request: ArrivingRequest, headers: ReadHeaders): LoggedRequest | undefined {
+    if (this.replayingNow) return this.replayed;
+    const { url, method } = request;
     // Below the base URL's /v1 it is kept as a path (a restore may serve another base URL); anything else whole.
-    const under = request.url.startsWith(this.prefix) && API_PATH.test(request.url.slice(this.prefix.length));
-    const input: RequestInput = {
-      kind: 'request',
-      at: this.stamp(),
-      method: this.intern(request.method),
-      ...(under ? { path: this.intern(request.url.slice(this.prefix.length)) } : { url: request.url }),
-      headers: this.headersOf(request.headers),
-    };
-    this.inputs.push(input);
+    const at = this.prefix.length + 3;
+    const next = url.charCodeAt(at);
+    const under =
+      url.startsWith(this.prefix) &&
+      url.startsWith('/v1', this.prefix.length) &&
+      (Number.isNaN(next) || next === 0x2f || next === 0x3f || next === 0x23);
+    const entry = new LoggedRequest(
+      this.stamp(),
+      method,
+      under ? this.intern(url.slice(this.prefix.length)) : url,
+      this.headersOf(headers),
+      under ? UNDER : 0,
+    );
+    this.inputs.push(entry);
     this.reading++;
-    let told = false;
-    return (body) => {
-      if (told) return;
-      told = true;
-      this.reading--;
-      if (body === 'over') input.bodyOver = true;
-      else if (body.byteLength > 0) {
-        try {
-          input.body = this.intern(utf8.decode(body));
-        } catch {
-          input.bodyBase64 = Buffer.from(body).toString('base64');
-        }
+    return entry;
+  }
+
+  /** Its body, once read (or `over`; an empty one when none was read): only the first telling counts. */
+  read(entry: LoggedRequest, body: Uint8Array | 'over'): void {
+    if (entry.flags & TOLD) return;
+    entry.flags |= TOLD;
+    this.reading--;
+    if (body === 'over') entry.flags |= OVER;
+    else if (body.byteLength > 0) {
+      try {
+        entry.body = this.intern(utf8.decode(body));
+      } catch {
+        entry.body = Buffer.from(body).toString('base64');
+        entry.flags |= BASE64;
       }
-    };
+    }
+  }
+
+  /**
+   * It was answered; `inert` when it changed nothing but its request id, its rate window and its
+   * journal entry. The same request again at the same instant counts on the one before (`times`).
+   */
+  answered(entry: LoggedRequest, inert: boolean): void {
+    if (this.replayingNow) {
+      // One repeat that changed something, and the whole run is no longer inert.
+      if (!inert) entry.flags &= ~INERT;
+      return;
+    }
+    entry.flags |= ANSWERED | (inert ? INERT : 0);
+    const { inputs } = this;
+    const last = inputs.length - 1;
+    const before = inputs[last - 1];
+    if (inputs[last] === entry && before instanceof LoggedRequest && before.repeats(entry)) {
+      before.times += entry.times;
+      inputs.pop();
+    }
+    if (++this.answeredSince >= Math.max(1024, this.journalLimit)) this.compact();
   }
 
   /** An advance begins; the returned function is told where an advanceUntil stopped. */
@@ -169,7 +291,9 @@ export class Recorder implements AttemptTape {
    */
   reset(): void {
     if (this.replayingNow) return;
-    this.inputs = this.inputs.filter((input) => input.kind === 'reset' || (input.kind === 'call' && input.name.startsWith('keys.')));
+    this.inputs = this.inputs.filter(
+      (input) => !(input instanceof LoggedRequest) && (input.kind === 'reset' || (input.kind === 'call' && input.name.startsWith('keys.'))),
+    );
     this.inputs.push({ kind: 'reset', at: this.stamp() });
     this.last = this.startMs;
     this.attempts.clear();
@@ -198,7 +322,7 @@ export class Recorder implements AttemptTape {
       version: packageVersion(),
       options: structuredClone(this.options),
       now: iso(Math.max(this.now(), this.last)),
-      inputs: structuredClone(this.inputs),
+      inputs: this.inputs.map((input) => (input instanceof LoggedRequest ? input.input() : structuredClone(input))),
       attempts: [...this.attempts].map(([key, result]) => [key, { ...result }]),
     };
   }
@@ -227,7 +351,7 @@ export class Recorder implements AttemptTape {
    * throws again and changed nothing either time, so it is passed over.
    */
   replay(snapshot: SandboxSnapshot, target: ReplayTarget): void {
-    this.inputs = snapshot.inputs.map((input) => ({ ...input }));
+    this.inputs = snapshot.inputs.map((input) => (input.kind === 'request' ? this.logged(input) : { ...input }));
     this.attempts = new Map(snapshot.attempts);
     const endMs = Date.parse(snapshot.now);
     this.replayingNow = true;
@@ -243,7 +367,12 @@ export class Recorder implements AttemptTape {
         // Unless the snapshot was taken while it ran.
         if ((stop ?? end) <= endMs) target.end();
       };
-      for (const input of snapshot.inputs) {
+      for (const [i, input] of snapshot.inputs.entries()) {
+        // Drawing request ids depends on no instant: the clock stays where it is.
+        if (input.kind === 'elided') {
+          target.skipRequests(input.requests);
+          continue;
+        }
         if (input.kind === 'advance') {
           finish();
           running = { end: input.at + input.ms, ...(input.stop === undefined ? {} : { stop: input.stop }) };
@@ -256,18 +385,25 @@ export class Recorder implements AttemptTape {
         }
         // An input that came while time moved: the clock first goes to its instant.
         if (input.at > target.now()) target.advance(input.at - target.now());
-        if (input.kind === 'request') passOver(() => target.request(input));
-        else {
-          const member = this.members.get(input.name) as ((...args: unknown[]) => unknown) | undefined;
-          const args = JSON.parse(JSON.stringify(input.args), decode) as unknown[];
-          passOver(() => member?.(...args));
+        if (input.kind === 'request') {
+          this.replayed = this.inputs[i] as LoggedRequest;
+          for (let n = input.times ?? 1; n > 0; n--) {
+            passOver(() => target.request(input));
+            target.settle();
+          }
+          this.replayed = undefined;
+          continue;
         }
+        const member = this.members.get(input.name) as ((...args: unknown[]) => unknown) | undefined;
+        const args = JSON.parse(JSON.stringify(input.args), decode) as unknown[];
+        passOver(() => member?.(...args));
         target.settle();
       }
       finish();
       if (endMs > target.now()) target.advance(endMs - target.now());
     } finally {
       this.replayingNow = false;
+      this.replayed = undefined;
     }
   }
 
@@ -279,19 +415,103 @@ export class Recorder implements AttemptTape {
   }
 
   /** The headers a snapshot keeps, as one list shared by every request that sends the same. */
-  private headersOf(headers: Headers): Array<[string, string]> {
-    // Asked by name, in REPLAYED_HEADERS' order (the sorted order iterating `headers` gives):
-    // iterating a request's Headers sorts and copies all of them, on every request.
-    const kept: Array<[string, string]> = [];
-    for (const header of REPLAYED_HEADERS) {
-      const value = headers.get(header);
-      if (value !== null) kept.push([header, value]);
+  private headersOf(headers: ReadHeaders): HeaderList {
+    // Compared with the last request's list as they are read: a client mostly sends the same again.
+    const last = this.lastHeaders;
+    let matched = 0;
+    let same = true;
+    for (let i = 0; same && i < REPLAYED_HEADERS.length; i++) {
+      const name = REPLAYED_HEADERS[i]!;
+      const value = headers[name] ?? null;
+      const pair = last[matched];
+      if (pair !== undefined && pair[0] === name) {
+        if (pair[1] === value) matched++;
+        else same = false;
+      } else if (value !== null) same = false;
     }
+    if (same && matched === last.length) return last;
+    const kept: HeaderList = [];
+    for (const name of REPLAYED_HEADERS) {
+      const value = headers[name] ?? null;
+      if (value !== null) kept.push([name, value]);
+    }
+    this.lastHeaders = this.internHeaders(kept);
+    return this.lastHeaders;
+  }
+
+  private internHeaders(kept: HeaderList): HeaderList {
     const key = kept.join('\n');
     const known = this.headerLists.get(key);
     if (known !== undefined) return known;
     if (this.headerLists.size < INTERNED) this.headerLists.set(key, kept);
     return kept;
+  }
+
+  /** A snapshot's request in the log's form, told and answered (a replay tells whether it changed anything). */
+  private logged(input: RequestInput): LoggedRequest {
+    const under = input.path !== undefined;
+    const entry = new LoggedRequest(
+      input.at,
+      input.method,
+      under ? this.intern(input.path!) : input.url!,
+      this.internHeaders(input.headers.map(([name, value]) => [name, value])),
+      (under ? UNDER : 0) |
+        TOLD |
+        ANSWERED |
+        INERT |
+        (input.bodyOver ? OVER : 0) |
+        (input.bodyBase64 !== undefined && !input.bodyOver ? BASE64 : 0),
+    );
+    if (!input.bodyOver) entry.body = input.body ?? input.bodyBase64;
+    entry.times = input.times ?? 1;
+    return entry;
+  }
+
+  /**
+   * Keeps the log bounded by what the sandbox holds, not by how many requests it answered
+   * (docs/snapshots.md, "Cost"). A request that changed nothing but its request id, its rate
+   * window and its journal entry (a read, a refusal before any handler ran) matters to a replay
+   * only while the journal still lists it, or while a request kept after it shares its rate
+   * window. Older ones are replaced by a count (an `elided` input), and a replay draws their
+   * request ids, which is all they left behind. Run every `journalLimit` requests (1,024 at
+   * least), so a request pays O(1) for it.
+   */
+  private compact(): void {
+    this.answeredSince = 0;
+    const { inputs } = this;
+    // The horizon: the oldest request the journal lists (it lists the last `journalLimit`).
+    let listed = 0;
+    let horizon = inputs.length;
+    while (horizon > 0 && listed < this.journalLimit) {
+      const input = inputs[--horizon]!;
+      if (input instanceof LoggedRequest) listed += input.times;
+    }
+    if (horizon === 0) return;
+    // Requests kept from the horizon on may have counted on the windows they share with older ones.
+    const window = windowOf(horizon < inputs.length ? inputs[horizon]!.at : this.now());
+    const out: Logged[] = [];
+    // Draws of request ids commute with every input but a request: a count gathers them until a kept request.
+    let count: ElidedInput | null = null;
+    for (let i = 0; i < horizon; i++) {
+      const input = inputs[i]!;
+      if (input instanceof LoggedRequest) {
+        if (input.flags & INERT && windowOf(input.at) < window) {
+          if (count === null) out.push((count = { kind: 'elided', at: input.at, requests: 0 }));
+          count.requests += input.times;
+          continue;
+        }
+        count = null;
+      } else if (input.kind === 'elided') {
+        if (count !== null) {
+          count.requests += input.requests;
+          continue;
+        }
+        count = input;
+      }
+      out.push(input);
+    }
+    for (let i = horizon; i < inputs.length; i++) out.push(inputs[i]!);
+    this.inputs = out;
   }
 }
 

@@ -36,9 +36,10 @@ const filterSchema = object(
 /** `sandbox.requests`: the request journal (docs/scripting.md, "The request journal"). */
 export interface RequestJournal {
   /**
-   * The requests the API answered, oldest first (the latest 10,000), each with its method,
-   * documented path, status, error code and message, request id, API key and virtual time; `filter`
-   * narrows them. `reset()` empties the journal.
+   * The requests the API answered, in the order they arrived (the latest 10,000, or
+   * `createSandbox({ maxJournalEntries })`), each with its method, documented path, status,
+   * error code and message, request id, API key and virtual time; `filter` narrows them. A request still in
+   * flight (its body arriving) is listed once answered, in its place. `reset()` empties the journal.
    */
   list(filter?: RequestFilter): JournalEntry[];
 }
@@ -64,7 +65,7 @@ export function requestJournal(journal: Journal): RequestJournal {
             (f.errorCode === undefined || r.errorCode === f.errorCode) &&
             (f.apiKey === undefined || r.apiKey === f.apiKey),
         )
-        .map((r) => ({ ...r }));
+        .map((r) => r.entry());
     }),
   };
 }

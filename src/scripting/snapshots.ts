@@ -74,8 +74,27 @@ const requestInput = object(
         openapi: () => ({ const: true, description: 'The body passed the 1 MiB limit while being read (its bytes are not kept).' }),
       }),
     ),
+    times: optional(
+      integer({
+        description: 'How many times it came in a row at this instant, the same each time (1 when absent).',
+        min: 2,
+        max: Number.MAX_SAFE_INTEGER,
+      }),
+    ),
   },
   { description: 'A request as the API received it.', check: checkRequest },
+);
+const elidedInput = object(
+  {
+    kind: literal('elided', 'Requests kept as a count.'),
+    at,
+    requests: integer({ description: 'How many.', min: 1, max: Number.MAX_SAFE_INTEGER }),
+  },
+  {
+    description:
+      'Requests that changed nothing but the request ids they drew (reads and refusals), older than the request journal keeps and ' +
+      'past their rate window: a replay draws their ids (docs/snapshots.md, "Cost").',
+  },
 );
 const callInput = object(
   {
@@ -160,9 +179,16 @@ export const snapshotSchema = object(
       parse: (value, path) => iso(instant.parse(value, path)),
       like: anyString('Virtual now when it was taken (ISO 8601).'),
     }),
-    inputs: array(tagged('kind', { request: requestInput, call: callInput, advance: advanceInput, reset: resetInput }, 'An input.'), {
-      description: 'Every input that changed the sandbox, in order.',
-    }),
+    inputs: array(
+      tagged(
+        'kind',
+        { request: requestInput, call: callInput, advance: advanceInput, reset: resetInput, elided: elidedInput },
+        'An input.',
+      ),
+      {
+        description: 'Every input that changed the sandbox, in order.',
+      },
+    ),
     attempts: array(tuple([attemptKey, postResult], 'An attempt and its result.'), {
       description: 'The result of every webhook attempt as it was observed, by delivery, run and attempt number.',
     }),
@@ -178,7 +204,9 @@ export type CallInput = Infer<typeof callInput>;
 /** An `advance` (or `advanceUntil`, which stopped at `stop`) begun at `at`. */
 export type AdvanceInput = Infer<typeof advanceInput>;
 export type ResetInput = Infer<typeof resetInput>;
-export type SnapshotInput = RequestInput | CallInput | AdvanceInput | ResetInput;
+/** Requests kept as a count: a replay draws their request ids. */
+export type ElidedInput = Infer<typeof elidedInput>;
+export type SnapshotInput = RequestInput | CallInput | AdvanceInput | ResetInput | ElidedInput;
 /** A webhook attempt's result as observed, by `deliveryId/run/attempt`. */
 export type SnapshotAttempt = Infer<typeof snapshotSchema>['attempts'][number];
 

@@ -15,7 +15,8 @@ import { checkWritable, FileRefused, readJsonFile } from './files.js';
  * `svc-sandbox`: the standalone server from a shell (docs/server.md).
  *
  *   svc-sandbox serve [--port 12111] [--host 127.0.0.1] [--seed 0] [--start-time ISO] [--clock manual|realtime]
- *                     [--webhook-timeout 10s] [--allowed-host NAME]... [--import FILE] [--export-on-exit FILE]
+ *                     [--webhook-timeout 10s] [--max-journal-entries N] [--allowed-host NAME]... [--import FILE]
+ *                     [--export-on-exit FILE]
  *   svc-sandbox exec [serve options] [--kill-after 5s] [--coverage FILE] -- <command> [args...]
  *   svc-sandbox coverage FILE... [--html OUT]
  *   svc-sandbox show FILE [--port N]
@@ -36,6 +37,7 @@ const OPTIONS = {
   'allowed-host': { type: 'string', multiple: true },
   'allowed-origin': { type: 'string', multiple: true },
   'webhook-timeout': { type: 'string' },
+  'max-journal-entries': { type: 'string' },
   'kill-after': { type: 'string' },
   coverage: { type: 'string' },
   clock: { type: 'string' },
@@ -82,6 +84,9 @@ Options:
       --webhook-timeout <d>
                           Real time a webhook attempt may take (default 10s); 2s or
                           200ms keeps a hanging receiver from holding advance long
+      --max-journal-entries <n>
+                          Requests each session's journal keeps (default 10000;
+                          0 keeps none; coverage counts them all either way)
       --clock <mode>      manual: virtual time moves only when advanced (default);
                           realtime: it also flows with the wall clock
       --import <file>     Start the default session from a snapshot file
@@ -122,6 +127,8 @@ Options:
                           Let browser pages of <origin> call /v1 (repeatable)
       --webhook-timeout <d>
                           Real time a webhook attempt may take (default 10s)
+      --max-journal-entries <n>
+                          Requests each session's journal keeps (default 10000)
       --kill-after <d>    Grace after passing on a signal before SIGKILL (default 5s)
       --import <file>     Start the default session from a snapshot file
       --export-on-exit <file>
@@ -152,6 +159,7 @@ const FLAGS: Record<string, string> = {
   seed: '--seed',
   startTime: '--start-time',
   webhookTimeout: '--webhook-timeout',
+  maxJournalEntries: '--max-journal-entries',
   clock: '--clock',
   allowedHosts: '--allowed-host',
   allowedOrigins: '--allowed-origin',
@@ -274,6 +282,9 @@ async function main(argv: string[]): Promise<number> {
     ...(values['webhook-timeout'] === undefined
       ? {}
       : { webhookTimeout: duration(values['webhook-timeout'], 'webhook-timeout', 1, 2 ** 31 - 1, command)! }),
+    ...(values['max-journal-entries'] === undefined
+      ? {}
+      : { maxJournalEntries: integer(values['max-journal-entries'], 'max-journal-entries', 0, Number.MAX_SAFE_INTEGER, command)! }),
     ...(values.clock === undefined ? {} : { clock: values.clock as ClockMode }),
     ...(values.import === undefined ? {} : { snapshot: readSnapshot(values.import, command) }),
   };

@@ -1,5 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import type { Answer } from '../api/answer.js';
+import type { BodySource, Incoming } from '../api/request-body.js';
 
 /**
  * The standalone server's HTTP layer: `node:http`, with every request turned into a web
@@ -34,26 +36,120 @@ export function keepConnections(server: Server, ms = KEEP_ALIVE_TIMEOUT_MS): voi
   server.headersTimeout = ms + 1000;
 }
 
-/**
- * The web Request of a `node:http` request; its signal aborts when the client goes away.
- * `target` is the path and query (the request line's, unless given).
- */
-export function toRequest(req: IncomingMessage, origin: string, target = req.url ?? '/'): Request {
+/** The URL a request target names below the server's origin; throws for a target no URL can hold. */
+export function urlOf(origin: string, target: string): URL {
+  // A path is always below the server's origin: `//host/x` is the path `//host/x`, not another host.
+  return new URL(target.startsWith('/') ? `${origin}${target}` : target, origin);
+}
+
+/** An AbortSignal that aborts when the client closes a request it had not finished sending. */
+function closedBy(req: IncomingMessage): AbortSignal {
   const abort = new AbortController();
-  req.once('close', () => {
+  const closed = () => {
     if (!req.complete || !req.readableEnded) abort.abort(new Error('The client closed the request.'));
-  });
+  };
+  if (req.destroyed) closed();
+  else req.once('close', closed);
+  return abort.signal;
+}
+
+/** The web Request of a `node:http` request (the control road's); its signal aborts when the client goes away. */
+export function toRequest(req: IncomingMessage, url: URL): Request {
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
   const method = req.method ?? 'GET';
   const hasBody = method !== 'GET' && method !== 'HEAD';
-  // A path is always below the server's origin: `//host/x` is the path `//host/x`, not another host.
-  return new Request(new URL(target.startsWith('/') ? `${origin}${target}` : target, origin), {
+  return new Request(url, {
     method,
     headers,
-    signal: abort.signal,
+    signal: closedBy(req),
     ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: 'half' } : {}),
   } as RequestInit);
+}
+
+/** Methods a web Request refuses to carry: the `/v1` road refuses them as the control road's Request does. */
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
+
+/**
+ * A `/v1` request as the pipeline reads it (api/request-body.ts `Incoming`), straight from the
+ * `node:http` request: no `Request`, `Headers`, web stream or `AbortSignal` is made for it (the
+ * signal only when a streaming handler asks). Headers read as a web `Headers` reads them: each
+ * name's values joined with `, `.
+ */
+export class NodeIncoming implements Incoming, BodySource {
+  readonly method: string;
+  readonly url: string;
+  readonly body: BodySource | null;
+  /** Its own `get` and `forEach` read the headers: no object is made per request for them. */
+  readonly headers: Incoming['headers'] = this;
+  private readonly distinct: NodeJS.Dict<string[]>;
+  private aborted: AbortSignal | undefined;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    url: URL,
+  ) {
+    const method = req.method ?? 'GET';
+    if (FORBIDDEN_METHODS.has(method.toUpperCase())) throw new TypeError(`${method} is not a method a request may have.`);
+    this.method = method;
+    this.url = url.href;
+    this.body = method === 'GET' || method === 'HEAD' ? null : this;
+    this.distinct = req.headersDistinct;
+  }
+
+  /** A header as a web `Headers` gives it: its values joined with `, `; `name` in lower case. */
+  get(name: string): string | null {
+    const values = this.distinct[name];
+    return values === undefined ? null : values.length === 1 ? values[0]! : values.join(', ');
+  }
+
+  /** Each header as a web `Headers` gives it (names in lower case). */
+  forEach(each: (value: string, name: string) => void): void {
+    for (const name in this.distinct) each(this.get(name)!, name);
+  }
+
+  get signal(): AbortSignal {
+    this.aborted ??= closedBy(this.req);
+    return this.aborted;
+  }
+
+  /** The body's bytes, read no further than `limit`: null as soon as more has arrived (the rest is left unread). */
+  read(limit: number): Promise<Uint8Array | null> {
+    const { req } = this;
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let total = 0;
+      const done = () => {
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.off('error', onError);
+        req.off('close', onClose);
+      };
+      const onData = (chunk: Buffer) => {
+        total += chunk.length;
+        if (total <= limit) chunks.push(chunk);
+        else {
+          done();
+          req.pause();
+          resolve(null);
+        }
+      };
+      const onEnd = () => {
+        done();
+        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
+      };
+      const onError = (error: Error) => {
+        done();
+        reject(error);
+      };
+      // Closed before its end: the client went away mid-body.
+      const onClose = () => onError(new Error('The client closed the request.'));
+      req.on('data', onData);
+      req.once('end', onEnd);
+      req.once('error', onError);
+      req.once('close', onClose);
+    });
+  }
 }
 
 /**
@@ -62,19 +158,30 @@ export function toRequest(req: IncomingMessage, origin: string, target = req.url
  * IMF-fixdate) instead of the wall clock `node:http` would send, so `Date`, `X-RateLimit-Reset`
  * and `Retry-After` are on one clock.
  */
-export async function send(res: ServerResponse, response: Response, aborted: AbortSignal, date?: Date): Promise<void> {
-  const headers: Record<string, string | string[]> = {};
+export function send(res: ServerResponse, response: Response, aborted: AbortSignal, date?: Date): Promise<void> {
+  const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     if (name === 'set-cookie') return;
     headers[name] = value;
   });
   if (date !== undefined && !Number.isNaN(date.getTime())) headers.date = date.toUTCString();
-  res.writeHead(response.status, headers);
-  if (!response.body) {
+  return stream(res, response.status, headers, response.body, aborted);
+}
+
+/** Writes a head and streams a body, stopping it when the client goes away. */
+async function stream(
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: ReadableStream<Uint8Array> | null,
+  aborted: AbortSignal,
+): Promise<void> {
+  res.writeHead(status, headers);
+  if (!body) {
     res.end();
     return;
   }
-  const reader = response.body.getReader();
+  const reader = body.getReader();
   const stop = () => void reader.cancel().catch(() => undefined);
   aborted.addEventListener('abort', stop, { once: true });
   res.once('close', stop);
@@ -90,6 +197,35 @@ export async function send(res: ServerResponse, response: Response, aborted: Abo
   } finally {
     aborted.removeEventListener('abort', stop);
   }
+}
+
+/**
+ * Writes the `/v1` road's answer (api/answer.ts) to a `node:http` response as it is: its headers
+ * in the order a `Headers` lists them (by name), `date` the session's virtual now, and a JSON or
+ * byte body with its `Content-Length`, in one write. A stream (server-sent events) goes as
+ * {@link send} sends one; a network fault drops the connection.
+ */
+export function writeAnswer(res: ServerResponse, answer: Answer, signal: () => AbortSignal, date?: Date): Promise<void> | undefined {
+  if (answer.status === 0) {
+    res.destroy();
+    return undefined;
+  }
+  const list = answer.headers;
+  const order: number[] = [];
+  for (let i = 0; i < list.length; i += 2) if (list[i] !== 'set-cookie') order.push(i);
+  order.sort((a, b) => (list[a]! < list[b]! ? -1 : 1));
+  const headers: Record<string, string> = {};
+  for (const i of order) headers[list[i]!] = list[i + 1]!;
+  if (date !== undefined && !Number.isNaN(date.getTime())) headers.date = date.toUTCString();
+  const { body } = answer;
+  if (body === null) {
+    res.writeHead(answer.status, headers).end();
+    return undefined;
+  }
+  if (body instanceof ReadableStream) return stream(res, answer.status, headers, body, signal());
+  headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  res.writeHead(answer.status, headers).end(body);
+  return undefined;
 }
 
 /**

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { bearerToken } from '../api/auth.js';
+import { Answer } from '../api/answer.js';
 import { errorEnvelope, type ApiError } from '../api/errors.js';
 import type { Duration } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
@@ -10,8 +11,8 @@ import { SeededRandom } from '../core/random.js';
 import { resolveOptions } from '../options.js';
 import type { Sandbox } from '../sandbox.js';
 import { serveControl, serverFailure } from './control/api.js';
-import { checkControl, checkHost, foreignPage, hostPolicy, originPolicy, ownOrigin, type Refusal } from './guard.js';
-import { answerRaw, json, KEEP_ALIVE_TIMEOUT, keepConnections, send, toRequest } from './http.js';
+import { checkHost, foreignPage, hostPolicy, originPolicy, ownOrigin, type Refusal } from './guard.js';
+import { answerRaw, json, KEEP_ALIVE_TIMEOUT, keepConnections, NodeIncoming, send, toRequest, urlOf, writeAnswer } from './http.js';
 import { asKnown, checkSessionDefaults, Sessions, type Session } from './sessions.js';
 import type { CoverageReport } from '../scripting/coverage-report.js';
 import type { SandboxSnapshot } from '../scripting/snapshots.js';
@@ -58,6 +59,12 @@ export interface ServerOptions {
    * /__sandbox/sessions` is 409 until finished tests delete theirs. Default 1000 (docs/server.md, "Sessions").
    */
   maxSessions?: number;
+  /**
+   * Requests each session's journal keeps (`GET /__sandbox/sessions/{s}/requests`): createSandbox's
+   * `maxJournalEntries`, default 10,000 (docs/server.md, "Limits"). A session made from a snapshot
+   * keeps the snapshot's.
+   */
+  maxJournalEntries?: number;
 }
 
 /** A running server (docs/server.md). */
@@ -111,6 +118,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     ...(options.startTime === undefined ? {} : { startTime: options.startTime }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.webhookTimeout === undefined ? {} : { webhookTimeout: options.webhookTimeout }),
+    ...(options.maxJournalEntries === undefined ? {} : { maxJournalEntries: options.maxJournalEntries }),
   });
   const policy = hostPolicy(
     options.allowedHosts,
@@ -172,6 +180,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
         clock: options.clock,
         snapshot: options.snapshot,
         maxSessions: options.maxSessions,
+        maxJournalEntries: options.maxJournalEntries,
         wall: (options as { [WALL_CLOCK]?: WallClock })[WALL_CLOCK],
       },
       (session) =>
@@ -190,9 +199,17 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     const target = originForm(req.url ?? '/');
     const refused = checkHost(req.headers.host, policy) ?? (target.host === null ? null : checkHost(target.host, policy));
     if (refused) return writeJson(req, res, refused.status, errorEnvelope(refused.code, refused.message, refused.param));
-    let request: Request;
+    let road: () => Promise<Reached>;
     try {
-      request = toRequest(req, url, target.path);
+      const at = urlOf(url, target.path);
+      // The roads (docs/architecture.md, "One road"), mounted by path as hono mounts sub-apps.
+      if (at.pathname === CONTROL || at.pathname.startsWith(`${CONTROL}/`)) {
+        const request = toRequest(req, at);
+        road = () => control(request, at.pathname.slice(CONTROL.length) || '/');
+      } else {
+        const request = new NodeIncoming(req, at);
+        road = () => v1(request);
+      }
     } catch {
       // A method the web platform refuses (TRACE, TRACK) or a target no URL can hold.
       const method = /^(GET|HEAD|POST|PUT|DELETE|OPTIONS|PATCH)$/.test(req.method ?? '');
@@ -207,51 +224,49 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
           );
       return writeJson(req, res, method ? 400 : 405, body);
     }
-    const { response, session } = await travel(request);
+    const { answer, signal, session } = await road();
     // The Date of the session that answered, if it still exists (a DELETE ends it): else the default's.
     const dated = session !== null && sessions.get(session.id) === session ? session : sessions.default;
-    await answer(req, res, response, request.signal, dated.sandbox.now());
-  }
-
-  /**
-   * Sends `response`, its `Date` the answering session's virtual now. An answer given before
-   * the request's body was read (a 413, a refusal) closes the connection once sent, so the
-   * unread rest of the body is never taken for the next request and a kept-alive client opens
-   * a new socket (docs/server.md, "Connections after an early answer").
-   */
-  async function answer(req: IncomingMessage, res: ServerResponse, response: Response, signal: AbortSignal, now: Date): Promise<void> {
+    // An answer given before the request's body was read (a 413, a refusal) closes the connection
+    // once sent, so the unread rest of the body is never taken for the next request and a
+    // kept-alive client opens a new socket (docs/server.md, "Connections after an early answer").
     if (!req.complete) {
       res.shouldKeepAlive = false;
       req.resume();
     }
-    await send(res, response, signal, now).catch(() => res.destroy());
+    const now = dated.sandbox.now();
+    try {
+      await (answer instanceof Answer ? writeAnswer(res, answer, signal, now) : send(res, answer, signal(), now));
+    } catch {
+      res.destroy();
+    }
+  }
+
+  /** The control road: the guard, then control/api.ts `serveControl` (row, session, body, schemas). */
+  async function control(request: Request, path: string): Promise<Reached> {
+    const { response, session } = await serveControl(request, path, sessions, url, isOwnOrigin).catch((error: unknown) => ({
+      response: serverFailure(error),
+      session: null,
+    }));
+    return { answer: response, signal: () => request.signal, session };
   }
 
   /**
-   * The server's roads (docs/architecture.md, "One road"), each a route table with the stages
-   * declared for it, mounted by path as hono mounts sub-apps: below `/__sandbox` the control
-   * road (the guard, then control/api.ts `serveControl`: row, session, body, schemas), the
-   * rest the `/v1` road (a page's Origin, the session the key routes to, then that sandbox's
-   * pipeline: faults, chaos, row, key, rate limit, scope, body, schemas). Resolves with the
-   * answer and the session that gave it (its virtual now is the answer's `Date`).
+   * The `/v1` road: a page's Origin, the session the key routes to, then that sandbox's pipeline
+   * (faults, chaos, row, key, rate limit, scope, body, schemas), whose answer is written as it is.
    */
-  async function travel(request: Request): Promise<{ response: Response; session: Session | null }> {
+  async function v1(request: NodeIncoming): Promise<Reached> {
+    const signal = () => request.signal;
     try {
-      const { pathname } = new URL(request.url);
-      if (pathname === CONTROL || pathname.startsWith(`${CONTROL}/`)) {
-        const refused = checkControl(request.headers, request.method, declaresBody(request.headers), isOwnOrigin);
-        if (refused) return { response: refusalResponse(refused), session: null };
-        return await serveControl(request, pathname.slice(CONTROL.length) || '/', sessions, url);
-      }
       const origin = request.headers.get('origin');
       if (origin !== null && !isOwnOrigin(origin) && !browserOrigins(origin))
-        return { response: refusalResponse(foreignPage(origin)), session: null };
+        return { answer: refusalResponse(foreignPage(origin)), signal, session: null };
       const session = sessions.route(bearerToken(request.headers.get('authorization')));
       if (session === 'gone' || session === 'forged')
-        return { response: refusedKey(session, random, sessions.default.sandbox.now().getTime()), session: null };
-      return { response: await session.sandbox.handle(asKnown(session, request)), session };
+        return { answer: refusedKey(session, random, sessions.default.sandbox.now().getTime()), signal, session: null };
+      return { answer: await session.internals.answer(asKnown(session, request)), signal, session };
     } catch (error) {
-      return { response: serverFailure(error), session: null };
+      return { answer: serverFailure(error), signal, session: null };
     }
   }
 
@@ -298,17 +313,20 @@ function refusalResponse(refused: Refusal | ApiError<string>): Response {
   return json(refused.status, errorEnvelope(refused.code, refused.message, refused.param));
 }
 
+/** What a road answered, and the session that answered it (its virtual now is the answer's `Date`). */
+interface Reached {
+  answer: Answer | Response;
+  /** The request's signal: a streamed answer stops when it aborts. */
+  signal: () => AbortSignal;
+  session: Session | null;
+}
+
 /** A JSON answer written at once, before any Request is made (the connection closes if the body was not read). */
 function writeJson(req: IncomingMessage, res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.shouldKeepAlive = req.complete;
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }).end(text);
   req.resume();
-}
-
-/** Whether a request says it carries a body (Content-Length above 0, or a Transfer-Encoding). */
-function declaresBody(headers: Headers): boolean {
-  return Number(headers.get('content-length') ?? 0) > 0 || headers.has('transfer-encoding');
 }
 
 /**

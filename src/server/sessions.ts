@@ -1,4 +1,5 @@
 import { bearerToken } from '../api/auth.js';
+import type { Incoming } from '../api/request-body.js';
 import { customAlphabet } from 'nanoid';
 import { CLOCK_MODES, WALL_CLOCK, type ClockMode, type WallClock } from '../core/clock.js';
 import type { KeyCreateOptions } from '../scripting/keys.js';
@@ -42,16 +43,45 @@ export interface Session {
  * snapshot or a fork, the original session's key instead, so that it opens the same account
  * and the same rate window and gets the same answers as the original would (docs/snapshots.md).
  */
-export function asKnown(session: Session, request: Request): Request {
+export function asKnown(session: Session, request: Incoming): Incoming {
   if (session.aliases.size === 0) return request;
   const header = request.headers.get('authorization');
   // The scheme in any case, blanks as the API reads them (api/auth.ts): routing read it so too.
   const token = bearerToken(header);
   const known = token === null ? undefined : session.aliases.get(token);
   if (known === undefined) return request;
-  const headers = new Headers(request.headers);
-  headers.set('authorization', `Bearer ${known}`);
-  return new Request(request, { headers });
+  return new Rekeyed(request, `Bearer ${known}`);
+}
+
+/** A request with another Authorization header, the rest read from the request itself. */
+class Rekeyed implements Incoming {
+  readonly headers: Incoming['headers'];
+
+  constructor(
+    private readonly request: Incoming,
+    authorization: string,
+  ) {
+    this.headers = {
+      get: (name) => (name === 'authorization' ? authorization : request.headers.get(name)),
+      forEach: (each) =>
+        request.headers.forEach((value, name) => {
+          each(name === 'authorization' ? authorization : value, name);
+        }),
+    };
+  }
+
+  get method() {
+    return this.request.method;
+  }
+  get url() {
+    return this.request.url;
+  }
+  get body() {
+    return this.request.body;
+  }
+  get signal() {
+    return this.request.signal;
+  }
 }
 
 /** A key made for a session names it: `SVC_TEST_ses_<16>_<16>` (docs/server.md, "Sessions"). */
@@ -77,6 +107,11 @@ export interface SessionDefaults {
   snapshot?: SandboxSnapshot | undefined;
   /** Live sessions held at most, the default one included (checked by {@link checkSessionDefaults}). Default {@link DEFAULT_MAX_SESSIONS}. */
   maxSessions?: number | undefined;
+  /**
+   * Requests each new session's journal keeps (createSandbox's `maxJournalEntries`); undefined: its
+   * default. A session made from a snapshot keeps the snapshot's.
+   */
+  maxJournalEntries?: number | undefined;
   /** What realtime sessions follow instead of the real wall clock (the tests' internal option, {@link WALL_CLOCK}). */
   wall?: WallClock | undefined;
 }
@@ -324,12 +359,14 @@ export class Sessions {
     const startTime = options.startTime ?? this.defaults.startTime;
     const clock = options.clock ?? this.defaults.clock;
     const webhookTimeout = options.webhookTimeout ?? this.defaults.webhookTimeout;
+    const { maxJournalEntries } = this.defaults;
     return openSandbox({
       baseUrl: this.baseUrl,
       seed: options.seed,
       ...(startTime === undefined ? {} : { startTime }),
       ...(clock === undefined ? {} : { clock }),
       ...(webhookTimeout === undefined ? {} : { webhookTimeout }),
+      ...(maxJournalEntries === undefined ? {} : { maxJournalEntries }),
       ...(options.deprecation === undefined ? {} : { deprecation: options.deprecation }),
       ...(options.chaos === undefined ? {} : { chaos: options.chaos }),
       ...this.wall(),

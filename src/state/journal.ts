@@ -25,71 +25,129 @@ export interface JournalEntry {
   at: string;
 }
 
-/** What the pipeline learns while it answers a request, for its journal entry. */
-export interface JournalNote {
-  requestId: string;
-  template: string | null;
-  target: string;
-  code: string | null;
-  message: string | null;
-  apiKey: string | null;
-}
+/** What a journal record's `status` holds while its request is in flight. */
+const PENDING = -1;
 
 /**
- * The sandbox's request journal: every request the API answered, oldest first. It keeps the
- * latest {@link JOURNAL_LIMIT} (a suite's worth; a bounded memory however long a server runs),
- * and `reset()` empties it with the rest of the sandbox's state.
+ * A request as the journal holds it: opened by the pipeline when the request arrives, so the
+ * journal lists requests in the order they came, and filled in as the pipeline answers it (it is
+ * the pipeline's own note of the request, not a copy). Until its answer `status` is
+ * {@link PENDING} and the listing passes over it; `at` stays epoch milliseconds until read.
+ */
+export class JournalRecord {
+  requestId = '';
+  /** The documented path once a row matched; the request's own until then. */
+  path = '';
+  target = '';
+  status = PENDING;
+  errorCode: string | null = null;
+  errorMessage: string | null = null;
+  apiKey: string | null = null;
+  /** Virtual time of the answer, epoch ms. */
+  at = 0;
+
+  constructor(
+    readonly method: string,
+    /** Its place in arrival order; the journal has forgotten it when it is below the journal's first kept place. */
+    readonly seq: number,
+  ) {}
+
+  get answered(): boolean {
+    return this.status !== PENDING;
+  }
+
+  /** The public entry (a copy: changing it changes nothing). */
+  entry(): JournalEntry {
+    return {
+      requestId: this.requestId,
+      method: this.method,
+      path: this.path,
+      target: this.target,
+      status: this.status,
+      errorCode: this.errorCode,
+      errorMessage: this.errorMessage,
+      apiKey: this.apiKey,
+      at: iso(this.at),
+    };
+  }
+}
+
+/** How many requests a journal keeps unless told otherwise (`createSandbox({ maxJournalEntries })`). */
+export const JOURNAL_LIMIT = 10_000;
+
+/**
+ * The sandbox's request journal: every request the API received, in the order it arrived (not
+ * the order the answers left: a request whose body is still arriving waits in its place while
+ * later ones are listed). It keeps the latest `limit` (a bounded memory however long a server
+ * runs), and `reset()` empties it with the rest of the sandbox's state.
  */
 export class Journal implements Service {
-  private entries: JournalEntry[] = [];
-  private watcher: ((entry: JournalEntry) => void) | null = null;
+  private records: JournalRecord[] = [];
+  /** Index in `records` of the oldest kept one: those before it are forgotten, and cut off in batches. */
+  private first = 0;
+  private nextSeq = 0;
+  private watcher: ((record: JournalRecord) => void) | null = null;
 
   /**
-   * @param forgetting sees the entries a trim is about to drop, so coverage (which outlives the
-   * journal's window) counts them before they go (docs/coverage.md).
+   * @param limit requests kept at most (0 keeps none).
+   * @param forgetting sees every answered record the journal forgets, once: when the limit drops
+   * it, or when its answer comes after it was dropped. Coverage, which outlives the journal's
+   * window, counts them there (docs/coverage.md).
    */
-  constructor(private readonly forgetting?: (entries: readonly JournalEntry[]) => void) {}
+  constructor(
+    readonly limit: number = JOURNAL_LIMIT,
+    private readonly forgetting?: (records: readonly JournalRecord[]) => void,
+  ) {}
 
-  /** Tells `watcher` of every entry recorded, as stores tell theirs (the sandbox's change feed, state/changes.ts). */
-  watch(watcher: (entry: JournalEntry) => void): void {
+  /** Tells `watcher` of every request answered, as stores tell theirs (the sandbox's change feed, state/changes.ts). */
+  watch(watcher: (record: JournalRecord) => void): void {
     this.watcher = watcher;
   }
 
-  record(method: string, status: number, note: JournalNote, nowMs: number): void {
-    const entry: JournalEntry = {
-      requestId: note.requestId,
-      method,
-      path: note.template ?? note.target,
-      target: note.target,
-      status,
-      errorCode: note.code,
-      errorMessage: note.message,
-      apiKey: note.apiKey,
-      at: iso(nowMs),
-    };
-    this.entries.push(entry);
-    this.watcher?.(entry);
-    // Trimmed in batches, so a request costs O(1) however full the journal is.
-    if (this.entries.length >= 2 * JOURNAL_LIMIT) {
-      this.forgetting?.(this.entries.slice(0, this.entries.length - JOURNAL_LIMIT));
-      this.entries = this.entries.slice(-JOURNAL_LIMIT);
-    }
+  /** A request arrives: its record, in arrival order, listed once {@link close}d. */
+  open(method: string): JournalRecord {
+    const record = new JournalRecord(method, this.nextSeq++);
+    this.records.push(record);
+    if (this.records.length - this.first > this.limit) this.trim();
+    return record;
   }
 
-  /** Every entry held, the not yet trimmed ones beyond the limit too: each request once, for coverage. */
-  held(): readonly JournalEntry[] {
-    return this.entries;
+  /** A request was answered at `nowMs` (its record is filled in). */
+  close(record: JournalRecord, status: number, nowMs: number): void {
+    record.status = status;
+    record.at = nowMs;
+    this.watcher?.(record);
+    // Cut off while it was still in flight: counted now, the one time it can be.
+    if (this.records.length === 0 || record.seq < this.records[0]!.seq) this.forgetting?.([record]);
   }
 
-  /** The kept entries, oldest first (the latest {@link JOURNAL_LIMIT} at most). */
-  list(): readonly JournalEntry[] {
-    return this.entries.length > JOURNAL_LIMIT ? this.entries.slice(-JOURNAL_LIMIT) : this.entries;
+  /**
+   * Every record not yet handed to `forgetting`, oldest first, in flight or answered, the dropped
+   * ones not yet cut off too: each request once, for coverage (which counts the answered ones).
+   */
+  held(): readonly JournalRecord[] {
+    return this.records;
+  }
+
+  /** The answered requests kept, in arrival order (the latest `limit` at most). */
+  list(): JournalRecord[] {
+    const out: JournalRecord[] = [];
+    for (let i = this.first; i < this.records.length; i++) if (this.records[i]!.answered) out.push(this.records[i]!);
+    return out;
   }
 
   reset(): void {
-    this.entries = [];
+    this.records = [];
+    this.first = 0;
+  }
+
+  /** Drops the oldest record; the dropped ones are cut off the array a batch at a time, so a request costs O(1). */
+  private trim(): void {
+    this.first++;
+    if (this.first < Math.max(1024, this.limit >> 2)) return;
+    const dropped = this.records.slice(0, this.first);
+    this.records = this.records.slice(this.first);
+    this.first = 0;
+    this.forgetting?.(dropped.filter((record) => record.answered));
   }
 }
-
-/** How many requests the journal keeps. */
-export const JOURNAL_LIMIT = 10_000;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createSandbox, type Sandbox, type SandboxSnapshot } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import type { Sandbox, SandboxSnapshot } from '../../src/index.js';
+import { closedAfterEach } from '../support/made.js';
 import { memberKind } from '../../src/scripting/context.js';
 
 /**
@@ -9,15 +10,7 @@ import { memberKind } from '../../src/scripting/context.js';
  * written before the recorder was one still load.
  */
 
-const open: Sandbox[] = [];
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
-function make(options: Parameters<typeof createSandbox>[0]): Sandbox {
-  const sandbox = createSandbox(options);
-  open.push(sandbox);
-  return sandbox;
-}
+const make = closedAfterEach();
 
 /** What a sandbox shows, as JSON text (an attempt's real duration, the one non-deterministic field, left out). */
 function observed(sandbox: Sandbox): unknown {

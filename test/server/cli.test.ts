@@ -54,6 +54,23 @@ describe('svc-sandbox serve', () => {
     },
   );
 
+  it('--max-journal-entries: each session journals that many requests, the latest', async () => {
+    const serve = run(['serve', '--port', '0', '--max-journal-entries', '2']);
+    const url = (await serve.firstLine).slice('svc-sandbox listening on '.length);
+    try {
+      const made = await (
+        await fetch(`${url}/__sandbox/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+      ).json();
+      for (const path of ['/v1/calls', '/v1/numbers?limit=1', '/v1/messages'])
+        await (await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${made.apiKey}` } })).arrayBuffer();
+      const journal = await (await fetch(`${url}/__sandbox/sessions/${made.id}/requests`)).json();
+      expect(journal.data.map((r: { path: string }) => r.path)).toEqual(['/v1/numbers', '/v1/messages']);
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.exit;
+    }
+  });
+
   it('--exit-on-stdin-close stops the server (exit 0) when its stdin ends', async () => {
     const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--exit-on-stdin-close'], { stdio: ['pipe', 'pipe', 'pipe'] });
     const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
@@ -170,12 +187,11 @@ describe('svc-sandbox serve', () => {
   it('--help lists every flag; bad arguments exit 2 with the fix', async () => {
     const help = run(['serve', '--help']);
     expect((await help.exit).code).toBe(0);
-    for (const flag of ['--port', '--host', '--seed', '--start-time', '--webhook-timeout', '--clock', '--help', '--version'])
-      expect(help.stdout).toContain(flag);
+    const both = ['--port', '--host', '--seed', '--start-time', '--webhook-timeout', '--max-journal-entries', '--help'];
+    for (const flag of [...both, '--clock', '--version']) expect(help.stdout).toContain(flag);
     const execHelp = run(['exec', '--help']);
     expect((await execHelp.exit).code).toBe(0);
-    for (const flag of ['--port', '--host', '--seed', '--start-time', '--webhook-timeout', '--kill-after', '--help'])
-      expect(execHelp.stdout).toContain(flag);
+    for (const flag of [...both, '--kill-after']) expect(execHelp.stdout).toContain(flag);
     expect(execHelp.stdout).toMatch(/SIGINT, SIGTERM and SIGHUP/);
     const bad = run(['serve', '--prot', '1']);
     expect((await bad.exit).code).toBe(2);
@@ -185,6 +201,9 @@ describe('svc-sandbox serve', () => {
     const badPort = run(['serve', '--port', 'eighty']);
     expect((await badPort.exit).code).toBe(2);
     expect(badPort.stderr).toMatch(/--port must be an integer from 0 to 65535/);
+    const badJournal = run(['serve', '--port', '0', '--max-journal-entries', '1.5']);
+    expect((await badJournal.exit).code).toBe(2);
+    expect(badJournal.stderr).toMatch(/--max-journal-entries must be an integer from 0 to 9007199254740991, got '1.5'/);
     const badTime = run(['serve', '--port', '0', '--start-time', 'yesterday']);
     expect((await badTime.exit).code).toBe(2); // refused before anything listens
     expect(badTime.stdout).toBe('');

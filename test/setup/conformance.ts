@@ -1,10 +1,14 @@
 import { afterEach, expect } from 'vitest';
-import { Sandbox } from '../../src/index.js';
+import type { Answer } from '../../src/api/answer.js';
+import { openApiDocument } from '../../src/api/openapi.js';
+import { Pipeline } from '../../src/api/pipeline.js';
+import type { Incoming } from '../../src/api/request-body.js';
+import { ROUTES } from '../../src/api/routes/index.js';
 import { Conformance } from '../support/conformance.js';
 
 /**
  * Every answer any behaviour test sees (through interception, `handle()`, `sandbox.fetch` or
- * the standalone server, which all end in `Sandbox.prototype.handle`) is checked against the
+ * the standalone server, which all end in the `/v1` pipeline's `answer`) is checked against the
  * document `sandbox.openapi()` publishes: a test that received an undocumented status, field
  * or header fails, naming it.
  *
@@ -32,27 +36,36 @@ const { problems, serverCheckers } = slot[INSTALLED] ?? install();
 function install(): Installed {
   const installed: Installed = { problems: [], serverCheckers: new Map() };
   slot[INSTALLED] = installed;
-  checkHandle(installed);
+  checkAnswers(installed);
   checkControlFetch(installed);
   return installed;
 }
 
-function checkHandle({ problems }: Installed): void {
+function checkAnswers({ problems }: Installed): void {
   /** One checker per base URL: sandboxes on one base URL publish the same document (the server's sessions, say). */
   const checkers = new Map<string, Conformance>();
-  const original = Sandbox.prototype.handle;
-  Sandbox.prototype.handle = async function handle(this: Sandbox, request: Request): Promise<Response> {
-    const response = await original.call(this, request);
-    if (response.type === 'error' || !request.url.startsWith(this.baseUrl)) return response;
-    let checker = checkers.get(this.baseUrl);
-    if (!checker) checkers.set(this.baseUrl, (checker = new Conformance(this.openapi())));
-    const rest = request.url.slice(this.baseUrl.length);
-    const path = rest.replace(/[?#].*$/, '') || '/';
-    const type = response.headers.get('content-type') ?? '';
-    const streamed = type.startsWith('text/event-stream') || type.startsWith('audio/');
-    const body = streamed || request.method === 'HEAD' ? null : await response.clone().text();
-    problems.push(...checker.check(request.method, path, response.status, response.headers, body));
-    return response;
+  const original = Pipeline.prototype.answer;
+  // The pipeline's answer, before it is a web Response or written to a socket: the body is read
+  // as it is (no Response clone, which Node 20's undici keeps alive: about 5 KB a clone).
+  Pipeline.prototype.answer = function answer(this: Pipeline, request: Incoming): Answer | Promise<Answer> {
+    const { origin, basePath } = this.deps;
+    const baseUrl = origin + basePath;
+    const check = (answer: Answer): Answer => {
+      if (answer.status === 0 || !request.url.startsWith(baseUrl)) return answer;
+      let checker = checkers.get(baseUrl);
+      if (!checker) checkers.set(baseUrl, (checker = new Conformance(openApiDocument(ROUTES, baseUrl))));
+      const path = request.url.slice(baseUrl.length).replace(/[?#].*$/, '') || '/';
+      const headers = new Headers();
+      for (let i = 0; i < answer.headers.length; i += 2) headers.append(answer.headers[i]!, answer.headers[i + 1]!);
+      const type = headers.get('content-type') ?? '';
+      const streamed = type.startsWith('text/event-stream') || type.startsWith('audio/');
+      const body =
+        streamed || request.method === 'HEAD' ? null : answer.body === null ? '' : typeof answer.body === 'string' ? answer.body : null;
+      problems.push(...checker.check(request.method, path, answer.status, headers, body));
+      return answer;
+    };
+    const out = original.call(this, request);
+    return out instanceof Promise ? out.then(check) : check(out);
   };
 }
 

@@ -32,7 +32,9 @@ import { controlRoute, type ControlRoute } from './route.js';
 import type { Session, Sessions } from '../sessions.js';
 import { ApiError, errorEnvelope, refusalOf } from '../../api/errors.js';
 import { readJson } from '../../api/request-body.js';
+import { travel, type Road, type Stage } from '../../api/road.js';
 import { RouteTable } from '../../api/router.js';
+import { checkControl } from '../guard.js';
 
 /**
  * The control API (docs/server.md): JSON in and out, under `/__sandbox`. Every row calls the
@@ -283,44 +285,118 @@ const table = new RouteTable<ControlRoute>(
 /** A route without a body schema takes no fields: an empty body, or `{}`. */
 const noFields = object({}, { description: 'No fields.' });
 
+/** One request on the control road: what each stage learns, for the stages after it and the row. */
+interface ControlExchange {
+  readonly request: Request;
+  /** The path below `/__sandbox`. */
+  readonly path: string;
+  readonly sessions: Sessions;
+  readonly url: string;
+  readonly isOwnOrigin: (origin: string) => boolean;
+  route: ControlRoute | null;
+  params: Record<string, string>;
+  /** The row's names for what the library it calls refuses (see {@link reworded}). */
+  fields: Readonly<Record<string, string>>;
+  session: Session | null;
+  body: unknown;
+  query: unknown;
+}
+
+/** The guard (server/guard.ts `checkControl`): a page of another origin, a form, a webhook may not drive the control API. */
+const guard: Stage<ControlExchange, Response> = ({ request, isOwnOrigin }) => {
+  const refused = checkControl(request.headers, request.method, declaresBody(request.headers), isOwnOrigin);
+  return refused ? json(refused.status, errorEnvelope(refused.code, refused.message, refused.param)) : undefined;
+};
+
+/** The row (404 naming the nearest endpoint, 405 with `Allow`, HEAD as GET). */
+const match: Stage<ControlExchange, Response> = (x) => {
+  const { route, params } = table.match(x.request.method, x.path);
+  x.route = route;
+  x.params = params;
+  x.fields = route.fields ?? {};
+  return undefined;
+};
+
+/** The session the path names (404), or the default one for a `global` row. */
+const session: Stage<ControlExchange, Response> = (x) => {
+  // Every row that is not `global` has `{s}` in its path, so the match named a session ('' never is one).
+  const named = x.params.s ?? '';
+  x.session = (x.route!.global ? x.sessions.default : x.sessions.get(named)) ?? null;
+  if (!x.session) throw unknownSession(named);
+  return undefined;
+};
+
+/** The JSON body as `/v1` reads one (400, 413; an empty body stands for `{}`), parsed with the row's schema. */
+const body: Stage<ControlExchange, Response> = (x) => {
+  const { request } = x;
+  if (request.method === 'GET' || request.method === 'HEAD') {
+    if (x.route!.body) x.body = check(x.route!.body, {}, '');
+    return undefined;
+  }
+  return readJson(request, { optional: true }).then((raw) => {
+    const route = x.route!;
+    x.body = route.body ? check(route.body, raw === undefined ? {} : raw, '') : raw === undefined ? undefined : check(noFields, raw, '');
+    return undefined;
+  });
+};
+
+/** The query, parsed with the row's schema. */
+const query: Stage<ControlExchange, Response> = (x) => {
+  if (x.route!.query) x.query = check(x.route!.query, queryObject(new URL(x.request.url).searchParams), '');
+  return undefined;
+};
+
 /**
  * The control road (docs/architecture.md, "One road"): the stages every control row takes, in
- * order, after the server's guard (server/guard.ts `checkControl`: Host, Origin, Content-Type):
- * match the row (404 naming the nearest endpoint, 405 with `Allow`, HEAD as GET), find the
- * session the path names (404; the default for a `global` row), read the JSON body as `/v1`
- * reads one (400, 413; an empty body stands for `{}`), parse it and the query with the row's
- * schemas, run the row. Whatever is thrown becomes an answer in one place (api/errors.ts
- * `refusalOf`) in the row's words ({@link reworded}), and a failure of the sandbox is a 500,
- * never an exception out of the server. Resolves with the answer and the session that gave it.
+ * order, run by the runner `/v1`'s road runs on (api/road.ts): the guard, the row, the session,
+ * the body, the query; then the row runs.
+ */
+const CONTROL_ROAD: Road<ControlExchange, Response> = {
+  stages: [guard, match, session, body, query],
+  run: (x) => {
+    const { request, sessions, url, params, body, query } = x;
+    const { headers, signal, method } = request;
+    return x.route!.run({ sessions, session: x.session!, params, body, query, headers, signal, method, url });
+  },
+};
+
+/**
+ * Serves a request of the control API on its road ({@link CONTROL_ROAD}). Whatever is thrown
+ * becomes an answer in one place (api/errors.ts `refusalOf`) in the row's words
+ * ({@link reworded}), and a failure of the sandbox is a 500, never an exception out of the
+ * server. Resolves with the answer and the session that gave it.
  */
 export async function serveControl(
   request: Request,
   path: string,
   sessions: Sessions,
   url: string,
+  isOwnOrigin: (origin: string) => boolean,
 ): Promise<{ response: Response; session: Session | null }> {
-  let fields: Readonly<Record<string, string>> = {};
-  let session: Session | null = null;
+  const x: ControlExchange = {
+    request,
+    path,
+    sessions,
+    url,
+    isOwnOrigin,
+    route: null,
+    params: {},
+    fields: {},
+    session: null,
+    body: undefined,
+    query: undefined,
+  };
   try {
-    const { route, params } = table.match(request.method, path);
-    fields = route.fields ?? {};
-    // Every row that is not `global` has `{s}` in its path, so the match named a session ('' never is one).
-    const named = params.s ?? '';
-    session = (route.global ? sessions.default : sessions.get(named)) ?? null;
-    if (!session) throw unknownSession(named);
-    const raw = request.method === 'GET' || request.method === 'HEAD' ? undefined : await readJson(request, { optional: true });
-    const body = route.body
-      ? check(route.body, raw === undefined ? {} : raw, '')
-      : raw === undefined
-        ? undefined
-        : check(noFields, raw, '');
-    const query = route.query ? check(route.query, queryObject(new URL(request.url).searchParams), '') : undefined;
-    const { headers, signal, method } = request;
-    return { response: await route.run({ sessions, session, params, body, query, headers, signal, method, url }), session };
+    return { response: await travel(CONTROL_ROAD, x), session: x.session };
   } catch (error) {
-    const refusal = refusalOf(reworded(error, fields), { library: true });
-    return { response: refusal ? json(refusal.status, refusal.toBody(), refusal.headers) : serverFailure(error), session };
+    const refusal = refusalOf(reworded(error, x.fields), { library: true });
+    return { response: refusal ? json(refusal.status, refusal.toBody(), refusal.headers) : serverFailure(error), session: x.session };
   }
+}
+
+/** Whether a request says it carries a body (Content-Length above 0, or a Transfer-Encoding). */
+function declaresBody(headers: Headers): boolean {
+  return Number(headers.get('content-length') ?? 0) > 0 || headers.has('transfer-encoding');
 }
 
 /** The library calls a refusal may name as the fix, and the control route that does the same for a client of the control API. */
