@@ -99,6 +99,8 @@ export interface SandboxInternals {
    * socket as it is (no web `Response` made); a closed sandbox rejects, as `handle()` does.
    */
   answer(request: Incoming): Answer | Promise<Answer>;
+  /** The journal's entries of these request ids, each with the one listed before it (state/journal.ts `find`): what the console's stream sends. */
+  requests: Journal['find'];
 }
 
 /** Every part of one sandbox, made once by {@link makeParts}. */
@@ -282,6 +284,7 @@ export function makeParts(options: SandboxOptions): Parts {
     now: () => clock.now(),
     view: () => (view ??= new ConsoleView({ calls, messages, numbers, recordings, transcripts, subscriptions, deliveries, bus })),
     answer: (request) => (life.closed ? Promise.reject(closedError('handle a request')) : pipeline.answer(request)),
+    requests: (ids) => journal.find(ids),
   };
   // Reads the records above when asked, and folds them before a reset forgets them (docs/coverage.md).
   const coverage = add(

@@ -51,8 +51,8 @@ const DESCRIPTIONS: Record<string, string> = {
   clearAllBehavior:
     'Forgets the scripted call and message behaviour of every number (`sandbox.network.clearBehavior()`): the defaults apply again.',
   listRequests:
-    'The request journal (`sandbox.requests.list()`): every request `/v1` answered in this session, oldest first, with its documented ' +
-    'path, status, `error.code`, request id, API key and virtual time; the latest 10,000 are kept.',
+    'The request journal (`sandbox.requests.list()`): every request `/v1` answered in this session, in the order the requests arrived, with ' +
+    'its documented path, status, `error.code`, request id, API key and virtual time; the latest 10,000 are kept (`--max-journal-entries`).',
   getCoverage:
     "What this session's life exercised (`sandbox.coverage()`; docs/coverage.md): each documented status of each endpoint, every state " +
     'and transition of the call machine, every disposition, `answered_by`, message outcome, webhook path, event type and error code, ' +

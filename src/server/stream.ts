@@ -229,22 +229,11 @@ export class SessionStreams {
     return { kind, id, removed: removed || data === null, data };
   }
 
-  /**
-   * The requests among `pending`, read from the journal's public list once per frame (an entry
-   * has no lookup by id): each with its entry and the request listed before it.
-   */
+  /** The requests among `pending`, found in the journal once per frame: each with its entry and the request listed before it. */
   private requests(pending: ReadonlyMap<string, Pending>): (id: string) => ChangeItem {
     const wanted = new Set<string>();
     for (const item of pending.values()) if (item.kind === 'request') wanted.add(item.id);
-    const found = new Map<string, { entry: JournalEntry; after: string | null }>();
-    if (wanted.size > 0) {
-      const journal = this.session().sandbox.requests.list();
-      // The entries a frame names are the newest: look from the end.
-      for (let i = journal.length - 1; i >= 0 && found.size < wanted.size; i--) {
-        const entry = journal[i]!;
-        if (wanted.has(entry.requestId)) found.set(entry.requestId, { entry, after: journal[i - 1]?.requestId ?? null });
-      }
-    }
+    const found = wanted.size > 0 ? this.session().internals.requests(wanted) : new Map();
     return (id) => {
       const hit = found.get(id);
       return hit

@@ -60,3 +60,36 @@ it('a limit of 0 lists nothing and forgets every request as it is answered', () 
   expect(journal.list()).toEqual([]);
   expect([...forgotten, ...journal.held().map((r) => r.requestId)]).toHaveLength(3000);
 });
+
+it('finds requests by id with the request listed before each, as the listing would say, reading only from the newest down to them', () => {
+  const journal = new Journal(100);
+  for (let i = 0; i < 50; i++) answer(journal, i);
+  const slow = journal.open('POST');
+  slow.requestId = 'req_slow';
+  answer(journal, 50);
+  journal.close(slow, 201, 0);
+  answer(journal, 51);
+  const listed = journal.list().map((r) => r.requestId);
+  const found = journal.find(new Set(['req_slow', 'req_50', 'req_0', 'req_missing']));
+  const expected = (id: string) => listed[listed.indexOf(id) - 1] ?? null;
+  expect([...found.keys()].sort()).toEqual(['req_0', 'req_50', 'req_slow']);
+  for (const [id, hit] of found) {
+    expect(hit.entry).toEqual(journal.list()[listed.indexOf(id)]!.entry());
+    expect(hit.after, id).toBe(expected(id));
+  }
+  // The newest two: found reading them and the one below the older, not the 47 below that.
+  const read = new Set<string>();
+  const newest = new Journal(100);
+  for (let i = 0; i < 50; i++) answer(newest, i);
+  for (const record of newest.held()) {
+    const { requestId } = record;
+    Object.defineProperty(record, 'requestId', {
+      get: () => {
+        read.add(requestId);
+        return requestId;
+      },
+    });
+  }
+  expect([...newest.find(new Set(['req_49', 'req_48'])).values()].map((h) => h.after)).toEqual(['req_48', 'req_47']);
+  expect([...read].sort()).toEqual(['req_47', 'req_48', 'req_49']);
+});

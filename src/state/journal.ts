@@ -136,6 +136,31 @@ export class Journal implements Service {
     return out;
   }
 
+  /**
+   * The answered requests of `ids` still kept, each with its entry and the request the listing
+   * names just before it (`after`, null for the first), read from the newest down only as far as
+   * the oldest of them: what the console's stream asks of each `change` frame, at a cost that
+   * does not grow with the journal.
+   */
+  find(ids: ReadonlySet<string>): Map<string, { entry: JournalEntry; after: string | null }> {
+    const found = new Map<string, { entry: JournalEntry; after: string | null }>();
+    // A hit whose `after` is the next answered record below it.
+    let waiting: { after: string | null } | null = null;
+    for (let i = this.records.length - 1; i >= this.first && (waiting || found.size < ids.size); i--) {
+      const record = this.records[i]!;
+      if (!record.answered) continue;
+      if (waiting) {
+        waiting.after = record.requestId;
+        waiting = null;
+      }
+      if (ids.has(record.requestId)) {
+        waiting = { after: null };
+        found.set(record.requestId, Object.assign(waiting, { entry: record.entry() }));
+      }
+    }
+    return found;
+  }
+
   reset(): void {
     this.records = [];
     this.first = 0;

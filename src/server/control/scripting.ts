@@ -381,7 +381,7 @@ export const scriptingRoutes: Row[] = [
   controlRoute({
     method: 'GET',
     path: '/sessions/{s}/requests',
-    summary: 'The request journal, oldest first (sandbox.requests.list)',
+    summary: 'The request journal, in arrival order (sandbox.requests.list)',
     operationId: 'listRequests',
     status: 200,
     response: pageOf(journalEntrySchema),
