@@ -13,6 +13,7 @@ import { allocation } from './allocation.mjs';
 import { serverScale } from './server-scale.mjs';
 import { serverSoak } from './server-soak.mjs';
 import { longWork } from './long-work.mjs';
+import { hangingReceiver20 } from './hanging-receiver.mjs';
 import { showBench } from './show.mjs';
 import { binaryBench } from './binary.mjs';
 
@@ -47,6 +48,7 @@ await section('Server', () => serverBench({ quick }));
 await section('Server scale', () => serverScale({ quick }));
 await section('Server soak', () => serverSoak({ seconds: quick ? 20 : 60 }));
 await section('Long work', () => longWork({ steps: quick ? 2_000 : 6_500 }));
+await section('Hanging receiver', () => hangingReceiver20({ timeout: quick ? '1s' : '10s' }));
 await section('Show', () => showBench({ quick }));
 await section('Single executable', () => binaryBench({ quick }));
 

@@ -13,13 +13,13 @@ import { closeReceivers, startReceiver, subscribe } from './receivers.js';
  * each only when its result counts (its delivery's next attempt, or the advance's end), so the
  * attempts of many instants wait side by side.
  *
- * Full size (`npm run test:soak`): 20 calls at the default 10 s timeout, within 60 s (one timeout
- * per instant took about 10 minutes). Light (`npm test`): the same 20 calls at 1 s, every event
- * dead-lettered in order; the time is printed, not checked: beside other work on a shared machine a
- * time bound would measure the machine.
+ * Full size (`npm run test:soak`): 20 calls at the default 10 s timeout; light (`npm test`): the
+ * same 20 calls at 1 s. Both check what happens (every event dead-lettered after its 12 attempts,
+ * in instant order) and print the time; the 60 s target is judged by `npm run bench`'s "Hanging
+ * receiver" section (bench/hanging-receiver.mjs): beside other work on a shared machine a time
+ * bound in a test would measure the machine.
  */
 const TIMEOUT = SOAK ? '10s' : '1s';
-const BOUND_S = 60;
 const EVERY_EVENT = ['call.started', 'call.answered', 'call.completed', 'recording.ready', 'transcript.ready'];
 
 const open: Sandbox[] = [];
@@ -30,7 +30,7 @@ afterEach(async () => {
 
 describe('a receiver that never answers, 20 calls with every event subscribed', () => {
   it(
-    `advance('25h')${SOAK ? ` takes under ${BOUND_S} s of real time` : ''} at a ${TIMEOUT} timeout, and every event is dead-lettered after its 12 attempts`,
+    `advance('25h') at a ${TIMEOUT} timeout, and every event is dead-lettered after its 12 attempts`,
     async () => {
       const receiver = await startReceiver(() => 'hang');
       const sandbox = startSandbox({ seed: 20, webhookTimeout: TIMEOUT });
@@ -41,7 +41,6 @@ describe('a receiver that never answers, 20 calls with every event subscribed', 
       await sandbox.advance('25h');
       const seconds = (performance.now() - started) / 1000;
       console.log(`hanging receiver: 20 calls, every event, advance('25h') at ${TIMEOUT}: ${seconds.toFixed(1)} s of real time`);
-      if (SOAK) expect(seconds).toBeLessThan(BOUND_S);
 
       const deliveries = sandbox.webhooks.deliveries();
       expect(deliveries).toHaveLength(100);
