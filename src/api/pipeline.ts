@@ -22,12 +22,14 @@ export type { Incoming, ReadBody } from './request-body.js';
  * it; docs/snapshots.md): it arrived, before anything is drawn for it; its body, once read (an
  * empty one when none was read: told once); and that it was answered, and whether it changed
  * nothing but its request id, its rate window and its journal entry (`inert`: a read, or a
- * refusal before any handler ran), which the log may then keep as a count.
+ * refusal before any handler ran), which the log may then keep as a count with what its journal
+ * record says it was answered with.
  */
 export interface RequestLog<T = unknown> {
   arrive(request: Incoming, headers: ReadHeaders): T | undefined;
   read(entry: T, body: ReadBody): void;
-  answered(entry: T, inert: boolean): void;
+  /** `record`: its journal entry, closed (absent without one); the log may keep it until it elides the request. */
+  answered(entry: T, inert: boolean, record: JournalRecord | undefined): void;
 }
 
 interface PipelineDeps {
@@ -406,22 +408,23 @@ export class Pipeline {
     return x;
   }
 
-  /** The journal's entry, and the snapshot log's end of the request. */
+  /** The journal's entry, then the snapshot log's end of the request (which reads the entry). */
   private noted(x: Exchange, answer: Answer): Answer {
     const { log, journal } = this.deps;
+    // A request that began before a reset belongs to no journal after it.
+    const record = this.deps.generation() === x.generation ? x.record : undefined;
+    if (journal && record) {
+      // A preflight, or a URL outside the base URL, was answered before the path was split.
+      if (!record.target) record.target = record.path = this.target(x.request.url);
+      if (answer === NETWORK_ERROR) {
+        record.errorCode = 'network_error';
+        record.errorMessage = NETWORK_FAULT;
+      }
+      journal.close(record, answer.status, this.deps.now());
+    }
     if (log && x.tape !== undefined) {
       log.read(x.tape, EMPTY); // no body was read (told once: a body read before stays)
-      log.answered(x.tape, !x.changed && answer.status !== 500);
-    }
-    // A request that began before a reset belongs to no journal after it.
-    if (journal && x.record && this.deps.generation() === x.generation) {
-      // A preflight, or a URL outside the base URL, was answered before the path was split.
-      if (!x.record.target) x.record.target = x.record.path = this.target(x.request.url);
-      if (answer === NETWORK_ERROR) {
-        x.record.errorCode = 'network_error';
-        x.record.errorMessage = NETWORK_FAULT;
-      }
-      journal.close(x.record, answer.status, this.deps.now());
+      log.answered(x.tape, !x.changed && answer.status !== 500, record);
     }
     return answer;
   }

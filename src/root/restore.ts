@@ -9,7 +9,7 @@ import type { Parts } from './parts.js';
  * the parts made for it are closed.
  */
 export function restore(parts: Parts, snapshot: SandboxSnapshot): void {
-  const { clock, deliveries, recorder, pipeline, life, options } = parts;
+  const { clock, deliveries, recorder, pipeline, life, options, coverage } = parts;
   try {
     recorder.check(snapshot);
   } catch (error) {
@@ -28,6 +28,7 @@ export function restore(parts: Parts, snapshot: SandboxSnapshot): void {
         void response.body?.cancel().catch(() => undefined);
       },
       skipRequests: (count) => pipeline.skipRequestIds(count),
+      countAnswered: (rows) => coverage.fold(rows),
       advance: (ms, stop) => {
         try {
           clock.advanceNow(ms, settle, stop === undefined ? undefined : () => clock.now() >= stop);

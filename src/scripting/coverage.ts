@@ -8,6 +8,7 @@ import type { MachineCoverage } from '../state/machine-coverage.js';
 import type { MessageService } from '../state/messages.js';
 import { EVENT_TYPES } from '../state/resources.js';
 import { COVERAGE_FORMAT, COVERAGE_VERSION, withUncovered, type CoverageCounts, type CoverageReport } from './coverage-report.js';
+import type { AnsweredRow } from './snapshots.js';
 
 /** What a webhook delivery may have gone through (docs/coverage.md). */
 export const WEBHOOK_PATHS = ['delivered_first_time', 'retried', 'dead_lettered', 'replayed'] as const;
@@ -93,6 +94,16 @@ export class Coverage implements Service {
     this.countRequests(this.folded, entries);
   }
 
+  /**
+   * Counts requests a snapshot kept only as rows (an `elided` input's `answered`, docs/snapshots.md):
+   * a restored sandbox replays no journal records for them, and must report what the original did.
+   */
+  fold(rows: readonly AnsweredRow[]): void {
+    if (rows.length === 0) return;
+    const { keys } = this.operations();
+    for (const [method, path, status, errorCode, n] of rows) countAnswer(this.folded, keys, method, path, status, errorCode, n);
+  }
+
   /** Folds the records before a reset forgets them; after a close they stay as they are, already counted. */
   stop(): void {
     if (!this.live) return;
@@ -171,17 +182,29 @@ export class Coverage implements Service {
     const { keys } = this.operations();
     for (const entry of entries) {
       // In flight: counted when answered (the journal hands it over then if it has forgotten it).
-      if (!entry.answered) continue;
-      if (entry.errorCode !== null) bump(t.errors, entry.errorCode);
-      const key = `${entry.method} ${entry.path}`;
-      // A request that matched no operation (a 404 path, a 405) counts under its error code only;
-      // a network fault (status 0) answered nothing.
-      if (entry.status === 0 || !keys.has(key)) continue;
-      let statuses = t.endpoints.get(key);
-      if (!statuses) t.endpoints.set(key, (statuses = {}));
-      bump(statuses, String(entry.status));
+      if (entry.answered) countAnswer(t, keys, entry.method, entry.path, entry.status, entry.errorCode, 1);
     }
   }
+}
+
+/** Counts `n` requests answered alike: by endpoint and status, and by error code. */
+function countAnswer(
+  t: Tally,
+  documented: ReadonlySet<string>,
+  method: string,
+  path: string,
+  status: number,
+  errorCode: string | null,
+  n: number,
+): void {
+  if (errorCode !== null) bump(t.errors, errorCode, n);
+  const key = `${method} ${path}`;
+  // A request that matched no operation (a 404 path, a 405) counts under its error code only;
+  // a network fault (status 0) answered nothing.
+  if (status === 0 || !documented.has(key)) return;
+  let statuses = t.endpoints.get(key);
+  if (!statuses) t.endpoints.set(key, (statuses = {}));
+  bump(statuses, String(status), n);
 }
 
 function copy(t: Tally): Tally {

@@ -3,8 +3,10 @@ import { packageVersion } from '../core/package-version.js';
 import { iso } from '../core/time.js';
 import type { AttemptTape } from '../webhooks/deliveries.js';
 import type { PostResult } from '../webhooks/transport.js';
+import { type AnsweredRecord, answeredAlike, Elision } from './elision.js';
 import {
   type AdvanceInput,
+  type AnsweredRow,
   type CallInput,
   type ElidedInput,
   type RequestInput,
@@ -32,6 +34,8 @@ export interface ReplayTarget {
   request(input: RequestInput): void;
   /** Draws the request ids of `count` requests a snapshot kept as a count (an `elided` input). */
   skipRequests(count: number): void;
+  /** Counts in coverage what an `elided` input's requests were answered with (its `answered` rows). */
+  countAnswered(rows: readonly AnsweredRow[]): void;
   /** Moves the clock by `ms` now (until `stop` is reached, for an advanceUntil). */
   advance(ms: number, stop?: number): void;
   /** A recorded advance ended here (the replay may have run it in pieces, around inputs that came while it ran). */
@@ -81,7 +85,7 @@ const TOLD = 2; // its body was told
 const OVER = 4; // the body passed the size limit (`bodyOver`)
 const BASE64 = 8; // `body` is base64, the body not being UTF-8
 const ANSWERED = 16;
-const INERT = 32; // answered changing nothing but its request id, its rate window and its journal entry
+const INERT = 32; // answered changing nothing but its request id, its rate window and its journal entry (`record`: how)
 
 /**
  * A request as the log keeps it: a class of one shape with its body and headers shared with the
@@ -91,6 +95,8 @@ const INERT = 32; // answered changing nothing but its request id, its rate wind
 class LoggedRequest {
   times = 1;
   body: string | undefined = undefined;
+  /** Of an inert request: its journal record, what coverage counts of it once it is elided (then let go). */
+  record: AnsweredRecord | undefined = undefined;
 
   constructor(
     readonly at: number,
@@ -127,7 +133,8 @@ class LoggedRequest {
       this.method === other.method &&
       this.target === other.target &&
       this.headers === other.headers &&
-      this.body === other.body
+      this.body === other.body &&
+      answeredAlike(this.record, other.record)
     );
   }
 }
@@ -256,15 +263,26 @@ export class Recorder implements AttemptTape {
 
   /**
    * It was answered; `inert` when it changed nothing but its request id, its rate window and its
-   * journal entry. The same request again at the same instant counts on the one before (`times`).
+   * journal entry, `record` its journal record (what coverage counts of it, once elided). Without
+   * a record it is kept as if it changed something. The same request again at the same instant,
+   * answered alike, counts on the one before (`times`).
    */
-  answered(entry: LoggedRequest, inert: boolean): void {
+  answered(entry: LoggedRequest, inert: boolean, record: AnsweredRecord | undefined): void {
     if (this.replayingNow) {
-      // One repeat that changed something, and the whole run is no longer inert.
-      if (!inert) entry.flags &= ~INERT;
+      if (!(entry.flags & INERT)) return;
+      // One repeat that changed something, or was answered otherwise than the one before (a snapshot
+      // may be older than that rule), and the whole run is kept as it is.
+      if (inert && record !== undefined && (entry.record === undefined || answeredAlike(entry.record, record))) entry.record = record;
+      else {
+        entry.flags &= ~INERT;
+        entry.record = undefined;
+      }
       return;
     }
-    entry.flags |= ANSWERED | (inert ? INERT : 0);
+    if (inert && record !== undefined) {
+      entry.flags |= ANSWERED | INERT;
+      entry.record = record;
+    } else entry.flags |= ANSWERED;
     const { inputs } = this;
     const last = inputs.length - 1;
     const before = inputs[last - 1];
@@ -351,7 +369,12 @@ export class Recorder implements AttemptTape {
    * throws again and changed nothing either time, so it is passed over.
    */
   replay(snapshot: SandboxSnapshot, target: ReplayTarget): void {
-    this.inputs = snapshot.inputs.map((input) => (input.kind === 'request' ? this.logged(input) : { ...input }));
+    this.inputs = snapshot.inputs.map((input) => {
+      if (input.kind === 'request') return this.logged(input);
+      // Compaction adds to an elided input's rows in place: the log's own, never the caller's.
+      if (input.kind === 'elided' && input.answered) return { ...input, answered: input.answered.map((row) => [...row] as AnsweredRow) };
+      return { ...input };
+    });
     this.attempts = new Map(snapshot.attempts);
     const endMs = Date.parse(snapshot.now);
     this.replayingNow = true;
@@ -371,6 +394,7 @@ export class Recorder implements AttemptTape {
         // Drawing request ids depends on no instant: the clock stays where it is.
         if (input.kind === 'elided') {
           target.skipRequests(input.requests);
+          if (input.answered) target.countAnswered(input.answered);
           continue;
         }
         if (input.kind === 'advance') {
@@ -472,9 +496,10 @@ export class Recorder implements AttemptTape {
    * (docs/snapshots.md, "Cost"). A request that changed nothing but its request id, its rate
    * window and its journal entry (a read, a refusal before any handler ran) matters to a replay
    * only while the journal still lists it, or while a request kept after it shares its rate
-   * window. Older ones are replaced by a count (an `elided` input), and a replay draws their
-   * request ids, which is all they left behind. Run every `journalLimit` requests (1,024 at
-   * least), so a request pays O(1) for it.
+   * window. Older ones are replaced by a count (an `elided` input) with rows of what they were
+   * answered with, read from their journal records (which the log then lets go): a replay draws
+   * their request ids and counts the rows in coverage, which is all they left behind. Run every
+   * `journalLimit` requests (1,024 at least), so a request pays O(1) for it.
    */
   private compact(): void {
     this.answeredSince = 0;
@@ -491,22 +516,22 @@ export class Recorder implements AttemptTape {
     const window = windowOf(horizon < inputs.length ? inputs[horizon]!.at : this.now());
     const out: Logged[] = [];
     // Draws of request ids commute with every input but a request: a count gathers them until a kept request.
-    let count: ElidedInput | null = null;
+    let count: Elision | null = null;
     for (let i = 0; i < horizon; i++) {
       const input = inputs[i]!;
       if (input instanceof LoggedRequest) {
         if (input.flags & INERT && windowOf(input.at) < window) {
-          if (count === null) out.push((count = { kind: 'elided', at: input.at, requests: 0 }));
-          count.requests += input.times;
+          if (count === null) out.push((count = Elision.startingAt(input.at)).input);
+          count.add(input.times, input.record);
           continue;
         }
         count = null;
       } else if (input.kind === 'elided') {
         if (count !== null) {
-          count.requests += input.requests;
+          count.merge(input);
           continue;
         }
-        count = input;
+        count = new Elision(input);
       }
       out.push(input);
     }

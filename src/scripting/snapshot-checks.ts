@@ -161,6 +161,50 @@ function subscribedUrl(input: RecordedRequest): string | null {
   }
 }
 
+/** An `error.code` as the API writes one (`not_found`, `rate_limited`). */
+const ERROR_CODE = /^[a-z][a-z0-9_]*$/;
+
+/** An `elided` input's rows (`answered`): each as a journal records an answered request, and no more of them than `requests`. */
+export function checkElided(
+  input: { requests: number; answered?: Array<[string, string, number, string | null, number]> | undefined },
+  path: string,
+): void {
+  let counted = 0;
+  input.answered?.forEach(([method, where, status, code, count], i) => {
+    const row = `${path}.answered[${i}]`;
+    if (!METHOD.test(method) || FORBIDDEN_METHOD.test(method))
+      throw invalid(`${name(`${row}[0]`)} must be an HTTP method (GET, HEAD, OPTIONS...), got ${show(method)}; ${UNCHANGED}.`, `${row}[0]`);
+    if (!/^\/[^\s]*$/.test(where)) {
+      throw invalid(
+        `${name(`${row}[1]`)} must be a path as the request journal names one ("/v1/calls/{id}"), got ${show(where)}; ${UNCHANGED}.`,
+        `${row}[1]`,
+      );
+    }
+    // A 500 is kept whole: the replay must record its internal error again.
+    if (status !== 0 && (status < 100 || status === 500)) {
+      throw invalid(
+        `${name(`${row}[2]`)} must be a status an elided request was answered with (0 for a network fault, or 100 to 599 but ` +
+          `500), got ${status}; ${UNCHANGED}.`,
+        `${row}[2]`,
+      );
+    }
+    if (code !== null && !ERROR_CODE.test(code)) {
+      throw invalid(
+        `${name(`${row}[3]`)} must be an error code ("not_found") or null for a success, got ${show(code)}; ${UNCHANGED}.`,
+        `${row}[3]`,
+      );
+    }
+    counted += count;
+    if (counted > input.requests) {
+      throw invalid(
+        `${name(`${row}[4]`)} brings the rows to ${counted} requests, more than the input's ${input.requests} (\`requests\`): ` +
+          `each row counts some of those requests; ${UNCHANGED}.`,
+        `${row}[4]`,
+      );
+    }
+  });
+}
+
 /** An advance never passes the last instant a Date holds, and an advanceUntil stops after it began. */
 export function checkAdvance({ at, ms, stop }: { at: number; ms: number; stop?: number | undefined }, path: string): void {
   if (at + ms > MAX_TIME_MS) {

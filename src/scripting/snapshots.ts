@@ -17,7 +17,7 @@ import {
   show,
 } from '../core/schema.js';
 import { anyString, json, tagged, tuple } from '../core/schema-values.js';
-import { checkAdvance, checkInstants, checkRequest, UNCHANGED } from './snapshot-checks.js';
+import { checkAdvance, checkElided, checkInstants, checkRequest, UNCHANGED } from './snapshot-checks.js';
 import { MAX_TIME_MS, iso } from '../core/time.js';
 import { TEST_KEY } from '../state/accounts.js';
 import { MAX_ATTEMPTS } from '../webhooks/retry-schedule.js';
@@ -84,16 +84,34 @@ const requestInput = object(
   },
   { description: 'A request as the API received it.', check: checkRequest },
 );
+const answeredRow = tuple(
+  [
+    text('The HTTP method.'),
+    text('The documented path it matched (`/v1/calls/{id}`), or its own path when it matched none.'),
+    integer({ description: 'The status answered (0 for an injected network fault).', min: 0, max: 599 }),
+    nullable(text('`error.code` of an error answer; null for a success.')),
+    integer({ description: 'How many of the requests were answered so.', min: 1, max: Number.MAX_SAFE_INTEGER }),
+  ],
+  'Requests answered alike, as coverage counts them: [method, path, status, errorCode, count].',
+);
 const elidedInput = object(
   {
     kind: literal('elided', 'Requests kept as a count.'),
     at,
     requests: integer({ description: 'How many.', min: 1, max: Number.MAX_SAFE_INTEGER }),
+    answered: optional(
+      array(answeredRow, {
+        description:
+          'What coverage counts of them, one row per method, path, status and error code. Absent in a snapshot taken before ' +
+          'the sandbox kept it: nothing to count then. Its counts add up to `requests` at most.',
+      }),
+    ),
   },
   {
     description:
       'Requests that changed nothing but the request ids they drew (reads and refusals), older than the request journal keeps and ' +
-      'past their rate window: a replay draws their ids (docs/snapshots.md, "Cost").',
+      'past their rate window: a replay draws their ids and counts their rows in coverage (docs/snapshots.md, "Cost").',
+    check: checkElided,
   },
 );
 const callInput = object(
@@ -204,8 +222,10 @@ export type CallInput = Infer<typeof callInput>;
 /** An `advance` (or `advanceUntil`, which stopped at `stop`) begun at `at`. */
 export type AdvanceInput = Infer<typeof advanceInput>;
 export type ResetInput = Infer<typeof resetInput>;
-/** Requests kept as a count: a replay draws their request ids. */
+/** Requests kept as a count: a replay draws their request ids and counts their rows in coverage. */
 export type ElidedInput = Infer<typeof elidedInput>;
+/** One row of an {@link ElidedInput}'s `answered`: `[method, path, status, errorCode, count]`. */
+export type AnsweredRow = Infer<typeof answeredRow>;
 export type SnapshotInput = RequestInput | CallInput | AdvanceInput | ResetInput | ElidedInput;
 /** A webhook attempt's result as observed, by `deliveryId/run/attempt`. */
 export type SnapshotAttempt = Infer<typeof snapshotSchema>['attempts'][number];

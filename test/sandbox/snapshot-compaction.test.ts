@@ -78,6 +78,7 @@ function observed(sandbox: Sandbox): string {
     calls: sandbox.calls.list(),
     events: sandbox.events.list(),
     keys: sandbox.keys.list(),
+    coverage: sandbox.coverage(),
   });
 }
 
@@ -184,5 +185,116 @@ describe('the snapshot log, compacted', () => {
     expect(snapshot.inputs.length).toBeLessThan(reads / 100 + 10_000 / 100 + 10);
     const copy = make({ snapshot: JSON.parse(JSON.stringify(snapshot)) });
     expect(observed(copy)).toBe(observed(sandbox));
+  });
+});
+
+/**
+ * Regression: a restored sandbox's coverage() left out the requests its snapshot kept only as an
+ * `elided` count (3,000 reads in the original, 1,000 after restore). An `elided` input now carries
+ * what coverage counts of them (`answered`: method, documented path, status, error code, count),
+ * and the replay folds those rows into the restored sandbox's coverage.
+ */
+describe('coverage of a sandbox restored from a compacted snapshot', () => {
+  const reader = { authorization: 'Bearer SVC_TEST_reader' };
+  const burster = { authorization: 'Bearer SVC_TEST_burst' };
+
+  /** `seconds` seconds of reads of several kinds, the clock moved a second after each: 200s, 404s, 401s and 429s. */
+  async function reads(sandbox: Sandbox, callId: string, seconds: number): Promise<void> {
+    for (let s = 0; s < seconds; s++) {
+      for (let i = 0; i < 40; i++) expect((await sandbox.fetch('/v1/calls?limit=1', { headers: reader })).status).toBe(200);
+      for (let i = 0; i < 10; i++) expect((await sandbox.fetch(`/v1/calls/${callId}`, { headers: reader })).status).toBe(200);
+      for (let i = 0; i < 5; i++) expect((await sandbox.fetch('/v1/calls/call_0000000000000000', { headers: reader })).status).toBe(404);
+      for (let i = 0; i < 5; i++) expect((await sandbox.fetch('/v1/numbers?limit=2')).status).toBe(401);
+      if (s % 10 === 0) {
+        // One key past its 100 requests of this second: 429 rate_limited.
+        const statuses = new Set<number>();
+        for (let i = 0; i < 103; i++) statuses.add((await sandbox.fetch('/v1/calls', { headers: burster })).status);
+        expect([...statuses].sort()).toEqual([200, 429]);
+      }
+      await sandbox.advance('1s');
+    }
+  }
+
+  async function post(sandbox: Sandbox, to = '+14155550123'): Promise<string> {
+    const res = await sandbox.fetch('/v1/calls', {
+      method: 'POST',
+      headers: { ...reader, 'content-type': 'application/json' },
+      body: JSON.stringify({ to, from: '+14155550100' }),
+    });
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { id: string }).id;
+  }
+
+  /** What a restore must give back: the coverage report and the request journal. */
+  const seen = (sandbox: Sandbox) => ({ coverage: sandbox.coverage(), requests: sandbox.requests.list() });
+
+  it('counts the elided requests as the original did, through JSON too, and again after the copy goes on', async () => {
+    const original = make({ seed: 7, maxJournalEntries: 20 });
+    const callId = await post(original);
+    await reads(original, callId, 25);
+    await post(original, '+15005550002');
+    await original.advance('2m');
+    await post(original, '+15005550001').catch(() => undefined);
+
+    const snapshot = original.snapshot();
+    const elided = snapshot.inputs.filter((input) => input.kind === 'elided');
+    expect(elided.length).toBeGreaterThan(0);
+    const before = seen(original);
+    expect(before.coverage.endpoints['GET /v1/calls']![200]).toBeGreaterThan(1000);
+    const copy = make({ snapshot });
+    expect(seen(copy)).toEqual(before);
+    const parsed = make({ snapshot: JSON.parse(JSON.stringify(snapshot)) as SandboxSnapshot });
+    expect(seen(parsed)).toEqual(before);
+
+    // Every elided request is counted by one row, and a long run of one read is one row.
+    for (const input of elided) {
+      expect(input.answered!.reduce((sum, row) => sum + row[4], 0)).toBe(input.requests);
+      const kinds = input.answered!.map(([method, path, status, code]) => `${method} ${path} ${status} ${code}`);
+      expect(new Set(kinds).size).toBe(kinds.length);
+      expect(kinds.length).toBeLessThanOrEqual(6);
+    }
+    const rows = elided.flatMap((input) => input.answered!);
+    expect(rows.map(([method, path, status, code]) => [method, path, status, code])).toEqual(
+      expect.arrayContaining([
+        ['GET', '/v1/calls', 200, null],
+        ['GET', '/v1/calls/{id}', 200, null],
+        ['GET', '/v1/calls/{id}', 404, 'not_found'],
+        ['GET', '/v1/numbers', 401, 'invalid_api_key'],
+        ['GET', '/v1/calls', 429, 'rate_limited'],
+      ]),
+    );
+
+    // The copy compacts its own log as it goes on: the requests it replayed are counted when elided there too.
+    for (const sandbox of [original, parsed]) {
+      await reads(sandbox, callId, 25);
+      await post(sandbox);
+    }
+    expect(seen(parsed)).toEqual(seen(original));
+    const again = make({ snapshot: JSON.parse(JSON.stringify(parsed.snapshot())) as SandboxSnapshot });
+    expect(seen(again)).toEqual(seen(original));
+  });
+
+  it('an older snapshot, its elided inputs without `answered`, still restores: the same journal, those requests uncounted', async () => {
+    const original = make({ seed: 8, maxJournalEntries: 20 });
+    const callId = await post(original);
+    await reads(original, callId, 20);
+    await post(original);
+    const snapshot = JSON.parse(JSON.stringify(original.snapshot())) as SandboxSnapshot;
+    let uncounted = 0;
+    for (const input of snapshot.inputs) {
+      if (input.kind !== 'elided') continue;
+      uncounted += input.requests;
+      delete input.answered;
+    }
+    expect(uncounted).toBeGreaterThan(500);
+    const copy = make({ snapshot });
+    expect(copy.requests.list()).toEqual(original.requests.list());
+    const total = (sandbox: Sandbox) => Object.values(sandbox.coverage().errors).reduce((sum, n) => sum + n, 0);
+    const endpoints = (sandbox: Sandbox) =>
+      Object.values(sandbox.coverage().endpoints)
+        .flatMap((statuses) => Object.values(statuses))
+        .reduce((sum, n) => sum + n, 0);
+    expect(endpoints(copy) + total(copy)).toBeLessThan(endpoints(original) + total(original));
+    expect(copy.internalErrors()).toEqual([]);
   });
 });

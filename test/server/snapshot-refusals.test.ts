@@ -83,6 +83,12 @@ const subscribeTo =
     s.inputs[0].headers = s.inputs[0].headers.filter(([name]: [string]) => name !== 'content-length');
   };
 
+/** An `elided` input of three requests, with these rows, put between the call and the advance (inputs[2]). */
+const elidedWith =
+  (...rows: unknown[]): Spoil =>
+  (s) =>
+    s.inputs.splice(2, 0, { kind: 'elided', at: START, requests: 3, answered: rows });
+
 const CASES: Case[] = [
   {
     what: 'a call named constructor (answered 500 "known?.includes is not a function")',
@@ -218,6 +224,48 @@ const CASES: Case[] = [
     param: 'snapshot.inputs[0].body',
     message:
       /`snapshot\.inputs\[0\]\.body` subscribes a webhook to https:\/\/169\.254\.169\.254\/latest\/meta-data, a link-local or cloud-metadata address/,
+  },
+  {
+    what: 'elided rows that count more requests than the input',
+    spoil: elidedWith(['GET', '/v1/calls', 200, null, 2], ['GET', '/v1/calls/{id}', 404, 'not_found', 2]),
+    param: 'snapshot.inputs[2].answered[1][4]',
+    message: /`snapshot\.inputs\[2\]\.answered\[1\]\[4\]` brings the rows to 4 requests, more than the input's 3 \(`requests`\)/,
+  },
+  {
+    what: 'an elided row that is not five fields',
+    spoil: elidedWith(['GET', '/v1/calls', 200]),
+    param: 'snapshot.inputs[2].answered[0]',
+    message: /`snapshot\.inputs\[2\]\.answered\[0\]` must be a \[.*\] array, got/,
+  },
+  {
+    what: 'an elided row whose method is no HTTP method',
+    spoil: elidedWith(['GET /x', '/v1/calls', 200, null, 1]),
+    param: 'snapshot.inputs[2].answered[0][0]',
+    message: /`snapshot\.inputs\[2\]\.answered\[0\]\[0\]` must be an HTTP method/,
+  },
+  {
+    what: 'an elided row whose path is no path',
+    spoil: elidedWith(['GET', 'calls', 200, null, 1]),
+    param: 'snapshot.inputs[2].answered[0][1]',
+    message: /`snapshot\.inputs\[2\]\.answered\[0\]\[1\]` must be a path as the request journal names one/,
+  },
+  {
+    what: 'an elided row answered 500 (a 500 is never elided)',
+    spoil: elidedWith(['GET', '/v1/calls', 500, 'internal_error', 1]),
+    param: 'snapshot.inputs[2].answered[0][2]',
+    message: /`snapshot\.inputs\[2\]\.answered\[0\]\[2\]` must be a status an elided request was answered with .* got 500/,
+  },
+  {
+    what: 'an elided row whose error code is no code',
+    spoil: elidedWith(['GET', '/v1/calls/{id}', 404, 'Not Found', 1]),
+    param: 'snapshot.inputs[2].answered[0][3]',
+    message: /`snapshot\.inputs\[2\]\.answered\[0\]\[3\]` must be an error code \("not_found"\) or null for a success/,
+  },
+  {
+    what: 'an elided row that counts no request',
+    spoil: elidedWith(['GET', '/v1/calls', 200, null, 0]),
+    param: 'snapshot.inputs[2].answered[0][4]',
+    message: /`snapshot\.inputs\[2\]\.answered\[0\]\[4\]` must be an integer from 1/,
   },
   {
     what: 'an attempt named in no known form',
