@@ -100,27 +100,33 @@ export function send(url, method, path, { body, headers = {}, agent }) {
 
 /**
  * Polls /health and a /v1 GET of another session (its key `otherKey`), one after the other on
- * `agent`'s kept-alive socket, until `work` settles.
+ * `agent`'s kept-alive socket, until `work` settles; with `witness` (a path of the control API),
+ * that too in each round, its answers apart: what the session doing the work looked like while
+ * it ran.
  *
  * @template T
  * @param {Promise<T>} work
  * @param {string} url
  * @param {Agent} agent
  * @param {string} otherKey
- * @returns {Promise<{ polls: Answer[], value: T }>}
+ * @param {string} [witness]
+ * @returns {Promise<{ polls: Answer[], witnessed: Answer[], value: T }>}
  */
-export async function pollWhile(work, url, agent, otherKey) {
+export async function pollWhile(work, url, agent, otherKey, witness) {
   let settled = false;
   const done = work.finally(() => {
     settled = true;
   });
   /** @type {Answer[]} */
   const polls = [];
+  /** @type {Answer[]} */
+  const witnessed = [];
   while (!settled) {
     polls.push(await send(url, 'GET', '/__sandbox/health', { agent }));
     polls.push(await send(url, 'GET', '/v1/calls?limit=1', { agent, headers: { authorization: `Bearer ${otherKey}` } }));
+    if (witness !== undefined && !settled) witnessed.push(await send(url, 'GET', witness, { agent }));
   }
-  return { polls, value: await done };
+  return { polls, witnessed, value: await done };
 }
 
 /**

@@ -34,31 +34,51 @@ function expectAnsweredOnOneSocket(polls: Answer[]): void {
   expect(polls.slice(1).filter((p) => !p.reused).length, 'polls that needed a new connection').toBe(0);
 }
 
+/** The virtual now of a session, epoch ms. */
+async function virtualNow(session: string): Promise<number> {
+  return Date.parse((await aside('GET', `/__sandbox/sessions/${session}`)).body.now);
+}
+
+/**
+ * The proof that the work yielded, whatever the machine's speed: a request of the polls' round
+ * found the working session's clock strictly between where the work began and where it ended, so
+ * it was answered in the middle of the work, not before or after it.
+ */
+function expectAnsweredMidway(witnessed: Answer[], started: number, ended: number): void {
+  const seen = witnessed.map((w) => Date.parse(w.body.now));
+  expect(
+    seen.some((now) => now > started && now < ended),
+    `the working session's clock as the polls saw it: ${seen.map((now) => now - started).join(', ')} ms after its start (it ended at ${ended - started})`,
+  ).toBe(true);
+}
+
 describe('long work on one session leaves the server answering', () => {
-  const size = soakSize(400, 6_500);
+  // Light, as many steps as the DELETE below stops: many slices of work on any machine.
+  const size = soakSize(1_000, 6_500);
 
   it(`a ${size}-step scenario: /health and another session's /v1 answer while it runs, on a kept-alive socket, and the scenario passes`, async () => {
     const { runner, otherKey } = await sessionsForLongWork(server.url);
+    const started = await virtualNow(runner);
     const scenario = aside('POST', `/__sandbox/sessions/${runner}/scenario`, bigScenario(size));
-    const { polls, value } = await pollWhile(scenario, server.url, agent, otherKey);
+    const { polls, witnessed, value } = await pollWhile(scenario, server.url, agent, otherKey, `/__sandbox/sessions/${runner}`);
     expect(value.status).toBe(200);
     expect(value.body).toMatchObject({ passed: true, failure: null });
-    // Polls went on while it ran, not only before or after it.
-    expect(polls.length).toBeGreaterThanOrEqual(6);
-    expectAnsweredOnOneSocket(polls);
+    expectAnsweredOnOneSocket([...polls, ...witnessed]);
+    expectAnsweredMidway(witnessed, started, await virtualNow(runner));
   }, 180_000);
 
   it(`an advance over ${size} calls' lifecycles: the same`, async () => {
     const { runner, otherKey } = await sessionsForLongWork(server.url);
     // The calls placed 20 ms apart, as the scenario above places them: their lifecycles fall due at distinct instants.
     expect((await aside('POST', `/__sandbox/sessions/${runner}/scenario`, bigScenario(size, { end: false }))).body.passed).toBe(true);
+    const started = await virtualNow(runner);
     const advance = aside('POST', `/__sandbox/sessions/${runner}/advance`, { duration: '2h' });
-    const { polls, value } = await pollWhile(advance, server.url, agent, otherKey);
+    const { polls, witnessed, value } = await pollWhile(advance, server.url, agent, otherKey, `/__sandbox/sessions/${runner}`);
     expect(value.status).toBe(200);
-    // What the scenario's 130 s (light: 8 s) left of each call: its answer, end, recording and transcript, or the last of them.
+    // What the scenario's 130 s (light: 20 s) left of each call: its answer, end, recording and transcript, or the last of them.
     expect(value.body.events.length).toBeGreaterThan(size);
-    expect(polls.length).toBeGreaterThanOrEqual(6);
-    expectAnsweredOnOneSocket(polls);
+    expectAnsweredOnOneSocket([...polls, ...witnessed]);
+    expectAnsweredMidway(witnessed, started, await virtualNow(runner));
   }, 180_000);
 
   it.each([
