@@ -10,9 +10,16 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = (name) => `${root}node_modules/.bin/${name}`;
 
+/**
+ * tsc keeps what it learnt between runs under node_modules/.cache (never committed), so a run
+ * after a small change checks what the change touched: about 3 s instead of 10 here. A fresh
+ * clone's first run checks everything.
+ */
+const incremental = (name) => ['--incremental', '--tsBuildInfoFile', `${root}node_modules/.cache/svc-sandbox-tsc/${name}.tsbuildinfo`];
+
 const CHECKS = [
-  { name: 'tsc -p tsconfig.json', command: bin('tsc'), args: ['-p', 'tsconfig.json'] },
-  { name: 'tsc -p console/tsconfig.json', command: bin('tsc'), args: ['-p', 'console/tsconfig.json'] },
+  { name: 'tsc -p tsconfig.json', command: bin('tsc'), args: ['-p', 'tsconfig.json', ...incremental('main')] },
+  { name: 'tsc -p console/tsconfig.json', command: bin('tsc'), args: ['-p', 'console/tsconfig.json', ...incremental('console')] },
   { name: 'depcruise (npm run lint:layers)', command: bin('depcruise'), args: ['src', '--config', '.dependency-cruiser.cjs'] },
   // Writes nothing; an unformatted file, a lint error or a lint warning fails it.
   { name: 'biome check (npm run lint)', command: bin('biome'), args: ['check', '--error-on-warnings'] },
