@@ -47,14 +47,18 @@ func newFakeControl(t *testing.T, override func(http.ResponseWriter, *http.Reque
 		case r.Method == "POST" && r.URL.Path == "/__sandbox/sessions":
 			reply(w, 201, map[string]any{"id": fakeSessionID, "apiKey": "SVC_TEST_" + fakeSessionID + "_key", "now": f.nowText()})
 		case r.Method == "GET" && r.URL.Path == session:
+			// The now this read answers is taken with its count, before onRead: a test that lets an
+			// advance go once the reads it waits for have come must never see one of them answer
+			// the advanced now.
 			f.mu.Lock()
 			f.reads++
 			reads := f.reads
+			now := f.now.Format(nowLayout)
 			f.mu.Unlock()
 			if f.onRead != nil {
 				f.onRead(reads)
 			}
-			reply(w, 200, map[string]any{"id": fakeSessionID, "seed": 0, "now": f.nowText()})
+			reply(w, 200, map[string]any{"id": fakeSessionID, "seed": 0, "now": now})
 		case r.Method == "POST" && r.URL.Path == session+"/advance":
 			var body struct{ Duration int64 }
 			if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
@@ -79,10 +83,13 @@ func newFakeControl(t *testing.T, override func(http.ResponseWriter, *http.Reque
 	return f
 }
 
+// nowLayout is how the control API writes an instant.
+const nowLayout = "2006-01-02T15:04:05.000Z"
+
 func (f *fakeControl) nowText() string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.now.Format("2006-01-02T15:04:05.000Z")
+	return f.now.Format(nowLayout)
 }
 
 func reply(w http.ResponseWriter, status int, body any) {
