@@ -160,6 +160,10 @@ export class Recorder implements AttemptTape {
    */
   private readonly strings = new Map<string, string>();
   private readonly headerLists = new Map<string, HeaderList>();
+  /** The URL of the last request and what the log kept of it: the next one most often sends the same. */
+  private lastUrl = '';
+  private lastTarget = '';
+  private lastFlags = 0;
   /** The header list of the last request: the next one most often sends the same. */
   private lastHeaders: HeaderList = [];
   /** Requests answered since the log was last compacted (see {@link compact}). */
@@ -226,20 +230,19 @@ export class Recorder implements AttemptTape {
   arrive(request: ArrivingRequest, headers: ReadHeaders): LoggedRequest | undefined {
     if (this.replayingNow) return this.replayed;
     const { url, method } = request;
-    // Below the base URL's /v1 it is kept as a path (a restore may serve another base URL); anything else whole.
-    const at = this.prefix.length + 3;
-    const next = url.charCodeAt(at);
-    const under =
-      url.startsWith(this.prefix) &&
-      url.startsWith('/v1', this.prefix.length) &&
-      (Number.isNaN(next) || next === 0x2f || next === 0x3f || next === 0x23);
-    const entry = new LoggedRequest(
-      this.stamp(),
-      method,
-      under ? this.intern(url.slice(this.prefix.length)) : url,
-      this.headersOf(headers),
-      under ? UNDER : 0,
-    );
+    // A suite sends the same URL again and again: what the log keeps of it is worked out once.
+    if (url !== this.lastUrl) {
+      // Below the base URL's /v1 it is kept as a path (a restore may serve another base URL); anything else whole.
+      const next = url.charCodeAt(this.prefix.length + 3);
+      const under =
+        url.startsWith(this.prefix) &&
+        url.startsWith('/v1', this.prefix.length) &&
+        (Number.isNaN(next) || next === 0x2f || next === 0x3f || next === 0x23);
+      this.lastUrl = url;
+      this.lastTarget = under ? this.intern(url.slice(this.prefix.length)) : url;
+      this.lastFlags = under ? UNDER : 0;
+    }
+    const entry = new LoggedRequest(this.stamp(), method, this.lastTarget, this.headersOf(headers), this.lastFlags);
     this.inputs.push(entry);
     this.reading++;
     return entry;

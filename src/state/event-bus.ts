@@ -34,8 +34,15 @@ interface EventBusDeps {
  */
 export class EventBus implements Service {
   private log: LoggedEvent[] = [];
-  /** Each event by id, for lookups that must not walk the log. */
+  /**
+   * Each event by id, for lookups that must not walk the log. Filled on the first lookup after
+   * events were appended (up to {@link indexed}), not as each is published: only the scripting
+   * API and the console look events up, and a request that publishes one then costs no insert
+   * into a map that grows with the log.
+   */
   private byId = new Map<string, LoggedEvent>();
+  /** How many of the log's events {@link byId} holds. */
+  private indexed = 0;
   private gen = 0;
   private readonly listeners = new Set<EventListener>();
   private readonly watchers = new Set<() => void>();
@@ -48,7 +55,6 @@ export class EventBus implements Service {
     const event = { id: this.deps.random.id('evt'), type, created_at: iso(this.deps.now()), data } as SandboxEvent<K>;
     const entry: LoggedEvent = { account, event: event as SandboxEvent };
     this.log.push(entry);
-    this.byId.set(event.id, entry);
     this.deps.events.emit('event:published', entry);
     if (this.listeners.size > 0) this.deps.steps.after(() => this.notify(entry));
     if (this.watchers.size > 0 && !this.watchQueued) {
@@ -82,12 +88,20 @@ export class EventBus implements Service {
 
   /** The event with this id, as the log holds it (read it, never change it). */
   find(id: string): SandboxEvent | undefined {
-    return this.byId.get(id)?.event;
+    return this.lookup(id)?.event;
   }
 
   /** The account of the event with this id ('' if the log does not hold it). */
   accountOf(id: string): string {
-    return this.byId.get(id)?.account ?? '';
+    return this.lookup(id)?.account ?? '';
+  }
+
+  private lookup(id: string): LoggedEvent | undefined {
+    for (; this.indexed < this.log.length; this.indexed++) {
+      const entry = this.log[this.indexed]!;
+      this.byId.set(entry.event.id, entry);
+    }
+    return this.byId.get(id);
   }
 
   /**
@@ -118,6 +132,7 @@ export class EventBus implements Service {
   reset(): void {
     this.log = [];
     this.byId = new Map();
+    this.indexed = 0;
     this.gen++;
     // Steps forgot the queued wake-up (they stop before parts reset): wake the watchers now.
     this.watchQueued = false;
