@@ -7,39 +7,47 @@
 // this section is where the speed is judged.
 //
 // Run alone, after `npm run build`: node bench/hanging-receiver.mjs (or node bench/run.mjs hanging-receiver).
-import { createServer } from 'node:http';
+import { createServer } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { createSandbox } from '../dist/index.js';
 
 /** Real seconds advance('25h') may take with a receiver that never answers. */
 const TARGET_S = 60;
 const EVERY_EVENT = ['call.started', 'call.answered', 'call.completed', 'recording.ready', 'transcript.ready'];
 const KEY = 'SVC_TEST_bench';
 
-/** A loopback server that reads each request and never answers it. */
-async function hangingReceiver() {
-  let open = 0;
+/**
+ * A loopback receiver that accepts TCP connections and never answers a byte; `mostOpen()` is the
+ * most connections it held at once. test/webhooks/hanging-receiver.test.ts uses it too.
+ *
+ * @returns {Promise<{ url: string, close: () => Promise<void>, mostOpen: () => number }>}
+ */
+export async function silentReceiver() {
+  /** @type {Set<import('node:net').Socket>} */
+  const sockets = new Set();
   let mostOpen = 0;
-  const server = createServer((req) => {
-    open++;
-    mostOpen = Math.max(mostOpen, open);
-    req.resume();
-    req.socket.on('close', () => open--);
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    mostOpen = Math.max(mostOpen, sockets.size);
+    socket.on('close', () => sockets.delete(socket));
+    socket.resume();
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
   return {
-    url: `http://127.0.0.1:${server.address().port}/hooks`,
+    url: `http://127.0.0.1:${port}/hooks`,
     mostOpen: () => mostOpen,
     close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(resolve));
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve(undefined)));
     },
   };
 }
 
 /** @param {{ calls?: number, timeout?: string }} [options] */
 export async function hangingReceiver20({ calls = 20, timeout = '10s' } = {}) {
-  const receiver = await hangingReceiver();
+  // The built library, loaded here: a test that takes silentReceiver from this file loads no dist/.
+  const { createSandbox } = await import('../dist/index.js');
+  const receiver = await silentReceiver();
   const sandbox = createSandbox({ seed: 20, webhookTimeout: timeout }).listen();
   try {
     const post = async (path, body) => {

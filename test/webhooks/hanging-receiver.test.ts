@@ -1,8 +1,8 @@
 import { createServer as createHttpServer } from 'node:http';
-import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterEach } from 'vitest';
+import { silentReceiver } from '../../bench/hanging-receiver.mjs';
 import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from '../../src/webhooks/deliveries.js';
 import { createSandbox, type Sandbox, startServer } from '../../src/index.js';
 import { describe, expect, it, test } from '../fixture.js';
@@ -12,27 +12,6 @@ import { closeReceivers, type Responder, startReceiver, subscribe } from './rece
 afterEach(closeReceivers);
 
 const CALL_EVENTS = ['call.started', 'call.answered', 'call.completed'];
-
-/** Accepts TCP connections and never answers a byte; `mostOpen()` is the most connections it held at once. */
-async function silentReceiver(): Promise<{ url: string; close: () => Promise<void>; mostOpen: () => number }> {
-  const sockets = new Set<Socket>();
-  let mostOpen = 0;
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    mostOpen = Math.max(mostOpen, sockets.size);
-    socket.on('close', () => sockets.delete(socket));
-    socket.resume();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    mostOpen: () => mostOpen,
-    close: () => {
-      for (const socket of sockets) socket.destroy();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 describe('a receiver that never answers', () => {
   test.override({ sandboxOptions: { webhookTimeout: '200ms' } });
