@@ -5,7 +5,7 @@ import { Slices } from '../core/slices.js';
 import type { SandboxBase } from '../root/sandbox-base.js';
 import type { SimulatedReceivers } from '../webhooks/receivers.js';
 import { DELIVERY_STATES } from '../webhooks/delivery.js';
-import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/resources.js';
+import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/events.js';
 
 import { parseScenario, type Scenario, type ScenarioExpectation, type ScenarioStep } from './schema.js';
 import { attemptLine, eventLine, type ScenarioFailure, type ScenarioResult, type TimelineEntry } from './result.js';

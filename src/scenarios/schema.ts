@@ -22,7 +22,7 @@ import type { ReceiverAnswer } from '../webhooks/receivers.js';
 import type { DeliveryState } from '../webhooks/delivery.js';
 import type { CallBehavior, MessageBehavior } from '../sim/carrier.js';
 import { NUMBER_KINDS, type NumberKind } from '../sim/inventory.js';
-import { EVENT_TYPES, type EventType } from '../state/resources.js';
+import { EVENT_TYPES, type EventType } from '../state/events.js';
 import { check } from '../scripting/context.js';
 import { callBehavior, messageBehavior } from '../scripting/network.js';
 import { inboundCallOptions } from '../scripting/calls.js';

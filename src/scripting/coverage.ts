@@ -6,7 +6,7 @@ import type { EventBus } from '../state/event-bus.js';
 import type { Journal, JournalRecord } from '../state/journal.js';
 import type { MachineCoverage } from '../state/machine-coverage.js';
 import type { MessageService } from '../state/messages.js';
-import { EVENT_TYPES } from '../state/resources.js';
+import { EVENT_TYPES } from '../state/events.js';
 import { COVERAGE_FORMAT, COVERAGE_VERSION, withUncovered, type CoverageCounts, type CoverageReport } from './coverage-report.js';
 import type { AnsweredRow } from './snapshots.js';
 

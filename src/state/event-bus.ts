@@ -3,7 +3,7 @@ import type { Service } from '../core/lifecycle.js';
 import type { SeededRandom } from '../core/random.js';
 import type { Steps } from '../core/steps.js';
 import { iso } from '../core/time.js';
-import type { EventData, EventType, SandboxEvent } from './resources.js';
+import type { EventData, EventType, SandboxEvent } from './events.js';
 
 /** An event as the bus keeps it: the public envelope plus the account it belongs to. */
 export interface LoggedEvent {

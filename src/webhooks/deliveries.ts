@@ -11,7 +11,7 @@ import type { SeededRandom } from '../core/random.js';
 import { iso, isoOrNull } from '../core/time.js';
 import type { Chaos } from '../state/chaos.js';
 import type { BusEvents } from '../state/event-bus.js';
-import type { SandboxEvent } from '../state/resources.js';
+import type { SandboxEvent } from '../state/events.js';
 import type { SubscriptionEvents, SubscriptionRecord, Subscriptions } from '../state/subscriptions.js';
 import { attemptOffset } from './retry-schedule.js';
 import { sign } from './signature.js';

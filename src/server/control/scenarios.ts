@@ -1,7 +1,6 @@
-import { callSchema, EVENT_TYPES, eventSchema } from '../../scripting/json-schemas.js';
+import { callSchema, EVENT_TYPES, EVENTS, eventSchema } from '../../scripting/json-schemas.js';
 import { scenarioResultSchema } from '../../scenarios/result.js';
 import { scenarioSchema } from '../../scenarios/schema.js';
-import { TRIGGER_OVERRIDES } from '../../scenarios/triggers.js';
 import { annotated, custom, invalid, object, oneOf, optional, string, type Infer, type Schema } from '../../core/schema.js';
 import { controlRoute, type ControlRoute } from './route.js';
 import { json } from '../http.js';
@@ -31,7 +30,7 @@ const overrides: Schema<Record<string, unknown>> = custom({
   },
   openapi: () => ({
     description: 'Fields of the event\'s data to set; which ones each type takes: docs/scenarios.md, "Triggers".',
-    anyOf: EVENT_TYPES.map((t) => TRIGGER_OVERRIDES[t].openapi()),
+    anyOf: EVENT_TYPES.map((t) => EVENTS[t].trigger.openapi()),
   }),
 });
 
