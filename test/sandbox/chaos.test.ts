@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, SandboxError, verifyWebhook, type ChaosProfile, type Sandbox, type SandboxOptions } from '../../src/index.js';
 import { client, FROM, KEY, TO } from '../helpers.js';
 import { fakeWall, WALL_CLOCK } from '../support/wall-clock.js';
