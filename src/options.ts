@@ -1,4 +1,4 @@
-import { durationSchema, parseDuration, type Duration } from './core/duration.js';
+import { durationSchema, checkedMs, type Duration } from './core/duration.js';
 import { SandboxError } from './core/errors.js';
 import {
   array,
@@ -324,7 +324,7 @@ const baseUrl = custom<URL>({
 /** A duration within `max` ms, in milliseconds. */
 const span = (max: number, hint: string) =>
   map(durationSchema, (value, path) => {
-    const ms = parseDuration(value)!;
+    const ms = checkedMs(value);
     if (ms > max || (max < Infinity && ms < 1)) throw invalid(`${name(path)} must be ${hint}.`, path);
     return ms;
   });

@@ -66,12 +66,8 @@ export async function trigger<K extends EventType>(
 
 /** The key of the latest request the API did not refuse for its key. */
 function lastAcceptedKey(host: TriggerHost): string | undefined {
-  const entries = host.requests.list();
-  for (let i = entries.length - 1; i >= 0; i -= 1) {
-    const entry = entries[i]!;
-    if (entry.apiKey !== null && entry.status !== 401 && entry.status !== 403) return entry.apiKey;
-  }
-  return undefined;
+  const entry = host.requests.list().findLast((e) => e.apiKey !== null && e.status !== 401 && e.status !== 403);
+  return entry?.apiKey ?? undefined;
 }
 
 /** One trigger's story: API requests with the account's key, and waits on the virtual clock. */
@@ -210,7 +206,8 @@ class Story {
   private async until(type: EventType, match: (event: SandboxEvent) => boolean, now = false): Promise<SandboxEvent> {
     if (now) {
       const emitted = this.host.events.list({ type, apiKey: this.key });
-      for (let i = emitted.length - 1; i >= 0; i -= 1) if (match(emitted[i]!)) return emitted[i]!;
+      const found = emitted.findLast(match);
+      if (found) return found;
     }
     return this.host.advanceUntil(match, { max: '1d' });
   }

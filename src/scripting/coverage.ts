@@ -63,7 +63,7 @@ const bump = (counts: CoverageCounts, key: string, n = 1) => void (counts[key] =
 function counted(names: readonly (string | number)[], seen: CoverageCounts | undefined): CoverageCounts {
   const out: CoverageCounts = {};
   for (const name of names) out[name] = seen?.[name] ?? 0;
-  for (const key in seen) if (!(key in out)) out[key] = seen[key]!;
+  for (const [key, value] of Object.entries(seen ?? {})) if (!(key in out)) out[key] = value;
   return out;
 }
 
