@@ -176,7 +176,9 @@ export class Chaos implements Service {
     for (const rule of this.routes) {
       const segments = rule.segments;
       if (segments === null) continue;
-      const fits = known.some((route) => (rule.method === null || rule.method === route.method) && sameShape(segments, segmentsOf(route.path)));
+      const fits = known.some(
+        (route) => (rule.method === null || rule.method === route.method) && sameShape(segments, segmentsOf(route.path)),
+      );
       if (!fits)
         return {
           key: rule.key,
