@@ -152,7 +152,7 @@ describe('the history of a session', () => {
 
   it('sends no webhook while it replays, not even the attempts in flight when the snapshot was taken', async () => {
     // One receiver on this machine (reached by socket) and one elsewhere (reached by the global fetch); neither answers.
-    let probeArrived = () => undefined as void;
+    let probeArrived: () => void = () => undefined;
     const hanging = await startReceiver((request) => {
       if (request.path.endsWith('/probe')) probeArrived();
       return 'hang';
