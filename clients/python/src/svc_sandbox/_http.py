@@ -109,7 +109,6 @@ class _Deadline:
             self._timer.cancel()
         with self._lock:
             self._sock = None
-        self.expired = self.expired or time.monotonic() >= self.end
 
 
 class Transport:
@@ -166,6 +165,9 @@ class Transport:
                     **where,
                 )
             raw = self._read(answer, method, target, where)
+            deadline.cancel()
+            if deadline.expired:  # the watchdog cut the answer short: what was read is not all of it
+                raise socket.timeout()
         except SandboxError:
             raise
         except (OSError, http.client.HTTPException) as error:
