@@ -120,9 +120,9 @@ def load_json(path: Union[str, "os.PathLike[str]"], what: str) -> Dict[str, Any]
         with open(path, encoding="utf-8") as file:
             value = json.load(file)
     except OSError as error:
-        raise SandboxError(f"{what}: cannot read {os.fspath(path)!r}: {error.strerror or error}.", code="invalid_file") from error
+        raise SandboxError(f"{what}: cannot read {os.fspath(path)!r}: {error.strerror or error}.", code="invalid_file") from None
     except ValueError as error:
-        raise SandboxError(f"{what}: {os.fspath(path)!r} is not JSON: {error}.", code="invalid_file") from error
+        raise SandboxError(f"{what}: {os.fspath(path)!r} is not JSON: {error}.", code="invalid_file") from None
     if not isinstance(value, dict):
         raise SandboxError(f"{what}: {os.fspath(path)!r} holds {type(value).__name__}, not a JSON object.", code="invalid_file")
     return value

@@ -123,7 +123,8 @@ class Server:
                 if variable
                 else "Start one there with `svc-sandbox serve`, or use Server.start()."
             )
-            message = f"{named} no svc-sandbox server answers there: {error.message} {fix}"
+            cause = error.message.split(". Is the svc-sandbox server still running there?")[0]
+            message = f"{named} no svc-sandbox server answers there: {cause}. {fix}"
             raise type(error)(message, code=error.code, param=variable, operation="Server.start" if variable else "Server.connect") from None
         except SandboxError as error:
             health = error
