@@ -146,7 +146,6 @@ class Transport:
             # The server refuses a control body of any other type (cross-site forms cannot send this one).
             headers["Content-Type"] = "application/json"
             data = b"" if body is None else json.dumps(body).encode("utf-8")
-        where = dict(operation=operation, session_id=session_id)
         deadline = _Deadline(wait)
         connection = http.client.HTTPConnection(self.host, self.port, timeout=wait)
         try:
@@ -162,9 +161,10 @@ class Transport:
                     "no redirect (a svc-sandbox server sends none). Is SVC_SANDBOX_URL the address of a svc-sandbox server?",
                     status=status,
                     code="redirect_refused",
-                    **where,
+                    operation=operation,
+                    session_id=session_id,
                 )
-            raw = self._read(answer, method, target, where)
+            raw = self._read(answer, method, target, operation, session_id)
             deadline.cancel()
             if deadline.expired:  # the watchdog cut the answer short: what was read is not all of it
                 raise socket.timeout()
@@ -180,7 +180,8 @@ class Transport:
                     "the session's webhook_timeout, so a receiver that never answers holds it (give the session "
                     "webhook_timeout='1s').",
                     code="timeout",
-                    **where,
+                    operation=operation,
+                    session_id=session_id,
                 ) from None
             gone = self.diagnose() if self.diagnose else None
             raise SandboxConnectionError(
@@ -188,19 +189,20 @@ class Transport:
                 or f"no answer from {self.base_url} ({method} {target}): {error or type(error).__name__}. Is the svc-sandbox "
                 "server still running there?",
                 code="connection_failed",
-                **where,
+                operation=operation,
+                session_id=session_id,
             ) from None
         finally:
             deadline.cancel()
             connection.close()
-        return decode(status, raw, method, target, expect=expect, base_url=self.base_url, **where)
+        return decode(status, raw, method, target, expect=expect, base_url=self.base_url, operation=operation, session_id=session_id)
 
-    def _read(self, answer: http.client.HTTPResponse, method: str, target: str, where: Mapping[str, Any]) -> bytes:
+    def _read(self, answer: http.client.HTTPResponse, method: str, target: str, operation: str, session_id: Optional[str]) -> bytes:
         """The answer's body, at most MAX_ANSWER_BYTES: one byte more is a refusal naming the server."""
         limit = MAX_ANSWER_BYTES
         length = answer.getheader("Content-Length")
         if length is not None and length.strip().isdigit() and int(length) > limit:
-            raise self._too_large(method, target, f"{int(length)} bytes", where)
+            raise self._too_large(method, target, f"{int(length)} bytes", operation, session_id)
         chunks = []
         size = 0
         while size <= limit:
@@ -210,15 +212,16 @@ class Transport:
             chunks.append(chunk)
             size += len(chunk)
         if size > limit:
-            raise self._too_large(method, target, "more", where)
+            raise self._too_large(method, target, "more", operation, session_id)
         return b"".join(chunks)
 
-    def _too_large(self, method: str, target: str, size: str, where: Mapping[str, Any]) -> SandboxError:
+    def _too_large(self, method: str, target: str, size: str, operation: str, session_id: Optional[str]) -> SandboxError:
         return SandboxError(
             f"{self.base_url} answered {method} {target} with {size} than the helper reads ({MAX_ANSWER_BYTES} bytes, 64 MiB): "
             "is it a svc-sandbox server?",
             code="answer_too_large",
-            **where,
+            operation=operation,
+            session_id=session_id,
         )
 
 
@@ -234,7 +237,6 @@ def decode(
     session_id: Optional[str],
 ) -> Any:
     """The decoded body of a 2xx answer, or the SandboxError of any other."""
-    where = dict(status=status, operation=operation, session_id=session_id)
     if 200 <= status < 300 and expect != "json":
         if expect == "bytes":
             return raw
@@ -245,8 +247,10 @@ def decode(
         raise SandboxError(
             f"{base_url} answered {method} {path} with {status} and a body that is not JSON ({raw[:80]!r}): is it a "
             "svc-sandbox server?",
+            status=status,
             code="invalid_response",
-            **where,
+            operation=operation,
+            session_id=session_id,
         ) from None
     if 200 <= status < 300:
         return value
@@ -254,12 +258,16 @@ def decode(
     if not isinstance(error, dict):
         raise SandboxError(
             f"{base_url} answered {method} {path} with {status} without the error envelope: {raw[:200]!r}",
+            status=status,
             code="invalid_response",
-            **where,
+            operation=operation,
+            session_id=session_id,
         )
     raise SandboxError(
         str(error.get("message", "")),
         code=str(error.get("code", "error")),
         param=error.get("param") if isinstance(error.get("param"), str) else None,
-        **where,
+        status=status,
+        operation=operation,
+        session_id=session_id,
     )
