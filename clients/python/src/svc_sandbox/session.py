@@ -310,7 +310,11 @@ class Session(Scripting):
             _real_sleep(0)  # sleep(0) still yields to other threads, as the real one does
             return
         with self._sleep_lock:
-            now = self._refresh_now()
-            if target > now:
-                result = self.api.advance(self.id, {"duration": target - now})
-                self._note_now(result["now"])
+            try:
+                now = self._refresh_now()
+                if target > now:
+                    result = self.api.advance(self.id, {"duration": target - now})
+                    self._note_now(result["now"])
+            except SandboxError as error:  # a faked time.sleep has no wrapper of its own to name it
+                error.operation = "Session.sleep"
+                raise
