@@ -414,3 +414,17 @@ def test_a_script_bin_not_marked_executable_runs_with_node_from_path(clean_env: 
     monkeypatch.setenv("SVC_SANDBOX_BIN", str(cli))
 
     assert server_command(os.environ) == ([str(node), str(cli)], f"SVC_SANDBOX_BIN={cli}")
+
+
+def test_npx_that_finds_nothing_is_not_only_its_404_but_the_fixes(clean_env: Path) -> None:
+    """Regression: when npx answered 404, the error quoted it and gave no fix that works (or a registry install)."""
+    script(clean_env, "npx", "echo 'npm error 404 Not Found - GET https://registry.example/svc-sandbox' >&2\nexit 1")
+
+    error = timed(lambda: Server.start(fresh=True))
+
+    assert error.code == "server_exited"
+    message = str(error)
+    assert message.index("SVC_SANDBOX_BIN") < message.index("npm error 404")  # the fix first, then what npx said
+    for fix in ("npm run build:binary", "SVC_SANDBOX_URL", "svc-sandbox exec"):
+        assert fix in message
+    assert "npm install" not in message
