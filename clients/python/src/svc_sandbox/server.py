@@ -29,8 +29,9 @@ class Server:
 
     :meth:`start` finds it: under ``svc-sandbox exec`` (``SVC_SANDBOX_URL`` set) it connects to
     that server; otherwise it starts ``svc-sandbox serve --port 0`` once per process, from
-    ``SVC_SANDBOX_BIN``, else ``svc-sandbox`` on PATH, else ``npx --no-install svc-sandbox``, and
-    stops it when the process ends, however it ends.
+    ``SVC_SANDBOX_BIN``, else ``svc-sandbox`` on PATH, else the project's
+    ``node_modules/.bin/svc-sandbox`` (from the working directory up), else
+    ``npx --no-install svc-sandbox``, and stops it when the process ends, however it ends.
 
     Example::
 
