@@ -72,7 +72,7 @@ class Server:
     ) -> "Server":
         """The server for this process: connected under ``svc-sandbox exec``, else started once and shared.
 
-        ``timeout``: seconds a control call may wait for its answer (``SVC_SANDBOX_TIMEOUT``,
+        ``timeout``: seconds a control call may take, whole: connect, headers and body (``SVC_SANDBOX_TIMEOUT``,
         default 60). ``start_timeout``: seconds ``serve`` may take to print its ready line
         (``SVC_SANDBOX_START_TIMEOUT``, default 30). ``fresh=True`` starts a server of the
         caller's own instead (never shared, never connected), with extra ``serve`` ``args``
