@@ -12,7 +12,7 @@ import socket
 import subprocess
 import threading
 from pathlib import Path
-from typing import List, Optional
+from typing import Optional
 
 import pytest
 
