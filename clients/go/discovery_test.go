@@ -223,7 +223,7 @@ func TestAControlCallThatHangsFailsWithinTheSessionTimeout(t *testing.T) {
 	_, err = s.Advance("1s")
 	elapsed := time.Since(started)
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "Advance on session "+s.ID) ||
-		!strings.Contains(err.Error(), "no answer within 300ms (the session's Timeout: raise Options.Timeout") {
+		!strings.Contains(err.Error(), "no whole answer within 300ms (the session's Timeout: raise Options.Timeout") {
 		t.Errorf("error: %v", err)
 	}
 	if elapsed < 300*time.Millisecond || elapsed > quick {

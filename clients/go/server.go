@@ -113,7 +113,7 @@ func connect(ctx context.Context, url string) (*Server, error) {
 
 // Health checks that the server answers (GET /__sandbox/health).
 func (srv *Server) Health(ctx context.Context) error {
-	return srv.call(ctx, op{name: "Health"}, http.MethodGet, "/health", nil, nil)
+	return srv.Control().Health(ctx, nil)
 }
 
 // ControlURL is the control API's base, URL+"/__sandbox" (what `svc-sandbox exec` puts in
