@@ -105,6 +105,9 @@ func connect(ctx context.Context, url string) (*Server, error) {
 		return nil, fmt.Errorf("no svc-sandbox server answers at %s: %w", base, err)
 	}
 	res.Body.Close()
+	if res.StatusCode >= 300 && res.StatusCode < 400 {
+		return nil, fmt.Errorf("the server at %s answered GET /__sandbox/health with %s to %q; the helper follows no redirect: give the svc-sandbox server's own URL", base, res.Status, res.Header.Get("Location"))
+	}
 	if res.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("%s answers, but is no svc-sandbox server: GET /__sandbox/health answered %s", base, res.Status)
 	}
