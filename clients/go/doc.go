@@ -16,10 +16,14 @@
 // Under `svc-sandbox exec -- go test ./...` (SVC_SANDBOX_URL is set) the helper connects to the
 // server exec started. Otherwise it starts `svc-sandbox serve --port 0` once per test binary, the
 // first time a test asks for a session: from the executable named by SVC_SANDBOX_BIN, else
-// `svc-sandbox` on PATH, else `npx --no-install svc-sandbox`. The server is given a pipe as its
+// `svc-sandbox` on PATH, else node_modules/.bin/svc-sandbox of the working directory or a parent,
+// else `npx --no-install svc-sandbox`. With none, the error names SVC_SANDBOX_BIN, SVC_SANDBOX_URL
+// and `npm run build:binary`. The server is given a pipe as its
 // standard input that only the test binary holds, with --exit-on-stdin-close, so it ends with the
-// test binary however that ends (a panic, os.Exit, SIGKILL). Shutdown stops it earlier (from
-// TestMain); StartServer and Connect give a Server of your own.
+// test binary however that ends (a panic, os.Exit, SIGKILL of the binary). A SIGKILL of the `go`
+// command is another matter: the test binary runs on, with its server, until -test.timeout; CI
+// kills the process group (docs/go.md). Shutdown stops the server earlier (from TestMain);
+// StartServer and Connect give a Server of your own.
 //
 // # Contexts
 //
