@@ -114,6 +114,7 @@ func NewSession(t testing.TB, opts Options) *Session {
 	// Cleanups run last registered first: the session's context is canceled (a goroutine the test
 	// left sleeping or advancing stops), then the session is deleted.
 	t.Cleanup(func() {
+		s.keepIfFailed(t)
 		if err := s.Close(); err != nil {
 			t.Errorf("svcsandbox: deleting the session at the end of the test: %v", err)
 		}
