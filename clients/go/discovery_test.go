@@ -158,6 +158,10 @@ func TestAnUnreachableSvcSandboxURLFailsAtOnceNamingTheVariable(t *testing.T) {
 			t.Errorf("the error should say %q: %v", want, err)
 		}
 	}
+	// Short: the URL said once, the cause on the same line.
+	if err != nil && (strings.Count(err.Error(), closed) != 1 || strings.Contains(err.Error(), "\n") || strings.Count(err.Error(), "svcsandbox:") != 1) {
+		t.Errorf("not short: %v", err)
+	}
 	if elapsed := time.Since(started); elapsed > quick {
 		t.Errorf("a refused connection took %s", elapsed)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,6 +107,11 @@ func connect(ctx context.Context, url string) (*Server, error) {
 	}
 	res, err := srv.client.Do(req)
 	if err != nil {
+		// The transport's own error repeats the method and URL: keep only its cause.
+		var ue *neturl.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return nil, fmt.Errorf("no svc-sandbox server answers at %s: %w", base, err)
 	}
 	res.Body.Close()

@@ -26,7 +26,7 @@ func (f *failedTB) Cleanup(fn func()) { f.cleanups = append(f.cleanups, fn) }
 func (f *failedTB) Logf(format string, args ...any) {
 	f.logs = append(f.logs, fmt.Sprintf(format, args...))
 }
-func (f *failedTB) end()                              { runCleanups(f.cleanups) }
+func (f *failedTB) end() { runCleanups(f.cleanups) }
 func runCleanups(fns []func()) {
 	for i := len(fns) - 1; i >= 0; i-- {
 		fns[i]()
