@@ -31,9 +31,9 @@
 // database/sql's do: Name(...) — the names the contract promises, s.Advance("65s"),
 // s.Trigger(...), s.Events() — and NameContext(ctx, ...), ctx first (AdvanceContext,
 // TriggerContext, EventsContext, ...). Name runs on the session's own context: for NewSession, one
-// canceled when the test ends (after the test's own cleanups, before the session is deleted), so a
-// goroutine the test left sleeping stops; for Server.NewSession, context.Background(). Everything
-// below the Session — StartServer, Connect, the Server's methods, and the generated
+// canceled when the test ends (after the cleanups registered after NewSession, before the session
+// is deleted), so a goroutine the test left sleeping stops; for Server.NewSession,
+// context.Background(). Everything below the Session — StartServer, Connect, the Server's methods, and the generated
 // SessionControl and ServerControl (Session.Control, Server.Control) — takes ctx first and has no
 // ctx-free form: code there manages its own lifetimes.
 //
