@@ -12,8 +12,8 @@ import (
 	"time"
 )
 
-// DefaultTimeout bounds each control call made without a context (and with a context that has
-// no deadline) unless Options.Timeout says otherwise. An advance waits for the webhook attempts
+// DefaultTimeout bounds each whole control call whose context has no deadline, unless
+// Options.Timeout or SVC_SANDBOX_TIMEOUT (seconds) says otherwise. An advance waits for the webhook attempts
 // that fall due in it, each up to the server's --webhook-timeout (10 s by default), so the bound
 // is generous; a session whose receivers may hang is best made with WebhookTimeout "2s".
 const DefaultTimeout = 60 * time.Second
