@@ -11,6 +11,11 @@ module SvcSandbox
   # read all along, so it never blocks on a full pipe; their last lines go into error messages.
   # It runs in a process group of its own, so a Ctrl-C meant for the test run reaches the run,
   # which then stops the server in order, rather than the server dying under running tests.
+  #
+  # A forked copy of this process (`fork`, a forking test runner, a Puma or Resque worker) would
+  # inherit that write end and keep the server alive after this process died, as long as the
+  # copy lives: every fork closes it in the child (Process._fork, Ruby 3.1's one hook that
+  # Kernel#fork, Process.fork and IO.popen("-") all go through).
   class Child
     READY_LINE = %r{\Asvc-sandbox listening on (http://[^\s/]+)\s*\z}
     # Real seconds the server gets to exit once its stdin is closed, then after SIGTERM.
@@ -106,6 +111,7 @@ module SvcSandbox
         [stdin, out, err].each { |io| io.close unless io.closed? }
       end
       @waiter = Process.detach(@pid)
+      ForkHook.hold(@stdin)
       @drains = [drain(@err, :err)]
       # Stops the server at exit, after every at_exit handler (Ruby runs finalizers last):
       # minitest/autorun runs the tests in an at_exit handler, which may have been registered
@@ -170,10 +176,59 @@ module SvcSandbox
       return unless Process.pid == @owner
 
       Stop.call(@pid, @stdin, @waiter, grace)
+      ForkHook.release(@stdin)
       @drains.each { |thread| thread.join(1) }
       [@out, @err].each { |io| io.close unless io.closed? }
       ObjectSpace.undefine_finalizer(self)
     end
+
+    # Closes, in every forked child, the write ends of the servers' stdin pipes: only the process
+    # that started a server may keep it alive.
+    module ForkHook
+      @pipes = []
+      @lock = Mutex.new
+      @installed = false
+
+      class << self
+        def hold(pipe)
+          @lock.synchronize do
+            install
+            @pipes << pipe
+          end
+        end
+
+        def release(pipe)
+          @lock.synchronize { @pipes.delete(pipe) }
+        end
+
+        # In the new child: runs before any of its own code, with only the forking thread.
+        def forked
+          # The lock may have been held by another thread of the parent at the fork: a new one.
+          @lock = Mutex.new
+          @pipes.each { |pipe| pipe.close unless pipe.closed? }
+          @pipes = []
+        end
+
+        private
+
+        def install
+          return if @installed
+
+          Process.singleton_class.prepend(Hook)
+          @installed = true
+        end
+      end
+
+      # Process._fork, public as it is.
+      module Hook
+        def _fork
+          pid = super
+          ForkHook.forked if pid.zero?
+          pid
+        end
+      end
+    end
+    private_constant :ForkHook
 
     # Stopping a child, in its life or in a finalizer at exit (when every thread is gone).
     module Stop
