@@ -226,15 +226,15 @@ module SvcSandbox
     def read_capped(response, what)
       declared = response["content-length"].to_i
       raw = String.new(capacity: declared.clamp(0, MAX_ANSWER_BYTES), encoding: Encoding::BINARY)
-      too_large = lambda do |size|
-        Error.new("#{what}: #{@url} sent an answer of #{size} bytes, more than the #{MAX_ANSWER_BYTES / (1024 * 1024)} MiB " \
-                  "a control answer may have (is SVC_SANDBOX_URL a svc-sandbox server?).", status: response.code.to_i, code: "answer_too_large")
+      too_large = lambda do |detail|
+        Error.new("#{what}: #{@url} sent an answer larger than the #{MAX_ANSWER_BYTES / (1024 * 1024)} MiB a control answer may " \
+                  "have (#{detail}); is SVC_SANDBOX_URL a svc-sandbox server?", status: response.code.to_i, code: "answer_too_large")
       end
-      raise too_large.call(declared) if declared > MAX_ANSWER_BYTES
+      raise too_large.call("Content-Length: #{declared}") if declared > MAX_ANSWER_BYTES
 
       response.read_body do |chunk|
         raw << chunk
-        raise too_large.call("over #{raw.bytesize}") if raw.bytesize > MAX_ANSWER_BYTES
+        raise too_large.call("more than #{MAX_ANSWER_BYTES} bytes came") if raw.bytesize > MAX_ANSWER_BYTES
       end
       raw.force_encoding(Encoding::UTF_8)
     end
