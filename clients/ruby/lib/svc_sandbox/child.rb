@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require "shellwords"
 require "svc_sandbox/errors"
 
 module SvcSandbox
@@ -32,29 +33,52 @@ module SvcSandbox
     # @return [String] where the command came from (`SVC_SANDBOX_BIN=…`, `svc-sandbox on PATH (…)`)
     attr_reader :source
 
+    # How to get a server, said by every error of finding or starting one.
+    HOW_TO_GET_ONE = "Set SVC_SANDBOX_BIN to the svc-sandbox executable (`npm run build:binary` in a svc-sandbox checkout " \
+                     "writes dist/bin/svc-sandbox, which needs no Node; or dist/server/cli.js of a built checkout), or run " \
+                     "the suite under `svc-sandbox exec -- rake test`, which sets SVC_SANDBOX_URL (a running server's " \
+                     "control URL). clients/ruby/README.md, \"Install\", says how a project gets svc-sandbox."
+
     class << self
-      # The command that runs svc-sandbox, and where it came from: SVC_SANDBOX_BIN, else
-      # `svc-sandbox` on PATH, else `npx --no-install svc-sandbox`.
+      # The command that runs svc-sandbox, where it came from, and the command a user's shell
+      # runs it with (for `show`): SVC_SANDBOX_BIN, else `svc-sandbox` on PATH, else
+      # node_modules/.bin/svc-sandbox in the working directory or a folder above it, else
+      # `npx --no-install svc-sandbox` (which still asks the npm registry, so it comes last).
       #
-      # @return [Array(Array<String>, String)]
+      # @return [Array(Array<String>, String, String)]
       # @raise [ServerStartError] when SVC_SANDBOX_BIN names no executable file, or nothing is found
-      def command(env = ENV)
+      def command(env = ENV, dir: Dir.pwd)
         bin = env["SVC_SANDBOX_BIN"]
-        return [[executable_bin(bin)], "SVC_SANDBOX_BIN=#{bin}"] if bin && !bin.empty?
+        if bin && !bin.empty?
+          path = executable_bin(bin)
+          return [[path], "SVC_SANDBOX_BIN=#{bin}", Shellwords.escape(path)]
+        end
 
         found = which("svc-sandbox", env)
-        return [[found], "svc-sandbox on PATH (#{found})"] if found
+        return [[found], "svc-sandbox on PATH (#{found})", Shellwords.escape(found)] if found
+
+        local = node_modules_bin(dir)
+        return [[local], "the npm package of this project (#{local})", "npx svc-sandbox"] if local
 
         npx = which("npx", env)
-        return [[npx, "--no-install", "svc-sandbox"], "npx --no-install svc-sandbox (#{npx})"] if npx
+        return [[npx, "--no-install", "svc-sandbox"], "npx --no-install svc-sandbox (#{npx})", "npx svc-sandbox"] if npx
 
         raise ServerStartError.new(
-          "No svc-sandbox server to use: SVC_SANDBOX_URL and SVC_SANDBOX_BIN are not set, and neither svc-sandbox nor npx " \
-          "is on PATH. Run the suite under `svc-sandbox exec -- rake test`, set SVC_SANDBOX_BIN to the svc-sandbox executable " \
-          "(dist/bin/svc-sandbox, or dist/server/cli.js of a built checkout), or install the npm package in this project " \
-          "(npm install --save-dev svc-sandbox).",
+          "No svc-sandbox server to use: SVC_SANDBOX_URL and SVC_SANDBOX_BIN are not set, no svc-sandbox is on PATH or in " \
+          "node_modules/.bin, and there is no npx. #{HOW_TO_GET_ONE}",
           code: "server_start_failed",
         )
+      end
+
+      # The command a user's shell runs svc-sandbox with, as {command} would find it (`npx
+      # svc-sandbox` when nothing is found: the server a suite used under exec may have come from
+      # anywhere).
+      #
+      # @return [String]
+      def shell_command(env = ENV)
+        command(env)[2]
+      rescue Error
+        "npx svc-sandbox"
       end
 
       # Starts `svc-sandbox serve --port 0 --exit-on-stdin-close` and waits for its ready line.
@@ -63,8 +87,8 @@ module SvcSandbox
       # @param start_timeout [Numeric] real seconds to wait for the ready line
       # @return [Child]
       def start(args: [], start_timeout:, env: ENV)
-        argv, source = command(env)
-        child = new(argv + ["serve", "--port", "0", "--exit-on-stdin-close", *args], source)
+        argv, source, shell = command(env)
+        child = new(argv + ["serve", "--port", "0", "--exit-on-stdin-close", *args], source, shell)
         child.wait_ready(start_timeout)
       end
 
@@ -83,6 +107,20 @@ module SvcSandbox
         path
       end
 
+      # node_modules/.bin/svc-sandbox of `dir` or the nearest folder above it that has one.
+      def node_modules_bin(dir)
+        dir = File.expand_path(dir)
+        loop do
+          path = File.join(dir, "node_modules", ".bin", "svc-sandbox")
+          return path if File.file?(path) && File.executable?(path)
+
+          parent = File.dirname(dir)
+          return nil if parent == dir
+
+          dir = parent
+        end
+      end
+
       def which(name, env)
         env.fetch("PATH", "").split(File::PATH_SEPARATOR).each do |dir|
           next if dir.empty?
@@ -94,8 +132,13 @@ module SvcSandbox
       end
     end
 
-    def initialize(argv, source)
+    # @return [String] the command that runs svc-sandbox in a user's shell (`npx svc-sandbox`, or
+    #   the executable's full path)
+    attr_reader :shell_command
+
+    def initialize(argv, source, shell_command = Shellwords.join(argv))
       @source = source
+      @shell_command = shell_command
       @owner = Process.pid
       @tail = { out: [], err: [] }
       @tail_lock = Mutex.new
@@ -106,7 +149,8 @@ module SvcSandbox
         @pid = Process.spawn(*argv, in: stdin, out: out, err: err, pgroup: true)
       rescue SystemCallError => e
         [@stdin, @out, @err].each(&:close)
-        raise ServerStartError.new("Could not start svc-sandbox from #{source}: #{e.message}.", code: "server_start_failed")
+        raise ServerStartError.new("Could not start svc-sandbox from #{source}: #{e.message}. #{HOW_TO_GET_ONE}",
+                                   code: "server_start_failed"), cause: nil
       ensure
         [stdin, out, err].each { |io| io.close unless io.closed? }
       end
@@ -139,7 +183,11 @@ module SvcSandbox
              else "printed #{line[0, 200].inspect} instead of its ready line"
              end
       stop(grace: 0) # it failed already: no time for an orderly exit
-      raise ServerStartError.new("svc-sandbox from #{@source} #{what}.#{tail_text}", code: "server_start_failed")
+      hint = if @source.start_with?("npx ") && line == :eof
+               " (npx --no-install runs only a svc-sandbox this project installed.) #{HOW_TO_GET_ONE}"
+             else ""
+             end
+      raise ServerStartError.new("svc-sandbox from #{@source} #{what}.#{hint}#{tail_text}", code: "server_start_failed")
     end
 
     # @return [Boolean] whether the server process is still running

@@ -2,6 +2,7 @@
 
 require "json"
 require "net/http"
+require "shellwords"
 require "timeout"
 require "uri"
 require "svc_sandbox/errors"
@@ -130,6 +131,19 @@ module SvcSandbox
     # @return [Hash] the union of every session's coverage, deleted ones included (docs/coverage.md)
     def coverage
       control.get_server_coverage(operation: "read the server's coverage")
+    end
+
+    # The command that opens a snapshot file in the console, as a user's shell runs it: the
+    # executable's full path when the server came from SVC_SANDBOX_BIN or PATH, else
+    # `npx svc-sandbox show FILE`.
+    #
+    # @param path [String] the snapshot's file
+    # @return [String]
+    # @example
+    #   SvcSandbox.server.show_command("snapshots/CallsTest_test_busy.json")
+    #   # => "/opt/svc-sandbox show snapshots/CallsTest_test_busy.json"
+    def show_command(path)
+      "#{@child ? @child.shell_command : Child.shell_command} show #{Shellwords.escape(path)}"
     end
 
     # Stops a server this process started (bounded: it is killed if it lingers); does nothing to

@@ -168,14 +168,31 @@ module SvcSandbox
     # Only one fake_sleep may be active in a process at a time. Sleeps of the timeout library
     # stay real, as they measure real time (docs/ruby.md, "Testing back-off").
     #
+    # The block gets the record of the sleeps ({Sleeps}, emptied as the outermost block begins), which
+    # {#sleeps} still gives after it.
+    #
+    # @yieldparam sleeps [Sleeps]
     # @return the block's value
     # @example An SDK that sleeps Retry-After on a 429 retries at once, on virtual time
     #   s.fake_sleep { client.create_call(to: "+14155550123") }
+    #   s.sleeps.calls # => [2]
     def fake_sleep(&block)
       raise ArgumentError, "fake_sleep needs a block: s.fake_sleep { ... }" unless block
 
       @clock.refresh
-      FakeSleep.activate(@clock, &block)
+      @clock.sleeps.clear unless FakeSleep.active?(@clock) # a nested fake_sleep keeps the outer one's record
+      FakeSleep.activate(@clock) { block.call(@clock.sleeps) }
+    end
+
+    # The sleeps on this session's virtual clock, in the order they began: those of the latest
+    # {#fake_sleep} (from its start, kept after it) and of {#sleep}.
+    #
+    # @return [Sleeps]
+    # @example
+    #   s.fake_sleep { my_sdk.create_call(to: "+14155550123") }
+    #   assert_equal [2, 4], s.sleeps.calls
+    def sleeps
+      @clock.sleeps
     end
 
     # Sleeps `seconds` on this session's virtual clock, as `sleep` does inside {#fake_sleep}:
@@ -458,9 +475,10 @@ module SvcSandbox
     def read_scenario(path)
       JSON.parse(File.read(path.to_s))
     rescue SystemCallError => e
-      raise Error.new("run_scenario on session #{@id}: cannot read #{path}: #{e.message}.", code: "invalid_argument")
+      raise Error.new("run_scenario on session #{@id}: cannot read #{path}: #{e.message}.", code: "invalid_argument"), cause: nil
     rescue JSON::ParserError => e
-      raise Error.new("run_scenario on session #{@id}: #{path} is not JSON: #{e.message.lines.first.strip}.", code: "invalid_argument")
+      raise Error.new("run_scenario on session #{@id}: #{path} is not JSON: #{e.message.lines.first.strip}.",
+                      code: "invalid_argument"), cause: nil
     end
   end
 end
