@@ -45,7 +45,7 @@ class ReadmeTest < Minitest::Test
 
   def test_the_readme_gives_no_registry_advice_and_its_links_resolve
     text = File.read(README)
-    advice = text[/npm (install|i|add) (--save-dev |-D )?svc-sandbox(?![\w./-])/]
+    advice = text[%r{npm (install|i|add) (--save-dev |-D )?svc-sandbox(?![\w./-])}]
     assert_nil advice, "the README gives registry advice: #{advice.inspect}"
     text.scan(/\]\((\.\.[^)#]+)(?:#([^)]+))?\)/).each do |path, anchor|
       target = File.expand_path(path, File.dirname(README))
