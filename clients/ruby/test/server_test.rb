@@ -65,8 +65,8 @@ class ServerTest < Minitest::Test
     end
   end
 
-  # Issue: the advice was `npm install --save-dev svc-sandbox`, a name the npm registry does not
-  # have. The error names SVC_SANDBOX_BIN, SVC_SANDBOX_URL and `npm run build:binary` instead.
+  # Issue: the advice was to install svc-sandbox from the npm registry, which does not have it.
+  # The error names SVC_SANDBOX_BIN, SVC_SANDBOX_URL and `npm run build:binary` instead.
   def assert_says_how_to_get_a_server(message)
     assert_includes message, "Set SVC_SANDBOX_BIN to the svc-sandbox executable (`npm run build:binary` in a svc-sandbox checkout"
     assert_includes message, "SVC_SANDBOX_URL"
