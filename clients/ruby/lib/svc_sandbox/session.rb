@@ -30,6 +30,12 @@ module SvcSandbox
     attr_reader :server
     # @return [Numeric] real seconds a control call of this session may take
     attr_reader :timeout
+    # Every control operation of the server (one method each, generated from the served control
+    # document), with this session's timeout and its id named in errors: for the operations this
+    # class has no method of its own for (`s.control.list_events(s.id, limit: 5)["data"]`).
+    #
+    # @return [Control]
+    attr_reader :control
 
     # Creates a session on `server`; see {SvcSandbox.session}.
     #
@@ -82,17 +88,6 @@ module SvcSandbox
     # @return [String] this session's control URL, `http://HOST:PORT/__sandbox/sessions/ID`
     def control_url
       "#{@server.control_url}/sessions/#{escape(@id)}"
-    end
-
-    # Every control operation of the server (one method each, generated from the served control
-    # document), with this session's timeout and its id named in errors: for the operations this
-    # class has no method of its own for.
-    #
-    # @return [Control]
-    # @example
-    #   s.control.list_events(s.id, limit: 5)["data"]
-    def control
-      @control
     end
 
     # @return [Boolean] whether {#close} has ended the session
