@@ -17,6 +17,7 @@ import { asKnown, checkSessionDefaults, Sessions, type Session } from './session
 import type { CoverageReport } from '../scripting/coverage-report.js';
 import type { SandboxSnapshot } from '../scripting/snapshots.js';
 import { SessionStreams } from './stream.js';
+import { HEAP, type HeapGauge } from './capacity.js';
 
 /** Options of {@link startServer}. */
 export interface ServerOptions {
@@ -57,6 +58,7 @@ export interface ServerOptions {
   /**
    * Live sessions the server holds at most, the default one included; past it `POST
    * /__sandbox/sessions` is 409 until finished tests delete theirs. Default 1000 (docs/server.md, "Sessions").
+   * Fewer when the heap could not hold that many at their journals full (server/capacity.ts): 409 as well.
    */
   maxSessions?: number;
   /**
@@ -113,7 +115,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     });
   // Bad seed, start time, clock, webhook timeout, session cap or host list: refused before a port is taken.
   checkSessionDefaults(options);
-  resolveOptions({
+  const resolved = resolveOptions({
     seed: options.seed ?? 0,
     ...(options.startTime === undefined ? {} : { startTime: options.startTime }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
@@ -182,6 +184,8 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
         maxSessions: options.maxSessions,
         maxJournalEntries: options.maxJournalEntries,
         wall: (options as { [WALL_CLOCK]?: WallClock })[WALL_CLOCK],
+        heap: (options as { [HEAP]?: HeapGauge })[HEAP],
+        journalDefault: resolved.maxJournalEntries,
       },
       (session) =>
         new SessionStreams(session, (id) => {

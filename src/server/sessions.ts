@@ -11,6 +11,7 @@ import type { SandboxInternals } from '../sandbox.js';
 import { openSandbox, type Sandbox } from '../sandbox.js';
 import type { SandboxSnapshot } from '../scripting/snapshots.js';
 import type { SessionStreams } from './stream.js';
+import { admission, type HeapGauge, nodeHeap, sessionBytes } from './capacity.js';
 
 /** One session: a sandbox of its own, with its own clock, seed, ids, accounts and queues. */
 /** A sandbox as the server opens it: with its internals. */
@@ -114,6 +115,10 @@ export interface SessionDefaults {
   maxJournalEntries?: number | undefined;
   /** What realtime sessions follow instead of the real wall clock (the tests' internal option, {@link WALL_CLOCK}). */
   wall?: WallClock | undefined;
+  /** The heap new sessions are admitted against (capacity.ts); default V8's own. */
+  heap?: HeapGauge | undefined;
+  /** Requests a new session's journal keeps when `maxJournalEntries` is not given: the library's default. */
+  journalDefault: number;
 }
 
 /**
@@ -178,6 +183,9 @@ export class Sessions {
   /** Session ids and their keys: seeded when a seed was asked for, else secret. */
   private readonly random: IdSource;
   private readonly maxSessions: number;
+  /** What one session may come to, its journal full: what the heap's admission counts each session at. */
+  private readonly perSession: number;
+  private readonly heap: HeapGauge;
 
   constructor(
     private readonly baseUrl: string,
@@ -185,6 +193,8 @@ export class Sessions {
     private readonly makeStreams: (session: () => Session) => SessionStreams,
   ) {
     this.maxSessions = defaults.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    this.perSession = sessionBytes(defaults.maxJournalEntries ?? defaults.journalDefault);
+    this.heap = defaults.heap ?? nodeHeap;
     this.random = defaults.seeded ? new SeededRandom(defaults.seed) : SECRET;
     if (defaults.snapshot) {
       const opened = this.restored(defaults.snapshot, defaults.webhookTimeout);
@@ -198,12 +208,9 @@ export class Sessions {
 
   /** A new session; `seed`, `startTime`, `clock` and `webhookTimeout` default to the server's. */
   create(options: SessionOptions): { session: Session; apiKey: string } {
-    if (this.all.size >= this.maxSessions) {
-      throw new SandboxError(
-        `The server holds ${this.maxSessions} sessions, its limit: delete the ones a finished test left (DELETE /__sandbox/sessions/{s}) before making more.`,
-        { code: 'conflict' },
-      );
-    }
+    // Refused before the heap could not hold every session at its journal full (capacity.ts): running out ends them all.
+    const refused = admission(this.all.size, this.maxSessions, this.perSession, this.heap());
+    if (refused !== null) throw new SandboxError(refused, { code: 'conflict' });
     if (options.snapshot !== undefined || options.from !== undefined) return this.copy(options);
     const seed = options.seed ?? this.defaults.seed;
     // Bad options throw before anything is drawn.

@@ -1,7 +1,8 @@
 import { request as httpRequest, Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startServer, type SandboxServer } from '../../src/index.js';
+import { startServer, type SandboxServer, type ServerOptions } from '../../src/index.js';
+import { HEAP } from '../../src/server/capacity.js';
 import { closeReceivers, startReceiver } from '../webhooks/receivers.js';
 import { within } from '../support/within.js';
 
@@ -454,6 +455,36 @@ describe('bounded by bytes, not only by count', () => {
       expect(over.body.error.message).toMatch(/holds 3 sessions, its limit: .*DELETE \/__sandbox\/sessions/);
       expect((await fetch(`${small.url}/__sandbox/sessions/${made[0]!.body.id}`, { method: 'DELETE' })).status).toBe(204);
       expect((await post()).status).toBe(201);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('regression: sessions are admitted while the heap can hold each at its journal full; past it POST /sessions is 409 naming the heap, and the server answers on', async () => {
+    // A heap of 4.5 MiB (a quarter kept for the server) and journals of no entries (1 MiB a session): three sessions.
+    const heap = { limit: 4.5 * 1024 * 1024, used: 0 };
+    const small = await startServer({ port: 0, maxJournalEntries: 0, [HEAP]: () => heap } as ServerOptions);
+    try {
+      const post = async () => {
+        const res = await fetch(`${small.url}/__sandbox/sessions`, { method: 'POST', headers: JSON_TYPE, body: '{}' });
+        return { status: res.status, body: await res.json() };
+      };
+      const made = [await post(), await post()];
+      expect(made.map((m) => m.status)).toEqual([201, 201]);
+      const over = await post();
+      expect(over.status).toBe(409);
+      expect(over.body.error.code).toBe('conflict');
+      expect(over.body.error.message).toMatch(/holds 3 sessions, as many as its heap \(5 MiB\) can hold with every journal full/);
+      expect(over.body.error.message).toMatch(/--max-journal-entries.*--max-old-space-size/);
+      expect((await fetch(`${small.url}/__sandbox/health`)).status).toBe(200);
+      expect((await fetch(`${small.url}/__sandbox/sessions/${made[0]!.body.id}`, { method: 'DELETE' })).status).toBe(204);
+      expect((await post()).status).toBe(201);
+      // The heap in use counts too: a heap nearly full refuses even below the count.
+      expect((await fetch(`${small.url}/__sandbox/sessions/${made[1]!.body.id}`, { method: 'DELETE' })).status).toBe(204);
+      heap.used = 3 * 1024 * 1024;
+      const full = await post();
+      expect(full.status).toBe(409);
+      expect(full.body.error.message).toMatch(/^The server's heap is nearly full/);
     } finally {
       await small.close();
     }
