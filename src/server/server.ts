@@ -62,6 +62,15 @@ export interface ServerOptions {
    */
   maxSessions?: number;
   /**
+   * What absolute URLs in answers and webhook bodies start with (a recording's `url`,
+   * `call.completed`'s `recording_url`): an http(s) URL, e.g. `http://sandbox.test:8080`. Default: the
+   * server's own URL when a port was asked for, and `http://127.0.0.1:12111` (the default address)
+   * when the system picked one (`port: 0`), so two runs give the same bytes whatever port they got
+   * (docs/server.md, "Absolute URLs"). The server answers their paths at its own address whatever
+   * origin they name.
+   */
+  publicUrl?: string;
+  /**
    * Requests each session's journal keeps (`GET /__sandbox/sessions/{s}/requests`): createSandbox's
    * `maxJournalEntries`, default 10,000 (docs/server.md, "Limits"). A session made from a snapshot
    * keeps the snapshot's.
@@ -122,6 +131,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     ...(options.webhookTimeout === undefined ? {} : { webhookTimeout: options.webhookTimeout }),
     ...(options.maxJournalEntries === undefined ? {} : { maxJournalEntries: options.maxJournalEntries }),
   });
+  const publicUrl = options.publicUrl === undefined ? undefined : checkPublicUrl(options.publicUrl);
   const policy = hostPolicy(
     options.allowedHosts,
     (message) => new SandboxError(`startServer: ${message}`, { code: 'invalid_options', param: 'allowedHosts' }),
@@ -185,6 +195,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
         maxJournalEntries: options.maxJournalEntries,
         wall: (options as { [WALL_CLOCK]?: WallClock })[WALL_CLOCK],
         heap: (options as { [HEAP]?: HeapGauge })[HEAP],
+        publicUrl: publicUrl ?? (port === 0 ? DEFAULT_PUBLIC_URL : url),
         journalDefault: resolved.maxJournalEntries,
       },
       (session) =>
@@ -290,6 +301,21 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
         for (const socket of sockets) socket.destroy();
       }),
   };
+}
+
+/** What absolute URLs in answers name when the system picked the port: the address `serve` listens on by default. */
+export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:12111';
+
+/** `publicUrl` as the sessions use it (no trailing slash), or a SandboxError naming it and the fix. */
+function checkPublicUrl(value: unknown): string {
+  const refuse = (why: string): never => {
+    throw new SandboxError(`startServer: \`publicUrl\` ${why}`, { code: 'invalid_options', param: 'publicUrl' });
+  };
+  const url = typeof value === 'string' && URL.canParse(value) ? new URL(value) : null;
+  if (url === null) return refuse(`must be an absolute http(s) URL such as 'http://127.0.0.1:12111', got ${JSON.stringify(value)}.`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') refuse(`must be http or https, got ${url.protocol}`);
+  if (url.search || url.hash || url.username || url.password) refuse('must have no query, fragment or credentials.');
+  return url.href.replace(/\/$/, '');
 }
 
 /**

@@ -10,6 +10,7 @@ import type { Duration } from '../core/duration.js';
 import type { SandboxInternals } from '../sandbox.js';
 import { openSandbox, type Sandbox } from '../sandbox.js';
 import type { SandboxSnapshot } from '../scripting/snapshots.js';
+import { PUBLIC_URL } from '../options.js';
 import type { SessionStreams } from './stream.js';
 import { admission, type HeapGauge, nodeHeap, sessionBytes } from './capacity.js';
 
@@ -115,6 +116,8 @@ export interface SessionDefaults {
   maxJournalEntries?: number | undefined;
   /** What realtime sessions follow instead of the real wall clock (the tests' internal option, {@link WALL_CLOCK}). */
   wall?: WallClock | undefined;
+  /** What absolute URLs in every session's answers and webhook bodies start with (server.ts `publicUrl`). */
+  publicUrl?: string | undefined;
   /** The heap new sessions are admitted against (capacity.ts); default V8's own. */
   heap?: HeapGauge | undefined;
   /** Requests a new session's journal keeps when `maxJournalEntries` is not given: the library's default. */
@@ -380,9 +383,13 @@ export class Sessions {
     });
   }
 
-  /** The internal option that puts realtime sessions on the tests' wall clock, when one was given. */
-  private wall(): { [WALL_CLOCK]?: WallClock } {
-    return this.defaults.wall === undefined ? {} : { [WALL_CLOCK]: this.defaults.wall };
+  /**
+   * The internal options every session is opened with: the tests' wall clock for realtime
+   * sessions, when one was given, and the public URL its bodies name.
+   */
+  private wall(): { [WALL_CLOCK]?: WallClock; [PUBLIC_URL]?: string } {
+    const { wall, publicUrl } = this.defaults;
+    return { ...(wall === undefined ? {} : { [WALL_CLOCK]: wall }), ...(publicUrl === undefined ? {} : { [PUBLIC_URL]: publicUrl }) };
   }
 
   private add(id: string, seed: number, { sandbox, internals }: Opened): Session {
