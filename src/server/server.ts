@@ -276,10 +276,13 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
       const origin = request.headers.get('origin');
       if (origin !== null && !isOwnOrigin(origin) && !browserOrigins(origin))
         return { answer: refusalResponse(foreignPage(origin)), signal, session: null };
-      const session = sessions.route(bearerToken(request.headers.get('authorization')));
+      const token = bearerToken(request.headers.get('authorization'));
+      const session = sessions.route(token);
       if (session === 'gone' || session === 'forged')
         return { answer: refusedKey(session, random, sessions.default.sandbox.now().getTime()), signal, session: null };
-      return { answer: await session.internals.answer(asKnown(session, request)), signal, session };
+      const answer = await session.internals.answer(asKnown(session, request));
+      const unissued = session === sessions.default && token !== null && TEST_KEY.test(token) && !session.issued.has(token);
+      return { answer: unissued ? toldUnissued(answer) : answer, signal, session };
     } catch (error) {
       return { answer: serverFailure(error), signal, session: null };
     }
@@ -301,6 +304,40 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
         for (const socket of sockets) socket.destroy();
       }),
   };
+}
+
+/** A test key as the API reads one (docs/authentication.md): the only kind the hint below is for. */
+const TEST_KEY = /^SVC_TEST_[A-Za-z0-9_-]+$/;
+
+/** What a client with a key no session issued is told, in a header of every answer (ASCII, one line). */
+export const UNISSUED_HINT =
+  'This key was issued by no session, so it reaches the default session, as an account of its own. For a session of your own ' +
+  '(its own clock and state) POST /__sandbox/sessions and use the apiKey it answers (docs/server.md, "Sessions").';
+
+/**
+ * The answer to a key no session issued (a made-up `SVC_TEST_mykey`): served by the default
+ * session as any key is, with `X-Sandbox-Session: default` and the hint; a 404 also says it in its
+ * message, since what the client looks for may live in a session its key does not reach. A 2xx
+ * body is never changed.
+ */
+function toldUnissued(answer: Answer): Answer {
+  if (answer.status === 0) return answer;
+  answer.set('x-sandbox-session', 'default');
+  answer.set('x-sandbox-hint', UNISSUED_HINT);
+  if (answer.status !== 404 || typeof answer.body !== 'string') return answer;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(answer.body);
+  } catch {
+    return answer;
+  }
+  const error = (parsed as { error?: { message?: unknown } } | null)?.error;
+  if (error === undefined || typeof error.message !== 'string') return answer;
+  error.message =
+    `${error.message} (This key was issued by no session: it reaches the default session, where it is an account of its own, so ` +
+    'what another session or key made is not here. Use the apiKey POST /__sandbox/sessions answered, or make one with POST ' +
+    '/__sandbox/sessions/{s}/keys.)';
+  return new Answer(answer.status, answer.headers, JSON.stringify(parsed));
 }
 
 /** What absolute URLs in answers name when the system picked the port: the address `serve` listens on by default. */
