@@ -166,6 +166,29 @@ describe('a page on another origin cannot drive the control API (CSRF)', () => {
       expect(res.body.error).toMatchObject({ code: 'unsupported_content_type', param: 'Content-Type' });
       expect(res.body.error.message).toMatch(/Content-Type: application\/json/);
     }
+    // Regression: the hint spoke only of JavaScript's fetch; it speaks the language the User-Agent names.
+    const hints: [string, RegExp][] = [
+      [
+        'Python-urllib/3.12',
+        /Python: urllib\.request\.Request\(url, data=json\.dumps\(body\)\.encode\(\), headers=\{"Content-Type": "application\/json"\}\)/,
+      ],
+      ['Go-http-client/1.1', /Go: req\.Header\.Set\("Content-Type", "application\/json"\)/],
+      ['Ruby', /Ruby: Net::HTTP\.post\(uri, body\.to_json, "Content-Type" => "application\/json"\)/],
+      ['curl/8.5.0', /curl: add -H 'Content-Type: application\/json' \(-d alone sends application\/x-www-form-urlencoded\)/],
+      ['node', /JavaScript: fetch\(url, \{ method: 'POST', headers: \{ 'content-type': 'application\/json' \}/],
+      ['SomeClient/1.0', /Set the request header Content-Type: application\/json and send the body as JSON text\.$/],
+    ];
+    for (const [agent, hint] of hints) {
+      const res = await send(
+        'POST',
+        '/__sandbox/sessions/default/advance',
+        { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': agent },
+        '{"duration":"25h"}',
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toMatch(hint);
+      for (const other of hints.filter(([a]) => a !== agent)) expect(res.body.error.message).not.toMatch(other[1]);
+    }
     const crossSite = await send('POST', '/__sandbox/sessions/default/reset', { 'sec-fetch-site': 'cross-site' });
     expect(crossSite.status).toBe(403);
     expect(await state()).toEqual(before);
