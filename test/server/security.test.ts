@@ -84,6 +84,38 @@ async function state() {
   };
 }
 
+describe('a malformed percent-encoding', () => {
+  // Regression: `show` answered 500 "URI malformed" to %ff in a path; the live server must answer it 404 or 400 on every road.
+  it('answers 404 or 400 JSON on /v1 and the control API, whatever the method, never a 500', async () => {
+    const paths = [
+      '/%ff',
+      '/v1/%ff',
+      '/v1/calls/%ff',
+      '/v1/recordings/%ff/audio',
+      '/v1/calls/%e0%a4',
+      '/__sandbox/%ff',
+      '/__sandbox/sessions/%ff',
+      '/__sandbox/sessions/%ff/advance',
+      '/__sandbox/sessions/default/keys/%ff',
+      '/__sandbox/sessions/default/calls/%ff/answer',
+      '/__sandbox/sessions/default/network/%ff',
+      '/__sandbox/sessions/default/console/recordings/%ff/audio',
+    ];
+    for (const path of paths) {
+      for (const method of ['GET', 'POST', 'PUT', 'DELETE']) {
+        const res = await send(
+          method,
+          path,
+          { authorization: `Bearer ${KEY}`, ...JSON_TYPE },
+          method === 'GET' || method === 'DELETE' ? undefined : '{}',
+        );
+        expect({ method, path, status: [400, 404, 405].includes(res.status) }).toEqual({ method, path, status: true });
+        expect(res.body.error.code).toMatch(/^(not_found|invalid_parameter|method_not_allowed)$/);
+      }
+    }
+  });
+});
+
 describe('a webhook cannot drive the server', () => {
   it('regression: a subscription to any loopback spelling of the server at its port is 400, whatever the case or form', async () => {
     const spellings = [
