@@ -139,7 +139,8 @@ class Run {
         if (slices.due) await slices.pause();
         this.step = i;
         this.assertRunning('before');
-        const wait = this.startMs + parseDuration(step.at)! - sandbox.now().getTime();
+        // `at` was checked as a duration by the file's schema.
+        const wait = this.startMs + (parseDuration(step.at) ?? 0) - sandbox.now().getTime();
         if (wait > 0) await sandbox.advance(wait);
         await this.perform(step, `steps[${i}]`);
       }
@@ -283,7 +284,8 @@ class Run {
       const answered = (answer as { status?: string } | null)?.status;
       const outcome = error ? ` ${error.code}: ${error.message}` : id ? ` ${id}${answered ? ` ${answered}` : ''}` : '';
       this.add('request', `${method} ${target} -> ${response.status}${outcome}`, id ? { subject: id } : {});
-      this.timeline.splice(before, 0, this.timeline.pop()!);
+      const line = this.timeline.pop();
+      if (line !== undefined) this.timeline.splice(before, 0, line);
     }
     const ok = status === undefined ? response.status < 300 : response.status === status;
     if (!ok) {
@@ -317,8 +319,12 @@ class Run {
     if (expect.events) {
       const wanted = expect.events;
       const p = `${path}.events`;
-      if (wanted.length !== this.events.length || wanted.some((w, i) => !this.eventMatches(w, this.events[i]!, `${p}[${i}]`))) {
-        const at = wanted.findIndex((w, i) => this.events[i] === undefined || !this.eventMatches(w, this.events[i]!, `${p}[${i}]`));
+      const matches = (w: (typeof wanted)[number], i: number) => {
+        const event = this.events[i];
+        return event !== undefined && this.eventMatches(w, event, `${p}[${i}]`);
+      };
+      if (wanted.length !== this.events.length || wanted.some((w, i) => !matches(w, i))) {
+        const at = wanted.findIndex((w, i) => !matches(w, i));
         const where = at < 0 ? `${p}` : `${p}[${at}]`;
         this.fail(
           where,
@@ -396,8 +402,8 @@ class Run {
   /** `value` with every {{name.field}} replaced by what an earlier step named so. */
   private resolve(value: unknown, path: string): unknown {
     if (typeof value === 'string') {
-      const whole = /^\{\{\s*([^}]+?)\s*\}\}$/.exec(value);
-      if (whole) return this.lookup(whole[1]!, path);
+      const whole = /^\{\{\s*([^}]+?)\s*\}\}$/.exec(value)?.[1];
+      if (whole !== undefined) return this.lookup(whole, path);
       return value.replace(/\{\{\s*([^}]+?)\s*\}\}/g, (_, name: string) => String(this.lookup(name, path)));
     }
     if (Array.isArray(value)) return value.map((v, i) => this.resolve(v, `${path}[${i}]`));
@@ -407,8 +413,8 @@ class Run {
   }
 
   private lookup(reference: string, path: string): unknown {
-    const [head, ...rest] = reference.split('.');
-    if (!this.named.has(head!)) {
+    const [head = '', ...rest] = reference.split('.');
+    if (!this.named.has(head)) {
       const known = [...this.named.keys()].join(', ');
       this.fail(
         path,
@@ -417,7 +423,7 @@ class Run {
         null,
       );
     }
-    let value: unknown = this.named.get(head!);
+    let value: unknown = this.named.get(head);
     for (const key of rest) {
       if (value === null || typeof value !== 'object' || !(key in value))
         this.fail(path, `${path}: {{${reference}}}: \`${head}\` has no field \`${key}\`.`, reference, value);

@@ -189,6 +189,7 @@ export class Sessions {
   /** What one session may come to, its journal full: what the heap's admission counts each session at. */
   private readonly perSession: number;
   private readonly heap: HeapGauge;
+  private readonly defaultSession: Session;
 
   constructor(
     private readonly baseUrl: string,
@@ -201,12 +202,14 @@ export class Sessions {
     this.random = defaults.seeded ? new SeededRandom(defaults.seed) : SECRET;
     if (defaults.snapshot) {
       const opened = this.restored(defaults.snapshot, defaults.webhookTimeout);
-      this.add(DEFAULT_SESSION, opened.sandbox.seed, opened).primaryKey = defaults.snapshot.apiKey ?? null;
-    } else this.add(DEFAULT_SESSION, defaults.seed, this.sandbox({ seed: defaults.seed }));
+      this.defaultSession = this.add(DEFAULT_SESSION, opened.sandbox.seed, opened);
+      this.defaultSession.primaryKey = defaults.snapshot.apiKey ?? null;
+    } else this.defaultSession = this.add(DEFAULT_SESSION, defaults.seed, this.sandbox({ seed: defaults.seed }));
   }
 
+  /** The session every key no other session issued reaches; it is never deleted (closeAll ends it with the others). */
   get default(): Session {
-    return this.all.get(DEFAULT_SESSION)!;
+    return this.defaultSession;
   }
 
   /** A new session; `seed`, `startTime`, `clock` and `webhookTimeout` default to the server's. */
@@ -349,11 +352,12 @@ export class Sessions {
    * a key that names a live session which never issued it.
    */
   route(token: string | null): Session | 'gone' | 'forged' {
-    const named = token === null ? null : SESSION_KEY.exec(token)?.[1];
+    if (token === null) return this.default;
+    const named = SESSION_KEY.exec(token)?.[1];
     if (!named) return this.default;
     const session = this.all.get(named);
     if (!session) return 'gone';
-    return session.issued.has(token!) ? session : 'forged';
+    return session.issued.has(token) ? session : 'forged';
   }
 
   closeAll(): void {
