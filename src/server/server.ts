@@ -306,7 +306,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   };
 }
 
-/** A test key as the API reads one (docs/authentication.md): the only kind the hint below is for. */
+/** A test key as the API reads one (docs/auth-and-accounts.md): the only kind the hint below is for. */
 const TEST_KEY = /^SVC_TEST_[A-Za-z0-9_-]+$/;
 
 /** What a client with a key no session issued is told, in a header of every answer (ASCII, one line). */
