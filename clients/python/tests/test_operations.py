@@ -141,7 +141,8 @@ def test_the_stream_carries_the_events_a_trigger_made(svc_server: Server, svc_sa
 
 def test_the_stream_ends_at_its_timeout_with_what_it_read(svc_server: Server, svc_sandbox: Session) -> None:
     frames = svc_server.api.stream_session(svc_sandbox.id, timeout=0.5)
-    assert [frame["event"] for frame in frames] == ["change"]
+    # Nothing happened in the session: only changes (another session's end is one of the server's).
+    assert frames and {frame["event"] for frame in frames} == {"change"}
 
 
 def test_the_stream_of_an_unknown_session_is_a_404(svc_server: Server) -> None:

@@ -71,7 +71,8 @@ class OperationsTest < Minitest::Test
 
   def test_the_stream_ends_at_its_timeout_with_what_it_read
     SvcSandbox.session(seed: 6) do |s|
-      assert_equal ["change"], s.control.stream_session(s.id, timeout: 0.5).map { |frame| frame["event"] }
+      # Nothing happened in the session: only changes (another session's end is one of the server's).
+      assert_equal ["change"], s.control.stream_session(s.id, timeout: 0.5).map { |frame| frame["event"] }.uniq
       error = assert_raises(SvcSandbox::Error) { s.control.stream_session("ses_missing", max_events: 1) }
       assert_equal 404, error.status
       assert_raises(ArgumentError) { s.control.stream_session(s.id, max_events: 0) }
