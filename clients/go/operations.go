@@ -11,66 +11,66 @@ import (
 	"net/url"
 )
 
-// operations is every operation of the served control document, by operationId: the method
-// that makes it, or why the Go client leaves it out.
-var operations = []struct{ id, method, excluded string }{
-	{"advance", "SessionControl.Advance", ""},
-	{"answerCall", "SessionControl.AnswerCall", ""},
-	{"clearAllBehavior", "SessionControl.ClearAllBehavior", ""},
-	{"clearBehavior", "SessionControl.ClearBehavior", ""},
-	{"clearFaults", "SessionControl.ClearFaults", ""},
-	{"consoleCalls", "", "the console's view of the calls: Session.Calls gives them"},
-	{"consoleDeliveries", "", "the console's view of the deliveries: Session.Deliveries gives them"},
-	{"consoleMessages", "", "the console's view of the messages, for a browser"},
-	{"consoleNumbers", "", "the console's view of the provisioned numbers, for a browser"},
-	{"consoleRecordingAudio", "", "the console's WAV player source, audio and not JSON: the API serves a recording's audio at its url"},
-	{"consoleRecordings", "", "the console's view of the recordings, for a browser"},
-	{"consoleSubscriptions", "", "the console's view of the webhook subscriptions, for a browser"},
-	{"consoleTranscripts", "", "the console's view of the transcripts, for a browser"},
-	{"countTranscriptStreams", "SessionControl.CountTranscriptStreams", ""},
-	{"createKey", "SessionControl.CreateKey", ""},
-	{"createSession", "ServerControl.CreateSession", ""},
-	{"deleteSession", "SessionControl.DeleteSession", ""},
-	{"getConsole", "", "the console is an HTML page for a browser: open Session.ConsoleURL()"},
-	{"getCoverage", "SessionControl.GetCoverage", ""},
-	{"getOpenApi", "", "the OpenAPI document describes the control API; it is not a call a test makes (GET ControlURL()+\"/openapi.json\")"},
-	{"getOpenApi30", "", "the OpenAPI 3.0 document describes the control API; it is not a call a test makes (GET ControlURL()+\"/openapi-3.0.json\")"},
-	{"getServerCoverage", "ServerControl.GetServerCoverage", ""},
-	{"getSession", "SessionControl.GetSession", ""},
-	{"getSnapshot", "SessionControl.GetSnapshot", ""},
-	{"hangUpCall", "SessionControl.HangUpCall", ""},
-	{"health", "ServerControl.Health", ""},
-	{"inboundCall", "SessionControl.InboundCall", ""},
-	{"inboundMessage", "SessionControl.InboundMessage", ""},
-	{"injectFault", "SessionControl.InjectFault", ""},
-	{"inspectCall", "SessionControl.InspectCall", ""},
-	{"inspectMessage", "SessionControl.InspectMessage", ""},
-	{"inspectRecording", "SessionControl.InspectRecording", ""},
-	{"inspectTranscript", "SessionControl.InspectTranscript", ""},
-	{"listAttempts", "SessionControl.ListAttempts", ""},
-	{"listDeadLetters", "SessionControl.ListDeadLetters", ""},
-	{"listDeliveries", "SessionControl.ListDeliveries", ""},
-	{"listEvents", "SessionControl.ListEvents", ""},
-	{"listFaults", "SessionControl.ListFaults", ""},
-	{"listInternalErrors", "SessionControl.ListInternalErrors", ""},
-	{"listKeys", "SessionControl.ListKeys", ""},
-	{"listRequests", "SessionControl.ListRequests", ""},
-	{"listSessionCalls", "SessionControl.ListSessionCalls", ""},
-	{"listSessions", "ServerControl.ListSessions", ""},
-	{"queueBehavior", "SessionControl.QueueBehavior", ""},
-	{"queueMessageBehavior", "SessionControl.QueueMessageBehavior", ""},
-	{"replayAllDeadLetters", "SessionControl.ReplayAllDeadLetters", ""},
-	{"replayDeadLetter", "SessionControl.ReplayDeadLetter", ""},
-	{"reset", "SessionControl.Reset", ""},
-	{"revokeKey", "SessionControl.RevokeKey", ""},
-	{"runScenario", "SessionControl.RunScenario", ""},
-	{"setBehavior", "SessionControl.SetBehavior", ""},
-	{"setCallRecordingTiming", "SessionControl.SetCallRecordingTiming", ""},
-	{"setConversationScript", "SessionControl.SetConversationScript", ""},
-	{"setMessageBehavior", "SessionControl.SetMessageBehavior", ""},
-	{"setRecordingTiming", "SessionControl.SetRecordingTiming", ""},
-	{"streamSession", "", "a server-sent event stream for the console, not a request with one answer"},
-	{"triggerEvent", "SessionControl.TriggerEvent", ""},
+// operations is every operation of the served control document, by operationId, and the method
+// that makes it: none is left out.
+var operations = []struct{ id, method string }{
+	{"advance", "SessionControl.Advance"},
+	{"answerCall", "SessionControl.AnswerCall"},
+	{"clearAllBehavior", "SessionControl.ClearAllBehavior"},
+	{"clearBehavior", "SessionControl.ClearBehavior"},
+	{"clearFaults", "SessionControl.ClearFaults"},
+	{"consoleCalls", "SessionControl.ConsoleCalls"},
+	{"consoleDeliveries", "SessionControl.ConsoleDeliveries"},
+	{"consoleMessages", "SessionControl.ConsoleMessages"},
+	{"consoleNumbers", "SessionControl.ConsoleNumbers"},
+	{"consoleRecordingAudio", "SessionControl.ConsoleRecordingAudio"},
+	{"consoleRecordings", "SessionControl.ConsoleRecordings"},
+	{"consoleSubscriptions", "SessionControl.ConsoleSubscriptions"},
+	{"consoleTranscripts", "SessionControl.ConsoleTranscripts"},
+	{"countTranscriptStreams", "SessionControl.CountTranscriptStreams"},
+	{"createKey", "SessionControl.CreateKey"},
+	{"createSession", "ServerControl.CreateSession"},
+	{"deleteSession", "SessionControl.DeleteSession"},
+	{"getConsole", "ServerControl.GetConsole"},
+	{"getCoverage", "SessionControl.GetCoverage"},
+	{"getOpenApi", "ServerControl.GetOpenApi"},
+	{"getOpenApi30", "ServerControl.GetOpenApi30"},
+	{"getServerCoverage", "ServerControl.GetServerCoverage"},
+	{"getSession", "SessionControl.GetSession"},
+	{"getSnapshot", "SessionControl.GetSnapshot"},
+	{"hangUpCall", "SessionControl.HangUpCall"},
+	{"health", "ServerControl.Health"},
+	{"inboundCall", "SessionControl.InboundCall"},
+	{"inboundMessage", "SessionControl.InboundMessage"},
+	{"injectFault", "SessionControl.InjectFault"},
+	{"inspectCall", "SessionControl.InspectCall"},
+	{"inspectMessage", "SessionControl.InspectMessage"},
+	{"inspectRecording", "SessionControl.InspectRecording"},
+	{"inspectTranscript", "SessionControl.InspectTranscript"},
+	{"listAttempts", "SessionControl.ListAttempts"},
+	{"listDeadLetters", "SessionControl.ListDeadLetters"},
+	{"listDeliveries", "SessionControl.ListDeliveries"},
+	{"listEvents", "SessionControl.ListEvents"},
+	{"listFaults", "SessionControl.ListFaults"},
+	{"listInternalErrors", "SessionControl.ListInternalErrors"},
+	{"listKeys", "SessionControl.ListKeys"},
+	{"listRequests", "SessionControl.ListRequests"},
+	{"listSessionCalls", "SessionControl.ListSessionCalls"},
+	{"listSessions", "ServerControl.ListSessions"},
+	{"queueBehavior", "SessionControl.QueueBehavior"},
+	{"queueMessageBehavior", "SessionControl.QueueMessageBehavior"},
+	{"replayAllDeadLetters", "SessionControl.ReplayAllDeadLetters"},
+	{"replayDeadLetter", "SessionControl.ReplayDeadLetter"},
+	{"reset", "SessionControl.Reset"},
+	{"revokeKey", "SessionControl.RevokeKey"},
+	{"runScenario", "SessionControl.RunScenario"},
+	{"setBehavior", "SessionControl.SetBehavior"},
+	{"setCallRecordingTiming", "SessionControl.SetCallRecordingTiming"},
+	{"setConversationScript", "SessionControl.SetConversationScript"},
+	{"setMessageBehavior", "SessionControl.SetMessageBehavior"},
+	{"setRecordingTiming", "SessionControl.SetRecordingTiming"},
+	{"streamSession", "SessionControl.StreamSession"},
+	{"triggerEvent", "SessionControl.TriggerEvent"},
 }
 
 // Advance is the operation advance: POST /__sandbox/sessions/{s}/advance; answers 200, decoded into out.
@@ -108,6 +108,64 @@ func (c SessionControl) ClearFaults(ctx context.Context) error {
 	return c.srv.send(ctx, c.op("ClearFaults"), http.MethodDelete, path, nil, nil, nil)
 }
 
+// ConsoleCalls is the operation consoleCalls: GET /__sandbox/sessions/{s}/console/calls; query limit, cursor; answers 200, decoded into out.
+// Every call of the session, newest first, each with its account (for the console).
+func (c SessionControl) ConsoleCalls(ctx context.Context, query url.Values, out any) error {
+	path := "/sessions/" + url.PathEscape(c.session) + "/console/calls"
+	return c.srv.send(ctx, c.op("ConsoleCalls"), http.MethodGet, path, query, nil, out)
+}
+
+// ConsoleDeliveries is the operation consoleDeliveries: GET /__sandbox/sessions/{s}/console/deliveries; query limit, cursor; answers 200, decoded into out.
+// Every webhook delivery of the session, oldest first, with the resource its event is about, each with its account (for the console).
+func (c SessionControl) ConsoleDeliveries(ctx context.Context, query url.Values, out any) error {
+	path := "/sessions/" + url.PathEscape(c.session) + "/console/deliveries"
+	return c.srv.send(ctx, c.op("ConsoleDeliveries"), http.MethodGet, path, query, nil, out)
+}
+
+// ConsoleMessages is the operation consoleMessages: GET /__sandbox/sessions/{s}/console/messages; query limit, cursor; answers 200, decoded into out.
+// Every message of the session, newest first, each with its account (for the console).
+func (c SessionControl) ConsoleMessages(ctx context.Context, query url.Values, out any) error {
+	path := "/sessions/" + url.PathEscape(c.session) + "/console/messages"
+	return c.srv.send(ctx, c.op("ConsoleMessages"), http.MethodGet, path, query, nil, out)
+}
+
+// ConsoleNumbers is the operation consoleNumbers: GET /__sandbox/sessions/{s}/console/numbers; query limit, cursor; answers 200, decoded into out.
+// Every provisioned number of the session, newest first, each with its account (for the console).
+func (c SessionControl) ConsoleNumbers(ctx context.Context, query url.Values, out any) error {
+	path := "/sessions/" + url.PathEscape(c.session) + "/console/numbers"
+	return c.srv.send(ctx, c.op("ConsoleNumbers"), http.MethodGet, path, query, nil, out)
+}
+
+// ConsoleRecordingAudio is the operation consoleRecordingAudio: GET /__sandbox/sessions/{s}/console/recordings/{id}/audio; answers 200, its audio/wav body returned as bytes.
+// A ready recording's audio, 8 kHz 16-bit mono WAV (for the console's player).
+func (c SessionControl) ConsoleRecordingAudio(ctx context.Context, id string) ([]byte, error) {
+	path := "/sessions/" + url.PathEscape(c.session) + "/console/recordings/" + url.PathEscape(id) + "/audio"
+	var out []byte
+	err := c.srv.send(ctx, c.op("ConsoleRecordingAudio"), http.MethodGet, path, nil, nil, &out)
+	return out, err
+}
+
+// ConsoleRecordings is the operation consoleRecordings: GET /__sandbox/sessions/{s}/console/recordings; query limit, cursor; answers 200, decoded into out.
+// Every recording of the session, newest first, each with its account (for the console).
+func (c SessionControl) ConsoleRecordings(ctx context.Context, query url.Values, out any) error {
+	path := "/sessions/" + url.PathEscape(c.session) + "/console/recordings"
+	return c.srv.send(ctx, c.op("ConsoleRecordings"), http.MethodGet, path, query, nil, out)
+}
+
+// ConsoleSubscriptions is the operation consoleSubscriptions: GET /__sandbox/sessions/{s}/console/subscriptions; query limit, cursor; answers 200, decoded into out.
+// Every webhook subscription of the session, newest first, each with its account (for the console).
+func (c SessionControl) ConsoleSubscriptions(ctx context.Context, query url.Values, out any) error {
+	path := "/sessions/" + url.PathEscape(c.session) + "/console/subscriptions"
+	return c.srv.send(ctx, c.op("ConsoleSubscriptions"), http.MethodGet, path, query, nil, out)
+}
+
+// ConsoleTranscripts is the operation consoleTranscripts: GET /__sandbox/sessions/{s}/console/transcripts; query limit, cursor; answers 200, decoded into out.
+// Every transcript of the session, newest first, each with its account (for the console).
+func (c SessionControl) ConsoleTranscripts(ctx context.Context, query url.Values, out any) error {
+	path := "/sessions/" + url.PathEscape(c.session) + "/console/transcripts"
+	return c.srv.send(ctx, c.op("ConsoleTranscripts"), http.MethodGet, path, query, nil, out)
+}
+
 // CountTranscriptStreams is the operation countTranscriptStreams: GET /__sandbox/sessions/{s}/transcript-streams; answers 200, decoded into out.
 // How many transcript streams (server-sent events) are open (sandbox.transcripts.openStreams).
 func (c SessionControl) CountTranscriptStreams(ctx context.Context, out any) error {
@@ -136,11 +194,34 @@ func (c SessionControl) DeleteSession(ctx context.Context) error {
 	return c.srv.send(ctx, c.op("DeleteSession"), http.MethodDelete, path, nil, nil, nil)
 }
 
+// GetConsole is the operation getConsole: GET /__sandbox/console; answers 200, its text/html body returned as text.
+// The account console, as an HTML page.
+func (c ServerControl) GetConsole(ctx context.Context) (string, error) {
+	path := "/console"
+	var out string
+	err := c.srv.send(ctx, c.op("GetConsole"), http.MethodGet, path, nil, nil, &out)
+	return out, err
+}
+
 // GetCoverage is the operation getCoverage: GET /__sandbox/sessions/{s}/coverage; answers 200, decoded into out.
 // What the session's life exercised, each item with a count, and the ones never exercised (sandbox.coverage).
 func (c SessionControl) GetCoverage(ctx context.Context, out any) error {
 	path := "/sessions/" + url.PathEscape(c.session) + "/coverage"
 	return c.srv.send(ctx, c.op("GetCoverage"), http.MethodGet, path, nil, nil, out)
+}
+
+// GetOpenApi is the operation getOpenApi: GET /__sandbox/openapi.json; answers 200, decoded into out.
+// This document.
+func (c ServerControl) GetOpenApi(ctx context.Context, out any) error {
+	path := "/openapi.json"
+	return c.srv.send(ctx, c.op("GetOpenApi"), http.MethodGet, path, nil, nil, out)
+}
+
+// GetOpenApi30 is the operation getOpenApi30: GET /__sandbox/openapi-3.0.json; answers 200, decoded into out.
+// This document in OpenAPI 3.0.
+func (c ServerControl) GetOpenApi30(ctx context.Context, out any) error {
+	path := "/openapi-3.0.json"
+	return c.srv.send(ctx, c.op("GetOpenApi30"), http.MethodGet, path, nil, nil, out)
 }
 
 // GetServerCoverage is the operation getServerCoverage: GET /__sandbox/coverage; answers 200, decoded into out.
@@ -379,6 +460,17 @@ func (c SessionControl) SetMessageBehavior(ctx context.Context, number string, b
 func (c SessionControl) SetRecordingTiming(ctx context.Context, body any) error {
 	path := "/sessions/" + url.PathEscape(c.session) + "/recording-timing"
 	return c.srv.send(ctx, c.op("SetRecordingTiming"), http.MethodPut, path, nil, body, nil)
+}
+
+// StreamSession is the operation streamSession: GET /__sandbox/sessions/{s}/stream, a stream of
+// server-sent events that never ends by itself. It reads the stream until max events came (max <= 0:
+// no count) or the call's bound passed (ctx's deadline, or the session's Timeout, SVC_SANDBOX_TIMEOUT,
+// whichever comes first; at most MaxAnswerBytes read), and returns the events read: running out of
+// time once the stream began is no error.
+// The session's live stream, as server-sent events.
+func (c SessionControl) StreamSession(ctx context.Context, max int) ([]StreamEvent, error) {
+	path := "/sessions/" + url.PathEscape(c.session) + "/stream"
+	return c.srv.stream(ctx, c.op("StreamSession"), path, max)
 }
 
 // TriggerEvent is the operation triggerEvent: POST /__sandbox/sessions/{s}/trigger; answers 201, decoded into out.

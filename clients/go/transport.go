@@ -137,6 +137,10 @@ func (srv *Server) send(ctx context.Context, o op, method, path string, query ur
 		return fmt.Errorf("svcsandbox: %s: %w", o, err)
 	}
 	req.Header.Set("Accept", "application/json")
+	switch out.(type) {
+	case *[]byte, *string:
+		req.Header.Set("Accept", "*/*")
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -158,6 +162,15 @@ func (srv *Server) send(ctx context.Context, o op, method, path string, query ur
 	}
 	if res.StatusCode >= 400 {
 		return answerError(o, method, strings.TrimPrefix(target, srv.URL), res.StatusCode, raw)
+	}
+	// An answer that is no JSON (the console's page, a recording's WAV) is returned as it came.
+	switch v := out.(type) {
+	case *[]byte:
+		*v = raw
+		return nil
+	case *string:
+		*v = string(raw)
+		return nil
 	}
 	if out == nil || len(bytes.TrimSpace(raw)) == 0 {
 		return nil

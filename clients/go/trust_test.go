@@ -166,3 +166,47 @@ func TestAnAnswerLargerThanTheCapIsAnError(t *testing.T) {
 		t.Errorf("a small answer: %v", err)
 	}
 }
+
+// A stream's read stops at the cap like any answer, and at its bound with the events it read.
+func TestAStreamIsReadToTheCapAndToItsBound(t *testing.T) {
+	saved := maxAnswerBytes
+	maxAnswerBytes = 1000
+	t.Cleanup(func() { maxAnswerBytes = saved })
+	fake := newFakeControl(t, func(w http.ResponseWriter, r *http.Request) bool {
+		if !strings.HasSuffix(r.URL.Path, "/stream") {
+			return false
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		_, _ = io.WriteString(w, "event: change\ndata: {\"now\": 1}\n\n")
+		w.(http.Flusher).Flush()
+		for i := 0; i < 1000; i++ { // comments, never an event: up to 14 kB, unless the client hangs up first
+			if r.URL.Query().Get("drip") == "" {
+				if _, err := io.WriteString(w, ": keep-alive\n"); err != nil {
+					return true
+				}
+				continue
+			}
+			select {
+			case <-r.Context().Done():
+				return true
+			case <-time.After(20 * time.Millisecond): // a drip on real I/O: what the bound must end
+			}
+			_, _ = io.WriteString(w, ":")
+			w.(http.Flusher).Flush()
+		}
+		return true
+	})
+	s := fakeSession(t, fake)
+	events, err := s.Control().StreamSession(context.Background(), 5)
+	if err == nil || !strings.Contains(err.Error(), "the stream of the server at "+fake.URL+" sent more than 1000 bytes") || len(events) != 1 {
+		t.Errorf("a stream past the cap: %d events, %v", len(events), err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	got, err := s.Server.stream(ctx, op{name: "StreamSession"}, "/sessions/"+fakeSessionID+"/stream?drip=1", 5)
+	if err != nil || len(got) != 1 || got[0].Event != "change" || string(got[0].Data) != `{"now": 1}` {
+		t.Errorf("a dripped stream at its bound: %+v %v", got, err)
+	}
+}

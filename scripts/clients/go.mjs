@@ -6,28 +6,19 @@
  * id comes from the Session), on ServerControl for the rest. Each takes `ctx context.Context` first,
  * then the other path parameters (percent-encoded into the path), `query url.Values` when the
  * operation reads a query, `body any` (sent as JSON) when it takes one, and `out any` (the JSON
- * answer is decoded into it, as encoding/json does) unless it answers 204. The hand-written
+ * answer is decoded into it, as encoding/json does) unless it answers 204 or answers no JSON
+ * (then it returns the text, the bytes, or the stream's events). The hand-written
  * Session and Server methods (Advance, Trigger, Events, ...) are typed wrappers over these.
  *
  * The text is written gofmt-clean (tabs, no aligned columns), since the generator runs no gofmt;
  * clients/go/ci.sh checks it with `gofmt -l`.
  */
 
-/** Operations a test does not make, left out of the Go client on purpose, each with its reason. */
-export const EXCLUDED = {
-  getConsole: 'the console is an HTML page for a browser: open Session.ConsoleURL()',
-  getOpenApi: 'the OpenAPI document describes the control API; it is not a call a test makes (GET ControlURL()+"/openapi.json")',
-  getOpenApi30: 'the OpenAPI 3.0 document describes the control API; it is not a call a test makes (GET ControlURL()+"/openapi-3.0.json")',
-  streamSession: 'a server-sent event stream for the console, not a request with one answer',
-  consoleCalls: "the console's view of the calls: Session.Calls gives them",
-  consoleDeliveries: "the console's view of the deliveries: Session.Deliveries gives them",
-  consoleMessages: "the console's view of the messages, for a browser",
-  consoleNumbers: "the console's view of the provisioned numbers, for a browser",
-  consoleRecordingAudio: "the console's WAV player source, audio and not JSON: the API serves a recording's audio at its url",
-  consoleRecordings: "the console's view of the recordings, for a browser",
-  consoleSubscriptions: "the console's view of the webhook subscriptions, for a browser",
-  consoleTranscripts: "the console's view of the transcripts, for a browser",
-};
+/**
+ * Every operation gets a method. One that answers with no JSON returns what it answers instead:
+ * the HTML page as a string, a recording's WAV as bytes, and the session's server-sent event
+ * stream, which never ends by itself, as the events read within a bound (StreamSession).
+ */
 
 const GO_METHODS = {
   GET: 'http.MethodGet',
@@ -62,8 +53,17 @@ function pathExpression(operation) {
   return parts.join(' + ');
 }
 
+/** How a 2xx answer is returned: decoded JSON into out, a string, bytes, or a stream's events. */
+function answerOf(operation) {
+  const type = operation.contentType ?? '';
+  if (operation.status === 204 || type === '' || /json/.test(type)) return 'json';
+  if (type === 'text/event-stream') return 'events';
+  return /^text\//.test(type) ? 'text' : 'bytes';
+}
+
 function methodOf(operation) {
   const name = goName(operation.operationId);
+  const answer = answerOf(operation);
   const receiver = receiverOf(operation);
   const method = GO_METHODS[operation.method];
   if (!method) throw new Error(`go emitter: ${operation.operationId}: no Go constant for the method ${operation.method}`);
@@ -78,7 +78,24 @@ function methodOf(operation) {
   }
   if (operation.query.length > 0) params.push('query url.Values');
   if (operation.body) params.push('body any');
-  if (answers) params.push('out any');
+  if (answer === 'events') {
+    if (operation.method !== 'GET' || operation.body || operation.query.length > 0) {
+      throw new Error(`go emitter: ${operation.operationId}: an event stream read takes no body nor query`);
+    }
+    return [
+      `// ${name} is the operation ${operation.operationId}: ${operation.method} /__sandbox${operation.path}, a stream of`,
+      '// server-sent events that never ends by itself. It reads the stream until max events came (max <= 0:',
+      "// no count) or the call's bound passed (ctx's deadline, or the session's Timeout, SVC_SANDBOX_TIMEOUT,",
+      '// whichever comes first; at most MaxAnswerBytes read), and returns the events read: running out of',
+      '// time once the stream began is no error.',
+      `// ${operation.summary.replace(/\s+/g, ' ').trim()}.`.replace(/\.\.$/, '.'),
+      `func (c ${receiver}) ${name}(${[...params, 'max int'].join(', ')}) ([]StreamEvent, error) {`,
+      `\tpath := ${pathExpression(operation)}`,
+      `\treturn c.srv.stream(ctx, c.op(${goString(name)}), path, max)`,
+      '}',
+    ].join('\n');
+  }
+  if (answers && answer === 'json') params.push('out any');
   const args = [
     'ctx',
     `c.op(${goString(name)})`,
@@ -91,6 +108,20 @@ function methodOf(operation) {
   const what = [`${operation.method} /__sandbox${operation.path}`];
   if (operation.query.length > 0) what.push(`query ${operation.query.join(', ')}`);
   what.push(answers ? `answers ${operation.status}, decoded into out` : 'answers 204');
+  if (answer !== 'json') {
+    const goType = answer === 'text' ? 'string' : '[]byte';
+    args[args.length - 1] = '&out';
+    return [
+      `// ${name} is the operation ${operation.operationId}: ${operation.method} /__sandbox${operation.path}; answers ${operation.status}, its ${operation.contentType} body returned as ${answer === 'text' ? 'text' : 'bytes'}.`,
+      `// ${operation.summary.replace(/\s+/g, ' ').trim()}.`.replace(/\.\.$/, '.'),
+      `func (c ${receiver}) ${name}(${params.join(', ')}) (${goType}, error) {`,
+      `\tpath := ${pathExpression(operation)}`,
+      `\tvar out ${goType}`,
+      `\terr := c.srv.send(${args.join(', ')})`,
+      '\treturn out, err',
+      '}',
+    ].join('\n');
+  }
   return [
     `// ${name} is the operation ${operation.operationId}: ${what.join('; ')}.`,
     `// ${operation.summary.replace(/\s+/g, ' ').trim()}.`.replace(/\.\.$/, '.'),
@@ -103,16 +134,10 @@ function methodOf(operation) {
 
 /** @param {Array<{operationId: string, method: string, path: string, summary: string, pathParams: string[], query: string[], body: boolean, status?: number}>} operations */
 export function emit(operations) {
-  const ids = new Set(operations.map((operation) => operation.operationId));
-  for (const id of Object.keys(EXCLUDED)) {
-    if (!ids.has(id)) throw new Error(`go emitter: the excluded operation ${id} is no longer served; remove it from EXCLUDED`);
-  }
-  const kept = operations.filter((operation) => !(operation.operationId in EXCLUDED));
-  const table = operations.map((operation) => {
-    const reason = EXCLUDED[operation.operationId];
-    const target = reason === undefined ? `${receiverOf(operation)}.${goName(operation.operationId)}` : '';
-    return `\t{${goString(operation.operationId)}, ${goString(target)}, ${goString(reason ?? '')}},`;
-  });
+  const kept = operations;
+  const table = operations.map(
+    (operation) => `\t{${goString(operation.operationId)}, ${goString(`${receiverOf(operation)}.${goName(operation.operationId)}`)}},`,
+  );
   const text = [
     '// Code generated by scripts/generate-clients.mjs; DO NOT EDIT.',
     '',
@@ -127,9 +152,9 @@ export function emit(operations) {
     '\t"net/url"',
     ')',
     '',
-    '// operations is every operation of the served control document, by operationId: the method',
-    '// that makes it, or why the Go client leaves it out.',
-    'var operations = []struct{ id, method, excluded string }{',
+    '// operations is every operation of the served control document, by operationId, and the method',
+    '// that makes it: none is left out.',
+    'var operations = []struct{ id, method string }{',
     ...table,
     '}',
     '',

@@ -1,8 +1,8 @@
 """The control layer is generated from the served control document, and reaches every operation of it.
 
 clients/control-operations.json is what scripts/generate-clients.mjs read from a real server; the
-generated ``_operations.py`` must name each operation as a method of ``ControlApi`` (or exclude it
-with a reason), and each method must send exactly the method, path, query and body it describes.
+generated ``_operations.py`` must name each operation as a method of ``ControlApi`` (none is left
+out), and each method must send exactly the method, path, query and body it describes.
 """
 
 from __future__ import annotations
@@ -16,28 +16,29 @@ from typing import Any, Dict, List, Tuple
 import pytest
 
 from svc_sandbox import Server, Session
-from svc_sandbox._operations import EXCLUDED, OPERATIONS, ControlApi
+import svc_sandbox._operations as generated
+from svc_sandbox import SandboxError
+from svc_sandbox._operations import OPERATIONS, ControlApi
 
 DOCUMENT = Path(__file__).resolve().parents[1] / ".." / "control-operations.json"
 OPERATIONS_OF_DOCUMENT: List[Dict[str, Any]] = json.loads(DOCUMENT.read_text(encoding="utf-8"))
 
 
-def test_every_operation_of_the_document_is_a_method_or_excluded_with_a_reason() -> None:
+def test_every_operation_of_the_document_is_a_method() -> None:
     ids = {operation["operationId"] for operation in OPERATIONS_OF_DOCUMENT}
     assert len(ids) > 50
 
-    missing = sorted(ids - set(OPERATIONS) - set(EXCLUDED))
+    missing = sorted(ids - set(OPERATIONS))
     assert missing == [], f"operations no method sends: run `npm run build && node scripts/generate-clients.mjs`: {missing}"
-    assert sorted((set(OPERATIONS) | set(EXCLUDED)) - ids) == [], "the generated file names operations the document no longer has"
-    assert set(OPERATIONS).isdisjoint(EXCLUDED)
-    for operation_id, why in EXCLUDED.items():
-        assert len(why) > 20, f"{operation_id} is excluded without a reason"
+    assert sorted(set(OPERATIONS) - ids) == [], "the generated file names operations the document no longer has"
     for operation_id, name in OPERATIONS.items():
         assert callable(getattr(ControlApi, name, None)), f"{operation_id}: ControlApi has no method {name}"
 
 
-def test_only_a_browsers_page_and_an_endless_stream_are_excluded() -> None:
-    assert sorted(EXCLUDED) == ["getConsole", "streamSession"]
+def test_no_operation_is_excluded() -> None:
+    assert not hasattr(generated, "EXCLUDED")
+    for operation_id in ("getConsole", "streamSession", "consoleRecordingAudio", "getOpenApi", "getOpenApi30"):
+        assert OPERATIONS[operation_id]
 
 
 class Recorder:
@@ -51,7 +52,18 @@ class Recorder:
         return None
 
 
-SENT = [operation for operation in OPERATIONS_OF_DOCUMENT if operation["operationId"] not in EXCLUDED]
+SENT = OPERATIONS_OF_DOCUMENT
+
+
+def expected_answer(operation: Dict[str, Any]) -> str:
+    content_type = operation.get("contentType") or ""
+    if operation["status"] == 204:
+        return "none"
+    if "json" in content_type:
+        return "json"
+    if content_type == "text/event-stream":
+        return "events"
+    return "text" if content_type.startswith("text/") else "bytes"
 
 
 @pytest.mark.parametrize("operation", SENT, ids=lambda operation: operation["operationId"])
@@ -78,7 +90,7 @@ def test_each_method_sends_what_the_document_describes(operation: Dict[str, Any]
     assert dict(options["query"] or {}) == {name: keywords[name] for name in operation["query"]}
     assert options["timeout"] == 3.0
     assert options["session_id"] == (values["s"] if "s" in values else None)
-    assert options["expect"] == ("none" if operation["status"] == 204 else "json" if "json" in operation["contentType"] else "bytes")
+    assert options["expect"] == expected_answer(operation)
     assert options["operation"] == f"ControlApi.{OPERATIONS[operation['operationId']]}"
 
 
@@ -99,6 +111,44 @@ def test_the_generated_methods_reach_a_real_server(svc_server: Server, svc_sandb
     assert svc_server.api.get_open_api30()["openapi"].startswith("3.0")
     sessions = svc_server.api.list_sessions(limit=1)
     assert len(sessions["data"]) == 1
+    html = svc_server.api.get_console()
+    assert isinstance(html, str) and "<html" in html.lower()
+    for read in ("console_calls", "console_messages", "console_recordings", "console_transcripts", "console_subscriptions", "console_deliveries"):
+        assert set(getattr(svc_server.api, read)(svc_sandbox.id, limit=2)) >= {"data", "has_more"}, read
+
+
+def test_a_recordings_audio_is_the_wav_bytes(svc_server: Server, svc_sandbox: Session) -> None:
+    with pytest.raises(SandboxError) as refused:
+        svc_server.api.console_recording_audio(svc_sandbox.id, "rec_missing")
+    assert refused.value.status == 404
+
+
+def test_the_stream_opens_with_a_change_frame_that_lists_no_changes(svc_server: Server, svc_sandbox: Session) -> None:
+    [first] = svc_server.api.stream_session(svc_sandbox.id, max_events=1, timeout=10)
+    assert first["event"] == "change"
+    assert first["data"]["changes"] == []
+    assert isinstance(first["data"]["now"], str)
+
+
+def test_the_stream_carries_the_events_a_trigger_made(svc_server: Server, svc_sandbox: Session) -> None:
+    made = svc_sandbox.trigger("call.completed")
+    frames = svc_server.api.stream_session(svc_sandbox.id, max_events=50, timeout=2)
+    events = [frame for frame in frames if frame["event"] == "event"]
+    assert events, frames
+    assert events[0]["id"] == "1"
+    assert made["id"] in [frame["data"].get("id") for frame in events]
+
+
+def test_the_stream_ends_at_its_timeout_with_what_it_read(svc_server: Server, svc_sandbox: Session) -> None:
+    frames = svc_server.api.stream_session(svc_sandbox.id, timeout=0.5)
+    # Nothing happened in the session: only changes (another session's end is one of the server's).
+    assert frames and {frame["event"] for frame in frames} == {"change"}
+
+
+def test_the_stream_of_an_unknown_session_is_a_404(svc_server: Server) -> None:
+    with pytest.raises(SandboxError) as refused:
+        svc_server.api.stream_session("ses_missing", max_events=1, timeout=5)
+    assert refused.value.status == 404
 
 
 def test_an_empty_path_parameter_is_refused_before_any_request() -> None:

@@ -194,3 +194,36 @@ def test_an_endless_answer_is_read_to_64_mib_and_one_byte_then_refused(hostile: 
     assert error.code == "answer_too_large"
     assert f"{server.url} answered GET /__sandbox/coverage with more than the helper reads (67108864 bytes" in str(error)
     assert sent[0] < 1024 * 1024 * 1024  # it hung up, rather than reading on
+
+
+def test_an_endless_stream_of_comments_is_read_to_64_mib_then_refused(hostile: Callable[[Reply], Hostile]) -> None:
+    sent = [0]
+
+    def endless(sock: socket.socket, line: str, server: Hostile) -> None:
+        sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
+        block = b": keep-alive\n" * 4096
+        while not server.stop.is_set() and sent[0] < 1024 * 1024 * 1024:
+            sock.sendall(block)
+            sent[0] += len(block)
+
+    server = hostile(endless)
+
+    error, _ = refused(lambda: Server.connect(server.url, timeout=BOUND).api.stream_session("ses_x", max_events=1))
+
+    assert error.code == "answer_too_large" and server.url in str(error)
+    assert sent[0] < 1024 * 1024 * 1024
+
+
+def test_a_stream_dripped_without_end_returns_its_events_at_the_deadline(hostile: Callable[[Reply], Hostile]) -> None:
+    def drip(sock: socket.socket, line: str, server: Hostile) -> None:
+        sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\nevent: change\ndata: {\"now\": 1}\n\n")
+        while not server.stop.wait(0.02):  # each byte well within any per-read timeout
+            sock.sendall(b":")
+
+    server = hostile(drip)
+    began = time.monotonic()
+
+    frames = Server.connect(server.url, timeout=0.3).api.stream_session("ses_x", max_events=5)
+
+    assert 0.3 <= time.monotonic() - began < BOUND
+    assert frames == [{"event": "change", "data": {"now": 1}, "id": None}]

@@ -97,6 +97,17 @@ class TrustTest < Minitest::Test
         socket.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n[")
         chunk = "0," * (512 * 1024)
         loop { socket.write(chunk) }
+      when :endless_comments # a stream of comments only: never an event, never an end
+        socket.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
+        chunk = ": keep-alive\n" * 40_000
+        loop { socket.write(chunk) }
+      when :drip_stream # one event, then a byte every 20 ms for ever
+        socket.write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n" \
+                     "event: change\ndata: {\"now\": 1}\n\n")
+        loop do
+          socket.write(":")
+          IO.select(nil, nil, nil, 0.02)
+        end
       when :pages
         respond(socket, 200, '{"data":[{"id":"evt_x"}],"has_more":true,"next_cursor":"more"}')
       end
@@ -181,6 +192,26 @@ class TrustTest < Minitest::Test
       assert_equal "answer_too_large", error.code
       assert_includes error.message, "#{server.origin} sent an answer larger than the 64 MiB a control answer may have " \
                                      "(more than 67108864 bytes came)"
+    end
+  end
+
+  def test_an_endless_stream_is_refused_once_64_mib_are_read
+    hostile(:endless_comments) do |server, connected|
+      error = assert_raises(SvcSandbox::Error) { connected.control.stream_session("ses_x", max_events: 1) }
+
+      assert_equal "answer_too_large", error.code
+      assert_includes error.message, server.origin
+    end
+  end
+
+  def test_a_dripped_stream_returns_its_events_at_the_deadline
+    hostile(:drip_stream, timeout: 0.3) do |_server, connected|
+      began = monotonic
+      frames = connected.control.stream_session("ses_x", max_events: 5)
+
+      assert_equal [{ "event" => "change", "data" => { "now" => 1 }, "id" => nil }], frames
+      assert_operator monotonic - began, :>=, 0.3
+      assert_operator monotonic - began, :<, 10
     end
   end
 

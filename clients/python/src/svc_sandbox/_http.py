@@ -13,7 +13,7 @@ import os
 import socket
 import threading
 import time
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional
 from urllib.parse import urlencode, urlsplit
 
 from .errors import SandboxConnectionError, SandboxError, SandboxTimeoutError
@@ -134,13 +134,25 @@ class Transport:
         expect: str = "json",
         session_id: Optional[str] = None,
         timeout: Optional[float] = None,
+        max_events: Optional[int] = None,
     ) -> Any:
-        """The decoded answer (JSON; bytes, text or None as ``expect`` says); raises SandboxError for 4xx/5xx or no answer."""
+        """The decoded answer (JSON; bytes, text or None as ``expect`` says); raises SandboxError for 4xx/5xx or no answer.
+
+        ``expect="events"`` reads a server-sent event stream until ``max_events`` events came or the
+        deadline passed (``timeout``, at most the transport's own: a stream never ends by itself),
+        and returns the events read as ``{"event", "data", "id"}`` dicts.
+        """
         __tracebackhide__ = True
         wait = self.timeout if timeout is None else timeout
+        if expect == "events":
+            wait = min(wait, self.timeout)
+            if max_events is not None and max_events < 1:
+                raise ValueError(f"max_events={max_events!r}: give a positive number of events, or None to read until the timeout")
         sent = {name: value for name, value in (query or {}).items() if value is not None}
         target = f"{path}?{urlencode(sent)}" if sent else path
-        headers = {"Accept": "application/json" if expect in ("json", "none") else "*/*"}
+        headers = {
+            "Accept": "application/json" if expect in ("json", "none") else "text/event-stream" if expect == "events" else "*/*"
+        }
         data: Optional[bytes] = None
         if method not in ("GET", "HEAD", "DELETE") or body is not None:
             # The server refuses a control body of any other type (cross-site forms cannot send this one).
@@ -164,6 +176,8 @@ class Transport:
                     operation=operation,
                     session_id=session_id,
                 )
+            if expect == "events" and 200 <= status < 300:
+                return self._read_events(answer, deadline, max_events, method, target, operation, session_id)
             raw = self._read(answer, method, target, operation, session_id)
             deadline.cancel()
             if deadline.expired:  # the watchdog cut the answer short: what was read is not all of it
@@ -214,6 +228,64 @@ class Transport:
         if size > limit:
             raise self._too_large(method, target, "more", operation, session_id)
         return b"".join(chunks)
+
+    def _read_events(
+        self,
+        answer: http.client.HTTPResponse,
+        deadline: _Deadline,
+        max_events: Optional[int],
+        method: str,
+        target: str,
+        operation: str,
+        session_id: Optional[str],
+    ) -> List[Dict[str, Any]]:
+        """The stream's events until ``max_events`` or the deadline (then no error: a stream has no end), at most MAX_ANSWER_BYTES read."""
+        events: List[Dict[str, Any]] = []
+        pending = bytearray()
+        size = 0
+        frame: Dict[str, Any] = {}
+        data: List[str] = []
+        while max_events is None or len(events) < max_events:
+            try:
+                chunk = answer.read1(_CHUNK) if not deadline.expired else b""
+            except (OSError, http.client.HTTPException) as error:
+                # Time is up (the watchdog shut the socket, or the read's own timeout, the same deadline, came first).
+                if deadline.expired or isinstance(error, (socket.timeout, TimeoutError)):
+                    break
+                raise
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > MAX_ANSWER_BYTES:
+                raise self._too_large(method, target, "more", operation, session_id)
+            pending += chunk
+            if b"\n" not in chunk:  # a line still coming: split only when one ends, never a growing line again and again
+                continue
+            *lines, rest = bytes(pending).split(b"\n")
+            pending = bytearray(rest)
+            for raw_line in lines:
+                line = raw_line.rstrip(b"\r").decode("utf-8", "replace")
+                if line == "":
+                    if data:
+                        text = "\n".join(data)
+                        try:
+                            value: Any = json.loads(text)
+                        except ValueError:
+                            value = text
+                        events.append({"event": frame.get("event", "message"), "data": value, "id": frame.get("id")})
+                        if max_events is not None and len(events) >= max_events:
+                            return events
+                    frame, data = {}, []
+                    continue
+                if line.startswith(":"):
+                    continue
+                name, _, value_text = line.partition(":")
+                value_text = value_text[1:] if value_text.startswith(" ") else value_text
+                if name == "data":
+                    data.append(value_text)
+                elif name in ("event", "id"):
+                    frame[name] = value_text
+        return events
 
     def _too_large(self, method: str, target: str, size: str, operation: str, session_id: Optional[str]) -> SandboxError:
         return SandboxError(

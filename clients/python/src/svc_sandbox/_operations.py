@@ -3,7 +3,8 @@
 
 ``ControlApi`` sends each control operation (``GET /__sandbox/openapi.json`` describes them):
 it builds the path from its parameters (each percent-encoded as one segment), sends the body and
-the query, and returns the decoded answer: the JSON, the bytes of a binary body, or None for 204.
+the query, and returns the decoded answer: the JSON, the bytes of a binary body, the text of an
+HTML page, the events read from a server-sent event stream, or None for 204.
 A refusal raises :class:`SandboxError` with the server's status, code, message and param.
 ``Session`` and ``Server`` wrap these calls in the names the README promises;
 ``server.api`` reaches every one of them directly.
@@ -11,7 +12,7 @@ A refusal raises :class:`SandboxError` with the server's status, code, message a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
 
 from ._wire import segment as _segment
 
@@ -36,6 +37,7 @@ OPERATIONS: Dict[str, str] = {
     "createKey": "create_key",
     "createSession": "create_session",
     "deleteSession": "delete_session",
+    "getConsole": "get_console",
     "getCoverage": "get_coverage",
     "getOpenApi": "get_open_api",
     "getOpenApi30": "get_open_api30",
@@ -73,15 +75,10 @@ OPERATIONS: Dict[str, str] = {
     "setConversationScript": "set_conversation_script",
     "setMessageBehavior": "set_message_behavior",
     "setRecordingTiming": "set_recording_timing",
+    "streamSession": "stream_session",
     "triggerEvent": "trigger_event",
 }
 """Each operationId of the control document, and the ``ControlApi`` method that sends it."""
-
-EXCLUDED: Dict[str, str] = {
-    "getConsole": "the console's HTML page, for a browser: open server.url + '/__sandbox/console'",
-    "streamSession": "a server-sent event stream that never ends, for the console's live view: a test reads events() after advance()",
-}
-"""Operations a test does not call, with the reason: no method sends them."""
 
 
 class ControlApi:
@@ -107,8 +104,12 @@ class ControlApi:
         query: Optional[Mapping[str, Any]] = None,
         expect: str,
         session_id: Optional[str] = None,
+        max_events: Optional[int] = None,
+        timeout: Optional[float] = None,
     ) -> Any:
         __tracebackhide__ = True
+        # Only a stream's read takes a count of events; its timeout, when given, bounds that one call.
+        stream = {"max_events": max_events} if expect == "events" else {}
         return self._transport.request(
             method,
             path,
@@ -117,7 +118,8 @@ class ControlApi:
             expect=expect,
             operation=f"ControlApi.{OPERATIONS[operation_id]}",
             session_id=session_id,
-            timeout=self._timeout,
+            timeout=self._timeout if timeout is None else timeout,
+            **stream,
         )
 
     def advance(self, session_id: str, body: Optional[Mapping[str, Any]] = None) -> Any:
@@ -349,6 +351,18 @@ class ControlApi:
             f"/__sandbox/sessions/{_segment(session_id)}",
             expect="none",
             session_id=session_id,
+        )
+
+    def get_console(self) -> str:
+        """The account console, as an HTML page.
+
+        ``GET /__sandbox/console``, answered 200 (text/html).
+        """
+        return self._send(
+            "getConsole",
+            "GET",
+            "/__sandbox/console",
+            expect="text",
         )
 
     def get_coverage(self, session_id: str) -> Any:
@@ -844,6 +858,25 @@ class ControlApi:
             body=body,
             expect="none",
             session_id=session_id,
+        )
+
+    def stream_session(self, session_id: str, *, max_events: Optional[int] = None, timeout: Optional[float] = None) -> List[Dict[str, Any]]:
+        """The session's live stream, as server-sent events.
+
+        ``GET /__sandbox/sessions/{s}/stream``, answered 200 (text/event-stream).
+
+        The stream never ends by itself: this reads it until ``max_events`` events came (each
+        ``{"event", "data", "id"}``, ``data`` decoded from JSON) or ``timeout`` seconds passed (at
+        most SVC_SANDBOX_TIMEOUT: the whole call), and returns the events read, at most 64 MiB of them.
+        """
+        return self._send(
+            "streamSession",
+            "GET",
+            f"/__sandbox/sessions/{_segment(session_id)}/stream",
+            expect="events",
+            session_id=session_id,
+            max_events=max_events,
+            timeout=timeout,
         )
 
     def trigger_event(self, session_id: str, body: Optional[Mapping[str, Any]] = None) -> Any:

@@ -67,8 +67,19 @@ module SvcSandbox
       @session ? "#{operation} on session #{@session}" : operation
     end
 
-    def operation_call(method, path, body, query, operation)
-      @server.call(method, path, body, query: query.compact, operation: operation, session: @session, timeout: @timeout)
+    def operation_call(method, path, body, query, operation, expect: :json)
+      @server.call(method, path, body, query: query.compact, operation: operation, session: @session, timeout: @timeout,
+                                       expect: expect)
+    end
+
+    # A stream's read is bounded by the call's own timeout; a shorter `timeout` ends it sooner.
+    def operation_stream(path, operation, max_events:, timeout:, &block)
+      if !max_events.nil? && (!max_events.is_a?(Integer) || max_events < 1)
+        raise ArgumentError, "max_events: #{max_events.inspect}: give a positive number of events, or nil to read until the timeout"
+      end
+
+      @server.stream(path, operation: operation, session: @session, timeout: timeout ? [timeout, @timeout].min : @timeout,
+                           max_events: max_events, &block)
     end
   end
 end

@@ -6,12 +6,14 @@
 
 module SvcSandbox
   # One method per control operation of the svc-sandbox server (docs/server.md), mixed into
-  # {Control}, which defines `operation_call(method, path, body, query, operation)`.
+  # {Control}, which defines `operation_call(method, path, body, query, operation, expect:)` and
+  # `operation_stream(path, operation, max_events:, timeout:)`.
   #
   # A method takes the operation's path parameters in order (`session_id` is the session's id),
   # then the body as a Hash when the operation takes one, then its query parameters as keywords;
-  # it returns the decoded JSON answer (string keys), or nil for a 204. `operation:` names the
-  # call in an error's message.
+  # it returns the decoded JSON answer (string keys), the bytes of a recording's audio, the text of
+  # the console page, or nil for a 204. `stream_session` reads the session's server-sent events for
+  # a bound. `operation:` names the call in an error's message.
   #
   # @example
   #   SvcSandbox.server.control.list_events(session.id, limit: 10)["data"]
@@ -27,6 +29,7 @@ module SvcSandbox
       "consoleDeliveries"       => :console_deliveries,
       "consoleMessages"         => :console_messages,
       "consoleNumbers"          => :console_numbers,
+      "consoleRecordingAudio"   => :console_recording_audio,
       "consoleRecordings"       => :console_recordings,
       "consoleSubscriptions"    => :console_subscriptions,
       "consoleTranscripts"      => :console_transcripts,
@@ -34,6 +37,7 @@ module SvcSandbox
       "createKey"               => :create_key,
       "createSession"           => :create_session,
       "deleteSession"           => :delete_session,
+      "getConsole"              => :get_console,
       "getCoverage"             => :get_coverage,
       "getOpenApi"              => :get_open_api,
       "getOpenApi30"            => :get_open_api30,
@@ -71,14 +75,8 @@ module SvcSandbox
       "setConversationScript"   => :set_conversation_script,
       "setMessageBehavior"      => :set_message_behavior,
       "setRecordingTiming"      => :set_recording_timing,
+      "streamSession"           => :stream_session,
       "triggerEvent"            => :trigger_event,
-    }.freeze
-
-    # The operations with no method, and why: none is a call a test makes.
-    EXCLUDED = {
-      "consoleRecordingAudio"   => "WAV bytes for the console's player; a test reads a recording through /v1 or inspect_recording",
-      "getConsole"              => "the console page, HTML for a browser: open SvcSandbox.server.control_url + \"/console\" in one",
-      "streamSession"           => "a server-sent event stream held open for the console: a test reads events, which list_events gives",
     }.freeze
 
     # Move the session's virtual clock by `duration` (sandbox.advance), or until an event of type `until` (sandbox.advanceUntil)
@@ -135,6 +133,12 @@ module SvcSandbox
       operation_call("GET", "/sessions/#{segment(session_id)}/console/numbers", nil, { "limit" => limit, "cursor" => cursor }, operation)
     end
 
+    # A ready recording's audio, 8 kHz 16-bit mono WAV (for the console's player)
+    # GET /__sandbox/sessions/{s}/console/recordings/{id}/audio (operationId consoleRecordingAudio); returns the answer's bytes (200 audio/wav).
+    def console_recording_audio(session_id, id, operation: "console_recording_audio")
+      operation_call("GET", "/sessions/#{segment(session_id)}/console/recordings/#{segment(id)}/audio", nil, {}, operation, expect: :bytes)
+    end
+
     # Every recording of the session, newest first, each with its account (for the console)
     # GET /__sandbox/sessions/{s}/console/recordings (operationId consoleRecordings); returns the decoded answer (200).
     def console_recordings(session_id, limit: nil, cursor: nil, operation: "console_recordings")
@@ -175,6 +179,12 @@ module SvcSandbox
     # DELETE /__sandbox/sessions/{s} (operationId deleteSession); returns nil (204).
     def delete_session(session_id, operation: "delete_session")
       operation_call("DELETE", "/sessions/#{segment(session_id)}", nil, {}, operation)
+    end
+
+    # The account console, as an HTML page
+    # GET /__sandbox/console (operationId getConsole); returns the answer's text (200 text/html).
+    def get_console(operation: "get_console")
+      operation_call("GET", "/console", nil, {}, operation, expect: :text)
     end
 
     # What the session's life exercised, each item with a count, and the ones never exercised (sandbox.coverage)
@@ -397,6 +407,16 @@ module SvcSandbox
     # PUT /__sandbox/sessions/{s}/recording-timing (operationId setRecordingTiming); returns nil (204).
     def set_recording_timing(session_id, body = {}, operation: "set_recording_timing")
       operation_call("PUT", "/sessions/#{segment(session_id)}/recording-timing", body, {}, operation)
+    end
+
+    # The session's live stream, as server-sent events
+    # GET /__sandbox/sessions/{s}/stream (operationId streamSession); a stream that never ends by
+    # itself, read until `max_events` events came or `timeout` seconds passed (at most the call's timeout,
+    # SVC_SANDBOX_TIMEOUT; at most 64 MiB read). Returns the events read, each
+    # `{"event" => ..., "data" => decoded JSON, "id" => ...}`; with a block, also yields each as it comes
+    # (a `break` ends the read).
+    def stream_session(session_id, max_events: nil, timeout: nil, operation: "stream_session", &block)
+      operation_stream("/sessions/#{segment(session_id)}/stream", operation, max_events: max_events, timeout: timeout, &block)
     end
 
     # sandbox.trigger: make one event of a type through a real state change (virtual time moves as far as it needs): 201 with the event

@@ -176,7 +176,7 @@ module SvcSandbox
     # control call is never sent anywhere but the server's own origin).
     #
     # @api private
-    def call(method, path, body = nil, operation:, session: nil, timeout: @timeout, query: nil)
+    def call(method, path, body = nil, operation:, session: nil, timeout: @timeout, query: nil, expect: :json)
       path += "?#{URI.encode_www_form(query)}" if query && !query.empty?
       request_line = "#{method} #{CONTROL_PATH}#{path}"
       what = describe(operation, session)
@@ -186,6 +186,9 @@ module SvcSandbox
                         "follows no redirect: point SVC_SANDBOX_URL at the svc-sandbox server itself.",
                         status: status, code: "redirect_refused")
       end
+      return raw if expect == :text && status < 300
+      return raw.b if expect == :bytes && status < 300
+
       decode(status, raw, request_line, what)
     rescue Deadline, Net::OpenTimeout, Net::ReadTimeout, Net::WriteTimeout
       raise TimeoutError.new(
@@ -195,6 +198,56 @@ module SvcSandbox
         "--webhook-timeout per attempt. #{@child ? "The server (pid #{@child.pid}) is #{@child.status_text}." : "Is #{@source} stuck?"}",
         code: "timeout",
       ), cause: nil
+    rescue SystemCallError, IOError, SocketError, Net::HTTPBadResponse, Net::HTTPHeaderSyntaxError, EOFError => e
+      raise ConnectionError.new("#{what}: nothing answers at #{@url} (#{e.class}: #{e.message}). #{diagnosis}",
+                                code: "connection_failed"), cause: nil
+    end
+
+    # A server-sent event stream's events (`{"event", "data", "id"}`, data decoded from JSON), read
+    # until `max_events` came or `timeout` seconds passed (a stream never ends by itself: the end of
+    # the time is no error once the stream began), at most MAX_ANSWER_BYTES read; each is also
+    # yielded to the block, which may `break`.
+    #
+    # @api private
+    def stream(path, operation:, session: nil, timeout: @timeout, max_events: nil)
+      request_line = "GET #{CONTROL_PATH}#{path}"
+      what = describe(operation, session)
+      events = []
+      began = false
+      begin
+        Timeout.timeout(timeout, Deadline) do
+          uri = URI.parse(@control_url + path)
+          request = Net::HTTP::Get.new(uri.request_uri, "Accept" => "text/event-stream")
+          http = Net::HTTP.new(uri.hostname, uri.port, nil)
+          http.open_timeout = http.read_timeout = http.write_timeout = timeout
+          http.max_retries = 0
+          catch(:enough) do
+            http.start do |connection|
+              connection.request(request) do |response|
+                status = response.code.to_i
+                if status.between?(300, 399)
+                  raise Error.new("#{what}: #{@url} answered #{status} redirecting to #{response["location"].inspect} " \
+                                  "(#{request_line}); a control call follows no redirect: point SVC_SANDBOX_URL at the " \
+                                  "svc-sandbox server itself.", status: status, code: "redirect_refused")
+                end
+                decode(status, read_capped(response, what), request_line, what) if status >= 300
+                began = true
+                read_events(response, what) do |event|
+                  events << event
+                  yield event if block_given?
+                  throw :enough if max_events && events.size >= max_events
+                end
+              end
+            end
+          end
+        end
+      rescue Deadline, Net::ReadTimeout
+        raise unless began
+      end
+      events
+    rescue Deadline, Net::OpenTimeout, Net::ReadTimeout, Net::WriteTimeout
+      raise TimeoutError.new("#{what}: no answer from #{@url} within #{timeout} s (#{request_line}). Raise SVC_SANDBOX_TIMEOUT " \
+                             "(seconds) or give a shorter timeout: to the stream's read.", code: "timeout"), cause: nil
     rescue SystemCallError, IOError, SocketError, Net::HTTPBadResponse, Net::HTTPHeaderSyntaxError, EOFError => e
       raise ConnectionError.new("#{what}: nothing answers at #{@url} (#{e.class}: #{e.message}). #{diagnosis}",
                                 code: "connection_failed"), cause: nil
@@ -251,6 +304,48 @@ module SvcSandbox
         raise too_large.call("more than #{MAX_ANSWER_BYTES} bytes came") if raw.bytesize > MAX_ANSWER_BYTES
       end
       raw.force_encoding(Encoding::UTF_8)
+    end
+
+    # Yields each event of a server-sent event stream as it completes; comments are skipped.
+    def read_events(response, what)
+      pending = String.new(encoding: Encoding::BINARY)
+      size = 0
+      fields = {}
+      data = []
+      response.read_body do |chunk|
+        size += chunk.bytesize
+        if size > MAX_ANSWER_BYTES
+          raise Error.new("#{what}: #{@url} sent more than the #{MAX_ANSWER_BYTES / (1024 * 1024)} MiB a stream's read may take; " \
+                          "is SVC_SANDBOX_URL a svc-sandbox server?", status: response.code.to_i, code: "answer_too_large")
+        end
+        pending << chunk.b
+        next unless chunk.include?("\n")
+
+        *lines, rest = pending.split("\n", -1)
+        pending = rest
+        lines.each do |raw_line|
+          line = raw_line.chomp("\r").force_encoding(Encoding::UTF_8)
+          if line.empty?
+            yield event_of(fields, data) unless data.empty?
+            fields = {}
+            data = []
+          elsif !line.start_with?(":")
+            name, value = line.split(":", 2)
+            value = value.to_s.delete_prefix(" ")
+            name == "data" ? data << value : (fields[name] = value if %w[event id].include?(name))
+          end
+        end
+      end
+    end
+
+    def event_of(fields, data)
+      text = data.join("\n")
+      value = begin
+        JSON.parse(text)
+      rescue JSON::ParserError
+        text
+      end
+      { "event" => fields.fetch("event", "message"), "data" => value, "id" => fields["id"] }
     end
 
     def decode(status, raw, request_line, what)
