@@ -14,6 +14,7 @@ import type { BusEvents } from '../state/event-bus.js';
 import type { SandboxEvent } from '../state/resources.js';
 import type { SubscriptionEvents, SubscriptionRecord, Subscriptions } from '../state/subscriptions.js';
 import { attemptOffset } from './retry-schedule.js';
+import { deliveryHeaders, webhookBody } from './request.js';
 import { sign } from './signature.js';
 import type { SimulatedReceivers } from './receivers.js';
 import { isTimeout, postWebhook, type PostResult } from './transport.js';
@@ -119,6 +120,9 @@ interface Lane {
  * slot. Enough sockets for that, few enough for a receiver's file descriptors.
  */
 export const MAX_IN_FLIGHT_PER_SUBSCRIPTION = 64;
+
+/** The `User-Agent` of every delivery. */
+const USER_AGENT = 'svc-sandbox-webhooks';
 
 /**
  * The least real time an attempt to a hanging receiver gets (unless the timeout itself is
@@ -361,7 +365,7 @@ export class Deliveries implements Service {
   private onEvent(event: SandboxEvent, account: string): void {
     const targets = this.deps.subscriptions.matching(account, event.type);
     if (targets.length === 0) return;
-    const body = JSON.stringify(event);
+    const body = webhookBody(event);
     for (const subscription of targets) {
       const chaos = this.deps.chaos?.delivery();
       const delivery = this.create(account, event, body, sign(body, subscription.secret), subscription, chaos?.holdMs ? 'held' : null);
@@ -623,14 +627,13 @@ export class Deliveries implements Service {
     return postWebhook({
       url: subscription.url,
       body: delivery.body,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'svc-sandbox-webhooks',
-        'x-service-signature': delivery.signature,
-        'x-service-event-id': event.id,
-        'x-service-event-type': event.type,
-        'x-service-delivery-attempt': String(n),
-      },
+      headers: deliveryHeaders({
+        eventId: event.id,
+        eventType: event.type,
+        signature: delivery.signature,
+        attempt: n,
+        userAgent: USER_AGENT,
+      }),
       timeoutMs,
       hanging: timeoutMs < this.deps.timeoutMs,
       stop: this.abort!.signal,
