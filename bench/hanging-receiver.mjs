@@ -43,6 +43,75 @@ export async function silentReceiver() {
   };
 }
 
+/**
+ * A loopback receiver paused for `pauseMs` of real time from its first request (a breakpoint, a
+ * container pause): it holds every request until then, then answers each 200.
+ *
+ * @param {number} pauseMs
+ */
+async function pausedReceiver(pauseMs) {
+  const { createServer: createHttpServer } = await import('node:http');
+  /** @type {import('node:http').ServerResponse[]} */
+  const held = [];
+  let resumeAt = Number.POSITIVE_INFINITY;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  const server = createHttpServer((req, res) => {
+    req.resume();
+    if (resumeAt === Number.POSITIVE_INFINITY) {
+      resumeAt = performance.now() + pauseMs;
+      timer = setTimeout(() => {
+        for (const r of held.splice(0)) if (!r.destroyed) r.writeHead(200).end('ok');
+      }, pauseMs);
+    }
+    if (performance.now() >= resumeAt) res.writeHead(200).end('ok');
+    else held.push(res);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    close: () => {
+      clearTimeout(timer);
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve(undefined)));
+    },
+  };
+}
+
+/**
+ * 25 calls with call.started subscribed to a receiver paused for three timeouts of real time
+ * (30 s at the default), then answering: how many deliveries `advance('25h')` dead-letters
+ * (target 0: the service would have lost none).
+ *
+ * @param {{ timeout?: string }} [options]
+ */
+export async function pausedReceiver25({ timeout = '10s' } = {}) {
+  const { createSandbox } = await import('../dist/index.js');
+  const pauseMs = 3 * Number.parseFloat(timeout) * (timeout.endsWith('ms') ? 1 : 1000);
+  const receiver = await pausedReceiver(pauseMs);
+  const sandbox = createSandbox({ seed: 25, webhookTimeout: timeout });
+  const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+  try {
+    await sandbox.fetch('/v1/webhooks', { method: 'POST', headers, body: JSON.stringify({ url: receiver.url, events: ['call.started'] }) });
+    for (let i = 0; i < 25; i++) {
+      const body = JSON.stringify({ to: `+141555508${String(i).padStart(2, '0')}`, from: '+14155550100' });
+      await sandbox.fetch('/v1/calls', { method: 'POST', headers, body });
+    }
+    const started = performance.now();
+    await sandbox.advance('25h');
+    const seconds = (performance.now() - started) / 1000;
+    const dead = sandbox.webhooks.deadLetters().length;
+    return [
+      `25 calls, call.started subscribed to a loopback receiver paused ${pauseMs / 1000} s of real time, then answering, webhookTimeout ${timeout}`,
+      `advance('25h'): ${seconds.toFixed(1)} s of real time; ${dead} of 25 deliveries dead-lettered  (target 0: ${dead === 0 ? 'met' : 'MISSED'})`,
+    ];
+  } finally {
+    sandbox.close();
+    await receiver.close();
+  }
+}
+
 /** @param {{ calls?: number, timeout?: string }} [options] */
 export async function hangingReceiver20({ calls = 20, timeout = '10s' } = {}) {
   // The built library, loaded here: a test that takes silentReceiver from this file loads no dist/.
@@ -73,6 +142,7 @@ export async function hangingReceiver20({ calls = 20, timeout = '10s' } = {}) {
       `${calls} calls, every event subscribed to a loopback receiver that never answers, webhookTimeout ${timeout}, in process`,
       `advance('25h'): ${seconds.toFixed(1)} s of real time  (target ≤ ${TARGET_S} s: ${verdict}); ` +
         `${deliveries.length} deliveries dead-lettered after ${attempts} attempts each; at most ${receiver.mostOpen()} attempts in flight at once`,
+      ...(await pausedReceiver25({ timeout })),
     ];
   } finally {
     sandbox.close();
