@@ -70,11 +70,10 @@ export type {
   TranscriptSegment,
   TranscriptStatus,
   WebhookSubscription,
-  SandboxEvent,
-  EventType,
-  EventData,
 } from './state/resources.js';
-export { EVENT_TYPES } from './state/resources.js';
+// The events, each defined once (src/state/events.ts)
+export type { SandboxEvent, EventType, EventData } from './state/events.js';
+export { EVENT_TYPES } from './state/events.js';
 export type { NumberKind } from './sim/inventory.js';
 export type { RecordingTiming } from './state/recordings.js';
 export type { ConversationLine } from './sim/conversations.js';

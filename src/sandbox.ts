@@ -5,7 +5,7 @@ import type { ScenarioResult } from './scenarios/result.js';
 import type { Scenario } from './scenarios/schema.js';
 import { runScenario, type ScenarioRunOptions } from './scenarios/run.js';
 import { trigger, type TriggerOptions, type TriggerOverrides } from './scenarios/triggers.js';
-import type { EventType, SandboxEvent } from './state/resources.js';
+import type { EventType, SandboxEvent } from './state/events.js';
 import { type CheckReceiverOptions, type MakeEvents, type ReceiverCheck, runReceiverCheck } from './webhooks/check-receiver.js';
 
 export type { InternalError, SandboxInternals } from './root/parts.js';

@@ -6,7 +6,7 @@ import { type Duration, parseDuration } from '../core/duration.js';
 import { SandboxError, type SandboxErrorCode } from '../core/errors.js';
 import { isLinkLocalOrMetadata } from '../core/hosts.js';
 import { show } from '../core/schema.js';
-import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/resources.js';
+import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/events.js';
 import { deliveryHeaders, webhookBody } from './request.js';
 import { sign } from './signature.js';
 

@@ -12,7 +12,7 @@ import { iso, isoOrNull } from '../core/time.js';
 import { WALL, type WallClock } from '../core/wall-clock.js';
 import type { Chaos } from '../state/chaos.js';
 import type { BusEvents } from '../state/event-bus.js';
-import type { SandboxEvent } from '../state/resources.js';
+import type { SandboxEvent } from '../state/events.js';
 import type { SubscriptionEvents, SubscriptionRecord, Subscriptions } from '../state/subscriptions.js';
 import { attemptOffset } from './retry-schedule.js';
 import { deliveryHeaders, webhookBody } from './request.js';

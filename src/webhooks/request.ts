@@ -1,4 +1,4 @@
-import type { SandboxEvent } from '../state/resources.js';
+import type { SandboxEvent } from '../state/events.js';
 
 /**
  * What a webhook request carries besides its URL (docs/webhooks.md, "The request"): the body's
