@@ -301,7 +301,7 @@ export function renderDelivery(d, open) {
  */
 export function renderDeadLetters(cards, canReplay, onReplay) {
   if (cards.length === 0)
-    return empty(`No dead letters. A delivery lands here when its ${MAX_ATTEMPTS}th attempt fails, 17 h 3 m 30 s after the first.`);
+    return empty(`No dead letters. A delivery lands here when its ${MAX_ATTEMPTS}th attempt fails, 24 h after the first.`);
   return h(
     'ul',
     { class: 'dead-letters' },

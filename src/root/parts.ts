@@ -197,7 +197,18 @@ export function makeParts(options: SandboxOptions): Parts {
   // webhooks (out): delivery.
   const receivers = add(new SimulatedReceivers());
   const deliveries = add(
-    new Deliveries({ clock, random, subscriptions, events, timeoutMs: o.webhookTimeoutMs, onError, chaos, receivers, tape: recorder }),
+    new Deliveries({
+      clock,
+      random,
+      subscriptions,
+      events,
+      timeoutMs: o.webhookTimeoutMs,
+      onError,
+      chaos,
+      receivers,
+      tape: recorder,
+      wall: o.wall,
+    }),
   );
 
   // What changed in each step, for readers that mirror the state (the server's console stream).

@@ -184,9 +184,9 @@ def test_dead_letters_deliveries_attempts_and_replay(svc_sandbox: Session, clien
         svc_sandbox.advance("25h")
 
         [dead] = svc_sandbox.dead_letters()
-        assert (dead["eventType"], dead["state"], len(dead["attempts"])) == ("call.completed", "dead", 12)
+        assert (dead["eventType"], dead["state"], len(dead["attempts"])) == ("call.completed", "dead", 13)
         assert [d["id"] for d in svc_sandbox.deliveries()] == [dead["id"]]
-        assert len(svc_sandbox.attempts()) == 12
+        assert len(svc_sandbox.attempts()) == 13
 
         [again] = svc_sandbox.replay(dead["id"])
         assert (again["attempt"], again["replay"], again["ok"]) == (1, 1, False)
