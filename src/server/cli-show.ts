@@ -57,14 +57,15 @@ export async function showCommand(args: string[]): Promise<number> {
   const port = values.port === undefined ? 0 : /^\d+$/.test(values.port) && Number(values.port) <= 65535 ? Number(values.port) : null;
   if (port === null) return usage(`--port must be an integer from 0 to 65535, got '${values.port}'.`);
 
-  let snapshot: SandboxSnapshot;
   let show: ShowServer;
   try {
-    snapshot = readSnapshotFile(file);
-  } catch (error) {
-    return badFile(file, error);
-  }
-  try {
+    // The parsed snapshot is dropped once replayed: only the shown session stays in memory.
+    let snapshot: SandboxSnapshot | undefined;
+    try {
+      snapshot = readSnapshotFile(file);
+    } catch (error) {
+      return badFile(file, error);
+    }
     show = await startShow({ file, snapshot, port });
   } catch (error) {
     if (error instanceof SandboxError && error.param === 'port') {

@@ -53,7 +53,7 @@ describe('svc-sandbox show with a file that is no snapshot', () => {
     execFileSync('mkfifo', [fifo]);
     const huge = join(dir, 'huge.json');
     const fd = openSync(huge, 'w');
-    ftruncateSync(fd, 33 * 1024 * 1024);
+    ftruncateSync(fd, 17 * 1024 * 1024);
     closeSync(fd);
     const folder = join(dir, 'folder.json');
     mkdirSync(folder);
@@ -63,7 +63,7 @@ describe('svc-sandbox show with a file that is no snapshot', () => {
       ['a directory', folder, /it is a directory, not a regular file/],
       ['a FIFO', fifo, /it is a FIFO \(named pipe\), not a regular file/],
       ['a device', '/dev/zero', /it is a character device, not a regular file/],
-      ['huge', huge, /it is 33\.0 MiB, larger than the 32 MiB a snapshot may be here/],
+      ['huge', huge, /it is 17\.0 MiB, larger than the 16 MiB a snapshot may be here/],
       ['not UTF-8', write('binary.json', Buffer.from([0xde, 0xad, 0xbe, 0xef])), /it is not UTF-8 text/],
       ['not JSON', write('broken.json', '{"format":'), /it is not JSON \(/],
       ['deep', write('deep.json', `${'['.repeat(100_000)}${']'.repeat(100_000)}`), /its JSON nests deeper than 64 levels at snapshot\[0\]/],

@@ -63,7 +63,7 @@ describe('reading a snapshot file', () => {
     ftruncateSync(fd, MAX_SNAPSHOT_FILE_BYTES + 1024 * 1024); // sparse: nothing is written
     closeSync(fd);
     expect(refusal(huge).message).toMatch(
-      /^it is 33\.0 MiB, larger than the 32 MiB a snapshot may be here; .* svc-sandbox serve --import FILE instead\.$/,
+      /^it is 17\.0 MiB, larger than the 16 MiB a snapshot may be here; .* svc-sandbox serve --import FILE instead\.$/,
     );
   });
 
