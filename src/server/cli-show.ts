@@ -1,4 +1,5 @@
 import { SandboxError } from '../core/errors.js';
+import { WALL } from '../core/wall-clock.js';
 import type { SandboxSnapshot } from '../scripting/snapshots.js';
 import { parseCommand } from './cli-args.js';
 import { type ShowServer, startShow } from './show.js';
@@ -7,7 +8,8 @@ import { readSnapshotFile } from './snapshot-file.js';
 /**
  * `svc-sandbox show FILE [--port N]`: the console over a snapshot file, with a time control
  * (docs/debugging.md). Prints `svc-sandbox showing FILE on http://127.0.0.1:PORT/__sandbox/console`
- * as its first line on stdout, serves until SIGINT or SIGTERM, then exits 0. A file that is no
+ * as its first line on stdout, serves until SIGINT or SIGTERM, or until the process that started
+ * it is gone (npx passes no SIGTERM on to it), then exits 0. A file that is no
  * snapshot (not a regular file, too large, not JSON, refused by the snapshot's checks, or one
  * whose replay fails) exits 2, naming the file and what is wrong with it; a bad argument exits 2
  * with the usage line; a busy port exits 1.
@@ -25,7 +27,7 @@ was at any instant from its start to the instant the snapshot was taken, and
 [ and ] (or Alt+Left and Alt+Right) step from event to event.
 The first line on stdout is
 'svc-sandbox showing FILE on http://127.0.0.1:PORT/__sandbox/console';
-it serves until SIGINT or SIGTERM.
+it serves until SIGINT or SIGTERM, or until the process that started it ends.
 
 Options:
   -p, --port <n>  TCP port on 127.0.0.1 (default 0: a free one)
@@ -44,6 +46,8 @@ function usage(message: string): number {
 
 /** `svc-sandbox show FILE [--port N]`. */
 export async function showCommand(args: string[]): Promise<number> {
+  // Taken first: the starter may end the moment the ready line is out, before show watches it.
+  const parent = process.ppid;
   const parsed = parseCommand(args, OPTIONS, usage);
   if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
@@ -78,16 +82,41 @@ export async function showCommand(args: string[]): Promise<number> {
   }
   console.log(`svc-sandbox showing ${file} on ${show.consoleUrl}`);
   await new Promise<void>((resolve) => {
+    let stopWatching = () => {};
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      stopWatching();
       resolve();
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    stopWatching = whenOrphaned(parent, stop);
   });
   await show.close();
   return 0;
+}
+
+/** How often show looks whether the process that started it is still there. */
+const PARENT_CHECK_MS = 500;
+
+/**
+ * Calls `stop` once the process that started show is gone: `npx svc-sandbox show` runs it under
+ * `sh -c`, and a SIGTERM to npx ends npx and the shell without passing it on, which would leave
+ * show serving, orphaned. Whoever starts show, ending that starter ends show (within half a
+ * second). `parent` is the starter's pid, taken as show started. Answers the function that stops
+ * watching.
+ */
+function whenOrphaned(parent: number, stop: () => void): () => void {
+  let cancel = () => {};
+  const check = () => {
+    if (process.ppid !== parent) return stop();
+    const timer = WALL.setTimeout(check, PARENT_CHECK_MS);
+    (timer as { unref?: () => void } | null)?.unref?.();
+    cancel = () => WALL.clearTimeout(timer);
+  };
+  check();
+  return () => cancel();
 }
 
 /** Exit 2, naming the file and what is wrong with it. */

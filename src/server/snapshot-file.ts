@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { SandboxError } from '../core/errors.js';
 import { MAX_JSON_DEPTH, tooDeepAt } from '../core/json-depth.js';
 import { parseSnapshot, type SandboxSnapshot } from '../scripting/snapshots.js';
@@ -100,6 +100,26 @@ function checkShape(value: unknown): void {
 
 function refusal(message: string, param = 'file'): SandboxError {
   return new SandboxError(message, { code: 'invalid_parameter', param });
+}
+
+/** `text` as one word of a POSIX shell: as it is when it needs no quoting, else in single quotes. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The command that opens a snapshot file, as a failed test prints it, runnable as printed in the
+ * user's shell: `npx svc-sandbox show FILE` (a bare `svc-sandbox` is on no PATH outside npm's
+ * scripts), or, when `SVC_SANDBOX_BIN` names the executable in use, that executable by its full
+ * path. Each word quoted for a POSIX shell where it needs it.
+ *
+ * @example
+ * showCommandLine('snapshots/a test.json'); // "npx svc-sandbox show 'snapshots/a test.json'"
+ * showCommandLine('s.json', '/opt/svc-sandbox'); // '/opt/svc-sandbox show s.json'
+ */
+export function showCommandLine(file: string, bin = process.env.SVC_SANDBOX_BIN): string {
+  const command = bin ? shellWord(resolve(bin)) : 'npx svc-sandbox';
+  return `${command} show ${shellWord(file)}`;
 }
 
 /** Names this process has written a snapshot to: two tests with the same name get two files. */

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type SandboxSnapshot } from '../../src/index.js';
-import { ensureBuilt, runCli } from './built-cli.js';
+import { showCommandLine } from '../../src/server/snapshot-file.js';
+import { CLI, ensureBuilt, runCli } from './built-cli.js';
 
 /**
  * `svc-sandbox show FILE [--port N]` run as a user runs it: the built bin in a child process
@@ -145,6 +146,30 @@ describe('svc-sandbox show with a snapshot', () => {
     expect(await show.exit).toEqual({ code: 0, signal: null });
     expect(show.stderr).toBe('');
   });
+
+  it('runs as a failed test prints it, and stops when the process that started it ends without passing SIGTERM on (npx)', async () => {
+    // The line a failed test prints when SVC_SANDBOX_BIN names the executable in use, run by a
+    // shell that, like npx's `sh -c`, dies on SIGTERM and passes nothing on to its child.
+    const line = showCommandLine(write('printed file.json', JSON.stringify(snapshot)), CLI);
+    expect(line).toBe(`${CLI} show '${join(dir, 'printed file.json')}'`);
+    const shell = spawn('sh', ['-c', `${line}; :`], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const ended = new Promise<void>((resolve) => shell.stdout.on('end', () => resolve()));
+    await new Promise<void>((resolve, reject) => {
+      shell.stdout.on('data', (chunk: Buffer) => {
+        out += chunk;
+        if (out.includes('\n')) resolve();
+      });
+      shell.once('exit', () => reject(new Error(`the shell ended before show was ready: ${out}`)));
+    });
+    expect(out).toMatch(/^svc-sandbox showing .*printed file\.json on http:\/\/127\.0\.0\.1:\d+\/__sandbox\/console\n$/);
+    const shellEnded = new Promise((resolve) => shell.once('exit', (code, signal) => resolve(signal ?? code)));
+    shell.kill('SIGTERM');
+    expect(await shellEnded).toBe('SIGTERM');
+    // Its stdout closes once every process holding it has ended: show included.
+    const bound = new Promise<string>((resolve) => setTimeout(() => resolve('still serving after 10 s'), 10_000).unref());
+    expect(await Promise.race([ended.then(() => 'ended'), bound])).toBe('ended');
+  }, 60_000);
 
   it('a busy port is a one-line error and exit code 1', async () => {
     const taken = createServer();
