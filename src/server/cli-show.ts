@@ -4,6 +4,7 @@ import type { SandboxSnapshot } from '../scripting/snapshots.js';
 import { parseCommand } from './cli-args.js';
 import { type ShowServer, startShow } from './show.js';
 import { readSnapshotFile } from './snapshot-file.js';
+import { terminalText } from './terminal-text.js';
 
 /**
  * `svc-sandbox show FILE [--port N]`: the console over a snapshot file, with a time control
@@ -40,7 +41,7 @@ const OPTIONS = {
 } as const;
 
 function usage(message: string): number {
-  console.error(`svc-sandbox: ${message}\nUsage: ${SHOW_USAGE}`);
+  console.error(`svc-sandbox: ${terminalText(message)}\nUsage: ${SHOW_USAGE}`);
   return 2;
 }
 
@@ -73,14 +74,14 @@ export async function showCommand(args: string[]): Promise<number> {
     show = await startShow({ file, snapshot, port });
   } catch (error) {
     if (error instanceof SandboxError && error.param === 'port') {
-      console.error(`svc-sandbox: ${error.message}`);
+      console.error(`svc-sandbox: ${terminalText(error.message)}`);
       return 1;
     }
     // A file the checks let through, yet whose replay fails, is still the file's fault.
     const options = error instanceof SandboxError && error.param?.startsWith('snapshot.options');
     return badFile(file, error, options ? 'its options are refused: ' : 'it could not be replayed: ');
   }
-  console.log(`svc-sandbox showing ${file} on ${show.consoleUrl}`);
+  console.log(`svc-sandbox showing ${terminalText(file)} on ${show.consoleUrl}`);
   await new Promise<void>((resolve) => {
     let stopWatching = () => {};
     const stop = () => {
@@ -125,6 +126,6 @@ function badFile(file: string, error: unknown, prefix = ''): number {
   // The snapshot's own checks name a field (`snapshot.version`); say it is this file's.
   const field =
     error instanceof SandboxError && error.param?.startsWith('snapshot') && !message.includes(error.param) ? ` (${error.param})` : '';
-  console.error(`svc-sandbox: show ${file}: ${prefix}${message}${field}`);
+  console.error(terminalText(`svc-sandbox: show ${file}: ${prefix}${message}${field}`));
   return 2;
 }
