@@ -105,9 +105,12 @@ describe('svc-sandbox show with a file that is no snapshot', () => {
   }, 120_000);
 
   it('prints no terminal escape a file holds: its version and its name escaped, for show and serve --import', async () => {
-    const escape = '\u001b]0;owned\u0007\u001b[2J\u009b31m';
-    const file = write(`evil${'\u001b'}[31m.json`, JSON.stringify({ ...snapshot, version: `9.9.9${escape}` }));
-    for (const args of [['show', file], ['serve', '--import', file, '--port', '0']]) {
+    const hostile = '\u001b]0;owned\u0007\u001b[2J\u009b31m';
+    const file = write(`evil${'\u001b'}[31m.json`, JSON.stringify({ ...snapshot, version: `9.9.9${hostile}` }));
+    for (const args of [
+      ['show', file],
+      ['serve', '--import', file, '--port', '0'],
+    ]) {
       const r = run(args);
       expect((await r.exit).code, args[0]).toBe(2);
       expect(r.stderr, args[0]).toContain('this snapshot was taken by svc-sandbox 9.9.9\\u001b]0;owned\\u0007\\u001b[2J\\u009b31m');
