@@ -15,6 +15,7 @@ import { serverSoak } from './server-soak.mjs';
 import { longWork } from './long-work.mjs';
 import { hangingReceiver20 } from './hanging-receiver.mjs';
 import { showBench } from './show.mjs';
+import { showLimits } from './show-limits.mjs';
 import { binaryBench } from './binary.mjs';
 
 const quick = process.argv.includes('--quick');
@@ -50,6 +51,7 @@ await section('Server soak', () => serverSoak({ seconds: quick ? 20 : 60 }));
 await section('Long work', () => longWork({ steps: quick ? 2_000 : 6_500 }));
 await section('Hanging receiver', () => hangingReceiver20({ timeout: quick ? '1s' : '10s' }));
 await section('Show', () => showBench({ quick }));
+await section('Show limits', () => showLimits({ quick }));
 await section('Single executable', () => binaryBench({ quick }));
 
 const report = [

@@ -111,6 +111,12 @@ export function start(doc) {
   };
 
   const state = {
+    /**
+     * A snapshot's counts at the instant shown (show mode): the show server sends each list's
+     * newest items only, so the page counts from these, and says when a list holds only the newest.
+     * @type {Record<string, number> | null}
+     */
+    totals: null,
     session: sessionFromUrl(),
     now: /** @type {string | null} */ (null),
     model: emptyModel(),
@@ -405,6 +411,7 @@ export function start(doc) {
     if (state.journal) load(state.model, 'request', requestsBy(state.journal, Date.parse(body.now)));
     clearLog();
     state.model.events = body.events.count;
+    state.totals = body.counts ?? null;
     state.pending = body.events.newest;
     setNow(body.now);
     render();
@@ -615,15 +622,17 @@ export function start(doc) {
 
   function drawNav() {
     const c = counts(state.model);
+    /** What the page holds, or the snapshot's count at the instant when the page holds only the newest. */
+    const total = (/** @type {string} */ kind, /** @type {number} */ held) => Math.max(held, state.totals?.[kind] ?? 0);
     const text = {
-      calls: c.calls,
-      messages: state.model.items.message.size,
-      numbers: state.model.items.number.size,
-      recordings: state.model.items.recording.size,
-      webhooks: c.dead ? `${c.dead} dead` : c.deliveries,
+      calls: total('call', c.calls),
+      messages: total('message', state.model.items.message.size),
+      numbers: total('number', state.model.items.number.size),
+      recordings: total('recording', state.model.items.recording.size),
+      webhooks: c.dead ? `${c.dead} dead` : total('delivery', c.deliveries),
       requests: c.requests,
       events: c.events,
-      keys: state.model.items.key.size,
+      keys: total('key', state.model.items.key.size),
     };
     for (const [view, n] of Object.entries(text)) {
       const badge = /** @type {HTMLElement} */ (doc.querySelector(`[data-count="${view}"]`));
@@ -671,7 +680,15 @@ export function start(doc) {
     let shown = mine.slice(0, MAX_CALLS);
     const target = state.route.id && mine.find((c) => c.id === state.route.id);
     if (target && !shown.includes(target)) shown = [target, ...shown];
-    el.callsCount.textContent = mine.length ? (state.account ? `${mine.length} of ${all.length}` : String(all.length)) : '';
+    const held = state.totals?.call ?? 0;
+    el.callsCount.textContent =
+      held > all.length
+        ? `the newest ${all.length} of ${held} (svc-sandbox show sends each list's newest)`
+        : mine.length
+          ? state.account
+            ? `${mine.length} of ${all.length}`
+            : String(all.length)
+          : '';
     if (state.gone) {
       el.calls.replaceChildren(h('p', { class: 'empty' }, 'No session, no calls: pick a session above.'));
       return;

@@ -40,7 +40,7 @@ export { timelineSvg } from './scenarios/timeline-svg.js';
 export type { TriggerOptions, TriggerOverrides } from './scenarios/triggers.js';
 export type { ReceiverAnswer } from './webhooks/receivers.js';
 export type { SandboxSnapshot, SnapshotInput, SnapshotAttempt } from './scripting/snapshots.js';
-export { writeSnapshotFile } from './server/snapshot-file.js';
+export { showCommandLine, writeSnapshotFile } from './server/snapshot-file.js';
 
 // Scripting the simulated network
 export type { CallBehavior, CallOutcome, Answerer, MessageBehavior, MessageOutcome, Disposition, AnsweredBy } from './sim/carrier.js';

@@ -13,7 +13,7 @@
  * });
  */
 import { expect, test as base, type TestContext } from 'vitest';
-import { createSandbox, type Sandbox, type SandboxOptions, writeSnapshotFile } from './index.js';
+import { createSandbox, type Sandbox, type SandboxOptions, showCommandLine, writeSnapshotFile } from './index.js';
 import { type SandboxMatchers, toHaveEmitted, toHaveReceived } from './matchers.js';
 
 export interface SandboxFixtures {
@@ -50,8 +50,9 @@ export const it = test;
 
 /**
  * With `SVC_SANDBOX_SNAPSHOTS=DIR`, a failed test's sandbox is written to `DIR/<test name>.json`
- * and its failure ends with the command that opens it, `svc-sandbox show DIR/<file>.json`
- * (docs/debugging.md). The line goes into the failure's message, where every reporter shows it
+ * and its failure ends with the command that opens it, runnable as printed in the user's shell:
+ * `npx svc-sandbox show DIR/<file>.json`, or the executable `SVC_SANDBOX_BIN` names by its full
+ * path (docs/debugging.md). The line goes into the failure's message, where every reporter shows it
  * (vitest takes no annotation once a test has failed), and the path into `task.meta.svcSandboxSnapshot`.
  */
 function keepWhenFailed(sandbox: Sandbox, onTestFailed: TestContext['onTestFailed']): void {
@@ -64,7 +65,7 @@ function keepWhenFailed(sandbox: Sandbox, onTestFailed: TestContext['onTestFaile
       const name = (task as { fullName?: string }).fullName ?? `${task.file.name} > ${task.name}`;
       const path = writeSnapshotFile(dir, name, sandbox.snapshot());
       (task.meta as Record<string, unknown>).svcSandboxSnapshot = path;
-      line = `svc-sandbox show ${/^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`}`;
+      line = showCommandLine(path);
     } catch (error) {
       line = `svc-sandbox: no snapshot of this test's sandbox was kept in ${dir}: ${(error as Error).message}`;
     }

@@ -10,6 +10,7 @@ import { nearest } from '../core/suggest.js';
 import type { startServer, SandboxServer } from './server.js';
 import { DEFAULT_KILL_AFTER_MS, exec, serve } from './cli-run.js';
 import { checkWritable, FileRefused, readJsonFile } from './files.js';
+import { terminalText } from './terminal-text.js';
 
 /**
  * `svc-sandbox`: the standalone server from a shell (docs/server.md).
@@ -324,7 +325,7 @@ async function main(argv: string[]): Promise<number> {
         .replace(/`(\w+)`|^\w+(?= must|:)/, (word, quoted?: string) => FLAGS[quoted ?? word] ?? word);
       throw new Usage(message, command);
     }
-    console.error(`svc-sandbox: ${(error as Error).message}`);
+    console.error(`svc-sandbox: ${terminalText((error as Error).message)}`);
     return 1;
   }
   try {
@@ -370,7 +371,7 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     if (error instanceof Usage) {
-      console.error(`svc-sandbox: ${error.message}\nUsage: ${USAGE[error.command]}`);
+      console.error(`svc-sandbox: ${terminalText(error.message)}\nUsage: ${USAGE[error.command]}`);
       process.exitCode = 2;
       return;
     }

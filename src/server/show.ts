@@ -8,7 +8,7 @@ import { consoleAsset } from './console.js';
 import { checkControl, checkHost, hostPolicy, ownOrigin } from './guard.js';
 import type { Sandbox, SandboxInternals } from '../sandbox.js';
 import { pageParameters, slicePage } from './control/pages.js';
-import { recordHistory, type SessionHistory } from './history.js';
+import { DEFAULT_WINDOW, MAX_WINDOW, recordHistory, type SessionHistory } from './history.js';
 import { json, send } from './http.js';
 
 /**
@@ -64,13 +64,14 @@ const READ_ONLY = 'GET, HEAD';
  */
 export async function startShow(options: ShowOptions): Promise<ShowServer> {
   const { history, sandbox, internals } = recordHistory(options.snapshot);
-  const meta = JSON.stringify({
-    file: options.file,
-    seed: sandbox.seed,
-    start: iso(history.start),
-    end: iso(history.end),
-    events: history.events.map((e) => ({ at: iso(e.at), id: e.id, type: e.type, subject: e.subject, call: e.call })),
-  });
+  // The parsed snapshot is not kept: the sandbox and the index hold all that is shown.
+  const { file, port: askedPort } = options;
+  // The marks of every event are the larger part: written once, on first ask.
+  let meta: string | undefined;
+  const metaJson = () => {
+    meta ??= `{"file":${JSON.stringify(file)},"seed":${JSON.stringify(sandbox.seed)},"start":"${iso(history.start)}","end":"${iso(history.end)}","events":${history.marksJson()}}`;
+    return meta;
+  };
   const policy = hostPolicy(undefined, (message) => new Error(message));
   let isOwnOrigin: (origin: string) => boolean = () => false;
 
@@ -81,25 +82,30 @@ export async function startShow(options: ShowOptions): Promise<ShowServer> {
         405,
         errorEnvelope(
           'method_not_allowed',
-          `svc-sandbox show serves ${options.file} read-only: nothing here changes the session. To go on from it, start a ` +
-            `server with svc-sandbox serve --import ${options.file}.`,
+          `svc-sandbox show serves ${file} read-only: nothing here changes the session. To go on from it, start a ` +
+            `server with svc-sandbox serve --import ${file}.`,
         ),
         { allow: READ_ONLY },
       );
     }
-    if (url.pathname !== CONTROL && !url.pathname.startsWith(`${CONTROL}/`)) return notServed(url.pathname, options.file);
+    if (url.pathname !== CONTROL && !url.pathname.startsWith(`${CONTROL}/`)) return notServed(url.pathname, file);
     const path = url.pathname.slice(CONTROL.length);
     const refused = checkControl(request.headers, method, false, isOwnOrigin);
     if (refused) return json(refused.status, errorEnvelope(refused.code, refused.message, refused.param));
     const asset = consoleAsset(path, method);
     if (asset) return asset.headers.get('content-type')?.startsWith('text/html') ? markShow(asset) : asset;
     if (path === '/health') return json(200, { status: 'ok' });
-    if (path === '/show') return new Response(meta, { headers: JSON_TYPE });
+    if (path === '/show') return new Response(metaJson(), { headers: JSON_TYPE });
     if (path === '/show/state') return stateAnswer(history, url.searchParams);
     if (/^\/sessions\/[^/]+\/requests$/.test(path)) return requestsAnswer(sandbox, url.searchParams);
     const audio = /^\/sessions\/[^/]+\/console\/recordings\/([^/]+)\/audio$/.exec(path);
-    if (audio) return audioAnswer(internals.view().audio(decodeURIComponent(audio[1]!)), audio[1]!);
-    return notServed(url.pathname, options.file);
+    const recording = audio?.[1];
+    if (recording !== undefined) {
+      const id = decoded(recording);
+      // A malformed percent-encoding names no recording: a 404, as the live server answers it.
+      return audioAnswer(id === undefined ? undefined : internals.view().audio(id), recording);
+    }
+    return notServed(url.pathname, file);
   };
 
   const server = createServer((req, res) => {
@@ -112,7 +118,8 @@ export async function startShow(options: ShowOptions): Promise<ShowServer> {
     if (refusedHost) response = json(refusedHost.status, errorEnvelope(refusedHost.code, refusedHost.message, refusedHost.param));
     else {
       const headers = new Headers();
-      for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+      const raw = req.rawHeaders;
+      for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] ?? '', raw[i + 1] ?? '');
       const path = req.url ?? '/';
       try {
         const url = new URL(path.startsWith('/') ? path : `/${path}`, `http://${HOST}`);
@@ -134,14 +141,14 @@ export async function startShow(options: ShowOptions): Promise<ShowServer> {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
         error.code === 'EADDRINUSE'
-          ? new SandboxError(`Port ${options.port} on ${HOST} is already in use: pass another port (--port 0 picks a free one).`, {
+          ? new SandboxError(`Port ${askedPort} on ${HOST} is already in use: pass another port (--port 0 picks a free one).`, {
               code: 'conflict',
               param: 'port',
             })
           : error,
       ),
     );
-    server.listen(options.port ?? 0, HOST, () => resolve());
+    server.listen(askedPort ?? 0, HOST, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   isOwnOrigin = ownOrigin(port, new Set([HOST]), policy);
@@ -158,6 +165,15 @@ export async function startShow(options: ShowOptions): Promise<ShowServer> {
   };
 }
 
+/** `text` percent-decoded, or undefined when its encoding is malformed (`%ff`). */
+function decoded(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
 const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -167,25 +183,40 @@ async function markShow(page: Response): Promise<Response> {
   return new Response(html, { status: page.status, headers: page.headers });
 }
 
-/** `GET /__sandbox/show/state?at=ISO[&from=ISO]`. */
+/**
+ * `GET /__sandbox/show/state?at=ISO[&from=ISO][&limit=N]`: each list windowed to its newest
+ * `limit` items (default {@link DEFAULT_WINDOW}, at most {@link MAX_WINDOW}), `counts` saying
+ * how many there were, so an answer stays a few MB whatever the session.
+ */
 function stateAnswer(history: SessionHistory, query: URLSearchParams): Response {
   for (const name of query.keys()) {
-    if (name !== 'at' && name !== 'from')
-      return badQuery(`Unknown parameter \`${name}\`: /__sandbox/show/state takes \`at\` and \`from\` (ISO 8601 instants).`, name);
+    if (name !== 'at' && name !== 'from' && name !== 'limit')
+      return badQuery(
+        `Unknown parameter \`${name.slice(0, 40)}\`: /__sandbox/show/state takes \`at\` and \`from\` (ISO 8601 instants) and \`limit\` (1 to ${MAX_WINDOW}).`,
+        name.slice(0, 40),
+      );
   }
+  const limits = query.getAll('limit');
+  const limit = limits.length === 0 ? DEFAULT_WINDOW : /^\d{1,5}$/.test(limits[0] ?? '') ? Number(limits[0]) : 0;
+  if (limits.length > 1) return badQuery(`\`limit\` is given ${limits.length} times; give it once.`, 'limit');
+  if (limit < 1 || limit > MAX_WINDOW)
+    return badQuery(
+      `\`limit\` must be an integer from 1 to ${MAX_WINDOW} (the newest items of each list to send); got ${JSON.stringify(String(limits[0]).slice(0, 20))}.`,
+      'limit',
+    );
   const at = instantParam(history, query, 'at');
   if (typeof at !== 'number') return at;
-  if (!query.has('from')) return new Response(history.stateAt(at), { headers: JSON_TYPE });
+  if (!query.has('from')) return new Response(history.stateAt(at, limit), { headers: JSON_TYPE });
   const from = instantParam(history, query, 'from');
   if (typeof from !== 'number') return from;
-  return new Response(history.changesBetween(from, at) ?? history.stateAt(at), { headers: JSON_TYPE });
+  return new Response(history.changesBetween(from, at) ?? history.stateAt(at, limit), { headers: JSON_TYPE });
 }
 
 /** An instant of the session (default its end), or the 400 that says what one is. */
 function instantParam(history: SessionHistory, query: URLSearchParams, name: 'at' | 'from'): number | Response {
   const values = query.getAll(name);
   if (values.length === 0) return history.end;
-  const text = values[0]!;
+  const text = values[0] ?? '';
   const ms = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/.test(text) ? Date.parse(text) : Number.NaN;
   const range = `from ${iso(history.start)} (the session's start) to ${iso(history.end)} (when the snapshot was taken)`;
   if (values.length > 1) return badQuery(`\`${name}\` is given ${values.length} times; give it once.`, name);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { SandboxError } from '../core/errors.js';
 import { MAX_JSON_DEPTH, tooDeepAt } from '../core/json-depth.js';
 import { parseSnapshot, type SandboxSnapshot } from '../scripting/snapshots.js';
@@ -13,11 +13,14 @@ import { FileRefused, readRegularFile, writeRegularFile } from './files.js';
  */
 
 /**
- * The largest snapshot file `svc-sandbox show` reads: some 150,000 requests (about 200 bytes
- * each), far past any test's session, and small enough that parsing and replaying it stays
- * within a few hundred MiB and tens of seconds (docs/debugging.md, "Bad files").
+ * The largest snapshot file `svc-sandbox show` reads: some 75,000 calls (about 220 bytes of
+ * input each), far past any test's session. Show replays the file into a sandbox and an index
+ * of every version, which costs a live heap of some 55 times the file's size and two to three
+ * seconds of CPU per MiB (bench/show-limits.mjs); past this size the replay would outgrow a laptop's memory, so the
+ * file is refused up front (exit 2) rather than run out of it halfway (docs/debugging.md,
+ * "Bad files"). `svc-sandbox serve --import` replays without the index and reads up to 64 MiB.
  */
-export const MAX_SNAPSHOT_FILE_BYTES = 32 * 1024 * 1024;
+export const MAX_SNAPSHOT_FILE_BYTES = 16 * 1024 * 1024;
 /** No snapshot nests deeper (a scripting call's arguments are a few levels at most): the one limit of JSON nesting. */
 export const MAX_SNAPSHOT_DEPTH = MAX_JSON_DEPTH;
 
@@ -53,7 +56,7 @@ function readBounded(file: string): string {
     if (!(error instanceof FileRefused)) throw error;
     if (error.reason === 'missing')
       throw refusal('there is no such file; give the path of a snapshot (a failed test prints it: svc-sandbox show DIR/<test>.json).');
-    if (error.reason === 'size') throw tooBig(error.bytes!);
+    if (error.reason === 'size') throw tooBig(error.bytes ?? MAX_SNAPSHOT_FILE_BYTES + 1);
     throw refusal(`it ${error.message}; give the .json file a snapshot was written to.`);
   }
   try {
@@ -65,8 +68,8 @@ function readBounded(file: string): string {
 
 function tooBig(bytes: number): SandboxError {
   return refusal(
-    `it is ${(bytes / MIB).toFixed(1)} MiB, larger than the ${MAX_SNAPSHOT_FILE_BYTES / MIB} MiB a snapshot may be here; a test's ` +
-      `snapshot is a few KiB. Start a server from it with svc-sandbox serve --import FILE instead.`,
+    `it is ${(bytes / MIB).toFixed(1)} MiB, larger than the ${MAX_SNAPSHOT_FILE_BYTES / MIB} MiB a snapshot may be here (show keeps every ` +
+      `version of the session in memory; a test's snapshot is a few KiB). Start a server from it with svc-sandbox serve --import FILE instead.`,
   );
 }
 
@@ -80,7 +83,9 @@ function checkShape(value: unknown): void {
   if (deep !== null) throw refusal(`its JSON nests deeper than ${MAX_SNAPSHOT_DEPTH} levels at ${deep}; no snapshot does.`, deep);
   const stack: Array<[unknown, string]> = [[value, 'snapshot']];
   while (stack.length > 0) {
-    const [node, path] = stack.pop()!;
+    const top = stack.pop();
+    if (!top) break;
+    const [node, path] = top;
     if (node === null || typeof node !== 'object') continue;
     if (Array.isArray(node)) {
       for (let i = 0; i < node.length; i++) stack.push([node[i], `${path}[${i}]`]);
@@ -95,6 +100,26 @@ function checkShape(value: unknown): void {
 
 function refusal(message: string, param = 'file'): SandboxError {
   return new SandboxError(message, { code: 'invalid_parameter', param });
+}
+
+/** `text` as one word of a POSIX shell: as it is when it needs no quoting, else in single quotes. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The command that opens a snapshot file, as a failed test prints it, runnable as printed in the
+ * user's shell: `npx svc-sandbox show FILE` (a bare `svc-sandbox` is on no PATH outside npm's
+ * scripts), or, when `SVC_SANDBOX_BIN` names the executable in use, that executable by its full
+ * path. Each word quoted for a POSIX shell where it needs it.
+ *
+ * @example
+ * showCommandLine('snapshots/a test.json'); // "npx svc-sandbox show 'snapshots/a test.json'"
+ * showCommandLine('s.json', '/opt/svc-sandbox'); // '/opt/svc-sandbox show s.json'
+ */
+export function showCommandLine(file: string, bin = process.env.SVC_SANDBOX_BIN): string {
+  const command = bin ? shellWord(resolve(bin)) : 'npx svc-sandbox';
+  return `${command} show ${shellWord(file)}`;
 }
 
 /** Names this process has written a snapshot to: two tests with the same name get two files. */

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type SandboxSnapshot } from '../../src/index.js';
-import { ensureBuilt, runCli } from './built-cli.js';
+import { showCommandLine } from '../../src/server/snapshot-file.js';
+import { CLI, ensureBuilt, runCli } from './built-cli.js';
 
 /**
  * `svc-sandbox show FILE [--port N]` run as a user runs it: the built bin in a child process
@@ -53,7 +54,7 @@ describe('svc-sandbox show with a file that is no snapshot', () => {
     execFileSync('mkfifo', [fifo]);
     const huge = join(dir, 'huge.json');
     const fd = openSync(huge, 'w');
-    ftruncateSync(fd, 33 * 1024 * 1024);
+    ftruncateSync(fd, 17 * 1024 * 1024);
     closeSync(fd);
     const folder = join(dir, 'folder.json');
     mkdirSync(folder);
@@ -63,7 +64,7 @@ describe('svc-sandbox show with a file that is no snapshot', () => {
       ['a directory', folder, /it is a directory, not a regular file/],
       ['a FIFO', fifo, /it is a FIFO \(named pipe\), not a regular file/],
       ['a device', '/dev/zero', /it is a character device, not a regular file/],
-      ['huge', huge, /it is 33\.0 MiB, larger than the 32 MiB a snapshot may be here/],
+      ['huge', huge, /it is 17\.0 MiB, larger than the 16 MiB a snapshot may be here/],
       ['not UTF-8', write('binary.json', Buffer.from([0xde, 0xad, 0xbe, 0xef])), /it is not UTF-8 text/],
       ['not JSON', write('broken.json', '{"format":'), /it is not JSON \(/],
       ['deep', write('deep.json', `${'['.repeat(100_000)}${']'.repeat(100_000)}`), /its JSON nests deeper than 64 levels at snapshot\[0\]/],
@@ -102,6 +103,22 @@ describe('svc-sandbox show with a file that is no snapshot', () => {
       expect(ms, `${what} took ${Math.round(ms)} ms`).toBeLessThan(20_000);
     }
   }, 120_000);
+
+  it('prints no terminal escape a file holds: its version and its name escaped, for show and serve --import', async () => {
+    const hostile = '\u001b]0;owned\u0007\u001b[2J\u009b31m';
+    const file = write(`evil${'\u001b'}[31m.json`, JSON.stringify({ ...snapshot, version: `9.9.9${hostile}` }));
+    for (const args of [
+      ['show', file],
+      ['serve', '--import', file, '--port', '0'],
+    ]) {
+      const r = run(args);
+      expect((await r.exit).code, args[0]).toBe(2);
+      expect(r.stderr, args[0]).toContain('this snapshot was taken by svc-sandbox 9.9.9\\u001b]0;owned\\u0007\\u001b[2J\\u009b31m');
+      expect(r.stderr, args[0]).toContain('evil\\u001b[31m.json');
+      // Nothing but the line breaks between lines.
+      expect(r.stderr.replace(/\n/g, ''), args[0]).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    }
+  });
 
   it('exits 2 with the usage line for bad arguments', async () => {
     const cases: Array<[string[], string]> = [
@@ -145,6 +162,30 @@ describe('svc-sandbox show with a snapshot', () => {
     expect(await show.exit).toEqual({ code: 0, signal: null });
     expect(show.stderr).toBe('');
   });
+
+  it('runs as a failed test prints it, and stops when the process that started it ends without passing SIGTERM on (npx)', async () => {
+    // The line a failed test prints when SVC_SANDBOX_BIN names the executable in use, run by a
+    // shell that, like npx's `sh -c`, dies on SIGTERM and passes nothing on to its child.
+    const line = showCommandLine(write('printed file.json', JSON.stringify(snapshot)), CLI);
+    expect(line).toBe(`${CLI} show '${join(dir, 'printed file.json')}'`);
+    const shell = spawn('sh', ['-c', `${line}; :`], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const ended = new Promise<void>((resolve) => shell.stdout.on('end', () => resolve()));
+    await new Promise<void>((resolve, reject) => {
+      shell.stdout.on('data', (chunk: Buffer) => {
+        out += chunk;
+        if (out.includes('\n')) resolve();
+      });
+      shell.once('exit', () => reject(new Error(`the shell ended before show was ready: ${out}`)));
+    });
+    expect(out).toMatch(/^svc-sandbox showing .*printed file\.json on http:\/\/127\.0\.0\.1:\d+\/__sandbox\/console\n$/);
+    const shellEnded = new Promise((resolve) => shell.once('exit', (code, signal) => resolve(signal ?? code)));
+    shell.kill('SIGTERM');
+    expect(await shellEnded).toBe('SIGTERM');
+    // Its stdout closes once every process holding it has ended: show included.
+    const bound = new Promise<string>((resolve) => setTimeout(() => resolve('still serving after 10 s'), 10_000).unref());
+    expect(await Promise.race([ended.then(() => 'ended'), bound])).toBe('ended');
+  }, 60_000);
 
   it('a busy port is a one-line error and exit code 1', async () => {
     const taken = createServer();

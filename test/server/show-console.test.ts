@@ -9,7 +9,7 @@ import { launchChromium } from './chromium.js';
 
 /**
  * Debugging a run after it ended, end to end (docs/debugging.md): a user's vitest suite fails
- * with `SVC_SANDBOX_SNAPSHOTS=snapshots`; the failure says `svc-sandbox show snapshots/….json`;
+ * with `SVC_SANDBOX_SNAPSHOTS=snapshots`; the failure says `npx svc-sandbox show snapshots/….json`;
  * that command, run as printed, serves the console over the snapshot; in Debian's Chromium the
  * reader goes, with the keyboard alone, to an early instant (the call ringing), steps from event
  * to event, and back to the end (the call completed), at 1280 and 390 px; the request log shows
@@ -139,7 +139,7 @@ describe('a failed test, then svc-sandbox show', () => {
     // Printed with the failure: after the assertion's message, before the failure's source excerpt.
     const failure = suite.output.slice(suite.output.indexOf('FAIL  voicemail.test.ts > a call to a customer reaches their voicemail'));
     expect(failure).toMatch(
-      /AssertionError: expected 'human' to be 'voicemail'.*\n\nsvc-sandbox show snapshots\/voicemail.test.ts_a_call_to_a_customer_reaches_their_voicemail.json\n/s,
+      /AssertionError: expected 'human' to be 'voicemail'.*\n\nnpx svc-sandbox show snapshots\/voicemail.test.ts_a_call_to_a_customer_reaches_their_voicemail.json\n/s,
     );
     expect(suite.output.match(/svc-sandbox show /g)).toHaveLength(1); // the passing test kept none
     expect(existsSync(join(work, printed))).toBe(true);

@@ -112,11 +112,63 @@ describe('svc-sandbox show’s server', () => {
       ['at=2026-01-01T00:00:01Z&from=2025-01-01T00:00:00Z', 'from', /^`from` must be from/],
       ['at=2026-01-01T00:00:01Z&at=2026-01-01T00:00:02Z', 'at', /`at` is given 2 times; give it once/],
       ['when=now', 'when', /Unknown parameter `when`: \/__sandbox\/show\/state takes `at` and `from`/],
+      ['limit=0', 'limit', /^`limit` must be an integer from 1 to 5000 \(the newest items of each list to send\); got "0"\.$/],
+      ['limit=5001', 'limit', /`limit` must be an integer from 1 to 5000/],
+      ['limit=ten', 'limit', /`limit` must be an integer from 1 to 5000/],
     ];
     for (const [query, param, message] of cases) {
       const { status, body } = await get(`/__sandbox/show/state?${query}`);
       expect(status, query).toBe(400);
       expect(body.error, query).toMatchObject({ code: 'invalid_parameter', param, message: expect.stringMatching(message) });
+    }
+  });
+
+  it('answers 404 to a malformed percent-encoding in a path, as the live server does, never a 500', async () => {
+    for (const path of [
+      '/__sandbox/sessions/default/console/recordings/%ff/audio',
+      '/__sandbox/console/%ff',
+      '/__sandbox/%E0%A4%A',
+      '/%ff',
+    ]) {
+      const { status, body } = await get(path);
+      expect(status, path).toBe(404);
+      expect(body.error.code, path).toBe('not_found');
+    }
+  });
+
+  it('sends the newest items of each long list, with how many there were: an answer stays small whatever the session', async () => {
+    const sandbox = createSandbox({ seed: 5 });
+    for (let i = 0; i < 12; i++) {
+      await sandbox.handle(
+        new Request(`${sandbox.baseUrl}/v1/calls`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ to: `+141555501${String(10 + i)}`, from: FROM }),
+        }),
+      );
+      await sandbox.advance('1s');
+    }
+    await sandbox.advance('2m');
+    const newest = sandbox.calls
+      .list()
+      .slice(0, 5)
+      .map((c) => c.id);
+    const many = await startShow({ file: 'many.json', snapshot: JSON.parse(JSON.stringify(sandbox.snapshot())), port: 0 });
+    sandbox.close();
+    try {
+      const state = async (query: string) => JSON.parse(await (await fetch(`${many.url}/__sandbox/show/state?${query}`)).text());
+      const windowed = await state('limit=5');
+      expect(windowed.items.call.map((c: { id: string }) => c.id)).toEqual(newest);
+      expect(windowed.counts).toMatchObject({ call: 12, recording: 12, transcript: 12, message: 0 });
+      expect(windowed.items.transcript).toHaveLength(5);
+      // Early on, the window and the counts are those of the session then.
+      const early = await state('at=2026-01-01T00:00:02.500Z&limit=5');
+      expect(early.counts.call).toBe(3);
+      expect(early.items.call).toHaveLength(3);
+      // By default 500 per list: all twelve.
+      expect((await state('')).items.call).toHaveLength(12);
+    } finally {
+      await many.close();
     }
   });
 

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandbox, SandboxError, writeSnapshotFile } from '../../src/index.js';
-import { MAX_SNAPSHOT_FILE_BYTES, readSnapshotFile, snapshotFileName } from '../../src/server/snapshot-file.js';
+import { MAX_SNAPSHOT_FILE_BYTES, readSnapshotFile, showCommandLine, snapshotFileName } from '../../src/server/snapshot-file.js';
 
 /**
  * Snapshot files (src/server/snapshot-file.ts): what `svc-sandbox show` accepts to read, and how
@@ -63,7 +63,7 @@ describe('reading a snapshot file', () => {
     ftruncateSync(fd, MAX_SNAPSHOT_FILE_BYTES + 1024 * 1024); // sparse: nothing is written
     closeSync(fd);
     expect(refusal(huge).message).toMatch(
-      /^it is 33\.0 MiB, larger than the 32 MiB a snapshot may be here; .* svc-sandbox serve --import FILE instead\.$/,
+      /^it is 17\.0 MiB, larger than the 16 MiB a snapshot may be here \(show keeps every version of the session in memory; .* svc-sandbox serve --import FILE instead\.$/,
     );
   });
 
@@ -120,6 +120,15 @@ describe('reading a snapshot file', () => {
     expect(refusal(file('backwards.json', JSON.stringify({ ...snapshot, now: '2025-01-01T00:00:00Z' }))).message).toMatch(
       /^`snapshot\.now` is 2025-01-01T00:00:00\.000Z, before the session's start/,
     );
+  });
+});
+
+describe('the command a failed test prints', () => {
+  it('runs as printed in a shell: npx svc-sandbox show, or the executable in use by its full path, each word quoted where needed', () => {
+    expect(showCommandLine('snapshots/a.test.ts_works.json', '')).toBe('npx svc-sandbox show snapshots/a.test.ts_works.json');
+    expect(showCommandLine("snapshots/it's here.json", '')).toBe(`npx svc-sandbox show 'snapshots/it'\\''s here.json'`);
+    expect(showCommandLine('s.json', '/opt/svc sandbox/svc-sandbox')).toBe("'/opt/svc sandbox/svc-sandbox' show s.json");
+    expect(showCommandLine('s.json', 'bin/svc-sandbox')).toBe(`${join(process.cwd(), 'bin/svc-sandbox')} show s.json`);
   });
 });
 
