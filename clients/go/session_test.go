@@ -223,7 +223,7 @@ func TestAFailingReceiverIsDeadLetteredThenReplayed(t *testing.T) {
 	if started.EventType != "call.started" || len(started.Attempts) != 13 || started.State != "dead" || started.Event.ID != started.EventID {
 		t.Errorf("dead letter: %+v", started)
 	}
-	bodies, headers := hooks.waitFor(t, 24)
+	bodies, headers := hooks.waitFor(t, 26)
 	for i, body := range bodies {
 		if !svcsandbox.VerifyWebhook(body, headers[i].Get("X-Service-Signature"), secret) {
 			t.Errorf("webhook %d does not verify", i)
@@ -232,7 +232,7 @@ func TestAFailingReceiverIsDeadLetteredThenReplayed(t *testing.T) {
 	if deliveries, err := s.Deliveries(); err != nil || len(deliveries) != 2 {
 		t.Errorf("deliveries: %d %v", len(deliveries), err)
 	}
-	if attempts, err := s.Attempts(); err != nil || len(attempts) != 24 || attempts[0].Status != 500 || attempts[0].OK {
+	if attempts, err := s.Attempts(); err != nil || len(attempts) != 26 || attempts[0].Status != 500 || attempts[0].OK {
 		t.Errorf("attempts: %d %v", len(attempts), err)
 	}
 

@@ -61,8 +61,8 @@ def test_a_failing_receiver_is_retried_for_a_day_then_dead_lettered_and_replayed
     assert dead["eventType"] == "call.completed"
     assert len(dead["attempts"]) == 13
     assert all(not a["ok"] and a["status"] == 500 for a in dead["attempts"])
-    failed = receiver.wait_for(12)
-    assert [r["headers"]["X-Service-Delivery-Attempt"] for r in failed] == [str(n) for n in range(1, 13)]
+    failed = receiver.wait_for(13)
+    assert [r["headers"]["X-Service-Delivery-Attempt"] for r in failed] == [str(n) for n in range(1, 14)]
     assert {r["headers"]["X-Service-Event-Id"] for r in failed} == {dead["eventId"]}
 
     # The receiver is fixed: replay the dead letter.
@@ -70,7 +70,7 @@ def test_a_failing_receiver_is_retried_for_a_day_then_dead_lettered_and_replayed
     [attempt] = svc_sandbox.replay(dead["id"])
 
     assert (attempt["attempt"], attempt["ok"], attempt["status"]) == (1, True, 200)
-    replayed = receiver.wait_for(13)[-1]
+    replayed = receiver.wait_for(14)[-1]
     assert replayed["headers"]["X-Service-Event-Id"] == dead["eventId"]  # de-duplicate on it
     assert replayed["headers"]["X-Service-Delivery-Attempt"] == "1"
     assert replayed["body"] == failed[0]["body"]  # the same bytes

@@ -66,7 +66,7 @@ class WebhooksTest < SandboxTest
     assert_equal "call.completed", dead["eventType"]
     assert_equal 13, dead["attempts"].size
     assert(dead["attempts"].all? { |a| !a["ok"] && a["status"] == 500 })
-    failed = @receiver.wait_for(12)
+    failed = @receiver.wait_for(13)
     assert_equal (1..13).map(&:to_s), failed.map { |r| r.headers["x-service-delivery-attempt"] }
 
     # The receiver is fixed: replay the dead letter from the control API.
@@ -74,7 +74,7 @@ class WebhooksTest < SandboxTest
     attempts = sandbox.replay(dead["id"])
 
     assert_equal [[1, true, 200]], attempts.map { |a| a.values_at("attempt", "ok", "status") }
-    replayed = @receiver.wait_for(13).last
+    replayed = @receiver.wait_for(14).last
     assert_equal dead["eventId"], replayed.headers["x-service-event-id"] # de-duplicate on it
     assert_equal failed.first.body, replayed.body # the same bytes
     assert_empty sandbox.dead_letters
