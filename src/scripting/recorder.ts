@@ -14,7 +14,7 @@ import {
   SNAPSHOT_FORMAT,
   type SandboxSnapshot,
 } from './snapshots.js';
-import { REPLAYED_HEADERS } from './snapshot-checks.js';
+import { MAX_SNAPSHOT_REQUESTS, REPLAYED_HEADERS } from './snapshot-checks.js';
 
 /**
  * The one recorder of a sandbox (docs/snapshots.md): it keeps every input that can change the
@@ -335,6 +335,18 @@ export class Recorder implements AttemptTape {
       throw new SandboxError(
         `Cannot take a snapshot while ${this.reading === 1 ? 'a request is' : `${this.reading} requests are`} still being read: the ` +
           `snapshot would miss ${this.reading === 1 ? 'it' : 'them'}. Take it once they are answered.`,
+        { code: 'conflict' },
+      );
+    }
+    const counted = this.inputs.reduce(
+      (sum, input) => sum + (input instanceof LoggedRequest ? input.times : input.kind === 'elided' ? input.requests : 0),
+      0,
+    );
+    if (counted > MAX_SNAPSHOT_REQUESTS) {
+      throw new SandboxError(
+        `Cannot take a snapshot: this sandbox answered ${counted} requests since it was made or last reset, more than the ` +
+          `${MAX_SNAPSHOT_REQUESTS} a snapshot may count (docs/snapshots.md, "What a snapshot may hold"), so no sandbox could ` +
+          `restore it. Reset it (or use a new one) between suites, and take the snapshot within one.`,
         { code: 'conflict' },
       );
     }

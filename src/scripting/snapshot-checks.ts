@@ -223,6 +223,37 @@ export function checkAdvance({ at, ms, stop }: { at: number; ms: number; stop?: 
 }
 
 /**
+ * The requests a snapshot may count in all: each request input once per `times`, and each
+ * `elided` input's `requests` (docs/snapshots.md, "What a snapshot may hold"). A replay does
+ * work for every one of them (it answers a request again, or draws an elided one's request id),
+ * so a count is what a few bytes of a file could otherwise ask for without end. A million is
+ * more than any session records between two resets at the pace a sandbox answers (a test
+ * suite sends thousands), and replays in about half a second when elided.
+ */
+export const MAX_SNAPSHOT_REQUESTS = 1_000_000;
+
+/** A snapshot that counts more requests than {@link MAX_SNAPSHOT_REQUESTS} is refused at the field that passes the bound. */
+export function checkCounts(
+  snapshot: { inputs: Array<{ kind: string; times?: number | undefined; requests?: number | undefined }> },
+  path: string,
+): void {
+  let counted = 0;
+  snapshot.inputs.forEach((input, i) => {
+    const field = input.kind === 'elided' ? 'requests' : input.kind === 'request' ? 'times' : null;
+    if (field === null) return;
+    const n = input.kind === 'elided' ? (input.requests ?? 0) : (input.times ?? 1);
+    counted += n;
+    if (counted <= MAX_SNAPSHOT_REQUESTS) return;
+    const where = `${path}.inputs[${i}].${field}`;
+    throw invalid(
+      `${name(where)} is ${n}, which brings the requests this snapshot counts to ${counted}, more than the ${MAX_SNAPSHOT_REQUESTS} ` +
+        `a snapshot may count (a replay answers or draws an id for each): no sandbox records that many between two resets; ${UNCHANGED}.`,
+      where,
+    );
+  });
+}
+
+/**
  * The instants a session that ran can have: inputs in the order they came, none before the
  * session's start, none after the instant the snapshot was taken. A reset sets the clock back
  * to the start, so the order holds between resets, and only inputs after the last reset must

@@ -17,7 +17,7 @@ import {
   show,
 } from '../core/schema.js';
 import { anyString, json, tagged, tuple } from '../core/schema-values.js';
-import { checkAdvance, checkElided, checkInstants, checkRequest, UNCHANGED } from './snapshot-checks.js';
+import { checkAdvance, checkCounts, checkElided, checkInstants, checkRequest, UNCHANGED } from './snapshot-checks.js';
 import { MAX_TIME_MS, iso } from '../core/time.js';
 import { TEST_KEY } from '../state/accounts.js';
 import { MAX_ATTEMPTS } from '../webhooks/retry-schedule.js';
@@ -212,7 +212,13 @@ export const snapshotSchema = object(
     }),
     apiKey: optional(sessionKey),
   },
-  { description: 'A snapshot of a sandbox: plain JSON.', check: checkInstants },
+  {
+    description: 'A snapshot of a sandbox: plain JSON.',
+    check: (snapshot, path) => {
+      checkCounts(snapshot, path);
+      checkInstants(snapshot, path);
+    },
+  },
 );
 
 /** A request as the API received it. `path` is below the base URL (a restore may serve another one); `url` when it was outside it. */
