@@ -147,10 +147,18 @@ export interface SandboxOptions {
  */
 export const REPLAY_ONLY: unique symbol = Symbol('svc-sandbox replay only');
 
+/**
+ * Internal option of the standalone server's sessions made from a snapshot (src/sandbox.ts
+ * `openRestoredSandbox`): the replay runs in slices of real time, and this is handed the promise
+ * of its end, so a long snapshot holds no other session.
+ */
+export const REPLAY_IN_SLICES: unique symbol = Symbol('svc-sandbox replay in slices');
+
 /** {@link SandboxOptions} with the internal ones: the tests of the realtime mode's ({@link WALL_CLOCK}), show's ({@link REPLAY_ONLY}). */
 export interface InternalOptions extends SandboxOptions {
   [WALL_CLOCK]?: WallClock;
   [REPLAY_ONLY]?: true;
+  [REPLAY_IN_SLICES]?: (restored: Promise<void>) => void;
 }
 
 /** The options that may be given beside `snapshot`: they say where and how this process serves, not what the sandbox holds. */
@@ -198,6 +206,7 @@ function defaults(): ResolvedOptions {
     maxJournalEntries: JOURNAL_LIMIT,
     snapshot: null,
     replayOnly: false,
+    replayInSlices: null,
   };
 }
 
@@ -236,6 +245,8 @@ export interface ResolvedOptions {
   snapshot: SandboxSnapshot | null;
   /** Closed as the snapshot's replay ends, nothing sent (the internal option {@link REPLAY_ONLY}). */
   replayOnly: boolean;
+  /** Told the promise of a replay run in slices (the internal option {@link REPLAY_IN_SLICES}); null: the replay runs at once. */
+  replayInSlices: ((restored: Promise<void>) => void) | null;
 }
 
 /**
@@ -300,7 +311,8 @@ function fromSnapshot(options: SandboxOptions): ResolvedOptions {
     }
     throw error;
   }
-  return { ...resolved, snapshot, replayOnly: (options as InternalOptions)[REPLAY_ONLY] === true };
+  const internal = options as InternalOptions;
+  return { ...resolved, snapshot, replayOnly: internal[REPLAY_ONLY] === true, replayInSlices: internal[REPLAY_IN_SLICES] ?? null };
 }
 
 const baseUrl = custom<URL>({
@@ -528,5 +540,6 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     maxJournalEntries: o.maxJournalEntries ?? JOURNAL_LIMIT,
     snapshot: null,
     replayOnly: false,
+    replayInSlices: null,
   };
 }

@@ -1,5 +1,6 @@
 import { SandboxError } from '../core/errors.js';
 import { packageVersion } from '../core/package-version.js';
+import { Slices } from '../core/slices.js';
 import { iso } from '../core/time.js';
 import type { AttemptTape } from '../webhooks/deliveries.js';
 import type { PostResult } from '../webhooks/transport.js';
@@ -148,8 +149,10 @@ const windowOf = (ms: number) => ms - (ms % 1000);
 export class Recorder implements AttemptTape {
   private inputs: Logged[] = [];
   private attempts = new Map<string, PostResult>();
-  /** The scripting members that change the sandbox, by public name, as `changes()` declared them. */
+  /** The scripting members that change the sandbox, by public name, as `change()` declared them. */
   private readonly members = new Map<string, Member>();
+  /** Those whose changes outlive a reset (declared so with the member): their calls stay in the log at a reset. */
+  private readonly keptByReset = new Set<string>();
   /** Requests whose body is still being read: a snapshot then would miss it. */
   private reading = 0;
   private replayingNow = false;
@@ -203,14 +206,22 @@ export class Recorder implements AttemptTape {
     return this.replayingNow;
   }
 
-  /** Registers a member that changes the sandbox, under its public name, so a replay can call it. */
-  register(name: string, member: Member): void {
+  /**
+   * Registers a member that changes the sandbox, under its public name, so a replay can call it;
+   * `keptByReset` when what it changes outlives a reset (API keys), so its calls stay in the log.
+   */
+  register(name: string, member: Member, keptByReset = false): void {
     this.members.set(name, member);
+    if (keptByReset) this.keptByReset.add(name);
   }
 
-  /** A scripting call, before it runs (one that throws changed nothing, and throws again in the replay). */
-  call(name: string, args: unknown[]): void {
-    if (this.replayingNow) return;
+  /**
+   * A scripting call, before it runs, so that what it sets going comes after it in the log. The
+   * returned entry is handed back to {@link refused} when the call throws: a call that throws
+   * changed nothing (its checks run before it changes anything), and is not kept.
+   */
+  call(name: string, args: unknown[]): CallInput | undefined {
+    if (this.replayingNow) return undefined;
     let json: unknown[];
     try {
       json = jsonArgs(args);
@@ -220,7 +231,15 @@ export class Recorder implements AttemptTape {
         { param: 'args' },
       );
     }
-    this.inputs.push({ kind: 'call', at: this.stamp(), name, args: json });
+    const input: CallInput = { kind: 'call', at: this.stamp(), name, args: json };
+    this.inputs.push(input);
+    return input;
+  }
+
+  /** A call recorded by {@link call} threw (or its promise was refused): it changed nothing, and leaves the log. */
+  refused(input: CallInput): void {
+    const i = this.inputs.lastIndexOf(input);
+    if (i >= 0) this.inputs.splice(i, 1);
   }
 
   /**
@@ -307,13 +326,14 @@ export class Recorder implements AttemptTape {
   }
 
   /**
-   * A reset: the log keeps only the keys made and revoked (they outlive it, and the ids of
-   * keys made later follow from them) and the resets, then this one.
+   * A reset: the log keeps only the calls declared to outlive it (keys made and revoked: the
+   * ids of keys made later follow from them) and the resets, then this one.
    */
   reset(): void {
     if (this.replayingNow) return;
     this.inputs = this.inputs.filter(
-      (input) => !(input instanceof LoggedRequest) && (input.kind === 'reset' || (input.kind === 'call' && input.name.startsWith('keys.'))),
+      (input) =>
+        !(input instanceof LoggedRequest) && (input.kind === 'reset' || (input.kind === 'call' && this.keptByReset.has(input.name))),
     );
     this.inputs.push({ kind: 'reset', at: this.stamp() });
     this.last = this.startMs;
@@ -377,13 +397,33 @@ export class Recorder implements AttemptTape {
   }
 
   /**
-   * Replays a snapshot's inputs in order on this (new) sandbox, recording nothing meanwhile:
-   * the log becomes the snapshot's. An advance is run lazily: an input that arrived while it
-   * ran (a request from a webhook receiver, a call from a listener) is applied once the clock
-   * has reached its instant, then the advance goes on. What threw when it was first made
-   * throws again and changed nothing either time, so it is passed over.
+   * Replays a snapshot's inputs in order on this (new) sandbox at once, recording nothing
+   * meanwhile: the log becomes the snapshot's. Throws a SandboxError naming the input
+   * (`snapshot.inputs[3]`) when one does not replay as it was recorded (see {@link replaySteps}).
    */
   replay(snapshot: SandboxSnapshot, target: ReplayTarget): void {
+    for (const _ of this.replaySteps(snapshot, target));
+  }
+
+  /**
+   * The same replay in slices of real time (core/slices.ts): between two steps the event loop
+   * takes other work, so a long snapshot holds no other session of a server (docs/server.md,
+   * "Long work"). Nothing else reaches this sandbox meanwhile: it is handed out once restored.
+   */
+  async replayInSlices(snapshot: SandboxSnapshot, target: ReplayTarget): Promise<void> {
+    const slices = new Slices();
+    for (const _ of this.replaySteps(snapshot, target)) if (slices.due) await slices.pause();
+  }
+
+  /**
+   * The replay, a step at a time: it yields after each input, each repeat of a request and
+   * each {@link SKIP_SLICE} elided request ids. An advance is run lazily: an input that arrived
+   * while it ran (a request from a webhook receiver, a call from a listener) is applied once
+   * the clock has reached its instant, then the advance goes on. A call is recorded only when
+   * it did not throw, so one that throws now diverges: the sandbox would silently differ from
+   * the one the snapshot was taken of, and the snapshot is refused naming the input.
+   */
+  private *replaySteps(snapshot: SandboxSnapshot, target: ReplayTarget): Generator<void, void, undefined> {
     this.inputs = snapshot.inputs.map((input) => {
       if (input.kind === 'request') return this.logged(input);
       // Compaction adds to an elided input's rows in place: the log's own, never the caller's.
@@ -408,18 +448,23 @@ export class Recorder implements AttemptTape {
       for (const [i, input] of snapshot.inputs.entries()) {
         // Drawing request ids depends on no instant: the clock stays where it is.
         if (input.kind === 'elided') {
-          target.skipRequests(input.requests);
+          for (let left = input.requests; left > 0; left -= SKIP_SLICE) {
+            target.skipRequests(Math.min(left, SKIP_SLICE));
+            yield;
+          }
           if (input.answered) target.countAnswered(input.answered);
           continue;
         }
         if (input.kind === 'advance') {
           finish();
           running = { end: input.at + input.ms, ...(input.stop === undefined ? {} : { stop: input.stop }) };
+          yield;
           continue;
         }
         if (input.kind === 'reset') {
           finish();
           target.reset();
+          yield;
           continue;
         }
         // An input that came while time moved: the clock first goes to its instant.
@@ -427,16 +472,18 @@ export class Recorder implements AttemptTape {
         if (input.kind === 'request') {
           this.replayed = this.inputs[i] as LoggedRequest;
           for (let n = input.times ?? 1; n > 0; n--) {
-            passOver(() => target.request(input));
+            diverges(i, 'request', () => target.request(input));
             target.settle();
+            yield;
           }
           this.replayed = undefined;
           continue;
         }
         const member = this.members.get(input.name) as ((...args: unknown[]) => unknown) | undefined;
         const args = JSON.parse(JSON.stringify(input.args), decode) as unknown[];
-        passOver(() => member?.(...args));
+        diverges(i, input.name, () => member?.(...args));
         target.settle();
+        yield;
       }
       finish();
       if (endMs > target.now()) target.advance(endMs - target.now());
@@ -555,12 +602,27 @@ export class Recorder implements AttemptTape {
   }
 }
 
-/** Runs one replayed input: it threw when it was first made too, and changed nothing then either. */
-function passOver(fn: () => unknown): void {
+/** Elided request ids drawn between two steps of a replay: some milliseconds of work. */
+const SKIP_SLICE = 10_000;
+
+/**
+ * Runs one replayed input, which did not throw when it was recorded (a call that throws is not
+ * recorded): one that throws now would leave this sandbox another than the one the snapshot was
+ * taken of, so the snapshot is refused naming it. A promise it returns settles later, in the
+ * sandbox's own time, as it did the first time.
+ */
+function diverges(i: number, what: string, fn: () => unknown): void {
+  let result: unknown;
   try {
-    const result = fn();
-    if (result instanceof Promise) result.catch(() => undefined);
-  } catch {
-    // see above
+    result = fn();
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new SandboxError(
+      `createSandbox: \`snapshot.inputs[${i}]\` (${what}) does not replay as it was recorded: it succeeded then and now fails ` +
+        `(${why}), so the sandbox would not be the one the snapshot was taken of. Give the snapshot as sandbox.snapshot() wrote ` +
+        `it, with the svc-sandbox version that took it, or take it again.`,
+      { code: 'invalid_options', param: `snapshot.inputs[${i}]`, cause: error },
+    );
   }
+  if (result instanceof Promise) result.catch(() => undefined);
 }

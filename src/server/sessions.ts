@@ -8,7 +8,7 @@ import { SandboxError } from '../core/errors.js';
 import { SeededRandom } from '../core/random.js';
 import type { Duration } from '../core/duration.js';
 import type { SandboxInternals } from '../sandbox.js';
-import { openSandbox, type Sandbox } from '../sandbox.js';
+import { openRestoredSandbox, openSandbox, type Sandbox } from '../sandbox.js';
 import type { SandboxSnapshot } from '../scripting/snapshots.js';
 import type { SessionStreams } from './stream.js';
 
@@ -178,6 +178,8 @@ export class Sessions {
   /** Session ids and their keys: seeded when a seed was asked for, else secret. */
   private readonly random: IdSource;
   private readonly maxSessions: number;
+  /** Sessions whose snapshot is being replayed ({@link open}): not listed yet, but counted against the limit. */
+  private restoring = 0;
 
   constructor(
     private readonly baseUrl: string,
@@ -198,13 +200,11 @@ export class Sessions {
 
   /** A new session; `seed`, `startTime`, `clock` and `webhookTimeout` default to the server's. */
   create(options: SessionOptions): { session: Session; apiKey: string } {
-    if (this.all.size >= this.maxSessions) {
-      throw new SandboxError(
-        `The server holds ${this.maxSessions} sessions, its limit: delete the ones a finished test left (DELETE /__sandbox/sessions/{s}) before making more.`,
-        { code: 'conflict' },
-      );
+    this.admit();
+    if (options.snapshot !== undefined || options.from !== undefined) {
+      const { snapshot, original, webhookTimeout } = this.source(options);
+      return this.copied(this.restored(snapshot, webhookTimeout), original);
     }
-    if (options.snapshot !== undefined || options.from !== undefined) return this.copy(options);
     const seed = options.seed ?? this.defaults.seed;
     // Bad options throw before anything is drawn.
     const sandbox = this.sandbox({ ...options, seed });
@@ -215,11 +215,46 @@ export class Sessions {
   }
 
   /**
-   * A session made from a snapshot, or a fork of a live session (its snapshot now). Its apiKey
-   * stands for the original session's key (see {@link asKnown}); a snapshot of the default
-   * session names no key, and the new one is then a key of its own.
+   * A new session as {@link create} makes one, but one made from a snapshot or a fork has its
+   * replay run in slices of real time (core/slices.ts), so a long snapshot holds no other
+   * session: the control API's door. The session is listed once its replay is done; a refused
+   * snapshot leaves nothing behind.
    */
-  private copy(options: SessionOptions): { session: Session; apiKey: string } {
+  async open(options: SessionOptions): Promise<{ session: Session; apiKey: string }> {
+    if (options.snapshot === undefined && options.from === undefined) return this.create(options);
+    this.admit();
+    const { snapshot, original, webhookTimeout } = this.source(options);
+    // Held while it replays, so sessions made meanwhile still count it against the limit.
+    this.restoring++;
+    let opened: Opened;
+    try {
+      opened = await this.restoredInSlices(snapshot, webhookTimeout);
+    } finally {
+      this.restoring--;
+    }
+    return this.copied(opened, original);
+  }
+
+  /** Refuses a new session when the server holds its limit (sessions being restored included). */
+  private admit(): void {
+    if (this.all.size + this.restoring >= this.maxSessions) {
+      throw new SandboxError(
+        `The server holds ${this.maxSessions} sessions, its limit: delete the ones a finished test left (DELETE /__sandbox/sessions/{s}) before making more.`,
+        { code: 'conflict' },
+      );
+    }
+  }
+
+  /**
+   * What a session made from a snapshot, or a fork of a live session (its snapshot now), starts
+   * from: the snapshot, and the original session's key its apiKey will stand for (see
+   * {@link asKnown}); a snapshot of the default session names no key (null).
+   */
+  private source(options: SessionOptions): {
+    snapshot: SandboxSnapshot;
+    original: string | null;
+    webhookTimeout: Duration | undefined;
+  } {
     const given = options.from !== undefined ? 'from' : 'snapshot';
     if (options.from !== undefined && options.snapshot !== undefined) {
       throw new SandboxError('Give either `snapshot` (a snapshot to start from) or `from` (a session to fork), not both.', {
@@ -249,7 +284,11 @@ export class Sessions {
       const named: unknown = snapshot !== null && typeof snapshot === 'object' ? Reflect.get(snapshot, 'apiKey') : undefined;
       original = typeof named === 'string' ? named : null;
     }
-    const opened = this.restored(snapshot, options.webhookTimeout ?? this.defaults.webhookTimeout);
+    return { snapshot, original, webhookTimeout: options.webhookTimeout ?? this.defaults.webhookTimeout };
+  }
+
+  /** The session made from a restored sandbox; its apiKey a key of its own, or one that stands for `original`. */
+  private copied(opened: Opened, original: string | null): { session: Session; apiKey: string } {
     const session = this.add(this.newId(), opened.sandbox.seed, opened);
     if (original === null) {
       const apiKey = this.makeKey(session);
@@ -266,17 +305,23 @@ export class Sessions {
   /** A sandbox restored from `snapshot`; a bad one is refused naming its field (`snapshot.version`). */
   private restored(snapshot: SandboxSnapshot, webhookTimeout: Duration | undefined): Opened {
     try {
-      return openSandbox({
-        baseUrl: this.baseUrl,
-        snapshot,
-        ...(webhookTimeout === undefined ? {} : { webhookTimeout }),
-        ...this.wall(),
-      });
+      return openSandbox(this.restoreOptions(snapshot, webhookTimeout));
     } catch (error) {
-      if (error instanceof SandboxError)
-        throw new SandboxError(error.message.replace(/^createSandbox: /, ''), { code: error.code, param: error.param });
-      throw error;
+      throw refusedSnapshot(error);
     }
+  }
+
+  /** {@link restored}, its replay in slices of real time. */
+  private async restoredInSlices(snapshot: SandboxSnapshot, webhookTimeout: Duration | undefined): Promise<Opened> {
+    try {
+      return await openRestoredSandbox(this.restoreOptions(snapshot, webhookTimeout));
+    } catch (error) {
+      throw refusedSnapshot(error);
+    }
+  }
+
+  private restoreOptions(snapshot: SandboxSnapshot, webhookTimeout: Duration | undefined) {
+    return { baseUrl: this.baseUrl, snapshot, ...(webhookTimeout === undefined ? {} : { webhookTimeout }), ...this.wall() };
   }
 
   private newId(): string {
@@ -386,4 +431,11 @@ export class Sessions {
     this.listChanged(id, false);
     return session;
   }
+}
+
+/** A refused snapshot as the server says it: without the library call's name it does not make. */
+function refusedSnapshot(error: unknown): unknown {
+  if (error instanceof SandboxError)
+    return new SandboxError(error.message.replace(/^createSandbox: /, ''), { code: error.code, param: error.param });
+  return error;
 }

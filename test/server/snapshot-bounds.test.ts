@@ -107,3 +107,18 @@ it('a sandbox that counted more requests than a snapshot may hold refuses to tak
   sandbox.reset();
   expect(sandbox.snapshot().inputs).toEqual([{ kind: 'reset', at: Date.parse(AT) }]);
 });
+
+it('a long snapshot restored through the control API holds no one: /health answers again and again while it replays', async () => {
+  let done = false;
+  const made = client.control.post('/sessions', { snapshot: frozen({ ...ELIDED, requests: 1_000_000 }) }).finally(() => {
+    done = true;
+  });
+  let answeredMeanwhile = 0;
+  while (!done) {
+    expect((await client.control.get('/health')).status).toBe(200);
+    if (!done) answeredMeanwhile++;
+  }
+  expect((await made).status).toBe(201);
+  // Replayed at once, the server would answer no request between the POST's arrival and its answer.
+  expect(answeredMeanwhile).toBeGreaterThanOrEqual(3);
+});
