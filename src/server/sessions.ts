@@ -181,15 +181,39 @@ export class Sessions {
   /** Sessions whose snapshot is being replayed ({@link open}): not listed yet, but counted against the limit. */
   private restoring = 0;
 
+  /**
+   * The sessions of a server started from a snapshot (`serve --import`), its default session's
+   * replay run in slices of real time; without one, as the constructor makes them.
+   */
+  static async start(
+    baseUrl: string,
+    defaults: SessionDefaults,
+    makeStreams: (session: () => Session) => SessionStreams,
+  ): Promise<Sessions> {
+    const { snapshot, webhookTimeout, wall } = defaults;
+    if (!snapshot) return new Sessions(baseUrl, defaults, makeStreams);
+    const opened = await openRestoredSandbox({
+      baseUrl,
+      snapshot,
+      ...(webhookTimeout === undefined ? {} : { webhookTimeout }),
+      ...(wall === undefined ? {} : { [WALL_CLOCK]: wall }),
+    }).catch((error: unknown) => {
+      throw refusedSnapshot(error);
+    });
+    return new Sessions(baseUrl, defaults, makeStreams, opened);
+  }
+
+  /** `restoredDefault`: the default session's sandbox, already restored from `defaults.snapshot` ({@link start}). */
   constructor(
     private readonly baseUrl: string,
     private readonly defaults: SessionDefaults,
     private readonly makeStreams: (session: () => Session) => SessionStreams,
+    restoredDefault?: Opened,
   ) {
     this.maxSessions = defaults.maxSessions ?? DEFAULT_MAX_SESSIONS;
     this.random = defaults.seeded ? new SeededRandom(defaults.seed) : SECRET;
     if (defaults.snapshot) {
-      const opened = this.restored(defaults.snapshot, defaults.webhookTimeout);
+      const opened = restoredDefault ?? this.restored(defaults.snapshot, defaults.webhookTimeout);
       this.add(DEFAULT_SESSION, opened.sandbox.seed, opened).primaryKey = defaults.snapshot.apiKey ?? null;
     } else this.add(DEFAULT_SESSION, defaults.seed, this.sandbox({ seed: defaults.seed }));
   }
