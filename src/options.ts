@@ -29,7 +29,7 @@ import { keySettings } from './scripting/keys.js';
 import { chaosProfile } from './scripting/chaos.js';
 import type { ChaosProfile } from './state/chaos.js';
 import { parseSnapshot, snapshotSchema, type SandboxSnapshot } from './scripting/snapshots.js';
-import { JOURNAL_LIMIT } from './state/journal.js';
+import { JOURNAL_BYTES, JOURNAL_LIMIT } from './state/journal.js';
 import { iso } from './core/time.js';
 
 /** Options of {@link createSandbox}. Every field is optional. */
@@ -131,6 +131,17 @@ export interface SandboxOptions {
    */
   maxJournalEntries?: number;
   /**
+   * Bytes of answered requests the request journal keeps, as it estimates them (two bytes a
+   * character of each entry's text, plus its object): the oldest are forgotten past it, as past
+   * `maxJournalEntries`, so a full journal costs a known amount however large each entry is.
+   * Default 8 MiB (8,388,608), which the default 10,000 entries of a suite stay well under
+   * (docs/snapshots.md, "Cost"). A snapshot keeps the setting.
+   *
+   * @example
+   * createSandbox({ maxJournalBytes: 64 * 1024 * 1024 });
+   */
+  maxJournalBytes?: number;
+  /**
    * Start from a snapshot (`sandbox.snapshot()`, or a server's `GET /__sandbox/sessions/{s}/snapshot`):
    * the new sandbox is the one the snapshot was taken of, at that instant, and the same inputs
    * then give the same answers, ids and events (docs/snapshots.md). The snapshot carries the
@@ -204,6 +215,7 @@ function defaults(): ResolvedOptions {
     unhandled: { mode: 'error', hosts: new Set(), allowHosts: null },
     chaos: null,
     maxJournalEntries: JOURNAL_LIMIT,
+    maxJournalBytes: JOURNAL_BYTES,
     snapshot: null,
     replayOnly: false,
     replayInSlices: null,
@@ -241,6 +253,7 @@ export interface ResolvedOptions {
   chaos: ChaosProfile | null;
   /** Requests the journal keeps. */
   maxJournalEntries: number;
+  maxJournalBytes: number;
   /** The snapshot to start from (checked), or null. */
   snapshot: SandboxSnapshot | null;
   /** Closed as the snapshot's replay ends, nothing sent (the internal option {@link REPLAY_ONLY}). */
@@ -277,6 +290,7 @@ export function optionsJson(o: ResolvedOptions): Record<string, unknown> {
     // The profile as given (its schema keeps values as written): a restored sandbox draws the same chaos.
     ...(o.chaos ? { chaos: o.chaos } : {}),
     ...(o.maxJournalEntries === JOURNAL_LIMIT ? {} : { maxJournalEntries: o.maxJournalEntries }),
+    ...(o.maxJournalBytes === JOURNAL_BYTES ? {} : { maxJournalBytes: o.maxJournalBytes }),
   };
 }
 
@@ -467,6 +481,9 @@ const optionsSchema = object(
     allowHosts: optional(allowHostsOption),
     chaos: optional(chaosProfile),
     maxJournalEntries: optional(integer({ description: 'Requests the request journal keeps', min: 0, max: Number.MAX_SAFE_INTEGER })),
+    maxJournalBytes: optional(
+      integer({ description: 'Bytes of answered requests the request journal keeps', min: 0, max: Number.MAX_SAFE_INTEGER }),
+    ),
     // Given, it is taken apart before this schema (fromSnapshot); here only `snapshot: undefined`.
     snapshot: optional(custom<undefined>({ hint: 'a snapshot', parse: () => undefined, like: snapshotSchema })),
   },
@@ -538,6 +555,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     },
     chaos: o.chaos ?? null,
     maxJournalEntries: o.maxJournalEntries ?? JOURNAL_LIMIT,
+    maxJournalBytes: o.maxJournalBytes ?? JOURNAL_BYTES,
     snapshot: null,
     replayOnly: false,
     replayInSlices: null,

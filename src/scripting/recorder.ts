@@ -185,6 +185,8 @@ export class Recorder implements AttemptTape {
     private readonly now: () => number,
     /** The requests the request journal lists at most: a snapshot must give them back (see {@link compact}). */
     private readonly journalLimit = 10_000,
+    /** How many requests the journal holds now (its byte bound may keep fewer than `journalLimit`). */
+    private readonly journalHeld: () => number = () => journalLimit,
   ) {
     const start = Date.parse(String(options.startTime));
     this.startMs = Number.isFinite(start) ? start : Number.NEGATIVE_INFINITY;
@@ -566,10 +568,11 @@ export class Recorder implements AttemptTape {
   private compact(): void {
     this.answeredSince = 0;
     const { inputs } = this;
-    // The horizon: the oldest request the journal lists (it lists the last `journalLimit`).
+    // The horizon: the oldest request the journal lists (the last `journalLimit`, or fewer when its bytes are full).
+    const lists = Math.min(this.journalLimit, this.journalHeld());
     let listed = 0;
     let horizon = inputs.length;
-    while (horizon > 0 && listed < this.journalLimit) {
+    while (horizon > 0 && listed < lists) {
       const input = inputs[--horizon]!;
       if (input instanceof LoggedRequest) listed += input.times;
     }
