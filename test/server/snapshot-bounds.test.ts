@@ -9,7 +9,7 @@ import { serverClient } from './client.js';
  * per request: POST /__sandbox/sessions {snapshot} held the event loop at 99.9% CPU, and every
  * session stopped answering. Each count is now bounded (docs/snapshots.md, "What a snapshot may
  * hold") and refused before anything is replayed, naming the field; the CLI's `show` and
- * `--import` are checked in test/server/cli-snapshot-bounds.test.ts.
+ * `--import` are checked in test/server/cli-snapshots.test.ts.
  */
 
 const AT = '2026-01-01T00:00:00.000Z';
