@@ -80,14 +80,6 @@ interface ArrivingRequest {
 /** The values of {@link REPLAYED_HEADERS} the pipeline read (api/pipeline.ts `ReadHeaders`), null for those absent. */
 type ReadHeaders = { readonly [name: string]: string | null };
 
-/** Bits of {@link LoggedRequest.flags}. */
-const UNDER = 1; // `target` is below the base URL (a `path`), not a whole `url`
-const TOLD = 2; // its body was told
-const OVER = 4; // the body passed the size limit (`bodyOver`)
-const BASE64 = 8; // `body` is base64, the body not being UTF-8
-const ANSWERED = 16;
-const INERT = 32; // answered changing nothing but its request id, its rate window and its journal entry (`record`: how)
-
 /**
  * A request as the log keeps it: a class of one shape with its body and headers shared with the
  * requests that repeat them, and `times` for the same request repeated at one instant. It
@@ -96,16 +88,25 @@ const INERT = 32; // answered changing nothing but its request id, its rate wind
 class LoggedRequest {
   times = 1;
   body: string | undefined = undefined;
+  /** Its body was told (only the first telling counts). */
+  told = false;
+  /** The body passed the size limit (`bodyOver`). */
+  over = false;
+  /** `body` is base64, the body not being UTF-8. */
+  base64 = false;
+  /** Answered changing nothing but its request id, its rate window and its journal entry (`record` says how). */
+  inert = false;
   /** Of an inert request: its journal record, what coverage counts of it once it is elided (then let go). */
   record: AnsweredRecord | undefined = undefined;
 
   constructor(
     readonly at: number,
     readonly method: string,
-    /** The path and query below the base URL (`UNDER`), or the whole URL. */
+    /** The path and query below the base URL (when `under`), or the whole URL. */
     readonly target: string,
     readonly headers: HeaderList,
-    public flags: number,
+    /** `target` is below the base URL (a `path`), not a whole `url`. */
+    readonly under: boolean,
   ) {}
 
   /** The snapshot's form of it (fresh objects: a snapshot is the caller's to change). */
@@ -114,12 +115,12 @@ class LoggedRequest {
       kind: 'request',
       at: this.at,
       method: this.method,
-      ...(this.flags & UNDER ? { path: this.target } : { url: this.target }),
+      ...(this.under ? { path: this.target } : { url: this.target }),
       headers: this.headers.map(([name, value]) => [name, value]),
     };
-    if (this.flags & OVER) input.bodyOver = true;
+    if (this.over) input.bodyOver = true;
     else if (this.body !== undefined) {
-      if (this.flags & BASE64) input.bodyBase64 = this.body;
+      if (this.base64) input.bodyBase64 = this.body;
       else input.body = this.body;
     }
     if (this.times > 1) input.times = this.times;
@@ -130,7 +131,10 @@ class LoggedRequest {
   repeats(other: LoggedRequest): boolean {
     return (
       this.at === other.at &&
-      this.flags === other.flags &&
+      this.under === other.under &&
+      this.over === other.over &&
+      this.base64 === other.base64 &&
+      this.inert === other.inert &&
       this.method === other.method &&
       this.target === other.target &&
       this.headers === other.headers &&
@@ -166,7 +170,7 @@ export class Recorder implements AttemptTape {
   /** The URL of the last request and what the log kept of it: the next one most often sends the same. */
   private lastUrl = '';
   private lastTarget = '';
-  private lastFlags = 0;
+  private lastUnder = false;
   /** The header list of the last request: the next one most often sends the same. */
   private lastHeaders: HeaderList = [];
   /** Requests answered since the log was last compacted (see {@link compact}). */
@@ -261,9 +265,9 @@ export class Recorder implements AttemptTape {
         (Number.isNaN(next) || next === 0x2f || next === 0x3f || next === 0x23);
       this.lastUrl = url;
       this.lastTarget = under ? this.intern(url.slice(this.prefix.length)) : url;
-      this.lastFlags = under ? UNDER : 0;
+      this.lastUnder = under;
     }
-    const entry = new LoggedRequest(this.stamp(), method, this.lastTarget, this.headersOf(headers), this.lastFlags);
+    const entry = new LoggedRequest(this.stamp(), method, this.lastTarget, this.headersOf(headers), this.lastUnder);
     this.inputs.push(entry);
     this.reading++;
     return entry;
@@ -271,16 +275,16 @@ export class Recorder implements AttemptTape {
 
   /** Its body, once read (or `over`; an empty one when none was read): only the first telling counts. */
   read(entry: LoggedRequest, body: Uint8Array | 'over'): void {
-    if (entry.flags & TOLD) return;
-    entry.flags |= TOLD;
+    if (entry.told) return;
+    entry.told = true;
     this.reading--;
-    if (body === 'over') entry.flags |= OVER;
+    if (body === 'over') entry.over = true;
     else if (body.byteLength > 0) {
       try {
         entry.body = this.intern(utf8.decode(body));
       } catch {
         entry.body = Buffer.from(body).toString('base64');
-        entry.flags |= BASE64;
+        entry.base64 = true;
       }
     }
   }
@@ -293,20 +297,20 @@ export class Recorder implements AttemptTape {
    */
   answered(entry: LoggedRequest, inert: boolean, record: AnsweredRecord | undefined): void {
     if (this.replayingNow) {
-      if (!(entry.flags & INERT)) return;
+      if (!entry.inert) return;
       // One repeat that changed something, or was answered otherwise than the one before (a snapshot
       // may be older than that rule), and the whole run is kept as it is.
       if (inert && record !== undefined && (entry.record === undefined || answeredAlike(entry.record, record))) entry.record = record;
       else {
-        entry.flags &= ~INERT;
+        entry.inert = false;
         entry.record = undefined;
       }
       return;
     }
     if (inert && record !== undefined) {
-      entry.flags |= ANSWERED | INERT;
+      entry.inert = true;
       entry.record = record;
-    } else entry.flags |= ANSWERED;
+    }
     const { inputs } = this;
     const last = inputs.length - 1;
     const before = inputs[last - 1];
@@ -508,8 +512,8 @@ export class Recorder implements AttemptTape {
     const last = this.lastHeaders;
     let matched = 0;
     let same = true;
-    for (let i = 0; same && i < REPLAYED_HEADERS.length; i++) {
-      const name = REPLAYED_HEADERS[i]!;
+    for (const name of REPLAYED_HEADERS) {
+      if (!same) break;
       const value = headers[name] ?? null;
       const pair = last[matched];
       if (pair !== undefined && pair[0] === name) {
@@ -537,19 +541,21 @@ export class Recorder implements AttemptTape {
 
   /** A snapshot's request in the log's form, told and answered (a replay tells whether it changed anything). */
   private logged(input: RequestInput): LoggedRequest {
-    const under = input.path !== undefined;
+    const { path } = input;
+    const under = path !== undefined;
     const entry = new LoggedRequest(
       input.at,
       input.method,
-      under ? this.intern(input.path!) : input.url!,
+      // The schema gave one of `path` and `url`.
+      path !== undefined ? this.intern(path) : (input.url ?? ''),
       this.internHeaders(input.headers.map(([name, value]) => [name, value])),
-      (under ? UNDER : 0) |
-        TOLD |
-        ANSWERED |
-        INERT |
-        (input.bodyOver ? OVER : 0) |
-        (input.bodyBase64 !== undefined && !input.bodyOver ? BASE64 : 0),
+      under,
     );
+    // Told and answered; a replay tells whether it changed anything.
+    entry.told = true;
+    entry.inert = true;
+    entry.over = input.bodyOver === true;
+    entry.base64 = input.bodyBase64 !== undefined && !input.bodyOver;
     if (!input.bodyOver) entry.body = input.body ?? input.bodyBase64;
     entry.times = input.times ?? 1;
     return entry;
@@ -573,19 +579,18 @@ export class Recorder implements AttemptTape {
     let listed = 0;
     let horizon = inputs.length;
     while (horizon > 0 && listed < lists) {
-      const input = inputs[--horizon]!;
+      const input = inputs[--horizon];
       if (input instanceof LoggedRequest) listed += input.times;
     }
     if (horizon === 0) return;
     // Requests kept from the horizon on may have counted on the windows they share with older ones.
-    const window = windowOf(horizon < inputs.length ? inputs[horizon]!.at : this.now());
+    const window = windowOf(inputs[horizon]?.at ?? this.now());
     const out: Logged[] = [];
     // Draws of request ids commute with every input but a request: a count gathers them until a kept request.
     let count: Elision | null = null;
-    for (let i = 0; i < horizon; i++) {
-      const input = inputs[i]!;
+    for (const input of inputs.slice(0, horizon)) {
       if (input instanceof LoggedRequest) {
-        if (input.flags & INERT && windowOf(input.at) < window) {
+        if (input.inert && windowOf(input.at) < window) {
           if (count === null) out.push((count = Elision.startingAt(input.at)).input);
           count.add(input.times, input.record);
           continue;
@@ -600,8 +605,7 @@ export class Recorder implements AttemptTape {
       }
       out.push(input);
     }
-    for (let i = horizon; i < inputs.length; i++) out.push(inputs[i]!);
-    this.inputs = out;
+    this.inputs = out.concat(inputs.slice(horizon));
   }
 }
 
