@@ -18,7 +18,7 @@ const SOAK_FILES = [
 
 /**
  * The end-to-end tests: the built bin in child processes (serve, exec and its signals, run,
- * --import/--export-on-exit), both built entries loaded in one process, and Debian's Chromium (`/usr/bin/chromium`) driving the console
+ * --import/--export-on-exit) and Debian's Chromium (`/usr/bin/chromium`) driving the console
  * and a cross-origin page. `npm run test:e2e` (`vitest run --mode e2e`) runs them; CI does, after
  * installing Chromium. `npm test` leaves them out: it passes on a fresh machine that has Node
  * and npm only, and stays fast (each of these starts processes that load the whole package).
@@ -33,7 +33,6 @@ const E2E_FILES = [
   'test/server/show-console.test.ts',
   'test/server/console.test.ts',
   'test/server/csrf-browser.test.ts',
-  'test/sandbox/dual-build.test.ts',
   'test/docs/install.test.ts',
   'test/server/binary.test.ts',
 ];
@@ -46,6 +45,8 @@ const E2E_FILES = [
  * test/setup/no-leaks.ts fails a file that leaves a sandbox listening or a global stubbed.
  */
 const OWN_PROCESS = [
+  // Both built entries (ESM and CommonJS) loaded in one fresh Node process: it builds dist/ first when stale.
+  'test/sandbox/dual-build.test.ts',
   'test/sandbox/msw-*.test.ts',
   'test/sandbox/interceptors-contract.test.ts',
   'test/sandbox/interception-leaks.test.ts',

@@ -3,7 +3,7 @@
 // timeout, in this process. Reports the real time the advance took against the 60 s target
 // (docs/webhooks.md, "A receiver that hangs"; one timeout per attempt would take about
 // 10 minutes). test/webhooks/hanging-day.test.ts checks the same shape for what it does (every
-// event dead-lettered after its 12 attempts, the attempts in instant order), never for how fast:
+// event dead-lettered after its 13 attempts, the attempts in instant order), never for how fast:
 // this section is where the speed is judged.
 //
 // Run alone, after `npm run build`: node bench/hanging-receiver.mjs (or node bench/run.mjs hanging-receiver).
@@ -43,10 +43,80 @@ export async function silentReceiver() {
   };
 }
 
+/**
+ * A loopback receiver paused for `pauseMs` of real time from its first request (a breakpoint, a
+ * container pause): it holds every request until then, then answers each 200.
+ *
+ * @param {number} pauseMs
+ */
+async function pausedReceiver(pauseMs) {
+  const { createServer: createHttpServer } = await import('node:http');
+  /** @type {import('node:http').ServerResponse[]} */
+  const held = [];
+  let resumeAt = Number.POSITIVE_INFINITY;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  const server = createHttpServer((req, res) => {
+    req.resume();
+    if (resumeAt === Number.POSITIVE_INFINITY) {
+      resumeAt = performance.now() + pauseMs;
+      timer = setTimeout(() => {
+        for (const r of held.splice(0)) if (!r.destroyed) r.writeHead(200).end('ok');
+      }, pauseMs);
+    }
+    if (performance.now() >= resumeAt) res.writeHead(200).end('ok');
+    else held.push(res);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    close: () => {
+      clearTimeout(timer);
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve(undefined)));
+    },
+  };
+}
+
+/**
+ * 25 calls with call.started subscribed to a receiver paused for three timeouts of real time
+ * (30 s at the default), then answering: how many deliveries `advance('25h')` dead-letters
+ * (target 0: the service would have lost none).
+ *
+ * @param {{ timeout?: string }} [options]
+ */
+export async function pausedReceiver25({ timeout = '10s' } = {}) {
+  const { createSandbox } = await import('../dist/index.js');
+  const pauseMs = 3 * Number.parseFloat(timeout) * (timeout.endsWith('ms') ? 1 : 1000);
+  const receiver = await pausedReceiver(pauseMs);
+  const sandbox = createSandbox({ seed: 25, webhookTimeout: timeout });
+  const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+  try {
+    await sandbox.fetch('/v1/webhooks', { method: 'POST', headers, body: JSON.stringify({ url: receiver.url, events: ['call.started'] }) });
+    for (let i = 0; i < 25; i++) {
+      const body = JSON.stringify({ to: `+141555508${String(i).padStart(2, '0')}`, from: '+14155550100' });
+      await sandbox.fetch('/v1/calls', { method: 'POST', headers, body });
+    }
+    const started = performance.now();
+    await sandbox.advance('25h');
+    const seconds = (performance.now() - started) / 1000;
+    const dead = sandbox.webhooks.deadLetters().length;
+    return [
+      `25 calls, call.started subscribed to a loopback receiver paused ${pauseMs / 1000} s of real time, then answering, webhookTimeout ${timeout}`,
+      `advance('25h'): ${seconds.toFixed(1)} s of real time; ${dead} of 25 deliveries dead-lettered  (target 0: ${dead === 0 ? 'met' : 'MISSED'})`,
+    ];
+  } finally {
+    sandbox.close();
+    await receiver.close();
+  }
+}
+
 /** @param {{ calls?: number, timeout?: string }} [options] */
 export async function hangingReceiver20({ calls = 20, timeout = '10s' } = {}) {
   // The built library, loaded here: a test that takes silentReceiver from this file loads no dist/.
-  const { createSandbox } = await import('../dist/index.js');
+  const { createSandbox, WEBHOOK_RETRY_SCHEDULE } = await import('../dist/index.js');
+  const attempts = WEBHOOK_RETRY_SCHEDULE.length;
   const receiver = await silentReceiver();
   const sandbox = createSandbox({ seed: 20, webhookTimeout: timeout }).listen();
   try {
@@ -64,14 +134,15 @@ export async function hangingReceiver20({ calls = 20, timeout = '10s' } = {}) {
     await sandbox.advance('25h');
     const seconds = (performance.now() - started) / 1000;
     const deliveries = sandbox.webhooks.deliveries();
-    const dead = deliveries.filter((d) => d.state === 'dead' && d.attempts.length === 12).length;
+    const dead = deliveries.filter((d) => d.state === 'dead' && d.attempts.length === attempts).length;
     if (dead !== deliveries.length)
-      throw new Error(`${deliveries.length - dead} of ${deliveries.length} deliveries not dead after 12 attempts`);
+      throw new Error(`${deliveries.length - dead} of ${deliveries.length} deliveries not dead after ${attempts} attempts`);
     const verdict = seconds < TARGET_S ? 'met' : 'MISSED';
     return [
       `${calls} calls, every event subscribed to a loopback receiver that never answers, webhookTimeout ${timeout}, in process`,
       `advance('25h'): ${seconds.toFixed(1)} s of real time  (target ≤ ${TARGET_S} s: ${verdict}); ` +
-        `${deliveries.length} deliveries dead-lettered after 12 attempts each; at most ${receiver.mostOpen()} attempts in flight at once`,
+        `${deliveries.length} deliveries dead-lettered after ${attempts} attempts each; at most ${receiver.mostOpen()} attempts in flight at once`,
+      ...(await pausedReceiver25({ timeout })),
     ];
   } finally {
     sandbox.close();

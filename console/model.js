@@ -182,7 +182,7 @@ export function counts(model) {
 }
 
 /** Attempts per delivery, and per replay, before the dead-letter queue (src/webhooks/retry-schedule.ts `MAX_ATTEMPTS`). */
-export const MAX_ATTEMPTS = 12;
+export const MAX_ATTEMPTS = 13;
 
 /**
  * The dead-letter cards and every count said of them, from one reading of the deliveries: the

@@ -5,7 +5,7 @@
  * talk keep their 1:12 ratio.
  *
  * What happens after the call's end (its recording ready 10 s later, its transcript 30 s
- * later, webhook retries spread over 17 hours) is drawn in a tail after a cut, on a
+ * later, webhook retries spread over 24 hours) is drawn in a tail after a cut, on a
  * logarithmic scale of the time since the end: an exponential retry schedule comes out evenly
  * spaced, each attempt at its own place, and the tail's ticks (+10 s, +1 m, +1 h...) say how
  * far each is.

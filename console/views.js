@@ -1,4 +1,5 @@
 import { copyId, copyShort, h, plural, seconds, stamp, time } from './dom.js';
+import { EVENT_DETAILS } from './events.js';
 import { MAX_ATTEMPTS, replayProgress } from './model.js';
 
 /**
@@ -300,7 +301,7 @@ export function renderDelivery(d, open) {
  */
 export function renderDeadLetters(cards, canReplay, onReplay) {
   if (cards.length === 0)
-    return empty(`No dead letters. A delivery lands here when its ${MAX_ATTEMPTS}th attempt fails, 17 h 3 m 30 s after the first.`);
+    return empty(`No dead letters. A delivery lands here when its ${MAX_ATTEMPTS}th attempt fails, 24 h after the first.`);
   return h(
     'ul',
     { class: 'dead-letters' },
@@ -497,22 +498,27 @@ export function eventItem(event, fresh) {
   );
 }
 
-/** @param {string} type @param {any} data */
+/**
+ * What the event log shows beside a type: its template of console/events.js filled with the
+ * event's data, each ` · ` part only when one of its fields has a value.
+ * @param {string} type @param {any} data
+ */
 function eventDetail(type, data) {
-  switch (type) {
-    case 'call.started':
-    case 'message.received':
-    case 'message.delivered':
-      return `${data.from} → ${data.to}`;
-    case 'call.answered':
-      return data.answered_by ? `by ${data.answered_by}` : '';
-    case 'call.completed':
-      return [data.disposition, seconds(data.duration)].filter(Boolean).join(' · ');
-    case 'recording.ready':
-      return `${seconds(data.duration)} · call ${data.call_id}`;
-    default:
-      return data.call_id ? `call ${data.call_id}` : '';
-  }
+  const template = EVENT_DETAILS[type] ?? 'call {call_id}';
+  return template
+    .split(' · ')
+    .map((part) => {
+      let filled = false;
+      const text = part.replace(/\{(\w+)(\|s)?\}/g, (_, field, unit) => {
+        const value = data[field];
+        if (value === null || value === undefined || value === '') return '';
+        filled = true;
+        return unit ? seconds(value) : String(value);
+      });
+      return filled ? text : '';
+    })
+    .filter(Boolean)
+    .join(' · ');
 }
 
 /**

@@ -145,7 +145,7 @@ function inject(main, files, work, out) {
     writeFileSync(join(work, 'sea-config.json'), JSON.stringify(config, null, 2));
     run(process.execPath, ['--experimental-sea-config', join(work, 'sea-config.json')]);
     const binary = join(work, 'svc-sandbox');
-    copyFileSync(process.execPath, binary);
+    writeFileSync(binary, deafToNodeVariables(readFileSync(process.execPath)));
     chmodSync(binary, 0o755);
     const postject = join(dirname(require.resolve('postject/package.json')), 'dist', 'cli.js');
     const mac = process.platform === 'darwin';
@@ -166,6 +166,46 @@ function inject(main, files, work, out) {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * The environment variables Node reads as it starts, before any script, that change what runs:
+ * NODE_OPTIONS (`--require FILE`, `--import`, `--inspect`, any flag), and the ones that load
+ * files or change how modules load and warnings go. The executable is the CLI, not a Node: it
+ * must run the same whatever the caller's shell holds for its own node (docs/binary.md).
+ * NODE_EXTRA_CA_CERTS stays honoured: it adds trust for a receiver's certificate and runs nothing.
+ */
+const NODE_VARIABLES = [
+  'NODE_OPTIONS',
+  'NODE_REPL_EXTERNAL_MODULE',
+  'NODE_ICU_DATA',
+  'NODE_PRESERVE_SYMLINKS',
+  'NODE_PENDING_DEPRECATION',
+  'NODE_REDIRECT_WARNINGS',
+  'NODE_DEBUG_NATIVE',
+];
+
+/**
+ * A copy of Node's executable that reads none of {@link NODE_VARIABLES}: each name Node's C++
+ * looks up (a string of its own between two NULs in the read-only data, after text) is renamed
+ * `SVCX_…`, a variable nobody sets. Node 20 has no switch for it (Node 25's sea config takes
+ * `execArgvExtension: "none"`, for NODE_OPTIONS only), and a check in the CLI itself would come too
+ * late: Node runs NODE_OPTIONS' `--require` before the executable's script. The names inside
+ * Node's own JavaScript and its startup snapshot are left alone: they are never NUL-delimited
+ * after text. A Node in which a name is not found once, as such a string, stops the build.
+ */
+function deafToNodeVariables(node) {
+  const text = node.toString('latin1');
+  for (const name of NODE_VARIABLES) {
+    const pattern = new RegExp(`(?<=[\\x20-\\x7e\\n]\\x00)${name}(?=\\x00)`, 'g');
+    const at = [...text.matchAll(pattern)].map((m) => m.index);
+    if (at.length !== 1)
+      fail(
+        `${name} is in Node ${process.version}'s executable ${at.length} times as a C string, not once: scripts/build-binary.mjs cannot make the executable ignore it.`,
+      );
+    node.write(`SVCX${name.slice(4)}`, at[0], 'latin1');
+  }
+  return node;
 }
 
 /** `from` at `to` (a hard link when the file system allows, else a copy), replacing what was there. */

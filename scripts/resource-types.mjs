@@ -153,7 +153,8 @@ function rawResourceTypes(resources) {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const resources = await import('../dist/state/resources.js');
+  // The subscription is defined with the events it names (src/state/events.ts).
+  const resources = { ...(await import('../dist/state/resources.js')), ...(await import('../dist/state/events.js')) };
   const out = fileURLToPath(new URL(`../${FILE}`, import.meta.url));
   writeFileSync(out, renderResourceTypes(resources));
   console.log('wrote src/state/resource-types.ts');

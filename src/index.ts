@@ -70,11 +70,10 @@ export type {
   TranscriptSegment,
   TranscriptStatus,
   WebhookSubscription,
-  SandboxEvent,
-  EventType,
-  EventData,
 } from './state/resources.js';
-export { EVENT_TYPES } from './state/resources.js';
+// The events, each defined once (src/state/events.ts)
+export type { SandboxEvent, EventType, EventData } from './state/events.js';
+export { EVENT_TYPES } from './state/events.js';
 export type { NumberKind } from './sim/inventory.js';
 export type { RecordingTiming } from './state/recordings.js';
 export type { ConversationLine } from './sim/conversations.js';
@@ -84,8 +83,8 @@ export type { ListBody } from './api/pagination.js';
 
 // Webhooks: receiving, and watching deliveries
 export { verifyWebhook } from './webhooks/signature.js';
-export { checkReceiver } from './server/check-receiver.js';
-export type { CheckReceiverOptions, ReceiverCase, ReceiverCheck } from './server/check-receiver.js';
+export { checkReceiver } from './sandbox.js';
+export type { CheckReceiverOptions, ReceiverCase, ReceiverCheck } from './webhooks/check-receiver.js';
 export type { RawBody } from './webhooks/signature.js';
 export { WEBHOOK_RETRY_SCHEDULE } from './webhooks/retry-schedule.js';
 export type { WebhookAttempt, WebhookDelivery, DeliveryState, DeliveryChaos } from './webhooks/delivery.js';

@@ -1,4 +1,4 @@
-import { durationSchema, parseDuration, type Duration } from './core/duration.js';
+import { durationSchema, checkedMs, type Duration } from './core/duration.js';
 import { SandboxError } from './core/errors.js';
 import {
   array,
@@ -165,10 +165,19 @@ export const REPLAY_ONLY: unique symbol = Symbol('svc-sandbox replay only');
  */
 export const REPLAY_IN_SLICES: unique symbol = Symbol('svc-sandbox replay in slices');
 
-/** {@link SandboxOptions} with the internal ones: the tests of the realtime mode's ({@link WALL_CLOCK}), show's ({@link REPLAY_ONLY}). */
+/**
+ * The key of an internal option: the base URL absolute URLs in answers and webhook bodies name
+ * (a recording's `url`, `call.completed`'s `recording_url`) when it is not `baseUrl`. The standalone
+ * server's sessions are served at a port the system may pick; their bodies name a stable origin
+ * instead (docs/server.md, "Absolute URLs"), while `baseUrl` stays where requests really arrive.
+ */
+export const PUBLIC_URL: unique symbol = Symbol('svc-sandbox public url');
+
+/** {@link SandboxOptions} with the internal ones: the tests of the realtime mode's ({@link WALL_CLOCK}), show's ({@link REPLAY_ONLY}), the server's {@link PUBLIC_URL} and {@link REPLAY_IN_SLICES}. */
 export interface InternalOptions extends SandboxOptions {
   [WALL_CLOCK]?: WallClock;
   [REPLAY_ONLY]?: true;
+  [PUBLIC_URL]?: string;
   [REPLAY_IN_SLICES]?: (restored: Promise<void>) => void;
 }
 
@@ -199,6 +208,7 @@ export interface ResolvedDeprecation {
 function defaults(): ResolvedOptions {
   return {
     baseUrl: 'https://api.svc.test',
+    publicUrl: 'https://api.svc.test',
     origin: 'https://api.svc.test',
     basePath: '',
     seed: 0,
@@ -226,6 +236,8 @@ const DEFAULT_START_MS = Date.parse('2026-01-01T00:00:00Z');
 
 export interface ResolvedOptions {
   baseUrl: string;
+  /** What absolute URLs in answers and webhook bodies start with: `baseUrl`, unless the internal option {@link PUBLIC_URL} says otherwise. */
+  publicUrl: string;
   origin: string;
   /** Path prefix of baseUrl without a trailing slash ('' for a bare origin). */
   basePath: string;
@@ -350,7 +362,7 @@ const baseUrl = custom<URL>({
 /** A duration within `max` ms, in milliseconds. */
 const span = (max: number, hint: string) =>
   map(durationSchema, (value, path) => {
-    const ms = parseDuration(value)!;
+    const ms = checkedMs(value);
     if (ms > max || (max < Infinity && ms < 1)) throw invalid(`${name(path)} must be ${hint}.`, path);
     return ms;
   });
@@ -535,6 +547,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   }
   return {
     baseUrl: url.href.replace(/\/$/, ''),
+    publicUrl: (options as InternalOptions)[PUBLIC_URL] ?? url.href.replace(/\/$/, ''),
     origin: url.origin,
     basePath: url.pathname.replace(/\/$/, ''),
     seed: o.seed ?? 0,

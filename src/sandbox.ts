@@ -5,7 +5,8 @@ import type { ScenarioResult } from './scenarios/result.js';
 import type { Scenario } from './scenarios/schema.js';
 import { runScenario, type ScenarioRunOptions } from './scenarios/run.js';
 import { trigger, type TriggerOptions, type TriggerOverrides } from './scenarios/triggers.js';
-import type { EventType, SandboxEvent } from './state/resources.js';
+import type { EventType, SandboxEvent } from './state/events.js';
+import { type CheckReceiverOptions, type MakeEvents, type ReceiverCheck, runReceiverCheck } from './webhooks/check-receiver.js';
 
 export type { InternalError, SandboxInternals } from './root/parts.js';
 
@@ -102,4 +103,40 @@ export async function openRestoredSandbox(
   const opened = openSandbox(internal);
   await restored;
   return opened;
+}
+
+/** The events `checkReceiver` sends: each the end of a real story in a sandbox of their own, closed before anything is sent. */
+const triggered: MakeEvents = async (types, { seed, startTime }) => {
+  const sandbox = createSandbox({ seed, startTime });
+  try {
+    const events: SandboxEvent[] = [];
+    for (const type of types) events.push(await sandbox.trigger(type));
+    return events;
+  } finally {
+    sandbox.close();
+  }
+};
+
+/**
+ * Tests a webhook receiver as the service would call it, by real HTTP (docs/webhooks.md, "Check
+ * your receiver"): one correctly signed delivery of each of the seven event types, one whose JSON
+ * is spaced otherwise, four forged ones (no signature, a wrong one, the signature of another
+ * body, one made with another secret) and a duplicate (the first event again, same id, attempt
+ * 2). Every body is a genuine envelope `{id, type, created_at, data}`, made by a fresh sandbox's
+ * `trigger()` and sent pretty-printed, signed and with the headers of the sandbox's own
+ * deliveries (src/webhooks), so a receiver that verifies a re-serialized body fails. Signed
+ * deliveries and the duplicate must be answered 2xx within `timeout`; forged ones must be refused
+ * (any answer but a 2xx). Each case is decided by its status once it arrives (the body is only
+ * quoted). Redirects are not followed. Once a delivery goes unanswered for `timeout`, the cases
+ * after it are not run: a hanging receiver fails in about one timeout. Resolves, never rejects,
+ * for anything the receiver does; throws a {@link SandboxError} (`param` `url`, `secret` or
+ * `timeout`) for bad input, before anything is sent.
+ *
+ * @example
+ * import { checkReceiver } from 'svc-sandbox';
+ * const { ok, cases } = await checkReceiver('http://127.0.0.1:3000/webhooks', { secret: process.env.WEBHOOK_SECRET!, timeout: '2s' });
+ * expect(cases.filter((c) => !c.ok)).toEqual([]); // each failed case says why in `error`
+ */
+export function checkReceiver(url: string, options: CheckReceiverOptions): Promise<ReceiverCheck> {
+  return runReceiverCheck(triggered, url, options);
 }

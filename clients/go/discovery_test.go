@@ -49,15 +49,35 @@ func TestTheServerCommandIsTheBinThenSvcSandboxOnPathThenNpx(t *testing.T) {
 		t.Errorf("with svc-sandbox on PATH: %s", got)
 	}
 	delete(onPath, "svc-sandbox")
+	// node_modules/.bin/svc-sandbox of the working directory or a parent comes before npx, which
+	// may ask the registry.
+	project := t.TempDir()
+	local := filepath.Join(project, "node_modules", ".bin", "svc-sandbox")
+	if err := os.MkdirAll(filepath.Dir(local), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, local, "#!/bin/sh\n", 0o755)
+	nested := filepath.Join(project, "go", "pkg")
+	if err := os.MkdirAll(nested, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	inDir(t, nested)
+	if got := command(); got != local {
+		t.Errorf("with node_modules/.bin/svc-sandbox in a parent: %s", got)
+	}
+	inDir(t, t.TempDir())
 	if got := command(); got != "/usr/bin/npx --no-install svc-sandbox" {
 		t.Errorf("with npx only: %s", got)
 	}
 	delete(onPath, "npx")
 	_, _, err := serverCommand("", getenv, lookPath)
-	for _, want := range []string{"SVC_SANDBOX_URL", "SVC_SANDBOX_BIN", "svc-sandbox nor npx", "svc-sandbox exec -- go test"} {
+	for _, want := range []string{"no svc-sandbox server found", "SVC_SANDBOX_URL", "SVC_SANDBOX_BIN", "npm run build:binary", "nor npx", "svc-sandbox exec -- go test"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("with nothing to run, the error should name %q: %v", want, err)
 		}
+	}
+	if err != nil && (strings.Contains(err.Error(), "npm install") || strings.Contains(err.Error(), "\n")) {
+		t.Errorf("registry advice, or more than one line: %v", err)
 	}
 	// An explicit ServerOptions.Bin comes before SVC_SANDBOX_BIN.
 	env["SVC_SANDBOX_BIN"] = filepath.Join(dir, "elsewhere")
@@ -107,7 +127,8 @@ func TestWithNoServerAnywhereNewSessionFailsTheTestNamingTheFix(t *testing.T) {
 
 	started := time.Now()
 	message := fatalOf(t, func(tb testing.TB) { NewSession(tb, Options{}) })
-	for _, want := range []string{"svcsandbox.NewSession", "neither svc-sandbox nor npx is on PATH", "svc-sandbox exec -- go test ./...", "SVC_SANDBOX_BIN"} {
+	inDir(t, t.TempDir())
+	for _, want := range []string{"svcsandbox.NewSession: no svc-sandbox server found", "svc-sandbox exec -- go test ./...", "SVC_SANDBOX_BIN", "npm run build:binary"} {
 		if !strings.Contains(message, want) {
 			t.Errorf("the failure should say %q: %s", want, message)
 		}
@@ -136,6 +157,10 @@ func TestAnUnreachableSvcSandboxURLFailsAtOnceNamingTheVariable(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("the error should say %q: %v", want, err)
 		}
+	}
+	// Short: the URL said once, the cause on the same line.
+	if err != nil && (strings.Count(err.Error(), closed) != 1 || strings.Contains(err.Error(), "\n") || strings.Count(err.Error(), "svcsandbox:") != 1) {
+		t.Errorf("not short: %v", err)
 	}
 	if elapsed := time.Since(started); elapsed > quick {
 		t.Errorf("a refused connection took %s", elapsed)
@@ -223,7 +248,7 @@ func TestAControlCallThatHangsFailsWithinTheSessionTimeout(t *testing.T) {
 	_, err = s.Advance("1s")
 	elapsed := time.Since(started)
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "Advance on session "+s.ID) ||
-		!strings.Contains(err.Error(), "no answer within 300ms (the session's Timeout: raise Options.Timeout") {
+		!strings.Contains(err.Error(), "no whole answer within 300ms (the session's Timeout: raise Options.Timeout") {
 		t.Errorf("error: %v", err)
 	}
 	if elapsed < 300*time.Millisecond || elapsed > quick {
@@ -284,4 +309,37 @@ func silentListener(t *testing.T) string {
 		}
 	})
 	return "http://" + listener.Addr().String()
+}
+
+// inDir makes dir the working directory of the node_modules search for the test.
+func inDir(t *testing.T, dir string) {
+	saved := workingDir
+	workingDir = func() (string, error) { return dir, nil }
+	t.Cleanup(func() { workingDir = saved })
+}
+
+// Regression: when npx found nothing, the error quoted only npx's words (a registry 404).
+func TestWhenNpxFindsNothingTheErrorSaysTheFix(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a shell script stands in for npx")
+	}
+	path := t.TempDir()
+	writeFile(t, filepath.Join(path, "npx"), "#!/bin/sh\necho 'npm error 404 Not Found - GET https://registry.example/svc-sandbox' >&2\nexit 1\n", 0o755)
+	t.Setenv("PATH", path)
+	t.Setenv("SVC_SANDBOX_BIN", "")
+	inDir(t, t.TempDir())
+	srv, err := StartServer(context.Background(), ServerOptions{})
+	if err == nil {
+		srv.Close()
+		t.Fatal("started a server")
+	}
+	message := err.Error()
+	for _, want := range []string{"svcsandbox: npx found no installed svc-sandbox to start: set SVC_SANDBOX_BIN", "npm run build:binary", "SVC_SANDBOX_URL", "What npx said:", "404 Not Found"} {
+		if !strings.Contains(message, want) {
+			t.Errorf("the error should say %q: %s", want, message)
+		}
+	}
+	if strings.Count(message, "svcsandbox:") != 1 || strings.Contains(message, "npm install") {
+		t.Errorf("the prefix twice, or registry advice: %s", message)
+	}
 }

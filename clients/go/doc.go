@@ -16,15 +16,39 @@
 // Under `svc-sandbox exec -- go test ./...` (SVC_SANDBOX_URL is set) the helper connects to the
 // server exec started. Otherwise it starts `svc-sandbox serve --port 0` once per test binary, the
 // first time a test asks for a session: from the executable named by SVC_SANDBOX_BIN, else
-// `svc-sandbox` on PATH, else `npx --no-install svc-sandbox`. The server is given a pipe as its
+// `svc-sandbox` on PATH, else node_modules/.bin/svc-sandbox of the working directory or a parent,
+// else `npx --no-install svc-sandbox`. With none, the error names SVC_SANDBOX_BIN, SVC_SANDBOX_URL
+// and `npm run build:binary`. The server is given a pipe as its
 // standard input that only the test binary holds, with --exit-on-stdin-close, so it ends with the
-// test binary however that ends (a panic, os.Exit, SIGKILL). Shutdown stops it earlier (from
-// TestMain); StartServer and Connect give a Server of your own.
+// test binary however that ends (a panic, os.Exit, SIGKILL of the binary). A SIGKILL of the `go`
+// command is another matter: the test binary runs on, with its server, until -test.timeout; CI
+// kills the process group (docs/go.md). Shutdown stops the server earlier (from TestMain);
+// StartServer and Connect give a Server of your own.
+//
+// # Contexts
+//
+// One rule. Every method of a Session that talks to the server comes in two forms, as
+// database/sql's do: Name(...) — the names the contract promises, s.Advance("65s"),
+// s.Trigger(...), s.Events() — and NameContext(ctx, ...), ctx first (AdvanceContext,
+// TriggerContext, EventsContext, ...). Name runs on the session's own context: for NewSession, one
+// canceled when the test ends (after the cleanups registered after NewSession, before the session
+// is deleted), so a goroutine the test left sleeping stops; for Server.NewSession,
+// context.Background(). Everything below the Session — StartServer, Connect, the Server's methods, and the generated
+// SessionControl and ServerControl (Session.Control, Server.Control) — takes ctx first and has no
+// ctx-free form: code there manages its own lifetimes.
 //
 // # Timeouts
 //
-// Nothing waits unbounded. A control call made without a context is bounded by the session's
-// Timeout (DefaultTimeout, 60 s, unless Options.Timeout says otherwise); the ...Context variants
-// follow their context, and a context without a deadline gets the same bound. Starting a server
-// waits at most StartTimeout (30 s) for its ready line, connecting at most ConnectTimeout (10 s).
+// Nothing waits unbounded. A control call whose context has no deadline is bounded by the
+// session's Timeout: Options.Timeout, else SVC_SANDBOX_TIMEOUT (seconds), else DefaultTimeout
+// (60 s). The bound is for the whole call: connecting, the headers and the whole body. Starting a
+// server waits at most StartTimeout (30 s) for its ready line, connecting at most ConnectTimeout
+// (10 s).
+//
+// # What the helper trusts a server with
+//
+// SVC_SANDBOX_URL may name anything, so the helper follows no redirect (a 3xx is an error naming
+// the server and its Location, and no request or body goes elsewhere), reads at most
+// MaxAnswerBytes (64 MiB) of an answer, and walks at most MaxPages (10,000) pages of a listing;
+// each refusal is an error naming the server's URL.
 package svcsandbox

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// The README's first test and docs/go.md's back-off recipe pass as written: each is extracted
+// The README's first test, its webhook receiver and docs/go.md's back-off recipe pass as written: each is extracted
 // into a module of its own that requires this one with a replace, as a user's module does, and
 // run with go test.
 func TestTheDocumentedTestsPassAsWritten(t *testing.T) {
@@ -25,6 +25,7 @@ func TestTheDocumentedTestsPassAsWritten(t *testing.T) {
 			"require github.com/svc-sandbox/svc-sandbox/clients/go v0.0.0\n\n" +
 			"replace github.com/svc-sandbox/svc-sandbox/clients/go => " + here + "\n",
 		"readme/readme_test.go":   goBlock(t, "README.md", ""),
+		"webhook/webhook_test.go": goBlock(t, "README.md", "## Checking webhooks"),
 		"backoff/backoff_test.go": goBlock(t, filepath.Join("..", "..", "docs", "go.md"), "## Testing back-off"),
 	}
 	for name, text := range files {
@@ -49,7 +50,7 @@ func TestTheDocumentedTestsPassAsWritten(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go test of the documented tests: %v\n%s", err, output)
 	}
-	for _, name := range []string{"TestACallIsAnsweredAndCompletes", "TestAnOutageIsRetriedAfterItsRetryAfter", "TestABurstOverTheRateLimitBacksOffOnTheVirtualClock"} {
+	for _, name := range []string{"TestACallIsAnsweredAndCompletes", "TestWebhooksArriveSignedAndVerify", "TestAnOutageIsRetriedAfterItsRetryAfter", "TestABurstOverTheRateLimitBacksOffOnTheVirtualClock"} {
 		if !strings.Contains(string(output), "--- PASS: "+name) {
 			t.Errorf("%s did not pass:\n%s", name, output)
 		}

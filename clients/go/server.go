@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,6 +71,10 @@ func StartServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 	ctx, cancel := bounded(ctx, StartTimeout)
 	defer cancel()
 	proc, url, err := startProcess(ctx, path, args)
+	if err != nil && len(args) > 0 && args[0] == "--no-install" {
+		// npx's own words (a registry 404, "could not determine executable") do not say the fix.
+		return nil, fmt.Errorf("svcsandbox: npx found no installed svc-sandbox to start: %s. What npx said: %w", noServerFix, trimPrefix(err))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -102,9 +107,17 @@ func connect(ctx context.Context, url string) (*Server, error) {
 	}
 	res, err := srv.client.Do(req)
 	if err != nil {
+		// The transport's own error repeats the method and URL: keep only its cause.
+		var ue *neturl.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return nil, fmt.Errorf("no svc-sandbox server answers at %s: %w", base, err)
 	}
 	res.Body.Close()
+	if res.StatusCode >= 300 && res.StatusCode < 400 {
+		return nil, fmt.Errorf("the server at %s answered GET /__sandbox/health with %s to %q; the helper follows no redirect: give the svc-sandbox server's own URL", base, res.Status, res.Header.Get("Location"))
+	}
 	if res.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("%s answers, but is no svc-sandbox server: GET /__sandbox/health answered %s", base, res.Status)
 	}
@@ -113,7 +126,7 @@ func connect(ctx context.Context, url string) (*Server, error) {
 
 // Health checks that the server answers (GET /__sandbox/health).
 func (srv *Server) Health(ctx context.Context) error {
-	return srv.call(ctx, op{name: "Health"}, http.MethodGet, "/health", nil, nil)
+	return srv.Control().Health(ctx, nil)
 }
 
 // ControlURL is the control API's base, URL+"/__sandbox" (what `svc-sandbox exec` puts in
@@ -130,9 +143,19 @@ func (srv *Server) Close() error {
 	return srv.proc.stop()
 }
 
+// noServerFix is what to do when no server can be found or started: said the same way by the
+// three helpers.
+const noServerFix = "set SVC_SANDBOX_BIN to the svc-sandbox executable (`npm run build:binary` in a checkout writes " +
+	"dist/bin/svc-sandbox; dist/server/cli.js of a built checkout works too), or SVC_SANDBOX_URL to a running server's " +
+	"/__sandbox URL (`svc-sandbox exec -- go test ./...` sets it)"
+
+// workingDir is where the search for node_modules/.bin/svc-sandbox begins (tests replace it).
+var workingDir = os.Getwd
+
 // serverCommand finds the command that runs svc-sandbox: bin, else SVC_SANDBOX_BIN, else
-// svc-sandbox on PATH, else npx --no-install svc-sandbox. The errors name what was looked for
-// and the fix.
+// svc-sandbox on PATH, else node_modules/.bin/svc-sandbox in the working directory or a parent,
+// else npx --no-install svc-sandbox (which may still ask the registry, so it comes last). The
+// errors name what was looked for and the fix.
 func serverCommand(bin string, getenv func(string) string, lookPath func(string) (string, error)) (string, []string, error) {
 	name := "ServerOptions.Bin"
 	if bin == "" {
@@ -149,12 +172,31 @@ func serverCommand(bin string, getenv func(string) string, lookPath func(string)
 	if path, err := lookPath("svc-sandbox"); err == nil {
 		return path, nil, nil
 	}
+	dir, _ := workingDir()
+	if path := localBin(dir); path != "" {
+		return path, nil, nil
+	}
 	if path, err := lookPath("npx"); err == nil {
 		return path, []string{"--no-install", "svc-sandbox"}, nil
 	}
-	return "", nil, errors.New("svcsandbox: no svc-sandbox server to use: SVC_SANDBOX_URL and SVC_SANDBOX_BIN are not set, " +
-		"and neither svc-sandbox nor npx is on PATH. Run the tests under `npx svc-sandbox exec -- go test ./...`, " +
-		"set SVC_SANDBOX_BIN to the svc-sandbox executable, or install svc-sandbox (npm install --save-dev svc-sandbox)")
+	return "", nil, errors.New("svcsandbox: no svc-sandbox server found: SVC_SANDBOX_URL and SVC_SANDBOX_BIN are not set, and " +
+		"there is no svc-sandbox on PATH, in node_modules/.bin of " + dir + " or a parent, nor npx; " + noServerFix)
+}
+
+// localBin is node_modules/.bin/svc-sandbox of dir or its nearest parent that has one, or "".
+func localBin(dir string) string {
+	for dir != "" {
+		path := filepath.Join(dir, "node_modules", ".bin", "svc-sandbox")
+		if _, err := checkExecutable(path); err == nil {
+			return path
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+	return ""
 }
 
 // checkExecutable returns the absolute path of bin, or why it cannot be run.
@@ -449,3 +491,11 @@ func (sh *sharedServer) shutdown() error {
 //		os.Exit(code)
 //	}
 func Shutdown() error { return shared.shutdown() }
+
+// trimPrefix drops the package's prefix from an error that another one wraps, so it is said once.
+func trimPrefix(err error) error { return prefixless{err} }
+
+type prefixless struct{ error }
+
+func (p prefixless) Error() string { return strings.TrimPrefix(p.error.Error(), "svcsandbox: ") }
+func (p prefixless) Unwrap() error { return p.error }

@@ -1,12 +1,9 @@
 package svcsandbox
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -15,8 +12,8 @@ import (
 	"time"
 )
 
-// DefaultTimeout bounds each control call made without a context (and with a context that has
-// no deadline) unless Options.Timeout says otherwise. An advance waits for the webhook attempts
+// DefaultTimeout bounds each whole control call whose context has no deadline, unless
+// Options.Timeout or SVC_SANDBOX_TIMEOUT (seconds) says otherwise. An advance waits for the webhook attempts
 // that fall due in it, each up to the server's --webhook-timeout (10 s by default), so the bound
 // is generous; a session whose receivers may hang is best made with WebhookTimeout "2s".
 const DefaultTimeout = 60 * time.Second
@@ -43,7 +40,8 @@ type Options struct {
 	// (its snapshot now). Either one: the new session's APIKey opens the original's account.
 	Snapshot json.RawMessage
 	From     string
-	// Timeout bounds each control call made without a context; 0 means DefaultTimeout.
+	// Timeout bounds each control call whose context has no deadline; 0: SVC_SANDBOX_TIMEOUT
+	// seconds, else DefaultTimeout.
 	Timeout time.Duration
 	// Server is where the session is made; nil: the shared server (SVC_SANDBOX_URL under
 	// `svc-sandbox exec`, else one started once per test binary).
@@ -69,8 +67,14 @@ type Session struct {
 	BaseURL string
 	// Server is the server the session lives on.
 	Server *Server
-	// Timeout bounds each control call made without a context (Options.Timeout or DefaultTimeout).
+	// Timeout bounds each control call whose context has no deadline (Options.Timeout, else
+	// SVC_SANDBOX_TIMEOUT seconds, else DefaultTimeout): the whole call, its answer's body included.
 	Timeout time.Duration
+
+	// ctx is the session's own context, which the methods without a context argument run on: for
+	// NewSession, one canceled when the test ends, before the session is deleted.
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	// tb is the test that made the session (NewSession); Sleep reports its failures there.
 	tb testing.TB
@@ -82,6 +86,8 @@ type Session struct {
 	mu       sync.Mutex
 	closed   bool
 	sleepErr error
+	// sleeps is the record of every Sleep and SleepContext, in the order they began.
+	sleeps []time.Duration
 }
 
 // NewSession makes a session for the test, deleted when the test ends (t.Cleanup). A session that
@@ -104,21 +110,30 @@ func NewSession(t testing.TB, opts Options) *Session {
 		t.Fatalf("svcsandbox.NewSession: %s", strings.TrimPrefix(err.Error(), "svcsandbox: "))
 	}
 	s.tb = t
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	// Cleanups run last registered first: the session's context is canceled (a goroutine the test
+	// left sleeping or advancing stops), then the session is deleted.
 	t.Cleanup(func() {
+		s.keepIfFailed(t)
 		if err := s.Close(); err != nil {
 			t.Errorf("svcsandbox: deleting the session at the end of the test: %v", err)
 		}
 	})
+	t.Cleanup(s.cancel)
 	return s
 }
 
 // NewSession makes a session on this server (POST /__sandbox/sessions). Close deletes it. ctx
-// bounds the call (opts.Timeout, else DefaultTimeout, when ctx has no deadline). opts.Server is
-// not used.
+// bounds the call (opts.Timeout, else SVC_SANDBOX_TIMEOUT, else DefaultTimeout, when ctx has no
+// deadline); the session's own context, which its ctx-free methods run on, is
+// context.Background(). opts.Server is not used.
 func (srv *Server) NewSession(ctx context.Context, opts Options) (*Session, error) {
 	timeout := opts.Timeout
 	if timeout <= 0 {
-		timeout = DefaultTimeout
+		var err error
+		if timeout, err = envTimeout(); err != nil {
+			return nil, err
+		}
 	}
 	body := map[string]any{}
 	if opts.Snapshot == nil && opts.From == "" {
@@ -142,16 +157,21 @@ func (srv *Server) NewSession(ctx context.Context, opts Options) (*Session, erro
 		ID     string `json:"id"`
 		APIKey string `json:"apiKey"`
 	}
-	if err := srv.call(ctx, op{name: "NewSession", timeout: timeout}, http.MethodPost, "/sessions", body, &made); err != nil {
+	if err := (ServerControl{srv: srv, name: "NewSession", timeout: timeout}).CreateSession(ctx, body, &made); err != nil {
 		return nil, err
 	}
-	return &Session{ID: made.ID, APIKey: made.APIKey, BaseURL: srv.URL, Server: srv, Timeout: timeout, clock: make(chan struct{}, 1), flight: newFlight()}, nil
+	return &Session{ID: made.ID, APIKey: made.APIKey, BaseURL: srv.URL, Server: srv, Timeout: timeout,
+		ctx: context.Background(), clock: make(chan struct{}, 1), flight: newFlight()}, nil
 }
 
 // Close deletes the session: its keys are 401 from then on. Closing a session already deleted is
 // not an error. For a session made without a test (Server.NewSession), Close also returns the
-// first failure of Sleep, which had no test to report it to.
-func (s *Session) Close() error {
+// first failure of Sleep, which had no test to report it to. Close runs on a fresh context (the
+// session's own has ended when NewSession's cleanup calls it), bounded by the session's Timeout.
+func (s *Session) Close() error { return s.CloseContext(context.Background()) }
+
+// CloseContext is Close on ctx.
+func (s *Session) CloseContext(ctx context.Context) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -160,7 +180,7 @@ func (s *Session) Close() error {
 	s.closed = true
 	sleepErr := s.sleepErr
 	s.mu.Unlock()
-	err := s.do(context.Background(), "Close", http.MethodDelete, "", nil, nil)
+	err := s.ctl("Close").DeleteSession(ctx)
 	var se *SandboxError
 	if errors.As(err, &se) && se.Status == http.StatusNotFound {
 		err = nil
@@ -174,149 +194,4 @@ func (s *Session) Close() error {
 // ConsoleURL is the address of the session's account console, to open in a browser.
 func (s *Session) ConsoleURL() string {
 	return s.Server.ControlURL() + "/console?session=" + url.QueryEscape(s.ID)
-}
-
-// do makes a control call about the session: path is below /__sandbox/sessions/{id}.
-func (s *Session) do(ctx context.Context, name, method, path string, body, out any) error {
-	return s.Server.call(ctx, op{name: name, session: s.ID, timeout: s.Timeout}, method, "/sessions/"+url.PathEscape(s.ID)+path, body, out)
-}
-
-// op names a control call for its errors, and bounds it.
-type op struct {
-	name, session string
-	// timeout bounds the call when its context has no deadline; 0: DefaultTimeout.
-	timeout time.Duration
-}
-
-func (o op) String() string {
-	if o.session == "" {
-		return o.name
-	}
-	return o.name + " on session " + o.session
-}
-
-// call sends one control request (path below /__sandbox) with body as JSON, and decodes a 2xx
-// answer into out. A 4xx or 5xx answer is a *SandboxError; anything else an error that says
-// what the server is and whether it is still running.
-func (srv *Server) call(ctx context.Context, o op, method, path string, body, out any) error {
-	timeout := o.timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	_, hadDeadline := ctx.Deadline()
-	ctx, cancel := bounded(ctx, timeout)
-	defer cancel()
-	var reader io.Reader
-	if body != nil {
-		data, err := json.Marshal(body)
-		if err != nil {
-			return fmt.Errorf("svcsandbox: %s: the request body cannot be JSON: %w", o, err)
-		}
-		reader = bytes.NewReader(data)
-	}
-	target := srv.ControlURL() + path
-	req, err := http.NewRequestWithContext(ctx, method, target, reader)
-	if err != nil {
-		return fmt.Errorf("svcsandbox: %s: %w", o, err)
-	}
-	req.Header.Set("Accept", "application/json")
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := srv.client.Do(req)
-	var raw []byte
-	if err == nil {
-		raw, err = io.ReadAll(res.Body)
-		res.Body.Close()
-	}
-	if err != nil {
-		return srv.unanswered(ctx, o, method, target, err, hadDeadline, timeout)
-	}
-	if res.StatusCode >= 400 {
-		return answerError(o, method, "/__sandbox"+path, res.StatusCode, raw)
-	}
-	if out == nil || len(bytes.TrimSpace(raw)) == 0 {
-		return nil
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		return fmt.Errorf("svcsandbox: %s (%s %s): the answer %d is not the JSON expected (%s): %w", o, method, target, res.StatusCode, snippet(raw), err)
-	}
-	return nil
-}
-
-// unanswered explains a call that got no answer: a timeout, a server that died, or one that
-// does not listen.
-func (srv *Server) unanswered(ctx context.Context, o op, method, target string, err error, hadDeadline bool, timeout time.Duration) error {
-	why := fmt.Sprintf("no answer from the svc-sandbox server (%s)", srv.origin)
-	switch {
-	case errors.Is(ctx.Err(), context.Canceled):
-		why = "the context was canceled"
-	case ctx.Err() != nil && hadDeadline:
-		why = "no answer within " + timeoutOf(ctx)
-	case ctx.Err() != nil:
-		why = fmt.Sprintf("no answer within %s (the session's Timeout: raise Options.Timeout, or give the ...Context variant a longer deadline)", timeout)
-	}
-	if p := srv.proc; p != nil {
-		// A refused connection may be seen a moment before the process is reaped.
-		waitFor(p.exited, time.Second)
-		if died := p.died(); died != "" {
-			why = died
-		}
-	}
-	return fmt.Errorf("svcsandbox: %s (%s %s): %s: %w", o, method, target, why, err)
-}
-
-// answerError turns a 4xx or 5xx answer into a *SandboxError.
-func answerError(o op, method, path string, status int, raw []byte) error {
-	var envelope struct {
-		Error struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-			Param   string `json:"param"`
-		} `json:"error"`
-	}
-	se := &SandboxError{Op: o.name, Session: o.session, Method: method, Path: path, Status: status}
-	if json.Unmarshal(raw, &envelope) == nil && envelope.Error.Code != "" {
-		se.Code, se.Message, se.Param = envelope.Error.Code, envelope.Error.Message, envelope.Error.Param
-	} else {
-		se.Message = "not an svc-sandbox error answer: " + snippet(raw)
-	}
-	return se
-}
-
-func snippet(raw []byte) string {
-	text := strings.TrimSpace(string(raw))
-	if len(text) > 200 {
-		text = text[:200] + "…"
-	}
-	return fmt.Sprintf("%q", text)
-}
-
-// bounded gives ctx a deadline d from now when it has none.
-func bounded(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if _, ok := ctx.Deadline(); ok {
-		return context.WithCancel(ctx)
-	}
-	return context.WithTimeout(ctx, d)
-}
-
-// timeoutOf describes ctx's deadline for errors.
-func timeoutOf(ctx context.Context) string {
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		return "the context's life"
-	}
-	return "the context's deadline (" + deadline.Format(time.RFC3339Nano) + ")"
-}
-
-// newClient is the HTTP client of one server: never through a proxy (the server is on loopback),
-// and enough idle connections for many goroutines sleeping at once.
-func newClient() *http.Client {
-	return &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 64, IdleConnTimeout: 30 * time.Second}}
 }

@@ -220,7 +220,7 @@ func TestAFailingReceiverIsDeadLetteredThenReplayed(t *testing.T) {
 		t.Fatalf("dead letters: %+v %v", letters, err)
 	}
 	started, completed := letters[0], letters[1]
-	if started.EventType != "call.started" || len(started.Attempts) != 12 || started.State != "dead" || started.Event.ID != started.EventID {
+	if started.EventType != "call.started" || len(started.Attempts) != 13 || started.State != "dead" || started.Event.ID != started.EventID {
 		t.Errorf("dead letter: %+v", started)
 	}
 	bodies, headers := hooks.waitFor(t, 24)

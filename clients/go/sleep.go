@@ -22,21 +22,39 @@ import (
 // (t.Errorf). For a session made with Server.NewSession, Close returns the first failure.
 // SleepContext returns it.
 func (s *Session) Sleep(d time.Duration) {
-	if err := s.SleepContext(context.Background(), d); err != nil {
+	if err := s.SleepContext(s.context(), d); err != nil {
 		s.mu.Lock()
 		if s.sleepErr == nil {
 			s.sleepErr = err
 		}
 		s.mu.Unlock()
-		if s.tb != nil {
+		// Once the test has ended (its context canceled) there is no test left to fail.
+		if s.tb != nil && s.context().Err() == nil {
 			s.tb.Errorf("%v", err)
 		}
 	}
 }
 
+// Sleeps is the record of the sleeps asked of Sleep and SleepContext, in the order they began:
+// what your SDK's back-off asked for, to assert exactly (Python's sleeps.calls). A sleep of 0 or
+// less is recorded too, though it moves nothing.
+//
+//	client.CreateCall(...) // a 503 with Retry-After: 2, twice, then a 201
+//	if got := s.Sleeps(); !reflect.DeepEqual(got, []time.Duration{2 * time.Second, 2 * time.Second}) {
+//		t.Errorf("sleeps: %v", got)
+//	}
+func (s *Session) Sleeps() []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Duration{}, s.sleeps...)
+}
+
 // SleepContext is Sleep bounded by ctx, its failure returned. Its signature,
 // func(context.Context, time.Duration) error, fits SDKs that take a context-aware sleep.
 func (s *Session) SleepContext(ctx context.Context, d time.Duration) error {
+	s.mu.Lock()
+	s.sleeps = append(s.sleeps, d)
+	s.mu.Unlock()
 	if d <= 0 {
 		return nil
 	}

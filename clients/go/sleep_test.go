@@ -183,3 +183,28 @@ func fakeSession(t *testing.T, fake *fakeControl) *Session {
 	}
 	return s
 }
+
+// Regression: Go had no record of the sleeps asked, as Python's sleeps.calls gives.
+func TestSleepsRecordsEverySleepInOrder(t *testing.T) {
+	fake := newFakeControl(t, nil)
+	s := fakeSession(t, fake)
+	s.Sleep(2 * time.Second)
+	if err := s.SleepContext(context.Background(), 500*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	s.Sleep(0)
+	want := []time.Duration{2 * time.Second, 500 * time.Millisecond, 0}
+	if got := s.Sleeps(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Sleeps() = %v, want %v", got, want)
+	}
+	got := s.Sleeps()
+	got[0] = time.Hour // a copy: the record is not the caller's to change
+	if s.Sleeps()[0] != 2*time.Second {
+		t.Error("Sleeps returned the record itself")
+	}
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	if !reflect.DeepEqual(fake.advances, []int64{2000, 500}) {
+		t.Errorf("advanced %v", fake.advances)
+	}
+}

@@ -27,47 +27,60 @@ type SessionInfo struct {
 	Now  string `json:"now"`
 }
 
-// Call is a call as the API shows it.
+// Call is a call as the API shows it: the fields a test most often asserts, typed, and Fields,
+// every field of the answer as JSON decodes it (the API reference lists them all), so a field the
+// API adds is readable without a new helper: call.Fields["ai_handler"].
 type Call struct {
-	ID             string `json:"id"`
-	Status         string `json:"status"`
-	AIHandler      string `json:"ai_handler"`
-	Direction      string `json:"direction"`
-	From           string `json:"from"`
-	To             string `json:"to"`
-	AIReceptionist bool   `json:"ai_receptionist"`
-	AnsweredBy     string `json:"answered_by"`
-	Disposition    string `json:"disposition"`
+	ID          string `json:"id"`
+	Status      string `json:"status"`
+	Direction   string `json:"direction"`
+	From        string `json:"from"`
+	To          string `json:"to"`
+	AnsweredBy  string `json:"answered_by"`
+	Disposition string `json:"disposition"`
 	// Duration is whole seconds from answer to end (0 for a call never answered); nil while live.
 	Duration     *int   `json:"duration"`
-	Agent        string `json:"agent"`
-	Extension    string `json:"extension"`
-	CampaignID   string `json:"campaign_id"`
 	RecordingID  string `json:"recording_id"`
-	RecordingURL string `json:"recording_url"`
 	TranscriptID string `json:"transcript_id"`
 	CreatedAt    string `json:"created_at"`
-	AnsweredAt   string `json:"answered_at"`
 	EndedAt      string `json:"ended_at"`
+	// Fields is the whole answer, decoded: every field above and the others.
+	Fields map[string]any `json:"-"`
 }
 
-// Message is an SMS or MMS as the API shows it.
+// UnmarshalJSON reads the typed fields and keeps the whole answer in Fields.
+func (c *Call) UnmarshalJSON(raw []byte) error {
+	type plain Call
+	if err := json.Unmarshal(raw, (*plain)(c)); err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, &c.Fields)
+}
+
+// Message is an SMS or MMS as the API shows it: the fields a test most often asserts, and Fields,
+// the whole answer decoded (message.Fields["media"]).
 type Message struct {
-	ID             string           `json:"id"`
-	Direction      string           `json:"direction"`
-	Channel        string           `json:"channel"`
-	From           string           `json:"from"`
-	To             string           `json:"to"`
-	Body           string           `json:"body"`
-	Media          []map[string]any `json:"media"`
-	Template       map[string]any   `json:"template"`
-	ConversationID string           `json:"conversation_id"`
-	Status         string           `json:"status"`
-	Segments       int              `json:"segments"`
-	CreatedAt      string           `json:"created_at"`
-	SentAt         string           `json:"sent_at"`
-	DeliveredAt    string           `json:"delivered_at"`
-	FailedAt       string           `json:"failed_at"`
+	ID             string `json:"id"`
+	Direction      string `json:"direction"`
+	Channel        string `json:"channel"`
+	From           string `json:"from"`
+	To             string `json:"to"`
+	Body           string `json:"body"`
+	ConversationID string `json:"conversation_id"`
+	Status         string `json:"status"`
+	Segments       int    `json:"segments"`
+	CreatedAt      string `json:"created_at"`
+	// Fields is the whole answer, decoded: every field above and the others.
+	Fields map[string]any `json:"-"`
+}
+
+// UnmarshalJSON reads the typed fields and keeps the whole answer in Fields.
+func (m *Message) UnmarshalJSON(raw []byte) error {
+	type plain Message
+	if err := json.Unmarshal(raw, (*plain)(m)); err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, &m.Fields)
 }
 
 // Recording is the recording of an answered call.

@@ -16,7 +16,7 @@ func TestACallRingsIsAnsweredAndCompletes(t *testing.T) {
 	s := svcsandbox.NewSession(t, svcsandbox.Options{Seed: seed})
 
 	call := createCall(t, s, "+14155550123")
-	if !callID.MatchString(call.ID) || call.Status != "ringing" || call.AIHandler != "none" {
+	if !callID.MatchString(call.ID) || call.Status != "ringing" || call.Fields["ai_handler"] != "none" {
 		t.Fatalf("created %+v", call)
 	}
 

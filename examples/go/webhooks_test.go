@@ -112,7 +112,7 @@ func TestAFailingReceiverIsRetriedForADayThenDeadLetteredAndReplayed(t *testing.
 		t.Fatalf("dead letters: %+v %v", letters, err)
 	}
 	dead := letters[0]
-	if dead.EventType != "call.completed" || len(dead.Attempts) != 12 {
+	if dead.EventType != "call.completed" || len(dead.Attempts) != 13 {
 		t.Fatalf("dead letter: %+v", dead)
 	}
 	for _, attempt := range dead.Attempts {
@@ -120,9 +120,9 @@ func TestAFailingReceiverIsRetriedForADayThenDeadLetteredAndReplayed(t *testing.
 			t.Errorf("attempt %+v", attempt)
 		}
 	}
-	failed, ok := hooks.waitFor(12)
+	failed, ok := hooks.waitFor(13)
 	if !ok {
-		t.Fatalf("expected 12 attempts, got %d", len(failed))
+		t.Fatalf("expected 13 attempts, got %d", len(failed))
 	}
 	for i, d := range failed {
 		if got := d.Header.Get("X-Service-Delivery-Attempt"); got != fmt.Sprint(i+1) {

@@ -1,7 +1,8 @@
 import { methodKey, type OpenAPIDocument, type OpenAPIPathItem } from './openapi-document.js';
 import type { JsonSchema } from '../core/schema.js';
 import { sseFrame, sseText } from '../core/sse.js';
-import { EVENT_DATA_SCHEMAS, EVENT_TYPES, transcriptSchema } from '../state/resources.js';
+import { transcriptSchema } from '../state/resources.js';
+import { EVENT_TYPES, EVENTS } from '../state/events.js';
 import type { AnyRoute } from './router.js';
 import { transcriptOpening } from './transcript-stream.js';
 
@@ -295,6 +296,7 @@ export function openApiDocument(routes: readonly AnyRoute[], baseUrl: string): O
           post: {
             operationId: `on${type.replace(/(^|\.)(\w)/g, (_, __, c: string) => c.toUpperCase())}`,
             summary: `The ${type} event, POSTed to a subscribed URL`,
+            description: `${EVENTS[type].summary} Signed with the subscription's secret (docs/webhooks.md).`,
             tags: ['webhooks'],
             security: [],
             parameters: [
@@ -339,7 +341,7 @@ export function openApiDocument(routes: readonly AnyRoute[], baseUrl: string): O
                       id: { type: 'string', pattern: '^evt_[0-9A-Za-z]{16}$' },
                       type: { type: 'string', const: type },
                       created_at: { type: 'string', format: 'date-time' },
-                      data: EVENT_DATA_SCHEMAS[type].openapi(),
+                      data: EVENTS[type].data.openapi(),
                     },
                   },
                 },

@@ -1,5 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Collection, StoredItem } from '../core/collection.js';
+import { keyedTag, sameTag } from '../core/mac.js';
 import { badRequest } from './errors.js';
 import { dateTime, integer, object, optional, string, type JsonSchema, type ObjectOf, type Schema } from '../core/schema.js';
 
@@ -61,7 +61,7 @@ export class Cursors {
   constructor(private readonly secret: string) {}
 
   private sign(list: string, account: string, seq: number, id: string): Buffer {
-    return createHmac('sha256', this.secret).update(`${list}\n${account}\n${seq}\n${id}`).digest().subarray(0, 12);
+    return keyedTag(this.secret, `${list}\n${account}\n${seq}\n${id}`, 12);
   }
 
   encode(list: string, account: string, seq: number, id = ''): string {
@@ -77,8 +77,7 @@ export class Cursors {
       extra === undefined &&
       Number.isSafeInteger(seq) &&
       /^[0-9A-Za-z_]{0,40}$/.test(id) &&
-      given.length === 12 &&
-      timingSafeEqual(given, this.sign(list, account, seq, id)) &&
+      sameTag(given, this.sign(list, account, seq, id)) &&
       (!collection || (collection.issued(seq) && (collection.atSeq(account, seq)?.id ?? id) === id));
     if (!valid) {
       throw badRequest(

@@ -19,7 +19,8 @@ export async function readAtMost(body: ReadableStream<Uint8Array>, limit = MAX_B
     }
     chunks.push(value);
   }
-  if (chunks.length === 1) return chunks[0]!;
+  const [only] = chunks;
+  if (chunks.length === 1 && only) return only;
   const bytes = new Uint8Array(total);
   let at = 0;
   for (const chunk of chunks) {

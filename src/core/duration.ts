@@ -93,3 +93,13 @@ export function toMs(value: Duration, what: string, param?: string): number {
   if (ms === null) throw new SandboxError(`${what}: ${JSON.stringify(value)} is not a duration. Pass ${DURATION_HINT}.`, { param });
   return ms;
 }
+
+/**
+ * The milliseconds of a duration a schema has already checked (`durationSchema`): a value that
+ * is not one is a bug of the sandbox, not of its user, and throws as one.
+ */
+export function checkedMs(value: Duration): number {
+  const ms = parseDuration(value);
+  if (ms === null) throw new Error(`checkedMs: ${JSON.stringify(value)} was not checked as a duration`);
+  return ms;
+}

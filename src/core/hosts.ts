@@ -31,8 +31,11 @@ export function isThisMachine(hostname: string): boolean {
 /** A DNS host name as a user writes one (`api.svc.com`, `DevBox.local.`): labels of letters, digits and inner hyphens. */
 export const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$/;
 
+/** The eight 16-bit groups of an IPv6 address. */
+type Groups = [number, number, number, number, number, number, number, number];
+
 /** An IPv6 host as the URL parser writes it (`[64:ff9b::a9fe:a9fe]`): its eight 16-bit groups, or null. */
-function ipv6Groups(hostname: string): number[] | null {
+function ipv6Groups(hostname: string): Groups | null {
   const inner = /^\[([0-9a-f:]+)\]$/.exec(hostname)?.[1];
   if (inner === undefined) return null;
   const [head, tail, more] = inner.split('::');
@@ -41,8 +44,10 @@ function ipv6Groups(hostname: string): number[] | null {
   const front = words(head);
   const back = tail === undefined ? [] : words(tail);
   const groups = tail === undefined ? front : [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
-  return groups.length === 8 && groups.every((g) => g >= 0 && g <= 0xffff) ? groups : null;
+  return isGroups(groups) && groups.every((g) => g >= 0 && g <= 0xffff) ? groups : null;
 }
+
+const isGroups = (words: number[]): words is Groups => words.length === 8;
 
 /** Two 16-bit groups as an IPv4 address. */
 const v4 = (hi: number, lo: number): number[] => [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff];
@@ -60,13 +65,13 @@ const v4 = (hi: number, lo: number): number[] => [hi >> 8, hi & 0xff, lo >> 8, l
  * | 6to4 (RFC 3056) | `2002::/16` | bits 16 to 47 |
  * | Teredo (RFC 4380) | `2001:0::/32` | the server in bits 32 to 63, the client in the last 32 bits, inverted |
  */
-function embeddedIpv4(g: number[]): number[][] {
+function embeddedIpv4(g: Groups): number[][] {
   const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
-  const last = v4(g[6]!, g[7]!);
+  const last = v4(g[6], g[7]);
   if (zeros(0, 6) || (zeros(0, 5) && g[5] === 0xffff) || (zeros(0, 4) && g[4] === 0xffff && g[5] === 0)) return [last];
   if (g[0] === 0x64 && g[1] === 0xff9b && (g[2] === 0 || g[2] === 1)) return [last];
-  if (g[0] === 0x2002) return [v4(g[1]!, g[2]!)];
-  if (g[0] === 0x2001 && g[1] === 0) return [v4(g[2]!, g[3]!), v4(g[6]! ^ 0xffff, g[7]! ^ 0xffff)];
+  if (g[0] === 0x2002) return [v4(g[1], g[2])];
+  if (g[0] === 0x2001 && g[1] === 0) return [v4(g[2], g[3]), v4(g[6] ^ 0xffff, g[7] ^ 0xffff)];
   return [];
 }
 
@@ -96,6 +101,6 @@ export function isLinkLocalOrMetadata(hostname: string): boolean {
   if (ipv4sOf(hostname).some(isLinkLocalOrMetadataV4)) return true;
   const groups = ipv6Groups(hostname);
   // fe80::/10, the IPv6 link-local block.
-  if (groups) return (groups[0]! & 0xffc0) === 0xfe80 || groups.every((g, i) => g === AWS_METADATA_V6[i]);
+  if (groups) return (groups[0] & 0xffc0) === 0xfe80 || groups.every((g, i) => g === AWS_METADATA_V6[i]);
   return hostname === 'metadata.google.internal' || hostname === 'metadata.google.internal.';
 }

@@ -46,8 +46,7 @@ export function tooDeepAt(value: unknown, root = '', limit = MAX_JSON_DEPTH): st
       ? [...level.value.entries()]
       : Object.entries(level.value);
     // Last first onto the stack, so the walk goes in document order and names the first such path.
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const [key, child] = entries[i]!;
+    for (const [key, child] of entries.reverse()) {
       if (child !== null && typeof child === 'object') stack.push({ value: child, depth: level.depth + 1, parent: level, key });
     }
   }

@@ -51,11 +51,11 @@ export function tagged<K extends string, const V extends Record<string, ObjectSc
       const tag = (value as Record<string, unknown>)[key];
       const at = path ? `${path}.${key}` : key;
       if (tag === undefined) throw missing(`${name(at)} is required: one of ${choices}.`, at);
-      if (typeof tag !== 'string' || !Object.hasOwn(variants, tag))
-        throw invalid(`${name(at)} must be one of ${choices}, got ${show(tag)}.`, at);
-      return variants[tag]!.parse(value, path) as Infer<V[keyof V]>;
+      const variant = typeof tag === 'string' && Object.hasOwn(variants, tag) ? variants[tag] : undefined;
+      if (variant === undefined) throw invalid(`${name(at)} must be one of ${choices}, got ${show(tag)}.`, at);
+      return variant.parse(value, path) as Infer<V[keyof V]>;
     },
-    openapi: () => ({ description, oneOf: tags.map((tag) => variants[tag]!.openapi()) }),
+    openapi: () => ({ description, oneOf: Object.values(variants).map((variant) => variant.openapi()) }),
   });
 }
 

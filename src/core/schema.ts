@@ -28,7 +28,7 @@ type Parts<T> = Omit<Schema<T>, '~standard'>;
 
 /** `campaign.to[2]` → `['campaign', 'to', 2]`: a refusal's path as Standard Schema gives it. */
 function pathOf(param: string): PropertyKey[] {
-  return [...param.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map(([, key, index]) => (index === undefined ? key! : Number(index)));
+  return [...param.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map(([, key = '', index]) => (index === undefined ? key : Number(index)));
 }
 
 /**
@@ -479,6 +479,12 @@ export function object<S extends Shape>(
   },
 ): ObjectSchema<S> {
   const keys = Object.keys(shape);
+  const fields: Array<[string, Schema<unknown>]> = Object.entries(shape);
+  const fieldOf = (key: string): Schema<unknown> => {
+    const schema = shape[key];
+    if (schema === undefined) throw new Error(`object: no field ${key} in the shape`);
+    return schema;
+  };
   const label = opts.label ?? 'field';
   return standard({
     shape,
@@ -500,8 +506,7 @@ export function object<S extends Shape>(
         throw new Invalid('invalid_parameter', `Unknown ${label} ${name(full)}: ${fix}`, full, { path: full, fix });
       }
       const out: Record<string, unknown> = {};
-      for (const key of keys) {
-        const schema = shape[key]!;
+      for (const [key, schema] of fields) {
         const full = path ? `${path}.${key}` : key;
         const raw = input[key];
         if (raw === undefined && !('optional' in schema)) throw missing(`${name(full)} is required: ${schema.hint}.`, full);
@@ -512,7 +517,7 @@ export function object<S extends Shape>(
       return out as ObjectOf<S>;
     },
     openapi: () => {
-      const required = keys.filter((k) => !('optional' in shape[k]!));
+      const required = fields.filter(([, schema]) => !('optional' in schema)).map(([key]) => key);
       const examples = opts.example === undefined ? {} : { examples: [opts.example] };
       if (opts.variants) {
         return {
@@ -522,7 +527,7 @@ export function object<S extends Shape>(
             type: 'object',
             title: v.title,
             additionalProperties: false,
-            properties: Object.fromEntries(v.fields.map((k) => [k, { ...shape[k]!.openapi(), ...v.narrow?.[k] }])),
+            properties: Object.fromEntries(v.fields.map((k) => [k, { ...fieldOf(k).openapi(), ...v.narrow?.[k] }])),
             // The shape's required fields are in every form.
             required: [...new Set([...required, ...v.required])],
           })),
@@ -532,7 +537,7 @@ export function object<S extends Shape>(
         type: 'object',
         description: opts.description,
         additionalProperties: false,
-        properties: Object.fromEntries(keys.map((k) => [k, shape[k]!.openapi()])),
+        properties: Object.fromEntries(fields.map(([key, schema]) => [key, schema.openapi()])),
         ...(required.length > 0 ? { required } : {}),
         ...opts.rules,
         ...examples,

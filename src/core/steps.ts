@@ -55,7 +55,7 @@ export class Steps implements Service {
       // Queued work may start steps that queue more; it all runs here, in order.
       while (this.queue.length > 0) {
         try {
-          this.queue.shift()!();
+          this.queue.shift()?.();
         } catch (error) {
           this.onError(error);
         }

@@ -1,16 +1,17 @@
+/** A cell of a distance table; outside the table no path leads, so it costs everything. */
+const cell = (row: readonly number[], i: number): number => row[i] ?? Number.POSITIVE_INFINITY;
+
 /** Levenshtein distance, small inputs only (field and event names). */
 function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
+    const next = [i];
     for (let j = 1; j <= b.length; j++) {
-      const cur = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
+      next.push(Math.min(cell(row, j) + 1, cell(next, j - 1) + 1, cell(row, j - 1) + (a[i - 1] === b[j - 1] ? 0 : 1)));
     }
+    row = next;
   }
-  return row[b.length]!;
+  return cell(row, b.length);
 }
 
 /**
@@ -40,15 +41,14 @@ export function nearest(input: string, candidates: readonly string[]): string | 
 export function pathDistance(actual: readonly string[], pattern: readonly string[]): number {
   const drop = (segment: string) => (segment.startsWith('{') ? 2 : Math.max(segment.length, 1));
   let row = [0];
-  for (let j = 1; j <= pattern.length; j++) row[j] = row[j - 1]! + drop(pattern[j - 1]!);
-  for (let i = 1; i <= actual.length; i++) {
-    const next = [row[0]! + drop(actual[i - 1]!)];
-    for (let j = 1; j <= pattern.length; j++) {
-      const want = pattern[j - 1]!;
-      const swap = want.startsWith('{') ? 0 : distance(actual[i - 1]!.toLowerCase(), want);
-      next[j] = Math.min(row[j]! + drop(actual[i - 1]!), next[j - 1]! + drop(want), row[j - 1]! + swap);
+  for (const want of pattern) row.push(cell(row, row.length - 1) + drop(want));
+  for (const segment of actual) {
+    const next = [cell(row, 0) + drop(segment)];
+    for (const [j, want] of pattern.entries()) {
+      const swap = want.startsWith('{') ? 0 : distance(segment.toLowerCase(), want);
+      next.push(Math.min(cell(row, j + 1) + drop(segment), cell(next, j) + drop(want), cell(row, j) + swap));
     }
     row = next;
   }
-  return row[pattern.length]!;
+  return cell(row, pattern.length);
 }

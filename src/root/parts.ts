@@ -184,11 +184,11 @@ export function makeParts(options: SandboxOptions): Parts {
   // The call machine's states and transitions, counted as calls run (coverage outlives reset).
   const machines = new MachineCoverage(callMachine);
   const calls = add(
-    new CallService({ clock, random, bus, events, baseUrl: o.baseUrl, aiHandler: o.aiHandler, onError, inspect: machines.inspect }),
+    new CallService({ clock, random, bus, events, baseUrl: o.publicUrl, aiHandler: o.aiHandler, onError, inspect: machines.inspect }),
   );
   const transcripts = add(new TranscriptService({ clock, events, aiHandler: o.aiHandler }));
   const recordings = add(
-    new RecordingService({ clock, bus, events, calls, transcripts, baseUrl: o.baseUrl, later: (fn) => steps.after(fn) }),
+    new RecordingService({ clock, bus, events, calls, transcripts, baseUrl: o.publicUrl, later: (fn) => steps.after(fn) }),
   );
   const dialer = add(new Dialer({ clock, random, calls, events, network, aiHandler: o.aiHandler, intervalMs: o.dialIntervalMs }));
   const numbers = add(new NumberService({ clock, random, inventory: new NumberInventory(random), network }));
@@ -198,7 +198,18 @@ export function makeParts(options: SandboxOptions): Parts {
   // webhooks (out): delivery.
   const receivers = add(new SimulatedReceivers());
   const deliveries = add(
-    new Deliveries({ clock, random, subscriptions, events, timeoutMs: o.webhookTimeoutMs, onError, chaos, receivers, tape: recorder }),
+    new Deliveries({
+      clock,
+      random,
+      subscriptions,
+      events,
+      timeoutMs: o.webhookTimeoutMs,
+      onError,
+      chaos,
+      receivers,
+      tape: recorder,
+      wall: o.wall,
+    }),
   );
 
   // What changed in each step, for readers that mirror the state (the server's console stream).

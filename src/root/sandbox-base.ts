@@ -19,7 +19,7 @@ import type { NetworkScripting } from '../scripting/network.js';
 import type { RequestJournal } from '../scripting/requests.js';
 import type { SandboxSnapshot } from '../scripting/snapshots.js';
 import type { WebhookScripting } from '../scripting/webhooks.js';
-import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/resources.js';
+import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/events.js';
 import type { SimulatedReceivers } from '../webhooks/receivers.js';
 import { type InternalError, makeParts, type Parts, type SandboxInternals } from './parts.js';
 import { restore } from './restore.js';

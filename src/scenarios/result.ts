@@ -1,7 +1,7 @@
 import { array, boolean, integer, nullable, object, oneOf, optional, type Schema, timestamp } from '../core/schema.js';
 import { anyString, json } from '../core/schema-values.js';
 import type { DeliveryState, WebhookAttempt } from '../webhooks/delivery.js';
-import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/resources.js';
+import { describeEvent, EVENT_TYPES, type EventType, type SandboxEvent } from '../state/events.js';
 
 /**
  * What a scenario run resolves with (docs/scenarios.md, "Results"): the types, the lines of
@@ -61,45 +61,10 @@ export function formatTimeline(result: ScenarioResult): string {
   return result.timeline.map((entry) => `${formatOffset(entry.offsetMs)}  ${entry.text}`).join('\n');
 }
 
-/** An event as a timeline line. */
+/** An event as a timeline line: its type, then what its definition says of it (state/events.ts). */
 export function eventLine(event: SandboxEvent): Pick<TimelineEntry, 'text' | 'subject' | 'callId'> {
-  const type = `${event.type.padEnd(17)} `;
-  switch (event.type) {
-    case 'call.started':
-    case 'call.answered':
-    case 'call.completed': {
-      const c = event.data;
-      const extra =
-        event.type === 'call.completed'
-          ? ` disposition=${c.disposition} duration=${c.duration}s`
-          : event.type === 'call.answered'
-            ? ` by=${c.answered_by}${c.agent ? ` agent=${c.agent}` : ''}`
-            : ` ${c.direction} ${c.from} -> ${c.to}`;
-      return { text: `${type}${c.id} ${c.status}${extra}`, subject: c.id, callId: c.id };
-    }
-    case 'message.received':
-    case 'message.delivered': {
-      const m = event.data;
-      return {
-        text:
-          `${type}${m.id} ${m.status} ${m.from} -> ` +
-          `${m.to}${m.body === null ? '' : ` ${JSON.stringify(m.body.length > 40 ? `${m.body.slice(0, 40)}…` : m.body)}`}`,
-        subject: m.id,
-      };
-    }
-    case 'recording.ready':
-      return {
-        text: `${type}${event.data.id} ${event.data.status} call=${event.data.call_id} duration=${event.data.duration}s`,
-        subject: event.data.id,
-        callId: event.data.call_id,
-      };
-    case 'transcript.ready':
-      return {
-        text: `${type}${event.data.id} ${event.data.status} call=${event.data.call_id} segments=${event.data.segments.length}`,
-        subject: event.data.id,
-        callId: event.data.call_id,
-      };
-  }
+  const { text, subject, callId } = describeEvent(event);
+  return { text: `${event.type.padEnd(17)} ${text}`, subject, ...(callId === undefined ? {} : { callId }) };
 }
 
 /** A webhook attempt as a timeline line. */

@@ -5,7 +5,7 @@ import { Slices } from '../core/slices.js';
 import type { SandboxBase } from '../root/sandbox-base.js';
 import type { SimulatedReceivers } from '../webhooks/receivers.js';
 import { DELIVERY_STATES } from '../webhooks/delivery.js';
-import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/resources.js';
+import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/events.js';
 
 import { parseScenario, type Scenario, type ScenarioExpectation, type ScenarioStep } from './schema.js';
 import { attemptLine, eventLine, type ScenarioFailure, type ScenarioResult, type TimelineEntry } from './result.js';
@@ -36,8 +36,10 @@ class Failed extends Error {
 
 /** Runs a scenario (see `Sandbox.run`). */
 export async function runScenario(host: ScenarioHost, input: unknown, options: ScenarioRunOptions = {}): Promise<ScenarioResult> {
+  // Counted from before the parse: a long file's check (tens of ms for 13,000 steps) and its first steps are two slices.
+  const slices = new Slices(host.sliceMs);
   const scenario = parseScenario(input);
-  return new Run(host, scenario, options.apiKey ?? scenario.apiKey ?? 'SVC_TEST_scenario').play();
+  return new Run(host, scenario, options.apiKey ?? scenario.apiKey ?? 'SVC_TEST_scenario', slices).play();
 }
 
 /** Where `expected` (a partial value) differs from `seen`: the path below and the two values, or null when it matches. */
@@ -75,6 +77,7 @@ class Run {
     private readonly host: ScenarioHost,
     private readonly scenario: Scenario,
     private readonly apiKey: string,
+    private readonly slices: Slices,
   ) {
     this.startMs = host.sandbox.now().getTime();
     this.generation = host.lifecycle.generation;
@@ -127,14 +130,17 @@ class Run {
     let failure: ScenarioFailure | null = null;
     // Between two steps, once a slice of real time is used, the event loop takes other work: a
     // server answers its other sessions, and a DELETE of this one, while a long scenario runs.
-    const slices = new Slices(this.host.sliceMs);
+    const { slices } = this;
     try {
+      if (slices.due) await slices.pause();
+      this.assertRunning('before');
       await this.setUp();
       for (const [i, step] of this.scenario.steps.entries()) {
         if (slices.due) await slices.pause();
         this.step = i;
         this.assertRunning('before');
-        const wait = this.startMs + parseDuration(step.at)! - sandbox.now().getTime();
+        // `at` was checked as a duration by the file's schema.
+        const wait = this.startMs + (parseDuration(step.at) ?? 0) - sandbox.now().getTime();
         if (wait > 0) await sandbox.advance(wait);
         await this.perform(step, `steps[${i}]`);
       }
@@ -278,7 +284,8 @@ class Run {
       const answered = (answer as { status?: string } | null)?.status;
       const outcome = error ? ` ${error.code}: ${error.message}` : id ? ` ${id}${answered ? ` ${answered}` : ''}` : '';
       this.add('request', `${method} ${target} -> ${response.status}${outcome}`, id ? { subject: id } : {});
-      this.timeline.splice(before, 0, this.timeline.pop()!);
+      const line = this.timeline.pop();
+      if (line !== undefined) this.timeline.splice(before, 0, line);
     }
     const ok = status === undefined ? response.status < 300 : response.status === status;
     if (!ok) {
@@ -312,8 +319,12 @@ class Run {
     if (expect.events) {
       const wanted = expect.events;
       const p = `${path}.events`;
-      if (wanted.length !== this.events.length || wanted.some((w, i) => !this.eventMatches(w, this.events[i]!, `${p}[${i}]`))) {
-        const at = wanted.findIndex((w, i) => this.events[i] === undefined || !this.eventMatches(w, this.events[i]!, `${p}[${i}]`));
+      const matches = (w: (typeof wanted)[number], i: number) => {
+        const event = this.events[i];
+        return event !== undefined && this.eventMatches(w, event, `${p}[${i}]`);
+      };
+      if (wanted.length !== this.events.length || wanted.some((w, i) => !matches(w, i))) {
+        const at = wanted.findIndex((w, i) => !matches(w, i));
         const where = at < 0 ? `${p}` : `${p}[${at}]`;
         this.fail(
           where,
@@ -391,8 +402,8 @@ class Run {
   /** `value` with every {{name.field}} replaced by what an earlier step named so. */
   private resolve(value: unknown, path: string): unknown {
     if (typeof value === 'string') {
-      const whole = /^\{\{\s*([^}]+?)\s*\}\}$/.exec(value);
-      if (whole) return this.lookup(whole[1]!, path);
+      const whole = /^\{\{\s*([^}]+?)\s*\}\}$/.exec(value)?.[1];
+      if (whole !== undefined) return this.lookup(whole, path);
       return value.replace(/\{\{\s*([^}]+?)\s*\}\}/g, (_, name: string) => String(this.lookup(name, path)));
     }
     if (Array.isArray(value)) return value.map((v, i) => this.resolve(v, `${path}[${i}]`));
@@ -402,8 +413,8 @@ class Run {
   }
 
   private lookup(reference: string, path: string): unknown {
-    const [head, ...rest] = reference.split('.');
-    if (!this.named.has(head!)) {
+    const [head = '', ...rest] = reference.split('.');
+    if (!this.named.has(head)) {
       const known = [...this.named.keys()].join(', ');
       this.fail(
         path,
@@ -412,7 +423,7 @@ class Run {
         null,
       );
     }
-    let value: unknown = this.named.get(head!);
+    let value: unknown = this.named.get(head);
     for (const key of rest) {
       if (value === null || typeof value !== 'object' || !(key in value))
         this.fail(path, `${path}: {{${reference}}}: \`${head}\` has no field \`${key}\`.`, reference, value);

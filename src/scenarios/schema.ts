@@ -1,4 +1,4 @@
-import { parseDuration, durationSchema, type Duration } from '../core/duration.js';
+import { checkedMs, durationSchema, type Duration } from '../core/duration.js';
 import { withinDepth } from '../core/json-depth.js';
 import { E164 } from '../core/phone.js';
 import {
@@ -22,7 +22,7 @@ import type { ReceiverAnswer } from '../webhooks/receivers.js';
 import type { DeliveryState } from '../webhooks/delivery.js';
 import type { CallBehavior, MessageBehavior } from '../sim/carrier.js';
 import { NUMBER_KINDS, type NumberKind } from '../sim/inventory.js';
-import { EVENT_TYPES, type EventType } from '../state/resources.js';
+import { EVENT_TYPES, type EventType } from '../state/events.js';
 import { check } from '../scripting/context.js';
 import { callBehavior, messageBehavior } from '../scripting/network.js';
 import { inboundCallOptions } from '../scripting/calls.js';
@@ -323,7 +323,7 @@ export const scenarioSchema = object(
     check(value) {
       let last = 0;
       value.steps.forEach((step, i) => {
-        const ms = parseDuration(step.at)!;
+        const ms = checkedMs(step.at);
         if (ms < last)
           throw invalid(
             `\`steps[${i}].at\` (${JSON.stringify(step.at)}) is earlier than the step before it: steps run in time order; move this step ` +

@@ -1,8 +1,7 @@
 import type { SandboxBase } from '../root/sandbox-base.js';
-import { integer, invalid, object, oneOf, optional, phoneNumber, string, boolean, type Schema } from '../core/schema.js';
-import { type ANSWERERS, DISPOSITIONS, type CallBehavior } from '../sim/carrier.js';
-import { messageText } from '../state/message-content.js';
-import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/resources.js';
+import type { Schema } from '../core/schema.js';
+import type { CallBehavior } from '../sim/carrier.js';
+import { EVENT_TYPES, type EventType, type SandboxEvent, type TriggerOverrides, triggerOverrides } from '../state/events.js';
 import { check, refuse } from '../scripting/context.js';
 
 /**
@@ -13,8 +12,12 @@ import { check, refuse } from '../scripting/context.js';
  * any other. A trigger moves virtual time as far as its story needs (a call.completed of
  * an answered call: about a minute; a transcript.ready: about 35 s after that), and the
  * events that lead to the one asked for (call.started before call.answered) are emitted
- * too, as they would be.
+ * too, as they would be. Which fields each type's overrides take is defined with the event
+ * (state/events.ts); the story that makes it is here, one `case` per type (the compiler names a
+ * missing one).
  */
+
+export type { TriggerOverrides };
 
 /** A trigger drives the sandbox through its public members only. */
 type TriggerHost = SandboxBase;
@@ -28,26 +31,6 @@ export interface TriggerOptions {
   apiKey?: string;
 }
 
-/** The fields of an event's data a trigger can set, per type. */
-export interface TriggerOverrides {
-  'call.started': { to?: string; from?: string; ai_receptionist?: boolean };
-  'call.answered': { to?: string; from?: string; ai_receptionist?: boolean; answered_by?: 'human' | 'voicemail'; agent?: string };
-  'call.completed': {
-    to?: string;
-    from?: string;
-    ai_receptionist?: boolean;
-    answered_by?: 'human' | 'voicemail';
-    agent?: string;
-    disposition?: 'answered' | 'busy' | 'no_answer' | 'failed' | 'canceled';
-    /** Seconds talked (an answered call only). */
-    duration?: number;
-  };
-  'message.received': { from?: string; to?: string; body?: string };
-  'message.delivered': { from?: string; to?: string; body?: string };
-  'recording.ready': { to?: string; from?: string; agent?: string; duration?: number };
-  'transcript.ready': { to?: string; from?: string; duration?: number };
-}
-
 /** Any type's overrides: every field one of them takes (the type's schema has checked which it may hold). */
 type AnyOverrides = TriggerOverrides['call.completed'] & TriggerOverrides['message.received'];
 
@@ -55,64 +38,6 @@ export const DEFAULT_TRIGGER_KEY = 'SVC_TEST_trigger';
 const CALLED = '+14155550123';
 const CALLER = '+14155550100';
 const SENDER = '+14155550123';
-
-const to = optional(phoneNumber('The number called or written to.'));
-const from = optional(phoneNumber('The caller or sender.'));
-const ai = optional(boolean('Let the AI receptionist answer.'));
-const answeredBy = optional(oneOf(['human', 'voicemail'] as const satisfies readonly (typeof ANSWERERS)[number][], 'Who picks up.'));
-const agent = optional(string({ description: 'The agent who answers', max: 64 }));
-const talk = optional(integer({ description: 'Seconds talked.', min: 1, max: 86_400 }));
-const body = optional(messageText);
-const label = { label: 'option' as const };
-
-/** Each type's overrides, checked: an unknown field is refused with the ones it takes. */
-export const TRIGGER_OVERRIDES: { [K in EventType]: Schema<TriggerOverrides[K]> } = {
-  'call.started': object({ to, from, ai_receptionist: ai }, { description: 'Overrides of a call.started trigger.', ...label }),
-  'call.answered': object(
-    { to, from, ai_receptionist: ai, answered_by: answeredBy, agent },
-    { description: 'Overrides of a call.answered trigger.', ...label },
-  ),
-  'call.completed': object(
-    {
-      to,
-      from,
-      ai_receptionist: ai,
-      answered_by: answeredBy,
-      agent,
-      disposition: optional(oneOf(DISPOSITIONS, 'How the call ends.')),
-      duration: talk,
-    },
-    {
-      description: 'Overrides of a call.completed trigger.',
-      ...label,
-      check(value, path) {
-        if (value.duration !== undefined && value.disposition !== undefined && value.disposition !== 'answered') {
-          const at = path ? `${path}.duration` : 'duration';
-          throw invalid(
-            `\`${at}\` is the time talked, and a ${value.disposition} call talks 0 s: leave \`duration\` out, or make \`disposition\` "answered".`,
-            at,
-          );
-        }
-      },
-    },
-  ),
-  'message.received': object(
-    { from, to, body },
-    {
-      description: 'Overrides of a message.received trigger (`to`: a number of the account; one is provisioned when it has none).',
-      ...label,
-    },
-  ),
-  'message.delivered': object(
-    { from, to, body },
-    {
-      description: 'Overrides of a message.delivered trigger (`from`: a number of the account; one is provisioned when it has none).',
-      ...label,
-    },
-  ),
-  'recording.ready': object({ to, from, agent, duration: talk }, { description: 'Overrides of a recording.ready trigger.', ...label }),
-  'transcript.ready': object({ to, from, duration: talk }, { description: 'Overrides of a transcript.ready trigger.', ...label }),
-};
 
 /**
  * Makes one event of `type` through a real state change and resolves with it (see the file's
@@ -133,7 +58,7 @@ export async function trigger<K extends EventType>(
       param: 'type',
     });
   }
-  const input = check(TRIGGER_OVERRIDES[type] as Schema<AnyOverrides>, overrides ?? {}, 'trigger', 'overrides');
+  const input = check(triggerOverrides(type) as Schema<AnyOverrides>, overrides ?? {}, 'trigger', 'overrides');
   const key = options.apiKey ?? lastAcceptedKey(host) ?? DEFAULT_TRIGGER_KEY;
   const story = new Story(host, key);
   return (await story.tell(type, input)) as SandboxEvent<K>;
@@ -141,12 +66,8 @@ export async function trigger<K extends EventType>(
 
 /** The key of the latest request the API did not refuse for its key. */
 function lastAcceptedKey(host: TriggerHost): string | undefined {
-  const entries = host.requests.list();
-  for (let i = entries.length - 1; i >= 0; i -= 1) {
-    const entry = entries[i]!;
-    if (entry.apiKey !== null && entry.status !== 401 && entry.status !== 403) return entry.apiKey;
-  }
-  return undefined;
+  const entry = host.requests.list().findLast((e) => e.apiKey !== null && e.status !== 401 && e.status !== 403);
+  return entry?.apiKey ?? undefined;
 }
 
 /** One trigger's story: API requests with the account's key, and waits on the virtual clock. */
@@ -285,7 +206,8 @@ class Story {
   private async until(type: EventType, match: (event: SandboxEvent) => boolean, now = false): Promise<SandboxEvent> {
     if (now) {
       const emitted = this.host.events.list({ type, apiKey: this.key });
-      for (let i = emitted.length - 1; i >= 0; i -= 1) if (match(emitted[i]!)) return emitted[i]!;
+      const found = emitted.findLast(match);
+      if (found) return found;
     }
     return this.host.advanceUntil(match, { max: '1d' });
   }

@@ -1,4 +1,4 @@
-import { durationSchema, parseDuration } from '../core/duration.js';
+import { durationSchema, checkedMs } from '../core/duration.js';
 import { integer, invalid, map, name, number, object, optional, record, type Schema } from '../core/schema.js';
 import { MAX_LATENCY_MS, ROUTE_KEY, type ChaosProfile } from '../state/chaos.js';
 
@@ -12,7 +12,7 @@ const probability = (description: string) => number({ description: `${descriptio
 
 /** A duration of added latency: 1 ms to {@link MAX_LATENCY_MS}. */
 const latencySpan = map(durationSchema, (value, path) => {
-  const ms = parseDuration(value)!;
+  const ms = checkedMs(value);
   if (ms < 1 || ms > MAX_LATENCY_MS)
     throw invalid(`${name(path)} must be from 1 ms to 60 s, e.g. '300ms' or '2s' (a longer latency is a hang: use network instead).`, path);
   return value;
@@ -42,7 +42,7 @@ const latency = object(
       'Added latency: real time before the answer leaves (the request was handled already); the virtual clock does not move for it.',
     label: 'option',
     check: (value, path) => {
-      if (value.max !== undefined && parseDuration(value.max)! < parseDuration(value.delay)!) {
+      if (value.max !== undefined && checkedMs(value.max) < checkedMs(value.delay)) {
         throw invalid(
           `${name(path ? `${path}.max` : 'max')} must be at least \`delay\`: each latency is drawn from delay to max.`,
           path ? `${path}.max` : 'max',
@@ -94,7 +94,7 @@ const webhookChaos = object(
     reorder: optional(probability('Probability a delivery is held back by reorderDelay, so later events overtake it')),
     reorderDelay: optional(
       map(durationSchema, (value, path) => {
-        const ms = parseDuration(value)!;
+        const ms = checkedMs(value);
         if (ms < 1 || ms > 86_400_000) throw invalid(`${name(path)} must be from 1 ms to 1 day of virtual time, e.g. '30s'.`, path);
         return value;
       }),

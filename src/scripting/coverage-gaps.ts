@@ -127,7 +127,9 @@ const GAPS: ReadonlyArray<Omit<CoverageGap, 'never'> & { never: (r: GapCounts) =
     section: 'endpoints',
     title: OPERATIONS_NEVER_CALLED,
     never: (r) =>
-      Object.keys(r.endpoints).filter((operation) => zeros(r.endpoints[operation]!).length === Object.keys(r.endpoints[operation]!).length),
+      Object.entries(r.endpoints)
+        .filter(([, counts]) => zeros(counts).length === Object.keys(counts).length)
+        .map(([operation]) => operation),
     how: 'Each is a plain request; the OpenAPI document (sandbox.openapi(), GET /__sandbox/openapi.json) describes its body and answers.',
   },
   {

@@ -124,7 +124,7 @@ export type CoverageCountsOnly = Omit<CoverageReport, 'uncovered' | 'gaps'>;
 /** Each list of counts of a report, with the name its items are listed under. */
 export function sections(r: CoverageCountsOnly): Array<[string, CoverageCounts]> {
   const out: Array<[string, CoverageCounts]> = [];
-  for (const operation in r.endpoints) out.push([`endpoints: ${operation}`, r.endpoints[operation]!]);
+  for (const [operation, counts] of Object.entries(r.endpoints)) out.push([`endpoints: ${operation}`, counts]);
   out.push(
     ['calls.states', r.calls.states],
     ['calls.transitions', r.calls.transitions],
@@ -157,7 +157,7 @@ export function withUncovered(r: CoverageCountsOnly): CoverageReport {
 
 /** Adds `b`'s counts into `into` (an item `into` lacks is added). */
 function addInto(into: CoverageCounts, b: CoverageCounts): void {
-  for (const key in b) into[key] = (into[key] ?? 0) + b[key]!;
+  for (const [key, n] of Object.entries(b)) into[key] = (into[key] ?? 0) + n;
 }
 
 const emptyCounts = (): CoverageCountsOnly => ({
@@ -191,7 +191,7 @@ export function mergeCoverage(...reports: CoverageReport[]): CoverageReport {
   const out = emptyCounts();
   for (const r of reports) {
     out.sandboxes += r.sandboxes;
-    for (const operation in r.endpoints) addInto((out.endpoints[operation] ??= {}), r.endpoints[operation]!);
+    for (const [operation, counts] of Object.entries(r.endpoints)) addInto((out.endpoints[operation] ??= {}), counts);
     addInto(out.calls.states, r.calls.states);
     addInto(out.calls.transitions, r.calls.transitions);
     addInto(out.calls.dispositions, r.calls.dispositions);

@@ -6,7 +6,7 @@ import type { EventBus } from '../state/event-bus.js';
 import type { Journal, JournalRecord } from '../state/journal.js';
 import type { MachineCoverage } from '../state/machine-coverage.js';
 import type { MessageService } from '../state/messages.js';
-import { EVENT_TYPES } from '../state/resources.js';
+import { EVENT_TYPES } from '../state/events.js';
 import { COVERAGE_FORMAT, COVERAGE_VERSION, withUncovered, type CoverageCounts, type CoverageReport } from './coverage-report.js';
 import type { AnsweredRow } from './snapshots.js';
 
@@ -63,7 +63,7 @@ const bump = (counts: CoverageCounts, key: string, n = 1) => void (counts[key] =
 function counted(names: readonly (string | number)[], seen: CoverageCounts | undefined): CoverageCounts {
   const out: CoverageCounts = {};
   for (const name of names) out[name] = seen?.[name] ?? 0;
-  for (const key in seen) if (!(key in out)) out[key] = seen[key]!;
+  for (const [key, value] of Object.entries(seen ?? {})) if (!(key in out)) out[key] = value;
   return out;
 }
 

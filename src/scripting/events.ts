@@ -1,6 +1,6 @@
 import { object, oneOf, optional, string } from '../core/schema.js';
 import type { EventBus } from '../state/event-bus.js';
-import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/resources.js';
+import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/events.js';
 import { accountOf, check, type ControlContext, read } from './context.js';
 
 /** Narrows the log to one type and/or one account (named by any of its keys). */

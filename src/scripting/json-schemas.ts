@@ -14,20 +14,14 @@ import {
 } from '../core/schema.js';
 import { anyString, tagged } from '../core/schema-values.js';
 import { DELIVERY_CHAOS, DELIVERY_STATES } from '../webhooks/delivery.js';
-import { callSchema, EVENT_DATA_SCHEMAS, EVENT_TYPES, type EventType, id, recordingSchema, type SandboxEvent } from '../state/resources.js';
+import { callSchema, id, recordingSchema } from '../state/resources.js';
+import { EVENT_TYPES, eventDataSchema, type EventType, type SandboxEvent } from '../state/events.js';
 import { faultMethod, faultPath, faultRetryAfter } from './faults.js';
 import { keySettings, planSchema, scopesSchema, testKey } from './keys.js';
 
 // The resources, as the server reads them: through the scripting layer, which returns them.
-export {
-  callSchema,
-  EVENT_TYPES,
-  messageSchema,
-  phoneNumberSchema,
-  recordingSchema,
-  subscriptionSchema,
-  transcriptSchema,
-} from '../state/resources.js';
+export { callSchema, messageSchema, phoneNumberSchema, recordingSchema, transcriptSchema } from '../state/resources.js';
+export { EVENT_TYPES, EVENTS, subscriptionSchema } from '../state/events.js';
 
 /**
  * The schemas of what the scripting members return, as the standalone server's control API sends
@@ -96,27 +90,20 @@ function eventOf<K extends EventType>(type: K) {
       id: id('evt', 'The event (the same across retries and replays)'),
       type: literal(type, 'The event type.'),
       created_at: timestamp('When it happened, in virtual time (ISO 8601 UTC).'),
-      data: EVENT_DATA_SCHEMAS[type],
+      data: eventDataSchema(type),
     },
     { description: `A ${type} event.` },
   );
 }
 
+/** Each type's envelope, from the one list of events (state/events.ts). */
+const envelopes = Object.fromEntries(EVENT_TYPES.map((type) => [type, eventOf(type)])) as {
+  [K in EventType]: ReturnType<typeof eventOf<K>>;
+};
+
 /** One event of the log, any type: the same object is the webhook body. */
 export const eventSchema = annotated(
-  tagged(
-    'type',
-    {
-      'call.started': eventOf('call.started'),
-      'call.answered': eventOf('call.answered'),
-      'call.completed': eventOf('call.completed'),
-      'message.received': eventOf('message.received'),
-      'message.delivered': eventOf('message.delivered'),
-      'recording.ready': eventOf('recording.ready'),
-      'transcript.ready': eventOf('transcript.ready'),
-    },
-    'One platform event in the envelope of docs/webhooks.md, told apart by `type`.',
-  ),
+  tagged('type', envelopes, 'One platform event in the envelope of docs/webhooks.md, told apart by `type`.'),
   { example: STARTED_EVENT_EXAMPLE },
 );
 

@@ -1,4 +1,4 @@
-import { durationSchema, parseDuration } from '../core/duration.js';
+import { durationSchema, checkedMs } from '../core/duration.js';
 import { array, invalid, map, number, object, optional, string, type Schema } from '../core/schema.js';
 import type { ConversationLine } from '../sim/conversations.js';
 import type { CallRecord, CallService } from '../state/calls.js';
@@ -15,8 +15,8 @@ export const timingOptions = object(
 
 /** The same, in milliseconds. */
 const resolvedTiming: Schema<ResolvedTiming> = map(timingOptions, (t) => ({
-  ...(t.recordingDelay === undefined ? {} : { recordingMs: parseDuration(t.recordingDelay)! }),
-  ...(t.transcriptDelay === undefined ? {} : { transcriptMs: parseDuration(t.transcriptDelay)! }),
+  ...(t.recordingDelay === undefined ? {} : { recordingMs: checkedMs(t.recordingDelay) }),
+  ...(t.transcriptDelay === undefined ? {} : { transcriptMs: checkedMs(t.transcriptDelay) }),
 }));
 
 const line = object(

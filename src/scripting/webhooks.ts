@@ -9,7 +9,7 @@ import {
   type WebhookAttempt,
   type WebhookDelivery,
 } from '../webhooks/delivery.js';
-import { EVENT_TYPES, type EventType } from '../state/resources.js';
+import { EVENT_TYPES, type EventType } from '../state/events.js';
 import { accountOf, check, type ControlContext, change, read, refuse } from './context.js';
 
 /** Narrows `sandbox.webhooks` lists; every field is optional and they combine with AND. */

@@ -1,6 +1,6 @@
-import { SandboxError } from '../core/errors.js';
+import { checkReceiver } from '../sandbox.js';
+import { checkReceiverInput, NOT_RUN, type ReceiverCase } from '../webhooks/check-receiver.js';
 import { parseCommand } from './cli-args.js';
-import { checkReceiver, NOT_RUN, type ReceiverCase, type ReceiverCheck } from './check-receiver.js';
 
 /**
  * `svc-sandbox check-receiver URL --secret SECRET [--timeout D] [--json]`: a printer over
@@ -18,7 +18,10 @@ signed delivery of each of the seven event types and one with its JSON spaced
 otherwise (each must be answered 2xx), four forged ones (no signature, a wrong
 one, the signature of another body, one made with another secret: each must be
 refused, answered with anything but 2xx), and a duplicate of the first event
-(same event id: it must be answered 2xx again). Prints one line per case and
+(same event id: it must be answered 2xx again). Bodies are pretty-printed, as
+the sandbox delivers them, so an endpoint that verifies re-serialized JSON
+(JSON.stringify(JSON.parse(body))) fails, each case saying so. Each case is
+decided by its status as soon as it arrives. Prints one line per case and
 exits 0 when every case passed, 1 naming each one that fell short.
 
 Options:
@@ -39,7 +42,7 @@ const OPTIONS = {
 } as const;
 
 /** The argument behind each parameter of checkReceiver, to name it in its refusals. */
-const ARGUMENTS: Record<string, string> = { url: 'URL', secret: '--secret', timeout: '--timeout' };
+const ARGUMENTS = { url: 'URL', secret: '--secret', timeout: '--timeout' } as const;
 
 function usage(message: string): number {
   console.error(`svc-sandbox: ${message}\nUsage: ${CHECK_RECEIVER_USAGE}`);
@@ -59,14 +62,11 @@ export async function checkReceiverCommand(args: string[]): Promise<number> {
   if (url === undefined) return usage('check-receiver needs the URL of your webhook endpoint, e.g. http://127.0.0.1:3000/webhooks.');
   if (extra.length > 0) return usage(`Unexpected argument '${extra[0]}': check-receiver takes one URL.`);
   if (values.secret === undefined) return usage('--secret is required: the webhook secret your endpoint verifies with.');
-  let result: ReceiverCheck;
-  try {
-    result = await checkReceiver(url, { secret: values.secret, ...(values.timeout === undefined ? {} : { timeout: values.timeout }) });
-  } catch (error) {
-    if (!(error instanceof SandboxError) || error.param === undefined) throw error;
-    const name = ARGUMENTS[error.param] ?? error.param;
-    return usage(error.message.replace(`\`${error.param}\``, name));
-  }
+  const options = { secret: values.secret, ...(values.timeout === undefined ? {} : { timeout: values.timeout }) };
+  // Checked here first, so a refusal names the command's own argument (`--secret`, not `secret`).
+  const input = checkReceiverInput(url, options);
+  if (!('url' in input)) return usage(`${ARGUMENTS[input.param]} ${input.text}`);
+  const result = await checkReceiver(url, options);
   if (values.json) console.log(JSON.stringify(result.cases, null, 2));
   else print(url, values.timeout ?? '10s', result.cases);
   const short = result.cases.filter((c) => !c.ok);

@@ -83,7 +83,8 @@ export function coverageCommand(args: string[]): number {
       return 1;
     }
   }
-  const report = reports.length === 1 ? reports[0]! : mergeCoverage(...reports);
+  const [only] = reports;
+  const report = reports.length === 1 && only ? only : mergeCoverage(...reports);
   console.log(coverageSummary(report, { endpoints: 'full' }));
   if (values.html !== undefined) {
     try {

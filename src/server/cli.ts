@@ -15,7 +15,7 @@ import { checkWritable, FileRefused, readJsonFile } from './files.js';
  * `svc-sandbox`: the standalone server from a shell (docs/server.md).
  *
  *   svc-sandbox serve [--port 12111] [--host 127.0.0.1] [--seed 0] [--start-time ISO] [--clock manual|realtime]
- *                     [--webhook-timeout 10s] [--max-journal-entries N] [--allowed-host NAME]... [--import FILE]
+ *                     [--webhook-timeout 10s] [--max-journal-entries N] [--public-url URL] [--allowed-host NAME]... [--import FILE]
  *                     [--export-on-exit FILE]
  *   svc-sandbox exec [serve options] [--kill-after 5s] [--coverage FILE] -- <command> [args...]
  *   svc-sandbox coverage FILE... [--html OUT]
@@ -38,6 +38,7 @@ const OPTIONS = {
   'allowed-origin': { type: 'string', multiple: true },
   'webhook-timeout': { type: 'string' },
   'max-journal-entries': { type: 'string' },
+  'public-url': { type: 'string' },
   'kill-after': { type: 'string' },
   coverage: { type: 'string' },
   clock: { type: 'string' },
@@ -87,6 +88,10 @@ Options:
       --max-journal-entries <n>
                           Requests each session's journal keeps (default 10000;
                           0 keeps none; coverage counts them all either way)
+      --public-url <url>  What absolute URLs in answers and webhook bodies (a
+                          recording's url) start with (default: this server's
+                          URL, or http://127.0.0.1:12111 with --port 0, so runs
+                          on any port give the same bytes)
       --clock <mode>      manual: virtual time moves only when advanced (default);
                           realtime: it also flows with the wall clock
       --import <file>     Start the default session from a snapshot file
@@ -129,6 +134,8 @@ Options:
                           Real time a webhook attempt may take (default 10s)
       --max-journal-entries <n>
                           Requests each session's journal keeps (default 10000)
+      --public-url <url>  What absolute URLs in answers and webhook bodies start
+                          with (default http://127.0.0.1:12111 on a free port)
       --kill-after <d>    Grace after passing on a signal before SIGKILL (default 5s)
       --import <file>     Start the default session from a snapshot file
       --export-on-exit <file>
@@ -160,6 +167,7 @@ const FLAGS: Record<string, string> = {
   startTime: '--start-time',
   webhookTimeout: '--webhook-timeout',
   maxJournalEntries: '--max-journal-entries',
+  publicUrl: '--public-url',
   clock: '--clock',
   allowedHosts: '--allowed-host',
   allowedOrigins: '--allowed-origin',
@@ -285,6 +293,7 @@ async function main(argv: string[]): Promise<number> {
     ...(values['max-journal-entries'] === undefined
       ? {}
       : { maxJournalEntries: integer(values['max-journal-entries'], 'max-journal-entries', 0, Number.MAX_SAFE_INTEGER, command)! }),
+    ...(values['public-url'] === undefined ? {} : { publicUrl: values['public-url'] }),
     ...(values.clock === undefined ? {} : { clock: values.clock as ClockMode }),
     ...(values.import === undefined ? {} : { snapshot: readSnapshot(values.import, command) }),
   };

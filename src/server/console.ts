@@ -35,7 +35,7 @@ export function consoleAsset(path: string, method: string): Response | undefined
   if (!name) return undefined;
   const data = read(name);
   if (!data) return new Response(`No console file ${name}.`, { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
-  const type = TYPES[name.slice(name.lastIndexOf('.') + 1)]!;
+  const type = TYPES[name.slice(name.lastIndexOf('.') + 1)] ?? 'application/octet-stream';
   return new Response(method === 'HEAD' ? null : (data as Uint8Array<ArrayBuffer>), {
     headers: {
       'content-type': type,

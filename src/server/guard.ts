@@ -42,8 +42,9 @@ export interface Refusal {
 /** The hostname of a Host header value (`[::1]:80` → `[::1]`, `Example.COM.:8080` → `example.com`). */
 export function hostnameOf(host: string): string | null {
   const match = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]*)(?::\d*)?$/.exec(host.trim());
-  if (!match || match[1] === '') return null;
-  return match[1]!.toLowerCase().replace(/\.$/, '');
+  const name = match?.[1];
+  if (!name) return null;
+  return name.toLowerCase().replace(/\.$/, '');
 }
 
 /** True for a literal IP address (v4, or v6 in brackets): no DNS name, so no rebinding. */
@@ -120,11 +121,41 @@ export function checkControl(headers: Headers, method: string, hasBody: boolean,
         param: 'Content-Type',
         message:
           `A control request with a body must send it as JSON with \`Content-Type: application/json\` (got ` +
-          `${type === null ? 'none' : JSON.stringify(type.slice(0, 100))}); no HTML form or no-cors request can send that.`,
+          `${type === null ? 'none' : JSON.stringify(type.slice(0, 100))}); no HTML form or no-cors request can send that. ` +
+          contentTypeHint(headers.get('user-agent')),
       };
     }
   }
   return null;
+}
+
+/**
+ * How to send a JSON body in the client's own language, told by its `User-Agent` (the one each
+ * standard library sends: `Python-urllib/3.12`, `Go-http-client/1.1`, `Ruby`, `curl/8.5.0`, and
+ * `node` for Node's fetch); a generic line for any other.
+ *
+ * @example
+ * contentTypeHint('curl/8.5.0'); // "curl: add -H 'Content-Type: application/json' (-d alone sends ...)."
+ */
+export function contentTypeHint(userAgent: string | null): string {
+  const agent = (userAgent ?? '').toLowerCase();
+  if (/python|aiohttp|httpx/.test(agent))
+    return (
+      'Python: urllib.request.Request(url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}), ' +
+      'or requests.post(url, json=body).'
+    );
+  if (agent.startsWith('go-http-client') || /go/.test(agent))
+    return 'Go: req.Header.Set("Content-Type", "application/json") before client.Do(req) (http.Post takes it as its second argument).';
+  if (agent.startsWith('ruby') || /faraday|httparty|rest-client/.test(agent))
+    return 'Ruby: Net::HTTP.post(uri, body.to_json, "Content-Type" => "application/json").';
+  if (agent.startsWith('curl/') || agent.startsWith('wget/'))
+    return "curl: add -H 'Content-Type: application/json' (-d alone sends application/x-www-form-urlencoded).";
+  if (agent === 'node' || /undici|axios|got|node-fetch|mozilla|deno|bun/.test(agent))
+    return (
+      "JavaScript: fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) " +
+      '(fetch sends text/plain for a string body unless the header is set).'
+    );
+  return 'Set the request header Content-Type: application/json and send the body as JSON text.';
 }
 
 /**

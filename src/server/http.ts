@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Answer } from '../api/answer.js';
 import type { BodySource, Incoming } from '../api/request-body.js';
+import { Slices } from '../core/slices.js';
 
 /**
  * The standalone server's HTTP layer: `node:http`, with every request turned into a web
@@ -280,14 +281,31 @@ function* jsonPieces(body: Record<string, unknown>): Generator<string, void, voi
   yield `${text}}`;
 }
 
-/** A body that makes each piece when the reader asks for it (the server writes the next once the socket has taken the last). */
+/**
+ * A body that makes each piece when the reader asks for it (the server writes the next once the
+ * socket has taken the last), and before each piece but the first lets the event loop take other
+ * work (a macrotask turn, {@link Slices.pause}). A loopback socket takes megabytes at once, so its
+ * `drain` comes in the same turn: without the pause the whole answer (8 MB for a 6,500-step
+ * scenario) was made and written in one turn, other sessions and `/health` waiting for it.
+ */
 function pieceByPiece(pieces: Generator<string, void, void>): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
+  // A slice of no length: every piece after the first starts a new turn (a piece is under a millisecond of work).
+  const slices = new Slices(0);
+  let first = true;
+  const put = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    const next = pieces.next();
+    if (next.done) controller.close();
+    else controller.enqueue(encoder.encode(next.value));
+  };
   return new ReadableStream({
     pull(controller) {
-      const next = pieces.next();
-      if (next.done) controller.close();
-      else controller.enqueue(encoder.encode(next.value));
+      if (first) {
+        first = false;
+        put(controller);
+        return undefined;
+      }
+      return slices.pause().then(() => put(controller));
     },
   });
 }

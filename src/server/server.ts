@@ -17,6 +17,7 @@ import { asKnown, checkSessionDefaults, Sessions, type Session } from './session
 import type { CoverageReport } from '../scripting/coverage-report.js';
 import type { SandboxSnapshot } from '../scripting/snapshots.js';
 import { SessionStreams } from './stream.js';
+import { HEAP, type HeapGauge } from './capacity.js';
 
 /** Options of {@link startServer}. */
 export interface ServerOptions {
@@ -57,8 +58,18 @@ export interface ServerOptions {
   /**
    * Live sessions the server holds at most, the default one included; past it `POST
    * /__sandbox/sessions` is 409 until finished tests delete theirs. Default 1000 (docs/server.md, "Sessions").
+   * Fewer when the heap could not hold that many at their journals full (server/capacity.ts): 409 as well.
    */
   maxSessions?: number;
+  /**
+   * What absolute URLs in answers and webhook bodies start with (a recording's `url`,
+   * `call.completed`'s `recording_url`): an http(s) URL, e.g. `http://sandbox.test:8080`. Default: the
+   * server's own URL when a port was asked for, and `http://127.0.0.1:12111` (the default address)
+   * when the system picked one (`port: 0`), so two runs give the same bytes whatever port they got
+   * (docs/server.md, "Absolute URLs"). The server answers their paths at its own address whatever
+   * origin they name.
+   */
+  publicUrl?: string;
   /**
    * Requests each session's journal keeps (`GET /__sandbox/sessions/{s}/requests`): createSandbox's
    * `maxJournalEntries`, default 10,000 (docs/server.md, "Limits"). A session made from a snapshot
@@ -113,13 +124,14 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     });
   // Bad seed, start time, clock, webhook timeout, session cap or host list: refused before a port is taken.
   checkSessionDefaults(options);
-  resolveOptions({
+  const resolved = resolveOptions({
     seed: options.seed ?? 0,
     ...(options.startTime === undefined ? {} : { startTime: options.startTime }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.webhookTimeout === undefined ? {} : { webhookTimeout: options.webhookTimeout }),
     ...(options.maxJournalEntries === undefined ? {} : { maxJournalEntries: options.maxJournalEntries }),
   });
+  const publicUrl = options.publicUrl === undefined ? undefined : checkPublicUrl(options.publicUrl);
   const policy = hostPolicy(
     options.allowedHosts,
     (message) => new SandboxError(`startServer: ${message}`, { code: 'invalid_options', param: 'allowedHosts' }),
@@ -188,6 +200,9 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
         maxSessions: options.maxSessions,
         maxJournalEntries: options.maxJournalEntries,
         wall: (options as { [WALL_CLOCK]?: WallClock })[WALL_CLOCK],
+        heap: (options as { [HEAP]?: HeapGauge })[HEAP],
+        publicUrl: publicUrl ?? (port === 0 ? DEFAULT_PUBLIC_URL : url),
+        journalDefault: resolved.maxJournalEntries,
       },
       (session) =>
         new SessionStreams(session, (id) => {
@@ -271,10 +286,13 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
       const origin = request.headers.get('origin');
       if (origin !== null && !isOwnOrigin(origin) && !browserOrigins(origin))
         return { answer: refusalResponse(foreignPage(origin)), signal, session: null };
-      const session = sessions.route(bearerToken(request.headers.get('authorization')));
+      const token = bearerToken(request.headers.get('authorization'));
+      const session = sessions.route(token);
       if (session === 'gone' || session === 'forged')
         return { answer: refusedKey(session, random, sessions.default.sandbox.now().getTime()), signal, session: null };
-      return { answer: await session.internals.answer(asKnown(session, request)), signal, session };
+      const answer = await session.internals.answer(asKnown(session, request));
+      const unissued = session === sessions.default && token !== null && TEST_KEY.test(token) && !session.issued.has(token);
+      return { answer: unissued ? toldUnissued(answer) : answer, signal, session };
     } catch (error) {
       return { answer: serverFailure(error), signal, session: null };
     }
@@ -296,6 +314,55 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
         for (const socket of sockets) socket.destroy();
       }),
   };
+}
+
+/** A test key as the API reads one (docs/auth-and-accounts.md): the only kind the hint below is for. */
+const TEST_KEY = /^SVC_TEST_[A-Za-z0-9_-]+$/;
+
+/** What a client with a key no session issued is told, in a header of every answer (ASCII, one line). */
+export const UNISSUED_HINT =
+  'This key was issued by no session, so it reaches the default session, as an account of its own. For a session of your own ' +
+  '(its own clock and state) POST /__sandbox/sessions and use the apiKey it answers (docs/server.md, "Sessions").';
+
+/**
+ * The answer to a key no session issued (a made-up `SVC_TEST_mykey`): served by the default
+ * session as any key is, with `X-Sandbox-Session: default` and the hint; a 404 also says it in its
+ * message, since what the client looks for may live in a session its key does not reach. A 2xx
+ * body is never changed.
+ */
+function toldUnissued(answer: Answer): Answer {
+  if (answer.status === 0) return answer;
+  answer.set('x-sandbox-session', 'default');
+  answer.set('x-sandbox-hint', UNISSUED_HINT);
+  if (answer.status !== 404 || typeof answer.body !== 'string') return answer;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(answer.body);
+  } catch {
+    return answer;
+  }
+  const error = (parsed as { error?: { message?: unknown } } | null)?.error;
+  if (error === undefined || typeof error.message !== 'string') return answer;
+  error.message =
+    `${error.message} (This key was issued by no session: it reaches the default session, where it is an account of its own, so ` +
+    'what another session or key made is not here. Use the apiKey POST /__sandbox/sessions answered, or make one with POST ' +
+    '/__sandbox/sessions/{s}/keys.)';
+  return new Answer(answer.status, answer.headers, JSON.stringify(parsed));
+}
+
+/** What absolute URLs in answers name when the system picked the port: the address `serve` listens on by default. */
+export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:12111';
+
+/** `publicUrl` as the sessions use it (no trailing slash), or a SandboxError naming it and the fix. */
+function checkPublicUrl(value: unknown): string {
+  const refuse = (why: string): never => {
+    throw new SandboxError(`startServer: \`publicUrl\` ${why}`, { code: 'invalid_options', param: 'publicUrl' });
+  };
+  const url = typeof value === 'string' && URL.canParse(value) ? new URL(value) : null;
+  if (url === null) return refuse(`must be an absolute http(s) URL such as 'http://127.0.0.1:12111', got ${JSON.stringify(value)}.`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') refuse(`must be http or https, got ${url.protocol}`);
+  if (url.search || url.hash || url.username || url.password) refuse('must have no query, fragment or credentials.');
+  return url.href.replace(/\/$/, '');
 }
 
 /**

@@ -10,7 +10,9 @@ import type { Duration } from '../core/duration.js';
 import type { SandboxInternals } from '../sandbox.js';
 import { openRestoredSandbox, openSandbox, type Sandbox } from '../sandbox.js';
 import type { SandboxSnapshot } from '../scripting/snapshots.js';
+import { PUBLIC_URL } from '../options.js';
 import type { SessionStreams } from './stream.js';
+import { admission, type HeapGauge, nodeHeap, sessionBytes } from './capacity.js';
 
 /** One session: a sandbox of its own, with its own clock, seed, ids, accounts and queues. */
 /** A sandbox as the server opens it: with its internals. */
@@ -114,6 +116,12 @@ export interface SessionDefaults {
   maxJournalEntries?: number | undefined;
   /** What realtime sessions follow instead of the real wall clock (the tests' internal option, {@link WALL_CLOCK}). */
   wall?: WallClock | undefined;
+  /** What absolute URLs in every session's answers and webhook bodies start with (server.ts `publicUrl`). */
+  publicUrl?: string | undefined;
+  /** The heap new sessions are admitted against (capacity.ts); default V8's own. */
+  heap?: HeapGauge | undefined;
+  /** Requests a new session's journal keeps when `maxJournalEntries` is not given: the library's default. */
+  journalDefault: number;
 }
 
 /**
@@ -180,6 +188,10 @@ export class Sessions {
   private readonly maxSessions: number;
   /** Sessions whose snapshot is being replayed ({@link open}): not listed yet, but counted against the limit. */
   private restoring = 0;
+  /** What one session may come to, its journal full: what the heap's admission counts each session at. */
+  private readonly perSession: number;
+  private readonly heap: HeapGauge;
+  private readonly defaultSession: Session;
 
   /**
    * The sessions of a server started from a snapshot (`serve --import`), its default session's
@@ -190,13 +202,14 @@ export class Sessions {
     defaults: SessionDefaults,
     makeStreams: (session: () => Session) => SessionStreams,
   ): Promise<Sessions> {
-    const { snapshot, webhookTimeout, wall } = defaults;
+    const { snapshot, webhookTimeout, wall, publicUrl } = defaults;
     if (!snapshot) return new Sessions(baseUrl, defaults, makeStreams);
     const opened = await openRestoredSandbox({
       baseUrl,
       snapshot,
       ...(webhookTimeout === undefined ? {} : { webhookTimeout }),
       ...(wall === undefined ? {} : { [WALL_CLOCK]: wall }),
+      ...(publicUrl === undefined ? {} : { [PUBLIC_URL]: publicUrl }),
     }).catch((error: unknown) => {
       throw refusedSnapshot(error);
     });
@@ -211,15 +224,19 @@ export class Sessions {
     restoredDefault?: Opened,
   ) {
     this.maxSessions = defaults.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    this.perSession = sessionBytes(defaults.maxJournalEntries ?? defaults.journalDefault);
+    this.heap = defaults.heap ?? nodeHeap;
     this.random = defaults.seeded ? new SeededRandom(defaults.seed) : SECRET;
     if (defaults.snapshot) {
       const opened = restoredDefault ?? this.restored(defaults.snapshot, defaults.webhookTimeout);
-      this.add(DEFAULT_SESSION, opened.sandbox.seed, opened).primaryKey = defaults.snapshot.apiKey ?? null;
-    } else this.add(DEFAULT_SESSION, defaults.seed, this.sandbox({ seed: defaults.seed }));
+      this.defaultSession = this.add(DEFAULT_SESSION, opened.sandbox.seed, opened);
+      this.defaultSession.primaryKey = defaults.snapshot.apiKey ?? null;
+    } else this.defaultSession = this.add(DEFAULT_SESSION, defaults.seed, this.sandbox({ seed: defaults.seed }));
   }
 
+  /** The session every key no other session issued reaches; it is never deleted (closeAll ends it with the others). */
   get default(): Session {
-    return this.all.get(DEFAULT_SESSION)!;
+    return this.defaultSession;
   }
 
   /** A new session; `seed`, `startTime`, `clock` and `webhookTimeout` default to the server's. */
@@ -259,14 +276,11 @@ export class Sessions {
     return this.copied(opened, original);
   }
 
-  /** Refuses a new session when the server holds its limit (sessions being restored included). */
+  /** Refuses a new session when the server holds its limit, or the heap could not hold one more (sessions being restored included). */
   private admit(): void {
-    if (this.all.size + this.restoring >= this.maxSessions) {
-      throw new SandboxError(
-        `The server holds ${this.maxSessions} sessions, its limit: delete the ones a finished test left (DELETE /__sandbox/sessions/{s}) before making more.`,
-        { code: 'conflict' },
-      );
-    }
+    // Refused before the heap could not hold every session at its journal full (capacity.ts): running out ends them all.
+    const refused = admission(this.all.size + this.restoring, this.maxSessions, this.perSession, this.heap());
+    if (refused !== null) throw new SandboxError(refused, { code: 'conflict' });
   }
 
   /**
@@ -408,11 +422,12 @@ export class Sessions {
    * a key that names a live session which never issued it.
    */
   route(token: string | null): Session | 'gone' | 'forged' {
-    const named = token === null ? null : SESSION_KEY.exec(token)?.[1];
+    if (token === null) return this.default;
+    const named = SESSION_KEY.exec(token)?.[1];
     if (!named) return this.default;
     const session = this.all.get(named);
     if (!session) return 'gone';
-    return session.issued.has(token!) ? session : 'forged';
+    return session.issued.has(token) ? session : 'forged';
   }
 
   closeAll(): void {
@@ -442,9 +457,13 @@ export class Sessions {
     });
   }
 
-  /** The internal option that puts realtime sessions on the tests' wall clock, when one was given. */
-  private wall(): { [WALL_CLOCK]?: WallClock } {
-    return this.defaults.wall === undefined ? {} : { [WALL_CLOCK]: this.defaults.wall };
+  /**
+   * The internal options every session is opened with: the tests' wall clock for realtime
+   * sessions, when one was given, and the public URL its bodies name.
+   */
+  private wall(): { [WALL_CLOCK]?: WallClock; [PUBLIC_URL]?: string } {
+    const { wall, publicUrl } = this.defaults;
+    return { ...(wall === undefined ? {} : { [WALL_CLOCK]: wall }), ...(publicUrl === undefined ? {} : { [PUBLIC_URL]: publicUrl }) };
   }
 
   private add(id: string, seed: number, { sandbox, internals }: Opened): Session {

@@ -273,7 +273,8 @@ export class SessionStreams {
 }
 
 function concat(chunks: Uint8Array[]): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
+  const [only] = chunks;
+  if (chunks.length === 1 && only) return only;
   const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
   let at = 0;
   for (const chunk of chunks) {

@@ -68,11 +68,13 @@ export class ConversationLibrary {
         ? 'voicemail'
         : call.aiReceptionist
           ? 'receptionist'
-          : HUMAN_SCRIPTS[hash(`${call.id}:script`) % HUMAN_SCRIPTS.length]!;
-    const fixture = this.load().get(name)!;
+          : (HUMAN_SCRIPTS[hash(`${call.id}:script`) % HUMAN_SCRIPTS.length] ?? HUMAN_SCRIPTS[0]);
+    const fixture = this.load().get(name);
+    if (fixture === undefined) throw new Error(`conversations: no fixture for the ${name} script`);
     const values: Record<string, string> = { assistant: capitalise(assistant) };
     for (const [variable, choices] of Object.entries(fixture.variables)) {
-      values[variable] = choices[hash(`${call.id}:${variable}`) % choices.length]!;
+      const choice = choices[hash(`${call.id}:${variable}`) % choices.length];
+      if (choice !== undefined) values[variable] = choice;
     }
     if (call.agent !== null) values.agent = capitalise(call.agent);
     const fill = (text: string) => text.replace(/\{(\w+)\}/g, (whole, key: string) => values[key] ?? whole);

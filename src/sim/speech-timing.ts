@@ -33,14 +33,10 @@ const toStep = (ms: number) => Math.round(ms / STEP_MS) * STEP_MS;
  * planSegments([{ speaker: 'a', text: 'Hello there' }], 10_000); // [{ speaker: 'a', text: 'Hello there', startMs: 1000, endMs: 3000 }]
  */
 export function planSegments(lines: readonly ConversationLine[], talkMs: number | null): TimedSegment[] {
-  if (lines.every((line) => line.start !== undefined && line.end !== undefined)) {
-    return lines.map((line) => ({
-      speaker: line.speaker,
-      text: line.text,
-      startMs: Math.round(line.start! * 1000),
-      endMs: Math.round(line.end! * 1000),
-    }));
-  }
+  const timed = lines.flatMap(({ speaker, text, start, end }) =>
+    start === undefined || end === undefined ? [] : [{ speaker, text, startMs: Math.round(start * 1000), endMs: Math.round(end * 1000) }],
+  );
+  if (timed.length === lines.length) return timed;
   let at = LEAD_MS;
   const natural = lines.map((line) => {
     const startMs = at;
@@ -48,7 +44,7 @@ export function planSegments(lines: readonly ConversationLine[], talkMs: number 
     at = endMs + GAP_MS;
     return { speaker: line.speaker, text: line.text, startMs, endMs };
   });
-  const naturalMs = natural[natural.length - 1]!.endMs + TAIL_MS;
+  const naturalMs = (natural.at(-1)?.endMs ?? LEAD_MS) + TAIL_MS;
   const factor = talkMs === null ? 1 : Math.min(SLOWEST, Math.max(FASTEST, talkMs / naturalMs));
   return natural.map((segment) => {
     const startMs = toStep(segment.startMs * factor);

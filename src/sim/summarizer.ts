@@ -157,8 +157,8 @@ const matchIntent = (lines: readonly SpokenLine[]) => {
 
 function outcomeOf(lines: readonly SpokenLine[]): string {
   for (const rule of OUTCOMES) {
-    for (let i = lines.length - 1; i >= 0; i--) {
-      const said = rule.pattern.test(lines[i]!.text) ? rule.say(lines[i]!) : null;
+    for (const line of [...lines].reverse()) {
+      const said = rule.pattern.test(line.text) ? rule.say(line) : null;
       if (said !== null) return said;
     }
   }
@@ -180,18 +180,21 @@ function outcomeOf(lines: readonly SpokenLine[]): string {
  * // appointment. The appointment was booked for Monday at 9:30 am.'
  */
 export function summarize(lines: readonly SpokenLine[], durationS: number): string {
-  if (lines.length === 0) return `A ${durationS}-second call in which nobody spoke.`;
+  const [first] = lines;
+  if (first === undefined) return `A ${durationS}-second call in which nobody spoke.`;
   const speakers = [...new Set(lines.map((l) => l.speaker))];
-  const opening = `A ${durationS}-second call ${speakers.length > 1 ? `between ${list(speakers.map(who))}` : `with ${who(speakers[0]!)}`}.`;
+  const opening = `A ${durationS}-second call ${speakers.length > 1 ? `between ${list(speakers.map(who))}` : `with ${who(first.speaker)}`}.`;
 
   const greeting = lines.findIndex((l) => VOICEMAIL.test(l.text));
-  if (greeting >= 0) {
-    const message = lines.slice(greeting + 1).filter((l) => l.speaker !== lines[greeting]!.speaker);
-    if (message.length === 0) return `${opening} The call reached voicemail and no message was left.`;
+  const machine = lines[greeting];
+  if (machine) {
+    const message = lines.slice(greeting + 1).filter((l) => l.speaker !== machine.speaker);
+    const [caller] = message;
+    if (caller === undefined) return `${opening} The call reached voicemail and no message was left.`;
     const about = matchIntent(message)?.intent.topic;
     const callBack = CALL_BACK.test(message.map((l) => l.text).join(' '));
     return (
-      `${opening} The call reached voicemail, and ${who(message[0]!.speaker)} left a ` +
+      `${opening} The call reached voicemail, and ${who(caller.speaker)} left a ` +
       `message${about ? ` about ${about}` : ''}.${callBack ? ' A call back was requested.' : ''}`
     );
   }
@@ -199,7 +202,7 @@ export function summarize(lines: readonly SpokenLine[], durationS: number): stri
   const found = matchIntent(lines);
   const intent = found
     ? `${capital(who(found.line.speaker))} wanted to ${found.intent.goal}.`
-    : `The call opened with "${firstSentence(lines[0]!.text)}"`;
+    : `The call opened with "${firstSentence(first.text)}"`;
   return `${opening} ${intent} ${outcomeOf(lines)}`;
 }
 

@@ -4,7 +4,7 @@ const BYTES_PER_SAMPLE = 2;
 const HEADER_BYTES = 44;
 /** A quiet tone (about -32 dBFS) while someone speaks, one pitch per speaker; silence between lines. */
 const AMPLITUDE = 800;
-const PITCHES = [220, 330, 262, 392, 294];
+const PITCHES = [220, 330, 262, 392, 294] as const;
 
 /** A stretch of speech in the recording: milliseconds from its start, and which voice. */
 export interface Voiced {
@@ -83,7 +83,7 @@ function samples(from: number, count: number, voiced: readonly Voiced[]): Uint8A
   const toMs = ((from + count) / SAMPLE_RATE) * 1000;
   for (const stretch of voiced) {
     if (stretch.endMs <= fromMs || stretch.startMs >= toMs) continue;
-    const pitch = PITCHES[stretch.voice % PITCHES.length]!;
+    const pitch = PITCHES[stretch.voice % PITCHES.length] ?? PITCHES[0];
     const first = Math.max(from, Math.ceil((stretch.startMs / 1000) * SAMPLE_RATE));
     const last = Math.min(from + count, Math.ceil((stretch.endMs / 1000) * SAMPLE_RATE));
     for (let n = first; n < last; n++) {

@@ -100,7 +100,10 @@ export class Accounts implements Service {
       limit: this.limitFor(token),
       scopes: settings?.scopes ? new Set(settings.scopes) : null,
     };
-    if (this.cache.size >= PRINCIPAL_CACHE) this.cache.delete(this.cache.keys().next().value!);
+    if (this.cache.size >= PRINCIPAL_CACHE) {
+      const oldest = this.cache.keys().next();
+      if (!oldest.done) this.cache.delete(oldest.value);
+    }
     this.cache.set(token, principal);
     return principal;
   }

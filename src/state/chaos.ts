@@ -1,5 +1,5 @@
 import { realDelay, type WallClock } from '../core/clock.js';
-import { parseDuration, type Duration } from '../core/duration.js';
+import { checkedMs, type Duration } from '../core/duration.js';
 import type { Service } from '../core/lifecycle.js';
 import { fitsPattern, segmentsOf } from '../core/path-pattern.js';
 import type { SeededRandom } from '../core/random.js';
@@ -166,7 +166,7 @@ export class Chaos implements Service {
       ? {
           duplicate: w.duplicate ?? 0,
           reorder: w.reorder ?? 0,
-          holdMs: w.reorderDelay === undefined ? REORDER_DELAY_MS : parseDuration(w.reorderDelay)!,
+          holdMs: w.reorderDelay === undefined ? REORDER_DELAY_MS : checkedMs(w.reorderDelay),
         }
       : null;
   }
@@ -174,9 +174,10 @@ export class Chaos implements Service {
   /** The first route key that fits no route of the API (a typo would otherwise go unnoticed), with a near one. */
   unknownRoute(known: readonly KnownRoute[]): { key: string; near: string | undefined } | null {
     for (const rule of this.routes) {
-      if (rule.segments === null) continue;
+      const segments = rule.segments;
+      if (segments === null) continue;
       const fits = known.some(
-        (route) => (rule.method === null || rule.method === route.method) && sameShape(rule.segments!, segmentsOf(route.path)),
+        (route) => (rule.method === null || rule.method === route.method) && sameShape(segments, segmentsOf(route.path)),
       );
       if (!fits)
         return {
@@ -264,7 +265,7 @@ function resolveRoute(key: string, rule: RequestChaos): RouteRule {
   const space = key.indexOf(' ');
   const method = space === -1 ? null : key.slice(0, space);
   const path = space === -1 ? key : key.slice(space + 1);
-  const delayMs = rule.latency ? parseDuration(rule.latency.delay)! : 0;
+  const delayMs = rule.latency ? checkedMs(rule.latency.delay) : 0;
   return {
     key,
     method,
@@ -275,13 +276,17 @@ function resolveRoute(key: string, rule: RequestChaos): RouteRule {
     network: rule.network ?? 0,
     latency: rule.latency?.rate ?? 0,
     delayMs,
-    maxMs: rule.latency?.max === undefined ? delayMs : parseDuration(rule.latency.max)!,
+    maxMs: rule.latency?.max === undefined ? delayMs : checkedMs(rule.latency.max),
   };
 }
 
 /** Whether a key's pattern and a route's can meet: the same length, and each segment equal or a `{name}` on either side. */
 function sameShape(key: readonly string[], route: readonly string[]): boolean {
   return (
-    key.length === route.length && key.every((segment, i) => segment === route[i] || segment.startsWith('{') || route[i]!.startsWith('{'))
+    key.length === route.length &&
+    key.every((segment, i) => {
+      const other = route[i] ?? '';
+      return segment === other || segment.startsWith('{') || other.startsWith('{');
+    })
   );
 }

@@ -85,7 +85,8 @@ export class Dialer implements Service {
   }
 
   private dialNext(campaign: CampaignRecord): void {
-    const to = campaign.to[campaign.callIds.length]!;
+    const to = campaign.to[campaign.callIds.length];
+    if (to === undefined) return;
     campaign.live++;
     const call = this.deps.calls.place({
       account: campaign.account,

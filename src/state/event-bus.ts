@@ -3,7 +3,7 @@ import type { Service } from '../core/lifecycle.js';
 import type { SeededRandom } from '../core/random.js';
 import type { Steps } from '../core/steps.js';
 import { iso } from '../core/time.js';
-import type { EventData, EventType, SandboxEvent } from './resources.js';
+import type { EventData, EventType, SandboxEvent } from './events.js';
 
 /** An event as the bus keeps it: the public envelope plus the account it belongs to. */
 export interface LoggedEvent {
@@ -81,9 +81,7 @@ export class EventBus implements Service {
    */
   after(after: number, limit: number): SandboxEvent[] {
     const end = Math.min(this.log.length, after + limit);
-    const events: SandboxEvent[] = [];
-    for (let i = Math.max(0, after); i < end; i++) events.push(this.log[i]!.event);
-    return events;
+    return this.log.slice(Math.max(0, after), end).map((logged) => logged.event);
   }
 
   /** The event with this id, as the log holds it (read it, never change it). */
@@ -97,10 +95,8 @@ export class EventBus implements Service {
   }
 
   private lookup(id: string): LoggedEvent | undefined {
-    for (; this.indexed < this.log.length; this.indexed++) {
-      const entry = this.log[this.indexed]!;
-      this.byId.set(entry.event.id, entry);
-    }
+    for (const entry of this.log.slice(this.indexed)) this.byId.set(entry.event.id, entry);
+    this.indexed = this.log.length;
     return this.byId.get(id);
   }
 

@@ -65,8 +65,8 @@ export class Faults implements Service {
     const index = this.rules.findIndex(
       (rule) => (rule.method === null || rule.method === method) && (rule.segments === null || fitsPattern(rule.segments, actual)),
     );
-    if (index === -1) return undefined;
-    const rule = this.rules[index]!;
+    const rule = this.rules[index];
+    if (rule === undefined) return undefined;
     if (--rule.remaining === 0) this.rules.splice(index, 1);
     return rule;
   }

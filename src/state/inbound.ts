@@ -47,7 +47,8 @@ export function routeInboundCall(
 ): InboundCallRoute {
   const where = 'calls.inbound';
   const record = holder(deps.numbers, to, where);
-  if (!record && options.account === undefined)
+  const account = record?.account ?? options.account;
+  if (account === undefined)
     throw new SandboxError(`${where}: ${to} is not a provisioned number, so give \`apiKey\` to say whose account receives the call.`, {
       code: 'missing_parameter',
       param: 'apiKey',
@@ -67,7 +68,7 @@ export function routeInboundCall(
         : resolveBehavior({});
   if (routing?.type === 'agent' && behavior.agent === null) behavior.agent = routing.target;
   return {
-    account: record?.account ?? options.account!,
+    account,
     aiReceptionist: options.aiReceptionist ?? routing?.type === 'ai_receptionist',
     behavior,
     extension: routing?.type === 'extension' ? routing.target : null,

@@ -12,7 +12,6 @@ import {
   string,
   timestamp,
 } from '../core/schema.js';
-import type { Call, Message, Recording, Transcript } from './resource-types.js';
 import { ANSWERED_BY, DISPOSITIONS } from '../sim/carrier.js';
 import { NUMBER_KINDS } from '../sim/inventory.js';
 
@@ -386,50 +385,6 @@ export const recordingSchema = object(
   },
 );
 
-export const EVENT_TYPES = [
-  'call.started',
-  'call.answered',
-  'call.completed',
-  'message.received',
-  'message.delivered',
-  'recording.ready',
-  'transcript.ready',
-] as const;
-/** The seven event types of the spec, named exactly as its event list names them. */
-export type EventType = (typeof EVENT_TYPES)[number];
-
-const subscriptionFields = {
-  id: id('wh', 'The subscription'),
-  url: string({ description: 'The receiver.', format: 'uri', max: 2048 }),
-  events: array(oneOf(EVENT_TYPES, 'An event type.'), { description: 'The events it receives.', min: 1, max: EVENT_TYPES.length }),
-};
-
-/** A webhook subscription as lists and reads show it (docs/contract.md; docs/webhooks.md). */
-const SUBSCRIPTION_EXAMPLE = {
-  id: 'wh_2Jf6tY9cB4nRk8Ws',
-  url: 'https://example.com/webhooks',
-  events: ['call.completed' as const, 'message.delivered' as const],
-  created_at: START,
-};
-
-export const subscriptionSchema = object(
-  { ...subscriptionFields, created_at: at('When it was created') },
-  { description: 'A webhook subscription.', example: SUBSCRIPTION_EXAMPLE },
-);
-
-/** The create response: the only one that shows the signing secret. */
-export const createdSubscriptionSchema = object(
-  {
-    ...subscriptionFields,
-    secret: string({ description: 'The signing secret (`whsec_…`): shown only here.', pattern: /^whsec_[0-9A-Za-z]{32}$/ }),
-    created_at: at('When it was created'),
-  },
-  {
-    description: 'A new webhook subscription, with its signing secret.',
-    example: { ...SUBSCRIPTION_EXAMPLE, secret: 'whsec_Q7mK2xR9tL4wZ8bN1cV6hJ3pS5dF0gYa' },
-  },
-);
-
 /*
  * The public types of the resources are interfaces generated from these schemas, with each
  * field's description as its JSDoc (src/state/resource-types.ts, scripts/resource-types.mjs),
@@ -450,35 +405,3 @@ export type {
   TranscriptSegment,
   WebhookSubscription,
 } from './resource-types.js';
-
-/** The resource each event carries as `data`. */
-export interface EventData {
-  'call.started': Call;
-  'call.answered': Call;
-  'call.completed': Call;
-  'message.received': Message;
-  'message.delivered': Message;
-  'recording.ready': Recording;
-  'transcript.ready': Transcript;
-}
-
-/** The schema of each event's `data`. */
-export const EVENT_DATA_SCHEMAS = {
-  'call.started': callSchema,
-  'call.answered': callSchema,
-  'call.completed': callSchema,
-  'message.received': messageSchema,
-  'message.delivered': messageSchema,
-  'recording.ready': recordingSchema,
-  'transcript.ready': transcriptSchema,
-} as const satisfies { [K in EventType]: unknown };
-
-/**
- * One platform event, in the envelope of docs/webhooks.md: a union discriminated by `type`, so
- * `if (event.type === 'call.completed') event.data.disposition` type-checks. The same object
- * is the webhook body (serialised once, signed over those exact bytes) and an entry of the
- * event log.
- */
-export type SandboxEvent<K extends EventType = EventType> = {
-  [T in K]: { id: string; type: T; created_at: string; data: EventData[T] };
-}[K];

@@ -4,7 +4,8 @@ import type { Channel } from '../core/emitter.js';
 import type { Service } from '../core/lifecycle.js';
 import type { SeededRandom } from '../core/random.js';
 import { iso } from '../core/time.js';
-import type { EventType, WebhookSubscription } from './resources.js';
+import type { WebhookSubscription } from './resources.js';
+import type { EventType } from './events.js';
 
 /** A webhook subscription as stored. */
 export interface SubscriptionRecord extends StoredItem {

@@ -13,7 +13,7 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 export const TEMPLATE_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 
 function parse(id: string, body: string): MessageTemplate {
-  const variables = [...new Set([...body.matchAll(PLACEHOLDER)].map((m) => m[1]!))];
+  const variables = [...new Set([...body.matchAll(PLACEHOLDER)].flatMap(([, name]) => (name === undefined ? [] : [name])))];
   return { id, body, variables };
 }
 
@@ -54,6 +54,6 @@ export class Templates {
 
   /** The body with every placeholder replaced; `values` must hold every variable. */
   render(template: MessageTemplate, values: Readonly<Record<string, string>>): string {
-    return template.body.replace(PLACEHOLDER, (_, name: string) => values[name]!);
+    return template.body.replace(PLACEHOLDER, (whole, name: string) => values[name] ?? whole);
   }
 }

@@ -121,8 +121,10 @@ export class TranscriptService implements Service {
     const lines = this.scripts.get(call.id) ?? this.library.scriptFor(call, this.deps.aiHandler);
     this.scripts.delete(call.id);
     const now = this.deps.clock.now();
+    const { transcriptId, answeredMs } = call;
+    if (transcriptId === null || answeredMs === null) throw new Error(`transcripts: ${call.id} was announced answered without an answer`);
     this.store.insert({
-      id: call.transcriptId!,
+      id: transcriptId,
       account: call.account,
       seq: this.store.allocateSeq(),
       createdMs: now,
@@ -130,7 +132,7 @@ export class TranscriptService implements Service {
       callId: call.id,
       recordingId: null,
       status: 'live',
-      answeredMs: call.answeredMs!,
+      answeredMs,
       segments: planSegments(lines, talkMs),
       summary: null,
       readyMs: null,

@@ -9,11 +9,13 @@ import type { Channel } from '../core/emitter.js';
 import type { Service } from '../core/lifecycle.js';
 import type { SeededRandom } from '../core/random.js';
 import { iso, isoOrNull } from '../core/time.js';
+import { WALL, type WallClock } from '../core/wall-clock.js';
 import type { Chaos } from '../state/chaos.js';
 import type { BusEvents } from '../state/event-bus.js';
-import type { SandboxEvent } from '../state/resources.js';
+import type { SandboxEvent } from '../state/events.js';
 import type { SubscriptionEvents, SubscriptionRecord, Subscriptions } from '../state/subscriptions.js';
 import { attemptOffset } from './retry-schedule.js';
+import { deliveryHeaders, webhookBody } from './request.js';
 import { sign } from './signature.js';
 import type { SimulatedReceivers } from './receivers.js';
 import { isTimeout, postWebhook, type PostResult } from './transport.js';
@@ -52,6 +54,10 @@ interface Job {
   generation: number;
   /** Real milliseconds it may take: the timeout, or to a hanging receiver {@link hangTimeoutMs}. */
   timeoutMs: number;
+  /** Its receiver was hanging when it left. */
+  hanging: boolean;
+  /** Wall-clock instant it was posted (or recorded, replaying): where a receiver's hang begins when it times out. */
+  postedAt: number;
   /** To a hanging receiver during an advance: its result counts at its decision ({@link Deliveries.decide}), not when it comes. */
   deferred: boolean;
   /** A deferred attempt's result once back; null when it never left, or (replaying) the snapshot holds none. */
@@ -83,6 +89,8 @@ function newJob(delivery: DeliveryRecord, n: number, generation: number): Job {
     atMs: 0,
     generation,
     timeoutMs: 0,
+    hanging: false,
+    postedAt: 0,
     deferred: false,
     result: undefined,
     missing: false,
@@ -120,6 +128,9 @@ interface Lane {
  */
 export const MAX_IN_FLIGHT_PER_SUBSCRIPTION = 64;
 
+/** The `User-Agent` of every delivery. */
+const USER_AGENT = 'svc-sandbox-webhooks';
+
 /**
  * The least real time an attempt to a hanging receiver gets (unless the timeout itself is
  * shorter): what a receiver on the test's machine that answers again takes, even on a loaded CI
@@ -132,7 +143,7 @@ const MIN_HANG_TIMEOUT_MS = 200;
  * until it answers one (docs/webhooks.md, "A receiver that hangs"). A tenth of the timeout, at
  * least 200 ms (or the whole timeout when that is shorter): 1 s at the default 10 s. It has had
  * the whole timeout once and not answered; a day of retries then costs about one timeout and
- * twelve of these, not a timeout per attempt.
+ * twelve of these, not a timeout per attempt (the last attempt waits out {@link hangWindowMs}).
  *
  * @example
  * hangTimeoutMs(10_000); // 1000
@@ -141,6 +152,23 @@ const MIN_HANG_TIMEOUT_MS = 200;
  */
 export function hangTimeoutMs(timeoutMs: number): number {
   return Math.min(timeoutMs, Math.max(MIN_HANG_TIMEOUT_MS, Math.round(timeoutMs / 10)));
+}
+
+/**
+ * How long a receiver may hang before its deliveries' last attempts give up (docs/webhooks.md,
+ * "A receiver that hangs"): four timeouts of real time, counted from the attempt that first timed
+ * out (40 s at the default 10 s). Virtual time runs a day of retries in seconds, so the sandbox
+ * cannot tell a receiver down for a day from one paused for half a minute (a breakpoint, a
+ * container pause); the service would have lost nothing to the pause. So the last attempt of a
+ * delivery to a hanging receiver stays open until the receiver has hung this long, and a
+ * receiver that answers within it gets every delivery; one that never answers costs an advance
+ * about this long, once, whatever the number of deliveries.
+ *
+ * @example
+ * hangWindowMs(10_000); // 40000
+ */
+export function hangWindowMs(timeoutMs: number): number {
+  return 4 * timeoutMs;
 }
 
 /**
@@ -171,6 +199,8 @@ interface DeliveriesDeps {
   onError: (error: unknown) => void;
   /** The chaos profile's duplicates and reordering, drawn once per new delivery. */
   chaos?: Chaos;
+  /** What a hanging receiver's window is measured on (`[WALL_CLOCK]`, for tests); default the real one. */
+  wall?: WallClock | undefined;
   /** Receivers simulated by URL (a scenario's); the others are posted to over HTTP. */
   receivers?: SimulatedReceivers;
   /**
@@ -195,7 +225,8 @@ interface DeliveriesDeps {
  * its attempts get {@link hangTimeoutMs} and do not hold the clock; each counts at its
  * delivery's next attempt's instant, or when the advance ends, whichever comes first (its
  * decision), so attempts of many instants wait side by side and the log stays the same however
- * fast the answers come.
+ * fast the answers come. The last attempt of a delivery to it stays open until the receiver has
+ * hung for {@link hangWindowMs}, so a receiver paused for less than that loses nothing.
  */
 export class Deliveries implements Service {
   private readonly all: DeliveryRecord[] = [];
@@ -209,8 +240,11 @@ export class Deliveries implements Service {
   private flushing: Promise<void> = Promise.resolve();
   /** Deferred attempts whose decision has not come yet. */
   private readonly undecided = new Set<Job>();
-  /** Subscription ids whose last attempt timed out (the receiver hangs) and that have not answered since. */
-  private readonly hanging = new Set<string>();
+  /**
+   * Subscription ids whose last attempt timed out (the receiver hangs) and that have not answered
+   * since, each with the wall-clock instant its first timed-out attempt was posted.
+   */
+  private readonly hanging = new Map<string, number>();
   private seq = 0;
   /** Attempts with the order they were sent in (they finish out of order across lanes). */
   private readonly log: Array<{ sent: number; attempt: WebhookAttempt }> = [];
@@ -253,9 +287,8 @@ export class Deliveries implements Service {
   page(after: number, limit: number, filter: DeliveryFilter = {}): { items: WebhookDelivery[]; last: number; more: boolean } {
     const items: WebhookDelivery[] = [];
     let last = after;
-    for (let i = Math.max(0, after); i < this.all.length; i++) {
-      const d = this.all[i]!;
-      if (!matches(d, filter)) continue;
+    for (const [i, d] of this.all.entries()) {
+      if (i < after || !matches(d, filter)) continue;
       if (items.length === limit) return { items, last, more: true };
       items.push(this.toJson(d));
       last = i + 1;
@@ -292,7 +325,11 @@ export class Deliveries implements Service {
    * The caller checks {@link canReplay} first.
    */
   async replay(id: string): Promise<WebhookAttempt> {
-    const delivery = this.byId.get(id)!;
+    const delivery = this.byId.get(id);
+    if (!delivery)
+      throw new SandboxError(`There is no delivery ${id} to replay: pass the id of a dead letter (webhooks.deadLetters()).`, {
+        code: 'not_found',
+      });
     delivery.replays += 1;
     const before = delivery.attempts.length;
     await this.begin(delivery);
@@ -361,7 +398,7 @@ export class Deliveries implements Service {
   private onEvent(event: SandboxEvent, account: string): void {
     const targets = this.deps.subscriptions.matching(account, event.type);
     if (targets.length === 0) return;
-    const body = JSON.stringify(event);
+    const body = webhookBody(event);
     for (const subscription of targets) {
       const chaos = this.deps.chaos?.delivery();
       const delivery = this.create(account, event, body, sign(body, subscription.secret), subscription, chaos?.holdMs ? 'held' : null);
@@ -483,6 +520,7 @@ export class Deliveries implements Service {
     delivery.nextMs = null;
     const key = delivery.subscription.id;
     const hanging = this.hanging.has(key);
+    job.hanging = hanging;
     job.timeoutMs = hanging ? hangTimeoutMs(this.deps.timeoutMs) : this.deps.timeoutMs;
     job.deferred = hanging && this.deps.clock.advancing;
     if (job.deferred) {
@@ -554,8 +592,9 @@ export class Deliveries implements Service {
   private pump(key: string, lane: Lane): void {
     // Replaying, nothing is sent: flushNow gives the lanes their recorded results once the instant's batches have left.
     if (this.deps.tape.replaying) return;
-    while (lane.inFlight < MAX_IN_FLIGHT_PER_SUBSCRIPTION && lane.waiting.length > 0) {
-      const job = lane.waiting.shift()!;
+    while (lane.inFlight < MAX_IN_FLIGHT_PER_SUBSCRIPTION) {
+      const job = lane.waiting.shift();
+      if (!job) break;
       if (job.delivery.state !== 'pending') {
         job.result = null;
         job.gotBack();
@@ -599,8 +638,9 @@ export class Deliveries implements Service {
 
   /** Replaying: the lane's attempts take their recorded results, in order, until one has none. */
   private pumpRecorded(key: string, lane: Lane): void {
-    while (lane.waiting.length > 0) {
-      const job = lane.waiting[0]!;
+    for (;;) {
+      const job = lane.waiting[0];
+      if (!job) break;
       if (job.delivery.state === 'pending') {
         const result = this.deps.tape.recorded(attemptKey(job.delivery.id, job.delivery.replays, job.n));
         if (result === undefined) return; // still in flight at the snapshot: it leaves when the replay ends
@@ -616,28 +656,49 @@ export class Deliveries implements Service {
     this.dropIdle(key, lane);
   }
 
-  private post({ delivery, n, timeoutMs }: Job): Promise<PostResult> {
+  private post(job: Job): Promise<PostResult> {
+    const { delivery, n, timeoutMs } = job;
     const { event, subscription } = delivery;
     const simulated = this.deps.receivers?.answer(subscription.url);
     if (simulated) return Promise.resolve(simulated);
-    return postWebhook({
+    const wall = this.deps.wall ?? WALL;
+    job.postedAt = wall.now();
+    const deadline = this.deadline(job, wall);
+    const posted = postWebhook({
       url: subscription.url,
       body: delivery.body,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'svc-sandbox-webhooks',
-        'x-service-signature': delivery.signature,
-        'x-service-event-id': event.id,
-        'x-service-event-type': event.type,
-        'x-service-delivery-attempt': String(n),
-      },
+      headers: deliveryHeaders({
+        eventId: event.id,
+        eventType: event.type,
+        signature: delivery.signature,
+        attempt: n,
+        userAgent: USER_AGENT,
+      }),
       timeoutMs,
-      hanging: timeoutMs < this.deps.timeoutMs,
-      stop: this.abort!.signal,
+      hanging: job.hanging,
+      ...(deadline ? { deadline } : {}),
+      stop: (this.abort ??= this.newAbort()).signal,
     });
+    return deadline ? posted.finally(deadline.clear) : posted;
   }
 
-  private record({ delivery, n, sent, atMs }: Job, result: PostResult): void {
+  /**
+   * The last attempt of a delivery to a hanging receiver waits until the receiver has hung for
+   * {@link hangWindowMs} (on the wall clock), or its usual shorter time when that is later: a
+   * receiver paused for less than the window answers it. Undefined for every other attempt.
+   */
+  private deadline(job: Job, wall: WallClock): { signal: AbortSignal; windowMs: number; clear: () => void } | undefined {
+    const since = this.hanging.get(job.delivery.subscription.id);
+    if (!job.hanging || since === undefined || attemptOffset(job.n + 1) !== null) return undefined;
+    const windowMs = hangWindowMs(this.deps.timeoutMs);
+    const left = since + windowMs - wall.now();
+    if (left <= job.timeoutMs) return { signal: AbortSignal.timeout(job.timeoutMs), windowMs, clear: () => undefined };
+    const controller = new AbortController();
+    const timer = wall.setTimeout(() => controller.abort(), left);
+    return { signal: controller.signal, windowMs, clear: () => wall.clearTimeout(timer) };
+  }
+
+  private record({ delivery, n, sent, atMs, postedAt }: Job, result: PostResult): void {
     const { event, subscription } = delivery;
     const attempt: WebhookAttempt = {
       deliveryId: delivery.id,
@@ -652,8 +713,8 @@ export class Deliveries implements Service {
     };
     delivery.attempts.push(attempt);
     this.insertInLog(sent, attempt);
-    if (isTimeout(result)) this.hanging.add(subscription.id);
-    else this.hanging.delete(subscription.id);
+    if (!isTimeout(result)) this.hanging.delete(subscription.id);
+    else if (!this.hanging.has(subscription.id)) this.hanging.set(subscription.id, postedAt || (this.deps.wall ?? WALL).now());
     this.deps.tape.put(attemptKey(delivery.id, delivery.replays, n), result);
     this.settle(delivery, n, result.ok);
     this.deps.events.emit('attempt:settled', { attempt: { ...attempt }, state: delivery.state, account: delivery.account });
@@ -712,7 +773,7 @@ export class Deliveries implements Service {
   /** Attempts finish out of order across lanes; the log keeps the order they were sent. */
   private insertInLog(sent: number, attempt: WebhookAttempt): void {
     let i = this.log.length;
-    while (i > 0 && this.log[i - 1]!.sent > sent) i--;
+    while (i > 0 && (this.log[i - 1]?.sent ?? -1) > sent) i--;
     this.log.splice(i, 0, { sent, attempt });
   }
 

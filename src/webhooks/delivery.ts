@@ -1,4 +1,4 @@
-import type { EventType, SandboxEvent } from '../state/resources.js';
+import type { EventType, SandboxEvent } from '../state/events.js';
 
 /** What a webhook delivery and its attempts are, as `sandbox.webhooks` and the console show them (docs/webhooks.md). */
 

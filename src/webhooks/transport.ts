@@ -21,6 +21,11 @@ export interface PostRequest {
   timeoutMs: number;
   /** The receiver hangs (its last attempt timed out): `timeoutMs` is the shorter time it gets, and a timeout says so. */
   hanging?: boolean;
+  /**
+   * The last attempt to a hanging receiver: it waits until `signal` aborts (the end of the
+   * receiver's hang window, `windowMs` after its first timeout) instead of `timeoutMs`.
+   */
+  deadline?: { signal: AbortSignal; windowMs: number };
   /** Aborts the attempt when the sandbox is reset or closed. */
   stop: AbortSignal;
 }
@@ -47,7 +52,7 @@ class Stopped extends Error {}
 export async function postWebhook(request: PostRequest): Promise<PostResult> {
   const started = performance.now();
   const controller = new AbortController();
-  const timeout = AbortSignal.timeout(request.timeoutMs);
+  const timeout = request.deadline?.signal ?? AbortSignal.timeout(request.timeoutMs);
   const onTimeout = () => controller.abort(new Timeout());
   const onStop = () => controller.abort(new Stopped());
   timeout.addEventListener('abort', onTimeout, { once: true });
@@ -101,8 +106,11 @@ export function isTimeout(result: PostResult): boolean {
 }
 const TIMED_OUT = /^no response within \d+ ms \(timed out/;
 
-function describe(reason: unknown, error: unknown, { timeoutMs, hanging }: PostRequest): string {
+function describe(reason: unknown, error: unknown, { timeoutMs, hanging, deadline }: PostRequest): string {
   if (reason instanceof Timeout) {
+    if (deadline) {
+      return `no response within ${deadline.windowMs} ms (timed out; the last attempt to a receiver that hangs waits until ${deadline.windowMs} ms after its first timeout)`;
+    }
     return hanging
       ? `no response within ${timeoutMs} ms (timed out; a receiver that let an attempt time out gets ${timeoutMs} ms until it answers again)`
       : `no response within ${timeoutMs} ms (timed out)`;
@@ -116,7 +124,7 @@ function describe(reason: unknown, error: unknown, { timeoutMs, hanging }: PostR
         ? error
         : undefined;
   const code = (cause as NodeJS.ErrnoException | undefined)?.code;
-  if (code) return `connection failed: ${code} (${cause!.message})`;
+  if (cause && code) return `connection failed: ${code} (${cause.message})`;
   if (cause) return `request failed: ${cause.message}`;
   return `request failed: ${error instanceof Error ? error.message : String(error)}`;
 }

@@ -6,8 +6,8 @@ import { WEBHOOK_RETRY_SCHEDULE } from '../../src/webhooks/retry-schedule.js';
  * a delivery plus `about` and `call_id`), telling the story of a new user's first session: a call
  * placed at the sandbox's start, ringing 5 s, talking 60 s; its recording ready 10 s after the
  * end, its transcript 30 s after; a receiver that took call.started and call.answered and then
- * failed for a day, so call.completed went through the 12 attempts of the retry schedule
- * (the last 17 h 3 m 30 s after the first) and was dead-lettered; then a 25 h advance.
+ * failed for a day, so call.completed went through the 13 attempts of the retry schedule
+ * (the last 24 h after the first) and was dead-lettered; then a 25 h advance.
  */
 
 export const T0 = Date.parse('2026-01-01T00:00:00.000Z');
@@ -158,7 +158,7 @@ export function callDeliveries() {
   return [
     delivery('dlv_1Aa2Bb3Cc4Dd5Ee6', 'call.started', about, T0, [true]),
     delivery('dlv_2Ff3Gg4Hh5Jj6Kk7', 'call.answered', about, T0 + 5 * S, [true]),
-    delivery('dlv_3Mm4Nn5Pp6Qq7Rr8', 'call.completed', about, T0 + 65 * S, Array(12).fill(500)),
+    delivery('dlv_3Mm4Nn5Pp6Qq7Rr8', 'call.completed', about, T0 + 65 * S, Array(13).fill(500)),
   ];
 }
 

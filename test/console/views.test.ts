@@ -48,7 +48,7 @@ const idsOf = (root: Element) =>
 const dead = () => callDeliveries()[2]!;
 /** A recording.ready delivery dead too: about the recording, of the call. */
 const deadRecordingReady = () =>
-  delivery('dlv_6Cc7Dd8Ee9Ff1Gg2', 'recording.ready', { kind: 'recording', id: RECORDING_ID }, T0 + 75 * S, Array(12).fill(null));
+  delivery('dlv_6Cc7Dd8Ee9Ff1Gg2', 'recording.ready', { kind: 'recording', id: RECORDING_ID }, T0 + 75 * S, Array(13).fill(null));
 
 describe('the dead letters (console/views.js)', () => {
   const canReplay = () => true;
@@ -65,7 +65,7 @@ describe('the dead letters (console/views.js)', () => {
     expect(one(first!, '.about').textContent).toBe(`About ${CALL_ID}`);
     expect(one(first!, '.delivery-url').textContent).toBe(`→ ${RECEIVER}`);
     expect(one(first!, '.delivery-url').getAttribute('title')).toBe(`subscription ${SUBSCRIPTION_ID}`);
-    expect(one(first!, '.dead-last').textContent).toBe('12 attempts; last Jan 1 17:04:35: the receiver answered HTTP 500');
+    expect(one(first!, '.dead-last').textContent).toBe('13 attempts; last Jan 2 00:01:05: the receiver answered HTTP 500');
     expect(first!.querySelector('.replay-result')).toBeNull();
     // A recording's event: the recording, and the call it belongs to.
     expect(one(second!, '.about').textContent).toBe(`About ${RECORDING_ID} of call ${CALL_ID}`);
@@ -74,7 +74,7 @@ describe('the dead letters (console/views.js)', () => {
       `#calls/${CALL_ID}`,
     ]);
     expect(one(second!, '.dead-last').textContent).toBe(
-      '12 attempts; last Jan 1 17:04:45: the receiver is down (simulated: connection refused)',
+      '13 attempts; last Jan 2 00:01:15: the receiver is down (simulated: connection refused)',
     );
 
     // One button named Replay per card, and nothing else on a card whose name holds "replay".
@@ -132,7 +132,7 @@ describe('the dead letters (console/views.js)', () => {
       'li.dead-letter',
     );
     expect(one(card, '.replay-result').textContent).toBe(
-      'Replay 1: attempt 1 failed (HTTP 503) at Jan 2 01:00:00; retrying at Jan 2 01:00:30, attempt 2 of 12. · see its delivery',
+      'Replay 1: attempt 1 failed (HTTP 503) at Jan 2 01:00:00; retrying at Jan 2 01:00:30, attempt 2 of 13. · see its delivery',
     );
     expect(one(card, '.replay-result').getAttribute('data-replay-state')).toBe('pending');
     expect(one(card, '.delivery-head .badge').textContent).toBe('pending');
@@ -141,9 +141,9 @@ describe('the dead letters (console/views.js)', () => {
 
     // Its second attempt on its way (no next instant yet), then delivered at the third.
     expect(line(replayed([503], 'pending', null)).textContent).toBe(
-      'Replay 1: attempt 1 failed (HTTP 503); attempt 2 of 12 on its way. · see its delivery',
+      'Replay 1: attempt 1 failed (HTTP 503); attempt 2 of 13 on its way. · see its delivery',
     );
-    expect(line(replayed([], 'pending', null)).textContent).toBe('Replay 1: attempt 1 of 12 on its way. · see its delivery');
+    expect(line(replayed([], 'pending', null)).textContent).toBe('Replay 1: attempt 1 of 13 on its way. · see its delivery');
     const delivered = line(replayed([503, null, true], 'delivered', null));
     expect(delivered.textContent).toBe('Replay 1: delivered at attempt 3 (HTTP 200), Jan 2 01:01:30 · see its delivery');
     expect(delivered.classList.contains('ok')).toBe(true);
@@ -153,16 +153,16 @@ describe('the dead letters (console/views.js)', () => {
   });
 
   it('a replay that failed all its attempts is a dead letter again, with its Replay button back', () => {
-    const again = replayed(Array(12).fill(null), 'dead', null);
+    const again = replayed(Array(13).fill(null), 'dead', null);
     const card = one(
       renderDeadLetters([again], canReplay, () => {}),
       'li.dead-letter',
     );
     expect(one(card, '.replay-result').textContent).toBe(
-      'Replay 1: all 12 attempts failed, the last at Jan 2 18:03:30 (the receiver is down (simulated: connection refused)): a dead letter again. · see its delivery',
+      'Replay 1: all 13 attempts failed, the last at Jan 3 01:00:00 (the receiver is down (simulated: connection refused)): a dead letter again. · see its delivery',
     );
     expect(one(card, '.replay-result').classList.contains('failed')).toBe(true);
-    expect(one(card, '.dead-last').textContent).toMatch(/^24 attempts, 1 replay; last Jan 2 18:03:30: /);
+    expect(one(card, '.dead-last').textContent).toMatch(/^26 attempts, 1 replay; last Jan 3 01:00:00: /);
     expect(one(card, 'button.replay').textContent).toBe('Replay');
   });
 
@@ -178,7 +178,7 @@ describe('the dead letters (console/views.js)', () => {
   it('say where a dead letter comes from when there are none', () => {
     const empty = renderDeadLetters([], canReplay, () => {});
     expect(empty.tagName).toBe('P');
-    expect(empty.textContent).toBe('No dead letters. A delivery lands here when its 12th attempt fails, 17 h 3 m 30 s after the first.');
+    expect(empty.textContent).toBe('No dead letters. A delivery lands here when its 13th attempt fails, 24 h after the first.');
   });
 });
 

@@ -271,7 +271,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** The call.started event, POSTed to a subscribed URL */
+        /**
+         * The call.started event, POSTed to a subscribed URL
+         * @description An inbound or outbound call begins to ring. Signed with the subscription's secret (docs/webhooks.md).
+         */
         post: operations["onCallStarted"];
         delete?: never;
         options?: never;
@@ -288,7 +291,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** The call.answered event, POSTed to a subscribed URL */
+        /**
+         * The call.answered event, POSTed to a subscribed URL
+         * @description A call is answered by a human or by an AI receptionist. Signed with the subscription's secret (docs/webhooks.md).
+         */
         post: operations["onCallAnswered"];
         delete?: never;
         options?: never;
@@ -305,7 +311,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** The call.completed event, POSTed to a subscribed URL */
+        /**
+         * The call.completed event, POSTed to a subscribed URL
+         * @description A call ends. The payload includes duration, recording URL and final disposition. Signed with the subscription's secret (docs/webhooks.md).
+         */
         post: operations["onCallCompleted"];
         delete?: never;
         options?: never;
@@ -322,7 +331,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** The message.received event, POSTed to a subscribed URL */
+        /**
+         * The message.received event, POSTed to a subscribed URL
+         * @description An inbound SMS or MMS arrives at a provisioned number. Signed with the subscription's secret (docs/webhooks.md).
+         */
         post: operations["onMessageReceived"];
         delete?: never;
         options?: never;
@@ -339,7 +351,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** The message.delivered event, POSTed to a subscribed URL */
+        /**
+         * The message.delivered event, POSTed to a subscribed URL
+         * @description The carrier confirms delivery of an outbound message. Signed with the subscription's secret (docs/webhooks.md).
+         */
         post: operations["onMessageDelivered"];
         delete?: never;
         options?: never;
@@ -356,7 +371,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** The recording.ready event, POSTed to a subscribed URL */
+        /**
+         * The recording.ready event, POSTed to a subscribed URL
+         * @description A call recording is processed and available for download. Signed with the subscription's secret (docs/webhooks.md).
+         */
         post: operations["onRecordingReady"];
         delete?: never;
         options?: never;
@@ -373,7 +391,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** The transcript.ready event, POSTed to a subscribed URL */
+        /**
+         * The transcript.ready event, POSTed to a subscribed URL
+         * @description AI transcript processing for a recording is finished. Signed with the subscription's secret (docs/webhooks.md).
+         */
         post: operations["onTranscriptReady"];
         delete?: never;
         options?: never;

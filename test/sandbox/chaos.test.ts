@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox, SandboxError, verifyWebhook, type ChaosProfile, type Sandbox, type SandboxOptions } from '../../src/index.js';
 import { client, FROM, KEY, TO } from '../helpers.js';
 import { fakeWall, WALL_CLOCK } from '../support/wall-clock.js';
@@ -52,9 +52,6 @@ function chaotic(delay: string, wall: WallClock, route: 'POST /v1/calls' | 'defa
     [WALL_CLOCK]: wall,
   } as SandboxOptions);
 }
-
-/** A bounded wait for the sandbox to reach a state over real I/O: it fails naming what it waited for, never hangs. */
-const WAIT = { timeout: 5000, interval: 1 };
 
 /** What a run shows: every answer, the event log, the deliveries (without real durations) and what the receiver got. */
 async function workload(options: SandboxOptions, receiverUrl: string) {
@@ -314,9 +311,11 @@ describe('what chaos does, one kind at a time', () => {
     const sandbox = chaotic('150ms', fake.wall).listen();
     try {
       let answered = false;
+      const timer = fake.nextTimer();
       const placing = send(sandbox, 'POST', '/v1/calls', { to: TO, from: FROM }).finally(() => (answered = true));
       // Handled (the call exists), and its answer waits on one wall-clock timer.
-      await vi.waitFor(() => expect(fake.pending()).toBe(1), WAIT);
+      await timer;
+      expect(fake.pending()).toBe(1);
       expect(sandbox.calls.list()).toHaveLength(1);
       await fake.tick(149);
       expect(fake.pending()).toBe(1);
@@ -329,13 +328,15 @@ describe('what chaos does, one kind at a time', () => {
       expect(sandbox.now().toISOString()).toBe('2026-01-01T00:00:00.000Z');
       // A client that gives up first sees its abort, and yet its call was placed: retrying blindly would place a second one.
       const giveUp = new AbortController();
+      const second = fake.nextTimer();
       const abandoned = fetch(`${sandbox.baseUrl}/v1/calls`, {
         method: 'POST',
         headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
         body: JSON.stringify({ to: TO, from: FROM }),
         signal: giveUp.signal,
       });
-      await vi.waitFor(() => expect(fake.pending()).toBe(1), WAIT);
+      await second;
+      expect(fake.pending()).toBe(1);
       giveUp.abort();
       await expect(within(abandoned, 5000, 'the abandoned request')).rejects.toThrow(/abort/i);
       expect(sandbox.calls.list()).toHaveLength(2);
@@ -350,13 +351,15 @@ describe('what chaos does, one kind at a time', () => {
     const sandbox = chaotic('60s', fake.wall);
     try {
       const giveUp = new AbortController();
+      const timer = fake.nextTimer();
       const placing = sandbox.fetch('/v1/calls', {
         method: 'POST',
         headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
         body: JSON.stringify({ to: TO, from: FROM }),
         signal: giveUp.signal,
       });
-      await vi.waitFor(() => expect(fake.pending()).toBe(1), WAIT);
+      await timer;
+      expect(fake.pending()).toBe(1);
       const reason = new DOMException('The client gave up.', 'TimeoutError');
       giveUp.abort(reason);
       await expect(within(placing, 5000, 'sandbox.fetch after the abort')).rejects.toBe(reason);
@@ -370,8 +373,10 @@ describe('what chaos does, one kind at a time', () => {
   it('close() cuts an added latency short', async () => {
     const fake = fakeWall();
     const sandbox = chaotic('60s', fake.wall, 'default').listen();
+    const timer = fake.nextTimer();
     const answer = fetch(`${sandbox.baseUrl}/v1/calls`, { headers: { authorization: `Bearer ${KEY}` } });
-    await vi.waitFor(() => expect(fake.pending()).toBe(1), WAIT);
+    await timer;
+    expect(fake.pending()).toBe(1);
     sandbox.close();
     await within(
       answer.catch(() => undefined),

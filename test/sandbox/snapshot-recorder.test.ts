@@ -65,6 +65,8 @@ describe('the recorder', () => {
     const { snapshot, observed: expected } = JSON.parse(
       readFileSync(new URL('./fixtures/snapshot-at-b704c83.json', import.meta.url), 'utf8'),
     ) as { snapshot: SandboxSnapshot; observed: unknown };
+    // Its tape holds the 13th attempt (HTTP 500, as every attempt to that receiver) of the two deliveries that
+    // reach it: the retry schedule gained its last attempt, at 24 h, after that commit.
     const names = snapshot.inputs.flatMap((input) => (input.kind === 'call' ? [input.name] : []));
     expect(names).toContain('webhooks.replay');
     expect(names).toContain('calls.inbound');

@@ -120,7 +120,7 @@ describe('snapshots', () => {
     });
     await recorder(original).post('/v1/webhooks', { url: receiver.url, events: ['call.completed'] });
     await recorder(original).post('/v1/calls', { to: '+14155550123', from: '+14155550100' });
-    await original.advance('1d');
+    await original.advance('25h');
     const [dead] = original.webhooks.deadLetters();
     expect(dead).toBeDefined();
     await original.webhooks.replay(dead!.id);

@@ -42,6 +42,12 @@ describe('schemas/scenario.schema.json', () => {
     [{ name: 'x', network: { '+14155550123': { outcome: 'bussy' } }, steps: [{ at: 0 }] }],
   ])('refuses %j, as the code does', (scenario) => {
     expect(validate(scenario)).toBe(false);
-    expect(() => parseScenario(scenario)).toThrow();
+    expect(() => parseScenario(scenario)).toThrow(
+      expect.objectContaining({
+        name: 'SandboxError',
+        code: expect.stringMatching(/^(invalid|missing)_parameter$/),
+        param: expect.any(String),
+      }),
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -111,6 +111,34 @@ describe.skipIf(process.platform === 'win32')('the single executable, with no No
     expect(bad.stderr).toBe(
       "svc-sandbox: Unknown option '--prot'; did you mean --port?\nUsage: svc-sandbox serve [options]  (svc-sandbox serve --help lists them)\n",
     );
+  });
+
+  it("regression: ignores NODE_OPTIONS and Node's other start-up variables (a bad --require exited 1, a given file ran inside it)", async () => {
+    const marker = join(tmp, 'required-ran');
+    const required = join(tmp, 'required.cjs');
+    writeFileSync(required, `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran');\n`);
+    const hostile = {
+      NODE_OPTIONS: `--require ${required} --max-old-space-size=1`,
+      NODE_REPL_EXTERNAL_MODULE: required,
+      NODE_ICU_DATA: join(tmp, 'no-icu-here'),
+      NODE_PRESERVE_SYMLINKS: '1',
+      NODE_PENDING_DEPRECATION: '1',
+      NODE_REDIRECT_WARNINGS: join(tmp, 'warnings.txt'),
+    };
+    const version = await new Promise<Exit>((resolve) => {
+      execFile(BIN, ['--version'], { env: { ...ENV, ...hostile }, cwd: tmp, timeout: 15_000 }, (error, stdout, stderr) => {
+        const failed = error as (Error & { code?: number; signal?: NodeJS.Signals }) | null;
+        resolve({ code: failed ? (failed.code ?? null) : 0, signal: failed?.signal ?? null, stdout, stderr });
+      });
+    });
+    expect(version).toMatchObject({ code: 0, stderr: '' });
+    expect(existsSync(marker)).toBe(false);
+    const broken = await new Promise<number | null>((resolve) => {
+      execFile(BIN, ['--version'], { env: { ...ENV, NODE_OPTIONS: '--require /no/such/file.js' }, timeout: 15_000 }, (error) =>
+        resolve(error ? ((error as { code?: number }).code ?? null) : 0),
+      );
+    });
+    expect(broken).toBe(0);
   });
 
   it("every command the help lists is inside: each one's --help answers as the node bin's does", async () => {

@@ -91,6 +91,23 @@ describe('svc-sandbox check-receiver', () => {
     expect(stderr).toContain('12 cases not run (signed/call.answered, ');
   });
 
+  it('exits 1 against a receiver that verifies JSON.stringify(JSON.parse(raw)), saying so on stderr', async () => {
+    const receiver = await startReceiver((request) =>
+      verifyWebhook(JSON.stringify(JSON.parse(request.raw.toString('utf8'))), String(request.headers['x-service-signature'] ?? ''), SECRET)
+        ? 200
+        : 400,
+    );
+    const { code, stdout, stderr } = await cli([receiver.url, '--secret', SECRET]);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^FAIL {2}signed\/spaced-json +expected 2xx {6}got 400 +\d+ ms$/m);
+    expect(stderr).toMatch(
+      /^svc-sandbox: check-receiver: signed\/spaced-json: answered HTTP 400 .*most likely verifies re-serialized JSON/m,
+    );
+    expect(stderr).toMatch(
+      /^svc-sandbox: check-receiver: signed\/call\.started: .*verifies re-serialized JSON \(JSON\.stringify\(JSON\.parse\(body\)\)\) fails here/m,
+    );
+  });
+
   it('exits 2 with the usage line for a bad argument, sending nothing', async () => {
     const receiver = await startReceiver(correct);
     const runs = await Promise.all([

@@ -71,6 +71,29 @@ describe('svc-sandbox serve', () => {
     }
   });
 
+  it("--public-url: what a recording's url starts with; a bad one exits 2 naming the flag", async () => {
+    const serve = run(['serve', '--port', '0', '--seed', '3', '--public-url', 'https://sandbox.example.test']);
+    const url = (await serve.firstLine).slice('svc-sandbox listening on '.length);
+    try {
+      const auth = { authorization: 'Bearer SVC_TEST_cli', 'content-type': 'application/json' };
+      const call = await (
+        await fetch(`${url}/v1/calls`, { method: 'POST', headers: auth, body: '{"to": "+14155550123", "from": "+14155550100"}' })
+      ).json();
+      await (
+        await fetch(`${url}/__sandbox/sessions/default/advance`, { method: 'POST', headers: auth, body: '{"duration": "90s"}' })
+      ).text();
+      const ended = await (await fetch(`${url}/v1/calls/${call.id}`, { headers: auth })).json();
+      const recording = await (await fetch(`${url}/v1/recordings/${ended.recording_id}`, { headers: auth })).json();
+      expect(recording.url).toBe(`https://sandbox.example.test/v1/recordings/${ended.recording_id}/audio`);
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.exit;
+    }
+    const bad = run(['serve', '--port', '0', '--public-url', 'ftp://x.test']);
+    expect((await bad.exit).code).toBe(2);
+    expect(bad.stderr).toMatch(/--public-url must be http or https/);
+  });
+
   it('--exit-on-stdin-close stops the server (exit 0) when its stdin ends', async () => {
     const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--exit-on-stdin-close'], { stdio: ['pipe', 'pipe', 'pipe'] });
     const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
@@ -187,7 +210,7 @@ describe('svc-sandbox serve', () => {
   it('--help lists every flag; bad arguments exit 2 with the fix', async () => {
     const help = run(['serve', '--help']);
     expect((await help.exit).code).toBe(0);
-    const both = ['--port', '--host', '--seed', '--start-time', '--webhook-timeout', '--max-journal-entries', '--help'];
+    const both = ['--port', '--host', '--seed', '--start-time', '--webhook-timeout', '--max-journal-entries', '--public-url', '--help'];
     for (const flag of [...both, '--clock', '--version']) expect(help.stdout).toContain(flag);
     const execHelp = run(['exec', '--help']);
     expect((await execHelp.exit).code).toBe(0);

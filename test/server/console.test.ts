@@ -345,7 +345,7 @@ describe('the console', () => {
       const first = dead.filter({ has: page.locator(`a[href="#calls/${calls.answered}"]`) }).first();
       expect(await first.locator('.about').textContent()).toBe(`About ${calls.answered}`);
       expect(await first.locator('.delivery-url').textContent()).toBe(`→ ${receiverUrl}`);
-      expect(await first.locator('.dead-last').textContent()).toMatch(/^12 attempts; last Jan 1 \d\d:\d\d:\d\d: /);
+      expect(await first.locator('.dead-last').textContent()).toMatch(/^13 attempts; last Jan 2 \d\d:\d\d:\d\d: /);
 
       // The filter keeps the dead ones.
       await page.getByRole('button', { name: 'Dead', exact: true }).click();

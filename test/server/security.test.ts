@@ -1,7 +1,8 @@
 import { request as httpRequest, Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startServer, type SandboxServer } from '../../src/index.js';
+import { startServer, type SandboxServer, type ServerOptions } from '../../src/index.js';
+import { HEAP } from '../../src/server/capacity.js';
 import { closeReceivers, startReceiver } from '../webhooks/receivers.js';
 import { within } from '../support/within.js';
 
@@ -82,6 +83,38 @@ async function state() {
     events: server.sandbox.events.list().length,
   };
 }
+
+describe('a malformed percent-encoding', () => {
+  // Regression: `show` answered 500 "URI malformed" to %ff in a path; the live server must answer it 404 or 400 on every road.
+  it('answers 404 or 400 JSON on /v1 and the control API, whatever the method, never a 500', async () => {
+    const paths = [
+      '/%ff',
+      '/v1/%ff',
+      '/v1/calls/%ff',
+      '/v1/recordings/%ff/audio',
+      '/v1/calls/%e0%a4',
+      '/__sandbox/%ff',
+      '/__sandbox/sessions/%ff',
+      '/__sandbox/sessions/%ff/advance',
+      '/__sandbox/sessions/default/keys/%ff',
+      '/__sandbox/sessions/default/calls/%ff/answer',
+      '/__sandbox/sessions/default/network/%ff',
+      '/__sandbox/sessions/default/console/recordings/%ff/audio',
+    ];
+    for (const path of paths) {
+      for (const method of ['GET', 'POST', 'PUT', 'DELETE']) {
+        const res = await send(
+          method,
+          path,
+          { authorization: `Bearer ${KEY}`, ...JSON_TYPE },
+          method === 'GET' || method === 'DELETE' ? undefined : '{}',
+        );
+        expect({ method, path, status: [400, 404, 405].includes(res.status) }).toEqual({ method, path, status: true });
+        expect(res.body.error.code).toMatch(/^(not_found|invalid_parameter|method_not_allowed)$/);
+      }
+    }
+  });
+});
 
 describe('a webhook cannot drive the server', () => {
   it('regression: a subscription to any loopback spelling of the server at its port is 400, whatever the case or form', async () => {
@@ -164,6 +197,29 @@ describe('a page on another origin cannot drive the control API (CSRF)', () => {
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ code: 'unsupported_content_type', param: 'Content-Type' });
       expect(res.body.error.message).toMatch(/Content-Type: application\/json/);
+    }
+    // Regression: the hint spoke only of JavaScript's fetch; it speaks the language the User-Agent names.
+    const hints: [string, RegExp][] = [
+      [
+        'Python-urllib/3.12',
+        /Python: urllib\.request\.Request\(url, data=json\.dumps\(body\)\.encode\(\), headers=\{"Content-Type": "application\/json"\}\)/,
+      ],
+      ['Go-http-client/1.1', /Go: req\.Header\.Set\("Content-Type", "application\/json"\)/],
+      ['Ruby', /Ruby: Net::HTTP\.post\(uri, body\.to_json, "Content-Type" => "application\/json"\)/],
+      ['curl/8.5.0', /curl: add -H 'Content-Type: application\/json' \(-d alone sends application\/x-www-form-urlencoded\)/],
+      ['node', /JavaScript: fetch\(url, \{ method: 'POST', headers: \{ 'content-type': 'application\/json' \}/],
+      ['SomeClient/1.0', /Set the request header Content-Type: application\/json and send the body as JSON text\.$/],
+    ];
+    for (const [agent, hint] of hints) {
+      const res = await send(
+        'POST',
+        '/__sandbox/sessions/default/advance',
+        { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': agent },
+        '{"duration":"25h"}',
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toMatch(hint);
+      for (const other of hints.filter(([a]) => a !== agent)) expect(res.body.error.message).not.toMatch(other[1]);
     }
     const crossSite = await send('POST', '/__sandbox/sessions/default/reset', { 'sec-fetch-site': 'cross-site' });
     expect(crossSite.status).toBe(403);
@@ -454,6 +510,36 @@ describe('bounded by bytes, not only by count', () => {
       expect(over.body.error.message).toMatch(/holds 3 sessions, its limit: .*DELETE \/__sandbox\/sessions/);
       expect((await fetch(`${small.url}/__sandbox/sessions/${made[0]!.body.id}`, { method: 'DELETE' })).status).toBe(204);
       expect((await post()).status).toBe(201);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('regression: sessions are admitted while the heap can hold each at its journal full; past it POST /sessions is 409 naming the heap, and the server answers on', async () => {
+    // A heap of 4.5 MiB (a quarter kept for the server) and journals of no entries (1 MiB a session): three sessions.
+    const heap = { limit: 4.5 * 1024 * 1024, used: 0 };
+    const small = await startServer({ port: 0, maxJournalEntries: 0, [HEAP]: () => heap } as ServerOptions);
+    try {
+      const post = async () => {
+        const res = await fetch(`${small.url}/__sandbox/sessions`, { method: 'POST', headers: JSON_TYPE, body: '{}' });
+        return { status: res.status, body: await res.json() };
+      };
+      const made = [await post(), await post()];
+      expect(made.map((m) => m.status)).toEqual([201, 201]);
+      const over = await post();
+      expect(over.status).toBe(409);
+      expect(over.body.error.code).toBe('conflict');
+      expect(over.body.error.message).toMatch(/holds 3 sessions, as many as its heap \(5 MiB\) can hold with every journal full/);
+      expect(over.body.error.message).toMatch(/--max-journal-entries.*--max-old-space-size/);
+      expect((await fetch(`${small.url}/__sandbox/health`)).status).toBe(200);
+      expect((await fetch(`${small.url}/__sandbox/sessions/${made[0]!.body.id}`, { method: 'DELETE' })).status).toBe(204);
+      expect((await post()).status).toBe(201);
+      // The heap in use counts too: a heap nearly full refuses even below the count.
+      expect((await fetch(`${small.url}/__sandbox/sessions/${made[1]!.body.id}`, { method: 'DELETE' })).status).toBe(204);
+      heap.used = 3 * 1024 * 1024;
+      const full = await post();
+      expect(full.status).toBe(409);
+      expect(full.body.error.message).toMatch(/^The server's heap is nearly full/);
     } finally {
       await small.close();
     }

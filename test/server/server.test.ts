@@ -182,11 +182,11 @@ describe('the standalone server', () => {
     const subscription = (await api(key).post('/v1/webhooks', { url: receiver.url, events: ['call.completed'] })).body;
     await api(key).post('/v1/calls', { ...CALL, to: '+15005550002' });
     await control.post('/sessions/default/advance', { duration: '2d' });
-    expect(received).toHaveLength(12);
+    expect(received).toHaveLength(13);
     for (const r of received) expect(r.signature).toBe(createHmac('sha256', subscription.secret).update(r.raw).digest('hex'));
     const dead = (await control.get('/sessions/default/dead-letters')).body.data;
     expect(dead).toHaveLength(1);
-    expect((await control.get('/sessions/default/deliveries')).body.data[0].attempts).toHaveLength(12);
+    expect((await control.get('/sessions/default/deliveries')).body.data[0].attempts).toHaveLength(13);
     failing = false;
     const replayed = await control.post(`/sessions/default/dead-letters/${dead[0].id}/replay`);
     expect(replayed).toMatchObject({ status: 200, body: { data: [{ attempt: 1, status: 200, ok: true }] } });

@@ -11,6 +11,7 @@ import type {
   Transcript,
   WebhookSubscription,
 } from '../../src/index.js';
+import type * as events from '../../src/state/events.js';
 import type * as resources from '../../src/state/resources.js';
 
 /** Each generated resource type is exactly its schema's type: a field added to one and not the other fails `tsc`. */
@@ -24,6 +25,6 @@ describe('the generated resource types are their schemas’ types', () => {
     expectTypeOf<Message>().toEqualTypeOf<Infer<typeof resources.messageSchema>>();
     expectTypeOf<Transcript>().toEqualTypeOf<Infer<typeof resources.transcriptSchema>>();
     expectTypeOf<Recording>().toEqualTypeOf<Infer<typeof resources.recordingSchema>>();
-    expectTypeOf<Omit<WebhookSubscription, 'secret'>>().toEqualTypeOf<Infer<typeof resources.subscriptionSchema>>();
+    expectTypeOf<Omit<WebhookSubscription, 'secret'>>().toEqualTypeOf<Infer<typeof events.subscriptionSchema>>();
   });
 });

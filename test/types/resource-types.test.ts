@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import * as events from '../../src/state/events.js';
 import * as resources from '../../src/state/resources.js';
 import { renderResourceTypes } from '../../scripts/resource-types.mjs';
 
@@ -15,7 +16,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('src/state/resource-types.ts', () => {
   it('is what the schemas say (regenerate: npm run build && node scripts/resource-types.mjs)', () => {
-    expect(readFileSync(`${ROOT}src/state/resource-types.ts`, 'utf8')).toBe(renderResourceTypes(resources));
+    expect(readFileSync(`${ROOT}src/state/resource-types.ts`, 'utf8')).toBe(renderResourceTypes({ ...resources, ...events }));
   });
 
   it('an editor hovering `Call` and `call.duration` through the language service sees their documentation', () => {

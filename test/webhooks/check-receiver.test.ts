@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { checkReceiver, createSandbox, EVENT_TYPES, SandboxError, verifyWebhook, type ReceiverCheck } from '../../src/index.js';
 import { closedPortUrl, closeReceivers, type Received, startReceiver } from './receivers.js';
@@ -33,7 +34,8 @@ describe('checkReceiver', () => {
     for (const c of check.cases) {
       expect(c).toMatchObject({ expected: c.case.startsWith('forged/') ? 'not 2xx' : '2xx', ok: true, error: null });
       expect(c.status).toBe(c.case.startsWith('forged/') ? 401 : 204);
-      expect(c.ms).toBeGreaterThanOrEqual(0);
+      // Real milliseconds to the answer: a whole number, within the 10 s timeout it was answered in.
+      expect(Number.isInteger(c.ms) && c.ms >= 0 && c.ms < 10_000).toBe(true);
     }
 
     const seen = receiver.received;
@@ -58,7 +60,10 @@ describe('checkReceiver', () => {
     expect(duplicate.raw.equals(first.raw)).toBe(true);
     expect(duplicate.headers['x-service-signature']).toBe(first.headers['x-service-signature']);
     expect([first.headers['x-service-delivery-attempt'], duplicate.headers['x-service-delivery-attempt']]).toEqual(['1', '2']);
-    expect(seen[7]!.raw.toString()).toBe(JSON.stringify(seen[7]!.body, null, 2));
+    // Bodies as the sandbox delivers them: pretty-printed, never equal to their re-serialisation.
+    for (const r of [...seen.slice(0, 7), ...seen.slice(8)]) expect(r.raw.toString()).toBe(JSON.stringify(r.body, null, 2));
+    for (const r of seen) expect(r.raw.toString()).not.toBe(JSON.stringify(JSON.parse(r.raw.toString())));
+    expect(seen[7]!.raw.toString()).toBe(JSON.stringify(seen[7]!.body, null, '\t'));
     expect(seen[8]!.headers['x-service-signature']).toBeUndefined();
     for (const forged of seen.slice(9, 12)) expect(forged.headers['x-service-signature']).toMatch(/^[0-9a-f]{64}$/);
     expect(check.cases[8]!.case).toBe('forged/no-signature');
@@ -76,11 +81,24 @@ describe('checkReceiver', () => {
     expect(errors['forged/other-secret']).toMatch(/a signature made with another secret was accepted/);
   });
 
-  it('fails signed/spaced-json alone against a receiver that verifies re-serialized JSON', async () => {
-    const receiver = await startReceiver((request) => (verified(request, JSON.stringify(request.body)) ? 200 : 400));
+  it('fails every signed case, named and saying why, against a receiver that verifies JSON.stringify(JSON.parse(raw))', async () => {
+    const receiver = await startReceiver((request) =>
+      verified(request, JSON.stringify(JSON.parse(request.raw.toString('utf8')))) ? 200 : 400,
+    );
+    const check = await checkReceiver(receiver.url, { secret: SECRET });
+    expect(failed(check)).toEqual([...SIGNED, 'duplicate']);
+    const errors = Object.fromEntries(check.cases.map((c) => [c.case, c.error]));
+    expect(errors['signed/call.started']).toMatch(
+      /^answered HTTP 400 \("nope"\): .*verifies re-serialized JSON \(JSON\.stringify\(JSON\.parse\(body\)\)\) fails here/,
+    );
+    expect(errors['signed/spaced-json']).toMatch(/^answered HTTP 400 \("nope"\): .*most likely verifies re-serialized JSON/);
+  });
+
+  it('fails signed/spaced-json alone against a receiver that re-serializes with the indentation of the usual bodies', async () => {
+    const receiver = await startReceiver((request) => (verified(request, JSON.stringify(request.body, null, 2)) ? 200 : 400));
     const check = await checkReceiver(receiver.url, { secret: SECRET });
     expect(failed(check)).toEqual(['signed/spaced-json']);
-    expect(check.cases.find((c) => !c.ok)!.error).toMatch(/^answered HTTP 400 \("nope"\): .*verifies re-serialized JSON/);
+    expect(check.cases.find((c) => !c.ok)?.error).toMatch(/^answered HTTP 400 \("nope"\): .*verifies re-serialized JSON/);
   });
 
   it('fails the duplicate alone against a receiver that refuses an event id it has seen', async () => {
@@ -137,10 +155,45 @@ describe('checkReceiver', () => {
     const check = await checkReceiver(receiver.url, { secret: SECRET });
     expect(failed(check)).toEqual([...SIGNED, 'duplicate']);
     expect(check.cases[0]!.error).toBe(
-      'answered HTTP 500 ("nope"): a correctly signed call.started delivery was refused: verify with this secret, over the raw body bytes as received',
+      'answered HTTP 500 ("nope"): a correctly signed call.started delivery was refused: verify with this secret, over the raw body bytes as received; ' +
+        'a receiver that verifies re-serialized JSON (JSON.stringify(JSON.parse(body))) fails here, as it would against the service: verify the raw bytes as received, then parse',
     );
     // A forged delivery answered 500 is refused all the same.
     expect(check.cases.filter((c) => c.case.startsWith('forged/')).map((c) => [c.status, c.ok])).toEqual(FORGED.map(() => [500, true]));
+  });
+
+  it('decides each case on its status once it arrives: a receiver that sends headers and never a body passes in a fraction of a timeout', async () => {
+    // Regression: every case waited for the body until the timeout, 13 timeouts in all (130 s at the default).
+    const bodies: Buffer[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        bodies.push(raw);
+        res.writeHead(verifyWebhook(raw, String(req.headers['x-service-signature'] ?? ''), SECRET) ? 200 : 401, {
+          'content-type': 'text/plain',
+        });
+        res.flushHeaders(); // and never a byte of the body, nor its end
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const started = performance.now();
+      const check = await checkReceiver(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, {
+        secret: SECRET,
+        timeout: '5s',
+      });
+      const seconds = (performance.now() - started) / 1000;
+      expect(failed(check)).toEqual([]);
+      expect(check.cases.map((c) => c.status)).toEqual(CASES.map((name) => (name.startsWith('forged/') ? 401 : 200)));
+      expect(bodies).toHaveLength(CASES.length);
+      // Waiting for the body would take a timeout per case, 65 s here: the status decides, so well under three timeouts.
+      expect(seconds).toBeLessThan(15);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   it('does not follow a redirect: a 3xx is not 2xx', async () => {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
 import { verifyWebhook } from '../../src/index.js';
 import { describe, expect, it, test } from '../fixture.js';
-import { client, KEY, OTHER_KEY } from '../helpers.js';
+import { client, KEY, OTHER_KEY, startSandbox } from '../helpers.js';
 import { closeReceivers, startReceiver, subscribe } from './receivers.js';
 
 afterEach(closeReceivers);
@@ -34,8 +34,8 @@ describe('webhook delivery', () => {
       expect(r.headers['x-service-event-id']).toBe(r.body.id);
       expect(r.headers['x-service-event-type']).toBe(r.body.type);
       expect(r.headers['x-service-delivery-attempt']).toBe('1');
-      // The envelope is the logged event, byte for byte as JSON.
-      expect(r.raw.toString('utf8')).toBe(JSON.stringify(logged[i]));
+      // The envelope is the logged event, pretty-printed byte for byte, as the service would send it.
+      expect(r.raw.toString('utf8')).toBe(JSON.stringify(logged[i], null, 2));
       expect(Object.keys(r.body)).toEqual(['id', 'type', 'created_at', 'data']);
       expect(r.body.id).toMatch(/^evt_[0-9A-Za-z]{16}$/);
       expect(r.body.data.id).toBe(call.id);
@@ -46,6 +46,43 @@ describe('webhook delivery', () => {
     const deliveries = sandbox.webhooks.deliveries({ subscriptionId: sub.id });
     expect(deliveries.map((d) => [d.eventType, d.state, d.attempts.length])).toEqual(CALL_EVENTS.map((t) => [t, 'delivered', 1]));
     expect(sandbox.webhooks.attempts()[0]).toMatchObject({ attempt: 1, replay: 0, status: 200, ok: true, error: null, url: receiver.url });
+  });
+
+  it('sends a body that differs from its re-serialisation, so a receiver that verifies JSON.stringify(JSON.parse(body)) fails here as it would live', async ({
+    sandbox,
+    api,
+  }) => {
+    const receiver = await startReceiver(() => 200, sandbox);
+    const sub = await subscribe(sandbox, receiver.url, CALL_EVENTS);
+    await api.placeCall();
+    await sandbox.advance('70s');
+    expect(receiver.received).toHaveLength(3);
+    for (const r of receiver.received) {
+      const raw = r.raw.toString('utf8');
+      const reserialised = JSON.stringify(JSON.parse(raw));
+      expect(raw).not.toBe(reserialised);
+      const signature = r.headers['x-service-signature'] as string;
+      expect(verifyWebhook(raw, signature, sub.secret)).toBe(true);
+      expect(verifyWebhook(reserialised, signature, sub.secret)).toBe(false);
+    }
+  });
+
+  it('sends the same bytes for the same seed and steps, run after run', async () => {
+    const bodies = async () => {
+      const sandbox = startSandbox({ seed: 7 });
+      try {
+        const receiver = await startReceiver(() => 200);
+        await subscribe(sandbox, receiver.url, CALL_EVENTS);
+        await client(sandbox).placeCall();
+        await sandbox.advance('70s');
+        return receiver.received.map((r) => r.raw.toString('utf8'));
+      } finally {
+        sandbox.close();
+      }
+    };
+    const [first, second] = [await bodies(), await bodies()];
+    expect(first).toHaveLength(3);
+    expect(second).toEqual(first);
   });
 
   it('sends only the subscribed events', async ({ sandbox, api }) => {

@@ -119,7 +119,7 @@ async function scenario(seed: number): Promise<void> {
       // The sandbox's view matches the receiver's: delivered exactly what it acknowledged.
       expect(new Set(mine.filter((d) => d.state === 'delivered').map((d) => d.eventId))).toEqual(sub.acked);
       if (sub.kind === 'down' || sub.kind === 'refused') {
-        expect(mine.every((d) => d.state === 'dead' && d.attempts.length === 12)).toBe(true);
+        expect(mine.every((d) => d.state === 'dead' && d.attempts.length === 13)).toBe(true);
       }
       if (sub.kind === 'healthy') expect(mine.every((d) => d.state === 'delivered')).toBe(true);
     }

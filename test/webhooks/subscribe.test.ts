@@ -53,7 +53,7 @@ describe('sandbox.webhooks.subscribe', () => {
     expect(mine.map((a) => a.attempt)).toEqual([1, 2]);
     expect(new Set(mine.map((a) => a.subscriptionId)).size).toBe(1);
     expect(dead).toEqual([]);
-    // The first dead letter (17 h 3 m 30 s in) resets the sandbox; the advance it cut short says so.
+    // The first dead letter (24 h in) resets the sandbox; the advance it cut short says so.
     await expect(sandbox.advance('1d')).rejects.toMatchObject({ name: 'SandboxError', code: 'interrupted' });
     expect(dead).toHaveLength(1);
     expect(sandbox.webhooks.deliveries()).toEqual([]);

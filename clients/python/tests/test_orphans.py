@@ -223,3 +223,37 @@ if sys.argv[1] == "hang":
     parent.kill()  # the child is gone, and SIGKILL leaves no atexit: only the pipe can stop it
     parent.wait(RUN_WITHIN)
     assert_gone(pid)
+
+
+def group_members(pgid: int) -> List[int]:
+    """The live (not zombie) processes of process group ``pgid`` (Linux's /proc)."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            state, _, group = stat.read_text().rsplit(")", 1)[1].split()[:3]
+        except (OSError, ValueError):
+            continue
+        if int(group) == pgid and state != "Z":
+            members.append(int(stat.parent.name))
+    return members
+
+
+def test_sigkill_to_the_process_group_of_an_xdist_run_leaves_nothing(runs: Runs, tmp_path: Path) -> None:
+    """What the docs tell CI to do, `kill -9 -- -PGID`: the controller and its workers end at once, and
+    the workers' servers with them. (A SIGKILL of the controller alone leaves its workers about 15 s.)"""
+    process = run_pytest(runs, tmp_path, "wait", "-p", "xdist", "-n", "2")
+    deadline = time.monotonic() + RUN_WITHIN
+    while not (tmp_path / "server.pid").exists():
+        assert process.poll() is None and time.monotonic() < deadline, "the run never started its server"
+        time.sleep(0.05)
+    server = recorded_pid(tmp_path)
+    assert len(group_members(process.pid)) >= 3  # the controller and two workers (each server has a session of its own)
+
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait(RUN_WITHIN)
+
+    assert_gone(server)
+    deadline = time.monotonic() + GONE_WITHIN
+    while group_members(process.pid):
+        assert time.monotonic() < deadline, f"left running: {group_members(process.pid)}"
+        time.sleep(0.02)

@@ -4,11 +4,23 @@ from __future__ import annotations
 
 import json
 import os
+import queue
+import re
+import shlex
+import signal
+import socket
+import subprocess
+import threading
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
 from svc_sandbox import Server
+from svc_sandbox._process import server_command, show_command
+
+SHOW_BOUND = 60.0
+"""Real seconds for `show` to print its first line: it starts in about a second (npx: a few), so only a hang reaches this."""
 
 pytest_plugins = ["pytester"]
 
@@ -123,11 +135,57 @@ def test_a_failed_test_leaves_its_snapshot_and_says_how_to_open_it(
     folder = pytester.path / "snapshots" / "run"
     assert sorted(p.name for p in folder.iterdir()) == ["test_snap.py_test_fails_a_b_c.json", "test_snap.py_test_setup_fails.json"]
     for name in ("test_snap.py_test_fails_a_b_c", "test_snap.py_test_setup_fails"):  # each under its failure
-        result.stdout.fnmatch_lines(["*- svc-sandbox snapshot -*", f"svc-sandbox show snapshots/run/{name}.json"])
+        result.stdout.fnmatch_lines(["*- svc-sandbox snapshot -*", f"{shown()} show snapshots/run/{name}.json"])
     snapshot = json.loads((folder / "test_snap.py_test_fails_a_b_c.json").read_text())
     with svc_server.session(snapshot=snapshot) as replayed:  # the failed test's session, as it was
         assert [e["type"] for e in replayed.events()] == ["call.started", "call.answered", "call.completed"]
         assert replayed.info()["now"] == "2026-01-01T00:01:05.000Z"
+
+
+def shown() -> str:
+    return " ".join(shlex.quote(part) for part in show_command(os.environ))
+
+
+def first_line(process: "subprocess.Popen[bytes]") -> Optional[str]:
+    lines: "queue.Queue[Optional[str]]" = queue.Queue()
+    assert process.stdout is not None
+    stdout = process.stdout
+    threading.Thread(target=lambda: lines.put(stdout.readline().decode() or None), daemon=True).start()
+    try:
+        return lines.get(timeout=SHOW_BOUND)
+    except queue.Empty:
+        return None
+
+
+@pytest.mark.parametrize("found", ["SVC_SANDBOX_BIN", "node_modules/.bin"])
+def test_the_printed_show_command_runs_as_printed_in_the_users_shell(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, svc_server: Server, found: str
+) -> None:
+    """Regression: the report printed `svc-sandbox show FILE`, which a shell without it on PATH could not run."""
+    cli = server_command(os.environ)[0][-1]
+    assert os.path.isfile(cli), f"this test needs SVC_SANDBOX_BIN (or svc-sandbox on PATH), found {cli}"
+    if found == "node_modules/.bin":  # a project that installed the tarball: npx finds its bin, a shell does not
+        (pytester.path / "node_modules" / ".bin").mkdir(parents=True)
+        (pytester.path / "node_modules" / ".bin" / "svc-sandbox").symlink_to(cli)
+        monkeypatch.delenv("SVC_SANDBOX_BIN", raising=False)
+        monkeypatch.setenv("PATH", os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "svc-sandbox").exists()))
+    pytester.makepyfile(test_snap=FAILING)
+    monkeypatch.setenv("SVC_SANDBOX_SNAPSHOTS", "snapshots")
+
+    printed = re.findall(r"^(.* show snapshots/\S+\.json)$", pytester.runpytest().stdout.str(), re.M)
+
+    assert printed, "no show command printed"
+    line = printed[0]
+    assert line.startswith("npx svc-sandbox show " if found == "node_modules/.bin" else f"{shlex.quote(cli)} show ")
+    shell = subprocess.Popen(line, shell=True, cwd=pytester.path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        first = first_line(shell)
+        assert first is not None and first.startswith("svc-sandbox showing snapshots/"), (first, shell.poll())
+        assert "/__sandbox/console" in first
+    finally:
+        os.killpg(shell.pid, signal.SIGTERM)
+        shell.wait(SHOW_BOUND)
+    assert shell.returncode in (0, -signal.SIGTERM)
 
 
 def test_snapshot_names_are_unique_and_only_regular_files_are_replaced(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -142,7 +200,7 @@ def test_snapshot_names_are_unique_and_only_regular_files_are_replaced(pytester:
 
     result = pytester.runpytest("-p", "no:randomly")
 
-    result.stdout.fnmatch_lines([f"svc-sandbox show {folder}/test_snap.py_test_fails_a_b_c-4.json"])
+    result.stdout.fnmatch_lines([f"{shown()} show snaps/test_snap.py_test_fails_a_b_c-4.json"])  # from where pytest started
     assert json.loads((folder / "test_snap.py_test_fails_a_b_c-4.json").read_text())["format"]
     assert json.loads((folder / "test_snap.py_test_setup_fails.json").read_text())["format"]
     assert (folder / "test_snap.py_test_fails_a_b_c.json").is_dir()
@@ -179,3 +237,23 @@ def test_file_names_are_made_safe_and_short() -> None:
     assert _file_name("::..::") == "test"
     long = _file_name("t.py::test_" + "x" * 300)
     assert len(long) == 120 and long != _file_name("t.py::test_" + "x" * 301)
+
+
+def test_an_unreachable_server_is_one_line_of_cause_per_test_not_a_traceback(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: the error printed 356 lines of the helper's traceback and exception chain before its one useful line."""
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    monkeypatch.setenv("SVC_SANDBOX_URL", f"http://127.0.0.1:{port}/__sandbox")
+    pytester.makepyfile(test_x="def test_one(svc_sandbox):\n    pass\n\ndef test_two(svc_sandbox):\n    pass\n")
+
+    result = pytester.runpytest()
+
+    result.assert_outcomes(errors=2)
+    output = result.stdout.str()
+    errors = [line for line in output.splitlines() if "SandboxConnectionError" in line and "ERROR" not in line]
+    assert len(errors) == 2
+    assert errors[0].startswith(f"SandboxConnectionError: Server.start failed: connection_failed: SVC_SANDBOX_URL=http://127.0.0.1:{port}")
+    assert "Unset SVC_SANDBOX_URL" in errors[0]
+    assert "Traceback" not in output and "During handling" not in output and "direct cause" not in output
+    assert len(output.splitlines()) < 30

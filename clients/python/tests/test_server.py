@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.server
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -40,6 +41,7 @@ def clean_env(real_cli: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
     for name in ("SVC_SANDBOX_URL", "SVC_SANDBOX_BIN", "SVC_SANDBOX_TIMEOUT", "SVC_SANDBOX_START_TIMEOUT"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("PATH", str(folder))
+    monkeypatch.chdir(tmp_path)  # no node_modules/.bin/svc-sandbox above it
     return folder
 
 
@@ -250,13 +252,43 @@ def test_a_script_bin_without_node_on_path_names_node(clean_env: Path, monkeypat
     assert "node is not on PATH" in str(error) and "dist/bin/svc-sandbox" in str(error)
 
 
-def test_no_svc_sandbox_and_no_npx_fails_at_once_with_the_three_fixes(clean_env: Path) -> None:
+def test_no_svc_sandbox_and_no_npx_fails_at_once_with_the_fixes_and_no_registry_advice(clean_env: Path) -> None:
+    """Regression: the message advised `npm install --save-dev svc-sandbox`, a name the registry does not have."""
     error = timed(lambda: Server.start(fresh=True))
 
     assert error.code == "server_not_found"
     message = str(error)
-    assert "SVC_SANDBOX_BIN is not set, and neither svc-sandbox nor npx is on PATH" in message
-    assert "Set SVC_SANDBOX_BIN" in message and "npm install --save-dev svc-sandbox" in message and "svc-sandbox exec" in message
+    assert "SVC_SANDBOX_BIN is not set, svc-sandbox is not on PATH" in message and "no node_modules/.bin/svc-sandbox" in message
+    for fix in ("Set SVC_SANDBOX_BIN", "npm run build:binary", "SVC_SANDBOX_URL", "svc-sandbox exec", "tarball or git"):
+        assert fix in message
+    assert "npm install" not in message and "npm i " not in message
+
+
+def test_no_error_string_of_the_helper_gives_registry_advice() -> None:
+    source = Path(__file__).resolve().parents[1] / "src" / "svc_sandbox"
+    for file in source.glob("*.py"):
+        text = file.read_text(encoding="utf-8")
+        assert re.findall(r"npm (?:install|i|add) [^\n]*svc-sandbox(?![-\w./])", text) == [], file.name
+
+
+def test_a_projects_node_modules_bin_comes_before_npx(clean_env: Path, real_cli: str, tmp_path: Path) -> None:
+    """npx --no-install still asks the registry: the project's own bin, found walking up, is run directly."""
+    asked = tmp_path / "npx-asked"
+    script(clean_env, "npx", f"touch {asked}\nexit 1")
+    project = tmp_path / "project"
+    (project / "node_modules" / ".bin").mkdir(parents=True)
+    script(project / "node_modules" / ".bin", "svc-sandbox", f'exec {real_cli} "$@"')
+    deep = project / "tests" / "unit"
+    deep.mkdir(parents=True)
+    os.chdir(deep)  # clean_env's chdir is undone after the test
+
+    server = Server.start(fresh=True)
+    try:
+        assert server.source == f"node_modules/.bin ({project / 'node_modules' / '.bin' / 'svc-sandbox'})"
+        assert server.sessions()[0]["id"] == "default"
+        assert not asked.exists()
+    finally:
+        server.stop()
 
 
 def test_svc_sandbox_on_path_is_used_when_svc_sandbox_bin_is_not_set(clean_env: Path, real_cli: str) -> None:
@@ -382,3 +414,17 @@ def test_a_script_bin_not_marked_executable_runs_with_node_from_path(clean_env: 
     monkeypatch.setenv("SVC_SANDBOX_BIN", str(cli))
 
     assert server_command(os.environ) == ([str(node), str(cli)], f"SVC_SANDBOX_BIN={cli}")
+
+
+def test_npx_that_finds_nothing_is_not_only_its_404_but_the_fixes(clean_env: Path) -> None:
+    """Regression: when npx answered 404, the error quoted it and gave no fix that works (or a registry install)."""
+    script(clean_env, "npx", "echo 'npm error 404 Not Found - GET https://registry.example/svc-sandbox' >&2\nexit 1")
+
+    error = timed(lambda: Server.start(fresh=True))
+
+    assert error.code == "server_exited"
+    message = str(error)
+    assert message.index("SVC_SANDBOX_BIN") < message.index("npm error 404")  # the fix first, then what npx said
+    for fix in ("npm run build:binary", "SVC_SANDBOX_URL", "svc-sandbox exec"):
+        assert fix in message
+    assert "npm install" not in message

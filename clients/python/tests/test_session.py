@@ -184,9 +184,9 @@ def test_dead_letters_deliveries_attempts_and_replay(svc_sandbox: Session, clien
         svc_sandbox.advance("25h")
 
         [dead] = svc_sandbox.dead_letters()
-        assert (dead["eventType"], dead["state"], len(dead["attempts"])) == ("call.completed", "dead", 12)
+        assert (dead["eventType"], dead["state"], len(dead["attempts"])) == ("call.completed", "dead", 13)
         assert [d["id"] for d in svc_sandbox.deliveries()] == [dead["id"]]
-        assert len(svc_sandbox.attempts()) == 12
+        assert len(svc_sandbox.attempts()) == 13
 
         [again] = svc_sandbox.replay(dead["id"])
         assert (again["attempt"], again["replay"], again["ok"]) == (1, 1, False)
@@ -350,6 +350,8 @@ def test_recordings_transcripts_timing_and_scripts(svc_sandbox: Session, client:
     svc_sandbox.advance("5s")
 
     assert svc_sandbox.recording(recording_id)["status"] == "ready"
+    audio = svc_sandbox.recording_audio(recording_id)
+    assert audio[:4] == b"RIFF" and audio[8:12] == b"WAVE"  # the bytes, not JSON
     transcript_id = svc_sandbox.call(call["id"])["transcript_id"]
     assert [s["text"] for s in svc_sandbox.transcript(transcript_id)["segments"]] == ["Harbour Dental, good morning.", "Hello."]
     assert svc_sandbox.advance_until("transcript.ready")["created_at"] == "2026-01-01T00:02:10.000Z"

@@ -56,7 +56,7 @@ RSpec.describe SvcSandbox::RSpec do
       path = File.join(dir, "snaps", "a_call_fails_on_purpose.json")
       expect(status.exitstatus).to eq(1), output
       expect(output).to include("1 example, 1 failure")
-      expect(output).to include("open it with: svc-sandbox show #{path}")
+      expect(output).to include("open it with: #{File.expand_path(ENV.fetch("SVC_SANDBOX_BIN"))} show #{path}")
       expect(JSON.parse(File.read(path))["now"]).to eq("2026-01-01T00:00:03.000Z")
     end
   end

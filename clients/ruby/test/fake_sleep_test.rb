@@ -101,6 +101,31 @@ class FakeSleepTest < Minitest::Test
     assert_operator monotonic - began, :<, 30
   end
 
+  # Issue: Python's fake_sleep gives a record of the sleeps (sleeps.calls); Ruby had none.
+  def test_the_sleeps_are_recorded_in_order_and_kept_after_the_block
+    @s.inject_fault(method: "POST", path: "/v1/calls", status: 503, retry_after: 2, times: 2)
+    sdk = TinySdk.new(@s)
+
+    seen = @s.fake_sleep do |sleeps|
+      sdk.create_call("+14155550123")
+      sleep 0.5
+      sleeps.calls
+    end
+
+    assert_equal [2, 2, 0.5], seen
+    assert_equal [2, 2, 0.5], @s.sleeps.calls
+    assert_equal 4.5, @s.sleeps.total
+    assert_equal Time.utc(2026, 1, 1, 0, 0, 4, 500_000), @s.now
+    sleep 0.001 # real: not recorded
+    assert_equal 3, @s.sleeps.size
+
+    @s.fake_sleep { |sleeps| assert_equal [], sleeps.calls } # a new fake_sleep starts a new record
+    @s.fake_sleep { sleep(1) && @s.fake_sleep { sleep 2 } } # a nested one keeps the outer one's
+    assert_equal [1, 2], @s.sleeps.calls
+    @s.sleep(3) # the sleeper method records too
+    assert_equal [1, 2, 3], @s.sleeps.calls
+  end
+
   def test_an_sdk_that_takes_a_sleeper_gets_the_sessions_sleep
     @s.inject_fault(method: "POST", path: "/v1/calls", status: 429, retry_after: 30)
     sdk = TinySdk.new(@s, sleeper: @s.method(:sleep))

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "test_helper"
+require "fileutils"
 
 # Test classes as a user writes them, run one test at a time by the tests below (and taken out
 # of this suite's own run: some of them fail on purpose).
@@ -88,7 +89,9 @@ class MinitestHelperTest < Minitest::Test
 
       refute result.passed?
       path = File.join(dir, "snaps", "SandboxProbe_test_fails.json")
-      assert_includes err, "open it with: svc-sandbox show #{path}"
+      printed = err[/open it with: (.*)$/, 1]
+      assert_equal "#{REAL_BIN} show #{path}", printed # the executable the helper used: SVC_SANDBOX_BIN
+      assert_shows(printed, path)
       snapshot = JSON.parse(File.read(path))
       assert_equal "2026-01-01T00:00:01.000Z", snapshot["now"]
       assert SandboxProbe.seen.closed?
@@ -97,6 +100,41 @@ class MinitestHelperTest < Minitest::Test
       capture_io { with_env("SVC_SANDBOX_SNAPSHOTS" => File.join(dir, "snaps")) { run_probe(:test_fails) } }
       capture_io { with_env("SVC_SANDBOX_SNAPSHOTS" => File.join(dir, "snaps")) { run_probe(:test_uses_the_sandbox) } }
       assert_equal %w[SandboxProbe_test_fails-2.json SandboxProbe_test_fails.json], Dir.children(File.join(dir, "snaps")).sort
+    end
+  end
+
+  # Issue: the printed `svc-sandbox show FILE` was "command not found" in a user's shell. The
+  # command printed runs as printed: here through `sh -c`, as a user's shell would.
+  def assert_shows(command, path)
+    Open3.popen2e("sh", "-c", command, pgroup: true) do |stdin, output, waiter|
+      stdin.close
+      line = nil
+      if IO.select([output], nil, nil, 30) # a bound only a hang reaches: it starts in well under a second
+        line = output.gets
+      end
+      assert_includes line.to_s, "svc-sandbox showing #{path} on http://127.0.0.1:"
+    ensure
+      Process.kill("TERM", -waiter.pid)
+      assert waiter.join(30), "show did not stop on SIGTERM"
+    end
+  end
+
+  def test_the_show_command_is_npx_svc_sandbox_when_the_server_comes_from_the_projects_npm_package
+    Dir.mktmpdir do |dir|
+      bin = File.join(dir, "node_modules", ".bin")
+      FileUtils.mkdir_p(bin)
+      script(bin, "svc-sandbox", "exit 0")
+      nested = File.join(dir, "test", "unit")
+      FileUtils.mkdir_p(nested)
+      Dir.chdir(nested) do
+        with_env("SVC_SANDBOX_BIN" => nil, "PATH" => "/nonexistent") do
+          argv, source, shell = SvcSandbox::Child.command
+          assert_equal [File.join(File.realpath(bin), "svc-sandbox")], argv.map { |a| File.join(File.realpath(File.dirname(a)), File.basename(a)) }
+          assert_includes source, "the npm package of this project"
+          assert_equal "npx svc-sandbox", shell
+        end
+      end
+      with_env("SVC_SANDBOX_BIN" => REAL_BIN) { assert_equal REAL_BIN, SvcSandbox::Child.command[2] }
     end
   end
 

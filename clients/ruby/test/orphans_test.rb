@@ -71,6 +71,34 @@ class OrphansTest < Minitest::Test
     assert_equal "KILL", Signal.signame(status.termsig)
   end
 
+  # Issue: a forked child kept the server's stdin pipe, so the server outlived its SIGKILLed
+  # parent for as long as the child lived. A fork now closes that pipe in the child.
+  def test_a_process_killed_with_sigkill_while_a_forked_child_lives
+    code = START + <<~RUBY
+      child = fork do
+        $stdout.reopen(File::NULL)
+        $stderr.reopen(File::NULL)
+        IO.select(nil, nil, nil, 120) # lives far longer than the wait below
+      end
+      puts "CHILD \#{child}"
+      $stdout.flush
+      $stdin.read
+    RUBY
+    Open3.popen2e({ "SVC_SANDBOX_URL" => nil }, RbConfig.ruby, "-I", LIB, "-e", code) do |stdin, output, waiter|
+      server = Integer(read_line(output, 30)[/\ASERVER (\d+)$/, 1])
+      forked = Integer(read_line(output, 30)[/\ACHILD (\d+)$/, 1])
+      begin
+        Process.kill("KILL", waiter.pid)
+        assert_equal "KILL", Signal.signame(waiter.value.termsig)
+        refute gone?(forked), "the forked child ended too early to show anything"
+        assert wait_gone(server), "the server #{server} outlived its SIGKILLed process while its forked child #{forked} lived"
+      ensure
+        stdin.close
+        Process.kill("KILL", forked) unless gone?(forked)
+      end
+    end
+  end
+
   def test_a_process_interrupted_with_sigint
     status, = assert_no_orphan("$stdin.read", then_do: ->(pid) { Process.kill("INT", pid) })
     refute status.success?

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "test_helper"
+require "fileutils"
 
 # Finding or starting the server, and every way that can fail: each fails at once or within a
 # bounded timeout, with a message naming the variable, binary or session and the fix.
@@ -64,14 +65,51 @@ class ServerTest < Minitest::Test
     end
   end
 
+  # Issue: the advice was to install svc-sandbox from the npm registry, which does not have it.
+  # The error names SVC_SANDBOX_BIN, SVC_SANDBOX_URL and `npm run build:binary` instead.
+  def assert_says_how_to_get_a_server(message)
+    assert_includes message, "Set SVC_SANDBOX_BIN to the svc-sandbox executable (`npm run build:binary` in a svc-sandbox checkout"
+    assert_includes message, "SVC_SANDBOX_URL"
+    assert_includes message, "svc-sandbox exec -- rake test"
+    refute_match(/npm install|npx svc-sandbox@|registry/, message.sub(/Its last lines of output:.*/m, ""))
+  end
+
   def test_with_no_bin_no_svc_sandbox_and_no_npx_it_says_how_to_get_a_server
     Dir.mktmpdir do |empty|
-      error, took = start_failure({ "SVC_SANDBOX_BIN" => nil, "PATH" => empty })
+      error, took = Dir.chdir(empty) { start_failure({ "SVC_SANDBOX_BIN" => nil, "PATH" => empty }) }
 
       assert_operator took, :<, 5
       assert_equal "server_start_failed", error.code
-      assert_includes error.message, "SVC_SANDBOX_URL and SVC_SANDBOX_BIN are not set, and neither svc-sandbox nor npx is on PATH"
-      assert_includes error.message, "svc-sandbox exec -- rake test"
+      assert_includes error.message, "SVC_SANDBOX_URL and SVC_SANDBOX_BIN are not set, no svc-sandbox is on PATH or in node_modules/.bin"
+      assert_says_how_to_get_a_server(error.message)
+      assert_equal 1, error.message.lines.size
+    end
+  end
+
+  def test_when_npx_finds_no_svc_sandbox_the_error_says_how_to_get_a_server_not_only_npxs_404
+    Dir.mktmpdir do |dir|
+      script(dir, "npx", "echo 'npm error 404 Not Found - GET https://registry.example/svc-sandbox - Not found' >&2\nexit 1")
+      error, = Dir.chdir(dir) { start_failure({ "SVC_SANDBOX_BIN" => nil, "PATH" => dir }) }
+
+      assert_includes error.message, "exited (exit 1) before printing its ready line"
+      assert_includes error.message, "npx --no-install runs only a svc-sandbox this project installed"
+      assert_says_how_to_get_a_server(error.message)
+      assert_includes error.message, "  npm error 404" # npx's own words stay, last
+    end
+  end
+
+  def test_the_npm_package_of_the_project_comes_before_npx
+    Dir.mktmpdir do |dir|
+      bin = File.join(dir, "node_modules", ".bin")
+      FileUtils.mkdir_p(bin)
+      forwarding_script(bin, "svc-sandbox")
+      script(dir, "npx", "echo 'npx must not run' >&2; exit 9")
+      server = Dir.chdir(dir) { with_env("SVC_SANDBOX_BIN" => nil, "PATH" => dir) { SvcSandbox::Server.start(url: nil) } }
+
+      assert_includes server.inspect, "the npm package of this project"
+      assert_equal "npx svc-sandbox show a.json", server.show_command("a.json")
+      server.session { |s| assert_match(/\Ases_/, s.id) }
+      server.stop
     end
   end
 
@@ -150,6 +188,9 @@ class ServerTest < Minitest::Test
     assert_includes error.message, "advance on session #{session.id}: nothing answers at #{server.url}"
     assert_includes error.message, "The server this process started (pid #{server.pid}, from SVC_SANDBOX_BIN=#{ENV["SVC_SANDBOX_BIN"]}) " \
                                    "has ended (killed by SIGKILL); it is not restarted"
+    # Short: the cause is said on the error's own line, with no chain of Errno below it.
+    assert_nil error.cause
+    refute_includes error.full_message(highlight: false), "Errno::ECONNREFUSED)"
   ensure
     server&.stop
   end

@@ -125,9 +125,9 @@ class SessionTest < Minitest::Test
     @s.advance("25h")
 
     dead, = @s.dead_letters
-    assert_equal ["call.completed", 12], [dead["eventType"], dead["attempts"].size]
+    assert_equal ["call.completed", 13], [dead["eventType"], dead["attempts"].size]
     assert_equal [dead["id"]], @s.deliveries.map { |d| d["id"] }
-    assert_equal 12, @s.attempts.size
+    assert_equal 13, @s.attempts.size
     receiver.status = 200
     assert_equal [[1, true, 200]], @s.replay(dead["id"]).map { |a| a.values_at("attempt", "ok", "status") }
     assert_equal [], @s.dead_letters

@@ -32,9 +32,11 @@ class WebhookReceiver
     self
   end
 
+  # Closing the listener ends the accept loop; the join is bounded, so a client stuck
+  # mid-request cannot hang the suite.
   def stop
     @server.close
-    @thread&.join
+    @thread&.kill unless @thread&.join(5)
   end
 
   # Blocks until `count` requests have arrived (or fails after `timeout` real seconds).

@@ -1,7 +1,7 @@
 import { isThisMachine } from '../../core/hosts.js';
 import { isLinkLocalOrMetadata, isLoopbackAddress } from '../../core/hosts.js';
 import { array, custom, invalid, object, oneOf, show, type Schema } from '../../core/schema.js';
-import { createdSubscriptionSchema, EVENT_TYPES, subscriptionSchema } from '../../state/resources.js';
+import { createdSubscriptionSchema, EVENT_TYPES, subscriptionSchema } from '../../state/events.js';
 import type { Subscriptions } from '../../state/subscriptions.js';
 import { badRequest, notFound } from '../errors.js';
 import { listOf, listQuery, paginate, type Cursors } from '../pagination.js';

@@ -5,6 +5,7 @@ import {
   withUncovered,
   type CoverageCounts,
 } from '../../scripting/coverage-report.js';
+import { EVENT_TYPES } from '../../scripting/json-schemas.js';
 import type { ControlRoute } from './route.js';
 import { json } from '../http.js';
 
@@ -40,10 +41,7 @@ const reportExample = withUncovered({
   },
   messages: { outcomes: counts(['delivered', 'failed', 'received']) },
   webhooks: counts(['delivered_first_time', 'retried', 'dead_lettered', 'replayed'], ['delivered_first_time']),
-  events: counts(
-    ['call.started', 'call.answered', 'call.completed', 'message.received', 'message.delivered', 'recording.ready', 'transcript.ready'],
-    ['call.started', 'call.answered', 'call.completed'],
-  ),
+  events: counts([...EVENT_TYPES], ['call.started', 'call.answered', 'call.completed']),
   errors: counts(['invalid_parameter', 'not_found', 'rate_limited']),
 });
 const report = { ...coverageReportSchema.openapi(), examples: [reportExample] };

@@ -25,16 +25,33 @@ STOP_GRACE = 5.0
 """Seconds a server may take to exit once its stdin is closed, before SIGTERM and then SIGKILL."""
 
 FIX = (
-    "Set SVC_SANDBOX_BIN to the svc-sandbox executable (a single file that needs no Node: npm run build:binary writes "
-    "dist/bin/svc-sandbox), install the npm package where npx finds it (npm install --save-dev svc-sandbox), or run "
-    "the tests under `svc-sandbox exec -- python -m pytest`."
+    "Set SVC_SANDBOX_BIN to the svc-sandbox executable (in a checkout of svc-sandbox, `npm run build:binary` writes "
+    "dist/bin/svc-sandbox, one file that needs no Node; a built checkout's dist/server/cli.js works too), install the "
+    "package into your project from its tarball or git (node_modules/.bin/svc-sandbox is then found), or run the tests "
+    "under `svc-sandbox exec -- python -m pytest`, which sets SVC_SANDBOX_URL."
 )
+"""What to do when no server is found: never a registry install (the name is not published there)."""
 
 
-def server_command(environ: Mapping[str, str]) -> Tuple[List[str], str]:
+def local_bin(start: str) -> Optional[str]:
+    """``node_modules/.bin/svc-sandbox`` in ``start`` or the nearest folder above it that has one, as npm's own bins are found."""
+    folder = os.path.abspath(start)
+    while True:
+        candidate = os.path.join(folder, "node_modules", ".bin", "svc-sandbox")
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def server_command(environ: Mapping[str, str], cwd: Optional[str] = None) -> Tuple[List[str], str]:
     """The command that runs the CLI, and how it was found (for messages).
 
-    ``SVC_SANDBOX_BIN``, else ``svc-sandbox`` on PATH, else ``npx --no-install svc-sandbox``.
+    ``SVC_SANDBOX_BIN``, else ``svc-sandbox`` on PATH, else ``node_modules/.bin/svc-sandbox`` from
+    the working directory up (npx would find it too, but ``npx --no-install`` still asks the
+    registry first), else ``npx --no-install svc-sandbox``.
     """
     path = environ.get("PATH", os.defpath)
     named = environ.get("SVC_SANDBOX_BIN", "")
@@ -43,13 +60,32 @@ def server_command(environ: Mapping[str, str]) -> Tuple[List[str], str]:
     found = shutil.which("svc-sandbox", path=path)
     if found:
         return [found], f"svc-sandbox on PATH ({found})"
+    local = local_bin(cwd or os.getcwd())
+    if local:
+        return [local], f"node_modules/.bin ({local})"
     npx = shutil.which("npx", path=path)
     if npx:
         return [npx, "--no-install", "svc-sandbox"], f"npx --no-install svc-sandbox ({npx})"
     raise ServerStartError(
-        f"svc-sandbox not found: SVC_SANDBOX_BIN is not set, and neither svc-sandbox nor npx is on PATH ({path}). {FIX}",
+        f"svc-sandbox not found: SVC_SANDBOX_BIN is not set, svc-sandbox is not on PATH ({path}), no node_modules/.bin/"
+        f"svc-sandbox is in {cwd or os.getcwd()} or above, and there is no npx. {FIX}",
         code="server_not_found",
     )
+
+
+def show_command(environ: Mapping[str, str], cwd: Optional[str] = None) -> List[str]:
+    """The command that opens a snapshot, as the user's shell runs it: ``svc-sandbox show FILE`` must follow it.
+
+    The executable's full path when the helper found one (``SVC_SANDBOX_BIN``, PATH), else
+    ``npx svc-sandbox``, which finds the project's node_modules/.bin (a shell does not).
+    """
+    try:
+        command, source = server_command(environ, cwd)
+    except ServerStartError:
+        return ["npx", "svc-sandbox"]
+    if source.startswith(("node_modules/.bin", "npx")):
+        return ["npx", "svc-sandbox"]
+    return command
 
 
 def bin_command(named: str, path: str) -> List[str]:
@@ -107,7 +143,7 @@ class ServerProcess:
                 start_new_session=os.name == "posix",
             )
         except OSError as error:
-            raise ServerStartError(f"could not run {self.describe()}: {error}. {FIX}", code="server_not_started") from error
+            raise ServerStartError(f"could not run {self.describe()}: {error}. {FIX}", code="server_not_started") from None
         ready: "queue.Queue[Optional[str]]" = queue.Queue()
         assert self.process.stdout is not None and self.process.stderr is not None
         threading.Thread(target=self._drain, args=(self.process.stdout, self.stdout, ready), daemon=True, name="svc-sandbox stdout").start()

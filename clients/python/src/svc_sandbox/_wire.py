@@ -7,33 +7,48 @@ import math
 import os
 from datetime import datetime, timedelta, timezone
 from numbers import Real
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
-from urllib.parse import quote, urlencode
+from typing import Any, Callable, Dict, List, Optional, Union
+from urllib.parse import quote
 
 from .errors import SandboxError
 from .types import Duration
 
-if TYPE_CHECKING:
-    from ._http import Transport
-
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 PAGE = 200
 """Items per page when the helper walks a control list to its end."""
+MAX_PAGES = 10_000
+"""Pages a listing helper walks at most (two million items): a server that always has more is refused."""
 
 
-def walk_pages(
-    transport: "Transport", path: str, *, operation: str, session_id: Optional[str] = None, timeout: Optional[float] = None
-) -> List[Any]:
-    """Every item of a paginated control list, following ``next_cursor``."""
+def walk_pages(fetch: Callable[[Optional[str]], Any], *, base_url: str, operation: str, session_id: Optional[str] = None) -> List[Any]:
+    """Every item of a paginated control list: ``fetch(cursor)`` is one page, from ``None`` on, following ``next_cursor``."""
+    __tracebackhide__ = True
     items: List[Any] = []
     cursor: Optional[str] = None
-    while True:
-        query: Dict[str, Union[int, str]] = {"limit": PAGE} if cursor is None else {"limit": PAGE, "cursor": cursor}
-        page = transport.request("GET", f"{path}?{urlencode(query)}", operation=operation, session_id=session_id, timeout=timeout)
-        items.extend(page["data"])
-        if not page.get("has_more"):
+    for _ in range(MAX_PAGES):
+        page = fetch(cursor)
+        data = page.get("data") if isinstance(page, dict) else None
+        more = page.get("has_more") if isinstance(page, dict) else None
+        following = page.get("next_cursor") if isinstance(page, dict) else None
+        if not isinstance(data, list) or (more and (not isinstance(following, str) or not following)):
+            raise SandboxError(
+                f"{base_url} answered a page of {operation} that is not {{data: [...], has_more, next_cursor}}: "
+                f"{json.dumps(page)[:200]}. Is it a svc-sandbox server?",
+                code="invalid_response",
+                operation=operation,
+                session_id=session_id,
+            )
+        items.extend(data)
+        if not more:
             return items
-        cursor = page["next_cursor"]
+        cursor = following
+    raise SandboxError(
+        f"{base_url} still had more after {MAX_PAGES} pages of {operation}: the helper walks no further. "
+        "Is it a svc-sandbox server?",
+        code="too_many_pages",
+        operation=operation,
+        session_id=session_id,
+    )
 
 
 def segment(value: str) -> str:
@@ -105,9 +120,9 @@ def load_json(path: Union[str, "os.PathLike[str]"], what: str) -> Dict[str, Any]
         with open(path, encoding="utf-8") as file:
             value = json.load(file)
     except OSError as error:
-        raise SandboxError(f"{what}: cannot read {os.fspath(path)!r}: {error.strerror or error}.", code="invalid_file") from error
+        raise SandboxError(f"{what}: cannot read {os.fspath(path)!r}: {error.strerror or error}.", code="invalid_file") from None
     except ValueError as error:
-        raise SandboxError(f"{what}: {os.fspath(path)!r} is not JSON: {error}.", code="invalid_file") from error
+        raise SandboxError(f"{what}: {os.fspath(path)!r} is not JSON: {error}.", code="invalid_file") from None
     if not isinstance(value, dict):
         raise SandboxError(f"{what}: {os.fspath(path)!r} holds {type(value).__name__}, not a JSON object.", code="invalid_file")
     return value

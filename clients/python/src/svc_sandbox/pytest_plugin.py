@@ -19,10 +19,12 @@ import shlex
 import stat
 import tempfile
 import threading
-from typing import Any, Dict, Generator, Iterator, Set
+from typing import Any, Dict, Generator, Iterator, Optional, Set
 
 import pytest
 
+from .errors import SandboxError
+from ._process import show_command
 from .server import Server
 from .session import Session
 
@@ -31,9 +33,13 @@ SNAPSHOTS = "SVC_SANDBOX_SNAPSHOTS"
 _written: Set[str] = set()
 _written_lock = threading.Lock()
 _NAME_MAX = 120
+_invocation_dir: Optional[str] = None
+"""Where pytest was started: the shell that runs the printed ``show`` command is there."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    global _invocation_dir
+    _invocation_dir = str(config.invocation_params.dir)
     config.addinivalue_line(
         "markers",
         "svc_sandbox(**options): options of this test's svc_sandbox session (seed=, start_time=, clock=, ...), over the "
@@ -46,9 +52,15 @@ def svc_server() -> Server:
     """The svc-sandbox server of this test run: ``svc-sandbox exec``'s, or the one this process started.
 
     It outlives the test session: it is the process's own (``Server.start()``, which
-    ``SandboxTestCase`` shares too), stopped when the process ends, however it ends.
+    ``SandboxTestCase`` shares too), stopped when the process ends, however it ends. When no
+    server can be found or reached, each test that needs it errors with the one line that says
+    why and what to do, not a traceback of the helper's inside.
     """
-    return Server.start()
+    try:
+        return Server.start()
+    except SandboxError as error:
+        why = f"{type(error).__name__}: {error}"
+    pytest.fail(why, pytrace=False)  # outside the except: no "during handling" chain
 
 
 @pytest.fixture
@@ -89,10 +101,14 @@ def save_snapshot(session: Session, directory: str, test_name: str) -> str:
     """Writes the session's snapshot under ``directory``; the line to print with the failure."""
     try:
         snapshot = session.snapshot()
-        path = _write_json(directory, _file_name(test_name), snapshot)
+        base = _invocation_dir or os.getcwd()
+        path = _write_json(os.path.join(base, directory), _file_name(test_name), snapshot)
+        shown = os.path.relpath(path, base)
+        path = path if shown.startswith("..") else shown
     except Exception as error:  # a report must never fail because its snapshot could not be kept
         return f"no snapshot of session {session.id} kept in {directory}: {error}"
-    return f"svc-sandbox show {shlex.quote(path)}"
+    command = show_command(os.environ, _invocation_dir)
+    return " ".join(shlex.quote(part) for part in [*command, "show", path])
 
 
 def _file_name(test_name: str) -> str:

@@ -1,40 +1,76 @@
-"""The session's scripting methods: keys, faults, the simulated network, calls, messages, media."""
+"""The session's scripting methods: keys, faults, the simulated network, calls, messages, media.
+
+Each is a thin, typed wrapper of one generated control operation (``_operations.ControlApi``):
+snake_case arguments and durations in, the server's JSON out.
+"""
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import Any, Dict, Iterable, List, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterable, List, Mapping, Optional, TypeVar, cast
 
 from . import _wire as wire
+from .errors import SandboxError
 from .types import ApiKey, Duration, Fault, Resource
+
+if TYPE_CHECKING:
+    from ._operations import ControlApi
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def operation(method: F) -> F:
+    """A session method: refused at once on a closed session; its errors name it (``Session.advance``), not the raw call."""
+    name = f"Session.{method.__name__}"
+
+    @functools.wraps(method)
+    def wrapper(self: "Scripting", *args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True
+        self._check_open(name)
+        try:
+            return method(self, *args, **kwargs)
+        except SandboxError as error:
+            if error.operation is None or error.operation.startswith("ControlApi."):
+                error.operation = name
+            raise
+
+    return cast(F, wrapper)
 
 
 class Scripting:
-    """What :class:`Session` scripts: each method one control route below ``/__sandbox/sessions/{s}``."""
+    """What :class:`Session` scripts: each method one control operation below ``/__sandbox/sessions/{s}``."""
 
-    def _call(self, method: str, path: str, body: Any = None, *, operation: str) -> Any:
+    id: str
+    api: "ControlApi"
+
+    def _check_open(self, operation: str) -> None:
         raise NotImplementedError
 
-    def _all(self, path: str, operation: str) -> List[Any]:
+    def _walk(self, fetch: Callable[[Optional[str]], Any], operation: str) -> List[Any]:
         raise NotImplementedError
 
     # Keys
 
+    @operation
     def create_key(self, *, plan: Optional[str] = None, scopes: Optional[Iterable[str]] = None, account: Optional[str] = None) -> ApiKey:
         """A new test key of this session: ``{key, plan, scopes}`` (``plan="enterprise"`` has no rate cap)."""
         body = wire.fields(plan=plan, scopes=None if scopes is None else list(scopes), account=account)
-        return self._call("POST", "/keys", body, operation="Session.create_key")
+        return cast(ApiKey, self.api.create_key(self.id, body))
 
+    @operation
     def keys(self) -> List[ApiKey]:
         """The keys made in this session, oldest first."""
-        return self._all("/keys", "Session.keys")
+        return self._walk(lambda cursor: self.api.list_keys(self.id, limit=wire.PAGE, cursor=cursor), "Session.keys")
 
+    @operation
     def revoke_key(self, key: str) -> None:
         """Revokes a key of this session: 401 from then on."""
-        self._call("DELETE", f"/keys/{wire.segment(key)}", operation="Session.revoke_key")
+        self.api.revoke_key(self.id, key)
 
     # Faults
 
+    @operation
     def inject_fault(
         self,
         *,
@@ -51,17 +87,20 @@ class Scripting:
         """
         wire_times: Any = "Infinity" if times is not None and math.isinf(times) else times
         body = wire.fields(method=method, path=path, status=status, network=network, retryAfter=retry_after, times=wire_times)
-        return self._call("POST", "/faults", body, operation="Session.inject_fault")["data"]
+        return cast(List[Fault], self.api.inject_fault(self.id, body)["data"])
 
+    @operation
     def faults(self) -> List[Fault]:
         """The injected faults with hits left, in order."""
-        return self._call("GET", "/faults", operation="Session.faults")["data"]
+        return cast(List[Fault], self.api.list_faults(self.id)["data"])
 
+    @operation
     def clear_faults(self) -> None:
-        self._call("DELETE", "/faults", operation="Session.clear_faults")
+        self.api.clear_faults(self.id)
 
     # The simulated network
 
+    @operation
     def set_behavior(
         self,
         number: str,
@@ -75,46 +114,54 @@ class Scripting:
         """Every later call to ``number`` goes so: ``outcome`` (answered, busy, no_answer, failed, unreachable),
         ``ring`` and ``talk`` (a duration, or ``"manual"`` to wait for :meth:`answer` / :meth:`hang_up`),
         ``answered_by`` (human, voicemail), ``agent``."""
-        body = wire.behavior(outcome=outcome, ring=ring, talk=talk, answered_by=answered_by, agent=agent)
-        self._call("PUT", f"/network/{wire.segment(number)}", body, operation="Session.set_behavior")
+        self.api.set_behavior(self.id, number, wire.behavior(outcome=outcome, ring=ring, talk=talk, answered_by=answered_by, agent=agent))
 
+    @operation
     def queue_behavior(self, number: str, *behaviors: Mapping[str, Any]) -> None:
         """The next calls to ``number`` take these behaviours, one each (dicts with :meth:`set_behavior`'s keys)."""
-        body = {"behaviors": [wire.behavior(**behavior) for behavior in behaviors]}
-        self._call("POST", f"/network/{wire.segment(number)}/queue", body, operation="Session.queue_behavior")
+        self.api.queue_behavior(self.id, number, {"behaviors": [wire.behavior(**behavior) for behavior in behaviors]})
 
+    @operation
     def set_message_behavior(self, number: str, outcome: str) -> None:
         """Every later message to ``number`` ends ``outcome``: ``"delivered"`` or ``"failed"``."""
-        self._call("PUT", f"/network/{wire.segment(number)}/messages", {"outcome": outcome}, operation="Session.set_message_behavior")
+        self.api.set_message_behavior(self.id, number, {"outcome": outcome})
 
+    @operation
     def queue_message_behavior(self, number: str, *outcomes: str) -> None:
         """The next messages to ``number`` end so, one each: ``queue_message_behavior(n, "failed", "delivered")``."""
-        body = {"behaviors": [{"outcome": outcome} for outcome in outcomes]}
-        self._call("POST", f"/network/{wire.segment(number)}/messages/queue", body, operation="Session.queue_message_behavior")
+        self.api.queue_message_behavior(self.id, number, {"behaviors": [{"outcome": outcome} for outcome in outcomes]})
 
+    @operation
     def clear_behavior(self, number: Optional[str] = None) -> None:
         """Forgets the scripted behaviour of ``number``, or of every number."""
-        path = "/network" if number is None else f"/network/{wire.segment(number)}"
-        self._call("DELETE", path, operation="Session.clear_behavior")
+        if number is None:
+            self.api.clear_all_behavior(self.id)
+        else:
+            self.api.clear_behavior(self.id, number)
 
     # Calls, messages, recordings, transcripts
 
+    @operation
     def call(self, call_id: str) -> Resource:
         """A call as the API shows it, whatever its account."""
-        return self._call("GET", f"/calls/{wire.segment(call_id)}", operation="Session.call")
+        return cast(Resource, self.api.inspect_call(self.id, call_id))
 
+    @operation
     def calls(self) -> List[Resource]:
         """Every call of the session, newest first, each with its ``timeline``."""
-        return self._all("/calls", "Session.calls")
+        return self._walk(lambda cursor: self.api.list_session_calls(self.id, limit=wire.PAGE, cursor=cursor), "Session.calls")
 
+    @operation
     def answer(self, call_id: str, *, by: Optional[str] = None) -> Resource:
         """Answers a ringing call now (``by``: human, the default, voicemail, ai_receptionist); the call."""
-        return self._call("POST", f"/calls/{wire.segment(call_id)}/answer", wire.fields(by=by), operation="Session.answer")
+        return cast(Resource, self.api.answer_call(self.id, call_id, wire.fields(by=by)))
 
+    @operation
     def hang_up(self, call_id: str) -> Resource:
         """Ends a live call now: an answered one completes ``answered``, a ringing one ``canceled``; the call."""
-        return self._call("POST", f"/calls/{wire.segment(call_id)}/hang-up", operation="Session.hang_up")
+        return cast(Resource, self.api.hang_up_call(self.id, call_id))
 
+    @operation
     def inbound_call(
         self,
         from_: str,
@@ -128,22 +175,27 @@ class Scripting:
         body = wire.fields(from_=from_, to=to, apiKey=api_key, aiReceptionist=ai_receptionist)
         if behavior is not None:
             body["behavior"] = wire.behavior(**behavior)
-        return self._call("POST", "/calls/inbound", body, operation="Session.inbound_call")
+        return cast(Resource, self.api.inbound_call(self.id, body))
 
+    @operation
     def inbound_message(self, from_: str, to: str, body: Optional[str] = None, *, media_urls: Optional[Iterable[str]] = None) -> Resource:
         """Delivers an SMS (or with ``media_urls`` an MMS) from ``from_`` to a provisioned number ``to``; the message."""
         fields = wire.fields(from_=from_, to=to, body=body, mediaUrls=None if media_urls is None else list(media_urls))
-        return self._call("POST", "/messages/inbound", fields, operation="Session.inbound_message")
+        return cast(Resource, self.api.inbound_message(self.id, fields))
 
+    @operation
     def message(self, message_id: str) -> Resource:
-        return self._call("GET", f"/messages/{wire.segment(message_id)}", operation="Session.message")
+        return cast(Resource, self.api.inspect_message(self.id, message_id))
 
+    @operation
     def recording(self, recording_id: str) -> Resource:
-        return self._call("GET", f"/recordings/{wire.segment(recording_id)}", operation="Session.recording")
+        return cast(Resource, self.api.inspect_recording(self.id, recording_id))
 
+    @operation
     def transcript(self, transcript_id: str) -> Resource:
-        return self._call("GET", f"/transcripts/{wire.segment(transcript_id)}", operation="Session.transcript")
+        return cast(Resource, self.api.inspect_transcript(self.id, transcript_id))
 
+    @operation
     def set_recording_timing(
         self,
         *,
@@ -156,14 +208,22 @@ class Scripting:
             recordingDelay=None if recording_delay is None else wire.duration(recording_delay, "recording_delay"),
             transcriptDelay=None if transcript_delay is None else wire.duration(transcript_delay, "transcript_delay"),
         )
-        path = "/recording-timing" if call_id is None else f"/calls/{wire.segment(call_id)}/recording-timing"
-        self._call("PUT", path, body, operation="Session.set_recording_timing")
+        if call_id is None:
+            self.api.set_recording_timing(self.id, body)
+        else:
+            self.api.set_call_recording_timing(self.id, call_id, body)
 
+    @operation
     def set_script(self, call_id: str, lines: Iterable[Mapping[str, Any]]) -> None:
         """The conversation a ringing call will carry: ``[{"speaker", "text", "start"?, "end"?}]``."""
-        body = {"lines": [dict(line) for line in lines]}
-        self._call("PUT", f"/calls/{wire.segment(call_id)}/script", body, operation="Session.set_script")
+        self.api.set_conversation_script(self.id, call_id, {"lines": [dict(line) for line in lines]})
 
+    @operation
     def transcript_streams(self) -> int:
         """How many live transcript streams (server-sent events) are open."""
-        return self._call("GET", "/transcript-streams", operation="Session.transcript_streams")["openStreams"]
+        return int(self.api.count_transcript_streams(self.id)["openStreams"])
+
+    @operation
+    def recording_audio(self, recording_id: str) -> bytes:
+        """A recording's audio, the WAV file the console plays (``audio/wav``)."""
+        return self.api.console_recording_audio(self.id, recording_id)

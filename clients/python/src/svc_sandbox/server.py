@@ -8,9 +8,10 @@ import threading
 import weakref
 from datetime import datetime, timezone
 from types import TracebackType
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Type, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Type, Union, cast
 
 from ._http import DEFAULT_TIMEOUT, Transport, seconds_from_env, split_base_url
+from ._operations import ControlApi
 from ._process import DEFAULT_START_TIMEOUT, ServerProcess, server_command
 from .errors import SandboxConnectionError, SandboxError, ServerStartError
 from . import _wire as wire
@@ -28,8 +29,9 @@ class Server:
 
     :meth:`start` finds it: under ``svc-sandbox exec`` (``SVC_SANDBOX_URL`` set) it connects to
     that server; otherwise it starts ``svc-sandbox serve --port 0`` once per process, from
-    ``SVC_SANDBOX_BIN``, else ``svc-sandbox`` on PATH, else ``npx --no-install svc-sandbox``, and
-    stops it when the process ends, however it ends.
+    ``SVC_SANDBOX_BIN``, else ``svc-sandbox`` on PATH, else the project's
+    ``node_modules/.bin/svc-sandbox`` (from the working directory up), else
+    ``npx --no-install svc-sandbox``, and stops it when the process ends, however it ends.
 
     Example::
 
@@ -45,6 +47,8 @@ class Server:
         self._process = process
         self._transport = Transport(url, timeout, self.exited)
         self.url = self._transport.base_url
+        self.api = ControlApi(self._transport)
+        """Every control operation, generated from the server's control document: ``server.api.console_numbers(s.id)``."""
         self.source = source
         self._stopped = False
 
@@ -68,7 +72,7 @@ class Server:
     ) -> "Server":
         """The server for this process: connected under ``svc-sandbox exec``, else started once and shared.
 
-        ``timeout``: seconds a control call may wait for its answer (``SVC_SANDBOX_TIMEOUT``,
+        ``timeout``: seconds a control call may take, whole: connect, headers and body (``SVC_SANDBOX_TIMEOUT``,
         default 60). ``start_timeout``: seconds ``serve`` may take to print its ready line
         (``SVC_SANDBOX_START_TIMEOUT``, default 30). ``fresh=True`` starts a server of the
         caller's own instead (never shared, never connected), with extra ``serve`` ``args``
@@ -113,15 +117,16 @@ class Server:
         server = cls(base, timeout=timeout, source=f"{variable}={url}" if variable else url)
         named = f"{variable}={url} is set, but" if variable else f"At {url}"
         try:
-            health = server._transport.request("GET", "/__sandbox/health", operation="Server.start" if variable else "Server.connect")
+            health = server.api.health()
         except SandboxConnectionError as error:
             fix = (
                 "Is `svc-sandbox exec` still running? Unset SVC_SANDBOX_URL to let the helper start a server of its own."
                 if variable
                 else "Start one there with `svc-sandbox serve`, or use Server.start()."
             )
-            message = f"{named} no svc-sandbox server answers there: {error.message} {fix}"
-            raise type(error)(message, code=error.code, param=variable, operation=error.operation) from error
+            cause = error.message.split(". Is the svc-sandbox server still running there?")[0]
+            message = f"{named} no svc-sandbox server answers there: {cause}. {fix}"
+            raise type(error)(message, code=error.code, param=variable, operation="Server.start" if variable else "Server.connect") from None
         except SandboxError as error:
             health = error
         if health != {"status": "ok"}:
@@ -190,7 +195,11 @@ class Server:
             body["snapshot"] = wire.load_json(snapshot, "Server.session(snapshot=...)") if isinstance(snapshot, (str, os.PathLike)) else dict(snapshot)
         if fork is not None:
             body["from"] = fork.id if isinstance(fork, Session) else fork
-        made = self._transport.request("POST", "/__sandbox/sessions", body, operation="Server.session")
+        try:
+            made = self.api.create_session(body)
+        except SandboxError as error:
+            error.operation = "Server.session"
+            raise
         session = Session(self, made["id"], made["apiKey"], clock=clock, timeout=timeout)
         session._note_now(made["now"])
         return session
@@ -201,11 +210,13 @@ class Server:
 
     def sessions(self) -> List[SessionInfo]:
         """Every live session, oldest first."""
-        return wire.walk_pages(self._transport, "/__sandbox/sessions", operation="Server.sessions")
+        return wire.walk_pages(
+            lambda cursor: self.api.list_sessions(limit=wire.PAGE, cursor=cursor), base_url=self.url, operation="Server.sessions"
+        )
 
     def coverage(self) -> Dict[str, Any]:
         """The union of every session's coverage, deleted ones included."""
-        return self._transport.request("GET", "/__sandbox/coverage", operation="Server.coverage")
+        return cast(Dict[str, Any], self.api.get_server_coverage())
 
     def stop(self) -> None:
         """Stops the server if this process started it (a connected one is left running); idempotent, bounded."""

@@ -6,12 +6,13 @@ import os
 import threading
 from datetime import datetime
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Type, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Type, Union, cast
 
 from . import _wire as wire
 from .errors import SandboxError
 from .fake_sleep import FakeSleep, _real_sleep
-from .scripting import Scripting
+from ._operations import ControlApi
+from .scripting import Scripting, operation
 from .types import AdvanceResult, Attempt, Delivery, Duration, Event, RequestRecord, ScenarioResult, SessionInfo
 
 if TYPE_CHECKING:
@@ -56,6 +57,8 @@ class Session(Scripting):
         self._timeout = timeout
         self._now_ms: Optional[int] = None
         self._sleep_lock = threading.Lock()
+        self.api = ControlApi(server._transport, timeout=timeout)
+        """Every control operation, generated from the server's control document (``_operations.py``)."""
 
     def __repr__(self) -> str:
         return f"<Session {self.id} on {self.base_url}{' (closed)' if self._closed else ''}>"
@@ -78,9 +81,10 @@ class Session(Scripting):
             return
         try:
             if self._owned and self.server.exited() is None:
-                self._call("DELETE", "", operation="Session.close")
+                self.api.delete_session(self.id)
         except SandboxError as error:
             if error.status != 404:
+                error.operation = "Session.close"
                 raise
         finally:
             self._closed = True
@@ -89,48 +93,56 @@ class Session(Scripting):
     def closed(self) -> bool:
         return self._closed
 
+    @operation
     def info(self) -> SessionInfo:
         """``{id, seed, now}``."""
-        info = self._call("GET", "", operation="Session.info")
+        info: SessionInfo = self.api.get_session(self.id)
         self._note_now(info["now"])
         return info
 
+    @operation
     def now(self) -> datetime:
         """The session's virtual now, a timezone-aware UTC ``datetime``."""
         return wire.parse_instant(self.info()["now"])
 
+    @operation
     def reset(self) -> None:
         """Empties the session and puts its clock back at its start; keys it made stay valid."""
         self._forget_now()
-        self._call("POST", "/reset", operation="Session.reset")
+        self.api.reset(self.id)
 
     def fork(self, **options: Any) -> "Session":
         """A new session that starts as this one is now (``POST /__sandbox/sessions {from}``); ``options`` as :meth:`Server.session`."""
         return self.server.session(fork=self, **options)
 
+    @operation
     def snapshot(self) -> Dict[str, Any]:
         """The session as plain JSON: ``server.session(snapshot=...)`` starts another from it; ``svc-sandbox show FILE`` opens it."""
-        return self._call("GET", "/snapshot", operation="Session.snapshot")
+        return cast(Dict[str, Any], self.api.get_snapshot(self.id))
 
+    @operation
     def coverage(self) -> Dict[str, Any]:
         """What the session's life exercised of the API, and what it never did."""
-        return self._call("GET", "/coverage", operation="Session.coverage")
+        return cast(Dict[str, Any], self.api.get_coverage(self.id))
 
+    @operation
     def internal_errors(self) -> List[Dict[str, Any]]:
         """Unexpected failures inside the session's sandbox, each answered as a 500 (empty when healthy)."""
-        return self._call("GET", "/internal-errors", operation="Session.internal_errors")["data"]
+        return cast(List[Dict[str, Any]], self.api.list_internal_errors(self.id)["data"])
 
     # Time
 
+    @operation
     def advance(self, duration: Duration) -> AdvanceResult:
         """Moves virtual time by ``duration``, running everything due; ``{now, events}``: the events it emitted.
 
         ``duration``: ``"500ms"``, ``"30s"``, ``"5m"``, ``"2h"``, ``"1d"``, a number of seconds, or a ``timedelta``.
         """
-        result = self._call("POST", "/advance", {"duration": wire.duration(duration, "duration")}, operation="Session.advance")
+        result: AdvanceResult = self.api.advance(self.id, {"duration": wire.duration(duration, "duration")})
         self._note_now(result["now"])
         return result
 
+    @operation
     def advance_until(self, event_type: str, max: Optional[Duration] = None) -> Event:  # noqa: A002 - the wire's name
         """Moves virtual time until an event of ``event_type`` is emitted (at most ``max``, default 1 day); the event.
 
@@ -139,10 +151,11 @@ class Session(Scripting):
         body: Dict[str, Any] = {"until": event_type}
         if max is not None:
             body["max"] = wire.duration(max, "max")
-        result = self._call("POST", "/advance", body, operation="Session.advance_until")
+        result = self.api.advance(self.id, body)
         self._note_now(result["now"])
         return result["event"]
 
+    @operation
     def sleep(self, seconds: float) -> None:
         """Sleeps ``seconds`` of virtual time: a ``time.sleep`` to give an SDK that takes a sleep function.
 
@@ -162,26 +175,32 @@ class Session(Scripting):
 
     # Events, webhooks, the journal
 
+    @operation
     def events(self) -> List[Event]:
         """The session's event log, oldest first."""
-        return self._all("/events", "Session.events")
+        return self._walk(lambda cursor: self.api.list_events(self.id, limit=wire.PAGE, cursor=cursor), "Session.events")
 
+    @operation
     def deliveries(self) -> List[Delivery]:
         """Every webhook delivery with its attempts, oldest first."""
-        return self._all("/deliveries", "Session.deliveries")
+        return self._walk(lambda cursor: self.api.list_deliveries(self.id, limit=wire.PAGE, cursor=cursor), "Session.deliveries")
 
+    @operation
     def dead_letters(self) -> List[Delivery]:
         """Deliveries that failed for a day, oldest first; :meth:`replay` sends one again."""
-        return self._all("/dead-letters", "Session.dead_letters")
+        return self._walk(lambda cursor: self.api.list_dead_letters(self.id, limit=wire.PAGE, cursor=cursor), "Session.dead_letters")
 
+    @operation
     def attempts(self) -> List[Attempt]:
         """Every webhook attempt, in the order sent."""
-        return self._call("GET", "/attempts", operation="Session.attempts")["data"]
+        return cast(List[Attempt], self.api.list_attempts(self.id)["data"])
 
+    @operation
     def replay(self, delivery_id: str) -> List[Attempt]:
         """Replays a dead letter now (a ``dlv_`` id, or an ``evt_`` id for all of that event's); the attempts made."""
-        return self._call("POST", f"/dead-letters/{wire.segment(delivery_id)}/replay", operation="Session.replay")["data"]
+        return cast(List[Attempt], self.api.replay_dead_letter(self.id, delivery_id)["data"])
 
+    @operation
     def replay_all(
         self,
         *,
@@ -193,14 +212,16 @@ class Session(Scripting):
     ) -> List[Attempt]:
         """Replays every dead letter matching the filter whose subscription still exists; the attempts made."""
         body = wire.fields(apiKey=api_key, eventId=event_id, subscriptionId=subscription_id, type=type, state=state)
-        return self._call("POST", "/dead-letters/replay", body, operation="Session.replay_all")["data"]
+        return cast(List[Attempt], self.api.replay_all_dead_letters(self.id, body)["data"])
 
+    @operation
     def requests(self) -> List[RequestRecord]:
         """The request journal of /v1 (method, documented path, status, error code, key, virtual time), oldest first."""
-        return self._all("/requests", "Session.requests")
+        return self._walk(lambda cursor: self.api.list_requests(self.id, limit=wire.PAGE, cursor=cursor), "Session.requests")
 
     # Scenarios and triggers
 
+    @operation
     def trigger(self, event_type: str, data: Optional[Mapping[str, Any]] = None, *, api_key: Optional[str] = None) -> Event:
         """One event of ``event_type`` through a real state change (virtual time moves as far as it needs); the event.
 
@@ -209,8 +230,9 @@ class Session(Scripting):
         """
         self._forget_now()
         body = wire.fields(type=event_type, data=None if data is None else dict(data), apiKey=api_key)
-        return self._call("POST", "/trigger", body, operation="Session.trigger")
+        return cast(Event, self.api.trigger_event(self.id, body))
 
+    @operation
     def run_scenario(self, scenario: Union[str, "os.PathLike[str]", Mapping[str, Any]]) -> ScenarioResult:
         """Runs a scenario file (a path, or its JSON as a dict) on the session; the result, passed or not.
 
@@ -219,18 +241,29 @@ class Session(Scripting):
         """
         body = wire.load_json(scenario, "run_scenario") if isinstance(scenario, (str, os.PathLike)) else dict(scenario)
         self._forget_now()
-        return self._call("POST", "/scenario", body, operation="Session.run_scenario")
+        return cast(ScenarioResult, self.api.run_scenario(self.id, body))
 
     def control(self, method: str, path: str = "", body: Any = None) -> Any:
         """Any control route below ``/__sandbox/sessions/{s}`` (``path`` starts with ``/``): its decoded JSON, or None for 204.
 
-        For routes this class does not wrap; refusals raise :class:`SandboxError` as everywhere.
+        Every operation of the control document is also a method of :attr:`api`
+        (``s.api.console_numbers(s.id, limit=10)``); refusals raise :class:`SandboxError` as everywhere.
         Example: ``s.control("GET", "/console/numbers?limit=10")``.
         """
+        __tracebackhide__ = True
         if path and not path.startswith("/"):
             raise ValueError(f"path must start with '/', got {path!r}")
+        name = f"Session.control({method.upper()} {path or '/'})"
+        self._check_open(name)
         self._forget_now()  # it may have moved the clock
-        return self._call(method.upper(), path, body, operation=f"Session.control({method.upper()} {path or '/'})")
+        return self.server._transport.request(
+            method.upper(),
+            f"/__sandbox/sessions/{wire.segment(self.id)}{path}",
+            body,
+            operation=name,
+            session_id=self.id,
+            timeout=self._timeout,
+        )
 
     # Plumbing
 
@@ -243,21 +276,9 @@ class Session(Scripting):
                 session_id=self.id,
             )
 
-    def _call(self, method: str, path: str, body: Any = None, *, operation: str) -> Any:
-        self._check_open(operation)
-        return self.server._transport.request(
-            method,
-            f"/__sandbox/sessions/{wire.segment(self.id)}{path}",
-            body,
-            operation=operation,
-            session_id=self.id,
-            timeout=self._timeout,
-        )
-
-    def _all(self, path: str, operation: str) -> List[Any]:
-        self._check_open(operation)
-        base = f"/__sandbox/sessions/{wire.segment(self.id)}{path}"
-        return wire.walk_pages(self.server._transport, base, operation=operation, session_id=self.id, timeout=self._timeout)
+    def _walk(self, fetch: Callable[[Optional[str]], Any], operation: str) -> List[Any]:
+        __tracebackhide__ = True
+        return wire.walk_pages(fetch, base_url=self.base_url, operation=operation, session_id=self.id)
 
     def _note_now(self, instant: str) -> None:
         self._now_ms = wire.instant_ms(instant)
@@ -289,7 +310,11 @@ class Session(Scripting):
             _real_sleep(0)  # sleep(0) still yields to other threads, as the real one does
             return
         with self._sleep_lock:
-            now = self._refresh_now()
-            if target > now:
-                result = self._call("POST", "/advance", {"duration": target - now}, operation="Session.sleep")
-                self._note_now(result["now"])
+            try:
+                now = self._refresh_now()
+                if target > now:
+                    result = self.api.advance(self.id, {"duration": target - now})
+                    self._note_now(result["now"])
+            except SandboxError as error:  # a faked time.sleep has no wrapper of its own to name it
+                error.operation = "Session.sleep"
+                raise

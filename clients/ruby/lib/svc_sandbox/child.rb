@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require "shellwords"
 require "svc_sandbox/errors"
 
 module SvcSandbox
@@ -11,6 +12,11 @@ module SvcSandbox
   # read all along, so it never blocks on a full pipe; their last lines go into error messages.
   # It runs in a process group of its own, so a Ctrl-C meant for the test run reaches the run,
   # which then stops the server in order, rather than the server dying under running tests.
+  #
+  # A forked copy of this process (`fork`, a forking test runner, a Puma or Resque worker) would
+  # inherit that write end and keep the server alive after this process died, as long as the
+  # copy lives: every fork closes it in the child (Process._fork, Ruby 3.1's one hook that
+  # Kernel#fork, Process.fork and IO.popen("-") all go through).
   class Child
     READY_LINE = %r{\Asvc-sandbox listening on (http://[^\s/]+)\s*\z}
     # Real seconds the server gets to exit once its stdin is closed, then after SIGTERM.
@@ -27,29 +33,52 @@ module SvcSandbox
     # @return [String] where the command came from (`SVC_SANDBOX_BIN=…`, `svc-sandbox on PATH (…)`)
     attr_reader :source
 
+    # How to get a server, said by every error of finding or starting one.
+    HOW_TO_GET_ONE = "Set SVC_SANDBOX_BIN to the svc-sandbox executable (`npm run build:binary` in a svc-sandbox checkout " \
+                     "writes dist/bin/svc-sandbox, which needs no Node; or dist/server/cli.js of a built checkout), or run " \
+                     "the suite under `svc-sandbox exec -- rake test`, which sets SVC_SANDBOX_URL (a running server's " \
+                     "control URL). clients/ruby/README.md, \"Install\", says how a project gets svc-sandbox."
+
     class << self
-      # The command that runs svc-sandbox, and where it came from: SVC_SANDBOX_BIN, else
-      # `svc-sandbox` on PATH, else `npx --no-install svc-sandbox`.
+      # The command that runs svc-sandbox, where it came from, and the command a user's shell
+      # runs it with (for `show`): SVC_SANDBOX_BIN, else `svc-sandbox` on PATH, else
+      # node_modules/.bin/svc-sandbox in the working directory or a folder above it, else
+      # `npx --no-install svc-sandbox` (which still asks the npm registry, so it comes last).
       #
-      # @return [Array(Array<String>, String)]
+      # @return [Array(Array<String>, String, String)]
       # @raise [ServerStartError] when SVC_SANDBOX_BIN names no executable file, or nothing is found
-      def command(env = ENV)
+      def command(env = ENV, dir: Dir.pwd)
         bin = env["SVC_SANDBOX_BIN"]
-        return [[executable_bin(bin)], "SVC_SANDBOX_BIN=#{bin}"] if bin && !bin.empty?
+        if bin && !bin.empty?
+          path = executable_bin(bin)
+          return [[path], "SVC_SANDBOX_BIN=#{bin}", Shellwords.escape(path)]
+        end
 
         found = which("svc-sandbox", env)
-        return [[found], "svc-sandbox on PATH (#{found})"] if found
+        return [[found], "svc-sandbox on PATH (#{found})", Shellwords.escape(found)] if found
+
+        local = node_modules_bin(dir)
+        return [[local], "the npm package of this project (#{local})", "npx svc-sandbox"] if local
 
         npx = which("npx", env)
-        return [[npx, "--no-install", "svc-sandbox"], "npx --no-install svc-sandbox (#{npx})"] if npx
+        return [[npx, "--no-install", "svc-sandbox"], "npx --no-install svc-sandbox (#{npx})", "npx svc-sandbox"] if npx
 
         raise ServerStartError.new(
-          "No svc-sandbox server to use: SVC_SANDBOX_URL and SVC_SANDBOX_BIN are not set, and neither svc-sandbox nor npx " \
-          "is on PATH. Run the suite under `svc-sandbox exec -- rake test`, set SVC_SANDBOX_BIN to the svc-sandbox executable " \
-          "(dist/bin/svc-sandbox, or dist/server/cli.js of a built checkout), or install the npm package in this project " \
-          "(npm install --save-dev svc-sandbox).",
+          "No svc-sandbox server to use: SVC_SANDBOX_URL and SVC_SANDBOX_BIN are not set, no svc-sandbox is on PATH or in " \
+          "node_modules/.bin, and there is no npx. #{HOW_TO_GET_ONE}",
           code: "server_start_failed",
         )
+      end
+
+      # The command a user's shell runs svc-sandbox with, as {command} would find it (`npx
+      # svc-sandbox` when nothing is found: the server a suite used under exec may have come from
+      # anywhere).
+      #
+      # @return [String]
+      def shell_command(env = ENV)
+        command(env)[2]
+      rescue Error
+        "npx svc-sandbox"
       end
 
       # Starts `svc-sandbox serve --port 0 --exit-on-stdin-close` and waits for its ready line.
@@ -58,8 +87,8 @@ module SvcSandbox
       # @param start_timeout [Numeric] real seconds to wait for the ready line
       # @return [Child]
       def start(args: [], start_timeout:, env: ENV)
-        argv, source = command(env)
-        child = new(argv + ["serve", "--port", "0", "--exit-on-stdin-close", *args], source)
+        argv, source, shell = command(env)
+        child = new(argv + ["serve", "--port", "0", "--exit-on-stdin-close", *args], source, shell)
         child.wait_ready(start_timeout)
       end
 
@@ -78,6 +107,20 @@ module SvcSandbox
         path
       end
 
+      # node_modules/.bin/svc-sandbox of `dir` or the nearest folder above it that has one.
+      def node_modules_bin(dir)
+        dir = File.expand_path(dir)
+        loop do
+          path = File.join(dir, "node_modules", ".bin", "svc-sandbox")
+          return path if File.file?(path) && File.executable?(path)
+
+          parent = File.dirname(dir)
+          return nil if parent == dir
+
+          dir = parent
+        end
+      end
+
       def which(name, env)
         env.fetch("PATH", "").split(File::PATH_SEPARATOR).each do |dir|
           next if dir.empty?
@@ -89,8 +132,13 @@ module SvcSandbox
       end
     end
 
-    def initialize(argv, source)
+    # @return [String] the command that runs svc-sandbox in a user's shell (`npx svc-sandbox`, or
+    #   the executable's full path)
+    attr_reader :shell_command
+
+    def initialize(argv, source, shell_command = Shellwords.join(argv))
       @source = source
+      @shell_command = shell_command
       @owner = Process.pid
       @tail = { out: [], err: [] }
       @tail_lock = Mutex.new
@@ -101,11 +149,13 @@ module SvcSandbox
         @pid = Process.spawn(*argv, in: stdin, out: out, err: err, pgroup: true)
       rescue SystemCallError => e
         [@stdin, @out, @err].each(&:close)
-        raise ServerStartError.new("Could not start svc-sandbox from #{source}: #{e.message}.", code: "server_start_failed")
+        raise ServerStartError.new("Could not start svc-sandbox from #{source}: #{e.message}. #{HOW_TO_GET_ONE}",
+                                   code: "server_start_failed"), cause: nil
       ensure
         [stdin, out, err].each { |io| io.close unless io.closed? }
       end
       @waiter = Process.detach(@pid)
+      ForkHook.hold(@stdin)
       @drains = [drain(@err, :err)]
       # Stops the server at exit, after every at_exit handler (Ruby runs finalizers last):
       # minitest/autorun runs the tests in an at_exit handler, which may have been registered
@@ -133,7 +183,11 @@ module SvcSandbox
              else "printed #{line[0, 200].inspect} instead of its ready line"
              end
       stop(grace: 0) # it failed already: no time for an orderly exit
-      raise ServerStartError.new("svc-sandbox from #{@source} #{what}.#{tail_text}", code: "server_start_failed")
+      hint = if @source.start_with?("npx ") && line == :eof
+               " (npx --no-install runs only a svc-sandbox this project installed.) #{HOW_TO_GET_ONE}"
+             else ""
+             end
+      raise ServerStartError.new("svc-sandbox from #{@source} #{what}.#{hint}#{tail_text}", code: "server_start_failed")
     end
 
     # @return [Boolean] whether the server process is still running
@@ -170,10 +224,59 @@ module SvcSandbox
       return unless Process.pid == @owner
 
       Stop.call(@pid, @stdin, @waiter, grace)
+      ForkHook.release(@stdin)
       @drains.each { |thread| thread.join(1) }
       [@out, @err].each { |io| io.close unless io.closed? }
       ObjectSpace.undefine_finalizer(self)
     end
+
+    # Closes, in every forked child, the write ends of the servers' stdin pipes: only the process
+    # that started a server may keep it alive.
+    module ForkHook
+      @pipes = []
+      @lock = Mutex.new
+      @installed = false
+
+      class << self
+        def hold(pipe)
+          @lock.synchronize do
+            install
+            @pipes << pipe
+          end
+        end
+
+        def release(pipe)
+          @lock.synchronize { @pipes.delete(pipe) }
+        end
+
+        # In the new child: runs before any of its own code, with only the forking thread.
+        def forked
+          # The lock may have been held by another thread of the parent at the fork: a new one.
+          @lock = Mutex.new
+          @pipes.each { |pipe| pipe.close unless pipe.closed? }
+          @pipes = []
+        end
+
+        private
+
+        def install
+          return if @installed
+
+          Process.singleton_class.prepend(Hook)
+          @installed = true
+        end
+      end
+
+      # Process._fork, public as it is.
+      module Hook
+        def _fork
+          pid = super
+          ForkHook.forked if pid.zero?
+          pid
+        end
+      end
+    end
+    private_constant :ForkHook
 
     # Stopping a child, in its life or in a finalizer at exit (when every thread is gone).
     module Stop

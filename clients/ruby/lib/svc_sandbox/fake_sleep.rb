@@ -4,6 +4,51 @@ require "time"
 require "svc_sandbox/errors"
 
 module SvcSandbox
+  # The record of a session's virtual sleeps ({Session#sleeps}): what an SDK's back-off asked
+  # for, in the order it asked, each as given to `sleep` (seconds). It is emptied when a
+  # {Session#fake_sleep} begins and kept after it ends, so a test asserts on it afterwards.
+  #
+  # @example
+  #   s.inject_fault(method: "POST", path: "/v1/calls", status: 503, retry_after: 2, times: 2)
+  #   sleeps = s.fake_sleep { |record| my_sdk.create_call(to: "+14155550123"); record }
+  #   sleeps.calls # => [2, 2]
+  class Sleeps
+    def initialize
+      @lock = Mutex.new
+      @calls = []
+    end
+
+    # @return [Array<Numeric>] every sleep's seconds, in the order they began
+    def calls
+      @lock.synchronize { @calls.dup }
+    end
+
+    # @return [Numeric] the seconds of all of them together
+    def total
+      calls.sum(0)
+    end
+
+    # @return [Integer] how many sleeps there were
+    def size
+      @lock.synchronize { @calls.size }
+    end
+
+    def inspect
+      "#<#{self.class} #{calls.inspect}>"
+    end
+    alias to_s inspect
+
+    # @api private
+    def record(seconds)
+      @lock.synchronize { @calls << seconds }
+    end
+
+    # @api private
+    def clear
+      @lock.synchronize { @calls.clear }
+    end
+  end
+
   # A session's virtual clock as a sleeper: {#sleep} waits on virtual time by advancing it.
   #
   # A sleep of x seconds that begins at virtual instant T means "until virtual time reaches
@@ -14,8 +59,12 @@ module SvcSandbox
   #
   # @api private
   class VirtualClock
+    # @return [Sleeps] every sleep on this clock since the session began or the latest fake_sleep did
+    attr_reader :sleeps
+
     def initialize(session)
       @session = session
+      @sleeps = Sleeps.new
       @advancing = Mutex.new
       @seen = Mutex.new
       @now_ms = nil
@@ -41,6 +90,7 @@ module SvcSandbox
 
     def sleep(seconds)
       ms = interval_ms(seconds)
+      @sleeps.record(seconds)
       target = now_ms + ms
       @advancing.synchronize do
         gap = target - now_ms
@@ -125,6 +175,11 @@ module SvcSandbox
             @active = nil if @depth.zero?
           end
         end
+      end
+
+      # Whether a fake_sleep of `clock` is running now.
+      def active?(clock)
+        @active.equal?(clock)
       end
 
       # A sleep: virtual while a fake_sleep is active, real otherwise. The timeout library's own

@@ -76,7 +76,7 @@ module SvcSandbox
         File.open(path, File::WRONLY | File::CREAT | File::TRUNC | File::NOFOLLOW | File::NONBLOCK, 0o644) do |file|
           file.write(JSON.pretty_generate(session.snapshot))
         end
-        "svc-sandbox: the session of this test is in #{path}; open it with: svc-sandbox show #{path}"
+        "svc-sandbox: the session of this test is in #{path}; open it with: #{session.server.show_command(path)}"
       rescue SystemCallError, Error => e
         "svc-sandbox: could not write the session's snapshot to #{dir}: #{e.message}"
       end

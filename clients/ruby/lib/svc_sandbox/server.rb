@@ -2,9 +2,12 @@
 
 require "json"
 require "net/http"
+require "shellwords"
+require "timeout"
 require "uri"
 require "svc_sandbox/errors"
 require "svc_sandbox/child"
+require "svc_sandbox/control"
 
 module SvcSandbox
   # A svc-sandbox server: one this process started, or one it connects to (under
@@ -16,10 +19,16 @@ module SvcSandbox
   #   server.session(seed: 7) { |s| s.advance("1m") }
   #   server.stop
   class Server
+    # Raised inside a call when its whole deadline has passed.
+    Deadline = Class.new(StandardError)
+    private_constant :Deadline
+
     # Real seconds a control call may take (SVC_SANDBOX_TIMEOUT overrides it).
     DEFAULT_TIMEOUT = 60
     # Real seconds a server of our own has to print its ready line (SVC_SANDBOX_START_TIMEOUT).
     DEFAULT_START_TIMEOUT = 30
+    # The most bytes a control answer may have (64 MiB): a larger one is refused, not read.
+    MAX_ANSWER_BYTES = 64 * 1024 * 1024
     CONTROL_PATH = "/__sandbox"
 
     # @return [String] `http://HOST:PORT`: the API is under `/v1`, the control API under `/__sandbox`
@@ -75,7 +84,7 @@ module SvcSandbox
         end
         server = new("#{uri.scheme}://#{uri.host}:#{uri.port}",
                      timeout: timeout || env_seconds("SVC_SANDBOX_TIMEOUT", DEFAULT_TIMEOUT), source: source)
-        server.call("GET", "/health", operation: "check the server")
+        server.control.health(operation: "check the server")
         server
       end
 
@@ -116,12 +125,25 @@ module SvcSandbox
 
     # @return [Array<Hash>] the server's live sessions, `{"id", "seed", "now"}`, oldest first
     def sessions
-      list("/sessions", operation: "list sessions")
+      list(:list_sessions, operation: "list sessions")
     end
 
     # @return [Hash] the union of every session's coverage, deleted ones included (docs/coverage.md)
     def coverage
-      call("GET", "/coverage", operation: "read the server's coverage")
+      control.get_server_coverage(operation: "read the server's coverage")
+    end
+
+    # The command that opens a snapshot file in the console, as a user's shell runs it: the
+    # executable's full path when the server came from SVC_SANDBOX_BIN or PATH, else
+    # `npx svc-sandbox show FILE`.
+    #
+    # @param path [String] the snapshot's file
+    # @return [String]
+    # @example
+    #   SvcSandbox.server.show_command("snapshots/CallsTest_test_busy.json")
+    #   # => "/opt/svc-sandbox show snapshots/CallsTest_test_busy.json"
+    def show_command(path)
+      "#{@child ? @child.shell_command : Child.shell_command} show #{Shellwords.escape(path)}"
     end
 
     # Stops a server this process started (bounded: it is killed if it lingers); does nothing to
@@ -136,12 +158,117 @@ module SvcSandbox
     end
     alias to_s inspect
 
+    # Every control operation, one method each (generated from the served control document).
+    #
+    # @param timeout [Numeric, nil] real seconds per call (default: the server's)
+    # @return [Control]
+    # @example
+    #   SvcSandbox.server.control.get_session(s.id)["now"]
+    def control(timeout: nil)
+      Control.new(self, timeout: timeout)
+    end
+
     # One control call: the decoded JSON answer (nil for 204), or an {Error}.
     #
+    # It trusts the server no more than it must: `timeout` bounds the whole call (connect,
+    # headers and the whole body, however slowly they come), an answer larger than
+    # MAX_ANSWER_BYTES is refused once that much has been read, and a redirect is an error (a
+    # control call is never sent anywhere but the server's own origin).
+    #
     # @api private
-    def call(method, path, body = nil, operation:, session: nil, timeout: @timeout)
-      target = @control_url + path
-      uri = URI.parse(target)
+    def call(method, path, body = nil, operation:, session: nil, timeout: @timeout, query: nil, expect: :json)
+      path += "?#{URI.encode_www_form(query)}" if query && !query.empty?
+      request_line = "#{method} #{CONTROL_PATH}#{path}"
+      what = describe(operation, session)
+      status, raw, location = Timeout.timeout(timeout, Deadline) { exchange(method, path, body, timeout, what) }
+      if status.between?(300, 399)
+        raise Error.new("#{what}: #{@url} answered #{status} redirecting to #{location.inspect} (#{request_line}); a control call " \
+                        "follows no redirect: point SVC_SANDBOX_URL at the svc-sandbox server itself.",
+                        status: status, code: "redirect_refused")
+      end
+      return raw if expect == :text && status < 300
+      return raw.b if expect == :bytes && status < 300
+
+      decode(status, raw, request_line, what)
+    rescue Deadline, Net::OpenTimeout, Net::ReadTimeout, Net::WriteTimeout
+      raise TimeoutError.new(
+        "#{what}: no answer from #{@url} within #{timeout} s (#{request_line}). " \
+        "A control call may take at most SVC_SANDBOX_TIMEOUT seconds in all (default #{DEFAULT_TIMEOUT}; per session: " \
+        "SvcSandbox.session(timeout: 120)); an advance whose webhooks go to receivers that hang takes up to the server's " \
+        "--webhook-timeout per attempt. #{@child ? "The server (pid #{@child.pid}) is #{@child.status_text}." : "Is #{@source} stuck?"}",
+        code: "timeout",
+      ), cause: nil
+    rescue SystemCallError, IOError, SocketError, Net::HTTPBadResponse, Net::HTTPHeaderSyntaxError, EOFError => e
+      raise ConnectionError.new("#{what}: nothing answers at #{@url} (#{e.class}: #{e.message}). #{diagnosis}",
+                                code: "connection_failed"), cause: nil
+    end
+
+    # A server-sent event stream's events (`{"event", "data", "id"}`, data decoded from JSON), read
+    # until `max_events` came or `timeout` seconds passed (a stream never ends by itself: the end of
+    # the time is no error once the stream began), at most MAX_ANSWER_BYTES read; each is also
+    # yielded to the block, which may `break`.
+    #
+    # @api private
+    def stream(path, operation:, session: nil, timeout: @timeout, max_events: nil)
+      request_line = "GET #{CONTROL_PATH}#{path}"
+      what = describe(operation, session)
+      events = []
+      began = false
+      begin
+        Timeout.timeout(timeout, Deadline) do
+          uri = URI.parse(@control_url + path)
+          request = Net::HTTP::Get.new(uri.request_uri, "Accept" => "text/event-stream")
+          http = Net::HTTP.new(uri.hostname, uri.port, nil)
+          http.open_timeout = http.read_timeout = http.write_timeout = timeout
+          http.max_retries = 0
+          catch(:enough) do
+            http.start do |connection|
+              connection.request(request) do |response|
+                status = response.code.to_i
+                if status.between?(300, 399)
+                  raise Error.new("#{what}: #{@url} answered #{status} redirecting to #{response["location"].inspect} " \
+                                  "(#{request_line}); a control call follows no redirect: point SVC_SANDBOX_URL at the " \
+                                  "svc-sandbox server itself.", status: status, code: "redirect_refused")
+                end
+                decode(status, read_capped(response, what), request_line, what) if status >= 300
+                began = true
+                read_events(response, what) do |event|
+                  events << event
+                  yield event if block_given?
+                  throw :enough if max_events && events.size >= max_events
+                end
+              end
+            end
+          end
+        end
+      rescue Deadline, Net::ReadTimeout
+        raise unless began
+      end
+      events
+    rescue Deadline, Net::OpenTimeout, Net::ReadTimeout, Net::WriteTimeout
+      raise TimeoutError.new("#{what}: no answer from #{@url} within #{timeout} s (#{request_line}). Raise SVC_SANDBOX_TIMEOUT " \
+                             "(seconds) or give a shorter timeout: to the stream's read.", code: "timeout"), cause: nil
+    rescue SystemCallError, IOError, SocketError, Net::HTTPBadResponse, Net::HTTPHeaderSyntaxError, EOFError => e
+      raise ConnectionError.new("#{what}: nothing answers at #{@url} (#{e.class}: #{e.message}). #{diagnosis}",
+                                code: "connection_failed"), cause: nil
+    end
+
+    # Every item of a paginated control list (at most Control::MAX_PAGES pages).
+    #
+    # @api private
+    def list(name, *args, operation:, session: nil, timeout: @timeout)
+      Control.new(self, session: session, timeout: timeout).all(name, *args, operation: operation)
+    end
+
+    private
+
+    def describe(operation, session)
+      session ? "#{operation} on session #{session}" : operation
+    end
+
+    # Sends one request and reads its answer: [status, body, Location].
+    def exchange(method, path, body, timeout, what)
+      uri = URI.parse(@control_url + path)
       request = Net::HTTPGenericRequest.new(method, !body.nil?, true, uri.request_uri, "Accept" => "application/json")
       unless body.nil?
         request["Content-Type"] = "application/json"
@@ -151,50 +278,82 @@ module SvcSandbox
       http = Net::HTTP.new(uri.hostname, uri.port, nil)
       http.open_timeout = http.read_timeout = http.write_timeout = timeout
       http.max_retries = 0 # a retried POST could advance the clock twice
-      response = http.start { |connection| connection.request(request) }
-      decode(response, "#{method} #{CONTROL_PATH}#{path}", describe(operation, session))
-    rescue Net::OpenTimeout, Net::ReadTimeout, Net::WriteTimeout
-      raise TimeoutError.new(
-        "#{describe(operation, session)}: no answer from #{@url} within #{timeout} s (#{method} #{CONTROL_PATH}#{path}). " \
-        "A control call waits at most SVC_SANDBOX_TIMEOUT seconds (default #{DEFAULT_TIMEOUT}; per session: " \
-        "SvcSandbox.session(timeout: 120)); an advance whose webhooks go to receivers that hang takes up to the server's " \
-        "--webhook-timeout per attempt. #{@child ? "The server (pid #{@child.pid}) is #{@child.status_text}." : "Is #{@source} stuck?"}",
-        code: "timeout",
-      )
-    rescue SystemCallError, IOError, SocketError, Net::HTTPBadResponse => e
-      raise ConnectionError.new("#{describe(operation, session)}: nothing answers at #{@url} (#{e.class}: #{e.message}). #{diagnosis}",
-                                code: "connection_failed")
-    end
+      http.start do |connection|
+        connection.request(request) do |response|
+          status = response.code.to_i
+          # A redirect's body is never read: nothing of it is used.
+          return [status, "", response["location"]] if status.between?(300, 399)
 
-    # Every item of a paginated control list, following `next_cursor`.
-    #
-    # @api private
-    def list(path, operation:, session: nil, timeout: @timeout)
-      items = []
-      cursor = nil
-      loop do
-        query = cursor ? "?limit=200&cursor=#{URI.encode_www_form_component(cursor)}" : "?limit=200"
-        page = call("GET", path + query, operation: operation, session: session, timeout: timeout)
-        items.concat(page.fetch("data"))
-        cursor = page["next_cursor"]
-        return items unless cursor
+          return [status, read_capped(response, what), nil]
+        end
       end
     end
 
-    private
+    # The answer's body, at most MAX_ANSWER_BYTES: past that, an error rather than the memory.
+    def read_capped(response, what)
+      declared = response["content-length"].to_i
+      raw = String.new(capacity: declared.clamp(0, MAX_ANSWER_BYTES), encoding: Encoding::BINARY)
+      too_large = lambda do |detail|
+        Error.new("#{what}: #{@url} sent an answer larger than the #{MAX_ANSWER_BYTES / (1024 * 1024)} MiB a control answer may " \
+                  "have (#{detail}); is SVC_SANDBOX_URL a svc-sandbox server?", status: response.code.to_i, code: "answer_too_large")
+      end
+      raise too_large.call("Content-Length: #{declared}") if declared > MAX_ANSWER_BYTES
 
-    def describe(operation, session)
-      session ? "#{operation} on session #{session}" : operation
+      response.read_body do |chunk|
+        raw << chunk
+        raise too_large.call("more than #{MAX_ANSWER_BYTES} bytes came") if raw.bytesize > MAX_ANSWER_BYTES
+      end
+      raw.force_encoding(Encoding::UTF_8)
     end
 
-    def decode(response, request_line, what)
-      status = response.code.to_i
-      raw = response.body.to_s
+    # Yields each event of a server-sent event stream as it completes; comments are skipped.
+    def read_events(response, what)
+      pending = String.new(encoding: Encoding::BINARY)
+      size = 0
+      fields = {}
+      data = []
+      response.read_body do |chunk|
+        size += chunk.bytesize
+        if size > MAX_ANSWER_BYTES
+          raise Error.new("#{what}: #{@url} sent more than the #{MAX_ANSWER_BYTES / (1024 * 1024)} MiB a stream's read may take; " \
+                          "is SVC_SANDBOX_URL a svc-sandbox server?", status: response.code.to_i, code: "answer_too_large")
+        end
+        pending << chunk.b
+        next unless chunk.include?("\n")
+
+        *lines, rest = pending.split("\n", -1)
+        pending = rest
+        lines.each do |raw_line|
+          line = raw_line.chomp("\r").force_encoding(Encoding::UTF_8)
+          if line.empty?
+            yield event_of(fields, data) unless data.empty?
+            fields = {}
+            data = []
+          elsif !line.start_with?(":")
+            name, value = line.split(":", 2)
+            value = value.to_s.delete_prefix(" ")
+            name == "data" ? data << value : (fields[name] = value if %w[event id].include?(name))
+          end
+        end
+      end
+    end
+
+    def event_of(fields, data)
+      text = data.join("\n")
+      value = begin
+        JSON.parse(text)
+      rescue JSON::ParserError
+        text
+      end
+      { "event" => fields.fetch("event", "message"), "data" => value, "id" => fields["id"] }
+    end
+
+    def decode(status, raw, request_line, what)
       data = begin
         raw.empty? ? nil : JSON.parse(raw)
       rescue JSON::ParserError
         raise Error.new("#{what}: #{status} with a body that is not JSON (#{raw[0, 200].inspect}) (#{request_line}).",
-                        status: status, code: "bad_response")
+                        status: status, code: "bad_response"), cause: nil
       end
       return data if status < 400
 

@@ -2,6 +2,7 @@
 
 require "json"
 require "svc_sandbox/errors"
+require "svc_sandbox/control"
 require "svc_sandbox/fake_sleep"
 
 module SvcSandbox
@@ -9,7 +10,8 @@ module SvcSandbox
   # ids, accounts, events and webhook queues. Its key ({#api_key}) routes `/v1` requests on
   # {#base_url} to it.
   #
-  # Every method is one call of the control API (docs/server.md) and returns its decoded JSON
+  # Every method is one call of the control API (docs/server.md), made through the generated
+  # control layer ({Control}, which {#control} gives for the rest), and returns its decoded JSON
   # with string keys, or nil when the answer has no body. Keyword arguments are the control API's
   # fields in snake_case (`retry_after:` is `retryAfter`); hashes nested in them are sent as given.
   # A refusal raises {Error} with the answer's `status`, `code` and `param`.
@@ -28,6 +30,12 @@ module SvcSandbox
     attr_reader :server
     # @return [Numeric] real seconds a control call of this session may take
     attr_reader :timeout
+    # Every control operation of the server (one method each, generated from the served control
+    # document), with this session's timeout and its id named in errors: for the operations this
+    # class has no method of its own for (`s.control.list_events(s.id, limit: 5)["data"]`).
+    #
+    # @return [Control]
+    attr_reader :control
 
     # Creates a session on `server`; see {SvcSandbox.session}.
     #
@@ -36,7 +44,7 @@ module SvcSandbox
       body = camel(options)
       body["seed"] = seed unless seed.nil?
       timeout ||= server.timeout
-      answer = server.call("POST", "/sessions", body, operation: "create a session", timeout: timeout)
+      answer = server.control(timeout: timeout).create_session(body, operation: "create a session")
       session = new(server, answer.fetch("id"), answer.fetch("apiKey"), timeout)
       return session unless block_given?
 
@@ -67,7 +75,7 @@ module SvcSandbox
       @id = id
       @api_key = api_key
       @timeout = timeout
-      @path = "/sessions/#{escape(id)}"
+      @control = Control.new(server, session: id, timeout: timeout)
       @clock = VirtualClock.new(self)
       @closed = false
     end
@@ -79,7 +87,7 @@ module SvcSandbox
 
     # @return [String] this session's control URL, `http://HOST:PORT/__sandbox/sessions/ID`
     def control_url
-      @server.control_url + @path
+      "#{@server.control_url}/sessions/#{escape(@id)}"
     end
 
     # @return [Boolean] whether {#close} has ended the session
@@ -93,7 +101,7 @@ module SvcSandbox
     def close
       return if @closed
 
-      control("DELETE", "", operation: "close")
+      ops("close").delete_session(@id, operation: "close")
       @closed = true
       nil
     end
@@ -112,7 +120,7 @@ module SvcSandbox
     # @example
     #   s.advance("65s")["events"].map { |e| e["type"] } # => ["call.answered", "call.completed"]
     def advance(duration)
-      answer = control("POST", "/advance", { duration: duration }, operation: "advance")
+      answer = ops("advance").advance(@id, { duration: duration }, operation: "advance")
       @clock.observe(answer["now"])
       answer
     end
@@ -126,7 +134,7 @@ module SvcSandbox
     def advance_until(type, max: nil)
       body = { until: type }
       body[:max] = max unless max.nil?
-      answer = control("POST", "/advance", body, operation: "advance_until")
+      answer = ops("advance_until").advance(@id, body, operation: "advance_until")
       @clock.observe(answer["now"])
       answer["event"]
     end
@@ -138,14 +146,14 @@ module SvcSandbox
 
     # @return [Hash] `{"id", "seed", "now"}`
     def info
-      control("GET", "", operation: "info")
+      ops("info").get_session(@id, operation: "info")
     end
 
     # Empties the session and sets its clock back to its start; keys it made stay valid.
     #
     # @return [nil]
     def reset
-      control("POST", "/reset", operation: "reset").tap { @clock.forget }
+      ops("reset").reset(@id, operation: "reset").tap { @clock.forget }
     end
 
     # Inside the block, `sleep(x)` (Kernel#sleep, in any thread) moves this session's virtual
@@ -155,14 +163,31 @@ module SvcSandbox
     # Only one fake_sleep may be active in a process at a time. Sleeps of the timeout library
     # stay real, as they measure real time (docs/ruby.md, "Testing back-off").
     #
+    # The block gets the record of the sleeps ({Sleeps}, emptied as the outermost block begins), which
+    # {#sleeps} still gives after it.
+    #
+    # @yieldparam sleeps [Sleeps]
     # @return the block's value
     # @example An SDK that sleeps Retry-After on a 429 retries at once, on virtual time
     #   s.fake_sleep { client.create_call(to: "+14155550123") }
+    #   s.sleeps.calls # => [2]
     def fake_sleep(&block)
       raise ArgumentError, "fake_sleep needs a block: s.fake_sleep { ... }" unless block
 
       @clock.refresh
-      FakeSleep.activate(@clock, &block)
+      @clock.sleeps.clear unless FakeSleep.active?(@clock) # a nested fake_sleep keeps the outer one's record
+      FakeSleep.activate(@clock) { block.call(@clock.sleeps) }
+    end
+
+    # The sleeps on this session's virtual clock, in the order they began: those of the latest
+    # {#fake_sleep} (from its start, kept after it) and of {#sleep}.
+    #
+    # @return [Sleeps]
+    # @example
+    #   s.fake_sleep { my_sdk.create_call(to: "+14155550123") }
+    #   assert_equal [2, 4], s.sleeps.calls
+    def sleeps
+      @clock.sleeps
     end
 
     # Sleeps `seconds` on this session's virtual clock, as `sleep` does inside {#fake_sleep}:
@@ -178,29 +203,29 @@ module SvcSandbox
 
     # @return [Array<Hash>] the event log, oldest first
     def events
-      list("/events", "events")
+      list(:list_events, "events")
     end
 
     # @return [Array<Hash>] webhook deliveries with their attempts, oldest first
     def deliveries
-      list("/deliveries", "deliveries")
+      list(:list_deliveries, "deliveries")
     end
 
     # @return [Array<Hash>] the dead-letter queue, oldest first
     def dead_letters
-      list("/dead-letters", "dead_letters")
+      list(:list_dead_letters, "dead_letters")
     end
 
     # @return [Array<Hash>] every webhook delivery attempt, in the order sent
     def attempts
-      control("GET", "/attempts", operation: "attempts")["data"]
+      ops("attempts").list_attempts(@id, operation: "attempts")["data"]
     end
 
     # Replays a dead letter now (a `dlv_` id, or an `evt_` id for every dead delivery of it).
     #
     # @return [Array<Hash>] the attempts it made
     def replay(id)
-      control("POST", "/dead-letters/#{escape(id)}/replay", operation: "replay")["data"]
+      ops("replay").replay_dead_letter(@id, id, operation: "replay")["data"]
     end
 
     # Replays every dead letter matching the filter whose subscription still exists.
@@ -208,7 +233,7 @@ module SvcSandbox
     # @param filter [Hash] `type:`, `event_id:`, `subscription_id:`, `api_key:`, `state:`
     # @return [Array<Hash>] the attempts made
     def replay_all(**filter)
-      control("POST", "/dead-letters/replay", self.class.camel(filter), operation: "replay_all")["data"]
+      ops("replay_all").replay_all_dead_letters(@id, self.class.camel(filter), operation: "replay_all")["data"]
     end
 
     # Makes one event of `type` through a real state change (virtual time moves as far as needed).
@@ -222,7 +247,7 @@ module SvcSandbox
       body = { type: type }
       body[:data] = data unless data.nil?
       body[:apiKey] = api_key unless api_key.nil?
-      control("POST", "/trigger", body, operation: "trigger").tap { @clock.forget }
+      ops("trigger").trigger_event(@id, body, operation: "trigger").tap { @clock.forget }
     end
 
     # Runs a scenario file (docs/scenarios.md) on this session, from its virtual now.
@@ -231,27 +256,27 @@ module SvcSandbox
     # @return [Hash] the result: `"passed"`, `"timeline"`, `"failure"` (the first expectation that failed)
     def run_scenario(scenario)
       body = scenario.is_a?(Hash) ? scenario : read_scenario(scenario)
-      control("POST", "/scenario", body, operation: "run_scenario").tap { @clock.forget }
+      ops("run_scenario").run_scenario(@id, body, operation: "run_scenario").tap { @clock.forget }
     end
 
     # @return [Hash] the session as JSON: `SvcSandbox.session(snapshot: it)` starts another from it
     def snapshot
-      control("GET", "/snapshot", operation: "snapshot")
+      ops("snapshot").get_snapshot(@id, operation: "snapshot")
     end
 
     # @return [Hash] what the session exercised and never did (docs/coverage.md)
     def coverage
-      control("GET", "/coverage", operation: "coverage")
+      ops("coverage").get_coverage(@id, operation: "coverage")
     end
 
     # @return [Array<Hash>] the request journal of `/v1`, oldest first
     def requests
-      list("/requests", "requests")
+      list(:list_requests, "requests")
     end
 
     # @return [Array<Hash>] unexpected failures inside the sandbox (empty when healthy)
     def internal_errors
-      control("GET", "/internal-errors", operation: "internal_errors")["data"]
+      ops("internal_errors").list_internal_errors(@id, operation: "internal_errors")["data"]
     end
 
     # --- Keys ------------------------------------------------------------------------------
@@ -262,17 +287,17 @@ module SvcSandbox
     # @param scopes [Array<String>, nil] e.g. `["calls:read"]`; a request outside them is 403
     # @return [Hash] `{"key", "plan", "scopes"}`
     def create_key(plan: nil, scopes: nil, account: nil)
-      control("POST", "/keys", { plan: plan, scopes: scopes, account: account }.compact, operation: "create_key")
+      ops("create_key").create_key(@id, { plan: plan, scopes: scopes, account: account }.compact, operation: "create_key")
     end
 
     # @return [Array<Hash>] the keys made, oldest first
     def keys
-      list("/keys", "keys")
+      list(:list_keys, "keys")
     end
 
     # Revokes a key of this session: 401 from then on.
     def revoke_key(key)
-      control("DELETE", "/keys/#{escape(key)}", operation: "revoke_key")
+      ops("revoke_key").revoke_key(@id, key, operation: "revoke_key")
     end
 
     # --- Faults ----------------------------------------------------------------------------
@@ -285,16 +310,16 @@ module SvcSandbox
     # @example
     #   s.inject_fault(method: "POST", path: "/v1/calls", status: 503, retry_after: 2)
     def inject_fault(**rule)
-      control("POST", "/faults", self.class.camel(rule), operation: "inject_fault")["data"]
+      ops("inject_fault").inject_fault(@id, self.class.camel(rule), operation: "inject_fault")["data"]
     end
 
     # @return [Array<Hash>] the injected faults with hits left, in order
     def faults
-      control("GET", "/faults", operation: "faults")["data"]
+      ops("faults").list_faults(@id, operation: "faults")["data"]
     end
 
     def clear_faults
-      control("DELETE", "/faults", operation: "clear_faults")
+      ops("clear_faults").clear_faults(@id, operation: "clear_faults")
     end
 
     # --- The simulated network -------------------------------------------------------------
@@ -305,7 +330,7 @@ module SvcSandbox
     # @example
     #   s.set_behavior("+14155550123", ring: "manual", talk: "manual")
     def set_behavior(number, **behavior)
-      control("PUT", "/network/#{escape(number)}", self.class.camel(behavior), operation: "set_behavior")
+      ops("set_behavior").set_behavior(@id, number, self.class.camel(behavior), operation: "set_behavior")
     end
 
     # Scripts the next calls to `number`, one behaviour each.
@@ -314,24 +339,25 @@ module SvcSandbox
     #   s.queue_behavior("+14155550124", { outcome: "busy" }, { outcome: "answered" })
     def queue_behavior(number, *behaviors)
       body = { behaviors: behaviors.map { |b| self.class.camel(b) } }
-      control("POST", "/network/#{escape(number)}/queue", body, operation: "queue_behavior")
+      ops("queue_behavior").queue_behavior(@id, number, body, operation: "queue_behavior")
     end
 
     # Forgets the scripted behaviour of `number`, or of every number when none is given.
     def clear_behavior(number = nil)
-      path = number.nil? ? "/network" : "/network/#{escape(number)}"
-      control("DELETE", path, operation: "clear_behavior")
+      return ops("clear_behavior").clear_all_behavior(@id, operation: "clear_behavior") if number.nil?
+
+      ops("clear_behavior").clear_behavior(@id, number, operation: "clear_behavior")
     end
 
     # Whether messages to `number` end `"delivered"` or `"failed"`.
     def set_message_behavior(number, outcome)
-      control("PUT", "/network/#{escape(number)}/messages", { outcome: outcome }, operation: "set_message_behavior")
+      ops("set_message_behavior").set_message_behavior(@id, number, { outcome: outcome }, operation: "set_message_behavior")
     end
 
     # The outcomes of the next messages to `number`, one each (`"delivered"`, `"failed"`).
     def queue_message_behavior(number, *outcomes)
       body = { behaviors: outcomes.map { |o| o.is_a?(Hash) ? o : { outcome: o } } }
-      control("POST", "/network/#{escape(number)}/messages/queue", body, operation: "queue_message_behavior")
+      ops("queue_message_behavior").queue_message_behavior(@id, number, body, operation: "queue_message_behavior")
     end
 
     # --- Calls, messages, recordings -------------------------------------------------------
@@ -341,14 +367,14 @@ module SvcSandbox
     # @param by [String, nil] `"human"` (default) or `"voicemail"`
     # @return [Hash] the call
     def answer(call_id, by: nil)
-      control("POST", "/calls/#{escape(call_id)}/answer", { by: by }.compact, operation: "answer")
+      ops("answer").answer_call(@id, call_id, { by: by }.compact, operation: "answer")
     end
 
     # Ends a live call now: an answered one completes `answered`, a ringing one `canceled`.
     #
     # @return [Hash] the call
     def hang_up(call_id)
-      control("POST", "/calls/#{escape(call_id)}/hang-up", operation: "hang_up")
+      ops("hang_up").hang_up_call(@id, call_id, operation: "hang_up")
     end
 
     # Rings a number of an account from outside.
@@ -357,7 +383,7 @@ module SvcSandbox
     # @return [Hash] the call
     def inbound_call(from:, to:, **options)
       options[:behavior] = self.class.camel(options[:behavior]) if options[:behavior].is_a?(Hash)
-      control("POST", "/calls/inbound", self.class.camel(from: from, to: to, **options), operation: "inbound_call")
+      ops("inbound_call").inbound_call(@id, self.class.camel(from: from, to: to, **options), operation: "inbound_call")
     end
 
     # Delivers an inbound SMS or MMS to a provisioned number.
@@ -365,32 +391,32 @@ module SvcSandbox
     # @param options [Hash] `body:` and/or `media_urls:`
     # @return [Hash] the message
     def inbound_message(from:, to:, **options)
-      control("POST", "/messages/inbound", self.class.camel(from: from, to: to, **options), operation: "inbound_message")
+      ops("inbound_message").inbound_message(@id, self.class.camel(from: from, to: to, **options), operation: "inbound_message")
     end
 
     # @return [Hash] a call of any account of the session, as the API shows it
     def find_call(id)
-      control("GET", "/calls/#{escape(id)}", operation: "find_call")
+      ops("find_call").inspect_call(@id, id, operation: "find_call")
     end
 
     # @return [Array<Hash>] every call of the session, newest first, each with its `"timeline"`
     def calls
-      list("/calls", "calls")
+      list(:list_session_calls, "calls")
     end
 
     # @return [Hash] a message of any account of the session
     def find_message(id)
-      control("GET", "/messages/#{escape(id)}", operation: "find_message")
+      ops("find_message").inspect_message(@id, id, operation: "find_message")
     end
 
     # @return [Hash] a recording of any account of the session
     def find_recording(id)
-      control("GET", "/recordings/#{escape(id)}", operation: "find_recording")
+      ops("find_recording").inspect_recording(@id, id, operation: "find_recording")
     end
 
     # @return [Hash] a transcript (its `trn_` id)
     def find_transcript(id)
-      control("GET", "/transcripts/#{escape(id)}", operation: "find_transcript")
+      ops("find_transcript").inspect_transcript(@id, id, operation: "find_transcript")
     end
 
     # When recordings and transcripts become ready: for calls that end from now on, or for one
@@ -399,33 +425,34 @@ module SvcSandbox
     # @example
     #   s.set_recording_timing(recording_delay: "1s", transcript_delay: "2s")
     def set_recording_timing(call_id = nil, recording_delay: nil, transcript_delay: nil)
-      path = call_id.nil? ? "/recording-timing" : "/calls/#{escape(call_id)}/recording-timing"
       body = { recordingDelay: recording_delay, transcriptDelay: transcript_delay }.compact
-      control("PUT", path, body, operation: "set_recording_timing")
+      return ops("set_recording_timing").set_recording_timing(@id, body, operation: "set_recording_timing") if call_id.nil?
+
+      ops("set_recording_timing").set_call_recording_timing(@id, call_id, body, operation: "set_recording_timing")
     end
 
     # Scripts a ringing call's conversation.
     #
     # @param lines [Array<Hash>] `{speaker:, text:}`, optionally `start:` and `end:` in seconds
     def set_script(call_id, lines)
-      control("PUT", "/calls/#{escape(call_id)}/script", { lines: lines }, operation: "set_script")
+      ops("set_script").set_conversation_script(@id, call_id, { lines: lines }, operation: "set_script")
     end
 
     # @return [Integer] the live-transcript streams open now
     def transcript_streams
-      control("GET", "/transcript-streams", operation: "transcript_streams")["openStreams"]
+      ops("transcript_streams").count_transcript_streams(@id, operation: "transcript_streams")["openStreams"]
     end
 
     private
 
-    def control(method, path, body = nil, operation:)
+    # The control layer, once the session is known to be open.
+    def ops(operation)
       open!(operation)
-      @server.call(method, @path + path, body, operation: operation, session: @id, timeout: @timeout)
+      @control
     end
 
-    def list(path, operation)
-      open!(operation)
-      @server.list(@path + path, operation: operation, session: @id, timeout: @timeout)
+    def list(name, operation)
+      ops(operation).all(name, @id, operation: operation)
     end
 
     def open!(operation)
@@ -443,9 +470,10 @@ module SvcSandbox
     def read_scenario(path)
       JSON.parse(File.read(path.to_s))
     rescue SystemCallError => e
-      raise Error.new("run_scenario on session #{@id}: cannot read #{path}: #{e.message}.", code: "invalid_argument")
+      raise Error.new("run_scenario on session #{@id}: cannot read #{path}: #{e.message}.", code: "invalid_argument"), cause: nil
     rescue JSON::ParserError => e
-      raise Error.new("run_scenario on session #{@id}: #{path} is not JSON: #{e.message.lines.first.strip}.", code: "invalid_argument")
+      raise Error.new("run_scenario on session #{@id}: #{path} is not JSON: #{e.message.lines.first.strip}.",
+                      code: "invalid_argument"), cause: nil
     end
   end
 end
