@@ -29,7 +29,7 @@ import { keySettings } from './scripting/keys.js';
 import { chaosProfile } from './scripting/chaos.js';
 import type { ChaosProfile } from './state/chaos.js';
 import { parseSnapshot, snapshotSchema, type SandboxSnapshot } from './scripting/snapshots.js';
-import { JOURNAL_LIMIT } from './state/journal.js';
+import { JOURNAL_BYTES, JOURNAL_LIMIT } from './state/journal.js';
 import { iso } from './core/time.js';
 
 /** Options of {@link createSandbox}. Every field is optional. */
@@ -131,6 +131,17 @@ export interface SandboxOptions {
    */
   maxJournalEntries?: number;
   /**
+   * Bytes of answered requests the request journal keeps, as it estimates them (two bytes a
+   * character of each entry's text, plus its object): the oldest are forgotten past it, as past
+   * `maxJournalEntries`, so a full journal costs a known amount however large each entry is.
+   * Default 8 MiB (8,388,608), which the default 10,000 entries of a suite stay well under
+   * (docs/snapshots.md, "Cost"). A snapshot keeps the setting.
+   *
+   * @example
+   * createSandbox({ maxJournalBytes: 64 * 1024 * 1024 });
+   */
+  maxJournalBytes?: number;
+  /**
    * Start from a snapshot (`sandbox.snapshot()`, or a server's `GET /__sandbox/sessions/{s}/snapshot`):
    * the new sandbox is the one the snapshot was taken of, at that instant, and the same inputs
    * then give the same answers, ids and events (docs/snapshots.md). The snapshot carries the
@@ -148,6 +159,13 @@ export interface SandboxOptions {
 export const REPLAY_ONLY: unique symbol = Symbol('svc-sandbox replay only');
 
 /**
+ * Internal option of the standalone server's sessions made from a snapshot (src/sandbox.ts
+ * `openRestoredSandbox`): the replay runs in slices of real time, and this is handed the promise
+ * of its end, so a long snapshot holds no other session.
+ */
+export const REPLAY_IN_SLICES: unique symbol = Symbol('svc-sandbox replay in slices');
+
+/**
  * The key of an internal option: the base URL absolute URLs in answers and webhook bodies name
  * (a recording's `url`, `call.completed`'s `recording_url`) when it is not `baseUrl`. The standalone
  * server's sessions are served at a port the system may pick; their bodies name a stable origin
@@ -155,11 +173,12 @@ export const REPLAY_ONLY: unique symbol = Symbol('svc-sandbox replay only');
  */
 export const PUBLIC_URL: unique symbol = Symbol('svc-sandbox public url');
 
-/** {@link SandboxOptions} with the internal ones: the tests of the realtime mode's ({@link WALL_CLOCK}), show's ({@link REPLAY_ONLY}), the server's {@link PUBLIC_URL}. */
+/** {@link SandboxOptions} with the internal ones: the tests of the realtime mode's ({@link WALL_CLOCK}), show's ({@link REPLAY_ONLY}), the server's {@link PUBLIC_URL} and {@link REPLAY_IN_SLICES}. */
 export interface InternalOptions extends SandboxOptions {
   [WALL_CLOCK]?: WallClock;
   [REPLAY_ONLY]?: true;
   [PUBLIC_URL]?: string;
+  [REPLAY_IN_SLICES]?: (restored: Promise<void>) => void;
 }
 
 /** The options that may be given beside `snapshot`: they say where and how this process serves, not what the sandbox holds. */
@@ -206,8 +225,10 @@ function defaults(): ResolvedOptions {
     unhandled: { mode: 'error', hosts: new Set(), allowHosts: null },
     chaos: null,
     maxJournalEntries: JOURNAL_LIMIT,
+    maxJournalBytes: JOURNAL_BYTES,
     snapshot: null,
     replayOnly: false,
+    replayInSlices: null,
   };
 }
 
@@ -244,10 +265,13 @@ export interface ResolvedOptions {
   chaos: ChaosProfile | null;
   /** Requests the journal keeps. */
   maxJournalEntries: number;
+  maxJournalBytes: number;
   /** The snapshot to start from (checked), or null. */
   snapshot: SandboxSnapshot | null;
   /** Closed as the snapshot's replay ends, nothing sent (the internal option {@link REPLAY_ONLY}). */
   replayOnly: boolean;
+  /** Told the promise of a replay run in slices (the internal option {@link REPLAY_IN_SLICES}); null: the replay runs at once. */
+  replayInSlices: ((restored: Promise<void>) => void) | null;
 }
 
 /**
@@ -278,6 +302,7 @@ export function optionsJson(o: ResolvedOptions): Record<string, unknown> {
     // The profile as given (its schema keeps values as written): a restored sandbox draws the same chaos.
     ...(o.chaos ? { chaos: o.chaos } : {}),
     ...(o.maxJournalEntries === JOURNAL_LIMIT ? {} : { maxJournalEntries: o.maxJournalEntries }),
+    ...(o.maxJournalBytes === JOURNAL_BYTES ? {} : { maxJournalBytes: o.maxJournalBytes }),
   };
 }
 
@@ -312,7 +337,8 @@ function fromSnapshot(options: SandboxOptions): ResolvedOptions {
     }
     throw error;
   }
-  return { ...resolved, snapshot, replayOnly: (options as InternalOptions)[REPLAY_ONLY] === true };
+  const internal = options as InternalOptions;
+  return { ...resolved, snapshot, replayOnly: internal[REPLAY_ONLY] === true, replayInSlices: internal[REPLAY_IN_SLICES] ?? null };
 }
 
 const baseUrl = custom<URL>({
@@ -467,6 +493,9 @@ const optionsSchema = object(
     allowHosts: optional(allowHostsOption),
     chaos: optional(chaosProfile),
     maxJournalEntries: optional(integer({ description: 'Requests the request journal keeps', min: 0, max: Number.MAX_SAFE_INTEGER })),
+    maxJournalBytes: optional(
+      integer({ description: 'Bytes of answered requests the request journal keeps', min: 0, max: Number.MAX_SAFE_INTEGER }),
+    ),
     // Given, it is taken apart before this schema (fromSnapshot); here only `snapshot: undefined`.
     snapshot: optional(custom<undefined>({ hint: 'a snapshot', parse: () => undefined, like: snapshotSchema })),
   },
@@ -539,7 +568,9 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     },
     chaos: o.chaos ?? null,
     maxJournalEntries: o.maxJournalEntries ?? JOURNAL_LIMIT,
+    maxJournalBytes: o.maxJournalBytes ?? JOURNAL_BYTES,
     snapshot: null,
     replayOnly: false,
+    replayInSlices: null,
   };
 }

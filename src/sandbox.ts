@@ -1,4 +1,4 @@
-import type { SandboxOptions } from './options.js';
+import { type InternalOptions, REPLAY_IN_SLICES, type SandboxOptions } from './options.js';
 import type { SandboxInternals } from './root/parts.js';
 import { SandboxBase } from './root/sandbox-base.js';
 import type { ScenarioResult } from './scenarios/result.js';
@@ -81,6 +81,28 @@ export function openSandbox(options: SandboxOptions = {}): { sandbox: Sandbox; i
   });
   if (!handed) throw new TypeError('openSandbox: the sandbox handed over no internals.');
   return { sandbox, internals: handed };
+}
+
+/**
+ * {@link openSandbox} for a sandbox made from a snapshot, its replay run in slices of real time
+ * (core/slices.ts): the standalone server's door, so a long snapshot holds no other session
+ * (docs/server.md, "Long work"). Resolves once the replay is done; rejects with the SandboxError
+ * a synchronous `createSandbox({ snapshot })` would throw. Internal: the library's own restore
+ * stays synchronous.
+ */
+export async function openRestoredSandbox(
+  options: SandboxOptions & { snapshot: NonNullable<SandboxOptions['snapshot']> },
+): Promise<{ sandbox: Sandbox; internals: SandboxInternals }> {
+  let restored: Promise<void> = Promise.resolve();
+  const internal: InternalOptions = {
+    ...options,
+    [REPLAY_IN_SLICES]: (replay) => {
+      restored = replay;
+    },
+  };
+  const opened = openSandbox(internal);
+  await restored;
+  return opened;
 }
 
 /** The events `checkReceiver` sends: each the end of a real story in a sandbox of their own, closed before anything is sent. */

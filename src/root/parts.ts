@@ -169,7 +169,8 @@ export function makeParts(options: SandboxOptions): Parts {
   if (o.clock === 'realtime') life.defer(() => theClock.dispose());
   const random = add(new SeededRandom(o.seed));
   const now = () => theClock.now();
-  const recorder = new Recorder(optionsJson(o), o.origin + o.basePath, now, o.maxJournalEntries);
+  // The journal is made below; the recorder asks it how many it holds only once requests come.
+  const recorder = new Recorder(optionsJson(o), o.origin + o.basePath, now, o.maxJournalEntries, () => journal.size);
 
   // state: stores, machines and domain services. Listeners on the emitter run in the
   // order the parts are made here: on call.completed the recording is stored, then the
@@ -233,7 +234,7 @@ export function makeParts(options: SandboxOptions): Parts {
 
   // api (HTTP in).
   const streams = add(new TranscriptStreams({ clock, transcripts, events }));
-  const journal = add(new Journal(o.maxJournalEntries, (forgotten) => coverage.forgotten(forgotten)));
+  const journal = add(new Journal(o.maxJournalEntries, (forgotten) => coverage.forgotten(forgotten), o.maxJournalBytes));
   // Each request the API answered joins the journal, and the console's request log with it.
   journal.watch((record) => changes.touch('request', record.requestId));
   const routeDeps: RouteDeps = {

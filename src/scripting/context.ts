@@ -21,7 +21,7 @@ export interface ControlContext {
 
 type Member = (...args: never[]) => unknown;
 /** What a public scripting member is: a change (recorded, under its public name) or a read. */
-export type MemberKind = { kind: 'change'; name: string } | { kind: 'read' };
+export type MemberKind = { kind: 'change'; name: string; keptByReset: boolean } | { kind: 'read' };
 const KIND = Symbol('svc-sandbox.member');
 
 function mark<F extends Member>(fn: F, kind: MemberKind): F {
@@ -29,20 +29,50 @@ function mark<F extends Member>(fn: F, kind: MemberKind): F {
   return fn;
 }
 
+/** What a change declares besides its name (see {@link change}). */
+export interface ChangeDeclaration {
+  /**
+   * What it changes outlives `reset()` (API keys: console settings, not simulated state), so a
+   * reset keeps its calls in the snapshot log. Default false: a reset forgets them.
+   */
+  keptByReset?: boolean;
+}
+
 /**
  * Declares a scripting member that changes the sandbox: each call is recorded (by `name`, its
- * public `namespace.member`, with its arguments) before it runs, and `name` is registered with
- * the recorder so a snapshot's replay calls the same function (docs/snapshots.md). The one
- * place scripting is recorded: a member declared neither a change nor a {@link read} fails
- * test/sandbox/snapshots.test.ts.
+ * public `namespace.member`, with its arguments) as it runs, and `name` is registered with
+ * the recorder so a snapshot's replay calls the same function (docs/snapshots.md). A call that
+ * throws, or whose promise is refused, changed nothing and is not kept; so a recorded call
+ * that throws when it is replayed refuses the snapshot. The one place scripting is recorded: a
+ * member declared neither a change nor a {@link read} fails test/sandbox/snapshots.test.ts.
+ *
+ * @example
+ * revoke: change(ctx, 'keys.revoke', (key) => accounts.revoke(key), { keptByReset: true }),
  */
-export function change<F extends Member>(ctx: ControlContext, name: string, fn: F): F {
-  ctx.recorder.register(name, fn);
+export function change<F extends Member>(ctx: ControlContext, name: string, fn: F, declared: ChangeDeclaration = {}): F {
+  const { recorder } = ctx;
+  const keptByReset = declared.keptByReset === true;
+  recorder.register(name, fn, keptByReset);
   const recorded = (...args: Parameters<F>): ReturnType<F> => {
-    ctx.recorder.call(name, args);
-    return fn(...args) as ReturnType<F>;
+    // Recorded before it runs, so what it sets going comes after it in the log.
+    const input = recorder.call(name, args);
+    let result: unknown;
+    try {
+      result = fn(...args);
+    } catch (error) {
+      if (input) recorder.refused(input);
+      throw error;
+    }
+    // A promise-returning member refuses by rejecting (its checks run before it changes anything);
+    // once it is under way, an interruption (a reset, a close) does not undo what it began.
+    if (input && result instanceof Promise) {
+      result.catch((error: unknown) => {
+        if (!(error instanceof SandboxError && (error.code === 'interrupted' || error.code === 'closed'))) recorder.refused(input);
+      });
+    }
+    return result as ReturnType<F>;
   };
-  return mark(recorded as F, { kind: 'change', name });
+  return mark(recorded as F, { kind: 'change', name, keptByReset });
 }
 
 /** Declares a scripting member that changes nothing a snapshot must keep (a read, a listener). */

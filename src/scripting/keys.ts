@@ -70,25 +70,33 @@ export function keyScripting(
   changed: (key: string, removed: boolean) => void = () => undefined,
 ): KeyScripting {
   return {
-    create: change(ctx, 'keys.create', (options = {}) =>
-      act(ctx, 'create an API key', () => {
-        const { key, ...rest } = check(keyOptions, options, 'keys.create');
-        if (key !== undefined && accounts.owns(key))
-          throw refuse('keys.create', `${key} exists already; pick another key or leave it out.`, {
-            code: 'conflict',
-            param: 'key',
-          });
-        const made = accounts.create(key, rest);
-        changed(made.key, false);
-        return made;
-      }),
+    create: change(
+      ctx,
+      'keys.create',
+      (options = {}) =>
+        act(ctx, 'create an API key', () => {
+          const { key, ...rest } = check(keyOptions, options, 'keys.create');
+          if (key !== undefined && accounts.owns(key))
+            throw refuse('keys.create', `${key} exists already; pick another key or leave it out.`, {
+              code: 'conflict',
+              param: 'key',
+            });
+          const made = accounts.create(key, rest);
+          changed(made.key, false);
+          return made;
+        }),
+      { keptByReset: true },
     ),
     list: read(() => accounts.list()),
-    revoke: change(ctx, 'keys.revoke', (key) =>
-      act(ctx, 'revoke an API key', () => {
-        accounts.revoke(check(testKey, key, 'keys.revoke', 'key'));
-        changed(key, true);
-      }),
+    revoke: change(
+      ctx,
+      'keys.revoke',
+      (key) =>
+        act(ctx, 'revoke an API key', () => {
+          accounts.revoke(check(testKey, key, 'keys.revoke', 'key'));
+          changed(key, true);
+        }),
+      { keptByReset: true },
     ),
   };
 }

@@ -1,5 +1,6 @@
 import { SandboxError } from '../core/errors.js';
 import { packageVersion } from '../core/package-version.js';
+import { Slices } from '../core/slices.js';
 import { iso } from '../core/time.js';
 import type { AttemptTape } from '../webhooks/deliveries.js';
 import type { PostResult } from '../webhooks/transport.js';
@@ -14,7 +15,7 @@ import {
   SNAPSHOT_FORMAT,
   type SandboxSnapshot,
 } from './snapshots.js';
-import { REPLAYED_HEADERS } from './snapshot-checks.js';
+import { MAX_SNAPSHOT_REQUESTS, REPLAYED_HEADERS } from './snapshot-checks.js';
 
 /**
  * The one recorder of a sandbox (docs/snapshots.md): it keeps every input that can change the
@@ -79,14 +80,6 @@ interface ArrivingRequest {
 /** The values of {@link REPLAYED_HEADERS} the pipeline read (api/pipeline.ts `ReadHeaders`), null for those absent. */
 type ReadHeaders = { readonly [name: string]: string | null };
 
-/** Bits of {@link LoggedRequest.flags}. */
-const UNDER = 1; // `target` is below the base URL (a `path`), not a whole `url`
-const TOLD = 2; // its body was told
-const OVER = 4; // the body passed the size limit (`bodyOver`)
-const BASE64 = 8; // `body` is base64, the body not being UTF-8
-const ANSWERED = 16;
-const INERT = 32; // answered changing nothing but its request id, its rate window and its journal entry (`record`: how)
-
 /**
  * A request as the log keeps it: a class of one shape with its body and headers shared with the
  * requests that repeat them, and `times` for the same request repeated at one instant. It
@@ -95,16 +88,25 @@ const INERT = 32; // answered changing nothing but its request id, its rate wind
 class LoggedRequest {
   times = 1;
   body: string | undefined = undefined;
+  /** Its body was told (only the first telling counts). */
+  told = false;
+  /** The body passed the size limit (`bodyOver`). */
+  over = false;
+  /** `body` is base64, the body not being UTF-8. */
+  base64 = false;
+  /** Answered changing nothing but its request id, its rate window and its journal entry (`record` says how). */
+  inert = false;
   /** Of an inert request: its journal record, what coverage counts of it once it is elided (then let go). */
   record: AnsweredRecord | undefined = undefined;
 
   constructor(
     readonly at: number,
     readonly method: string,
-    /** The path and query below the base URL (`UNDER`), or the whole URL. */
+    /** The path and query below the base URL (when `under`), or the whole URL. */
     readonly target: string,
     readonly headers: HeaderList,
-    public flags: number,
+    /** `target` is below the base URL (a `path`), not a whole `url`. */
+    readonly under: boolean,
   ) {}
 
   /** The snapshot's form of it (fresh objects: a snapshot is the caller's to change). */
@@ -113,12 +115,12 @@ class LoggedRequest {
       kind: 'request',
       at: this.at,
       method: this.method,
-      ...(this.flags & UNDER ? { path: this.target } : { url: this.target }),
+      ...(this.under ? { path: this.target } : { url: this.target }),
       headers: this.headers.map(([name, value]) => [name, value]),
     };
-    if (this.flags & OVER) input.bodyOver = true;
+    if (this.over) input.bodyOver = true;
     else if (this.body !== undefined) {
-      if (this.flags & BASE64) input.bodyBase64 = this.body;
+      if (this.base64) input.bodyBase64 = this.body;
       else input.body = this.body;
     }
     if (this.times > 1) input.times = this.times;
@@ -129,7 +131,10 @@ class LoggedRequest {
   repeats(other: LoggedRequest): boolean {
     return (
       this.at === other.at &&
-      this.flags === other.flags &&
+      this.under === other.under &&
+      this.over === other.over &&
+      this.base64 === other.base64 &&
+      this.inert === other.inert &&
       this.method === other.method &&
       this.target === other.target &&
       this.headers === other.headers &&
@@ -148,8 +153,10 @@ const windowOf = (ms: number) => ms - (ms % 1000);
 export class Recorder implements AttemptTape {
   private inputs: Logged[] = [];
   private attempts = new Map<string, PostResult>();
-  /** The scripting members that change the sandbox, by public name, as `changes()` declared them. */
+  /** The scripting members that change the sandbox, by public name, as `change()` declared them. */
   private readonly members = new Map<string, Member>();
+  /** Those whose changes outlive a reset (declared so with the member): their calls stay in the log at a reset. */
+  private readonly keptByReset = new Set<string>();
   /** Requests whose body is still being read: a snapshot then would miss it. */
   private reading = 0;
   private replayingNow = false;
@@ -163,7 +170,7 @@ export class Recorder implements AttemptTape {
   /** The URL of the last request and what the log kept of it: the next one most often sends the same. */
   private lastUrl = '';
   private lastTarget = '';
-  private lastFlags = 0;
+  private lastUnder = false;
   /** The header list of the last request: the next one most often sends the same. */
   private lastHeaders: HeaderList = [];
   /** Requests answered since the log was last compacted (see {@link compact}). */
@@ -182,6 +189,8 @@ export class Recorder implements AttemptTape {
     private readonly now: () => number,
     /** The requests the request journal lists at most: a snapshot must give them back (see {@link compact}). */
     private readonly journalLimit = 10_000,
+    /** How many requests the journal holds now (its byte bound may keep fewer than `journalLimit`). */
+    private readonly journalHeld: () => number = () => journalLimit,
   ) {
     const start = Date.parse(String(options.startTime));
     this.startMs = Number.isFinite(start) ? start : Number.NEGATIVE_INFINITY;
@@ -203,14 +212,22 @@ export class Recorder implements AttemptTape {
     return this.replayingNow;
   }
 
-  /** Registers a member that changes the sandbox, under its public name, so a replay can call it. */
-  register(name: string, member: Member): void {
+  /**
+   * Registers a member that changes the sandbox, under its public name, so a replay can call it;
+   * `keptByReset` when what it changes outlives a reset (API keys), so its calls stay in the log.
+   */
+  register(name: string, member: Member, keptByReset = false): void {
     this.members.set(name, member);
+    if (keptByReset) this.keptByReset.add(name);
   }
 
-  /** A scripting call, before it runs (one that throws changed nothing, and throws again in the replay). */
-  call(name: string, args: unknown[]): void {
-    if (this.replayingNow) return;
+  /**
+   * A scripting call, before it runs, so that what it sets going comes after it in the log. The
+   * returned entry is handed back to {@link refused} when the call throws: a call that throws
+   * changed nothing (its checks run before it changes anything), and is not kept.
+   */
+  call(name: string, args: unknown[]): CallInput | undefined {
+    if (this.replayingNow) return undefined;
     let json: unknown[];
     try {
       json = jsonArgs(args);
@@ -220,7 +237,15 @@ export class Recorder implements AttemptTape {
         { param: 'args' },
       );
     }
-    this.inputs.push({ kind: 'call', at: this.stamp(), name, args: json });
+    const input: CallInput = { kind: 'call', at: this.stamp(), name, args: json };
+    this.inputs.push(input);
+    return input;
+  }
+
+  /** A call recorded by {@link call} threw (or its promise was refused): it changed nothing, and leaves the log. */
+  refused(input: CallInput): void {
+    const i = this.inputs.lastIndexOf(input);
+    if (i >= 0) this.inputs.splice(i, 1);
   }
 
   /**
@@ -240,9 +265,9 @@ export class Recorder implements AttemptTape {
         (Number.isNaN(next) || next === 0x2f || next === 0x3f || next === 0x23);
       this.lastUrl = url;
       this.lastTarget = under ? this.intern(url.slice(this.prefix.length)) : url;
-      this.lastFlags = under ? UNDER : 0;
+      this.lastUnder = under;
     }
-    const entry = new LoggedRequest(this.stamp(), method, this.lastTarget, this.headersOf(headers), this.lastFlags);
+    const entry = new LoggedRequest(this.stamp(), method, this.lastTarget, this.headersOf(headers), this.lastUnder);
     this.inputs.push(entry);
     this.reading++;
     return entry;
@@ -250,16 +275,16 @@ export class Recorder implements AttemptTape {
 
   /** Its body, once read (or `over`; an empty one when none was read): only the first telling counts. */
   read(entry: LoggedRequest, body: Uint8Array | 'over'): void {
-    if (entry.flags & TOLD) return;
-    entry.flags |= TOLD;
+    if (entry.told) return;
+    entry.told = true;
     this.reading--;
-    if (body === 'over') entry.flags |= OVER;
+    if (body === 'over') entry.over = true;
     else if (body.byteLength > 0) {
       try {
         entry.body = this.intern(utf8.decode(body));
       } catch {
         entry.body = Buffer.from(body).toString('base64');
-        entry.flags |= BASE64;
+        entry.base64 = true;
       }
     }
   }
@@ -272,20 +297,20 @@ export class Recorder implements AttemptTape {
    */
   answered(entry: LoggedRequest, inert: boolean, record: AnsweredRecord | undefined): void {
     if (this.replayingNow) {
-      if (!(entry.flags & INERT)) return;
+      if (!entry.inert) return;
       // One repeat that changed something, or was answered otherwise than the one before (a snapshot
       // may be older than that rule), and the whole run is kept as it is.
       if (inert && record !== undefined && (entry.record === undefined || answeredAlike(entry.record, record))) entry.record = record;
       else {
-        entry.flags &= ~INERT;
+        entry.inert = false;
         entry.record = undefined;
       }
       return;
     }
     if (inert && record !== undefined) {
-      entry.flags |= ANSWERED | INERT;
+      entry.inert = true;
       entry.record = record;
-    } else entry.flags |= ANSWERED;
+    }
     const { inputs } = this;
     const last = inputs.length - 1;
     const before = inputs[last - 1];
@@ -307,13 +332,14 @@ export class Recorder implements AttemptTape {
   }
 
   /**
-   * A reset: the log keeps only the keys made and revoked (they outlive it, and the ids of
-   * keys made later follow from them) and the resets, then this one.
+   * A reset: the log keeps only the calls declared to outlive it (keys made and revoked: the
+   * ids of keys made later follow from them) and the resets, then this one.
    */
   reset(): void {
     if (this.replayingNow) return;
     this.inputs = this.inputs.filter(
-      (input) => !(input instanceof LoggedRequest) && (input.kind === 'reset' || (input.kind === 'call' && input.name.startsWith('keys.'))),
+      (input) =>
+        !(input instanceof LoggedRequest) && (input.kind === 'reset' || (input.kind === 'call' && this.keptByReset.has(input.name))),
     );
     this.inputs.push({ kind: 'reset', at: this.stamp() });
     this.last = this.startMs;
@@ -335,6 +361,18 @@ export class Recorder implements AttemptTape {
       throw new SandboxError(
         `Cannot take a snapshot while ${this.reading === 1 ? 'a request is' : `${this.reading} requests are`} still being read: the ` +
           `snapshot would miss ${this.reading === 1 ? 'it' : 'them'}. Take it once they are answered.`,
+        { code: 'conflict' },
+      );
+    }
+    const counted = this.inputs.reduce(
+      (sum, input) => sum + (input instanceof LoggedRequest ? input.times : input.kind === 'elided' ? input.requests : 0),
+      0,
+    );
+    if (counted > MAX_SNAPSHOT_REQUESTS) {
+      throw new SandboxError(
+        `Cannot take a snapshot: this sandbox answered ${counted} requests since it was made or last reset, more than the ` +
+          `${MAX_SNAPSHOT_REQUESTS} a snapshot may count (docs/snapshots.md, "What a snapshot may hold"), so no sandbox could ` +
+          `restore it. Reset it (or use a new one) between suites, and take the snapshot within one.`,
         { code: 'conflict' },
       );
     }
@@ -365,13 +403,33 @@ export class Recorder implements AttemptTape {
   }
 
   /**
-   * Replays a snapshot's inputs in order on this (new) sandbox, recording nothing meanwhile:
-   * the log becomes the snapshot's. An advance is run lazily: an input that arrived while it
-   * ran (a request from a webhook receiver, a call from a listener) is applied once the clock
-   * has reached its instant, then the advance goes on. What threw when it was first made
-   * throws again and changed nothing either time, so it is passed over.
+   * Replays a snapshot's inputs in order on this (new) sandbox at once, recording nothing
+   * meanwhile: the log becomes the snapshot's. Throws a SandboxError naming the input
+   * (`snapshot.inputs[3]`) when one does not replay as it was recorded (see {@link replaySteps}).
    */
   replay(snapshot: SandboxSnapshot, target: ReplayTarget): void {
+    for (const _ of this.replaySteps(snapshot, target));
+  }
+
+  /**
+   * The same replay in slices of real time (core/slices.ts): between two steps the event loop
+   * takes other work, so a long snapshot holds no other session of a server (docs/server.md,
+   * "Long work"). Nothing else reaches this sandbox meanwhile: it is handed out once restored.
+   */
+  async replayInSlices(snapshot: SandboxSnapshot, target: ReplayTarget): Promise<void> {
+    const slices = new Slices();
+    for (const _ of this.replaySteps(snapshot, target)) if (slices.due) await slices.pause();
+  }
+
+  /**
+   * The replay, a step at a time: it yields after each input, each repeat of a request and
+   * each {@link SKIP_SLICE} elided request ids. An advance is run lazily: an input that arrived
+   * while it ran (a request from a webhook receiver, a call from a listener) is applied once
+   * the clock has reached its instant, then the advance goes on. A call is recorded only when
+   * it did not throw, so one that throws now diverges: the sandbox would silently differ from
+   * the one the snapshot was taken of, and the snapshot is refused naming the input.
+   */
+  private *replaySteps(snapshot: SandboxSnapshot, target: ReplayTarget): Generator<void, void, undefined> {
     this.inputs = snapshot.inputs.map((input) => {
       if (input.kind === 'request') return this.logged(input);
       // Compaction adds to an elided input's rows in place: the log's own, never the caller's.
@@ -396,18 +454,23 @@ export class Recorder implements AttemptTape {
       for (const [i, input] of snapshot.inputs.entries()) {
         // Drawing request ids depends on no instant: the clock stays where it is.
         if (input.kind === 'elided') {
-          target.skipRequests(input.requests);
+          for (let left = input.requests; left > 0; left -= SKIP_SLICE) {
+            target.skipRequests(Math.min(left, SKIP_SLICE));
+            yield;
+          }
           if (input.answered) target.countAnswered(input.answered);
           continue;
         }
         if (input.kind === 'advance') {
           finish();
           running = { end: input.at + input.ms, ...(input.stop === undefined ? {} : { stop: input.stop }) };
+          yield;
           continue;
         }
         if (input.kind === 'reset') {
           finish();
           target.reset();
+          yield;
           continue;
         }
         // An input that came while time moved: the clock first goes to its instant.
@@ -415,16 +478,18 @@ export class Recorder implements AttemptTape {
         if (input.kind === 'request') {
           this.replayed = this.inputs[i] as LoggedRequest;
           for (let n = input.times ?? 1; n > 0; n--) {
-            passOver(() => target.request(input));
+            diverges(i, 'request', () => target.request(input));
             target.settle();
+            yield;
           }
           this.replayed = undefined;
           continue;
         }
         const member = this.members.get(input.name) as ((...args: unknown[]) => unknown) | undefined;
         const args = JSON.parse(JSON.stringify(input.args), decode) as unknown[];
-        passOver(() => member?.(...args));
+        diverges(i, input.name, () => member?.(...args));
         target.settle();
+        yield;
       }
       finish();
       if (endMs > target.now()) target.advance(endMs - target.now());
@@ -447,8 +512,8 @@ export class Recorder implements AttemptTape {
     const last = this.lastHeaders;
     let matched = 0;
     let same = true;
-    for (let i = 0; same && i < REPLAYED_HEADERS.length; i++) {
-      const name = REPLAYED_HEADERS[i]!;
+    for (const name of REPLAYED_HEADERS) {
+      if (!same) break;
       const value = headers[name] ?? null;
       const pair = last[matched];
       if (pair !== undefined && pair[0] === name) {
@@ -476,19 +541,21 @@ export class Recorder implements AttemptTape {
 
   /** A snapshot's request in the log's form, told and answered (a replay tells whether it changed anything). */
   private logged(input: RequestInput): LoggedRequest {
-    const under = input.path !== undefined;
+    const { path } = input;
+    const under = path !== undefined;
     const entry = new LoggedRequest(
       input.at,
       input.method,
-      under ? this.intern(input.path!) : input.url!,
+      // The schema gave one of `path` and `url`.
+      path !== undefined ? this.intern(path) : (input.url ?? ''),
       this.internHeaders(input.headers.map(([name, value]) => [name, value])),
-      (under ? UNDER : 0) |
-        TOLD |
-        ANSWERED |
-        INERT |
-        (input.bodyOver ? OVER : 0) |
-        (input.bodyBase64 !== undefined && !input.bodyOver ? BASE64 : 0),
+      under,
     );
+    // Told and answered; a replay tells whether it changed anything.
+    entry.told = true;
+    entry.inert = true;
+    entry.over = input.bodyOver === true;
+    entry.base64 = input.bodyBase64 !== undefined && !input.bodyOver;
     if (!input.bodyOver) entry.body = input.body ?? input.bodyBase64;
     entry.times = input.times ?? 1;
     return entry;
@@ -507,23 +574,23 @@ export class Recorder implements AttemptTape {
   private compact(): void {
     this.answeredSince = 0;
     const { inputs } = this;
-    // The horizon: the oldest request the journal lists (it lists the last `journalLimit`).
+    // The horizon: the oldest request the journal lists (the last `journalLimit`, or fewer when its bytes are full).
+    const lists = Math.min(this.journalLimit, this.journalHeld());
     let listed = 0;
     let horizon = inputs.length;
-    while (horizon > 0 && listed < this.journalLimit) {
-      const input = inputs[--horizon]!;
+    while (horizon > 0 && listed < lists) {
+      const input = inputs[--horizon];
       if (input instanceof LoggedRequest) listed += input.times;
     }
     if (horizon === 0) return;
     // Requests kept from the horizon on may have counted on the windows they share with older ones.
-    const window = windowOf(horizon < inputs.length ? inputs[horizon]!.at : this.now());
+    const window = windowOf(inputs[horizon]?.at ?? this.now());
     const out: Logged[] = [];
     // Draws of request ids commute with every input but a request: a count gathers them until a kept request.
     let count: Elision | null = null;
-    for (let i = 0; i < horizon; i++) {
-      const input = inputs[i]!;
+    for (const input of inputs.slice(0, horizon)) {
       if (input instanceof LoggedRequest) {
-        if (input.flags & INERT && windowOf(input.at) < window) {
+        if (input.inert && windowOf(input.at) < window) {
           if (count === null) out.push((count = Elision.startingAt(input.at)).input);
           count.add(input.times, input.record);
           continue;
@@ -538,17 +605,31 @@ export class Recorder implements AttemptTape {
       }
       out.push(input);
     }
-    for (let i = horizon; i < inputs.length; i++) out.push(inputs[i]!);
-    this.inputs = out;
+    this.inputs = out.concat(inputs.slice(horizon));
   }
 }
 
-/** Runs one replayed input: it threw when it was first made too, and changed nothing then either. */
-function passOver(fn: () => unknown): void {
+/** Elided request ids drawn between two steps of a replay: some milliseconds of work. */
+const SKIP_SLICE = 10_000;
+
+/**
+ * Runs one replayed input, which did not throw when it was recorded (a call that throws is not
+ * recorded): one that throws now would leave this sandbox another than the one the snapshot was
+ * taken of, so the snapshot is refused naming it. A promise it returns settles later, in the
+ * sandbox's own time, as it did the first time.
+ */
+function diverges(i: number, what: string, fn: () => unknown): void {
+  let result: unknown;
   try {
-    const result = fn();
-    if (result instanceof Promise) result.catch(() => undefined);
-  } catch {
-    // see above
+    result = fn();
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new SandboxError(
+      `createSandbox: \`snapshot.inputs[${i}]\` (${what}) does not replay as it was recorded: it succeeded then and now fails ` +
+        `(${why}), so the sandbox would not be the one the snapshot was taken of. Give the snapshot as sandbox.snapshot() wrote ` +
+        `it, with the svc-sandbox version that took it, or take it again.`,
+      { code: 'invalid_options', param: `snapshot.inputs[${i}]`, cause: error },
+    );
   }
+  if (result instanceof Promise) result.catch(() => undefined);
 }

@@ -15,9 +15,20 @@ import {
   object,
   optional,
   show,
+  string,
 } from '../core/schema.js';
 import { anyString, json, tagged, tuple } from '../core/schema-values.js';
-import { checkAdvance, checkElided, checkInstants, checkRequest, UNCHANGED } from './snapshot-checks.js';
+import {
+  checkAdvance,
+  checkCounts,
+  checkElided,
+  checkInstants,
+  checkRequest,
+  ERROR_CODE,
+  JOURNAL_PATH,
+  RECEIVED_METHOD,
+  UNCHANGED,
+} from './snapshot-checks.js';
 import { MAX_TIME_MS, iso } from '../core/time.js';
 import { TEST_KEY } from '../state/accounts.js';
 import { MAX_ATTEMPTS } from '../webhooks/retry-schedule.js';
@@ -86,10 +97,20 @@ const requestInput = object(
 );
 const answeredRow = tuple(
   [
-    text('The HTTP method.'),
-    text('The documented path it matched (`/v1/calls/{id}`), or its own path when it matched none.'),
+    string({ description: 'The HTTP method.', pattern: RECEIVED_METHOD, patternHint: 'an HTTP method (GET, HEAD, OPTIONS...)' }),
+    string({
+      description: 'The documented path it matched (`/v1/calls/{id}`), or its own path when it matched none.',
+      pattern: JOURNAL_PATH,
+      patternHint: 'a path as the request journal names one ("/v1/calls/{id}")',
+    }),
     integer({ description: 'The status answered (0 for an injected network fault).', min: 0, max: 599 }),
-    nullable(text('`error.code` of an error answer; null for a success.')),
+    nullable(
+      string({
+        description: '`error.code` of an error answer; null for a success.',
+        pattern: ERROR_CODE,
+        patternHint: 'an error code ("not_found") or null for a success',
+      }),
+    ),
     integer({ description: 'How many of the requests were answered so.', min: 1, max: Number.MAX_SAFE_INTEGER }),
   ],
   'Requests answered alike, as coverage counts them: [method, path, status, errorCode, count].',
@@ -212,7 +233,13 @@ export const snapshotSchema = object(
     }),
     apiKey: optional(sessionKey),
   },
-  { description: 'A snapshot of a sandbox: plain JSON.', check: checkInstants },
+  {
+    description: 'A snapshot of a sandbox: plain JSON.',
+    check: (snapshot, path) => {
+      checkCounts(snapshot, path);
+      checkInstants(snapshot, path);
+    },
+  },
 );
 
 /** A request as the API received it. `path` is below the base URL (a restore may serve another one); `url` when it was outside it. */

@@ -141,6 +141,12 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
     (message) => new SandboxError(`startServer: ${message}`, { code: 'invalid_options', param: 'allowedOrigins' }),
   );
   let sessions!: Sessions;
+  /** Resolved once the sessions are made: a snapshot's replay (`--import`) runs in slices, and a request meanwhile waits for it. */
+  let markStarted!: () => void;
+  const started = new Promise<void>((resolve) => {
+    markStarted = resolve;
+  });
+  let isStarted = false;
   let defaultSandbox!: Sandbox;
   let isOwnOrigin!: (origin: string) => boolean;
   /** Request ids of the answers no session gives (a deleted session's key). */
@@ -182,7 +188,7 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   isOwnOrigin = ownOrigin(address.port, localAddresses(address), policy);
   try {
-    sessions = new Sessions(
+    sessions = await Sessions.start(
       url,
       {
         seed: options.seed ?? 0,
@@ -208,9 +214,13 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   } catch (error) {
     server.close();
     throw error;
+  } finally {
+    isStarted = true;
+    markStarted();
   }
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!isStarted) await started;
     const target = originForm(req.url ?? '/');
     const refused = checkHost(req.headers.host, policy) ?? (target.host === null ? null : checkHost(target.host, policy));
     if (refused) return writeJson(req, res, refused.status, errorEnvelope(refused.code, refused.message, refused.param));

@@ -8,7 +8,7 @@ import { SandboxError } from '../core/errors.js';
 import { SeededRandom } from '../core/random.js';
 import type { Duration } from '../core/duration.js';
 import type { SandboxInternals } from '../sandbox.js';
-import { openSandbox, type Sandbox } from '../sandbox.js';
+import { openRestoredSandbox, openSandbox, type Sandbox } from '../sandbox.js';
 import type { SandboxSnapshot } from '../scripting/snapshots.js';
 import { PUBLIC_URL } from '../options.js';
 import type { SessionStreams } from './stream.js';
@@ -186,22 +186,49 @@ export class Sessions {
   /** Session ids and their keys: seeded when a seed was asked for, else secret. */
   private readonly random: IdSource;
   private readonly maxSessions: number;
+  /** Sessions whose snapshot is being replayed ({@link open}): not listed yet, but counted against the limit. */
+  private restoring = 0;
   /** What one session may come to, its journal full: what the heap's admission counts each session at. */
   private readonly perSession: number;
   private readonly heap: HeapGauge;
   private readonly defaultSession: Session;
 
+  /**
+   * The sessions of a server started from a snapshot (`serve --import`), its default session's
+   * replay run in slices of real time; without one, as the constructor makes them.
+   */
+  static async start(
+    baseUrl: string,
+    defaults: SessionDefaults,
+    makeStreams: (session: () => Session) => SessionStreams,
+  ): Promise<Sessions> {
+    const { snapshot, webhookTimeout, wall, publicUrl } = defaults;
+    if (!snapshot) return new Sessions(baseUrl, defaults, makeStreams);
+    const opened = await openRestoredSandbox({
+      baseUrl,
+      snapshot,
+      ...(webhookTimeout === undefined ? {} : { webhookTimeout }),
+      ...(wall === undefined ? {} : { [WALL_CLOCK]: wall }),
+      ...(publicUrl === undefined ? {} : { [PUBLIC_URL]: publicUrl }),
+    }).catch((error: unknown) => {
+      throw refusedSnapshot(error);
+    });
+    return new Sessions(baseUrl, defaults, makeStreams, opened);
+  }
+
+  /** `restoredDefault`: the default session's sandbox, already restored from `defaults.snapshot` ({@link start}). */
   constructor(
     private readonly baseUrl: string,
     private readonly defaults: SessionDefaults,
     private readonly makeStreams: (session: () => Session) => SessionStreams,
+    restoredDefault?: Opened,
   ) {
     this.maxSessions = defaults.maxSessions ?? DEFAULT_MAX_SESSIONS;
     this.perSession = sessionBytes(defaults.maxJournalEntries ?? defaults.journalDefault);
     this.heap = defaults.heap ?? nodeHeap;
     this.random = defaults.seeded ? new SeededRandom(defaults.seed) : SECRET;
     if (defaults.snapshot) {
-      const opened = this.restored(defaults.snapshot, defaults.webhookTimeout);
+      const opened = restoredDefault ?? this.restored(defaults.snapshot, defaults.webhookTimeout);
       this.defaultSession = this.add(DEFAULT_SESSION, opened.sandbox.seed, opened);
       this.defaultSession.primaryKey = defaults.snapshot.apiKey ?? null;
     } else this.defaultSession = this.add(DEFAULT_SESSION, defaults.seed, this.sandbox({ seed: defaults.seed }));
@@ -214,10 +241,11 @@ export class Sessions {
 
   /** A new session; `seed`, `startTime`, `clock` and `webhookTimeout` default to the server's. */
   create(options: SessionOptions): { session: Session; apiKey: string } {
-    // Refused before the heap could not hold every session at its journal full (capacity.ts): running out ends them all.
-    const refused = admission(this.all.size, this.maxSessions, this.perSession, this.heap());
-    if (refused !== null) throw new SandboxError(refused, { code: 'conflict' });
-    if (options.snapshot !== undefined || options.from !== undefined) return this.copy(options);
+    this.admit();
+    if (options.snapshot !== undefined || options.from !== undefined) {
+      const { snapshot, original, webhookTimeout } = this.source(options);
+      return this.copied(this.restored(snapshot, webhookTimeout), original);
+    }
     const seed = options.seed ?? this.defaults.seed;
     // Bad options throw before anything is drawn.
     const sandbox = this.sandbox({ ...options, seed });
@@ -228,11 +256,43 @@ export class Sessions {
   }
 
   /**
-   * A session made from a snapshot, or a fork of a live session (its snapshot now). Its apiKey
-   * stands for the original session's key (see {@link asKnown}); a snapshot of the default
-   * session names no key, and the new one is then a key of its own.
+   * A new session as {@link create} makes one, but one made from a snapshot or a fork has its
+   * replay run in slices of real time (core/slices.ts), so a long snapshot holds no other
+   * session: the control API's door. The session is listed once its replay is done; a refused
+   * snapshot leaves nothing behind.
    */
-  private copy(options: SessionOptions): { session: Session; apiKey: string } {
+  async open(options: SessionOptions): Promise<{ session: Session; apiKey: string }> {
+    if (options.snapshot === undefined && options.from === undefined) return this.create(options);
+    this.admit();
+    const { snapshot, original, webhookTimeout } = this.source(options);
+    // Held while it replays, so sessions made meanwhile still count it against the limit.
+    this.restoring++;
+    let opened: Opened;
+    try {
+      opened = await this.restoredInSlices(snapshot, webhookTimeout);
+    } finally {
+      this.restoring--;
+    }
+    return this.copied(opened, original);
+  }
+
+  /** Refuses a new session when the server holds its limit, or the heap could not hold one more (sessions being restored included). */
+  private admit(): void {
+    // Refused before the heap could not hold every session at its journal full (capacity.ts): running out ends them all.
+    const refused = admission(this.all.size + this.restoring, this.maxSessions, this.perSession, this.heap());
+    if (refused !== null) throw new SandboxError(refused, { code: 'conflict' });
+  }
+
+  /**
+   * What a session made from a snapshot, or a fork of a live session (its snapshot now), starts
+   * from: the snapshot, and the original session's key its apiKey will stand for (see
+   * {@link asKnown}); a snapshot of the default session names no key (null).
+   */
+  private source(options: SessionOptions): {
+    snapshot: SandboxSnapshot;
+    original: string | null;
+    webhookTimeout: Duration | undefined;
+  } {
     const given = options.from !== undefined ? 'from' : 'snapshot';
     if (options.from !== undefined && options.snapshot !== undefined) {
       throw new SandboxError('Give either `snapshot` (a snapshot to start from) or `from` (a session to fork), not both.', {
@@ -262,7 +322,11 @@ export class Sessions {
       const named: unknown = snapshot !== null && typeof snapshot === 'object' ? Reflect.get(snapshot, 'apiKey') : undefined;
       original = typeof named === 'string' ? named : null;
     }
-    const opened = this.restored(snapshot, options.webhookTimeout ?? this.defaults.webhookTimeout);
+    return { snapshot, original, webhookTimeout: options.webhookTimeout ?? this.defaults.webhookTimeout };
+  }
+
+  /** The session made from a restored sandbox; its apiKey a key of its own, or one that stands for `original`. */
+  private copied(opened: Opened, original: string | null): { session: Session; apiKey: string } {
     const session = this.add(this.newId(), opened.sandbox.seed, opened);
     if (original === null) {
       const apiKey = this.makeKey(session);
@@ -279,17 +343,23 @@ export class Sessions {
   /** A sandbox restored from `snapshot`; a bad one is refused naming its field (`snapshot.version`). */
   private restored(snapshot: SandboxSnapshot, webhookTimeout: Duration | undefined): Opened {
     try {
-      return openSandbox({
-        baseUrl: this.baseUrl,
-        snapshot,
-        ...(webhookTimeout === undefined ? {} : { webhookTimeout }),
-        ...this.wall(),
-      });
+      return openSandbox(this.restoreOptions(snapshot, webhookTimeout));
     } catch (error) {
-      if (error instanceof SandboxError)
-        throw new SandboxError(error.message.replace(/^createSandbox: /, ''), { code: error.code, param: error.param });
-      throw error;
+      throw refusedSnapshot(error);
     }
+  }
+
+  /** {@link restored}, its replay in slices of real time. */
+  private async restoredInSlices(snapshot: SandboxSnapshot, webhookTimeout: Duration | undefined): Promise<Opened> {
+    try {
+      return await openRestoredSandbox(this.restoreOptions(snapshot, webhookTimeout));
+    } catch (error) {
+      throw refusedSnapshot(error);
+    }
+  }
+
+  private restoreOptions(snapshot: SandboxSnapshot, webhookTimeout: Duration | undefined) {
+    return { baseUrl: this.baseUrl, snapshot, ...(webhookTimeout === undefined ? {} : { webhookTimeout }), ...this.wall() };
   }
 
   private newId(): string {
@@ -404,4 +474,11 @@ export class Sessions {
     this.listChanged(id, false);
     return session;
   }
+}
+
+/** A refused snapshot as the server says it: without the library call's name it does not make. */
+function refusedSnapshot(error: unknown): unknown {
+  if (error instanceof SandboxError)
+    return new SandboxError(error.message.replace(/^createSandbox: /, ''), { code: error.code, param: error.param });
+  return error;
 }

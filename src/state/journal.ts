@@ -45,6 +45,8 @@ export class JournalRecord {
   apiKey: string | null = null;
   /** Virtual time of the answer, epoch ms. */
   at = 0;
+  /** What it costs the journal once answered ({@link recordBytes}); 0 while in flight. */
+  bytes = 0;
 
   constructor(
     readonly method: string,
@@ -76,6 +78,36 @@ export class JournalRecord {
 export const JOURNAL_LIMIT = 10_000;
 
 /**
+ * How many bytes of answered requests a journal keeps unless told otherwise
+ * (`createSandbox({ maxJournalBytes })`), as {@link recordBytes} counts them: 8 MiB holds the
+ * default 10,000 entries of a suite (about 300 bytes each, an error message included) with room
+ * to spare, so the entry bound is the one a suite meets; the byte bound caps what a full
+ * journal costs when each entry is large (a 16 KiB path, a long key), whatever they hold.
+ */
+export const JOURNAL_BYTES = 8 * 1024 * 1024;
+
+/**
+ * What an answered record costs, estimated: its object (with its entry's boxes) and its text at
+ * two bytes a character, the worst a JavaScript string takes. Strings shared with other records
+ * (a method, a documented path) are counted in each, so the estimate errs high.
+ */
+function recordBytes(record: JournalRecord): number {
+  return (
+    RECORD_OVERHEAD +
+    2 *
+      (record.requestId.length +
+        record.method.length +
+        record.path.length +
+        record.target.length +
+        (record.errorCode?.length ?? 0) +
+        (record.errorMessage?.length ?? 0) +
+        (record.apiKey?.length ?? 0))
+  );
+}
+/** A record's object and the headers of its strings, measured in V8 (heap snapshot of 10,000 records). */
+const RECORD_OVERHEAD = 160;
+
+/**
  * The sandbox's request journal: every request the API received, in the order it arrived (not
  * the order the answers left: a request whose body is still arriving waits in its place while
  * later ones are listed). It keeps the latest `limit` (a bounded memory however long a server
@@ -86,6 +118,8 @@ export class Journal implements Service {
   /** Index in `records` of the oldest kept one: those before it are forgotten, and cut off in batches. */
   private first = 0;
   private nextSeq = 0;
+  /** The bytes of the kept answered records ({@link recordBytes}). */
+  private bytes = 0;
   private watcher: ((record: JournalRecord) => void) | null = null;
 
   /**
@@ -97,7 +131,14 @@ export class Journal implements Service {
   constructor(
     readonly limit: number = JOURNAL_LIMIT,
     private readonly forgetting?: (records: readonly JournalRecord[]) => void,
+    /** Bytes of answered requests kept at most (see {@link recordBytes}): the oldest go first past it. */
+    readonly maxBytes: number = JOURNAL_BYTES,
   ) {}
+
+  /** How many requests it holds, answered or in flight: what it lists, and no fewer. */
+  get size(): number {
+    return this.records.length - this.first;
+  }
 
   /** Tells `watcher` of every request answered, as stores tell theirs (the sandbox's change feed, state/changes.ts). */
   watch(watcher: (record: JournalRecord) => void): void {
@@ -116,9 +157,17 @@ export class Journal implements Service {
   close(record: JournalRecord, status: number, nowMs: number): void {
     record.status = status;
     record.at = nowMs;
+    const first = this.records[this.first];
+    if (first !== undefined && record.seq >= first.seq) {
+      record.bytes = recordBytes(record);
+      this.bytes += record.bytes;
+      // The oldest go first, this one last: a single record larger than the bound is not kept either.
+      while (this.bytes > this.maxBytes && this.first < this.records.length) this.trim();
+    }
     this.watcher?.(record);
     // Cut off while it was still in flight: counted now, the one time it can be.
-    if (this.records.length === 0 || record.seq < this.records[0]!.seq) this.forgetting?.([record]);
+    const oldest = this.records[0];
+    if (oldest === undefined || record.seq < oldest.seq) this.forgetting?.([record]);
   }
 
   /**
@@ -164,15 +213,18 @@ export class Journal implements Service {
   reset(): void {
     this.records = [];
     this.first = 0;
+    this.bytes = 0;
   }
 
   /** Drops the oldest record; the dropped ones are cut off the array a batch at a time, so a request costs O(1). */
   private trim(): void {
+    const dropped = this.records[this.first];
+    if (dropped !== undefined) this.bytes -= dropped.bytes;
     this.first++;
     if (this.first < Math.max(1024, this.limit >> 2)) return;
-    const dropped = this.records.slice(0, this.first);
+    const cut = this.records.slice(0, this.first);
     this.records = this.records.slice(this.first);
     this.first = 0;
-    this.forgetting?.(dropped.filter((record) => record.answered));
+    this.forgetting?.(cut.filter((record) => record.answered));
   }
 }

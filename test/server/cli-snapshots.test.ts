@@ -203,4 +203,74 @@ describe('serve --import / --export-on-exit', () => {
       }
     }
   }, 60_000);
+
+  it('regression: a 221-byte snapshot counting 2^53-1 requests froze show and --import for good; both exit 2 within 5 s naming the file and the field', async () => {
+    const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
+    const file = join(dir, 'frozen.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        format: 'svc-sandbox-snapshot',
+        version,
+        options: { seed: 1 },
+        now: '2026-01-01T00:00:00.000Z',
+        inputs: [{ kind: 'elided', at: '2026-01-01T00:00:00.000Z', requests: 9007199254740991 }],
+        attempts: [],
+      }),
+    );
+    const began = performance.now();
+    const refused = (args: string[]) => {
+      const run = start(args);
+      run.url.catch(() => undefined); // it exits before listening
+      return run;
+    };
+    const runs: Array<[ReturnType<typeof start>, string]> = [
+      [refused(['serve', '--port', '0', '--import', file]), `svc-sandbox: --import ${file}: `],
+      [refused(['show', '--port', '0', file]), `svc-sandbox: show ${file}: `],
+    ];
+    for (const [run, prefix] of runs) {
+      expect(await run.exit, prefix).toBe(2);
+      const [line] = run.stderr().split('\n');
+      expect(line!.startsWith(prefix), line).toBe(true);
+      expect(line!.slice(prefix.length)).toMatch(
+        /`snapshot\.inputs\[0\]\.requests` is 9007199254740991, .*more than the 1000000 a snapshot may count/,
+      );
+    }
+    expect(performance.now() - began).toBeLessThan(5_000);
+  }, 30_000);
+
+  it('regression: a snapshot whose scripting call no longer replays was restored as another sandbox without a word; show and --import exit 2 naming the file and snapshot.inputs[N]', async () => {
+    const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
+    const file = join(dir, 'diverged.json');
+    const at = '2026-01-01T00:00:00.000Z';
+    writeFileSync(
+      file,
+      JSON.stringify({
+        format: 'svc-sandbox-snapshot',
+        version,
+        options: { seed: 1 },
+        now: at,
+        inputs: [
+          { kind: 'call', at, name: 'network.setBehavior', args: ['+14155550111', { outcome: 'busy' }] },
+          { kind: 'call', at, name: 'network.setBehavior', args: ['+14155550111', { outcome: 'bussy' }] },
+        ],
+        attempts: [],
+      }),
+    );
+    const refused = (args: string[]) => {
+      const run = start(args);
+      run.url.catch(() => undefined); // it exits before listening
+      return run;
+    };
+    const runs: Array<[ReturnType<typeof start>, string]> = [
+      [refused(['serve', '--port', '0', '--import', file]), `svc-sandbox: --import ${file}: `],
+      [refused(['show', '--port', '0', file]), `svc-sandbox: show ${file}: `],
+    ];
+    for (const [run, prefix] of runs) {
+      expect(await run.exit, prefix).toBe(2);
+      const [line] = run.stderr().split('\n');
+      expect(line!.startsWith(prefix), line).toBe(true);
+      expect(line!.slice(prefix.length)).toMatch(/`snapshot\.inputs\[1\]` \(network\.setBehavior\) does not replay as it was recorded/);
+    }
+  }, 30_000);
 });

@@ -93,8 +93,8 @@ export const sessionRoutes: ControlRoute[] = [
     status: 201,
     global: true,
     response: madeSession.openapi(),
-    run: ({ sessions, body }) => {
-      const { session, apiKey } = sessions.create(body);
+    run: async ({ sessions, body }) => {
+      const { session, apiKey } = await sessions.open(body);
       const made: Infer<typeof madeSession> = { id: session.id, apiKey, now: session.sandbox.now().toISOString() };
       return json(201, made);
     },
