@@ -8,9 +8,9 @@ const DEFAULT_HEAP = 4144 * MIB;
 const busy = sessionBytes(10_000);
 
 describe('admission of a new session by the heap', () => {
-  it('counts a session at its journal full: about 7 MB at the default 10,000 requests', () => {
+  it('counts a session at its journal full: about 12 MB at the default 10,000 requests, as measured', () => {
     expect(busy).toBe(SESSION_BASE_BYTES + 10_000 * JOURNAL_ENTRY_BYTES);
-    expect(busy / 1e6).toBeGreaterThanOrEqual(7);
+    expect(busy / 1e6).toBeGreaterThanOrEqual(11.7);
   });
 
   it('admits no more sessions than the heap holds with every journal full, beside the reserve', () => {
@@ -20,12 +20,12 @@ describe('admission of a new session by the heap', () => {
     const idle = { limit: DEFAULT_HEAP, used: 200 * MIB };
     expect(admission(capacity - 1, 1000, busy, idle)).toBeNull();
     expect(admission(capacity, 1000, busy, idle)).toMatch(
-      /^The server holds \d+ sessions, as many as its heap \(4144 MiB\) can hold with every journal full \(7 MiB a session, 512 MiB kept for the server\): delete .*DELETE \/__sandbox\/sessions\/\{s\}.*--max-journal-entries.*--max-old-space-size/,
+      /^The server holds \d+ sessions, as many as its heap \(4144 MiB\) can hold with every journal full \(11 MiB a session, 512 MiB kept for the server\): delete .*DELETE \/__sandbox\/sessions\/\{s\}.*--max-journal-entries.*--max-old-space-size/,
     );
   });
 
   it('a smaller journal or a larger heap admits more; maxSessions stays a bound of its own', () => {
-    expect(heapCapacity(DEFAULT_HEAP, sessionBytes(1_000))).toBeGreaterThan(1000);
+    expect(heapCapacity(DEFAULT_HEAP, sessionBytes(2_000))).toBeGreaterThan(1000);
     expect(heapCapacity(16 * 1024 * MIB, busy)).toBeGreaterThan(1000);
     const roomy = { limit: 16 * 1024 * MIB, used: 200 * MIB };
     expect(admission(999, 1000, busy, roomy)).toBeNull();
