@@ -21,7 +21,7 @@ import { MAX_BODY_CHARS, mediaUrls, messageText } from '../../state/message-cont
 import type { Templates } from '../../state/templates.js';
 import { ApiError, badRequest } from '../errors.js';
 import { listOf, listQuery, paginate, type Cursors } from '../pagination.js';
-import { route, type AnyRoute, type Reply, type RequestContext } from '../router.js';
+import { defineRoute, type AnyRoute, type Reply, type RequestContext } from '../router.js';
 
 export interface MessageRoutesDeps {
   messages: MessageService;
@@ -181,7 +181,7 @@ const handlers = {
 
 /** GET and POST /v1/messages (docs/messaging.md). */
 export const messageRoutes: readonly AnyRoute[] = [
-  route({
+  defineRoute({
     method: 'GET',
     path: '/v1/messages',
     resource: 'messages',
@@ -198,7 +198,7 @@ export const messageRoutes: readonly AnyRoute[] = [
     },
     handle: handlers.list,
   }),
-  route({
+  defineRoute({
     method: 'POST',
     path: '/v1/messages',
     resource: 'messages',

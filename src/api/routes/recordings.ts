@@ -7,7 +7,7 @@ import type { TranscriptStreams } from '../transcript-stream.js';
 import { oneOf, optional, string } from '../../core/schema.js';
 import { ApiError, notFound } from '../errors.js';
 import { listOf, listQuery, paginate, type Cursors } from '../pagination.js';
-import { route, type AnyRoute, type RequestContext } from '../router.js';
+import { defineRoute, type AnyRoute, type IdContext } from '../router.js';
 
 export interface MediaRoutesDeps {
   calls: CallService;
@@ -37,8 +37,8 @@ export const listRecordingsQuery = listQuery(
  * @example
  * const recording = findRecording(recordings, ctx); // throws ApiError 404 when absent
  */
-export function findRecording(recordings: RecordingService, ctx: RequestContext<unknown, unknown>): RecordingRecord {
-  const id = ctx.params.id!;
+export function findRecording(recordings: RecordingService, ctx: IdContext): RecordingRecord {
+  const id = ctx.params.id;
   const recording = recordings.store.get(ctx.principal.account, id);
   if (!recording) {
     const hint = id.startsWith('call_')
@@ -51,7 +51,7 @@ export function findRecording(recordings: RecordingService, ctx: RequestContext<
 
 /** GET /v1/recordings, GET /v1/recordings/{id} and its audio (docs/recordings.md). */
 export const recordingRoutes: readonly AnyRoute[] = [
-  route({
+  defineRoute({
     method: 'GET',
     path: '/v1/recordings',
     resource: 'recordings',
@@ -81,7 +81,7 @@ export const recordingRoutes: readonly AnyRoute[] = [
       };
     },
   }),
-  route({
+  defineRoute({
     method: 'GET',
     path: '/v1/recordings/{id}',
     resource: 'recordings',
@@ -98,7 +98,7 @@ export const recordingRoutes: readonly AnyRoute[] = [
     handle: (ctx, { recordings }: MediaRoutesDeps) => ({ status: 200, body: recordings.toJson(findRecording(recordings, ctx)) }),
   }),
   // Sandbox addition: the recording's `url`, a WAV file (docs/recordings.md).
-  route({
+  defineRoute({
     method: 'GET',
     path: '/v1/recordings/{id}/audio',
     resource: 'recordings',

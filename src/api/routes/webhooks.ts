@@ -5,7 +5,7 @@ import { createdSubscriptionSchema, EVENT_TYPES, subscriptionSchema } from '../.
 import type { Subscriptions } from '../../state/subscriptions.js';
 import { badRequest, notFound } from '../errors.js';
 import { listOf, listQuery, paginate, type Cursors } from '../pagination.js';
-import { route, type AnyRoute } from '../router.js';
+import { defineRoute, type AnyRoute } from '../router.js';
 
 export interface WebhookRoutesDeps {
   subscriptions: Subscriptions;
@@ -118,7 +118,7 @@ export const listWebhooksQuery = listQuery({}, 'List webhook subscriptions, newe
 
 /** GET, POST /v1/webhooks and DELETE /v1/webhooks/{id} (docs/contract.md; docs/webhooks.md). */
 export const webhookRoutes: readonly AnyRoute[] = [
-  route({
+  defineRoute({
     method: 'GET',
     path: '/v1/webhooks',
     resource: 'webhooks',
@@ -136,7 +136,7 @@ export const webhookRoutes: readonly AnyRoute[] = [
       body: paginate(cursors, 'webhooks', subscriptions.store, ctx.principal.account, ctx.query, (s) => subscriptions.toJson(s)),
     }),
   }),
-  route({
+  defineRoute({
     method: 'POST',
     path: '/v1/webhooks',
     resource: 'webhooks',
@@ -163,7 +163,7 @@ export const webhookRoutes: readonly AnyRoute[] = [
       return { status: 201, body: subscriptions.toJson(record, true) };
     },
   }),
-  route({
+  defineRoute({
     method: 'DELETE',
     path: '/v1/webhooks/{id}',
     resource: 'webhooks',
@@ -173,7 +173,7 @@ export const webhookRoutes: readonly AnyRoute[] = [
     params: { id: { description: 'The subscription id (`wh_…`).', example: 'wh_2Jf6tY9cB4nRk8Ws' } },
     response: { status: 204, description: 'Removed: its pending deliveries are canceled.' },
     handle(ctx, { subscriptions }: WebhookRoutesDeps) {
-      const record = subscriptions.store.get(ctx.principal.account, ctx.params.id!);
+      const record = subscriptions.store.get(ctx.principal.account, ctx.params.id);
       if (!record) throw notFound(`No webhook subscription ${ctx.params.id} in this account: use an id from GET /v1/webhooks.`);
       subscriptions.remove(record);
       return { status: 204 };

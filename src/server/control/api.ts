@@ -32,7 +32,7 @@ import { controlRoute, type ControlRoute } from './route.js';
 import type { Session, Sessions } from '../sessions.js';
 import { ApiError, errorEnvelope, refusalOf } from '../../api/errors.js';
 import { readJson } from '../../api/request-body.js';
-import { travel, type Road, type Stage } from '../../api/road.js';
+import { road, travel, type Road, type Stage } from '../../api/road.js';
 import { RouteTable } from '../../api/router.js';
 import { checkControl } from '../guard.js';
 
@@ -285,7 +285,7 @@ const table = new RouteTable<ControlRoute>(
 /** A route without a body schema takes no fields: an empty body, or `{}`. */
 const noFields = object({}, { description: 'No fields.' });
 
-/** One request on the control road: what each stage learns, for the stages after it and the row. */
+/** One request on the control road: what it arrived with, and a slot for what each stage learns (null until then). */
 interface ControlExchange {
   readonly request: Request;
   /** The path below `/__sandbox`. */
@@ -294,7 +294,7 @@ interface ControlExchange {
   readonly url: string;
   readonly isOwnOrigin: (origin: string) => boolean;
   route: ControlRoute | null;
-  params: Record<string, string>;
+  params: Record<string, string> | null;
   /** The row's names for what the library it calls refuses (see {@link reworded}). */
   fields: Readonly<Record<string, string>>;
   session: Session | null;
@@ -302,47 +302,58 @@ interface ControlExchange {
   query: unknown;
 }
 
+/** What the row stage adds. */
+interface Matched {
+  route: ControlRoute;
+  params: Record<string, string>;
+}
+
+/** What the session stage adds. */
+interface Sessioned {
+  session: Session;
+}
+
 /** The guard (server/guard.ts `checkControl`): a page of another origin, a form, a webhook may not drive the control API. */
-const guard: Stage<ControlExchange, Response> = ({ request, isOwnOrigin }) => {
+const guard: Stage<ControlExchange, unknown, Response> = ({ request, isOwnOrigin }) => {
   const refused = checkControl(request.headers, request.method, declaresBody(request.headers), isOwnOrigin);
   return refused ? json(refused.status, errorEnvelope(refused.code, refused.message, refused.param)) : undefined;
 };
 
 /** The row (404 naming the nearest endpoint, 405 with `Allow`, HEAD as GET). */
-const match: Stage<ControlExchange, Response> = (x) => {
+const match: Stage<ControlExchange, Matched, Response> = (x, out) => {
   const { route, params } = table.match(x.request.method, x.path);
-  x.route = route;
-  x.params = params;
+  out.route = route;
+  out.params = params;
   x.fields = route.fields ?? {};
   return undefined;
 };
 
 /** The session the path names (404), or the default one for a `global` row. */
-const session: Stage<ControlExchange, Response> = (x) => {
+const session: Stage<ControlExchange & Matched, Sessioned, Response> = (x, out) => {
   // Every row that is not `global` has `{s}` in its path, so the match named a session ('' never is one).
   const named = x.params.s ?? '';
-  x.session = (x.route!.global ? x.sessions.default : x.sessions.get(named)) ?? null;
-  if (!x.session) throw unknownSession(named);
+  const found = x.route.global ? x.sessions.default : x.sessions.get(named);
+  if (!found) throw unknownSession(named);
+  out.session = found;
   return undefined;
 };
 
 /** The JSON body as `/v1` reads one (400, 413; an empty body stands for `{}`), parsed with the row's schema. */
-const body: Stage<ControlExchange, Response> = (x) => {
-  const { request } = x;
+const body: Stage<ControlExchange & Matched, unknown, Response> = (x) => {
+  const { request, route } = x;
   if (request.method === 'GET' || request.method === 'HEAD') {
-    if (x.route!.body) x.body = check(x.route!.body, {}, '');
+    if (route.body) x.body = check(route.body, {}, '');
     return undefined;
   }
   return readJson(request, { optional: true }).then((raw) => {
-    const route = x.route!;
     x.body = route.body ? check(route.body, raw === undefined ? {} : raw, '') : raw === undefined ? undefined : check(noFields, raw, '');
     return undefined;
   });
 };
 
 /** The query, parsed with the row's schema. */
-const query: Stage<ControlExchange, Response> = (x) => {
-  if (x.route!.query) x.query = check(x.route!.query, queryObject(new URL(x.request.url).searchParams), '');
+const query: Stage<ControlExchange & Matched, unknown, Response> = (x) => {
+  if (x.route.query) x.query = check(x.route.query, queryObject(new URL(x.request.url).searchParams), '');
   return undefined;
 };
 
@@ -351,14 +362,17 @@ const query: Stage<ControlExchange, Response> = (x) => {
  * order, run by the runner `/v1`'s road runs on (api/road.ts): the guard, the row, the session,
  * the body, the query; then the row runs.
  */
-const CONTROL_ROAD: Road<ControlExchange, Response> = {
-  stages: [guard, match, session, body, query],
-  run: (x) => {
-    const { request, sessions, url, params, body, query } = x;
+const CONTROL_ROAD: Road<ControlExchange, Response> = road<ControlExchange, Response>()
+  .stage(guard)
+  .stage(match)
+  .stage(session)
+  .stage(body)
+  .stage(query)
+  .run((x) => {
+    const { request, sessions, url, params, body, query, session } = x;
     const { headers, signal, method } = request;
-    return x.route!.run({ sessions, session: x.session!, params, body, query, headers, signal, method, url });
-  },
-};
+    return x.route.run({ sessions, session, params, body, query, headers, signal, method, url });
+  });
 
 /**
  * Serves a request of the control API on its road ({@link CONTROL_ROAD}). Whatever is thrown
@@ -380,7 +394,7 @@ export async function serveControl(
     url,
     isOwnOrigin,
     route: null,
-    params: {},
+    params: null,
     fields: {},
     session: null,
     body: undefined,

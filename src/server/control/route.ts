@@ -1,20 +1,9 @@
 import type { OpenAPIOperation } from '../../api/openapi-document.js';
-import type { Routable, Route } from '../../api/router.js';
+import type { PathParams, Routable, RouteExamples } from '../../api/router.js';
 import type { JsonSchema, ObjectSchema, Schema } from '../../core/schema.js';
 import type { Session, Sessions } from '../sessions.js';
 
-/**
- * The names of a path template's `{name}` segments, as a union:
- * `'/sessions/{s}/keys/{key}'` → `'s' | 'key'`.
- */
-export type ParamNames<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | ParamNames<Rest> : never;
-
-/**
- * The path parameters a row's path template promises: `'/sessions/{s}/keys/{key}'` →
- * `{ s: string; key: string }`. The table matched every segment before `run`, so each named one
- * is there. A path that is only known as `string` (the table's own view of a row) gives a record.
- */
-export type PathParams<P extends string> = string extends P ? Record<string, string> : { [K in ParamNames<P>]: string };
+export type { ParamNames, PathParams } from '../../api/router.js';
 
 /**
  * What a control route's `run` receives: its input already parsed by the route's schemas (the
@@ -53,7 +42,7 @@ export interface ControlRoute<B = unknown, Q = unknown, P extends string = strin
    * Bodies the server accepts, by name (the document's `examples`, as a `/v1` route's): every
    * row with a `body` has one; test/server/control-examples.test.ts sends each to a server.
    */
-  examples?: Route['examples'];
+  examples?: RouteExamples;
   /** The success status and its body's schema (with `examples` where api/openapi.ts `exampleOf` cannot build one). */
   status: number;
   response?: JsonSchema;
