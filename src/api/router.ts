@@ -73,8 +73,8 @@ export interface RouteDoc<P extends string = string> {
   /** Relative to the table's mount, with `{param}` placeholders: `/v1/calls/{id}`, `/sessions/{s}/advance`. */
   path: P;
   summary: string;
-  /** What the operation does and its main rules, in a sentence or two (the document's `description`). */
-  description: string;
+  /** What the operation does and its main rules, in a sentence or two (the document's `description`; absent: the summary). */
+  description?: string;
   /** A stable name for generated clients (`placeCall`). */
   operationId: string;
   /** Each `{param}` of `path`: what it names, and a realistic value (the document's `example`). */

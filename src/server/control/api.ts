@@ -55,6 +55,7 @@ export const controlRoutes: ControlRoute[] = [
     path: '/sessions/{s}/events',
     summary: 'The event log, oldest first, a page at a time (sandbox.events.list)',
     operationId: 'listEvents',
+    description: 'Every platform event of the session, oldest first, as webhooks would carry them.',
     status: 200,
     response: pageOf(eventSchema),
     query: pageParameters,
@@ -65,6 +66,7 @@ export const controlRoutes: ControlRoute[] = [
     path: '/sessions/{s}/deliveries',
     summary: 'Webhook deliveries with their attempts (sandbox.webhooks.deliveries)',
     operationId: 'listDeliveries',
+    description: 'Every webhook delivery of the session with its attempts, their status and errors.',
     status: 200,
     response: pageOf(deliverySchema),
     query: pageParameters,
@@ -75,6 +77,7 @@ export const controlRoutes: ControlRoute[] = [
     path: '/sessions/{s}/dead-letters',
     summary: 'The dead-letter queue (sandbox.webhooks.deadLetters)',
     operationId: 'listDeadLetters',
+    description: 'The deliveries that used up their retries (the dead-letter queue), for inspection and replay.',
     status: 200,
     response: pageOf(deliverySchema),
     query: pageParameters,
@@ -83,8 +86,13 @@ export const controlRoutes: ControlRoute[] = [
   controlRoute({
     method: 'POST',
     path: '/sessions/{s}/dead-letters/{id}/replay',
+
+    params: { id: { example: 'dlv_6Np1Rz8Kq3Wd5Ty2' } },
     summary: 'Replay a dead letter (sandbox.webhooks.replay): a dlv_ id, or an evt_ id for all of that event',
     operationId: 'replayDeadLetter',
+    description:
+      'Sends a dead letter again (a `dlv_` id), or every dead letter of one event (an `evt_` id), starting the attempt count over at 1. An ' +
+      'id with no dead letter is 404; one already delivered is 409.',
     status: 200,
     response: dataList(attemptSchema, 'The attempts the replay made, in the order sent.').openapi(),
     run: async ({ session, params }) => json(200, { data: await session.sandbox.webhooks.replay(params.id) }),
@@ -94,6 +102,7 @@ export const controlRoutes: ControlRoute[] = [
     path: '/sessions/{s}/keys',
     summary: 'Make a test key of this session, with a plan and scopes (sandbox.keys.create)',
     operationId: 'createKey',
+    description: 'Makes a new test API key that routes `/v1` requests to this session.',
     body: keyBody,
     examples: {
       readOnly: {
@@ -110,6 +119,7 @@ export const controlRoutes: ControlRoute[] = [
     path: '/sessions/{s}/keys',
     summary: 'The keys made (sandbox.keys.list)',
     operationId: 'listKeys',
+    description: 'The keys made for this session, with when each was made.',
     status: 200,
     response: pageOf(apiKeySchema),
     query: pageParameters,
@@ -122,8 +132,11 @@ export const controlRoutes: ControlRoute[] = [
   controlRoute({
     method: 'DELETE',
     path: '/sessions/{s}/keys/{key}',
+
+    params: { key: { example: 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_8Hd3Lp6Vs0Yf5JuA' } },
     summary: 'Revoke a key (sandbox.keys.revoke): 401 from then on',
     operationId: 'revokeKey',
+    description: "Revokes one of this session's keys: requests with it are 401 from then on. A key of another session is 404.",
     status: 204,
     run: ({ sessions, session, params }) => {
       // A key that names another session is that session's to revoke.
@@ -140,6 +153,9 @@ export const controlRoutes: ControlRoute[] = [
     path: '/sessions/{s}/faults',
     summary: 'Inject a fault (sandbox.faults.inject)',
     operationId: 'injectFault',
+    description:
+      'Makes the next matching `/v1` requests fail: an error status (429 or 500–599, with an optional Retry-After) or a network failure, ' +
+      '`times` times (or "Infinity"). It answers with the faults now active.',
     body: faultRule,
     examples: {
       outage: {
@@ -159,6 +175,7 @@ export const controlRoutes: ControlRoute[] = [
     path: '/sessions/{s}/faults',
     summary: 'Forget every fault (sandbox.faults.clear)',
     operationId: 'clearFaults',
+    description: 'Forgets every injected fault of the session.',
     status: 204,
     run: ({ session }) => {
       session.sandbox.faults.clear();
@@ -168,8 +185,12 @@ export const controlRoutes: ControlRoute[] = [
   controlRoute({
     method: 'PUT',
     path: '/sessions/{s}/network/{number}',
+
+    params: { number: { example: '+14155550123' } },
     summary: 'Script calls to a number (sandbox.network.setBehavior)',
     operationId: 'setBehavior',
+    description:
+      'Scripts what happens to calls to a number from now on: answered or not, by whom, busy, failed, how long they ring and last.',
     body: callBehavior,
     examples: {
       answered: {
@@ -187,8 +208,11 @@ export const controlRoutes: ControlRoute[] = [
   controlRoute({
     method: 'DELETE',
     path: '/sessions/{s}/network/{number}',
+
+    params: { number: { example: '+14155550123' } },
     summary: "Forget a number's scripted behaviour (sandbox.network.clearBehavior)",
     operationId: 'clearBehavior',
+    description: "Forgets a number's scripted behaviour: calls to it follow the seeded defaults again.",
     status: 204,
     run: ({ session, params }) => {
       session.sandbox.network.clearBehavior(params.number);
@@ -198,8 +222,12 @@ export const controlRoutes: ControlRoute[] = [
   controlRoute({
     method: 'POST',
     path: '/sessions/{s}/calls/{id}/answer',
+
+    params: { id: { example: 'call_7mQ2xK9pR4tLw8Zb' } },
     summary: 'Answer a ringing call now (sandbox.calls.answer)',
     operationId: 'answerCall',
+    description:
+      'Answers a ringing call now, by a human or a machine (`by`), instead of waiting for the clock. A call that is not ringing is 409.',
     body: answerOptions,
     examples: { human: { summary: 'A person picks up', value: { by: 'human' } } },
     status: 200,
@@ -209,8 +237,11 @@ export const controlRoutes: ControlRoute[] = [
   controlRoute({
     method: 'POST',
     path: '/sessions/{s}/calls/{id}/hang-up',
+
+    params: { id: { example: 'call_7mQ2xK9pR4tLw8Zb' } },
     summary: 'End a live call now (sandbox.calls.hangUp)',
     operationId: 'hangUpCall',
+    description: 'Ends a live call now, as if a party hung up. A call already ended is 409.',
     status: 200,
     response: callSchema.openapi(),
     run: ({ session, params }) => json(200, session.sandbox.calls.hangUp(params.id)),
@@ -220,6 +251,8 @@ export const controlRoutes: ControlRoute[] = [
     path: '/sessions/{s}/calls/inbound',
     summary: 'Ring a number of an account from outside (sandbox.calls.inbound)',
     operationId: 'inboundCall',
+    description:
+      "Rings one of an account's numbers from outside, as a caller would: the call follows the number's routing and sends its webhooks.",
     body: inboundCallOptions,
     examples: {
       provisioned: {
@@ -236,6 +269,8 @@ export const controlRoutes: ControlRoute[] = [
     path: '/sessions/{s}/messages/inbound',
     summary: 'Deliver an inbound SMS or MMS (sandbox.messages.inbound)',
     operationId: 'inboundMessage',
+    description:
+      "Delivers an SMS or MMS from outside to one of an account's numbers, as a phone would send it: it is stored and its webhook sent.",
     body: inboundMessageOptions,
     examples: {
       sms: {

@@ -88,6 +88,8 @@ export const consoleRoutes: ControlRoute[] = [
   controlRoute({
     method: 'GET',
     path: '/sessions/{s}/console/recordings/{id}/audio',
+
+    params: { id: { example: 'rec_5Hc2vN8qT1mXy7Ka' } },
     summary: "A ready recording's audio, 8 kHz 16-bit mono WAV (for the console's player)",
     description:
       "The same bytes as GET /v1/recordings/{id}/audio, for any account's recording of the session, without a key: the console's audio " +

@@ -1,5 +1,5 @@
 import type { OpenAPIOperation } from '../../api/openapi-document.js';
-import type { PathParams, Routable, RouteExamples } from '../../api/router.js';
+import type { PathParams, RouteDoc } from '../../api/router.js';
 import type { JsonSchema, ObjectSchema, Schema } from '../../core/schema.js';
 import type { Session, Sessions } from '../sessions.js';
 
@@ -29,20 +29,11 @@ export interface ControlRequest<B = unknown, Q = unknown, P extends string = str
 }
 
 /** One row of the control API's table (src/server/control/api.ts, control-scripting.ts). */
-export interface ControlRoute<B = unknown, Q = unknown, P extends string = string> extends Routable {
+export interface ControlRoute<B = unknown, Q = unknown, P extends string = string> extends RouteDoc<P> {
   /** Below `/__sandbox`, with `{s}` for the session and `{name}` for other segments. */
   path: P;
-  summary: string;
-  /** What the operation does, beyond `summary`, for the document (server/openapi.ts has a default per operationId). */
-  description?: string;
-  operationId: string;
   /** Parses the JSON body before `run` (the schema the library function the route calls checks with); its refusal is the 400. */
   body?: Schema<B>;
-  /**
-   * Bodies the server accepts, by name (the document's `examples`, as a `/v1` route's): every
-   * row with a `body` has one; test/server/control-examples.test.ts sends each to a server.
-   */
-  examples?: RouteExamples;
   /** The success status and its body's schema (with `examples` where api/openapi.ts `exampleOf` cannot build one). */
   status: number;
   response?: JsonSchema;
@@ -59,8 +50,11 @@ export interface ControlRoute<B = unknown, Q = unknown, P extends string = strin
    * (control/api.ts `reworded`).
    */
   fields?: Readonly<Record<string, string>>;
-  /** The row's operation in the server's document, written out, for a row that answers no JSON (a stream, a page). */
-  operation?: (url: string) => OpenAPIOperation;
+  /**
+   * The rest of the row's operation in the server's document (its parameters and answers), written
+   * out, for a row that answers no JSON (a stream, a page); its name, summary and description are the row's.
+   */
+  operation?: (url: string) => Omit<OpenAPIOperation, 'operationId' | 'summary' | 'description'>;
   /** Served, but not an operation of the document (the console's script and style files). */
   undocumented?: true;
 }

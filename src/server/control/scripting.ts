@@ -57,12 +57,20 @@ function changes<B, P extends string>(act: (ctx: RowRequest<B, undefined, P>) =>
 }
 
 /** A GET row answering `{data}`: what `read` returns of the session's sandbox, described by `item`. */
-function listRow<T>(path: string, summary: string, operationId: string, item: Schema<T>, read: (sandbox: Session['sandbox']) => T[]): Row {
+function listRow<T>(
+  path: string,
+  summary: string,
+  operationId: string,
+  description: string,
+  item: Schema<T>,
+  read: (sandbox: Session['sandbox']) => T[],
+): Row {
   return {
     method: 'GET',
     path,
     summary,
     operationId,
+    description,
     status: 200,
     response: dataList(item, summary).openapi(),
     run: ({ session }) => json(200, { data: read(session.sandbox) }),
@@ -207,6 +215,7 @@ export const scriptingRoutes: Row[] = [
     path: '/sessions/{s}',
     summary: 'One session: its seed and virtual now (sandbox.now)',
     operationId: 'getSession',
+    description: "One session's seed and virtual now (`sandbox.now()`); 404 for an unknown or deleted session.",
     status: 200,
     response: sessionSchema.openapi(),
     run: ({ session }) => json(200, { id: session.id, seed: session.seed, now: session.sandbox.now().toISOString() }),
@@ -216,6 +225,9 @@ export const scriptingRoutes: Row[] = [
     path: '/sessions/{s}/internal-errors',
     summary: "Unexpected exceptions inside the session's sandbox, each answered as a 500 (sandbox.internalErrors); empty in a healthy run",
     operationId: 'listInternalErrors',
+    description:
+      'Failures inside the sandbox that answered a request with 500 `internal_error` (`sandbox.internalErrors()`), oldest first: a test ' +
+      'can assert there were none.',
     status: 200,
     response: dataList(internalErrorSchema, 'The failures, oldest first.').openapi(),
     run: ({ session }) =>
@@ -234,8 +246,11 @@ export const scriptingRoutes: Row[] = [
   controlRoute({
     method: 'GET',
     path: '/sessions/{s}/calls/{id}',
+
+    params: { id: { example: 'call_7mQ2xK9pR4tLw8Zb' } },
     summary: 'A call as the API shows it, any account (sandbox.calls.get)',
     operationId: 'inspectCall',
+    description: 'One call of the session, whichever account holds it (`sandbox.calls.get`); 404 naming `id` when there is none.',
     status: 200,
     response: callSchema.openapi(),
     run: ({ session, params }) => json(200, found(session.sandbox.calls.get(params.id), 'call', params.id)),
@@ -243,8 +258,11 @@ export const scriptingRoutes: Row[] = [
   controlRoute({
     method: 'GET',
     path: '/sessions/{s}/messages/{id}',
+
+    params: { id: { example: 'msg_3Jk8Vw2Qp5Rt9Lx1' } },
     summary: 'A message as the API shows it, any account (sandbox.messages.get)',
     operationId: 'inspectMessage',
+    description: 'One message of the session, whichever account holds it (`sandbox.messages.get`); 404 naming `id` when there is none.',
     status: 200,
     response: messageSchema.openapi(),
     run: ({ session, params }) => json(200, found(session.sandbox.messages.get(params.id), 'message', params.id)),
@@ -252,8 +270,11 @@ export const scriptingRoutes: Row[] = [
   controlRoute({
     method: 'GET',
     path: '/sessions/{s}/recordings/{id}',
+
+    params: { id: { example: 'rec_5Hc2vN8qT1mXy7Ka' } },
     summary: 'A recording as the API shows it, any account (sandbox.recordings.get)',
     operationId: 'inspectRecording',
+    description: 'One recording of the session (`sandbox.recordings.get`); 404 naming `id` when there is none.',
     status: 200,
     response: recordingSchema.openapi(),
     run: ({ session, params }) => json(200, found(session.sandbox.recordings.get(params.id), 'recording', params.id)),
@@ -261,8 +282,11 @@ export const scriptingRoutes: Row[] = [
   controlRoute({
     method: 'GET',
     path: '/sessions/{s}/transcripts/{id}',
+
+    params: { id: { example: 'trn_9Rb4wL2sK7pQx3Mf' } },
     summary: 'A transcript as the API shows it now, any account (sandbox.transcripts.get)',
     operationId: 'inspectTranscript',
+    description: 'One transcript of the session (`sandbox.transcripts.get`); 404 naming `id` when there is none.',
     status: 200,
     response: transcriptSchema.openapi(),
     run: ({ session, params }) => json(200, found(session.sandbox.transcripts.get(params.id), 'transcript', params.id)),
@@ -273,6 +297,9 @@ export const scriptingRoutes: Row[] = [
     path: '/sessions/{s}/recording-timing',
     summary: 'When recordings and transcripts of calls that end from now on become ready (sandbox.recordings.setTiming)',
     operationId: 'setRecordingTiming',
+    description:
+      'How long after an answered call ends its recording, then its transcript, become ready, for calls that end from now on ' +
+      '(`sandbox.recordings.setTiming`). Defaults: 10 s, then 20 s.',
     body: recordingTiming,
     examples: {
       quick: {
@@ -286,9 +313,13 @@ export const scriptingRoutes: Row[] = [
   controlRoute({
     method: 'PUT',
     path: '/sessions/{s}/calls/{id}/recording-timing',
+
+    params: { id: { example: 'call_7mQ2xK9pR4tLw8Zb' } },
     summary:
       'When the recording and transcript of this one call become ready; set it before the call ends (sandbox.recordings.setTiming with callId)',
     operationId: 'setCallRecordingTiming',
+    description:
+      'The recording and transcript timing of one call, before it ends (`sandbox.recordings.setTiming(timing, id)`); 409 once it has ended.',
     body: recordingTiming,
     examples: { slow: { summary: "This call's transcript takes two minutes", value: { transcriptDelay: '2m' } } },
     status: 204,
@@ -298,8 +329,13 @@ export const scriptingRoutes: Row[] = [
   controlRoute({
     method: 'PUT',
     path: '/sessions/{s}/calls/{id}/script',
+
+    params: { id: { example: 'call_7mQ2xK9pR4tLw8Zb' } },
     summary: 'The conversation a ringing call will carry (sandbox.transcripts.setScript)',
     operationId: 'setConversationScript',
+    description:
+      'What is said on a call, line by line, while it still rings (`sandbox.transcripts.setScript`): its transcript, live stream and ' +
+      'summary follow it. 409 once answered.',
     body: scriptBody,
     examples: {
       booking: {
@@ -321,6 +357,8 @@ export const scriptingRoutes: Row[] = [
     path: '/sessions/{s}/transcript-streams',
     summary: 'How many transcript streams (server-sent events) are open (sandbox.transcripts.openStreams)',
     operationId: 'countTranscriptStreams',
+    description:
+      'How many live transcript streams are open (`sandbox.transcripts.openStreams()`): a test can check its client closed them.',
     status: 200,
     response: object(
       { openStreams: integer({ description: 'Transcript streams open now, across the accounts.', min: 0, max: Number.MAX_SAFE_INTEGER }) },
@@ -332,8 +370,12 @@ export const scriptingRoutes: Row[] = [
   controlRoute({
     method: 'POST',
     path: '/sessions/{s}/network/{number}/queue',
+
+    params: { number: { example: '+14155550123' } },
     summary: 'The next calls to a number take these behaviours, one each (sandbox.network.queueBehavior)',
     operationId: 'queueBehavior',
+    description:
+      'One-shot behaviours for the next calls to a number, one each, in order (`sandbox.network.queueBehavior`); the standing behaviour applies after them.',
     body: callQueue,
     examples: {
       busyThenAnswered: {
@@ -347,8 +389,11 @@ export const scriptingRoutes: Row[] = [
   controlRoute({
     method: 'PUT',
     path: '/sessions/{s}/network/{number}/messages',
+
+    params: { number: { example: '+14155550123' } },
     summary: 'How messages to a number end, until cleared (sandbox.network.setMessageBehavior)',
     operationId: 'setMessageBehavior',
+    description: 'Whether messages to a number end `delivered` or `failed` from now on (`sandbox.network.setMessageBehavior`).',
     body: messageBehavior,
     examples: { failed: { summary: 'Messages to the number fail from now on', value: { outcome: 'failed' } } },
     status: 204,
@@ -358,8 +403,11 @@ export const scriptingRoutes: Row[] = [
   controlRoute({
     method: 'POST',
     path: '/sessions/{s}/network/{number}/messages/queue',
+
+    params: { number: { example: '+14155550123' } },
     summary: 'The next messages to a number take these behaviours, one each (sandbox.network.queueMessageBehavior)',
     operationId: 'queueMessageBehavior',
+    description: 'One-shot outcomes for the next messages to a number, one each, in order (`sandbox.network.queueMessageBehavior`).',
     body: messageQueue,
     examples: {
       failThenDeliver: {
@@ -375,6 +423,8 @@ export const scriptingRoutes: Row[] = [
     path: '/sessions/{s}/network',
     summary: 'Forget the scripted call and message behaviour of every number (sandbox.network.clearBehavior)',
     operationId: 'clearAllBehavior',
+    description:
+      'Forgets the scripted call and message behaviour of every number (`sandbox.network.clearBehavior()`): the defaults apply again.',
     status: 204,
     run: changes(({ session }) => session.sandbox.network.clearBehavior()),
   }),
@@ -383,6 +433,9 @@ export const scriptingRoutes: Row[] = [
     path: '/sessions/{s}/requests',
     summary: 'The request journal, in arrival order (sandbox.requests.list)',
     operationId: 'listRequests',
+    description:
+      'The request journal (`sandbox.requests.list()`): every request `/v1` answered in this session, in the order the requests arrived, with ' +
+      'its documented path, status, `error.code`, request id, API key and virtual time; the latest 10,000 are kept (`--max-journal-entries`).',
     status: 200,
     response: pageOf(journalEntrySchema),
     query: pageParameters,
@@ -396,6 +449,7 @@ export const scriptingRoutes: Row[] = [
     '/sessions/{s}/faults',
     'The injected faults with hits left, in order (sandbox.faults.list)',
     'listFaults',
+    'The injected faults that still have hits left, in the order they match (`sandbox.faults.list()`); `remaining` is null for a fault without end.',
     activeFaultSchema,
     (sandbox) => sandbox.faults.list(),
   ),
@@ -403,6 +457,7 @@ export const scriptingRoutes: Row[] = [
     '/sessions/{s}/attempts',
     'Every webhook delivery attempt in the order sent (sandbox.webhooks.attempts)',
     'listAttempts',
+    'Every webhook delivery attempt of the session in the order sent, replays marked (`sandbox.webhooks.attempts()`).',
     attemptSchema,
     (sandbox) => sandbox.webhooks.attempts(),
   ),
@@ -411,6 +466,8 @@ export const scriptingRoutes: Row[] = [
     path: '/sessions/{s}/dead-letters/replay',
     summary: 'Replay every dead letter (matching the filter) whose subscription still exists (sandbox.webhooks.replayAll)',
     operationId: 'replayAllDeadLetters',
+    description:
+      'Replays every dead letter matching the filter (`sandbox.webhooks.replayAll`), attempt numbers starting over at 1; answers the attempts made.',
     body: webhookFilter,
     examples: { calls: { summary: 'Every dead call.completed delivery', value: { type: 'call.completed' } } },
     status: 200,

@@ -72,6 +72,7 @@ export const sessionRoutes: ControlRoute[] = [
     path: '/health',
     summary: 'Is the server up',
     operationId: 'health',
+    description: 'Answers 200 `{"status": "ok"}` while the server is up: poll it before the first test runs.',
     status: 200,
     global: true,
     response: object({ status: literal('ok', 'Always `ok` while the server answers.') }, { description: 'The server answers.' }).openapi(),
@@ -82,6 +83,9 @@ export const sessionRoutes: ControlRoute[] = [
     path: '/sessions',
     summary: 'Start a session: a sandbox of its own, with its own clock and seed',
     operationId: 'createSession',
+    description:
+      'Starts a session: a sandbox of its own (clock, seed, ids, accounts, webhook queues), so parallel test workers never share state. ' +
+      'The answer carries an API key that routes `/v1` requests to it; a server holds at most 1,000 live sessions (409 past that).',
     body: sessionBody,
     examples: {
       seeded: {
@@ -104,6 +108,7 @@ export const sessionRoutes: ControlRoute[] = [
     path: '/sessions',
     summary: 'List sessions',
     operationId: 'listSessions',
+    description: 'The live sessions with their seed and virtual time; `default` always exists.',
     status: 200,
     global: true,
     response: pageOf(sessionSchema),
@@ -118,6 +123,8 @@ export const sessionRoutes: ControlRoute[] = [
     path: '/sessions/{s}',
     summary: 'End a session; its keys are 401 from then on',
     operationId: 'deleteSession',
+    description:
+      'Ends a session: an advance in progress answers 409 `interrupted`, and its keys are 401 from then on. `default` cannot be deleted (409).',
     status: 204,
     run: ({ sessions, session }) => {
       sessions.delete(session.id);
@@ -129,6 +136,10 @@ export const sessionRoutes: ControlRoute[] = [
     path: '/sessions/{s}/advance',
     summary: "Move the session's virtual clock by `duration` (sandbox.advance), or until an event of type `until` (sandbox.advanceUntil)",
     operationId: 'advance',
+    description:
+      'Moves the session\'s virtual clock forward by `duration` (e.g. "90s", "25h"), running every timer due on the way: call lifecycles, ' +
+      'deliveries and their retries. It answers with the events emitted meanwhile, oldest first; a reset or delete during it is 409 ' +
+      '`interrupted`.',
     body: withUntil(advanceBody),
     examples: {
       duration: { summary: 'Ninety seconds of virtual time', value: { duration: '90s' } },
@@ -151,6 +162,7 @@ export const sessionRoutes: ControlRoute[] = [
     path: '/sessions/{s}/reset',
     summary: 'Reset the session (sandbox.reset); keys it made stay valid',
     operationId: 'reset',
+    description: 'Resets the session to its starting state (clock, data, queues) as `sandbox.reset()` does; keys it made stay valid.',
     status: 204,
     run: ({ session }) => {
       session.sandbox.reset();

@@ -48,6 +48,8 @@ export const callTimelineRoute: ControlRoute = controlRoute({
   path: '/sessions/{s}/calls',
   summary: 'Every call of the session, newest first, with its timeline (for the console)',
   operationId: 'listSessionCalls',
+  description:
+    'Every call of the session across its accounts, newest first, each with its timeline of events and deliveries (what the console shows).',
   status: 200,
   response: pageOf(callWithTimeline),
   query: pageParameters,
