@@ -28,7 +28,7 @@ import { servedRoutes } from './served.js';
 import { sessionRoutes } from './sessions.js';
 import { callTimelineRoute } from './timeline.js';
 import { coverageRoutes } from './coverage.js';
-import { controlRoute, type ControlRoute } from './route.js';
+import { controlRoute, type ControlAnswer, type ControlRoute } from './route.js';
 import type { Session, Sessions } from '../sessions.js';
 import { ApiError, errorEnvelope, refusalOf } from '../../api/errors.js';
 import { readJson } from '../../api/request-body.js';
@@ -59,7 +59,7 @@ export const controlRoutes: ControlRoute[] = [
     status: 200,
     response: pageOf(eventSchema),
     query: pageParameters,
-    run: ({ session, query }) => json(200, eventPage(session.internals.events, query, session.id)),
+    handle: ({ session, query }) => ({ status: 200, body: eventPage(session.internals.events, query, session.id) }),
   }),
   controlRoute({
     method: 'GET',
@@ -70,7 +70,7 @@ export const controlRoutes: ControlRoute[] = [
     status: 200,
     response: pageOf(deliverySchema),
     query: pageParameters,
-    run: ({ session, query }) => json(200, deliveryPage(session.internals.deliveries, false, query, session.id)),
+    handle: ({ session, query }) => ({ status: 200, body: deliveryPage(session.internals.deliveries, false, query, session.id) }),
   }),
   controlRoute({
     method: 'GET',
@@ -81,7 +81,7 @@ export const controlRoutes: ControlRoute[] = [
     status: 200,
     response: pageOf(deliverySchema),
     query: pageParameters,
-    run: ({ session, query }) => json(200, deliveryPage(session.internals.deliveries, true, query, session.id)),
+    handle: ({ session, query }) => ({ status: 200, body: deliveryPage(session.internals.deliveries, true, query, session.id) }),
   }),
   controlRoute({
     method: 'POST',
@@ -95,7 +95,7 @@ export const controlRoutes: ControlRoute[] = [
       'id with no dead letter is 404; one already delivered is 409.',
     status: 200,
     response: dataList(attemptSchema, 'The attempts the replay made, in the order sent.').openapi(),
-    run: async ({ session, params }) => json(200, { data: await session.sandbox.webhooks.replay(params.id) }),
+    handle: async ({ session, params }) => ({ status: 200, body: { data: await session.sandbox.webhooks.replay(params.id) } }),
   }),
   controlRoute({
     method: 'POST',
@@ -112,7 +112,7 @@ export const controlRoutes: ControlRoute[] = [
     },
     status: 201,
     response: madeKeySchema.openapi(),
-    run: createKey,
+    handle: createKey,
   }),
   controlRoute({
     method: 'GET',
@@ -123,7 +123,7 @@ export const controlRoutes: ControlRoute[] = [
     status: 200,
     response: pageOf(apiKeySchema),
     query: pageParameters,
-    run: ({ session, query }) =>
+    handle: ({ session, query }) =>
       json(
         200,
         slicePage(session.sandbox.keys.list(), (k) => keyId(k.key), query, 'keys', session.id),
@@ -138,14 +138,14 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'revokeKey',
     description: "Revokes one of this session's keys: requests with it are 401 from then on. A key of another session is 404.",
     status: 204,
-    run: ({ sessions, session, params }) => {
+    handle: ({ sessions, session, params }) => {
       // A key that names another session is that session's to revoke.
       if (sessions.route(params.key) !== session) {
         throw new SandboxError(`${params.key} is a key of another session; revoke it there.`, { code: 'not_found', param: 'key' });
       }
       session.aliases.delete(params.key);
       session.sandbox.keys.revoke(params.key);
-      return json(204, null);
+      return { status: 204 };
     },
   }),
   controlRoute({
@@ -165,9 +165,9 @@ export const controlRoutes: ControlRoute[] = [
     },
     status: 201,
     response: dataList(activeFaultSchema, 'The injected faults with hits left, in order.').openapi(),
-    run: ({ session, body }) => {
+    handle: ({ session, body }) => {
       session.sandbox.faults.inject(body);
-      return json(201, { data: session.sandbox.faults.list() });
+      return { status: 201, body: { data: session.sandbox.faults.list() } };
     },
   }),
   controlRoute({
@@ -177,9 +177,9 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'clearFaults',
     description: 'Forgets every injected fault of the session.',
     status: 204,
-    run: ({ session }) => {
+    handle: ({ session }) => {
       session.sandbox.faults.clear();
-      return json(204, null);
+      return { status: 204 };
     },
   }),
   controlRoute({
@@ -200,9 +200,9 @@ export const controlRoutes: ControlRoute[] = [
     },
     status: 204,
     fields: { behavior: '' },
-    run: ({ session, params, body }) => {
+    handle: ({ session, params, body }) => {
       session.sandbox.network.setBehavior(params.number, body);
-      return json(204, null);
+      return { status: 204 };
     },
   }),
   controlRoute({
@@ -214,9 +214,9 @@ export const controlRoutes: ControlRoute[] = [
     operationId: 'clearBehavior',
     description: "Forgets a number's scripted behaviour: calls to it follow the seeded defaults again.",
     status: 204,
-    run: ({ session, params }) => {
+    handle: ({ session, params }) => {
       session.sandbox.network.clearBehavior(params.number);
-      return json(204, null);
+      return { status: 204 };
     },
   }),
   controlRoute({
@@ -232,7 +232,7 @@ export const controlRoutes: ControlRoute[] = [
     examples: { human: { summary: 'A person picks up', value: { by: 'human' } } },
     status: 200,
     response: callSchema.openapi(),
-    run: ({ session, params, body }) => json(200, session.sandbox.calls.answer(params.id, body)),
+    handle: ({ session, params, body }) => ({ status: 200, body: session.sandbox.calls.answer(params.id, body) }),
   }),
   controlRoute({
     method: 'POST',
@@ -244,7 +244,7 @@ export const controlRoutes: ControlRoute[] = [
     description: 'Ends a live call now, as if a party hung up. A call already ended is 409.',
     status: 200,
     response: callSchema.openapi(),
-    run: ({ session, params }) => json(200, session.sandbox.calls.hangUp(params.id)),
+    handle: ({ session, params }) => ({ status: 200, body: session.sandbox.calls.hangUp(params.id) }),
   }),
   controlRoute({
     method: 'POST',
@@ -262,7 +262,7 @@ export const controlRoutes: ControlRoute[] = [
     },
     status: 201,
     response: callSchema.openapi(),
-    run: ({ session, body }) => json(201, session.sandbox.calls.inbound(body)),
+    handle: ({ session, body }) => ({ status: 201, body: session.sandbox.calls.inbound(body) }),
   }),
   controlRoute({
     method: 'POST',
@@ -280,7 +280,7 @@ export const controlRoutes: ControlRoute[] = [
     },
     status: 201,
     response: messageSchema.openapi(),
-    run: ({ session, body }) => json(201, session.sandbox.messages.inbound(body)),
+    handle: ({ session, body }) => ({ status: 201, body: session.sandbox.messages.inbound(body) }),
   }),
   // For the console.
   callTimelineRoute,
@@ -406,8 +406,16 @@ const CONTROL_ROAD: Road<ControlExchange, Response> = road<ControlExchange, Resp
   .run((x) => {
     const { request, sessions, url, params, body, query, session } = x;
     const { headers, signal, method } = request;
-    return x.route.run({ sessions, session, params, body, query, headers, signal, method, url });
+    const answer = x.route.handle({ sessions, session, params, body, query, headers, signal, method, url });
+    return answer instanceof Promise ? answer.then(responseOf) : responseOf(answer);
   });
+
+/** A row's answer as the web `Response` the server writes: a `{ status, body }` is sent as JSON. */
+function responseOf(answer: ControlAnswer): Response {
+  if (answer instanceof Response) return answer;
+  if (answer.raw !== undefined) return new Response(answer.raw, { status: answer.status, headers: answer.headers });
+  return json(answer.status, answer.body ?? null, answer.headers);
+}
 
 /**
  * Serves a request of the control API on its road ({@link CONTROL_ROAD}). Whatever is thrown

@@ -78,7 +78,7 @@ export const consoleRoutes: ControlRoute[] = [
       status: 200,
       response: pageOf(ITEMS[kind]),
       query: pageParameters,
-      run: ({ session, query }) =>
+      handle: ({ session, query }) =>
         json(
           200,
           slicePage(session.internals.view().list(kind), (item) => item.id, query, `console-${PLURAL[kind]}`, session.id),
@@ -98,7 +98,7 @@ export const consoleRoutes: ControlRoute[] = [
     status: 200,
     contentType: 'audio/wav',
     response: { type: 'string', contentMediaType: 'audio/wav' },
-    run: ({ session, params }) => {
+    handle: ({ session, params }) => {
       const audio = session.internals.view().audio(params.id);
       if (audio === undefined)
         throw new SandboxError(`No recording ${params.id} in session ${session.id}.`, { code: 'not_found', param: 'id' });

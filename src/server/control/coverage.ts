@@ -61,7 +61,7 @@ export const coverageRoutes: ControlRoute[] = [
       'each with a count (0: never), and `uncovered` listing the zeros. A reset keeps it.',
     status: 200,
     response: report,
-    run: ({ session }) => json(200, session.sandbox.coverage()),
+    handle: ({ session }) => json(200, session.sandbox.coverage()),
   },
   {
     method: 'GET',
@@ -74,6 +74,6 @@ export const coverageRoutes: ControlRoute[] = [
     status: 200,
     global: true,
     response: report,
-    run: ({ sessions }) => json(200, sessions.coverage()),
+    handle: ({ sessions }) => json(200, sessions.coverage()),
   },
 ];

@@ -1,5 +1,8 @@
 import type { OpenAPIOperation } from '../../api/openapi-document.js';
-import type { PathParams, RouteDoc } from '../../api/router.js';
+import type { PathParams, Reply, RouteDoc } from '../../api/router.js';
+
+/** What a control row answers: a row's `{ status, body }`, or a web `Response` it made itself. */
+export type ControlAnswer = Reply | Response;
 import type { JsonSchema, ObjectSchema, Schema } from '../../core/schema.js';
 import type { Session, Sessions } from '../sessions.js';
 
@@ -41,7 +44,11 @@ export interface ControlRoute<B = unknown, Q = unknown, P extends string = strin
   contentType?: string;
   /** Parses the query string before `run` (a paginated list's `limit` and `cursor`). */
   query?: ObjectSchema<Record<string, Schema<unknown>>> & Schema<Q>;
-  run(ctx: ControlRequest<B, Q, P>): Promise<Response> | Response;
+  /**
+   * Answers the request: `{ status, body }` as a `/v1` row does (the body sent as JSON), or a web
+   * `Response` for what is no JSON (a stream, a file).
+   */
+  handle(ctx: ControlRequest<B, Q, P>): ControlAnswer | Promise<ControlAnswer>;
   /** Runs without a session in the path. */
   global?: true;
   /**

@@ -116,7 +116,7 @@ export const scenarioRoutes: ControlRoute[] = [
     },
     status: 200,
     response: annotated(scenarioResultSchema, { example: scenarioResultExample }).openapi(),
-    run: async ({ session, body }) => {
+    handle: async ({ session, body }) => {
       const key = sessionKey(session);
       return json(200, await session.sandbox.run(body, key === undefined ? {} : { apiKey: key }));
     },
@@ -144,7 +144,7 @@ export const scenarioRoutes: ControlRoute[] = [
       example: { id: 'evt_3Ld8Qw1Zk5Ns9Hy6', type: 'call.completed', created_at: busyCall.ended_at, data: busyCall },
     }).openapi(),
     fields: { overrides: 'data' },
-    run: async ({ session, body }) => {
+    handle: async ({ session, body }) => {
       const apiKey = body.apiKey ?? sessionKey(session);
       // The overrides are checked by the library, with the schema of the event type asked for.
       const event = await session.sandbox.trigger(body.type, body.data ?? {}, apiKey === undefined ? {} : { apiKey });

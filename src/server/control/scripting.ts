@@ -1,3 +1,4 @@
+import type { Reply } from '../../api/router.js';
 // Longer than most files: one control row per scripting member of the library (docs/server.md's
 // table), each a few lines that call that member; the parity test reads them side by side.
 import {
@@ -49,10 +50,10 @@ import { pageOf, pageParameters, slicePage } from './pages.js';
  */
 
 /** A row that changes the session and answers 204: `act` calls the library. */
-function changes<B, P extends string>(act: (ctx: RowRequest<B, undefined, P>) => void): (ctx: RowRequest<B, undefined, P>) => Response {
+function changes<B, P extends string>(act: (ctx: RowRequest<B, undefined, P>) => void): (ctx: RowRequest<B, undefined, P>) => Reply {
   return (ctx) => {
     act(ctx);
-    return json(204, null);
+    return { status: 204 };
   };
 }
 
@@ -73,7 +74,7 @@ function listRow<T>(
     description,
     status: 200,
     response: dataList(item, summary).openapi(),
-    run: ({ session }) => json(200, { data: read(session.sandbox) }),
+    handle: ({ session }) => ({ status: 200, body: { data: read(session.sandbox) } }),
   };
 }
 
@@ -129,7 +130,7 @@ export function withUntil<T>(advanceBody: Schema<T>): Schema<T | UntilBody> {
 }
 
 /** Answers the advance row's `until` form: 200 `{now, events, event}`, or 404 when no such event came within `max`. */
-export async function advanceUntil(session: Session, { until, max }: UntilBody): Promise<Response> {
+export async function advanceUntil(session: Session, { until, max }: UntilBody): Promise<Reply> {
   const { sandbox } = session;
   // Positions, not copies, as the duration form: the answer costs the events it carries.
   const log = session.internals.events;
@@ -137,7 +138,7 @@ export async function advanceUntil(session: Session, { until, max }: UntilBody):
   const from = sandbox.now().toISOString();
   try {
     const event = await sandbox.advanceUntil(until, max === undefined ? {} : { max });
-    return json(200, { now: sandbox.now().toISOString(), events: log.after(before, log.length - before), event });
+    return { status: 200, body: { now: sandbox.now().toISOString(), events: log.after(before, log.length - before), event } };
   } catch (error) {
     if (error instanceof SandboxError && error.code === 'not_found') {
       throw new SandboxError(
@@ -180,12 +181,12 @@ export const keyBody = object(
   { description: 'How the key behaves (default: a standard key with every scope, its own account).' },
 );
 /** Makes a key of `session` as `POST .../keys` does: with its defaults spelled out. */
-export function createKey({ sessions, session, body }: RowRequest<Infer<typeof keyBody>>): Response {
+export function createKey({ sessions, session, body }: RowRequest<Infer<typeof keyBody>>): Reply {
   const key = sessions.makeKey(session, body);
   const made = session.sandbox.keys.list().find((k) => k.key === key)!;
   // Exactly the answer docs/server.md gives: {key, plan, scopes} (GET .../keys also has createdAt).
   const answer: Infer<typeof madeKeySchema> = { key: made.key, plan: made.plan ?? 'standard', scopes: made.scopes ?? ['*'] };
-  return json(201, answer);
+  return { status: 201, body: answer };
 }
 
 /** An unexpected exception inside a sandbox, as JSON: what `sandbox.internalErrors()` holds, told. */
@@ -218,7 +219,7 @@ export const scriptingRoutes: Row[] = [
     description: "One session's seed and virtual now (`sandbox.now()`); 404 for an unknown or deleted session.",
     status: 200,
     response: sessionSchema.openapi(),
-    run: ({ session }) => json(200, { id: session.id, seed: session.seed, now: session.sandbox.now().toISOString() }),
+    handle: ({ session }) => ({ status: 200, body: { id: session.id, seed: session.seed, now: session.sandbox.now().toISOString() } }),
   }),
   controlRoute({
     method: 'GET',
@@ -230,7 +231,7 @@ export const scriptingRoutes: Row[] = [
       'can assert there were none.',
     status: 200,
     response: dataList(internalErrorSchema, 'The failures, oldest first.').openapi(),
-    run: ({ session }) =>
+    handle: ({ session }) =>
       json(200, {
         data: session.sandbox.internalErrors().map(
           ({ error, requestId, at }): Infer<typeof internalErrorSchema> => ({
@@ -253,7 +254,7 @@ export const scriptingRoutes: Row[] = [
     description: 'One call of the session, whichever account holds it (`sandbox.calls.get`); 404 naming `id` when there is none.',
     status: 200,
     response: callSchema.openapi(),
-    run: ({ session, params }) => json(200, found(session.sandbox.calls.get(params.id), 'call', params.id)),
+    handle: ({ session, params }) => ({ status: 200, body: found(session.sandbox.calls.get(params.id), 'call', params.id) }),
   }),
   controlRoute({
     method: 'GET',
@@ -265,7 +266,7 @@ export const scriptingRoutes: Row[] = [
     description: 'One message of the session, whichever account holds it (`sandbox.messages.get`); 404 naming `id` when there is none.',
     status: 200,
     response: messageSchema.openapi(),
-    run: ({ session, params }) => json(200, found(session.sandbox.messages.get(params.id), 'message', params.id)),
+    handle: ({ session, params }) => ({ status: 200, body: found(session.sandbox.messages.get(params.id), 'message', params.id) }),
   }),
   controlRoute({
     method: 'GET',
@@ -277,7 +278,7 @@ export const scriptingRoutes: Row[] = [
     description: 'One recording of the session (`sandbox.recordings.get`); 404 naming `id` when there is none.',
     status: 200,
     response: recordingSchema.openapi(),
-    run: ({ session, params }) => json(200, found(session.sandbox.recordings.get(params.id), 'recording', params.id)),
+    handle: ({ session, params }) => ({ status: 200, body: found(session.sandbox.recordings.get(params.id), 'recording', params.id) }),
   }),
   controlRoute({
     method: 'GET',
@@ -289,7 +290,7 @@ export const scriptingRoutes: Row[] = [
     description: 'One transcript of the session (`sandbox.transcripts.get`); 404 naming `id` when there is none.',
     status: 200,
     response: transcriptSchema.openapi(),
-    run: ({ session, params }) => json(200, found(session.sandbox.transcripts.get(params.id), 'transcript', params.id)),
+    handle: ({ session, params }) => ({ status: 200, body: found(session.sandbox.transcripts.get(params.id), 'transcript', params.id) }),
   }),
   // recordings and transcripts: scripting
   controlRoute({
@@ -308,7 +309,7 @@ export const scriptingRoutes: Row[] = [
       },
     },
     status: 204,
-    run: changes(({ session, body }) => session.sandbox.recordings.setTiming(body)),
+    handle: changes(({ session, body }) => session.sandbox.recordings.setTiming(body)),
   }),
   controlRoute({
     method: 'PUT',
@@ -324,7 +325,7 @@ export const scriptingRoutes: Row[] = [
     examples: { slow: { summary: "This call's transcript takes two minutes", value: { transcriptDelay: '2m' } } },
     status: 204,
     fields: { callId: 'id' },
-    run: changes(({ session, params, body }) => session.sandbox.recordings.setTiming(body, params.id)),
+    handle: changes(({ session, params, body }) => session.sandbox.recordings.setTiming(body, params.id)),
   }),
   controlRoute({
     method: 'PUT',
@@ -350,7 +351,7 @@ export const scriptingRoutes: Row[] = [
     },
     status: 204,
     fields: { callId: 'id' },
-    run: changes(({ session, params, body }) => session.sandbox.transcripts.setScript(params.id, body.lines)),
+    handle: changes(({ session, params, body }) => session.sandbox.transcripts.setScript(params.id, body.lines)),
   }),
   controlRoute({
     method: 'GET',
@@ -364,7 +365,7 @@ export const scriptingRoutes: Row[] = [
       { openStreams: integer({ description: 'Transcript streams open now, across the accounts.', min: 0, max: Number.MAX_SAFE_INTEGER }) },
       { description: 'The count of open transcript streams.' },
     ).openapi(),
-    run: ({ session }) => json(200, { openStreams: session.sandbox.transcripts.openStreams() }),
+    handle: ({ session }) => ({ status: 200, body: { openStreams: session.sandbox.transcripts.openStreams() } }),
   }),
   // network
   controlRoute({
@@ -384,7 +385,7 @@ export const scriptingRoutes: Row[] = [
       },
     },
     status: 204,
-    run: changes(({ session, params, body }) => session.sandbox.network.queueBehavior(params.number, ...body.behaviors)),
+    handle: changes(({ session, params, body }) => session.sandbox.network.queueBehavior(params.number, ...body.behaviors)),
   }),
   controlRoute({
     method: 'PUT',
@@ -398,7 +399,7 @@ export const scriptingRoutes: Row[] = [
     examples: { failed: { summary: 'Messages to the number fail from now on', value: { outcome: 'failed' } } },
     status: 204,
     fields: { behavior: '' },
-    run: changes(({ session, params, body }) => session.sandbox.network.setMessageBehavior(params.number, body)),
+    handle: changes(({ session, params, body }) => session.sandbox.network.setMessageBehavior(params.number, body)),
   }),
   controlRoute({
     method: 'POST',
@@ -416,7 +417,7 @@ export const scriptingRoutes: Row[] = [
       },
     },
     status: 204,
-    run: changes(({ session, params, body }) => session.sandbox.network.queueMessageBehavior(params.number, ...body.behaviors)),
+    handle: changes(({ session, params, body }) => session.sandbox.network.queueMessageBehavior(params.number, ...body.behaviors)),
   }),
   controlRoute({
     method: 'DELETE',
@@ -426,7 +427,7 @@ export const scriptingRoutes: Row[] = [
     description:
       'Forgets the scripted call and message behaviour of every number (`sandbox.network.clearBehavior()`): the defaults apply again.',
     status: 204,
-    run: changes(({ session }) => session.sandbox.network.clearBehavior()),
+    handle: changes(({ session }) => session.sandbox.network.clearBehavior()),
   }),
   controlRoute({
     method: 'GET',
@@ -439,7 +440,7 @@ export const scriptingRoutes: Row[] = [
     status: 200,
     response: pageOf(journalEntrySchema),
     query: pageParameters,
-    run: ({ session, query }) =>
+    handle: ({ session, query }) =>
       json(
         200,
         slicePage(session.sandbox.requests.list(), (r) => r.requestId, query, 'requests', session.id),
@@ -472,8 +473,8 @@ export const scriptingRoutes: Row[] = [
     examples: { calls: { summary: 'Every dead call.completed delivery', value: { type: 'call.completed' } } },
     status: 200,
     response: dataList(attemptSchema, 'The attempts the replays made, in the order sent.').openapi(),
-    run: async ({ session, body }) => {
-      return json(200, { data: await session.sandbox.webhooks.replayAll(body) });
+    handle: async ({ session, body }) => {
+      return { status: 200, body: { data: await session.sandbox.webhooks.replayAll(body) } };
     },
   }),
 ];

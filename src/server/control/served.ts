@@ -21,7 +21,7 @@ export function servedRoutes(table: () => readonly ControlRoute[], notFound: (me
         '`id`), `change` {now, changes} (each changed item with its JSON, docs/console.md), `resync` {now} (read the lists again) and ' +
         '`reset` {now}. Send `Last-Event-ID` to resume after the n-th event.',
       status: 200,
-      run: ({ session, headers, signal }) => {
+      handle: ({ session, headers, signal }) => {
         const last = Number(headers.get('last-event-id') ?? 0);
         return new Response(session.streams.stream(Number.isSafeInteger(last) && last > 0 ? last : 0, signal), {
           headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' },
@@ -69,7 +69,7 @@ export function servedRoutes(table: () => readonly ControlRoute[], notFound: (me
         'and its assets are under /__sandbox/console/.',
       status: 200,
       global: true,
-      run: ({ method }) => consoleAsset('/console', method)!,
+      handle: ({ method }) => consoleAsset('/console', method)!,
       operation: () => page('text/html', 'The console page.'),
     },
     controlRoute({
@@ -80,7 +80,7 @@ export function servedRoutes(table: () => readonly ControlRoute[], notFound: (me
       status: 200,
       global: true,
       undocumented: true,
-      run: ({ method, params }) => {
+      handle: ({ method, params }) => {
         const path = `/console/${encodeURIComponent(params.file)}`;
         const asset = consoleAsset(path, method);
         if (!asset) throw notFound(method, path);
@@ -95,7 +95,7 @@ export function servedRoutes(table: () => readonly ControlRoute[], notFound: (me
       description: 'This OpenAPI 3.1 document: the `/v1` API as `sandbox.openapi()` describes it, and the control API.',
       status: 200,
       global: true,
-      run: ({ sessions, url }) => json(200, serverOpenApi(sessions.default.sandbox.openapi(), table(), url)),
+      handle: ({ sessions, url }) => json(200, serverOpenApi(sessions.default.sandbox.openapi(), table(), url)),
       operation: (url) => page('application/json', 'The OpenAPI 3.1 document of the server.', documentExample('3.1.0', url)),
     },
     {
@@ -108,7 +108,7 @@ export function servedRoutes(table: () => readonly ControlRoute[], notFound: (me
         'cannot say (webhooks, if/then rules) left out.',
       status: 200,
       global: true,
-      run: ({ sessions, url }) => json(200, openApi30(serverOpenApi(sessions.default.sandbox.openapi(), table(), url))),
+      handle: ({ sessions, url }) => json(200, openApi30(serverOpenApi(sessions.default.sandbox.openapi(), table(), url))),
       operation: (url) => page('application/json', 'The OpenAPI 3.0.3 document of the server.', documentExample('3.0.3', url)),
     },
   ];

@@ -6,7 +6,6 @@ import { testKey } from '../../scripting/keys.js';
 import { advanceAnswer, advanceUntil, sessionSchema, withUntil } from './scripting.js';
 import { pageOf, pageParameters, slicePage } from './pages.js';
 import { snapshotField } from './snapshots.js';
-import { json } from '../http.js';
 import { controlRoute, type ControlRoute } from './route.js';
 
 /** The control API's session rows (docs/server.md): health, making, listing and ending sessions, their clock and reset. */
@@ -76,7 +75,7 @@ export const sessionRoutes: ControlRoute[] = [
     status: 200,
     global: true,
     response: object({ status: literal('ok', 'Always `ok` while the server answers.') }, { description: 'The server answers.' }).openapi(),
-    run: () => json(200, { status: 'ok' }),
+    handle: () => ({ status: 200, body: { status: 'ok' } }),
   }),
   controlRoute({
     method: 'POST',
@@ -97,10 +96,10 @@ export const sessionRoutes: ControlRoute[] = [
     status: 201,
     global: true,
     response: madeSession.openapi(),
-    run: ({ sessions, body }) => {
+    handle: ({ sessions, body }) => {
       const { session, apiKey } = sessions.create(body);
       const made: Infer<typeof madeSession> = { id: session.id, apiKey, now: session.sandbox.now().toISOString() };
-      return json(201, made);
+      return { status: 201, body: made };
     },
   }),
   controlRoute({
@@ -113,9 +112,12 @@ export const sessionRoutes: ControlRoute[] = [
     global: true,
     response: pageOf(sessionSchema),
     query: pageParameters,
-    run: ({ sessions, query }) => {
+    handle: ({ sessions, query }) => {
       const page = slicePage(sessions.list(), (s) => s.id, query, 'sessions', '');
-      return json(200, { ...page, data: page.data.map((s) => ({ id: s.id, seed: s.seed, now: s.sandbox.now().toISOString() })) });
+      return {
+        status: 200,
+        body: { ...page, data: page.data.map((s) => ({ id: s.id, seed: s.seed, now: s.sandbox.now().toISOString() })) },
+      };
     },
   }),
   controlRoute({
@@ -126,9 +128,9 @@ export const sessionRoutes: ControlRoute[] = [
     description:
       'Ends a session: an advance in progress answers 409 `interrupted`, and its keys are 401 from then on. `default` cannot be deleted (409).',
     status: 204,
-    run: ({ sessions, session }) => {
+    handle: ({ sessions, session }) => {
       sessions.delete(session.id);
-      return json(204, null);
+      return { status: 204 };
     },
   }),
   controlRoute({
@@ -147,14 +149,14 @@ export const sessionRoutes: ControlRoute[] = [
     },
     status: 200,
     response: advanceAnswer.openapi(),
-    run: async ({ session, body }) => {
+    handle: async ({ session, body }) => {
       if ('until' in body) return advanceUntil(session, body);
       const { duration: d } = body;
       // Positions, not copies: the answer costs the events it carries, whatever the log's length.
       const log = session.internals.events;
       const before = log.length;
       await session.sandbox.advance(d);
-      return json(200, { now: session.sandbox.now().toISOString(), events: log.after(before, log.length - before) });
+      return { status: 200, body: { now: session.sandbox.now().toISOString(), events: log.after(before, log.length - before) } };
     },
   }),
   controlRoute({
@@ -164,9 +166,9 @@ export const sessionRoutes: ControlRoute[] = [
     operationId: 'reset',
     description: 'Resets the session to its starting state (clock, data, queues) as `sandbox.reset()` does; keys it made stay valid.',
     status: 204,
-    run: ({ session }) => {
+    handle: ({ session }) => {
       session.sandbox.reset();
-      return json(204, null);
+      return { status: 204 };
     },
   }),
 ];
