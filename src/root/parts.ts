@@ -324,8 +324,9 @@ function assertChaosRoutes(chaos: Chaos): void {
   const hint = unknown.near
     ? `: did you mean ${JSON.stringify(unknown.near)}?`
     : '; write a path such as "/v1/calls/{id}", or a method and a path such as "POST /v1/calls".';
-  throw new SandboxError(
-    `createSandbox: \`chaos.requests\` key ${JSON.stringify(unknown.key)} fits no route of the API, so it would never apply${hint}`,
-    { code: 'invalid_options', param: `chaos.requests.${unknown.key}` },
-  );
+  throw new SandboxError(`\`chaos.requests\` key ${JSON.stringify(unknown.key)} fits no route of the API, so it would never apply${hint}`, {
+    where: 'createSandbox',
+    code: 'invalid_options',
+    param: `chaos.requests.${unknown.key}`,
+  });
 }

@@ -1,4 +1,4 @@
-import { SandboxError } from '../core/errors.js';
+import { SandboxError, saidBy } from '../core/errors.js';
 import type { SandboxSnapshot } from '../scripting/snapshots.js';
 import { parseCommand } from './cli-args.js';
 import { type ShowServer, startShow } from './show.js';
@@ -91,7 +91,7 @@ export async function showCommand(args: string[]): Promise<number> {
 
 /** Exit 2, naming the file and what is wrong with it. */
 function badFile(file: string, error: unknown, prefix = ''): number {
-  const message = error instanceof Error ? error.message.replace(/^createSandbox: /, '') : String(error);
+  const message = error instanceof SandboxError ? saidBy(error, 'createSandbox') : error instanceof Error ? error.message : String(error);
   // The snapshot's own checks name a field (`snapshot.version`); say it is this file's.
   const field =
     error instanceof SandboxError && error.param?.startsWith('snapshot') && !message.includes(error.param) ? ` (${error.param})` : '';

@@ -107,7 +107,8 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 12111;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new SandboxError(`startServer: port must be an integer from 0 to 65535, got ${String(port)}.`, {
+    throw new SandboxError(`port must be an integer from 0 to 65535, got ${String(port)}.`, {
+      where: 'startServer',
       code: 'invalid_options',
       param: 'port',
     });
@@ -122,11 +123,11 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   });
   const policy = hostPolicy(
     options.allowedHosts,
-    (message) => new SandboxError(`startServer: ${message}`, { code: 'invalid_options', param: 'allowedHosts' }),
+    (message) => new SandboxError(message, { where: 'startServer', code: 'invalid_options', param: 'allowedHosts' }),
   );
   const browserOrigins = originPolicy(
     options.allowedOrigins,
-    (message) => new SandboxError(`startServer: ${message}`, { code: 'invalid_options', param: 'allowedOrigins' }),
+    (message) => new SandboxError(message, { where: 'startServer', code: 'invalid_options', param: 'allowedOrigins' }),
   );
   let sessions!: Sessions;
   let defaultSandbox!: Sandbox;

@@ -467,7 +467,7 @@ const ROUTE_OF: Readonly<Record<string, string>> = {
  * front (`network.setBehavior: …`), the first letter capitalised, fields named as the JSON
  * body or the path names them (the row's `fields`: `behavior.outcome` → `outcome`, `callId` →
  * `id`), an unknown one called a field, and a library call offered as a fix replaced by the
- * route that does the same. Built from the parts the library kept (core/errors.ts `Wording`):
+ * route that does the same. Built from the parts the library kept (core/errors.ts `SandboxError`: `where`, `text`, `unknown`):
  * the row chooses the words, nothing ambient does.
  */
 export function reworded(error: unknown, fields: Readonly<Record<string, string>>): unknown {
@@ -480,14 +480,15 @@ export function reworded(error: unknown, fields: Readonly<Record<string, string>
     }
     return path;
   };
-  const { wording } = error;
-  let text = wording
-    ? wording.unknown
-      ? `Unknown field \`${field(wording.unknown.path)}\`: ${wording.unknown.fix}`
-      : wording.text.replace(/`([^`]+)`/g, (_all, name: string) => (field(name) === '' ? 'the body' : `\`${field(name)}\``))
-    : error.message;
+  // A refusal of a library call (its `where` set) is said without the call, its fields in the row's names.
+  const scripted = error.where !== undefined;
+  let text = !scripted
+    ? error.message
+    : error.unknown
+      ? `Unknown field \`${field(error.unknown.path)}\`: ${error.unknown.fix}`
+      : error.text.replace(/`([^`]+)`/g, (_all, name: string) => (field(name) === '' ? 'the body' : `\`${field(name)}\``));
   for (const [library, route] of Object.entries(ROUTE_OF)) text = text.replaceAll(library, route);
-  if (wording) text = text.charAt(0).toUpperCase() + text.slice(1);
+  if (scripted) text = text.charAt(0).toUpperCase() + text.slice(1);
   return new SandboxError(text, { code: error.code, param: error.param === undefined ? undefined : field(error.param) });
 }
 
