@@ -7,7 +7,7 @@ import { Faults } from '../state/faults.js';
 import { Pipeline, splitUrl } from './pipeline.js';
 import { RateLimiter } from './rate-limit.js';
 import { Router } from './router.js';
-import type { RouteDeps } from './routes/index.js';
+import type { RouteDeps } from './route-deps.js';
 
 function pipelineWith(handle: () => never, record?: (error: unknown, requestId: string) => void) {
   const failures: Array<[unknown, string]> = [];

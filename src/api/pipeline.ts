@@ -1,4 +1,5 @@
 import type { ClockMode } from '../core/clock.js';
+import { READ_HEADERS, type ReadHeaderName } from '../core/read-headers.js';
 import type { SeededRandom } from '../core/random.js';
 import { queryObject } from '../core/schema.js';
 import type { Steps } from '../core/steps.js';
@@ -14,7 +15,7 @@ import { rateLimitedMessage, type RateDecision, type RateLimiter } from './rate-
 import { bodyOf, type Incoming, parseJson, readBody, type ReadBody } from './request-body.js';
 import { road, travel, type Road, type Stage } from './road.js';
 import type { AnyRoute, RequestContext, Router } from './router.js';
-import type { RouteDeps } from './routes/index.js';
+import type { RouteDeps } from './route-deps.js';
 
 export type { Incoming, ReadBody } from './request-body.js';
 
@@ -74,18 +75,12 @@ const unexpected = (requestId: string) =>
 /**
  * The request headers the API reads, each name's value or null: read in one pass over the
  * request's headers when it arrives (seven `get`s cost three times as much on a web `Headers`).
- * The rest it never looks at, and a snapshot keeps exactly these (scripting/recorder.ts
- * `REPLAYED_HEADERS`, which a test holds equal to these names).
+ * The rest it never looks at, and a snapshot keeps exactly these: core/read-headers.ts lists them once for both.
  */
-export type ReadHeaders = {
-  accept: string | null;
-  'access-control-request-headers': string | null;
-  authorization: string | null;
-  'content-length': string | null;
-  'content-type': string | null;
-  'last-event-id': string | null;
-  origin: string | null;
-};
+export type ReadHeaders = { [K in ReadHeaderName]: string | null };
+
+const READ = new Set<string>(READ_HEADERS);
+const isRead = (name: string): name is ReadHeaderName => READ.has(name);
 
 /** The {@link ReadHeaders} of a request's headers. */
 export function readHeaders(headers: Incoming['headers']): ReadHeaders {
@@ -101,16 +96,7 @@ export function readHeaders(headers: Incoming['headers']): ReadHeaders {
   headers.forEach((value, name) => {
     // Lower case as the platform's Headers gives names; another implementation (happy-dom's) may not.
     const key = name.toLowerCase();
-    switch (key) {
-      case 'accept':
-      case 'access-control-request-headers':
-      case 'authorization':
-      case 'content-length':
-      case 'content-type':
-      case 'last-event-id':
-      case 'origin':
-        read[key] = value;
-    }
+    if (isRead(key)) read[key] = value;
   });
   return read;
 }

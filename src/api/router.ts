@@ -3,7 +3,7 @@ import { pathDistance } from '../core/suggest.js';
 import type { JsonSchema, Schema } from '../core/schema.js';
 import type { Principal, Resource } from '../state/accounts.js';
 import { ApiError } from './errors.js';
-import type { RouteDeps } from './routes/index.js';
+import type { RouteDeps } from './route-deps.js';
 
 export type { Method };
 

@@ -1,18 +1,13 @@
 import { array, boolean, invalid, missing, object, oneOf, optional, phoneNumber, string } from '../../core/schema.js';
 import type { CallRecord, CallService } from '../../state/calls.js';
-import type { Dialer } from '../../state/dialer.js';
-import type { Network } from '../../state/network.js';
 import { CALL_STATUSES, callSchema, campaignSchema, DIRECTIONS } from '../../state/resources.js';
 import { notFound } from '../errors.js';
-import { listOf, listQuery, paginate, type Cursors } from '../pagination.js';
+import { listOf, listQuery, paginate } from '../pagination.js';
 import { defineRoute, type AnyRoute, type IdContext } from '../router.js';
+import type { RouteDeps } from '../route-deps.js';
 
-export interface CallRoutesDeps {
-  calls: CallService;
-  dialer: Dialer;
-  network: Network;
-  cursors: Cursors;
-}
+/** The parts of a sandbox these rows read. */
+export type CallRoutesDeps = Pick<RouteDeps, 'calls' | 'dialer' | 'network' | 'cursors'>;
 
 /** The body of POST /v1/calls: one call, or a dialer campaign (see docs/calls.md). */
 export const placeCallBody = object(

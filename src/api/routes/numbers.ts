@@ -4,13 +4,12 @@ import { NUMBER_KINDS } from '../../sim/inventory.js';
 import type { NumberConfig, NumberRecord, NumberService } from '../../state/numbers.js';
 import { availableNumberSchema, phoneNumberSchema, ROUTING_TYPES } from '../../state/resources.js';
 import { notFound } from '../errors.js';
-import { listOf, listQuery, paginate, type Cursors, type ListBody } from '../pagination.js';
+import { listOf, listQuery, paginate, type ListBody } from '../pagination.js';
 import { defineRoute, type AnyRoute, type Reply, type IdContext, type RequestContext } from '../router.js';
+import type { RouteDeps } from '../route-deps.js';
 
-export interface NumberRoutesDeps {
-  numbers: NumberService;
-  cursors: Cursors;
-}
+/** The parts of a sandbox these rows read. */
+export type NumberRoutesDeps = Pick<RouteDeps, 'numbers' | 'cursors'>;
 
 const kind = oneOf(NUMBER_KINDS, 'Number kind.');
 const country = string({

@@ -1,21 +1,14 @@
 import { wavAudio } from '../../sim/wav.js';
-import type { CallService } from '../../state/calls.js';
 import type { RecordingRecord, RecordingService } from '../../state/recordings.js';
 import { RECORDING_STATUSES, recordingSchema } from '../../state/resources.js';
-import type { TranscriptService } from '../../state/transcripts.js';
-import type { TranscriptStreams } from '../transcript-stream.js';
 import { oneOf, optional, string } from '../../core/schema.js';
 import { ApiError, notFound } from '../errors.js';
-import { listOf, listQuery, paginate, type Cursors } from '../pagination.js';
+import { listOf, listQuery, paginate } from '../pagination.js';
 import { defineRoute, type AnyRoute, type IdContext } from '../router.js';
+import type { RouteDeps } from '../route-deps.js';
 
-export interface MediaRoutesDeps {
-  calls: CallService;
-  recordings: RecordingService;
-  transcripts: TranscriptService;
-  transcriptStreams: TranscriptStreams;
-  cursors: Cursors;
-}
+/** The parts of a sandbox these rows read. */
+export type MediaRoutesDeps = Pick<RouteDeps, 'calls' | 'recordings' | 'transcripts' | 'transcriptStreams' | 'cursors'>;
 
 export const listRecordingsQuery = listQuery(
   {

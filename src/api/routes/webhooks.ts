@@ -2,17 +2,13 @@ import { isThisMachine } from '../../core/hosts.js';
 import { isLinkLocalOrMetadata, isLoopbackAddress } from '../../core/hosts.js';
 import { array, custom, invalid, object, oneOf, show, type Schema } from '../../core/schema.js';
 import { createdSubscriptionSchema, EVENT_TYPES, subscriptionSchema } from '../../state/resources.js';
-import type { Subscriptions } from '../../state/subscriptions.js';
 import { badRequest, notFound } from '../errors.js';
-import { listOf, listQuery, paginate, type Cursors } from '../pagination.js';
+import { listOf, listQuery, paginate } from '../pagination.js';
 import { defineRoute, type AnyRoute } from '../router.js';
+import type { RouteDeps } from '../route-deps.js';
 
-export interface WebhookRoutesDeps {
-  subscriptions: Subscriptions;
-  cursors: Cursors;
-  /** The sandbox's own origin: a subscription may not deliver to it. */
-  sandboxOrigin: string;
-}
+/** The parts of a sandbox these rows read. */
+export type WebhookRoutesDeps = Pick<RouteDeps, 'subscriptions' | 'cursors' | 'sandboxOrigin'>;
 
 const MAX_URL_LENGTH = 2048;
 const URL_HINT = 'an https URL, e.g. https://example.com/webhooks (plain http only to 127.0.0.1, localhost or [::1])';
