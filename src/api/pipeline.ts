@@ -399,6 +399,27 @@ export class Pipeline {
     return toResponse(this.noted(x, answer));
   }
 
+  /**
+   * The rate-limit headers of a request no road could read (the server's HTTP parser refused it:
+   * an unknown method, headers over the limit) that names a valid key: its window counted as any
+   * request's is, so that answer carries them as every other does. Null for no valid key.
+   */
+  rateHeaders(authorization: string | null): Record<string, string> | null {
+    const { accounts, limiter, now } = this.deps;
+    let principal: Principal;
+    try {
+      principal = authenticate(accounts, authorization);
+    } catch {
+      return null;
+    }
+    const rate = limiter.take(bucketOf(principal.key), accounts.limitFor(principal.key), now());
+    return {
+      'x-ratelimit-limit': String(rate.limit),
+      'x-ratelimit-remaining': String(rate.remaining),
+      'x-ratelimit-reset': String(rate.reset),
+    };
+  }
+
   /** Draws the request ids of `count` requests a snapshot kept only as a count (docs/snapshots.md). */
   skipRequestIds(count: number): void {
     for (let i = 0; i < count; i++) this.deps.random.id('req');

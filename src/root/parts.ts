@@ -99,6 +99,8 @@ export interface SandboxInternals {
    * socket as it is (no web `Response` made); a closed sandbox rejects, as `handle()` does.
    */
   answer(request: Incoming): Answer | Promise<Answer>;
+  /** The rate-limit headers for a request the server's parser refused that names a valid key (api/pipeline.ts `rateHeaders`). */
+  rateHeaders(authorization: string | null): Record<string, string> | null;
   /** The journal's entries of these request ids, each with the one listed before it (state/journal.ts `find`): what the console's stream sends. */
   requests: Journal['find'];
 }
@@ -284,6 +286,7 @@ export function makeParts(options: SandboxOptions): Parts {
     now: () => clock.now(),
     view: () => (view ??= new ConsoleView({ calls, messages, numbers, recordings, transcripts, subscriptions, deliveries, bus })),
     answer: (request) => (life.closed ? Promise.reject(closedError('handle a request')) : pipeline.answer(request)),
+    rateHeaders: (authorization) => (life.closed ? null : pipeline.rateHeaders(authorization)),
     requests: (ids) => journal.find(ids),
   };
   // Reads the records above when asked, and folds them before a reset forgets them (docs/coverage.md).

@@ -297,14 +297,38 @@ function pieceByPiece(pieces: Generator<string, void, void>): ReadableStream<Uin
  * a request exists (a bad method, headers over the limit, CONNECT): the connection is closed
  * after it, since the parser cannot go on.
  */
-export function answerRaw(socket: import('node:stream').Duplex, status: number, reason: string, body: unknown): void {
+export function answerRaw(
+  socket: import('node:stream').Duplex,
+  status: number,
+  reason: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
   const text = JSON.stringify(body);
+  const more = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ` +
+    `HTTP/1.1 ${status} ${reason}\r\n${more}content-type: application/json; charset=utf-8\r\ncontent-length: ` +
       `${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
   );
+}
+
+/**
+ * The Authorization header of what a client sent before the parser refused it (its raw bytes,
+ * as far as they arrived): the answer then carries that key's rate-limit headers.
+ */
+export function rawAuthorization(raw: Buffer | undefined): string | null {
+  if (!raw) return null;
+  const head = raw.toString('latin1');
+  const end = head.indexOf('\r\n\r\n');
+  for (const line of (end === -1 ? head : head.slice(0, end)).split('\r\n').slice(1)) {
+    const colon = line.indexOf(':');
+    if (colon > 0 && line.slice(0, colon).toLowerCase() === 'authorization') return line.slice(colon + 1).trim();
+  }
+  return null;
 }
