@@ -140,6 +140,26 @@ interface Trip {
   body: unknown;
 }
 
+/** What a handler receives (api/router.ts `RequestContext`): its input, parsed, and who asks; nothing of the road. */
+class HandlerContext implements RequestContext<unknown, unknown> {
+  constructor(
+    readonly principal: Principal,
+    readonly params: Record<string, string>,
+    readonly query: unknown,
+    readonly body: unknown,
+    private readonly request: Incoming,
+  ) {}
+
+  get headers(): Incoming['headers'] {
+    return this.request.headers;
+  }
+
+  // A web Request makes its AbortSignal on first access: only streaming handlers need it.
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
+}
+
 /** What the stages add, each once (the `Add` of a {@link Stage}). */
 interface Counted {
   /** The key's rate window, counted with this request (peeked at for a preflight). */
@@ -483,17 +503,7 @@ export class Pipeline {
   run(x: Trip & Matched & Keyed): Answer {
     const { route, request } = x;
     if (route.method !== 'GET') x.changed = true;
-    const ctx: RequestContext<unknown, unknown> = {
-      principal: x.principal,
-      params: x.params,
-      query: x.query,
-      body: x.body,
-      headers: request.headers,
-      // A web Request makes its AbortSignal on first access: only streaming handlers need it.
-      get signal() {
-        return request.signal;
-      },
-    };
+    const ctx = new HandlerContext(x.principal, x.params, x.query, x.body, request);
     const reply = this.deps.steps.run(() => route.handle(ctx, this.deps.routeDeps));
     if (reply.raw !== undefined) x.changed = true;
     if (x.request.method === 'HEAD') {
