@@ -42,8 +42,9 @@ export interface Refusal {
 /** The hostname of a Host header value (`[::1]:80` → `[::1]`, `Example.COM.:8080` → `example.com`). */
 export function hostnameOf(host: string): string | null {
   const match = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]*)(?::\d*)?$/.exec(host.trim());
-  if (!match || match[1] === '') return null;
-  return match[1]!.toLowerCase().replace(/\.$/, '');
+  const name = match?.[1];
+  if (!name) return null;
+  return name.toLowerCase().replace(/\.$/, '');
 }
 
 /** True for a literal IP address (v4, or v6 in brackets): no DNS name, so no rebinding. */

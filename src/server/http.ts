@@ -56,7 +56,8 @@ function closedBy(req: IncomingMessage): AbortSignal {
 /** The web Request of a `node:http` request (the control road's); its signal aborts when the client goes away. */
 export function toRequest(req: IncomingMessage, url: URL): Request {
   const headers = new Headers();
-  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] ?? '', raw[i + 1] ?? '');
   const method = req.method ?? 'GET';
   const hasBody = method !== 'GET' && method !== 'HEAD';
   return new Request(url, {
@@ -100,7 +101,7 @@ export class NodeIncoming implements Incoming, BodySource {
   /** A header as a web `Headers` gives it: its values joined with `, `; `name` in lower case. */
   get(name: string): string | null {
     const values = this.distinct[name];
-    return values === undefined ? null : values.length === 1 ? values[0]! : values.join(', ');
+    return values === undefined ? null : values.length === 1 ? (values[0] ?? null) : values.join(', ');
   }
 
   /** Each header as a web `Headers` gives it (names in lower case). */
@@ -136,7 +137,8 @@ export class NodeIncoming implements Incoming, BodySource {
       };
       const onEnd = () => {
         done();
-        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
+        const [only] = chunks;
+        resolve(chunks.length === 1 && only ? only : Buffer.concat(chunks, total));
       };
       const onError = (error: Error) => {
         done();
@@ -213,9 +215,9 @@ export function writeAnswer(res: ServerResponse, answer: Answer, signal: () => A
   const list = answer.headers;
   const order: number[] = [];
   for (let i = 0; i < list.length; i += 2) if (list[i] !== 'set-cookie') order.push(i);
-  order.sort((a, b) => (list[a]! < list[b]! ? -1 : 1));
+  order.sort((a, b) => ((list[a] ?? '') < (list[b] ?? '') ? -1 : 1));
   const headers: Record<string, string> = {};
-  for (const i of order) headers[list[i]!] = list[i + 1]!;
+  for (const i of order) headers[list[i] ?? ''] = list[i + 1] ?? '';
   if (date !== undefined && !Number.isNaN(date.getTime())) headers.date = date.toUTCString();
   const { body } = answer;
   if (body === null) {

@@ -74,7 +74,7 @@ export const consoleRoutes: ControlRoute[] = [
         `\`account\`, the account (key) it belongs to${kind === 'delivery' ? ', `about` (the resource its event is about) and `call_id`' : ''}. ` +
         `The console reads it when its stream opens, then follows the stream's \`change\` frames, whose items have the same shape ` +
         `(docs/console.md).`,
-      operationId: `console${PLURAL[kind][0]!.toUpperCase()}${PLURAL[kind].slice(1)}`,
+      operationId: `console${PLURAL[kind].charAt(0).toUpperCase()}${PLURAL[kind].slice(1)}`,
       status: 200,
       response: pageOf(ITEMS[kind]),
       query: pageParameters,
