@@ -296,7 +296,7 @@ function fromSnapshot(options: SandboxOptions): ResolvedOptions {
     resolved = resolveOptions({ ...(carried as SandboxOptions), ...beside });
   } catch (error) {
     if (error instanceof SandboxError && error.param !== undefined && !(error.param in beside)) {
-      throw new SandboxError(error.message, { code: 'invalid_options', param: `snapshot.options.${error.param}` });
+      throw new SandboxError(error.text, { where: error.where, code: 'invalid_options', param: `snapshot.options.${error.param}` });
     }
     throw error;
   }
@@ -470,7 +470,8 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   try {
     o = check(optionsSchema, options, 'createSandbox');
   } catch (error) {
-    if (error instanceof SandboxError) throw new SandboxError(error.message, { code: 'invalid_options', param: error.param });
+    if (error instanceof SandboxError)
+      throw new SandboxError(error.text, { where: error.where, code: 'invalid_options', param: error.param, unknown: error.unknown });
     throw error;
   }
   if (o.allowHosts && o.onUnhandledRequest === 'bypass') {
