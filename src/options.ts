@@ -311,9 +311,9 @@ function fromSnapshot(options: SandboxOptions): ResolvedOptions {
   const other = Object.keys(options).find((key) => !BESIDE_SNAPSHOT.includes(key));
   if (other !== undefined) {
     throw new SandboxError(
-      `createSandbox: \`${other}\` cannot be given with \`snapshot\`: the snapshot carries the options it was made with. Leave it out ` +
+      `\`${other}\` cannot be given with \`snapshot\`: the snapshot carries the options it was made with. Leave it out ` +
         `(beside a snapshot only ${BESIDE_SNAPSHOT.slice(0, -1).join(', ')} may be given).`,
-      { code: 'invalid_options', param: other },
+      { where: 'createSandbox', code: 'invalid_options', param: other },
     );
   }
   let snapshot: SandboxSnapshot;
@@ -321,7 +321,7 @@ function fromSnapshot(options: SandboxOptions): ResolvedOptions {
     snapshot = parseSnapshot(options.snapshot);
   } catch (error) {
     if (error instanceof SandboxError)
-      throw new SandboxError(`createSandbox: ${error.message}`, { code: 'invalid_options', param: error.param });
+      throw new SandboxError(error.message, { where: 'createSandbox', code: 'invalid_options', param: error.param });
     throw error;
   }
   const { snapshot: _snapshot, ...beside } = options;
@@ -333,7 +333,7 @@ function fromSnapshot(options: SandboxOptions): ResolvedOptions {
     resolved = resolveOptions({ ...(carried as SandboxOptions), ...beside });
   } catch (error) {
     if (error instanceof SandboxError && error.param !== undefined && !(error.param in beside)) {
-      throw new SandboxError(error.message, { code: 'invalid_options', param: `snapshot.options.${error.param}` });
+      throw new SandboxError(error.text, { where: error.where, code: 'invalid_options', param: `snapshot.options.${error.param}` });
     }
     throw error;
   }
@@ -511,23 +511,24 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   try {
     o = check(optionsSchema, options, 'createSandbox');
   } catch (error) {
-    if (error instanceof SandboxError) throw new SandboxError(error.message, { code: 'invalid_options', param: error.param });
+    if (error instanceof SandboxError)
+      throw new SandboxError(error.text, { where: error.where, code: 'invalid_options', param: error.param, unknown: error.unknown });
     throw error;
   }
   if (o.allowHosts && o.onUnhandledRequest === 'bypass') {
     throw new SandboxError(
-      "createSandbox: `allowHosts` refuses requests to other hosts, but `onUnhandledRequest: 'bypass'` lets every request through; " +
+      "`allowHosts` refuses requests to other hosts, but `onUnhandledRequest: 'bypass'` lets every request through; " +
         "leave out one of them (or use 'warn' to be told about each request allowHosts would refuse).",
-      { code: 'invalid_options', param: 'allowHosts' },
+      { where: 'createSandbox', code: 'invalid_options', param: 'allowHosts' },
     );
   }
   const url = o.baseUrl ?? new URL('https://api.svc.test');
   if (o.clock === 'global' && o.startTime !== undefined) {
     throw new SandboxError(
-      "createSandbox: `startTime` cannot be given with clock: 'global': the sandbox's time is then the process's own Date. Set " +
+      "`startTime` cannot be given with clock: 'global': the sandbox's time is then the process's own Date. Set " +
         'that instead: vi.setSystemTime(...) or vi.useFakeTimers({ now }) (vitest), jest.setSystemTime(...) (Jest), install({ now }) ' +
         '(@sinonjs/fake-timers); or leave `startTime` out.',
-      { code: 'invalid_options', param: 'startTime' },
+      { where: 'createSandbox', code: 'invalid_options', param: 'startTime' },
     );
   }
   // Global: the instant the sandbox was made, as a snapshot's `startTime` and the deprecation's default date.
@@ -537,10 +538,10 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     const dateMs = o.deprecation.date ?? startMs;
     if (o.deprecation.sunset < dateMs) {
       throw new SandboxError(
-        `createSandbox: \`deprecation.sunset\` (${new Date(o.deprecation.sunset).toISOString()}) is before the deprecation date ` +
+        `\`deprecation.sunset\` (${new Date(o.deprecation.sunset).toISOString()}) is before the deprecation date ` +
           `(${new Date(dateMs).toISOString()}${o.deprecation.date === undefined ? ', the startTime' : ''}); a version goes away after it ` +
           `is deprecated, so give a later sunset.`,
-        { code: 'invalid_options', param: 'deprecation.sunset' },
+        { where: 'createSandbox', code: 'invalid_options', param: 'deprecation.sunset' },
       );
     }
     deprecation = { dateMs, sunsetMs: o.deprecation.sunset, link: o.deprecation.link ?? null };

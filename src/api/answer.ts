@@ -52,6 +52,7 @@ export function toResponse(answer: Answer): Response {
   const response = new PlatformResponse(answer.body, { status: answer.status });
   const { headers } = response;
   // `set`, not `append`: a text body has made its own Content-Type, which ours replaces.
-  for (let i = 0; i < answer.headers.length; i += 2) setOn.call(headers, answer.headers[i]!, answer.headers[i + 1]!);
+  const list = answer.headers;
+  for (let i = 0; i + 1 < list.length; i += 2) setOn.call(headers, list[i] ?? '', list[i + 1] ?? '');
   return response;
 }

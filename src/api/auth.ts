@@ -1,44 +1,15 @@
 import type { Accounts, Principal, Resource } from '../state/accounts.js';
 import { ApiError } from './errors.js';
 
+/** `Bearer` in any case, spaces or tabs, the token (no whitespace), optional spaces or tabs. */
+const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
+
 /**
- * The bearer token of an Authorization header value, if it has the Bearer form at all:
- * `Bearer` in any case, spaces or tabs, the token (no whitespace), optional spaces or tabs.
- * Read by hand rather than by a regular expression: it runs on every request, and the match
- * array a regex makes was a visible share of what a request allocates.
+ * The bearer token of an Authorization header value, if it has the Bearer form at all. A
+ * regular expression: reading it by hand saved tens of nanoseconds a request, which no user feels.
  */
 export function bearerToken(header: string | null): string | null {
-  if (!header || header.length < 8) return null;
-  const scheme = header.charCodeAt(0) | 0x20;
-  if (scheme !== 0x62 || header.slice(1, 6).toLowerCase() !== 'earer') return null;
-  let start = 6;
-  while (isBlank(header.charCodeAt(start))) start++;
-  if (start === 6) return null;
-  let end = start;
-  while (end < header.length && !isWhitespace(header.charCodeAt(end))) end++;
-  if (end === start) return null;
-  for (let i = end; i < header.length; i++) if (!isBlank(header.charCodeAt(i))) return null;
-  return header.slice(start, end);
-}
-
-/** A space or a tab. */
-function isBlank(code: number): boolean {
-  return code === 0x20 || code === 0x09;
-}
-
-/** What `\s` matches in a header value: blanks, line breaks, and the other Unicode spaces. */
-function isWhitespace(code: number): boolean {
-  return code <= 0x20
-    ? code === 0x20 || (code >= 0x09 && code <= 0x0d)
-    : code === 0xa0 ||
-        code === 0x1680 ||
-        (code >= 0x2000 && code <= 0x200a) ||
-        code === 0x2028 ||
-        code === 0x2029 ||
-        code === 0x202f ||
-        code === 0x205f ||
-        code === 0x3000 ||
-        code === 0xfeff;
+  return header ? (BEARER.exec(header)?.[1] ?? null) : null;
 }
 
 const REFUSED = {

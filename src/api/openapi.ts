@@ -175,7 +175,8 @@ export function exampleOf(schema: JsonSchema, at: string): unknown {
   if (Array.isArray(schema.enum)) return schema.enum[0];
   const branches = (schema.oneOf ?? schema.anyOf) as JsonSchema[] | undefined;
   if (branches?.some((branch) => branch.type === 'null')) return null;
-  if (branches) return exampleOf(branches[0]!, `${at}/${schema.oneOf ? 'oneOf' : 'anyOf'}/0`);
+  const [first] = branches ?? [];
+  if (first) return exampleOf(first, `${at}/${schema.oneOf ? 'oneOf' : 'anyOf'}/0`);
   switch (types[0]) {
     case 'object': {
       const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;

@@ -7,11 +7,13 @@ import { Faults } from '../state/faults.js';
 import { Pipeline, splitUrl } from './pipeline.js';
 import { RateLimiter } from './rate-limit.js';
 import { Router } from './router.js';
+import type { RouteDeps } from './route-deps.js';
 
 function pipelineWith(handle: () => never, record?: (error: unknown, requestId: string) => void) {
   const failures: Array<[unknown, string]> = [];
   const pipeline = new Pipeline({
-    routeDeps: {},
+    // The one row throws before it reads any part of a sandbox.
+    routeDeps: {} as RouteDeps,
     router: new Router([
       {
         method: 'GET',

@@ -1,4 +1,5 @@
 import type { ClockMode } from '../core/clock.js';
+import { READ_HEADERS, type ReadHeaderName } from '../core/read-headers.js';
 import type { SeededRandom } from '../core/random.js';
 import { queryObject } from '../core/schema.js';
 import type { Steps } from '../core/steps.js';
@@ -12,8 +13,9 @@ import { deprecationHeaders, type Deprecation } from './deprecation.js';
 import { ApiError, errorEnvelope, refusalOf } from './errors.js';
 import { rateLimitedMessage, type RateDecision, type RateLimiter } from './rate-limit.js';
 import { bodyOf, type Incoming, parseJson, readBody, type ReadBody } from './request-body.js';
-import { travel, type Road, type Stage } from './road.js';
+import { road, travel, type Road, type Stage } from './road.js';
 import type { AnyRoute, RequestContext, Router } from './router.js';
+import type { RouteDeps } from './route-deps.js';
 
 export type { Incoming, ReadBody } from './request-body.js';
 
@@ -35,7 +37,7 @@ export interface RequestLog<T = unknown> {
 interface PipelineDeps {
   router: Router;
   /** The sandbox's parts, handed to every route's handler (the route table is shared by every sandbox). */
-  routeDeps: unknown;
+  routeDeps: RouteDeps;
   accounts: Accounts;
   limiter: RateLimiter;
   random: SeededRandom;
@@ -73,18 +75,12 @@ const unexpected = (requestId: string) =>
 /**
  * The request headers the API reads, each name's value or null: read in one pass over the
  * request's headers when it arrives (seven `get`s cost three times as much on a web `Headers`).
- * The rest it never looks at, and a snapshot keeps exactly these (scripting/recorder.ts
- * `REPLAYED_HEADERS`, which a test holds equal to these names).
+ * The rest it never looks at, and a snapshot keeps exactly these: core/read-headers.ts lists them once for both.
  */
-export type ReadHeaders = {
-  accept: string | null;
-  'access-control-request-headers': string | null;
-  authorization: string | null;
-  'content-length': string | null;
-  'content-type': string | null;
-  'last-event-id': string | null;
-  origin: string | null;
-};
+export type ReadHeaders = { [K in ReadHeaderName]: string | null };
+
+const READ = new Set<string>(READ_HEADERS);
+const isRead = (name: string): name is ReadHeaderName => READ.has(name);
 
 /** The {@link ReadHeaders} of a request's headers. */
 export function readHeaders(headers: Incoming['headers']): ReadHeaders {
@@ -100,62 +96,61 @@ export function readHeaders(headers: Incoming['headers']): ReadHeaders {
   headers.forEach((value, name) => {
     // Lower case as the platform's Headers gives names; another implementation (happy-dom's) may not.
     const key = name.toLowerCase();
-    switch (key) {
-      case 'accept':
-      case 'access-control-request-headers':
-      case 'authorization':
-      case 'content-length':
-      case 'content-type':
-      case 'last-event-id':
-      case 'origin':
-        read[key] = value;
-    }
+    if (isRead(key)) read[key] = value;
   });
   return read;
 }
 
 /**
- * One request on the `/v1` road: what each stage learns, for the stages after it and for the
- * answer. It is also the journal's note (its `record`) and the handler's context
- * ({@link RequestContext}): one object per request.
+ * One request on the `/v1` road: what it arrived with, and a slot for what each stage learns
+ * (null until the stage that fills it ran; the road's types say which stage that is, so no
+ * stage reads a slot before it is filled). A plain object: the journal's note is its `record`,
+ * and the handler gets a context of its own ({@link RequestContext}).
  */
-class Exchange implements RequestContext<unknown, unknown> {
-  requestId = '';
-  /** The Authorization header, and the bearer token in it. */
-  authorization: string | null = null;
-  token: string | null = null;
-  origin: string | null = null;
-  rate: RateDecision | null = null;
-  /** The path below the base URL, and the query string. */
-  path = '';
-  search = '';
-  route: AnyRoute | null = null;
-  params: Record<string, string> = {};
-  principal!: Principal;
-  /** The JSON body as read (undefined when the route reads none). */
-  json: unknown = undefined;
-  query: unknown = undefined;
-  body: unknown = undefined;
-  /** Something beyond the request id, the rate window and the journal changed: a fault taken, a chaos draw, a handler that writes. */
-  changed = false;
-  /** What chaos did: said in `X-Sandbox-Chaos`, and latency spent before the answer leaves. */
-  latencyMs = 0;
-  said = '';
+interface Trip {
+  readonly pipeline: Pipeline;
+  readonly request: Incoming;
+  /** What the API reads of its headers. */
+  readonly read: ReadHeaders;
+  readonly generation: number;
+  /** The body read before (a snapshot's replay): the answer is then ready at once. */
+  readonly preread: ReadBody | undefined;
+  readonly record: JournalRecord | undefined;
   /** The snapshot log's entry of this request. */
   tape: unknown;
+  requestId: string;
+  /** The bearer token of the Authorization header. */
+  token: string | null;
+  origin: string | null;
+  /** Something beyond the request id, the rate window and the journal changed: a fault taken, a chaos draw, a handler that writes. */
+  changed: boolean;
+  /** What chaos did: said in `X-Sandbox-Chaos`, and latency spent before the answer leaves. */
+  latencyMs: number;
+  said: string;
+  /** The JSON body as read (undefined when the route reads none). */
+  json: unknown;
+  // The slots the stages fill: see the stages' `Add`s below.
+  rate: RateDecision | null;
+  path: string | null;
+  search: string | null;
+  route: AnyRoute | null;
+  params: Record<string, string> | null;
+  principal: Principal | null;
+  query: unknown;
+  body: unknown;
+}
 
+/** What a handler receives (api/router.ts `RequestContext`): its input, parsed, and who asks; nothing of the road. */
+class HandlerContext implements RequestContext<unknown, unknown> {
   constructor(
-    readonly pipeline: Pipeline,
-    readonly request: Incoming,
-    /** What the API reads of its headers. */
-    readonly read: ReadHeaders,
-    readonly generation: number,
-    /** The body read before (a snapshot's replay): the answer is then ready at once. */
-    readonly preread: ReadBody | undefined,
-    readonly record: JournalRecord | undefined,
+    readonly principal: Principal,
+    readonly params: Record<string, string>,
+    readonly query: unknown,
+    readonly body: unknown,
+    private readonly request: Incoming,
   ) {}
 
-  get headers() {
+  get headers(): Incoming['headers'] {
     return this.request.headers;
   }
 
@@ -165,6 +160,24 @@ class Exchange implements RequestContext<unknown, unknown> {
   }
 }
 
+/** What the stages add, each once (the `Add` of a {@link Stage}). */
+interface Counted {
+  /** The key's rate window, counted with this request (peeked at for a preflight). */
+  rate: RateDecision;
+}
+interface Within {
+  /** The path below the base URL, and the query string. */
+  path: string;
+  search: string;
+}
+interface Matched {
+  route: AnyRoute;
+  params: Record<string, string>;
+}
+interface Keyed {
+  principal: Principal;
+}
+
 /**
  * The `/v1` road's stages, in order (docs/architecture.md, "One road"): the request's id and
  * key, a preflight, the key's rate window counted, the URL within the base URL, injected faults
@@ -172,11 +185,10 @@ class Exchange implements RequestContext<unknown, unknown> {
  * Declared with the route table they serve (`V1_ROAD`), run by api/road.ts `travel`, the runner
  * the control road uses too.
  */
-const arrive: Stage<Exchange, Answer> = (x) => {
+const arrive: Stage<Trip, unknown, Answer> = (x) => {
   const { random } = x.pipeline.deps;
   x.requestId = random.id('req');
-  x.authorization = x.read.authorization;
-  x.token = bearerToken(x.authorization);
+  x.token = bearerToken(x.read.authorization);
   x.origin = x.read.origin;
   if (x.record) {
     x.record.requestId = x.requestId;
@@ -194,7 +206,7 @@ const bucketOf = (token: string | null) =>
  * with what a browser needs to send the real request, before any key is asked for (a preflight
  * carries none). It changes nothing and counts against no rate limit.
  */
-const preflight: Stage<Exchange, Answer> = (x) => {
+const preflight: Stage<Trip, unknown, Answer> = (x) => {
   if (x.request.method !== 'OPTIONS') return undefined;
   const { limiter, accounts, now, router } = x.pipeline.deps;
   x.rate = limiter.peek(bucketOf(x.token), accounts.limitFor(x.token), now());
@@ -213,17 +225,17 @@ const preflight: Stage<Exchange, Answer> = (x) => {
 };
 
 /** Every request counts against its key's window, so every answer can carry the headers. */
-const count: Stage<Exchange, Answer> = (x) => {
+const count: Stage<Trip, Counted, Answer> = (x, out) => {
   const { limiter, accounts, now } = x.pipeline.deps;
-  x.rate = limiter.take(bucketOf(x.token), accounts.limitFor(x.token), now());
+  out.rate = limiter.take(bucketOf(x.token), accounts.limitFor(x.token), now());
   return undefined;
 };
 
 /** A URL of another origin or base path is 404. */
-const within: Stage<Exchange, Answer> = (x) => {
+const within: Stage<Trip, Within, Answer> = (x, out) => {
   const { path, query } = x.pipeline.split(x.request.url);
-  x.path = path;
-  x.search = query;
+  out.path = path;
+  out.search = query;
   if (x.record) x.record.target = x.record.path = path;
   return undefined;
 };
@@ -232,7 +244,7 @@ const within: Stage<Exchange, Answer> = (x) => {
  * Injected faults (state/faults.ts) and the chaos profile's (state/chaos.ts); chaos draws for every
  * request a rule of its takes, so its sequence never depends on the injected faults.
  */
-const faults: Stage<Exchange, Answer> = (x) => {
+const faults: Stage<Trip & Within, unknown, Answer> = (x) => {
   const { faults, chaos } = x.pipeline.deps;
   const method = x.request.method;
   const injected = faults.take(method, x.path);
@@ -246,15 +258,15 @@ const faults: Stage<Exchange, Answer> = (x) => {
     fault ??= drawn.fault;
   }
   if (fault?.network) return NETWORK_ERROR;
-  if (fault) throw faultError(fault);
+  if (fault) throw faultError(fault, fault.status ?? 503);
   return undefined;
 };
 
 /** The row (404 naming the nearest endpoint, 405 with `Allow`, HEAD as GET). */
-const match: Stage<Exchange, Answer> = (x) => {
+const match: Stage<Trip & Within, Matched, Answer> = (x, out) => {
   const { route, params } = x.pipeline.deps.router.match(x.request.method, x.path);
-  x.route = route;
-  x.params = params;
+  out.route = route;
+  out.params = params;
   if (x.record) {
     x.record.path = route.path;
     // A path without parameters is its row's: the journal keeps the row's string, not one per request.
@@ -264,16 +276,17 @@ const match: Stage<Exchange, Answer> = (x) => {
 };
 
 /** The key (401). */
-const key: Stage<Exchange, Answer> = (x) => {
-  x.principal = authenticate(x.pipeline.deps.accounts, x.authorization, x.token);
+const key: Stage<Trip, Keyed, Answer> = (x, out) => {
+  const principal = authenticate(x.pipeline.deps.accounts, x.read.authorization, x.token);
+  out.principal = principal;
   // The journal keeps the principal's copy of the key: one string per key, not one per request.
-  if (x.record) x.record.apiKey = x.principal.key;
+  if (x.record) x.record.apiKey = principal.key;
   return undefined;
 };
 
 /** The rate limit (429), after the key: an unknown key is told so before it is told to wait. */
-const rateLimit: Stage<Exchange, Answer> = (x) => {
-  const rate = x.rate!;
+const rateLimit: Stage<Trip & Counted & Keyed, unknown, Answer> = (x) => {
+  const { rate } = x;
   if (rate.allowed) return undefined;
   const { clock } = x.pipeline.deps;
   throw new ApiError(429, 'rate_limited', rateLimitedMessage(x.principal.limit, rate.retryAfter, clock ?? 'manual'), undefined, {
@@ -282,14 +295,14 @@ const rateLimit: Stage<Exchange, Answer> = (x) => {
 };
 
 /** The key's scopes (403). */
-const scope: Stage<Exchange, Answer> = (x) => {
-  authorize(x.principal, x.route!.resource, x.route!.method === 'GET' ? 'read' : 'write');
+const scope: Stage<Trip & Matched & Keyed, unknown, Answer> = (x) => {
+  authorize(x.principal, x.route.resource, x.route.method === 'GET' ? 'read' : 'write');
   return undefined;
 };
 
 /** The JSON body (400, 413), for a row that reads one; the snapshot's log is told what was read. */
-const body: Stage<Exchange, Answer> = (x) => {
-  if (!x.route!.body) return undefined;
+const body: Stage<Trip & Matched, unknown, Answer> = (x) => {
+  if (!x.route.body) return undefined;
   const { read } = x;
   if (x.preread !== undefined) {
     x.json = parseJson(read['content-type'], bodyOf(read['content-length'], x.preread));
@@ -304,20 +317,29 @@ const body: Stage<Exchange, Answer> = (x) => {
 };
 
 /** The row's schemas parse its input (400): a handler receives typed values, or never runs. */
-const input: Stage<Exchange, Answer> = (x) => {
+const input: Stage<Trip & Within & Matched, unknown, Answer> = (x) => {
   // A body read across a reset belongs to a sandbox that is gone.
   if (x.pipeline.deps.generation() !== x.generation) throw interrupted();
-  const route = x.route!;
+  const { route } = x;
   if (route.query) x.query = route.query.parse(queryObject(new URLSearchParams(x.search)), '');
   if (route.body) x.body = route.body.parse(x.json, '');
   return undefined;
 };
 
 /** The `/v1` road: its stages (above) and its row, run as one step. */
-const V1_ROAD: Road<Exchange, Answer> = {
-  stages: [arrive, preflight, count, within, faults, match, key, rateLimit, scope, body, input],
-  run: (x) => x.pipeline.run(x),
-};
+const V1_ROAD: Road<Trip, Answer> = road<Trip, Answer>()
+  .stage(arrive)
+  .stage(preflight)
+  .stage(count)
+  .stage(within)
+  .stage(faults)
+  .stage(match)
+  .stage(key)
+  .stage(rateLimit)
+  .stage(scope)
+  .stage(body)
+  .stage(input)
+  .run((x) => x.pipeline.run(x));
 
 /**
  * The HTTP pipeline every endpoint shares: the `/v1` road's stages ({@link V1_ROAD}), then the
@@ -369,12 +391,13 @@ export class Pipeline {
   }
 
   /** The journal's entry, the snapshot log's end of the request, and what chaos did to it. */
-  private end(x: Exchange, answer: Answer): Answer | Promise<Answer> {
+  private end(x: Trip, answer: Answer): Answer | Promise<Answer> {
     this.noted(x, answer);
     if (x.latencyMs > 0) x.said = x.said ? `${x.said}, latency=${x.latencyMs}ms` : `latency=${x.latencyMs}ms`;
     // A network error's headers cannot be set: the journal's network_error tells it.
     if (x.said && answer !== NETWORK_ERROR) answer.set('x-sandbox-chaos', x.said);
-    if (x.latencyMs > 0) return this.deps.chaos!.delay(x.latencyMs, x.request.signal).then(() => answer);
+    const { chaos } = this.deps;
+    if (x.latencyMs > 0 && chaos) return chaos.delay(x.latencyMs, x.request.signal).then(() => answer);
     return answer;
   }
 
@@ -396,20 +419,62 @@ export class Pipeline {
     return toResponse(this.noted(x, answer));
   }
 
+  /**
+   * The rate-limit headers of a request no road could read (the server's HTTP parser refused it:
+   * an unknown method, headers over the limit) that names a valid key: its window counted as any
+   * request's is, so that answer carries them as every other does. Null for no valid key.
+   */
+  rateHeaders(authorization: string | null): Record<string, string> | null {
+    const { accounts, limiter, now } = this.deps;
+    let principal: Principal;
+    try {
+      principal = authenticate(accounts, authorization);
+    } catch {
+      return null;
+    }
+    const rate = limiter.take(bucketOf(principal.key), accounts.limitFor(principal.key), now());
+    return {
+      'x-ratelimit-limit': String(rate.limit),
+      'x-ratelimit-remaining': String(rate.remaining),
+      'x-ratelimit-reset': String(rate.reset),
+    };
+  }
+
   /** Draws the request ids of `count` requests a snapshot kept only as a count (docs/snapshots.md). */
   skipRequestIds(count: number): void {
     for (let i = 0; i < count; i++) this.deps.random.id('req');
   }
 
-  private exchange(request: Incoming, preread: ReadBody | undefined): Exchange {
+  private exchange(request: Incoming, preread: ReadBody | undefined): Trip {
     const read = readHeaders(request.headers);
-    const x = new Exchange(this, request, read, this.deps.generation(), preread, this.deps.journal?.open(request.method));
-    x.tape = this.deps.log?.arrive(request, read);
-    return x;
+    return {
+      pipeline: this,
+      request,
+      read,
+      generation: this.deps.generation(),
+      preread,
+      record: this.deps.journal?.open(request.method),
+      tape: this.deps.log?.arrive(request, read),
+      requestId: '',
+      token: null,
+      origin: null,
+      changed: false,
+      latencyMs: 0,
+      said: '',
+      json: undefined,
+      rate: null,
+      path: null,
+      search: null,
+      route: null,
+      params: null,
+      principal: null,
+      query: undefined,
+      body: undefined,
+    };
   }
 
   /** The journal's entry, then the snapshot log's end of the request (which reads the entry). */
-  private noted(x: Exchange, answer: Answer): Answer {
+  private noted(x: Trip, answer: Answer): Answer {
     const { log, journal } = this.deps;
     // A request that began before a reset belongs to no journal after it.
     const record = this.deps.generation() === x.generation ? x.record : undefined;
@@ -435,10 +500,11 @@ export class Pipeline {
   }
 
   /** The matched row's handler, as one step, and its answer. */
-  run(x: Exchange): Answer {
-    const route = x.route!;
+  run(x: Trip & Matched & Keyed): Answer {
+    const { route, request } = x;
     if (route.method !== 'GET') x.changed = true;
-    const reply = this.deps.steps.run(() => route.handle(x, this.deps.routeDeps));
+    const ctx = new HandlerContext(x.principal, x.params, x.query, x.body, request);
+    const reply = this.deps.steps.run(() => route.handle(ctx, this.deps.routeDeps));
     if (reply.raw !== undefined) x.changed = true;
     if (x.request.method === 'HEAD') {
       // The GET's status and headers, without its body (a stream it opened is closed at once).
@@ -453,7 +519,7 @@ export class Pipeline {
   }
 
   /** The answer to what a request threw: an API error's own, or a 500 for anything else. */
-  private fail(x: Exchange, error: unknown): Answer {
+  private fail(x: Trip, error: unknown): Answer {
     const refusal = refusalOf(error);
     if (x.record) {
       x.record.errorCode = refusal ? refusal.code : 'internal_error';
@@ -464,7 +530,7 @@ export class Pipeline {
   }
 
   /** The 500 answer. It cannot throw: the report of a failure must not fail itself. */
-  private internalError(x: Exchange, error: unknown): Answer {
+  private internalError(x: Trip, error: unknown): Answer {
     try {
       this.deps.onInternalError(error, x.requestId);
     } catch {
@@ -474,7 +540,7 @@ export class Pipeline {
   }
 
   /** A JSON answer (none for a 204). */
-  private json(x: Exchange, status: number, body: unknown, own?: Record<string, string>): Answer {
+  private json(x: Trip, status: number, body: unknown, own?: Record<string, string>): Answer {
     const headers = this.headersOf(x, own);
     if (status === 204) return new Answer(status, headers, null);
     setHeader(headers, 'content-type', JSON_TYPE);
@@ -485,7 +551,7 @@ export class Pipeline {
    * The headers of every answer (docs/errors.md, docs/rate-limits.md, docs/interception.md), and
    * its own (those win). A request refused before its rate window was counted carries none of it.
    */
-  headersOf(x: Exchange, own: Record<string, string> | null | undefined): string[] {
+  headersOf(x: Trip, own: Record<string, string> | null | undefined): string[] {
     const headers = ['x-request-id', x.requestId];
     const { rate } = x;
     if (rate) {
@@ -502,8 +568,13 @@ export class Pipeline {
     // holds test data, and keys travel in a header, not a cookie, so no credentials mode is
     // needed); a request's `Origin` is echoed.
     headers.push('access-control-allow-origin', x.origin ?? '*', 'access-control-expose-headers', EXPOSED, 'vary', 'Origin');
-    for (let i = 0; i < this.deprecated.length; i++) headers.push(this.deprecated[i]!);
-    if (own) for (const name in own) setHeader(headers, name, own[name]!);
+    for (const value of this.deprecated) headers.push(value);
+    if (own) {
+      for (const name in own) {
+        const value = own[name];
+        if (value !== undefined) setHeader(headers, name, value);
+      }
+    }
     return headers;
   }
 
@@ -546,8 +617,7 @@ export function splitUrl(url: string, basePath: string): { path: string; query: 
 }
 
 /** What an injected fault answers (docs/auth-and-accounts.md's Retry-After rule holds for an injected 429 too). */
-function faultError(fault: ActiveFault): ApiError {
-  const status = fault.status!;
+function faultError(fault: ActiveFault, status: number): ApiError {
   const code = status === 429 ? 'rate_limited' : status === 500 ? 'internal_error' : 'service_unavailable';
   const wait = fault.retryAfter ?? (status === 429 ? 1 : null);
   const message =

@@ -45,6 +45,11 @@ export const MAX_WINDOWS = 10_000;
  */
 export class RateLimiter implements Service {
   private readonly windows = new Map<string, Window>();
+
+  /** How many windows are kept now: bounded (see `MAX_WINDOWS`). */
+  get size(): number {
+    return this.windows.size;
+  }
   private current = Number.NaN;
 
   /** Counts one request of `bucket` at `nowMs` against `limit` (null: no cap). */

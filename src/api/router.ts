@@ -3,13 +3,28 @@ import { pathDistance } from '../core/suggest.js';
 import type { JsonSchema, Schema } from '../core/schema.js';
 import type { Principal, Resource } from '../state/accounts.js';
 import { ApiError } from './errors.js';
+import type { RouteDeps } from './route-deps.js';
 
 export type { Method };
 
-export interface RequestContext<B = undefined, Q = undefined> {
+/**
+ * The names of a path template's `{name}` segments, as a union:
+ * `'/sessions/{s}/keys/{key}'` → `'s' | 'key'`.
+ */
+export type ParamNames<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | ParamNames<Rest> : never;
+
+/**
+ * The path parameters a row's path template promises: `'/v1/calls/{id}'` → `{ id: string }`.
+ * The table matched every segment before the row runs, so each named one is there. A path that
+ * is only known as `string` (the table's own view of a row) gives a record.
+ */
+export type PathParams<P extends string> = string extends P ? Record<string, string> : { [K in ParamNames<P>]: string };
+
+/** What a `/v1` handler receives: its input already parsed by the row's schemas, and who asks. */
+export interface RequestContext<B = undefined, Q = undefined, P extends string = string> {
   principal: Principal;
-  /** Path parameters, e.g. `{ id: 'call_…' }`. */
-  params: Record<string, string>;
+  /** Path parameters, exactly the `{name}`s of the row's path: `{ id: 'call_…' }`. */
+  params: PathParams<P>;
   /** The query string, parsed by the route's `query` schema (undefined when it has none). */
   query: Q;
   /** The JSON body, parsed by the route's `body` schema (undefined when it has none). */
@@ -17,9 +32,13 @@ export interface RequestContext<B = undefined, Q = undefined> {
   /** The request's headers (e.g. `Accept`, `Last-Event-ID`). */
   headers: { get(name: string): string | null };
   /** Aborts when the client goes away: a streaming handler stops its work on it. */
-  signal: AbortSignal;
+  readonly signal: AbortSignal;
 }
 
+/** The context of any row whose path names an `{id}`: what a shared "find the thing" helper reads. */
+export type IdContext = RequestContext<unknown, unknown, '{id}'>;
+
+/** What a row's handler answers: a status and a JSON body, or bytes / a stream sent as they are. */
 export interface Reply {
   status: number;
   /** Sent as JSON. */
@@ -28,13 +47,6 @@ export interface Reply {
   raw?: ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer>;
   headers?: Record<string, string>;
 }
-
-/**
- * Synchronous: a handler runs as one step of the sandbox (core/steps.ts). `deps` are the
- * answering sandbox's parts: a route table is made once per process and shared by every
- * sandbox, so a handler reads the sandbox it serves from its arguments, never from a closure.
- */
-export type Handler<B = undefined, Q = undefined, D = unknown> = (ctx: RequestContext<B, Q>, deps: D) => Reply;
 
 /** A success answer of a route, for the OpenAPI document and the conformance check. */
 export interface RouteResponse {
@@ -46,41 +58,71 @@ export interface RouteResponse {
   headers?: Record<string, { description: string; schema: JsonSchema }>;
 }
 
-/** One endpoint of the spec's table. */
-export interface Route<B = unknown, Q = unknown, D = unknown> {
+/** Request bodies a row accepts, by name (the document's `examples`); every row with a `body` has one. */
+export type RouteExamples = Record<string, { summary: string; value: unknown }>;
+
+/** A path parameter in the document: what it names (a table may say it for every row), and a realistic value. */
+export interface ParamDoc {
+  description?: string;
+  example: string;
+}
+
+/** What a row says of itself in the document, whichever table it is in. */
+export interface RouteDoc<P extends string = string> {
   method: Method;
-  /** Path relative to the base URL, with `{param}` placeholders: `/v1/calls/{id}`. */
-  path: string;
-  resource: Resource;
+  /** Relative to the table's mount, with `{param}` placeholders: `/v1/calls/{id}`, `/sessions/{s}/advance`. */
+  path: P;
   summary: string;
-  /** What the operation does and its main rules, in a sentence or two (the document's `description`). */
-  description: string;
+  /** What the operation does and its main rules, in a sentence or two (the document's `description`; absent: the summary). */
+  description?: string;
   /** A stable name for generated clients (`placeCall`). */
   operationId: string;
   /** Each `{param}` of `path`: what it names, and a realistic value (the document's `example`). */
-  params?: Record<string, { description: string; example: string }>;
+  params?: string extends P ? Partial<Record<string, ParamDoc>> : { [K in ParamNames<P>]?: ParamDoc };
   /** Request bodies the server accepts, by name (the document's `examples`); every route with a `body` has one. */
-  examples?: Record<string, { summary: string; value: unknown }>;
+  examples?: RouteExamples;
+}
+
+/**
+ * One endpoint of the spec's table, as the table holds it. `handle` is a method here: the table
+ * forgets each row's input types (its own schemas parse exactly what its handler reads), which
+ * {@link defineRoute} checked when the row was written.
+ */
+export interface Route<B = unknown, Q = unknown, P extends string = string> extends RouteDoc<P> {
+  resource: Resource;
   /** Parses the JSON body before the handler runs (POST, PUT); its refusal is the 400. */
   body?: Schema<B>;
   /** Parses the query string before the handler runs. */
   query?: Schema<Q>;
-  handle: Handler<B, Q, D>;
+  /**
+   * Synchronous: a handler runs as one step of the sandbox (core/steps.ts). `deps` are the
+   * answering sandbox's parts: a route table is made once per process and shared by every
+   * sandbox, so a handler reads the sandbox it serves from its arguments, never from a closure.
+   */
+  handle(ctx: RequestContext<B, Q, P>, deps: RouteDeps): Reply;
   response: RouteResponse;
   /** Error statuses this route answers beyond those every route can (see api/openapi.ts). */
   errors?: number[];
 }
 
 /** A route of any input types, for the table. */
-export type AnyRoute = Route<unknown, unknown, unknown>;
+export type AnyRoute = Route;
 
 /**
- * Writes one route with its handler typed by its schemas (and `D`, the parts its handler reads).
- * The table forgets those types: the pipeline gives a handler only what the route's own schemas
- * parsed, and the sandbox's parts (a `RouteDeps`, which every `D` is a part of).
+ * A row as it is written: `handle` is a property, so the compiler checks it strictly: its
+ * `ctx` has what the row's schemas and path give, and its `deps` only what a sandbox provides
+ * (`RouteDeps`): a handler that asks for a part no sandbox has does not compile.
  */
-export function route<B = undefined, Q = undefined, D = unknown>(definition: Route<B, Q, D>): AnyRoute {
-  return definition as unknown as AnyRoute;
+export interface RouteDefinition<B, Q, P extends string> extends Omit<Route<B, Q, P>, 'handle'> {
+  handle: (ctx: RequestContext<B, Q, P>, deps: RouteDeps) => Reply;
+}
+
+/**
+ * Writes one `/v1` row, its handler typed by its schemas and its path: `ctx.body` and
+ * `ctx.query` are what the schemas parse, `ctx.params` has the path's `{name}`s.
+ */
+export function defineRoute<B = undefined, Q = undefined, const P extends string = string>(definition: RouteDefinition<B, Q, P>): AnyRoute {
+  return definition;
 }
 
 /** What a route table needs of a row: its method and its path pattern. */
@@ -184,8 +226,8 @@ export class RouteTable<R extends Routable> {
       const cost = pathDistance(segments, pattern) + (route.method === method ? 0 : 1);
       if (!best || cost < best.cost) best = { route, cost };
     }
-    const near = best && best.cost <= Math.max(2, Math.floor(segments.join('/').length / 4));
-    return near ? `${best!.route.method} ${best!.route.path}` : undefined;
+    if (!best || best.cost > Math.max(2, Math.floor(segments.join('/').length / 4))) return undefined;
+    return `${best.route.method} ${best.route.path}`;
   }
 }
 
@@ -226,8 +268,8 @@ function matchSegments(pattern: string[], actual: string[]): Record<string, stri
   if (!fitsPattern(pattern, actual)) return undefined;
   // Only a route that matches pays for its parameters.
   const params: Record<string, string> = {};
-  for (let i = 0; i < pattern.length; i++) {
-    if (pattern[i]!.startsWith('{')) params[pattern[i]!.slice(1, -1)] = decodeSegment(actual[i]!);
-  }
+  pattern.forEach((segment, i) => {
+    if (segment.startsWith('{')) params[segment.slice(1, -1)] = decodeSegment(actual[i] ?? '');
+  });
   return params;
 }

@@ -29,22 +29,12 @@ export interface SandboxErrorOptions {
   code?: SandboxErrorCode;
   /** The argument or field at fault, e.g. `behavior.ring`. */
   param?: string;
-  /** How the message was put together (see {@link Wording}). */
-  wording?: Wording;
-}
-
-/**
- * How a scripting refusal's message was put together, so a caller that speaks other words (the
- * standalone server's control API, which names JSON fields and routes, not library arguments
- * and calls) can say it in its own: the library call it began with, the text after it, and for
- * an unknown field its path and the fix. Internal: the message is what users read.
- */
-export interface Wording {
-  /** The library call the message begins with (`network.setBehavior`); '' when none. */
-  where: string;
-  /** The message without `where: `. */
-  text: string;
-  /** An unknown field's refusal: its path and the fix, to be said with the caller's word for a field. */
+  /**
+   * The call the message is about (`createSandbox`, `network.setBehavior`): the message is then
+   * `where: text`, and a caller that names no such call (the CLI, the control API) says `text` alone.
+   */
+  where?: string;
+  /** An unknown field's refusal: its path and the fix, to be said with a caller's word for a field. */
   unknown?: { path: string; fix: string };
 }
 
@@ -60,14 +50,33 @@ export class SandboxError extends Error {
   override name = 'SandboxError';
   readonly code: SandboxErrorCode;
   readonly param: string | undefined;
-  /** @internal How the message was put together (see {@link Wording}). */
-  readonly wording: Wording | undefined;
-  constructor(message: string, options: SandboxErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  /**
+   * @internal The parts the message is made of, so each boundary says it in its own words
+   * without rewriting it: the call it is about ('' for a scripting refusal that names none;
+   * undefined when it is no call's refusal), the text after it, and for an unknown field its path and the fix.
+   */
+  readonly where: string | undefined;
+  /** @internal The message without `where: `. */
+  readonly text: string;
+  /** @internal See {@link SandboxErrorOptions.unknown}. */
+  readonly unknown: { path: string; fix: string } | undefined;
+  /**
+   * @param text what went wrong and the fix; with `options.where`, the message is `where: text`.
+   */
+  constructor(text: string, options: SandboxErrorOptions = {}) {
+    const { where } = options;
+    super(where ? `${where}: ${text}` : text, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = options.code ?? 'invalid_parameter';
     this.param = options.param;
-    this.wording = options.wording;
+    this.where = where;
+    this.text = text;
+    this.unknown = options.unknown;
   }
+}
+
+/** What `error` says to a caller that is itself `call` (the server is createSandbox's caller): the text without naming the call. */
+export function saidBy(error: SandboxError, call: string): string {
+  return error.where === call ? error.text : error.message;
 }
 
 /** The codes a domain rule refuses with; the API answers them as 400 (`invalid_parameter`) or 422. */

@@ -71,11 +71,12 @@ function shortPath(path: string): string {
 export function checkDepth(value: unknown, root = '', limit = MAX_JSON_DEPTH): void {
   const path = tooDeepAt(value, root, limit);
   if (path === null) return;
-  throw invalid(
-    `\`${shortPath(path) || 'the value'}\` nests deeper than ${limit} levels of arrays and objects, the limit of a JSON input ` +
-      '(docs/errors.md, "Limits"): flatten it.',
-    path,
-  );
+  throw invalid(tooDeepText(path, limit, ' (docs/errors.md, "Limits")'), path);
+}
+
+/** What a refusal of a value nested too deep says; `reference` where the limit is documented (a file the CLI reads has none). */
+export function tooDeepText(path: string, limit = MAX_JSON_DEPTH, reference = ''): string {
+  return `\`${shortPath(path) || 'the value'}\` nests deeper than ${limit} levels of arrays and objects, the limit of a JSON input${reference}: flatten it.`;
 }
 
 /** `schema`, which first refuses a value nested deeper than {@link MAX_JSON_DEPTH} (then parses as `schema` does), its Standard Schema face included. */

@@ -63,16 +63,20 @@ export function otherHostRefusal(url: string, sandboxes: readonly HostGuard[]): 
   const strictest = refusing.find((s) => s.guard.mode === 'error') ?? refusing[0]!;
   const { name } = hostOf(target);
   const allowed = strictest.guard.allowHosts!;
-  const message =
-    `svc-sandbox refused a request to ${url.slice(0, 200)}: ${name} is neither the sandbox's host (${strictest.origin}) nor in ` +
+  const why =
+    `${name} is neither the sandbox's host (${strictest.origin}) nor in ` +
     `allowHosts (${allowed.length ? allowed.map(show).join(', ') : 'empty: every other host is refused'}). Add '${name}' to ` +
     'allowHosts to let it through, or point the client at the sandbox.';
+  const shown = url.slice(0, 200);
   return strictest.guard.mode === 'error'
-    ? { mode: 'error', error: new SandboxError(`${message} Nothing was sent.`, { code: 'unhandled_request', param: 'allowHosts' }) }
-    : {
-        mode: 'warn',
-        error: new SandboxError(message.replace('svc-sandbox refused', 'svc-sandbox let through'), { code: 'unhandled_request' }),
-      };
+    ? {
+        mode: 'error',
+        error: new SandboxError(`svc-sandbox refused a request to ${shown}: ${why} Nothing was sent.`, {
+          code: 'unhandled_request',
+          param: 'allowHosts',
+        }),
+      }
+    : { mode: 'warn', error: new SandboxError(`svc-sandbox let through a request to ${shown}: ${why}`, { code: 'unhandled_request' }) };
 }
 
 /** The part of an interceptor's request controller this module uses (@mswjs/interceptors 0.41). */

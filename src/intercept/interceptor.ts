@@ -120,12 +120,12 @@ function unhandled(url: string, authorization: string | null): SandboxError | nu
       `onUnhandledRequest: 'bypass' if this request is meant to leave.`;
   }
   if (mode === null) return null;
-  const message = `svc-sandbox stopped a request to ${url.slice(0, 200)}: ${why}`;
+  const target = url.slice(0, 200);
   if (mode === 'warn') {
-    console.warn(`[svc-sandbox] ${message.replace('svc-sandbox stopped', 'svc-sandbox let through')}`);
+    console.warn(`[svc-sandbox] svc-sandbox let through a request to ${target}: ${why}`);
     return null;
   }
-  return new SandboxError(`${message} Nothing was sent.`, { code: 'unhandled_request' });
+  return new SandboxError(`svc-sandbox stopped a request to ${target}: ${why} Nothing was sent.`, { code: 'unhandled_request' });
 }
 
 /** The host name of an absolute URL, lower case, without a trailing dot ('' when it has none). */

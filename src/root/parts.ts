@@ -99,6 +99,8 @@ export interface SandboxInternals {
    * socket as it is (no web `Response` made); a closed sandbox rejects, as `handle()` does.
    */
   answer(request: Incoming): Answer | Promise<Answer>;
+  /** The rate-limit headers for a request the server's parser refused that names a valid key (api/pipeline.ts `rateHeaders`). */
+  rateHeaders(authorization: string | null): Record<string, string> | null;
   /** The journal's entries of these request ids, each with the one listed before it (state/journal.ts `find`): what the console's stream sends. */
   requests: Journal['find'];
 }
@@ -296,6 +298,7 @@ export function makeParts(options: SandboxOptions): Parts {
     now: () => clock.now(),
     view: () => (view ??= new ConsoleView({ calls, messages, numbers, recordings, transcripts, subscriptions, deliveries, bus })),
     answer: (request) => (life.closed ? Promise.reject(closedError('handle a request')) : pipeline.answer(request)),
+    rateHeaders: (authorization) => (life.closed ? null : pipeline.rateHeaders(authorization)),
     requests: (ids) => journal.find(ids),
   };
   // Reads the records above when asked, and folds them before a reset forgets them (docs/coverage.md).
@@ -336,8 +339,9 @@ function assertChaosRoutes(chaos: Chaos): void {
   const hint = unknown.near
     ? `: did you mean ${JSON.stringify(unknown.near)}?`
     : '; write a path such as "/v1/calls/{id}", or a method and a path such as "POST /v1/calls".';
-  throw new SandboxError(
-    `createSandbox: \`chaos.requests\` key ${JSON.stringify(unknown.key)} fits no route of the API, so it would never apply${hint}`,
-    { code: 'invalid_options', param: `chaos.requests.${unknown.key}` },
-  );
+  throw new SandboxError(`\`chaos.requests\` key ${JSON.stringify(unknown.key)} fits no route of the API, so it would never apply${hint}`, {
+    where: 'createSandbox',
+    code: 'invalid_options',
+    param: `chaos.requests.${unknown.key}`,
+  });
 }

@@ -104,12 +104,12 @@ export function act<T>(ctx: ControlContext, what: string, fn: () => T): T {
 }
 
 /**
- * A scripting refusal: `where: text`, with how it was put together (core/errors.ts `Wording`),
+ * A scripting refusal: `where: text`, with how it was put together (core/errors.ts `SandboxError`'s parts),
  * so the standalone server's control API can say it with its route's words (the JSON field,
  * not the library argument) without the library knowing who called.
  */
-export function refuse(where: string, text: string, options: Omit<SandboxErrorOptions, 'wording'> = {}): SandboxError {
-  return new SandboxError(where ? `${where}: ${text}` : text, { ...options, wording: { where, text } });
+export function refuse(where: string, text: string, options: Omit<SandboxErrorOptions, 'where'> = {}): SandboxError {
+  return new SandboxError(text, { ...options, where });
 }
 
 /**
@@ -125,11 +125,7 @@ export function check<T>(schema: Schema<T>, value: unknown, where: string, path 
     return schema.parse(value, path);
   } catch (error) {
     if (!(error instanceof Invalid)) throw error;
-    throw new SandboxError(where ? `${where}: ${error.message}` : error.message, {
-      code: error.code,
-      param: error.param,
-      wording: { where, text: error.message, ...(error.unknown ? { unknown: error.unknown } : {}) },
-    });
+    throw new SandboxError(error.message, { where, code: error.code, param: error.param, unknown: error.unknown });
   }
 }
 

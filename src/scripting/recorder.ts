@@ -394,9 +394,9 @@ export class Recorder implements AttemptTape {
     snapshot.inputs.forEach((input, i) => {
       if (input.kind === 'call' && !this.members.has(input.name)) {
         throw new SandboxError(
-          `createSandbox: \`snapshot.inputs[${i}].name\` ${JSON.stringify(input.name)} is not a scripting call a snapshot records: ` +
+          `\`snapshot.inputs[${i}].name\` ${JSON.stringify(input.name)} is not a scripting call a snapshot records: ` +
             `one of ${[...this.members.keys()].sort().join(', ')}; give the snapshot as sandbox.snapshot() wrote it.`,
-          { code: 'invalid_options', param: `snapshot.inputs[${i}].name` },
+          { where: 'createSandbox', code: 'invalid_options', param: `snapshot.inputs[${i}].name` },
         );
       }
     });

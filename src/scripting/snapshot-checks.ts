@@ -1,6 +1,7 @@
 import { MAX_BODY_BYTES } from '../core/body.js';
 import { isLinkLocalOrMetadata } from '../core/hosts.js';
 import { invalid, missing, name, show } from '../core/schema.js';
+import { READ_HEADERS } from '../core/read-headers.js';
 import { MAX_TIME_MS, iso } from '../core/time.js';
 
 /**
@@ -15,15 +16,7 @@ import { MAX_TIME_MS, iso } from '../core/time.js';
  * small, and the only ones a snapshot may name. A header the API comes to read must be added
  * here (test/sandbox/snapshots.test.ts checks); kept sorted, the order a Headers iterates in.
  */
-export const REPLAYED_HEADERS = [
-  'accept',
-  'access-control-request-headers',
-  'authorization',
-  'content-length',
-  'content-type',
-  'last-event-id',
-  'origin',
-];
+export const REPLAYED_HEADERS: readonly string[] = READ_HEADERS;
 
 /** What every refusal of a recorded input ends with: the snapshot was changed after it was taken. */
 export const UNCHANGED = 'give the snapshot as sandbox.snapshot() (or GET /__sandbox/sessions/{s}/snapshot) wrote it';

@@ -4,7 +4,7 @@ import { formatTimeline, type ScenarioResult } from '../scenarios/result.js';
 import { parseScenario } from '../scenarios/schema.js';
 import { timelineSvg } from '../scenarios/timeline-svg.js';
 import { EVENT_TYPES } from '../scripting/json-schemas.js';
-import { SandboxError } from '../core/errors.js';
+import { SandboxError, saidBy } from '../core/errors.js';
 import { nearest } from '../core/suggest.js';
 import { createSandbox, type Sandbox } from '../sandbox.js';
 import { checkWritable, FileRefused, readJsonFile, writeRegularFile } from './files.js';
@@ -153,7 +153,7 @@ export async function runCommand(args: string[]): Promise<number> {
       }
     } catch (error) {
       if (error instanceof SandboxError && (error.code === 'invalid_parameter' || error.code === 'missing_parameter')) {
-        return usage(`${file}: not a valid scenario: ${error.message.replace(/^run: /, '')}`, 'run');
+        return usage(`${file}: not a valid scenario: ${saidBy(error, 'run')}`, 'run');
       }
       throw error;
     } finally {

@@ -1,4 +1,4 @@
-import { SandboxError } from '../core/errors.js';
+import { SandboxError, saidBy } from '../core/errors.js';
 import { WALL } from '../core/wall-clock.js';
 import type { SandboxSnapshot } from '../scripting/snapshots.js';
 import { parseCommand } from './cli-args.js';
@@ -122,7 +122,7 @@ function whenOrphaned(parent: number, stop: () => void): () => void {
 
 /** Exit 2, naming the file and what is wrong with it. */
 function badFile(file: string, error: unknown, prefix = ''): number {
-  const message = error instanceof Error ? error.message.replace(/^createSandbox: /, '') : String(error);
+  const message = error instanceof SandboxError ? saidBy(error, 'createSandbox') : error instanceof Error ? error.message : String(error);
   // The snapshot's own checks name a field (`snapshot.version`); say it is this file's.
   const field =
     error instanceof SandboxError && error.param?.startsWith('snapshot') && !message.includes(error.param) ? ` (${error.param})` : '';

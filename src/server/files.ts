@@ -15,8 +15,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { checkDepth } from '../core/json-depth.js';
-import { Invalid } from '../core/schema.js';
+import { tooDeepAt, tooDeepText } from '../core/json-depth.js';
 
 /**
  * Every file the CLI reads or writes goes through here (docs/server.md, "Files"): it reads only
@@ -132,12 +131,8 @@ export function readJsonFile(path: string, limit = MAX_FILE_BYTES): unknown {
   } catch (error) {
     throw new FileRefused(`is not JSON (${(error as Error).message})`);
   }
-  try {
-    checkDepth(value);
-  } catch (error) {
-    if (error instanceof Invalid) throw new FileRefused(error.message.replace(/ \(docs\/errors\.md, "Limits"\)/, ''));
-    throw error;
-  }
+  const deep = tooDeepAt(value);
+  if (deep !== null) throw new FileRefused(tooDeepText(deep));
   return value;
 }
 

@@ -57,7 +57,8 @@ function closedBy(req: IncomingMessage): AbortSignal {
 /** The web Request of a `node:http` request (the control road's); its signal aborts when the client goes away. */
 export function toRequest(req: IncomingMessage, url: URL): Request {
   const headers = new Headers();
-  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] ?? '', raw[i + 1] ?? '');
   const method = req.method ?? 'GET';
   const hasBody = method !== 'GET' && method !== 'HEAD';
   return new Request(url, {
@@ -101,7 +102,7 @@ export class NodeIncoming implements Incoming, BodySource {
   /** A header as a web `Headers` gives it: its values joined with `, `; `name` in lower case. */
   get(name: string): string | null {
     const values = this.distinct[name];
-    return values === undefined ? null : values.length === 1 ? values[0]! : values.join(', ');
+    return values === undefined ? null : values.length === 1 ? (values[0] ?? null) : values.join(', ');
   }
 
   /** Each header as a web `Headers` gives it (names in lower case). */
@@ -137,7 +138,8 @@ export class NodeIncoming implements Incoming, BodySource {
       };
       const onEnd = () => {
         done();
-        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
+        const [only] = chunks;
+        resolve(chunks.length === 1 && only ? only : Buffer.concat(chunks, total));
       };
       const onError = (error: Error) => {
         done();
@@ -214,9 +216,9 @@ export function writeAnswer(res: ServerResponse, answer: Answer, signal: () => A
   const list = answer.headers;
   const order: number[] = [];
   for (let i = 0; i < list.length; i += 2) if (list[i] !== 'set-cookie') order.push(i);
-  order.sort((a, b) => (list[a]! < list[b]! ? -1 : 1));
+  order.sort((a, b) => ((list[a] ?? '') < (list[b] ?? '') ? -1 : 1));
   const headers: Record<string, string> = {};
-  for (const i of order) headers[list[i]!] = list[i + 1]!;
+  for (const i of order) headers[list[i] ?? ''] = list[i + 1] ?? '';
   if (date !== undefined && !Number.isNaN(date.getTime())) headers.date = date.toUTCString();
   const { body } = answer;
   if (body === null) {
@@ -315,14 +317,38 @@ function pieceByPiece(pieces: Generator<string, void, void>): ReadableStream<Uin
  * a request exists (a bad method, headers over the limit, CONNECT): the connection is closed
  * after it, since the parser cannot go on.
  */
-export function answerRaw(socket: import('node:stream').Duplex, status: number, reason: string, body: unknown): void {
+export function answerRaw(
+  socket: import('node:stream').Duplex,
+  status: number,
+  reason: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
   const text = JSON.stringify(body);
+  const more = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ` +
+    `HTTP/1.1 ${status} ${reason}\r\n${more}content-type: application/json; charset=utf-8\r\ncontent-length: ` +
       `${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
   );
+}
+
+/**
+ * The Authorization header of what a client sent before the parser refused it (its raw bytes,
+ * as far as they arrived): the answer then carries that key's rate-limit headers.
+ */
+export function rawAuthorization(raw: Buffer | undefined): string | null {
+  if (!raw) return null;
+  const head = raw.toString('latin1');
+  const end = head.indexOf('\r\n\r\n');
+  for (const line of (end === -1 ? head : head.slice(0, end)).split('\r\n').slice(1)) {
+    const colon = line.indexOf(':');
+    if (colon > 0 && line.slice(0, colon).toLowerCase() === 'authorization') return line.slice(colon + 1).trim();
+  }
+  return null;
 }

@@ -12,7 +12,18 @@ import { resolveOptions } from '../options.js';
 import type { Sandbox } from '../sandbox.js';
 import { serveControl, serverFailure } from './control/api.js';
 import { checkHost, foreignPage, hostPolicy, originPolicy, ownOrigin, type Refusal } from './guard.js';
-import { answerRaw, json, KEEP_ALIVE_TIMEOUT, keepConnections, NodeIncoming, send, toRequest, urlOf, writeAnswer } from './http.js';
+import {
+  answerRaw,
+  json,
+  rawAuthorization,
+  KEEP_ALIVE_TIMEOUT,
+  keepConnections,
+  NodeIncoming,
+  send,
+  toRequest,
+  urlOf,
+  writeAnswer,
+} from './http.js';
 import { asKnown, checkSessionDefaults, Sessions, type Session } from './sessions.js';
 import type { CoverageReport } from '../scripting/coverage-report.js';
 import type { SandboxSnapshot } from '../scripting/snapshots.js';
@@ -118,7 +129,8 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 12111;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new SandboxError(`startServer: port must be an integer from 0 to 65535, got ${String(port)}.`, {
+    throw new SandboxError(`port must be an integer from 0 to 65535, got ${String(port)}.`, {
+      where: 'startServer',
       code: 'invalid_options',
       param: 'port',
     });
@@ -134,11 +146,11 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   const publicUrl = options.publicUrl === undefined ? undefined : checkPublicUrl(options.publicUrl);
   const policy = hostPolicy(
     options.allowedHosts,
-    (message) => new SandboxError(`startServer: ${message}`, { code: 'invalid_options', param: 'allowedHosts' }),
+    (message) => new SandboxError(message, { where: 'startServer', code: 'invalid_options', param: 'allowedHosts' }),
   );
   const browserOrigins = originPolicy(
     options.allowedOrigins,
-    (message) => new SandboxError(`startServer: ${message}`, { code: 'invalid_options', param: 'allowedOrigins' }),
+    (message) => new SandboxError(message, { where: 'startServer', code: 'invalid_options', param: 'allowedOrigins' }),
   );
   let sessions!: Sessions;
   /** Resolved once the sessions are made: a snapshot's replay (`--import`) runs in slices, and a request meanwhile waits for it. */
@@ -163,10 +175,18 @@ export async function startServer(options: ServerOptions = {}): Promise<SandboxS
   });
   keepConnections(server, (options as { [KEEP_ALIVE_TIMEOUT]?: number })[KEEP_ALIVE_TIMEOUT]);
   // What Node's parser refuses before a request exists still gets the JSON envelope.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => {
     const [status, reason, body] = parserRefusal(error.code);
-    answerRaw(socket, status, reason, body);
+    answerRaw(socket, status, reason, body, rateHeadersOf(rawAuthorization(error.rawPacket)));
   });
+
+  /** The rate-limit headers of a refused request that names a valid key of a live session (docs/rate-limits.md: every response carries them). */
+  function rateHeadersOf(authorization: string | null): Record<string, string> {
+    if (authorization === null || !sessions) return {};
+    const session = sessions.route(bearerToken(authorization));
+    if (session === 'gone' || session === 'forged') return {};
+    return session.internals.rateHeaders(authorization) ?? {};
+  }
   server.on('connect', (_req, socket) =>
     answerRaw(
       socket,

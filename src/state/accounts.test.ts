@@ -5,7 +5,7 @@ describe('Accounts', () => {
   it('regression: every distinct key was cached until reset(); the cache keeps at most PRINCIPAL_CACHE principals', () => {
     const accounts = new Accounts({ keys: new Map(), onlyConfiguredKeys: false, seed: 0 }, () => 0);
     for (let i = 0; i < PRINCIPAL_CACHE * 3; i++) accounts.resolve(`SVC_TEST_k${i}`);
-    const cache = (accounts as unknown as { cache: Map<string, unknown> }).cache;
+    const cache = accounts.cached;
     expect(cache.size).toBe(PRINCIPAL_CACHE);
     // The newest stay; a forgotten key still authenticates, as the same account.
     expect(cache.has(`SVC_TEST_k${PRINCIPAL_CACHE * 3 - 1}`)).toBe(true);

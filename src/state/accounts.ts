@@ -59,6 +59,11 @@ export interface ApiKey extends KeyOptions {
  */
 export class Accounts implements Service {
   private readonly cache = new Map<string, Principal>();
+
+  /** The principals resolved and kept, newest last: bounded by `PRINCIPAL_CACHE`. */
+  get cached(): ReadonlyMap<string, Principal> {
+    return this.cache;
+  }
   private readonly made = new Map<string, ApiKey>();
   private readonly revoked = new Set<string>();
   /** A stream of its own that reset() does not restart, so a key made after a reset is new. */

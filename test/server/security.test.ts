@@ -363,6 +363,27 @@ describe('every refusal the server makes itself is JSON', () => {
     expect((await send('GET', '/__sandbox/health')).status).toBe(200);
   });
 
+  it('regression: a 405 for a method Node does not know and a 431 carry the rate-limit headers of the valid key they name, counted in its window', async () => {
+    const key = server.apiKey;
+    const header = (answer: string, name: string) => new RegExp(`\r\n${name}: ([^\r]*)\r\n`, 'i').exec(answer)?.[1];
+    const patch = await raw(`PATCH /v1/calls HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+    expect(patch).toMatch(/^HTTP\/1\.1 405 /);
+    const left = Number(header(patch, 'x-ratelimit-remaining'));
+    const frob = await raw(`FROB /v1/calls HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+    expect(frob).toMatch(/^HTTP\/1\.1 405 /);
+    expect(header(frob, 'x-ratelimit-limit')).toBe(header(patch, 'x-ratelimit-limit'));
+    expect(Number(header(frob, 'x-ratelimit-remaining'))).toBe(left - 1);
+    expect(header(frob, 'x-ratelimit-reset')).toBe(header(patch, 'x-ratelimit-reset'));
+    const huge = await raw(
+      `GET /v1/calls HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nX-Pad: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
+    );
+    expect(huge).toMatch(/^HTTP\/1\.1 431 /);
+    expect(Number(header(huge, 'x-ratelimit-remaining'))).toBe(left - 2);
+    // No valid key, no rate-limit headers (as a 401's forged key gets its own answer).
+    const keyless = await raw(`FROB /v1/calls HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    expect(header(keyless, 'x-ratelimit-limit')).toBeUndefined();
+  });
+
   it("regression: after a 413 the kept-alive client's next request is answered (the connection is closed, not left hanging)", async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const post = (path: string, body: string) =>

@@ -21,7 +21,7 @@ describe("a control row's params come from its path", () => {
       summary: 'Revoke a key',
       operationId: 'revokeKey',
       status: 204,
-      run: ({ params }) => {
+      handle: ({ params }) => {
         expectTypeOf(params.key).toEqualTypeOf<string>();
         expectTypeOf(params.s).toEqualTypeOf<string>();
         // @ts-expect-error: the path has no {id}

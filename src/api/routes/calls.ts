@@ -1,18 +1,13 @@
 import { array, boolean, invalid, missing, object, oneOf, optional, phoneNumber, string } from '../../core/schema.js';
 import type { CallRecord, CallService } from '../../state/calls.js';
-import type { Dialer } from '../../state/dialer.js';
-import type { Network } from '../../state/network.js';
 import { CALL_STATUSES, callSchema, campaignSchema, DIRECTIONS } from '../../state/resources.js';
 import { notFound } from '../errors.js';
-import { listOf, listQuery, paginate, type Cursors } from '../pagination.js';
-import { route, type AnyRoute, type RequestContext } from '../router.js';
+import { listOf, listQuery, paginate } from '../pagination.js';
+import { defineRoute, type AnyRoute, type IdContext } from '../router.js';
+import type { RouteDeps } from '../route-deps.js';
 
-export interface CallRoutesDeps {
-  calls: CallService;
-  dialer: Dialer;
-  network: Network;
-  cursors: Cursors;
-}
+/** The parts of a sandbox these rows read. */
+export type CallRoutesDeps = Pick<RouteDeps, 'calls' | 'dialer' | 'network' | 'cursors'>;
 
 /** The body of POST /v1/calls: one call, or a dialer campaign (see docs/calls.md). */
 export const placeCallBody = object(
@@ -86,15 +81,15 @@ export const listCallsQuery = listQuery(
 const callOrCampaign = () => ({ oneOf: [callSchema.openapi(), campaignSchema.openapi()] });
 
 /** The account's call that the path's `{id}` names, or 404. */
-function findCall(calls: CallService, ctx: RequestContext<unknown, unknown>): CallRecord {
-  const call = calls.store.get(ctx.principal.account, ctx.params.id!);
+function findCall(calls: CallService, ctx: IdContext): CallRecord {
+  const call = calls.store.get(ctx.principal.account, ctx.params.id);
   if (!call) throw notFound(`No call ${ctx.params.id} in this account: check the id returned by POST /v1/calls.`);
   return call;
 }
 
 /** GET, POST /v1/calls, GET /v1/calls/{id} and the transfer (docs/contract.md; docs/calls.md). */
 export const callRoutes: readonly AnyRoute[] = [
-  route({
+  defineRoute({
     method: 'GET',
     path: '/v1/calls',
     resource: 'calls',
@@ -121,7 +116,7 @@ export const callRoutes: readonly AnyRoute[] = [
       return { status: 200, body: paginate(cursors, 'calls', calls.store, ctx.principal.account, q, (c) => calls.toJson(c), where) };
     },
   }),
-  route({
+  defineRoute({
     method: 'POST',
     path: '/v1/calls',
     resource: 'calls',
@@ -168,7 +163,7 @@ export const callRoutes: readonly AnyRoute[] = [
       return { status: 201, body: calls.toJson(call) };
     },
   }),
-  route({
+  defineRoute({
     method: 'GET',
     path: '/v1/calls/{id}',
     resource: 'calls',
@@ -184,7 +179,7 @@ export const callRoutes: readonly AnyRoute[] = [
       content: { 'application/json': { schema: callOrCampaign } },
     },
     handle(ctx, { calls, dialer }: CallRoutesDeps) {
-      const id = ctx.params.id!;
+      const id = ctx.params.id;
       if (id.startsWith('camp_')) {
         const campaign = dialer.store.get(ctx.principal.account, id);
         if (!campaign) throw notFound(`No campaign ${id} in this account.`);
@@ -193,7 +188,7 @@ export const callRoutes: readonly AnyRoute[] = [
       return { status: 200, body: calls.toJson(findCall(calls, ctx)) };
     },
   }),
-  route({
+  defineRoute({
     method: 'POST',
     path: '/v1/calls/{id}/transfer',
     resource: 'calls',

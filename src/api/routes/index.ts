@@ -1,12 +1,12 @@
 import type { AnyRoute } from '../router.js';
-import { callRoutes, type CallRoutesDeps } from './calls.js';
-import { messageRoutes, type MessageRoutesDeps } from './messages.js';
-import { numberRoutes, type NumberRoutesDeps } from './numbers.js';
-import { recordingRoutes, type MediaRoutesDeps } from './recordings.js';
+import { callRoutes } from './calls.js';
+import { messageRoutes } from './messages.js';
+import { numberRoutes } from './numbers.js';
+import { recordingRoutes } from './recordings.js';
 import { transcriptRoutes } from './transcripts.js';
-import { webhookRoutes, type WebhookRoutesDeps } from './webhooks.js';
+import { webhookRoutes } from './webhooks.js';
 
-export type RouteDeps = CallRoutesDeps & WebhookRoutesDeps & NumberRoutesDeps & MessageRoutesDeps & MediaRoutesDeps;
+export type { RouteDeps } from '../route-deps.js';
 
 /**
  * The route table: the spec's 16 endpoints, in its order, plus a recording's audio. Each

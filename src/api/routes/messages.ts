@@ -13,23 +13,17 @@ import {
   type Infer,
 } from '../../core/schema.js';
 import { nearest } from '../../core/suggest.js';
-import type { MessageRecord, MessageService } from '../../state/messages.js';
-import type { Network } from '../../state/network.js';
-import type { NumberService } from '../../state/numbers.js';
+import type { MessageRecord } from '../../state/messages.js';
 import { DIRECTIONS, MESSAGE_CHANNELS, MESSAGE_STATUSES, messageSchema } from '../../state/resources.js';
 import { MAX_BODY_CHARS, mediaUrls, messageText } from '../../state/message-content.js';
 import type { Templates } from '../../state/templates.js';
 import { ApiError, badRequest } from '../errors.js';
-import { listOf, listQuery, paginate, type Cursors } from '../pagination.js';
-import { route, type AnyRoute, type Reply, type RequestContext } from '../router.js';
+import { listOf, listQuery, paginate } from '../pagination.js';
+import { defineRoute, type AnyRoute, type Reply, type RequestContext } from '../router.js';
+import type { RouteDeps } from '../route-deps.js';
 
-export interface MessageRoutesDeps {
-  messages: MessageService;
-  numbers: NumberService;
-  templates: Templates;
-  network: Network;
-  cursors: Cursors;
-}
+/** The parts of a sandbox these rows read. */
+export type MessageRoutesDeps = Pick<RouteDeps, 'messages' | 'numbers' | 'templates' | 'network' | 'cursors'>;
 
 /** Template variables: names to text (a number is taken as its text). */
 const variables = record(
@@ -181,7 +175,7 @@ const handlers = {
 
 /** GET and POST /v1/messages (docs/messaging.md). */
 export const messageRoutes: readonly AnyRoute[] = [
-  route({
+  defineRoute({
     method: 'GET',
     path: '/v1/messages',
     resource: 'messages',
@@ -198,7 +192,7 @@ export const messageRoutes: readonly AnyRoute[] = [
     },
     handle: handlers.list,
   }),
-  route({
+  defineRoute({
     method: 'POST',
     path: '/v1/messages',
     resource: 'messages',

@@ -4,13 +4,12 @@ import { NUMBER_KINDS } from '../../sim/inventory.js';
 import type { NumberConfig, NumberRecord, NumberService } from '../../state/numbers.js';
 import { availableNumberSchema, phoneNumberSchema, ROUTING_TYPES } from '../../state/resources.js';
 import { notFound } from '../errors.js';
-import { listOf, listQuery, paginate, type Cursors, type ListBody } from '../pagination.js';
-import { route, type AnyRoute, type Reply, type RequestContext } from '../router.js';
+import { listOf, listQuery, paginate, type ListBody } from '../pagination.js';
+import { defineRoute, type AnyRoute, type Reply, type IdContext, type RequestContext } from '../router.js';
+import type { RouteDeps } from '../route-deps.js';
 
-export interface NumberRoutesDeps {
-  numbers: NumberService;
-  cursors: Cursors;
-}
+/** The parts of a sandbox these rows read. */
+export type NumberRoutesDeps = Pick<RouteDeps, 'numbers' | 'cursors'>;
 
 const kind = oneOf(NUMBER_KINDS, 'Number kind.');
 const country = string({
@@ -189,8 +188,8 @@ function config(body: Infer<typeof updateNumberBody>): NumberConfig {
 }
 
 /** The account's number that the path's `{id}` names, or 404. */
-function findNumber(numbers: NumberService, ctx: RequestContext<unknown, unknown>): NumberRecord {
-  const record = numbers.store.get(ctx.principal.account, ctx.params.id!);
+function findNumber(numbers: NumberService, ctx: IdContext): NumberRecord {
+  const record = numbers.store.get(ctx.principal.account, ctx.params.id);
   if (!record)
     throw notFound(
       `No number ${ctx.params.id} in this account: use an id from POST /v1/numbers or GET /v1/numbers?provisioned=true (a released number is gone for good).`,
@@ -240,14 +239,14 @@ const handlers = {
     return { status: 201, body: numbers.toJson(record) };
   },
 
-  update(ctx: RequestContext<Infer<typeof updateNumberBody>>, { numbers }: NumberRoutesDeps): Reply {
+  update(ctx: RequestContext<Infer<typeof updateNumberBody>, undefined, '/v1/numbers/{id}'>, { numbers }: NumberRoutesDeps): Reply {
     const body = ctx.body;
     const record = findNumber(numbers, ctx);
     numbers.configure(record, config(body));
     return { status: 200, body: numbers.toJson(record) };
   },
 
-  release(ctx: RequestContext, { numbers }: NumberRoutesDeps): Reply {
+  release(ctx: RequestContext<undefined, undefined, '/v1/numbers/{id}'>, { numbers }: NumberRoutesDeps): Reply {
     numbers.release(findNumber(numbers, ctx));
     return { status: 204 };
   },
@@ -256,7 +255,7 @@ const number = () => phoneNumberSchema.openapi();
 
 /** GET, POST /v1/numbers, PUT and DELETE /v1/numbers/{id} (docs/numbers.md). */
 export const numberRoutes: readonly AnyRoute[] = [
-  route({
+  defineRoute({
     method: 'GET',
     path: '/v1/numbers',
     resource: 'numbers',
@@ -274,7 +273,7 @@ export const numberRoutes: readonly AnyRoute[] = [
     },
     handle: handlers.search,
   }),
-  route({
+  defineRoute({
     method: 'POST',
     path: '/v1/numbers',
     resource: 'numbers',
@@ -296,7 +295,7 @@ export const numberRoutes: readonly AnyRoute[] = [
     response: { status: 201, description: 'The number, provisioned.', content: { 'application/json': { schema: number } } },
     handle: handlers.provision,
   }),
-  route({
+  defineRoute({
     method: 'PUT',
     path: '/v1/numbers/{id}',
     resource: 'numbers',
@@ -321,7 +320,7 @@ export const numberRoutes: readonly AnyRoute[] = [
     response: { status: 200, description: 'The number, updated.', content: { 'application/json': { schema: number } } },
     handle: handlers.update,
   }),
-  route({
+  defineRoute({
     method: 'DELETE',
     path: '/v1/numbers/{id}',
     resource: 'numbers',

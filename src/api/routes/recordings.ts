@@ -1,21 +1,14 @@
 import { wavAudio } from '../../sim/wav.js';
-import type { CallService } from '../../state/calls.js';
 import type { RecordingRecord, RecordingService } from '../../state/recordings.js';
 import { RECORDING_STATUSES, recordingSchema } from '../../state/resources.js';
-import type { TranscriptService } from '../../state/transcripts.js';
-import type { TranscriptStreams } from '../transcript-stream.js';
 import { oneOf, optional, string } from '../../core/schema.js';
 import { ApiError, notFound } from '../errors.js';
-import { listOf, listQuery, paginate, type Cursors } from '../pagination.js';
-import { route, type AnyRoute, type RequestContext } from '../router.js';
+import { listOf, listQuery, paginate } from '../pagination.js';
+import { defineRoute, type AnyRoute, type IdContext } from '../router.js';
+import type { RouteDeps } from '../route-deps.js';
 
-export interface MediaRoutesDeps {
-  calls: CallService;
-  recordings: RecordingService;
-  transcripts: TranscriptService;
-  transcriptStreams: TranscriptStreams;
-  cursors: Cursors;
-}
+/** The parts of a sandbox these rows read. */
+export type MediaRoutesDeps = Pick<RouteDeps, 'calls' | 'recordings' | 'transcripts' | 'transcriptStreams' | 'cursors'>;
 
 export const listRecordingsQuery = listQuery(
   {
@@ -37,8 +30,8 @@ export const listRecordingsQuery = listQuery(
  * @example
  * const recording = findRecording(recordings, ctx); // throws ApiError 404 when absent
  */
-export function findRecording(recordings: RecordingService, ctx: RequestContext<unknown, unknown>): RecordingRecord {
-  const id = ctx.params.id!;
+export function findRecording(recordings: RecordingService, ctx: IdContext): RecordingRecord {
+  const id = ctx.params.id;
   const recording = recordings.store.get(ctx.principal.account, id);
   if (!recording) {
     const hint = id.startsWith('call_')
@@ -51,7 +44,7 @@ export function findRecording(recordings: RecordingService, ctx: RequestContext<
 
 /** GET /v1/recordings, GET /v1/recordings/{id} and its audio (docs/recordings.md). */
 export const recordingRoutes: readonly AnyRoute[] = [
-  route({
+  defineRoute({
     method: 'GET',
     path: '/v1/recordings',
     resource: 'recordings',
@@ -81,7 +74,7 @@ export const recordingRoutes: readonly AnyRoute[] = [
       };
     },
   }),
-  route({
+  defineRoute({
     method: 'GET',
     path: '/v1/recordings/{id}',
     resource: 'recordings',
@@ -98,7 +91,7 @@ export const recordingRoutes: readonly AnyRoute[] = [
     handle: (ctx, { recordings }: MediaRoutesDeps) => ({ status: 200, body: recordings.toJson(findRecording(recordings, ctx)) }),
   }),
   // Sandbox addition: the recording's `url`, a WAV file (docs/recordings.md).
-  route({
+  defineRoute({
     method: 'GET',
     path: '/v1/recordings/{id}/audio',
     resource: 'recordings',

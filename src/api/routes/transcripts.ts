@@ -1,6 +1,6 @@
 import type { TranscriptRecord } from '../../state/transcripts.js';
 import { badRequest, notFound } from '../errors.js';
-import { route, type AnyRoute, type RequestContext } from '../router.js';
+import { defineRoute, type AnyRoute, type IdContext } from '../router.js';
 import { transcriptSchema } from '../../state/resources.js';
 import type { MediaRoutesDeps } from './recordings.js';
 
@@ -23,8 +23,8 @@ function lastEventId(header: string | null): number {
 }
 
 /** The transcript that the path's `{id}` names: its `trn_` id, or its call's or recording's id; else 404. */
-function find({ calls, recordings, transcripts }: MediaRoutesDeps, ctx: RequestContext<unknown, unknown>): TranscriptRecord {
-  const id = ctx.params.id!;
+function find({ calls, recordings, transcripts }: MediaRoutesDeps, ctx: IdContext): TranscriptRecord {
+  const id = ctx.params.id;
   const account = ctx.principal.account;
   let transcriptId: string | null = id;
   if (id.startsWith('call_')) {
@@ -48,7 +48,7 @@ function find({ calls, recordings, transcripts }: MediaRoutesDeps, ctx: RequestC
  * it belongs to (docs/transcripts.md).
  */
 export const transcriptRoutes: readonly AnyRoute[] = [
-  route({
+  defineRoute({
     method: 'GET',
     path: '/v1/transcripts/{id}',
     resource: 'transcripts',

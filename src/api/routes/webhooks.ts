@@ -2,17 +2,13 @@ import { isThisMachine } from '../../core/hosts.js';
 import { isLinkLocalOrMetadata, isLoopbackAddress } from '../../core/hosts.js';
 import { array, custom, invalid, object, oneOf, show, type Schema } from '../../core/schema.js';
 import { createdSubscriptionSchema, EVENT_TYPES, subscriptionSchema } from '../../state/events.js';
-import type { Subscriptions } from '../../state/subscriptions.js';
 import { badRequest, notFound } from '../errors.js';
-import { listOf, listQuery, paginate, type Cursors } from '../pagination.js';
-import { route, type AnyRoute } from '../router.js';
+import { listOf, listQuery, paginate } from '../pagination.js';
+import { defineRoute, type AnyRoute } from '../router.js';
+import type { RouteDeps } from '../route-deps.js';
 
-export interface WebhookRoutesDeps {
-  subscriptions: Subscriptions;
-  cursors: Cursors;
-  /** The sandbox's own origin: a subscription may not deliver to it. */
-  sandboxOrigin: string;
-}
+/** The parts of a sandbox these rows read. */
+export type WebhookRoutesDeps = Pick<RouteDeps, 'subscriptions' | 'cursors' | 'sandboxOrigin'>;
 
 const MAX_URL_LENGTH = 2048;
 const URL_HINT = 'an https URL, e.g. https://example.com/webhooks (plain http only to 127.0.0.1, localhost or [::1])';
@@ -118,7 +114,7 @@ export const listWebhooksQuery = listQuery({}, 'List webhook subscriptions, newe
 
 /** GET, POST /v1/webhooks and DELETE /v1/webhooks/{id} (docs/contract.md; docs/webhooks.md). */
 export const webhookRoutes: readonly AnyRoute[] = [
-  route({
+  defineRoute({
     method: 'GET',
     path: '/v1/webhooks',
     resource: 'webhooks',
@@ -136,7 +132,7 @@ export const webhookRoutes: readonly AnyRoute[] = [
       body: paginate(cursors, 'webhooks', subscriptions.store, ctx.principal.account, ctx.query, (s) => subscriptions.toJson(s)),
     }),
   }),
-  route({
+  defineRoute({
     method: 'POST',
     path: '/v1/webhooks',
     resource: 'webhooks',
@@ -163,7 +159,7 @@ export const webhookRoutes: readonly AnyRoute[] = [
       return { status: 201, body: subscriptions.toJson(record, true) };
     },
   }),
-  route({
+  defineRoute({
     method: 'DELETE',
     path: '/v1/webhooks/{id}',
     resource: 'webhooks',
@@ -173,7 +169,7 @@ export const webhookRoutes: readonly AnyRoute[] = [
     params: { id: { description: 'The subscription id (`wh_…`).', example: 'wh_2Jf6tY9cB4nRk8Ws' } },
     response: { status: 204, description: 'Removed: its pending deliveries are canceled.' },
     handle(ctx, { subscriptions }: WebhookRoutesDeps) {
-      const record = subscriptions.store.get(ctx.principal.account, ctx.params.id!);
+      const record = subscriptions.store.get(ctx.principal.account, ctx.params.id);
       if (!record) throw notFound(`No webhook subscription ${ctx.params.id} in this account: use an id from GET /v1/webhooks.`);
       subscriptions.remove(record);
       return { status: 204 };

@@ -28,11 +28,11 @@ import { servedRoutes } from './served.js';
 import { sessionRoutes } from './sessions.js';
 import { callTimelineRoute } from './timeline.js';
 import { coverageRoutes } from './coverage.js';
-import { controlRoute, type ControlRoute } from './route.js';
+import { controlRoute, type ControlAnswer, type ControlRoute } from './route.js';
 import type { Session, Sessions } from '../sessions.js';
 import { ApiError, errorEnvelope, refusalOf } from '../../api/errors.js';
 import { readJson } from '../../api/request-body.js';
-import { travel, type Road, type Stage } from '../../api/road.js';
+import { road, travel, type Road, type Stage } from '../../api/road.js';
 import { RouteTable } from '../../api/router.js';
 import { checkControl } from '../guard.js';
 
@@ -55,45 +55,54 @@ export const controlRoutes: ControlRoute[] = [
     path: '/sessions/{s}/events',
     summary: 'The event log, oldest first, a page at a time (sandbox.events.list)',
     operationId: 'listEvents',
+    description: 'Every platform event of the session, oldest first, as webhooks would carry them.',
     status: 200,
     response: pageOf(eventSchema),
     query: pageParameters,
-    run: ({ session, query }) => json(200, eventPage(session.internals.events, query, session.id)),
+    handle: ({ session, query }) => ({ status: 200, body: eventPage(session.internals.events, query, session.id) }),
   }),
   controlRoute({
     method: 'GET',
     path: '/sessions/{s}/deliveries',
     summary: 'Webhook deliveries with their attempts (sandbox.webhooks.deliveries)',
     operationId: 'listDeliveries',
+    description: 'Every webhook delivery of the session with its attempts, their status and errors.',
     status: 200,
     response: pageOf(deliverySchema),
     query: pageParameters,
-    run: ({ session, query }) => json(200, deliveryPage(session.internals.deliveries, false, query, session.id)),
+    handle: ({ session, query }) => ({ status: 200, body: deliveryPage(session.internals.deliveries, false, query, session.id) }),
   }),
   controlRoute({
     method: 'GET',
     path: '/sessions/{s}/dead-letters',
     summary: 'The dead-letter queue (sandbox.webhooks.deadLetters)',
     operationId: 'listDeadLetters',
+    description: 'The deliveries that used up their retries (the dead-letter queue), for inspection and replay.',
     status: 200,
     response: pageOf(deliverySchema),
     query: pageParameters,
-    run: ({ session, query }) => json(200, deliveryPage(session.internals.deliveries, true, query, session.id)),
+    handle: ({ session, query }) => ({ status: 200, body: deliveryPage(session.internals.deliveries, true, query, session.id) }),
   }),
   controlRoute({
     method: 'POST',
     path: '/sessions/{s}/dead-letters/{id}/replay',
+
+    params: { id: { example: 'dlv_6Np1Rz8Kq3Wd5Ty2' } },
     summary: 'Replay a dead letter (sandbox.webhooks.replay): a dlv_ id, or an evt_ id for all of that event',
     operationId: 'replayDeadLetter',
+    description:
+      'Sends a dead letter again (a `dlv_` id), or every dead letter of one event (an `evt_` id), starting the attempt count over at 1. An ' +
+      'id with no dead letter is 404; one already delivered is 409.',
     status: 200,
     response: dataList(attemptSchema, 'The attempts the replay made, in the order sent.').openapi(),
-    run: async ({ session, params }) => json(200, { data: await session.sandbox.webhooks.replay(params.id) }),
+    handle: async ({ session, params }) => ({ status: 200, body: { data: await session.sandbox.webhooks.replay(params.id) } }),
   }),
   controlRoute({
     method: 'POST',
     path: '/sessions/{s}/keys',
     summary: 'Make a test key of this session, with a plan and scopes (sandbox.keys.create)',
     operationId: 'createKey',
+    description: 'Makes a new test API key that routes `/v1` requests to this session.',
     body: keyBody,
     examples: {
       readOnly: {
@@ -103,17 +112,18 @@ export const controlRoutes: ControlRoute[] = [
     },
     status: 201,
     response: madeKeySchema.openapi(),
-    run: createKey,
+    handle: createKey,
   }),
   controlRoute({
     method: 'GET',
     path: '/sessions/{s}/keys',
     summary: 'The keys made (sandbox.keys.list)',
     operationId: 'listKeys',
+    description: 'The keys made for this session, with when each was made.',
     status: 200,
     response: pageOf(apiKeySchema),
     query: pageParameters,
-    run: ({ session, query }) =>
+    handle: ({ session, query }) =>
       json(
         200,
         slicePage(session.sandbox.keys.list(), (k) => keyId(k.key), query, 'keys', session.id),
@@ -122,17 +132,20 @@ export const controlRoutes: ControlRoute[] = [
   controlRoute({
     method: 'DELETE',
     path: '/sessions/{s}/keys/{key}',
+
+    params: { key: { example: 'SVC_TEST_ses_4kT9wQ2mX7bN1cRz_8Hd3Lp6Vs0Yf5JuA' } },
     summary: 'Revoke a key (sandbox.keys.revoke): 401 from then on',
     operationId: 'revokeKey',
+    description: "Revokes one of this session's keys: requests with it are 401 from then on. A key of another session is 404.",
     status: 204,
-    run: ({ sessions, session, params }) => {
+    handle: ({ sessions, session, params }) => {
       // A key that names another session is that session's to revoke.
       if (sessions.route(params.key) !== session) {
         throw new SandboxError(`${params.key} is a key of another session; revoke it there.`, { code: 'not_found', param: 'key' });
       }
       session.aliases.delete(params.key);
       session.sandbox.keys.revoke(params.key);
-      return json(204, null);
+      return { status: 204 };
     },
   }),
   controlRoute({
@@ -140,6 +153,9 @@ export const controlRoutes: ControlRoute[] = [
     path: '/sessions/{s}/faults',
     summary: 'Inject a fault (sandbox.faults.inject)',
     operationId: 'injectFault',
+    description:
+      'Makes the next matching `/v1` requests fail: an error status (429 or 500–599, with an optional Retry-After) or a network failure, ' +
+      '`times` times (or "Infinity"). It answers with the faults now active.',
     body: faultRule,
     examples: {
       outage: {
@@ -149,9 +165,9 @@ export const controlRoutes: ControlRoute[] = [
     },
     status: 201,
     response: dataList(activeFaultSchema, 'The injected faults with hits left, in order.').openapi(),
-    run: ({ session, body }) => {
+    handle: ({ session, body }) => {
       session.sandbox.faults.inject(body);
-      return json(201, { data: session.sandbox.faults.list() });
+      return { status: 201, body: { data: session.sandbox.faults.list() } };
     },
   }),
   controlRoute({
@@ -159,17 +175,22 @@ export const controlRoutes: ControlRoute[] = [
     path: '/sessions/{s}/faults',
     summary: 'Forget every fault (sandbox.faults.clear)',
     operationId: 'clearFaults',
+    description: 'Forgets every injected fault of the session.',
     status: 204,
-    run: ({ session }) => {
+    handle: ({ session }) => {
       session.sandbox.faults.clear();
-      return json(204, null);
+      return { status: 204 };
     },
   }),
   controlRoute({
     method: 'PUT',
     path: '/sessions/{s}/network/{number}',
+
+    params: { number: { example: '+14155550123' } },
     summary: 'Script calls to a number (sandbox.network.setBehavior)',
     operationId: 'setBehavior',
+    description:
+      'Scripts what happens to calls to a number from now on: answered or not, by whom, busy, failed, how long they ring and last.',
     body: callBehavior,
     examples: {
       answered: {
@@ -179,47 +200,59 @@ export const controlRoutes: ControlRoute[] = [
     },
     status: 204,
     fields: { behavior: '' },
-    run: ({ session, params, body }) => {
+    handle: ({ session, params, body }) => {
       session.sandbox.network.setBehavior(params.number, body);
-      return json(204, null);
+      return { status: 204 };
     },
   }),
   controlRoute({
     method: 'DELETE',
     path: '/sessions/{s}/network/{number}',
+
+    params: { number: { example: '+14155550123' } },
     summary: "Forget a number's scripted behaviour (sandbox.network.clearBehavior)",
     operationId: 'clearBehavior',
+    description: "Forgets a number's scripted behaviour: calls to it follow the seeded defaults again.",
     status: 204,
-    run: ({ session, params }) => {
+    handle: ({ session, params }) => {
       session.sandbox.network.clearBehavior(params.number);
-      return json(204, null);
+      return { status: 204 };
     },
   }),
   controlRoute({
     method: 'POST',
     path: '/sessions/{s}/calls/{id}/answer',
+
+    params: { id: { example: 'call_7mQ2xK9pR4tLw8Zb' } },
     summary: 'Answer a ringing call now (sandbox.calls.answer)',
     operationId: 'answerCall',
+    description:
+      'Answers a ringing call now, by a human or a machine (`by`), instead of waiting for the clock. A call that is not ringing is 409.',
     body: answerOptions,
     examples: { human: { summary: 'A person picks up', value: { by: 'human' } } },
     status: 200,
     response: callSchema.openapi(),
-    run: ({ session, params, body }) => json(200, session.sandbox.calls.answer(params.id, body)),
+    handle: ({ session, params, body }) => ({ status: 200, body: session.sandbox.calls.answer(params.id, body) }),
   }),
   controlRoute({
     method: 'POST',
     path: '/sessions/{s}/calls/{id}/hang-up',
+
+    params: { id: { example: 'call_7mQ2xK9pR4tLw8Zb' } },
     summary: 'End a live call now (sandbox.calls.hangUp)',
     operationId: 'hangUpCall',
+    description: 'Ends a live call now, as if a party hung up. A call already ended is 409.',
     status: 200,
     response: callSchema.openapi(),
-    run: ({ session, params }) => json(200, session.sandbox.calls.hangUp(params.id)),
+    handle: ({ session, params }) => ({ status: 200, body: session.sandbox.calls.hangUp(params.id) }),
   }),
   controlRoute({
     method: 'POST',
     path: '/sessions/{s}/calls/inbound',
     summary: 'Ring a number of an account from outside (sandbox.calls.inbound)',
     operationId: 'inboundCall',
+    description:
+      "Rings one of an account's numbers from outside, as a caller would: the call follows the number's routing and sends its webhooks.",
     body: inboundCallOptions,
     examples: {
       provisioned: {
@@ -229,13 +262,15 @@ export const controlRoutes: ControlRoute[] = [
     },
     status: 201,
     response: callSchema.openapi(),
-    run: ({ session, body }) => json(201, session.sandbox.calls.inbound(body)),
+    handle: ({ session, body }) => ({ status: 201, body: session.sandbox.calls.inbound(body) }),
   }),
   controlRoute({
     method: 'POST',
     path: '/sessions/{s}/messages/inbound',
     summary: 'Deliver an inbound SMS or MMS (sandbox.messages.inbound)',
     operationId: 'inboundMessage',
+    description:
+      "Delivers an SMS or MMS from outside to one of an account's numbers, as a phone would send it: it is stored and its webhook sent.",
     body: inboundMessageOptions,
     examples: {
       sms: {
@@ -245,7 +280,7 @@ export const controlRoutes: ControlRoute[] = [
     },
     status: 201,
     response: messageSchema.openapi(),
-    run: ({ session, body }) => json(201, session.sandbox.messages.inbound(body)),
+    handle: ({ session, body }) => ({ status: 201, body: session.sandbox.messages.inbound(body) }),
   }),
   // For the console.
   callTimelineRoute,
@@ -285,7 +320,7 @@ const table = new RouteTable<ControlRoute>(
 /** A route without a body schema takes no fields: an empty body, or `{}`. */
 const noFields = object({}, { description: 'No fields.' });
 
-/** One request on the control road: what each stage learns, for the stages after it and the row. */
+/** One request on the control road: what it arrived with, and a slot for what each stage learns (null until then). */
 interface ControlExchange {
   readonly request: Request;
   /** The path below `/__sandbox`. */
@@ -294,7 +329,7 @@ interface ControlExchange {
   readonly url: string;
   readonly isOwnOrigin: (origin: string) => boolean;
   route: ControlRoute | null;
-  params: Record<string, string>;
+  params: Record<string, string> | null;
   /** The row's names for what the library it calls refuses (see {@link reworded}). */
   fields: Readonly<Record<string, string>>;
   session: Session | null;
@@ -302,47 +337,58 @@ interface ControlExchange {
   query: unknown;
 }
 
+/** What the row stage adds. */
+interface Matched {
+  route: ControlRoute;
+  params: Record<string, string>;
+}
+
+/** What the session stage adds. */
+interface Sessioned {
+  session: Session;
+}
+
 /** The guard (server/guard.ts `checkControl`): a page of another origin, a form, a webhook may not drive the control API. */
-const guard: Stage<ControlExchange, Response> = ({ request, isOwnOrigin }) => {
+const guard: Stage<ControlExchange, unknown, Response> = ({ request, isOwnOrigin }) => {
   const refused = checkControl(request.headers, request.method, declaresBody(request.headers), isOwnOrigin);
   return refused ? json(refused.status, errorEnvelope(refused.code, refused.message, refused.param)) : undefined;
 };
 
 /** The row (404 naming the nearest endpoint, 405 with `Allow`, HEAD as GET). */
-const match: Stage<ControlExchange, Response> = (x) => {
+const match: Stage<ControlExchange, Matched, Response> = (x, out) => {
   const { route, params } = table.match(x.request.method, x.path);
-  x.route = route;
-  x.params = params;
+  out.route = route;
+  out.params = params;
   x.fields = route.fields ?? {};
   return undefined;
 };
 
 /** The session the path names (404), or the default one for a `global` row. */
-const session: Stage<ControlExchange, Response> = (x) => {
+const session: Stage<ControlExchange & Matched, Sessioned, Response> = (x, out) => {
   // Every row that is not `global` has `{s}` in its path, so the match named a session ('' never is one).
   const named = x.params.s ?? '';
-  x.session = (x.route!.global ? x.sessions.default : x.sessions.get(named)) ?? null;
-  if (!x.session) throw unknownSession(named);
+  const found = x.route.global ? x.sessions.default : x.sessions.get(named);
+  if (!found) throw unknownSession(named);
+  out.session = found;
   return undefined;
 };
 
 /** The JSON body as `/v1` reads one (400, 413; an empty body stands for `{}`), parsed with the row's schema. */
-const body: Stage<ControlExchange, Response> = (x) => {
-  const { request } = x;
+const body: Stage<ControlExchange & Matched, unknown, Response> = (x) => {
+  const { request, route } = x;
   if (request.method === 'GET' || request.method === 'HEAD') {
-    if (x.route!.body) x.body = check(x.route!.body, {}, '');
+    if (route.body) x.body = check(route.body, {}, '');
     return undefined;
   }
   return readJson(request, { optional: true }).then((raw) => {
-    const route = x.route!;
     x.body = route.body ? check(route.body, raw === undefined ? {} : raw, '') : raw === undefined ? undefined : check(noFields, raw, '');
     return undefined;
   });
 };
 
 /** The query, parsed with the row's schema. */
-const query: Stage<ControlExchange, Response> = (x) => {
-  if (x.route!.query) x.query = check(x.route!.query, queryObject(new URL(x.request.url).searchParams), '');
+const query: Stage<ControlExchange & Matched, unknown, Response> = (x) => {
+  if (x.route.query) x.query = check(x.route.query, queryObject(new URL(x.request.url).searchParams), '');
   return undefined;
 };
 
@@ -351,14 +397,25 @@ const query: Stage<ControlExchange, Response> = (x) => {
  * order, run by the runner `/v1`'s road runs on (api/road.ts): the guard, the row, the session,
  * the body, the query; then the row runs.
  */
-const CONTROL_ROAD: Road<ControlExchange, Response> = {
-  stages: [guard, match, session, body, query],
-  run: (x) => {
-    const { request, sessions, url, params, body, query } = x;
+const CONTROL_ROAD: Road<ControlExchange, Response> = road<ControlExchange, Response>()
+  .stage(guard)
+  .stage(match)
+  .stage(session)
+  .stage(body)
+  .stage(query)
+  .run((x) => {
+    const { request, sessions, url, params, body, query, session } = x;
     const { headers, signal, method } = request;
-    return x.route!.run({ sessions, session: x.session!, params, body, query, headers, signal, method, url });
-  },
-};
+    const answer = x.route.handle({ sessions, session, params, body, query, headers, signal, method, url });
+    return answer instanceof Promise ? answer.then(responseOf) : responseOf(answer);
+  });
+
+/** A row's answer as the web `Response` the server writes: a `{ status, body }` is sent as JSON. */
+function responseOf(answer: ControlAnswer): Response {
+  if (answer instanceof Response) return answer;
+  if (answer.raw !== undefined) return new Response(answer.raw, { status: answer.status, headers: answer.headers });
+  return json(answer.status, answer.body ?? null, answer.headers);
+}
 
 /**
  * Serves a request of the control API on its road ({@link CONTROL_ROAD}). Whatever is thrown
@@ -380,7 +437,7 @@ export async function serveControl(
     url,
     isOwnOrigin,
     route: null,
-    params: {},
+    params: null,
     fields: {},
     session: null,
     body: undefined,
@@ -410,7 +467,7 @@ const ROUTE_OF: Readonly<Record<string, string>> = {
  * front (`network.setBehavior: …`), the first letter capitalised, fields named as the JSON
  * body or the path names them (the row's `fields`: `behavior.outcome` → `outcome`, `callId` →
  * `id`), an unknown one called a field, and a library call offered as a fix replaced by the
- * route that does the same. Built from the parts the library kept (core/errors.ts `Wording`):
+ * route that does the same. Built from the parts the library kept (core/errors.ts `SandboxError`: `where`, `text`, `unknown`):
  * the row chooses the words, nothing ambient does.
  */
 export function reworded(error: unknown, fields: Readonly<Record<string, string>>): unknown {
@@ -423,14 +480,15 @@ export function reworded(error: unknown, fields: Readonly<Record<string, string>
     }
     return path;
   };
-  const { wording } = error;
-  let text = wording
-    ? wording.unknown
-      ? `Unknown field \`${field(wording.unknown.path)}\`: ${wording.unknown.fix}`
-      : wording.text.replace(/`([^`]+)`/g, (_all, name: string) => (field(name) === '' ? 'the body' : `\`${field(name)}\``))
-    : error.message;
+  // A refusal of a library call (its `where` set) is said without the call, its fields in the row's names.
+  const scripted = error.where !== undefined;
+  let text = !scripted
+    ? error.message
+    : error.unknown
+      ? `Unknown field \`${field(error.unknown.path)}\`: ${error.unknown.fix}`
+      : error.text.replace(/`([^`]+)`/g, (_all, name: string) => (field(name) === '' ? 'the body' : `\`${field(name)}\``));
   for (const [library, route] of Object.entries(ROUTE_OF)) text = text.replaceAll(library, route);
-  if (wording) text = text.charAt(0).toUpperCase() + text.slice(1);
+  if (scripted) text = text.charAt(0).toUpperCase() + text.slice(1);
   return new SandboxError(text, { code: error.code, param: error.param === undefined ? undefined : field(error.param) });
 }
 

@@ -74,11 +74,11 @@ export const consoleRoutes: ControlRoute[] = [
         `\`account\`, the account (key) it belongs to${kind === 'delivery' ? ', `about` (the resource its event is about) and `call_id`' : ''}. ` +
         `The console reads it when its stream opens, then follows the stream's \`change\` frames, whose items have the same shape ` +
         `(docs/console.md).`,
-      operationId: `console${PLURAL[kind][0]!.toUpperCase()}${PLURAL[kind].slice(1)}`,
+      operationId: `console${PLURAL[kind].charAt(0).toUpperCase()}${PLURAL[kind].slice(1)}`,
       status: 200,
       response: pageOf(ITEMS[kind]),
       query: pageParameters,
-      run: ({ session, query }) =>
+      handle: ({ session, query }) =>
         json(
           200,
           slicePage(session.internals.view().list(kind), (item) => item.id, query, `console-${PLURAL[kind]}`, session.id),
@@ -88,6 +88,8 @@ export const consoleRoutes: ControlRoute[] = [
   controlRoute({
     method: 'GET',
     path: '/sessions/{s}/console/recordings/{id}/audio',
+
+    params: { id: { example: 'rec_5Hc2vN8qT1mXy7Ka' } },
     summary: "A ready recording's audio, 8 kHz 16-bit mono WAV (for the console's player)",
     description:
       "The same bytes as GET /v1/recordings/{id}/audio, for any account's recording of the session, without a key: the console's audio " +
@@ -96,7 +98,7 @@ export const consoleRoutes: ControlRoute[] = [
     status: 200,
     contentType: 'audio/wav',
     response: { type: 'string', contentMediaType: 'audio/wav' },
-    run: ({ session, params }) => {
+    handle: ({ session, params }) => {
       const audio = session.internals.view().audio(params.id);
       if (audio === undefined)
         throw new SandboxError(`No recording ${params.id} in session ${session.id}.`, { code: 'not_found', param: 'id' });

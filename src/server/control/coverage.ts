@@ -53,18 +53,25 @@ export const coverageRoutes: ControlRoute[] = [
     path: '/sessions/{s}/coverage',
     summary: "What the session's life exercised, each item with a count, and the ones never exercised (sandbox.coverage)",
     operationId: 'getCoverage',
+    description:
+      "What this session's life exercised (`sandbox.coverage()`; docs/coverage.md): each documented status of each endpoint, every state " +
+      'and transition of the call machine, every disposition, `answered_by`, message outcome, webhook path, event type and error code, ' +
+      'each with a count (0: never), and `uncovered` listing the zeros. A reset keeps it.',
     status: 200,
     response: report,
-    run: ({ session }) => json(200, session.sandbox.coverage()),
+    handle: ({ session }) => json(200, session.sandbox.coverage()),
   },
   {
     method: 'GET',
     path: '/coverage',
     summary: 'The union of the coverage of every session of this server, deleted ones included (what exec --coverage writes)',
     operationId: 'getServerCoverage',
+    description:
+      'The union of the coverage of every session this server held, deleted ones included (`mergeCoverage` of them): what `svc-sandbox ' +
+      'exec --coverage FILE` writes when its command ends.',
     status: 200,
     global: true,
     response: report,
-    run: ({ sessions }) => json(200, sessions.coverage()),
+    handle: ({ sessions }) => json(200, sessions.coverage()),
   },
 ];

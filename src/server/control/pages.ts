@@ -101,13 +101,15 @@ export function slicePage<T>(
 ): ListBody<T> {
   const page = pageRequest(query, list, scope);
   let start = Math.min(page.after, items.length);
-  if (page.afterId !== null && (start === 0 || idOf(items[start - 1]!) !== page.afterId)) {
+  const previous = start === 0 ? undefined : items[start - 1];
+  if (page.afterId !== null && (previous === undefined || idOf(previous) !== page.afterId)) {
     const at = items.findIndex((item) => idOf(item) === page.afterId);
     if (at !== -1) start = at + 1;
   }
   const data = items.slice(start, start + page.limit);
   const last = start + data.length;
-  return body(list, scope, data, last, data.length > 0 ? idOf(data[data.length - 1]!) : '', last < items.length);
+  const lastItem = data[data.length - 1];
+  return body(list, scope, data, last, lastItem === undefined ? '' : idOf(lastItem), last < items.length);
 }
 
 /** The response schema of a paginated control list: `/v1`'s list envelope around `items`. */

@@ -1,20 +1,12 @@
 import type { OpenAPIOperation } from '../../api/openapi-document.js';
-import type { Routable, Route } from '../../api/router.js';
+import type { PathParams, Reply, RouteDoc } from '../../api/router.js';
+
+/** What a control row answers: a row's `{ status, body }`, or a web `Response` it made itself. */
+export type ControlAnswer = Reply | Response;
 import type { JsonSchema, ObjectSchema, Schema } from '../../core/schema.js';
 import type { Session, Sessions } from '../sessions.js';
 
-/**
- * The names of a path template's `{name}` segments, as a union:
- * `'/sessions/{s}/keys/{key}'` → `'s' | 'key'`.
- */
-export type ParamNames<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | ParamNames<Rest> : never;
-
-/**
- * The path parameters a row's path template promises: `'/sessions/{s}/keys/{key}'` →
- * `{ s: string; key: string }`. The table matched every segment before `run`, so each named one
- * is there. A path that is only known as `string` (the table's own view of a row) gives a record.
- */
-export type PathParams<P extends string> = string extends P ? Record<string, string> : { [K in ParamNames<P>]: string };
+export type { ParamNames, PathParams } from '../../api/router.js';
 
 /**
  * What a control route's `run` receives: its input already parsed by the route's schemas (the
@@ -40,20 +32,11 @@ export interface ControlRequest<B = unknown, Q = unknown, P extends string = str
 }
 
 /** One row of the control API's table (src/server/control/api.ts, control-scripting.ts). */
-export interface ControlRoute<B = unknown, Q = unknown, P extends string = string> extends Routable {
+export interface ControlRoute<B = unknown, Q = unknown, P extends string = string> extends RouteDoc<P> {
   /** Below `/__sandbox`, with `{s}` for the session and `{name}` for other segments. */
   path: P;
-  summary: string;
-  /** What the operation does, beyond `summary`, for the document (server/openapi.ts has a default per operationId). */
-  description?: string;
-  operationId: string;
   /** Parses the JSON body before `run` (the schema the library function the route calls checks with); its refusal is the 400. */
   body?: Schema<B>;
-  /**
-   * Bodies the server accepts, by name (the document's `examples`, as a `/v1` route's): every
-   * row with a `body` has one; test/server/control-examples.test.ts sends each to a server.
-   */
-  examples?: Route['examples'];
   /** The success status and its body's schema (with `examples` where api/openapi.ts `exampleOf` cannot build one). */
   status: number;
   response?: JsonSchema;
@@ -61,7 +44,11 @@ export interface ControlRoute<B = unknown, Q = unknown, P extends string = strin
   contentType?: string;
   /** Parses the query string before `run` (a paginated list's `limit` and `cursor`). */
   query?: ObjectSchema<Record<string, Schema<unknown>>> & Schema<Q>;
-  run(ctx: ControlRequest<B, Q, P>): Promise<Response> | Response;
+  /**
+   * Answers the request: `{ status, body }` as a `/v1` row does (the body sent as JSON), or a web
+   * `Response` for what is no JSON (a stream, a file).
+   */
+  handle(ctx: ControlRequest<B, Q, P>): ControlAnswer | Promise<ControlAnswer>;
   /** Runs without a session in the path. */
   global?: true;
   /**
@@ -70,8 +57,11 @@ export interface ControlRoute<B = unknown, Q = unknown, P extends string = strin
    * (control/api.ts `reworded`).
    */
   fields?: Readonly<Record<string, string>>;
-  /** The row's operation in the server's document, written out, for a row that answers no JSON (a stream, a page). */
-  operation?: (url: string) => OpenAPIOperation;
+  /**
+   * The rest of the row's operation in the server's document (its parameters and answers), written
+   * out, for a row that answers no JSON (a stream, a page); its name, summary and description are the row's.
+   */
+  operation?: (url: string) => Omit<OpenAPIOperation, 'operationId' | 'summary' | 'description'>;
   /** Served, but not an operation of the document (the console's script and style files). */
   undocumented?: true;
 }

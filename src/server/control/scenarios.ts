@@ -116,7 +116,7 @@ export const scenarioRoutes: ControlRoute[] = [
     },
     status: 200,
     response: annotated(scenarioResultSchema, { example: scenarioResultExample }).openapi(),
-    run: async ({ session, body }) => {
+    handle: async ({ session, body }) => {
       // The body's read and check (tens of ms for a file of 13,000 steps) and the run's own check are two turns, not one.
       await new Slices(0).pause();
       const key = sessionKey(session);
@@ -146,7 +146,7 @@ export const scenarioRoutes: ControlRoute[] = [
       example: { id: 'evt_3Ld8Qw1Zk5Ns9Hy6', type: 'call.completed', created_at: busyCall.ended_at, data: busyCall },
     }).openapi(),
     fields: { overrides: 'data' },
-    run: async ({ session, body }) => {
+    handle: async ({ session, body }) => {
       const apiKey = body.apiKey ?? sessionKey(session);
       // The overrides are checked by the library, with the schema of the event type asked for.
       const event = await session.sandbox.trigger(body.type, body.data ?? {}, apiKey === undefined ? {} : { apiKey });

@@ -1,3 +1,4 @@
+import type { Reply } from '../../api/router.js';
 // Longer than most files: one control row per scripting member of the library (docs/server.md's
 // table), each a few lines that call that member; the parity test reads them side by side.
 import {
@@ -49,23 +50,31 @@ import { pageOf, pageParameters, slicePage } from './pages.js';
  */
 
 /** A row that changes the session and answers 204: `act` calls the library. */
-function changes<B, P extends string>(act: (ctx: RowRequest<B, undefined, P>) => void): (ctx: RowRequest<B, undefined, P>) => Response {
+function changes<B, P extends string>(act: (ctx: RowRequest<B, undefined, P>) => void): (ctx: RowRequest<B, undefined, P>) => Reply {
   return (ctx) => {
     act(ctx);
-    return json(204, null);
+    return { status: 204 };
   };
 }
 
 /** A GET row answering `{data}`: what `read` returns of the session's sandbox, described by `item`. */
-function listRow<T>(path: string, summary: string, operationId: string, item: Schema<T>, read: (sandbox: Session['sandbox']) => T[]): Row {
+function listRow<T>(
+  path: string,
+  summary: string,
+  operationId: string,
+  description: string,
+  item: Schema<T>,
+  read: (sandbox: Session['sandbox']) => T[],
+): Row {
   return {
     method: 'GET',
     path,
     summary,
     operationId,
+    description,
     status: 200,
     response: dataList(item, summary).openapi(),
-    run: ({ session }) => json(200, { data: read(session.sandbox) }),
+    handle: ({ session }) => ({ status: 200, body: { data: read(session.sandbox) } }),
   };
 }
 
@@ -121,7 +130,7 @@ export function withUntil<T>(advanceBody: Schema<T>): Schema<T | UntilBody> {
 }
 
 /** Answers the advance row's `until` form: 200 `{now, events, event}`, or 404 when no such event came within `max`. */
-export async function advanceUntil(session: Session, { until, max }: UntilBody): Promise<Response> {
+export async function advanceUntil(session: Session, { until, max }: UntilBody): Promise<Reply> {
   const { sandbox } = session;
   // Positions, not copies, as the duration form: the answer costs the events it carries.
   const log = session.internals.events;
@@ -129,7 +138,7 @@ export async function advanceUntil(session: Session, { until, max }: UntilBody):
   const from = sandbox.now().toISOString();
   try {
     const event = await sandbox.advanceUntil(until, max === undefined ? {} : { max });
-    return json(200, { now: sandbox.now().toISOString(), events: log.after(before, log.length - before), event });
+    return { status: 200, body: { now: sandbox.now().toISOString(), events: log.after(before, log.length - before), event } };
   } catch (error) {
     if (error instanceof SandboxError && error.code === 'not_found') {
       throw new SandboxError(
@@ -172,12 +181,12 @@ export const keyBody = object(
   { description: 'How the key behaves (default: a standard key with every scope, its own account).' },
 );
 /** Makes a key of `session` as `POST .../keys` does: with its defaults spelled out. */
-export function createKey({ sessions, session, body }: RowRequest<Infer<typeof keyBody>>): Response {
+export function createKey({ sessions, session, body }: RowRequest<Infer<typeof keyBody>>): Reply {
   const key = sessions.makeKey(session, body);
   const made = session.sandbox.keys.list().find((k) => k.key === key)!;
   // Exactly the answer docs/server.md gives: {key, plan, scopes} (GET .../keys also has createdAt).
   const answer: Infer<typeof madeKeySchema> = { key: made.key, plan: made.plan ?? 'standard', scopes: made.scopes ?? ['*'] };
-  return json(201, answer);
+  return { status: 201, body: answer };
 }
 
 /** An unexpected exception inside a sandbox, as JSON: what `sandbox.internalErrors()` holds, told. */
@@ -207,18 +216,22 @@ export const scriptingRoutes: Row[] = [
     path: '/sessions/{s}',
     summary: 'One session: its seed and virtual now (sandbox.now)',
     operationId: 'getSession',
+    description: "One session's seed and virtual now (`sandbox.now()`); 404 for an unknown or deleted session.",
     status: 200,
     response: sessionSchema.openapi(),
-    run: ({ session }) => json(200, { id: session.id, seed: session.seed, now: session.sandbox.now().toISOString() }),
+    handle: ({ session }) => ({ status: 200, body: { id: session.id, seed: session.seed, now: session.sandbox.now().toISOString() } }),
   }),
   controlRoute({
     method: 'GET',
     path: '/sessions/{s}/internal-errors',
     summary: "Unexpected exceptions inside the session's sandbox, each answered as a 500 (sandbox.internalErrors); empty in a healthy run",
     operationId: 'listInternalErrors',
+    description:
+      'Failures inside the sandbox that answered a request with 500 `internal_error` (`sandbox.internalErrors()`), oldest first: a test ' +
+      'can assert there were none.',
     status: 200,
     response: dataList(internalErrorSchema, 'The failures, oldest first.').openapi(),
-    run: ({ session }) =>
+    handle: ({ session }) =>
       json(200, {
         data: session.sandbox.internalErrors().map(
           ({ error, requestId, at }): Infer<typeof internalErrorSchema> => ({
@@ -234,38 +247,50 @@ export const scriptingRoutes: Row[] = [
   controlRoute({
     method: 'GET',
     path: '/sessions/{s}/calls/{id}',
+
+    params: { id: { example: 'call_7mQ2xK9pR4tLw8Zb' } },
     summary: 'A call as the API shows it, any account (sandbox.calls.get)',
     operationId: 'inspectCall',
+    description: 'One call of the session, whichever account holds it (`sandbox.calls.get`); 404 naming `id` when there is none.',
     status: 200,
     response: callSchema.openapi(),
-    run: ({ session, params }) => json(200, found(session.sandbox.calls.get(params.id), 'call', params.id)),
+    handle: ({ session, params }) => ({ status: 200, body: found(session.sandbox.calls.get(params.id), 'call', params.id) }),
   }),
   controlRoute({
     method: 'GET',
     path: '/sessions/{s}/messages/{id}',
+
+    params: { id: { example: 'msg_3Jk8Vw2Qp5Rt9Lx1' } },
     summary: 'A message as the API shows it, any account (sandbox.messages.get)',
     operationId: 'inspectMessage',
+    description: 'One message of the session, whichever account holds it (`sandbox.messages.get`); 404 naming `id` when there is none.',
     status: 200,
     response: messageSchema.openapi(),
-    run: ({ session, params }) => json(200, found(session.sandbox.messages.get(params.id), 'message', params.id)),
+    handle: ({ session, params }) => ({ status: 200, body: found(session.sandbox.messages.get(params.id), 'message', params.id) }),
   }),
   controlRoute({
     method: 'GET',
     path: '/sessions/{s}/recordings/{id}',
+
+    params: { id: { example: 'rec_5Hc2vN8qT1mXy7Ka' } },
     summary: 'A recording as the API shows it, any account (sandbox.recordings.get)',
     operationId: 'inspectRecording',
+    description: 'One recording of the session (`sandbox.recordings.get`); 404 naming `id` when there is none.',
     status: 200,
     response: recordingSchema.openapi(),
-    run: ({ session, params }) => json(200, found(session.sandbox.recordings.get(params.id), 'recording', params.id)),
+    handle: ({ session, params }) => ({ status: 200, body: found(session.sandbox.recordings.get(params.id), 'recording', params.id) }),
   }),
   controlRoute({
     method: 'GET',
     path: '/sessions/{s}/transcripts/{id}',
+
+    params: { id: { example: 'trn_9Rb4wL2sK7pQx3Mf' } },
     summary: 'A transcript as the API shows it now, any account (sandbox.transcripts.get)',
     operationId: 'inspectTranscript',
+    description: 'One transcript of the session (`sandbox.transcripts.get`); 404 naming `id` when there is none.',
     status: 200,
     response: transcriptSchema.openapi(),
-    run: ({ session, params }) => json(200, found(session.sandbox.transcripts.get(params.id), 'transcript', params.id)),
+    handle: ({ session, params }) => ({ status: 200, body: found(session.sandbox.transcripts.get(params.id), 'transcript', params.id) }),
   }),
   // recordings and transcripts: scripting
   controlRoute({
@@ -273,6 +298,9 @@ export const scriptingRoutes: Row[] = [
     path: '/sessions/{s}/recording-timing',
     summary: 'When recordings and transcripts of calls that end from now on become ready (sandbox.recordings.setTiming)',
     operationId: 'setRecordingTiming',
+    description:
+      'How long after an answered call ends its recording, then its transcript, become ready, for calls that end from now on ' +
+      '(`sandbox.recordings.setTiming`). Defaults: 10 s, then 20 s.',
     body: recordingTiming,
     examples: {
       quick: {
@@ -281,25 +309,34 @@ export const scriptingRoutes: Row[] = [
       },
     },
     status: 204,
-    run: changes(({ session, body }) => session.sandbox.recordings.setTiming(body)),
+    handle: changes(({ session, body }) => session.sandbox.recordings.setTiming(body)),
   }),
   controlRoute({
     method: 'PUT',
     path: '/sessions/{s}/calls/{id}/recording-timing',
+
+    params: { id: { example: 'call_7mQ2xK9pR4tLw8Zb' } },
     summary:
       'When the recording and transcript of this one call become ready; set it before the call ends (sandbox.recordings.setTiming with callId)',
     operationId: 'setCallRecordingTiming',
+    description:
+      'The recording and transcript timing of one call, before it ends (`sandbox.recordings.setTiming(timing, id)`); 409 once it has ended.',
     body: recordingTiming,
     examples: { slow: { summary: "This call's transcript takes two minutes", value: { transcriptDelay: '2m' } } },
     status: 204,
     fields: { callId: 'id' },
-    run: changes(({ session, params, body }) => session.sandbox.recordings.setTiming(body, params.id)),
+    handle: changes(({ session, params, body }) => session.sandbox.recordings.setTiming(body, params.id)),
   }),
   controlRoute({
     method: 'PUT',
     path: '/sessions/{s}/calls/{id}/script',
+
+    params: { id: { example: 'call_7mQ2xK9pR4tLw8Zb' } },
     summary: 'The conversation a ringing call will carry (sandbox.transcripts.setScript)',
     operationId: 'setConversationScript',
+    description:
+      'What is said on a call, line by line, while it still rings (`sandbox.transcripts.setScript`): its transcript, live stream and ' +
+      'summary follow it. 409 once answered.',
     body: scriptBody,
     examples: {
       booking: {
@@ -314,26 +351,32 @@ export const scriptingRoutes: Row[] = [
     },
     status: 204,
     fields: { callId: 'id' },
-    run: changes(({ session, params, body }) => session.sandbox.transcripts.setScript(params.id, body.lines)),
+    handle: changes(({ session, params, body }) => session.sandbox.transcripts.setScript(params.id, body.lines)),
   }),
   controlRoute({
     method: 'GET',
     path: '/sessions/{s}/transcript-streams',
     summary: 'How many transcript streams (server-sent events) are open (sandbox.transcripts.openStreams)',
     operationId: 'countTranscriptStreams',
+    description:
+      'How many live transcript streams are open (`sandbox.transcripts.openStreams()`): a test can check its client closed them.',
     status: 200,
     response: object(
       { openStreams: integer({ description: 'Transcript streams open now, across the accounts.', min: 0, max: Number.MAX_SAFE_INTEGER }) },
       { description: 'The count of open transcript streams.' },
     ).openapi(),
-    run: ({ session }) => json(200, { openStreams: session.sandbox.transcripts.openStreams() }),
+    handle: ({ session }) => ({ status: 200, body: { openStreams: session.sandbox.transcripts.openStreams() } }),
   }),
   // network
   controlRoute({
     method: 'POST',
     path: '/sessions/{s}/network/{number}/queue',
+
+    params: { number: { example: '+14155550123' } },
     summary: 'The next calls to a number take these behaviours, one each (sandbox.network.queueBehavior)',
     operationId: 'queueBehavior',
+    description:
+      'One-shot behaviours for the next calls to a number, one each, in order (`sandbox.network.queueBehavior`); the standing behaviour applies after them.',
     body: callQueue,
     examples: {
       busyThenAnswered: {
@@ -342,24 +385,30 @@ export const scriptingRoutes: Row[] = [
       },
     },
     status: 204,
-    run: changes(({ session, params, body }) => session.sandbox.network.queueBehavior(params.number, ...body.behaviors)),
+    handle: changes(({ session, params, body }) => session.sandbox.network.queueBehavior(params.number, ...body.behaviors)),
   }),
   controlRoute({
     method: 'PUT',
     path: '/sessions/{s}/network/{number}/messages',
+
+    params: { number: { example: '+14155550123' } },
     summary: 'How messages to a number end, until cleared (sandbox.network.setMessageBehavior)',
     operationId: 'setMessageBehavior',
+    description: 'Whether messages to a number end `delivered` or `failed` from now on (`sandbox.network.setMessageBehavior`).',
     body: messageBehavior,
     examples: { failed: { summary: 'Messages to the number fail from now on', value: { outcome: 'failed' } } },
     status: 204,
     fields: { behavior: '' },
-    run: changes(({ session, params, body }) => session.sandbox.network.setMessageBehavior(params.number, body)),
+    handle: changes(({ session, params, body }) => session.sandbox.network.setMessageBehavior(params.number, body)),
   }),
   controlRoute({
     method: 'POST',
     path: '/sessions/{s}/network/{number}/messages/queue',
+
+    params: { number: { example: '+14155550123' } },
     summary: 'The next messages to a number take these behaviours, one each (sandbox.network.queueMessageBehavior)',
     operationId: 'queueMessageBehavior',
+    description: 'One-shot outcomes for the next messages to a number, one each, in order (`sandbox.network.queueMessageBehavior`).',
     body: messageQueue,
     examples: {
       failThenDeliver: {
@@ -368,25 +417,30 @@ export const scriptingRoutes: Row[] = [
       },
     },
     status: 204,
-    run: changes(({ session, params, body }) => session.sandbox.network.queueMessageBehavior(params.number, ...body.behaviors)),
+    handle: changes(({ session, params, body }) => session.sandbox.network.queueMessageBehavior(params.number, ...body.behaviors)),
   }),
   controlRoute({
     method: 'DELETE',
     path: '/sessions/{s}/network',
     summary: 'Forget the scripted call and message behaviour of every number (sandbox.network.clearBehavior)',
     operationId: 'clearAllBehavior',
+    description:
+      'Forgets the scripted call and message behaviour of every number (`sandbox.network.clearBehavior()`): the defaults apply again.',
     status: 204,
-    run: changes(({ session }) => session.sandbox.network.clearBehavior()),
+    handle: changes(({ session }) => session.sandbox.network.clearBehavior()),
   }),
   controlRoute({
     method: 'GET',
     path: '/sessions/{s}/requests',
     summary: 'The request journal, in arrival order (sandbox.requests.list)',
     operationId: 'listRequests',
+    description:
+      'The request journal (`sandbox.requests.list()`): every request `/v1` answered in this session, in the order the requests arrived, with ' +
+      'its documented path, status, `error.code`, request id, API key and virtual time; the latest 10,000 are kept (`--max-journal-entries`).',
     status: 200,
     response: pageOf(journalEntrySchema),
     query: pageParameters,
-    run: ({ session, query }) =>
+    handle: ({ session, query }) =>
       json(
         200,
         slicePage(session.sandbox.requests.list(), (r) => r.requestId, query, 'requests', session.id),
@@ -396,6 +450,7 @@ export const scriptingRoutes: Row[] = [
     '/sessions/{s}/faults',
     'The injected faults with hits left, in order (sandbox.faults.list)',
     'listFaults',
+    'The injected faults that still have hits left, in the order they match (`sandbox.faults.list()`); `remaining` is null for a fault without end.',
     activeFaultSchema,
     (sandbox) => sandbox.faults.list(),
   ),
@@ -403,6 +458,7 @@ export const scriptingRoutes: Row[] = [
     '/sessions/{s}/attempts',
     'Every webhook delivery attempt in the order sent (sandbox.webhooks.attempts)',
     'listAttempts',
+    'Every webhook delivery attempt of the session in the order sent, replays marked (`sandbox.webhooks.attempts()`).',
     attemptSchema,
     (sandbox) => sandbox.webhooks.attempts(),
   ),
@@ -411,12 +467,14 @@ export const scriptingRoutes: Row[] = [
     path: '/sessions/{s}/dead-letters/replay',
     summary: 'Replay every dead letter (matching the filter) whose subscription still exists (sandbox.webhooks.replayAll)',
     operationId: 'replayAllDeadLetters',
+    description:
+      'Replays every dead letter matching the filter (`sandbox.webhooks.replayAll`), attempt numbers starting over at 1; answers the attempts made.',
     body: webhookFilter,
     examples: { calls: { summary: 'Every dead call.completed delivery', value: { type: 'call.completed' } } },
     status: 200,
     response: dataList(attemptSchema, 'The attempts the replays made, in the order sent.').openapi(),
-    run: async ({ session, body }) => {
-      return json(200, { data: await session.sandbox.webhooks.replayAll(body) });
+    handle: async ({ session, body }) => {
+      return { status: 200, body: { data: await session.sandbox.webhooks.replayAll(body) } };
     },
   }),
 ];

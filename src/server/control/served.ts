@@ -16,20 +16,18 @@ export function servedRoutes(table: () => readonly ControlRoute[], notFound: (me
       path: '/sessions/{s}/stream',
       summary: "The session's live stream, as server-sent events",
       operationId: 'streamSession',
+      description:
+        "The session's live stream for the console, as server-sent events: `event` (each platform event, with its position in the log as " +
+        '`id`), `change` {now, changes} (each changed item with its JSON, docs/console.md), `resync` {now} (read the lists again) and ' +
+        '`reset` {now}. Send `Last-Event-ID` to resume after the n-th event.',
       status: 200,
-      run: ({ session, headers, signal }) => {
+      handle: ({ session, headers, signal }) => {
         const last = Number(headers.get('last-event-id') ?? 0);
         return new Response(session.streams.stream(Number.isSafeInteger(last) && last > 0 ? last : 0, signal), {
           headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' },
         });
       },
       operation: () => ({
-        operationId: 'streamSession',
-        summary: "The session's live stream, as server-sent events",
-        description:
-          "The session's live stream for the console, as server-sent events: `event` (each platform event, with its position in the log as " +
-          '`id`), `change` {now, changes} (each changed item with its JSON, docs/console.md), `resync` {now} (read the lists again) and ' +
-          '`reset` {now}. Send `Last-Event-ID` to resume after the n-th event.',
         tags: ['control'],
         security: [],
         parameters: [
@@ -66,18 +64,13 @@ export function servedRoutes(table: () => readonly ControlRoute[], notFound: (me
       path: '/console',
       summary: 'The account console, as an HTML page',
       operationId: 'getConsole',
+      description:
+        'The account console (virtual time, API keys, calls, deliveries, dead-letter replay) as an HTML page; `?session=` picks the session, ' +
+        'and its assets are under /__sandbox/console/.',
       status: 200,
       global: true,
-      run: ({ method }) => consoleAsset('/console', method)!,
-      operation: () =>
-        page(
-          'getConsole',
-          'The account console, as an HTML page',
-          'The account console (virtual time, API keys, calls, deliveries, dead-letter replay) as an HTML page; `?session=` picks the session, ' +
-            'and its assets are under /__sandbox/console/.',
-          'text/html',
-          'The console page.',
-        ),
+      handle: ({ method }) => consoleAsset('/console', method)!,
+      operation: () => page('text/html', 'The console page.'),
     },
     controlRoute({
       method: 'GET',
@@ -87,7 +80,7 @@ export function servedRoutes(table: () => readonly ControlRoute[], notFound: (me
       status: 200,
       global: true,
       undocumented: true,
-      run: ({ method, params }) => {
+      handle: ({ method, params }) => {
         const path = `/console/${encodeURIComponent(params.file)}`;
         const asset = consoleAsset(path, method);
         if (!asset) throw notFound(method, path);
@@ -99,47 +92,31 @@ export function servedRoutes(table: () => readonly ControlRoute[], notFound: (me
       path: '/openapi.json',
       summary: 'This document',
       operationId: 'getOpenApi',
+      description: 'This OpenAPI 3.1 document: the `/v1` API as `sandbox.openapi()` describes it, and the control API.',
       status: 200,
       global: true,
-      run: ({ sessions, url }) => json(200, serverOpenApi(sessions.default.sandbox.openapi(), table(), url)),
-      operation: (url) =>
-        page(
-          'getOpenApi',
-          'This document',
-          'This OpenAPI 3.1 document: the `/v1` API as `sandbox.openapi()` describes it, and the control API.',
-          'application/json',
-          'The OpenAPI 3.1 document of the server.',
-          documentExample('3.1.0', url),
-        ),
+      handle: ({ sessions, url }) => json(200, serverOpenApi(sessions.default.sandbox.openapi(), table(), url)),
+      operation: (url) => page('application/json', 'The OpenAPI 3.1 document of the server.', documentExample('3.1.0', url)),
     },
     {
       method: 'GET',
       path: '/openapi-3.0.json',
       summary: 'This document in OpenAPI 3.0',
       operationId: 'getOpenApi30',
+      description:
+        'This document in OpenAPI 3.0.3, for tools that read no 3.1 yet (kin-openapi, older generators): the same operations, with what 3.0 ' +
+        'cannot say (webhooks, if/then rules) left out.',
       status: 200,
       global: true,
-      run: ({ sessions, url }) => json(200, openApi30(serverOpenApi(sessions.default.sandbox.openapi(), table(), url))),
-      operation: (url) =>
-        page(
-          'getOpenApi30',
-          'This document in OpenAPI 3.0',
-          'This document in OpenAPI 3.0.3, for tools that read no 3.1 yet (kin-openapi, older generators): the same operations, with what 3.0 ' +
-            'cannot say (webhooks, if/then rules) left out.',
-          'application/json',
-          'The OpenAPI 3.0.3 document of the server.',
-          documentExample('3.0.3', url),
-        ),
+      handle: ({ sessions, url }) => json(200, openApi30(serverOpenApi(sessions.default.sandbox.openapi(), table(), url))),
+      operation: (url) => page('application/json', 'The OpenAPI 3.0.3 document of the server.', documentExample('3.0.3', url)),
     },
   ];
 }
 
-/** A page's operation; `example` its body's example (none for the console's HTML, a whole page). */
-function page(operationId: string, summary: string, description: string, type: string, answer: string, example?: unknown) {
+/** A page's operation (its name and words are the row's); `example` its body's example (none for the console's HTML, a whole page). */
+function page(type: string, answer: string, example?: unknown) {
   return {
-    operationId,
-    summary,
-    description,
     tags: ['control'],
     security: [],
     responses: {

@@ -6,7 +6,6 @@ import { testKey } from '../../scripting/keys.js';
 import { advanceAnswer, advanceUntil, sessionSchema, withUntil } from './scripting.js';
 import { pageOf, pageParameters, slicePage } from './pages.js';
 import { snapshotField } from './snapshots.js';
-import { json } from '../http.js';
 import { controlRoute, type ControlRoute } from './route.js';
 
 /** The control API's session rows (docs/server.md): health, making, listing and ending sessions, their clock and reset. */
@@ -72,16 +71,20 @@ export const sessionRoutes: ControlRoute[] = [
     path: '/health',
     summary: 'Is the server up',
     operationId: 'health',
+    description: 'Answers 200 `{"status": "ok"}` while the server is up: poll it before the first test runs.',
     status: 200,
     global: true,
     response: object({ status: literal('ok', 'Always `ok` while the server answers.') }, { description: 'The server answers.' }).openapi(),
-    run: () => json(200, { status: 'ok' }),
+    handle: () => ({ status: 200, body: { status: 'ok' } }),
   }),
   controlRoute({
     method: 'POST',
     path: '/sessions',
     summary: 'Start a session: a sandbox of its own, with its own clock and seed',
     operationId: 'createSession',
+    description:
+      'Starts a session: a sandbox of its own (clock, seed, ids, accounts, webhook queues), so parallel test workers never share state. ' +
+      'The answer carries an API key that routes `/v1` requests to it; a server holds at most 1,000 live sessions (409 past that).',
     body: sessionBody,
     examples: {
       seeded: {
@@ -93,10 +96,10 @@ export const sessionRoutes: ControlRoute[] = [
     status: 201,
     global: true,
     response: madeSession.openapi(),
-    run: async ({ sessions, body }) => {
+    handle: async ({ sessions, body }) => {
       const { session, apiKey } = await sessions.open(body);
       const made: Infer<typeof madeSession> = { id: session.id, apiKey, now: session.sandbox.now().toISOString() };
-      return json(201, made);
+      return { status: 201, body: made };
     },
   }),
   controlRoute({
@@ -104,13 +107,17 @@ export const sessionRoutes: ControlRoute[] = [
     path: '/sessions',
     summary: 'List sessions',
     operationId: 'listSessions',
+    description: 'The live sessions with their seed and virtual time; `default` always exists.',
     status: 200,
     global: true,
     response: pageOf(sessionSchema),
     query: pageParameters,
-    run: ({ sessions, query }) => {
+    handle: ({ sessions, query }) => {
       const page = slicePage(sessions.list(), (s) => s.id, query, 'sessions', '');
-      return json(200, { ...page, data: page.data.map((s) => ({ id: s.id, seed: s.seed, now: s.sandbox.now().toISOString() })) });
+      return {
+        status: 200,
+        body: { ...page, data: page.data.map((s) => ({ id: s.id, seed: s.seed, now: s.sandbox.now().toISOString() })) },
+      };
     },
   }),
   controlRoute({
@@ -118,10 +125,12 @@ export const sessionRoutes: ControlRoute[] = [
     path: '/sessions/{s}',
     summary: 'End a session; its keys are 401 from then on',
     operationId: 'deleteSession',
+    description:
+      'Ends a session: an advance in progress answers 409 `interrupted`, and its keys are 401 from then on. `default` cannot be deleted (409).',
     status: 204,
-    run: ({ sessions, session }) => {
+    handle: ({ sessions, session }) => {
       sessions.delete(session.id);
-      return json(204, null);
+      return { status: 204 };
     },
   }),
   controlRoute({
@@ -129,6 +138,10 @@ export const sessionRoutes: ControlRoute[] = [
     path: '/sessions/{s}/advance',
     summary: "Move the session's virtual clock by `duration` (sandbox.advance), or until an event of type `until` (sandbox.advanceUntil)",
     operationId: 'advance',
+    description:
+      'Moves the session\'s virtual clock forward by `duration` (e.g. "90s", "25h"), running every timer due on the way: call lifecycles, ' +
+      'deliveries and their retries. It answers with the events emitted meanwhile, oldest first; a reset or delete during it is 409 ' +
+      '`interrupted`.',
     body: withUntil(advanceBody),
     examples: {
       duration: { summary: 'Ninety seconds of virtual time', value: { duration: '90s' } },
@@ -136,14 +149,14 @@ export const sessionRoutes: ControlRoute[] = [
     },
     status: 200,
     response: advanceAnswer.openapi(),
-    run: async ({ session, body }) => {
+    handle: async ({ session, body }) => {
       if ('until' in body) return advanceUntil(session, body);
       const { duration: d } = body;
       // Positions, not copies: the answer costs the events it carries, whatever the log's length.
       const log = session.internals.events;
       const before = log.length;
       await session.sandbox.advance(d);
-      return json(200, { now: session.sandbox.now().toISOString(), events: log.after(before, log.length - before) });
+      return { status: 200, body: { now: session.sandbox.now().toISOString(), events: log.after(before, log.length - before) } };
     },
   }),
   controlRoute({
@@ -151,10 +164,11 @@ export const sessionRoutes: ControlRoute[] = [
     path: '/sessions/{s}/reset',
     summary: 'Reset the session (sandbox.reset); keys it made stay valid',
     operationId: 'reset',
+    description: 'Resets the session to its starting state (clock, data, queues) as `sandbox.reset()` does; keys it made stay valid.',
     status: 204,
-    run: ({ session }) => {
+    handle: ({ session }) => {
       session.sandbox.reset();
-      return json(204, null);
+      return { status: 204 };
     },
   }),
 ];

@@ -1,7 +1,6 @@
 import { packageVersion } from '../../core/package-version.js';
 import { annotated, custom, type Schema } from '../../core/schema.js';
 import { SNAPSHOT_FORMAT, type SandboxSnapshot, snapshotSchema } from '../../scripting/snapshots.js';
-import { json } from '../http.js';
 import type { ControlRoute } from './route.js';
 
 /**
@@ -73,10 +72,10 @@ const getSnapshot: ControlRoute & { description: string } = {
     "instant, and whose key stands for this session's. 409 while a request's body is still arriving.",
   status: 200,
   response: documented.openapi(),
-  run: ({ session }) => {
+  handle: ({ session }) => {
     const snapshot: SandboxSnapshot = session.sandbox.snapshot();
     if (session.primaryKey !== null) snapshot.apiKey = session.primaryKey;
-    return json(200, snapshot);
+    return { status: 200, body: snapshot };
   },
 };
 

@@ -1,7 +1,6 @@
 import { array, nullable, object, type Infer } from '../../core/schema.js';
 import { attemptSchema, callSchema, recordingSchema, transcriptSchema } from '../../scripting/json-schemas.js';
 import { pageOf, pageParameters, slicePage } from './pages.js';
-import { json } from '../http.js';
 import { controlRoute, type ControlRoute } from './route.js';
 import type { Sandbox } from '../../sandbox.js';
 import type { Session } from '../sessions.js';
@@ -48,12 +47,14 @@ export const callTimelineRoute: ControlRoute = controlRoute({
   path: '/sessions/{s}/calls',
   summary: 'Every call of the session, newest first, with its timeline (for the console)',
   operationId: 'listSessionCalls',
+  description:
+    'Every call of the session across its accounts, newest first, each with its timeline of events and deliveries (what the console shows).',
   status: 200,
   response: pageOf(callWithTimeline),
   query: pageParameters,
-  run: ({ session, query }) => {
+  handle: ({ session, query }) => {
     const page = slicePage(session.sandbox.calls.list(), (c) => c.id, query, 'calls', session.id);
-    return json(200, { ...page, data: callTimelines(session, page.data) });
+    return { status: 200, body: { ...page, data: callTimelines(session, page.data) } };
   },
 });
 
