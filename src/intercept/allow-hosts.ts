@@ -58,11 +58,14 @@ export function otherHostRefusal(url: string, sandboxes: readonly HostGuard[]): 
   if (target.protocol !== 'http:' && target.protocol !== 'https:') return null;
   const { withPort } = hostOf(target);
   if (sandboxes.some((s) => hostOf(new URL(s.origin)).withPort === withPort)) return null;
-  const refusing = watching.filter((s) => !hostAllowed(target, s.guard.allowHosts!));
-  if (refusing.length === 0) return null;
-  const strictest = refusing.find((s) => s.guard.mode === 'error') ?? refusing[0]!;
+  const refusing = watching.flatMap((s) => {
+    const allowHosts = s.guard.allowHosts;
+    return allowHosts !== null && !hostAllowed(target, allowHosts) ? [{ origin: s.origin, guard: s.guard, allowHosts }] : [];
+  });
+  const strictest = refusing.find((s) => s.guard.mode === 'error') ?? refusing[0];
+  if (strictest === undefined) return null;
   const { name } = hostOf(target);
-  const allowed = strictest.guard.allowHosts!;
+  const allowed = strictest.allowHosts;
   const why =
     `${name} is neither the sandbox's host (${strictest.origin}) nor in ` +
     `allowHosts (${allowed.length ? allowed.map(show).join(', ') : 'empty: every other host is refused'}). Add '${name}' to ` +

@@ -625,10 +625,10 @@ function diverges(i: number, what: string, fn: () => unknown): void {
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     throw new SandboxError(
-      `createSandbox: \`snapshot.inputs[${i}]\` (${what}) does not replay as it was recorded: it succeeded then and now fails ` +
+      `\`snapshot.inputs[${i}]\` (${what}) does not replay as it was recorded: it succeeded then and now fails ` +
         `(${why}), so the sandbox would not be the one the snapshot was taken of. Give the snapshot as sandbox.snapshot() wrote ` +
         `it, with the svc-sandbox version that took it, or take it again.`,
-      { code: 'invalid_options', param: `snapshot.inputs[${i}]`, cause: error },
+      { where: 'createSandbox', code: 'invalid_options', param: `snapshot.inputs[${i}]`, cause: error },
     );
   }
   if (result instanceof Promise) result.catch(() => undefined);

@@ -110,7 +110,7 @@ export function exec(
     const signal = (name: NodeJS.Signals) => {
       if (!child) return void early.push(name);
       try {
-        if (ownGroup) process.kill(-child.pid!, name);
+        if (ownGroup && child.pid !== undefined) process.kill(-child.pid, name);
         else child.kill(name);
       } catch {
         child.kill(name);
@@ -126,7 +126,7 @@ export function exec(
     };
     const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
     for (const name of SIGNALS) process.on(name, forward);
-    const started = spawn(command!, args, { stdio: 'inherit', env, detached: ownGroup });
+    const started = spawn(command ?? '', args, { stdio: 'inherit', env, detached: ownGroup });
     child = started;
     const watchdog = started.pid === undefined ? null : startWatchdog(ownGroup ? -started.pid : started.pid);
     for (const name of early.splice(0)) signal(name);
@@ -164,10 +164,11 @@ function startWatchdog(target: number): { release(): void } | null {
       stdio: ['pipe', 'ignore', 'ignore'],
       detached: true,
     });
+    const { stdin } = dog;
     dog.once('error', () => undefined);
-    dog.stdin!.once('error', () => undefined);
+    stdin.once('error', () => undefined);
     dog.unref();
-    return { release: () => dog.stdin!.end('done\n') };
+    return { release: () => stdin.end('done\n') };
   } catch {
     return null;
   }

@@ -135,9 +135,9 @@ export async function runCommand(args: string[]): Promise<number> {
       const result = await sandbox.run(parsed);
       console.log(formatTimeline(result));
       console.log(
-        result.passed
+        result.failure === null
           ? `PASS  ${result.name}: ${result.held} ${result.held === 1 ? 'expectation' : 'expectations'} held\n`
-          : `FAIL  ${result.name}: ${result.failure!.message}\n`,
+          : `FAIL  ${result.name}: ${result.failure.message}\n`,
       );
       results.push({ file, result });
       const out = svgOf(file);
@@ -161,11 +161,11 @@ export async function runCommand(args: string[]): Promise<number> {
     }
   }
   const failed = results.find((r) => !r.result.passed);
-  if (failed) {
-    const { failure } = failed.result;
+  const failure = failed?.result.failure;
+  if (failed && failure) {
     console.error(
-      `svc-sandbox: ${failed.file}: ${failure!.path} failed: expected ${JSON.stringify(failure!.expected)}, saw ` +
-        `${JSON.stringify(failure!.seen)} (${failure!.message})`,
+      `svc-sandbox: ${failed.file}: ${failure.path} failed: expected ${JSON.stringify(failure.expected)}, saw ` +
+        `${JSON.stringify(failure.seen)} (${failure.message})`,
     );
     return 1;
   }

@@ -10,7 +10,11 @@ import type { AnsweredBy, Disposition, ResolvedBehavior } from '../sim/carrier.j
 import type { CallEmitted, CallMachineEvent, TransferTarget } from './call-events.js';
 import { callMachine } from './call-machine.js';
 import type { EventBus } from './event-bus.js';
+import type { EventData, EventType } from './events.js';
 import type { Call, CallDirection, CallStatus } from './resources.js';
+
+/** The events whose data is a call (state/events.ts): the ones this service publishes. */
+type CallEventType = { [K in EventType]: EventData[K] extends Call ? K : never }[EventType];
 
 /** A call as stored: public fields in their cheapest form, times as epoch ms. */
 export interface CallRecord extends StoredItem {
@@ -211,7 +215,7 @@ export class CallService implements Service {
     else this.onCompleted(call, emitted.disposition);
   }
 
-  private publish(call: CallRecord, type: 'call.started' | 'call.answered' | 'call.completed'): void {
+  private publish(call: CallRecord, type: CallEventType): void {
     this.deps.bus.publish(call.account, type, this.toJson(call));
   }
 

@@ -180,9 +180,7 @@ export class Journal implements Service {
 
   /** The answered requests kept, in arrival order (the latest `limit` at most). */
   list(): JournalRecord[] {
-    const out: JournalRecord[] = [];
-    for (let i = this.first; i < this.records.length; i++) if (this.records[i]!.answered) out.push(this.records[i]!);
-    return out;
+    return this.records.slice(this.first).filter((record) => record.answered);
   }
 
   /**

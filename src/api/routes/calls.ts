@@ -149,11 +149,13 @@ export const callRoutes: readonly AnyRoute[] = [
         const campaign = dialer.start(account, { to, from, aiReceptionist: ai_receptionist ?? false }, 'campaign.to');
         return { status: 201, body: dialer.toJson(campaign) };
       }
-      const to = body.to!;
+      const { to, from } = body;
+      // The body's schema lets no call through without both (its either/or rule with `campaign`).
+      if (to === undefined || from === undefined) throw new Error('POST /v1/calls: a call body without `to` or `from` passed its schema');
       const behavior = network.routeCall(to, 'to');
       const call = calls.place({
         account,
-        from: body.from!,
+        from,
         to,
         aiReceptionist: body.ai_receptionist ?? false,
         direction: 'outbound',
@@ -210,7 +212,10 @@ export const callRoutes: readonly AnyRoute[] = [
     },
     handle(ctx, { calls }: CallRoutesDeps) {
       const { agent, extension } = ctx.body;
-      const target = agent !== undefined ? { agent } : { extension: extension! };
+      const target = agent !== undefined ? { agent } : extension !== undefined ? { extension } : undefined;
+      // The body's schema asks for exactly one of the two.
+      if (target === undefined)
+        throw new Error('POST /v1/calls/{id}/transfer: a body with neither `agent` nor `extension` passed its schema');
       const call = findCall(calls, ctx);
       calls.transfer(call, target);
       return { status: 200, body: calls.toJson(call) };

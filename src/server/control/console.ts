@@ -1,3 +1,4 @@
+import { exampleOf } from '../../core/examples.js';
 import { CONSOLE_ITEM_SCHEMAS, CONSOLE_KINDS, type ConsoleKind } from '../../scripting/console-view.js';
 import { annotated, type Schema } from '../../core/schema.js';
 import {
@@ -46,14 +47,14 @@ const owned = <T extends object>(schema: Schema<T & { account: string }>, resour
 
 /** Each kind's item, its example the resource's with its account (and, for a delivery, what its event is about). */
 const ITEMS: Record<ConsoleKind, Schema<unknown>> = {
-  call: owned(CONSOLE_ITEM_SCHEMAS.call, callSchema.example!),
-  message: owned(CONSOLE_ITEM_SCHEMAS.message, messageSchema.example!),
-  number: owned(CONSOLE_ITEM_SCHEMAS.number, phoneNumberSchema.example!),
-  recording: owned(CONSOLE_ITEM_SCHEMAS.recording, recordingSchema.example!),
-  transcript: owned(CONSOLE_ITEM_SCHEMAS.transcript, transcriptSchema.example!),
-  subscription: owned(CONSOLE_ITEM_SCHEMAS.subscription, subscriptionSchema.example!),
+  call: owned(CONSOLE_ITEM_SCHEMAS.call, exampleOf(callSchema)),
+  message: owned(CONSOLE_ITEM_SCHEMAS.message, exampleOf(messageSchema)),
+  number: owned(CONSOLE_ITEM_SCHEMAS.number, exampleOf(phoneNumberSchema)),
+  recording: owned(CONSOLE_ITEM_SCHEMAS.recording, exampleOf(recordingSchema)),
+  transcript: owned(CONSOLE_ITEM_SCHEMAS.transcript, exampleOf(transcriptSchema)),
+  subscription: owned(CONSOLE_ITEM_SCHEMAS.subscription, exampleOf(subscriptionSchema)),
   delivery: annotated(CONSOLE_ITEM_SCHEMAS.delivery, {
-    example: { ...deliverySchema.example!, account: ACCOUNT, about: { kind: 'call', id: CALL_ID }, call_id: CALL_ID },
+    example: { ...exampleOf(deliverySchema), account: ACCOUNT, about: { kind: 'call', id: CALL_ID }, call_id: CALL_ID },
   }),
 };
 
