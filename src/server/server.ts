@@ -376,7 +376,7 @@ export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:12111';
 /** `publicUrl` as the sessions use it (no trailing slash), or a SandboxError naming it and the fix. */
 function checkPublicUrl(value: unknown): string {
   const refuse = (why: string): never => {
-    throw new SandboxError(`startServer: \`publicUrl\` ${why}`, { code: 'invalid_options', param: 'publicUrl' });
+    throw new SandboxError(`\`publicUrl\` ${why}`, { where: 'startServer', code: 'invalid_options', param: 'publicUrl' });
   };
   const url = typeof value === 'string' && URL.canParse(value) ? new URL(value) : null;
   if (url === null) return refuse(`must be an absolute http(s) URL such as 'http://127.0.0.1:12111', got ${JSON.stringify(value)}.`);
