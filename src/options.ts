@@ -1,3 +1,5 @@
+// Longer than most files: every option of createSandbox with its schema, its default and how it resolves, in one
+// place, so the option a user reads in docs/api.md is checked and documented by the same lines.
 import { durationSchema, checkedMs, type Duration } from './core/duration.js';
 import { SandboxError } from './core/errors.js';
 import {

@@ -1,3 +1,5 @@
+// Longer than most files: the /v1 road's stages (arrive, preflight, count, within, faults, match, key, rate
+// limit, scope, body, input), each small, declared in order in one list that the compiler checks.
 import type { ClockMode } from '../core/clock.js';
 import { READ_HEADERS, type ReadHeaderName } from '../core/read-headers.js';
 import type { SeededRandom } from '../core/random.js';

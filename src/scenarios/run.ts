@@ -1,3 +1,5 @@
+// Longer than most files: one scenario's run, its setup, its steps on the virtual clock, its expectations and the
+// timeline it writes, is one loop whose parts share the run's state; split, each part would take it all as arguments.
 import { parseDuration } from '../core/duration.js';
 import { SandboxError } from '../core/errors.js';
 import type { Lifecycle } from '../core/lifecycle.js';

@@ -1,3 +1,5 @@
+// Longer than most files: the scenario file format is one thing, its types, the schema that checks a file and the
+// JSON Schema editors read (schemas/scenario.schema.json) written side by side so they cannot drift apart.
 import { checkedMs, durationSchema, type Duration } from '../core/duration.js';
 import { withinDepth } from '../core/json-depth.js';
 import { E164 } from '../core/phone.js';

@@ -1,3 +1,5 @@
+// Longer than most files: the snapshot log records every input, folds old reads into counts and replays a
+// snapshot, and the three share the log's one representation: splitting them would split that format.
 import { SandboxError } from '../core/errors.js';
 import { packageVersion } from '../core/package-version.js';
 import { Slices } from '../core/slices.js';

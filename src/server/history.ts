@@ -1,3 +1,5 @@
+// Longer than most files: `show`'s index of a snapshot (every version of every item, by instant) and the answers it
+// gives from it are one structure, read and written by the same few functions.
 import { CONSOLE_KINDS, type ConsoleKind } from '../scripting/console-view.js';
 import type { EventPositions } from '../scripting/events.js';
 import type { SandboxSnapshot } from '../scripting/snapshots.js';

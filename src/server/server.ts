@@ -1,3 +1,5 @@
+// Longer than most files: the standalone server's one HTTP listener, with what only it does around the two route
+// tables (Host and Origin guards, a key to its session, the public URL, a parser's refusals with their headers).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';

@@ -1,3 +1,5 @@
+// Longer than most files: the server's sessions, made, found by key, forked, restored from a snapshot, admitted by
+// the heap and deleted, share one table and one lifecycle; each way in is a few lines over that table.
 import { bearerToken } from '../api/auth.js';
 import type { Incoming } from '../api/request-body.js';
 import { customAlphabet } from 'nanoid';

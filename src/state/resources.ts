@@ -1,3 +1,5 @@
+// Longer than most files: the resources refer to each other (a recording's transcript, a call's recording) and the
+// generated public types are read from here in one pass, so they are written in one file.
 import {
   array,
   boolean,

@@ -1,3 +1,5 @@
+// Longer than most files: the control road (its stages, its table of every control row, the wording of what the
+// library refuses in each row's terms) is one runner; the rows themselves live in the files beside it.
 import { scenarioRoutes } from './scenarios.js';
 import { createHash } from 'node:crypto';
 import { answerOptions, inboundCallOptions } from '../../scripting/calls.js';

@@ -1,6 +1,6 @@
-import type { Reply } from '../../api/router.js';
 // Longer than most files: one control row per scripting member of the library (docs/server.md's
 // table), each a few lines that call that member; the parity test reads them side by side.
+import type { Reply } from '../../api/router.js';
 import {
   activeFaultSchema,
   attemptSchema,
