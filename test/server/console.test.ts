@@ -284,7 +284,7 @@ describe('the console', () => {
     'draws a 60 s call to its own life after 25 h: bars to scale, every webhook attempt apart, details by keyboard',
     async () => {
       const row = callRow(calls.answered!);
-      await poll(() => row.locator('.hook.failed').count()).toBe(24);
+      await poll(() => row.locator('.hook.failed').count()).toBe(26);
       const ringing = await box(row.locator('.bar.ringing'));
       const talking = await box(row.locator('.bar.talking'));
       const track = await box(row.locator('.track'));
@@ -301,7 +301,7 @@ describe('the console', () => {
       const xs = await row.locator('.hook').evaluateAll((marks) => marks.map((m) => Math.round(m.getBoundingClientRect().x)));
       expect(new Set(xs).size).toBeGreaterThanOrEqual(12);
       expect(await row.locator('.cut').count()).toBe(1);
-      expect(await row.locator('.tl-label.tail-tick').allTextContents()).toEqual(['+10 s', '+1 m', '+10 m', '+1 h', '+6 h']);
+      expect(await row.locator('.tl-label.tail-tick').allTextContents()).toEqual(['+10 s', '+1 m', '+10 m', '+1 h', '+6 h', '+1 d']);
 
       // Focus the timeline, Enter: the facts, in words.
       await row.locator('.track').focus();
@@ -320,7 +320,7 @@ describe('the console', () => {
       await row.locator('.facts').waitFor();
       const facts = await row.locator('.facts li').allTextContents();
       expect(facts).toContain('Completed at Jan 1 00:01:05: answered, duration 60 s.');
-      expect(facts.some((f) => /^Webhooks: 24 attempts, 0 delivered, 24 failed/.test(f))).toBe(true);
+      expect(facts.some((f) => /^Webhooks: 26 attempts, 0 delivered, 26 failed/.test(f))).toBe(true);
       expect(facts.some((f) => /^Recording rec_\w+ ready at Jan 1 00:01:15\.$/.test(f))).toBe(true);
       expect(await callRow(calls.transferred!).locator('.facts').textContent()).toContain('Transferred to agent alice.');
       await shoot('calls-1280');
@@ -370,7 +370,7 @@ describe('the console', () => {
       await card.getByRole('button', { name: 'Replay' }).focus();
       await page.keyboard.press('Enter');
       await poll(said).toBe(
-        'Replay 1: attempt 1 failed (HTTP 503) at Jan 2 01:00:05; retrying at Jan 2 01:00:35, attempt 2 of 12. · see its delivery',
+        'Replay 1: attempt 1 failed (HTTP 503) at Jan 2 01:00:05; retrying at Jan 2 01:00:35, attempt 2 of 13. · see its delivery',
       );
       expect(await replayed.getByRole('button', { name: 'Replay' }).count()).toBe(0);
       // The card stays where it was, and every count still matches the cards.
@@ -383,7 +383,7 @@ describe('the console', () => {
       await page.getByLabel('Advance by').fill('30s');
       await page.keyboard.press('Enter');
       await poll(said).toBe(
-        'Replay 1: attempt 2 failed (HTTP 503) at Jan 2 01:00:35; retrying at Jan 2 01:01:35, attempt 3 of 12. · see its delivery',
+        'Replay 1: attempt 2 failed (HTTP 503) at Jan 2 01:00:35; retrying at Jan 2 01:01:35, attempt 3 of 13. · see its delivery',
       );
       receiverStatus = 200;
       await page.getByLabel('Advance by').fill('1m');
