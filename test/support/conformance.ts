@@ -4,8 +4,8 @@ import addFormatsModule from 'ajv-formats';
 /**
  * Checks answers against the OpenAPI document the sandbox publishes, the way stripe-mock
  * checks its fixtures against its spec: the status is one the operation lists, the body is
- * valid against its schema (every schema forbids undocumented fields), and no header is
- * sent that the response does not document. test/setup/conformance.ts runs it on every
+ * valid against its schema (every schema forbids undocumented fields), no header is
+ * sent that the response does not document, and every header it marks `required` is sent. test/setup/conformance.ts runs it on every
  * answer the behaviour tests see.
  */
 type Json = Record<string, any>;
@@ -86,6 +86,8 @@ export class Conformance {
     headers.forEach((_, name) => {
       if (!allowed.has(name)) problems.push(`${where}: header ${name} is not documented`);
     });
+    for (const [name, header] of Object.entries(documented))
+      if ((header as Json).required === true && !headers.has(name)) problems.push(`${where}: the required header ${name} is missing`);
   }
 
   /** A schema with every `$ref` to the document's components inlined. */
