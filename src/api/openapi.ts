@@ -248,8 +248,8 @@ export const CONTACT = { name: 'svc-sandbox', url: 'https://www.npmjs.com/packag
 export function openApiDocument(routes: readonly AnyRoute[], baseUrl: string): OpenAPIDocument {
   const paths: Record<string, OpenAPIPathItem> = {};
   for (const route of routes) {
-    const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => {
-      const param = route.params?.[name!];
+    const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name = '']) => {
+      const param = route.params?.[name];
       if (!param)
         throw new Error(`openApiDocument: ${route.method} ${route.path} gives no description and example of {${name}} in its params.`);
       return { name, in: 'path', required: true, description: param.description, schema: { type: 'string' }, example: param.example };

@@ -236,8 +236,8 @@ function schema30(input: unknown): Json {
   }
   // `anyOf: [X, {type: 'null'}]` (a nullable object): X, nullable.
   const anyOf = out.anyOf as Json[] | undefined;
-  if (anyOf?.length === 2 && anyOf.some((s) => s.type === 'null')) {
-    const inner = anyOf.find((s) => s.type !== 'null')!;
+  const inner = anyOf?.length === 2 && anyOf.some((s) => s.type === 'null') ? anyOf.find((s) => s.type !== 'null') : undefined;
+  if (inner) {
     delete out.anyOf;
     Object.assign(out, inner.$ref ? { allOf: [inner] } : inner, { nullable: true });
   }
