@@ -26,13 +26,19 @@ const ERROR_SCHEMA = {
 };
 
 const header = (description: string, schema: Record<string, unknown>) => ({ description, schema });
+/** A header every answer of this document carries: `required`, so a generated client types it as always there. */
+const always = (description: string, schema: Record<string, unknown>) => ({ description, required: true, schema });
 
-/** Headers on every answer (docs/auth-and-accounts.md, docs/errors.md), and the browsers' CORS headers (docs/interception.md). */
+/**
+ * Headers on every answer (docs/auth-and-accounts.md, docs/errors.md), and the browsers' CORS headers (docs/interception.md).
+ * The rate-limit ones are `required`: every request counts against its key's window (the no-key
+ * one for a 401 without a key) before anything can refuse it (api/pipeline.ts `count`).
+ */
 const HEADERS = {
   'X-Request-Id': header('req_… id of this request.', { type: 'string', pattern: '^req_[0-9A-Za-z]{16}$' }),
-  'X-RateLimit-Limit': header('Requests per one-second window for this key (2147483647: no cap, enterprise keys).', { type: 'integer' }),
-  'X-RateLimit-Remaining': header('Requests left in the current window.', { type: 'integer' }),
-  'X-RateLimit-Reset': header('Unix epoch seconds (virtual clock) of the window’s end.', { type: 'integer' }),
+  'X-RateLimit-Limit': always('Requests per one-second window for this key (2147483647: no cap, enterprise keys).', { type: 'integer' }),
+  'X-RateLimit-Remaining': always('Requests left in the current window.', { type: 'integer' }),
+  'X-RateLimit-Reset': always('Unix epoch seconds (virtual clock) of the window’s end.', { type: 'integer' }),
   'Access-Control-Allow-Origin': header('The Origin of a browser request, or *.', { type: 'string' }),
   'Access-Control-Expose-Headers': header('The headers above, readable by browser scripts.', { type: 'string' }),
   Vary: header('Origin: answers differ by the requesting origin.', { type: 'string' }),
@@ -63,15 +69,15 @@ const HEADERS = {
     },
   ),
 };
+/** The rate-limit headers (docs/rate-limits.md). */
+export const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] as const;
 /**
  * On every answer; Deprecation, Sunset and Link only while `/v1` is deprecated (docs/api.md,
  * "Deprecation"), X-Sandbox-Chaos only under chaos.
  */
 const COMMON = [
   'X-Request-Id',
-  'X-RateLimit-Limit',
-  'X-RateLimit-Remaining',
-  'X-RateLimit-Reset',
+  ...RATE_LIMIT_HEADERS,
   'Access-Control-Allow-Origin',
   'Access-Control-Expose-Headers',
   'Vary',
@@ -185,6 +191,9 @@ export function exampleOf(schema: JsonSchema, at: string): unknown {
       );
     }
     case 'array':
+      // A tuple: one value per position.
+      if (Array.isArray(schema.prefixItems))
+        return (schema.prefixItems as JsonSchema[]).map((item, i) => exampleOf(item, `${at}/prefixItems/${i}`));
       return schema.items ? [exampleOf(schema.items as JsonSchema, `${at}/items`)] : [];
     case 'boolean':
       return false;
@@ -239,8 +248,8 @@ export const CONTACT = { name: 'svc-sandbox', url: 'https://www.npmjs.com/packag
 export function openApiDocument(routes: readonly AnyRoute[], baseUrl: string): OpenAPIDocument {
   const paths: Record<string, OpenAPIPathItem> = {};
   for (const route of routes) {
-    const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => {
-      const param = route.params?.[name!];
+    const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name = '']) => {
+      const param = route.params?.[name];
       if (!param)
         throw new Error(`openApiDocument: ${route.method} ${route.path} gives no description and example of {${name}} in its params.`);
       return { name, in: 'path', required: true, description: param.description, schema: { type: 'string' }, example: param.example };

@@ -22,9 +22,9 @@ export function tuple<const S extends readonly Schema<unknown>[]>(
     openapi: () => ({
       type: 'array',
       prefixItems: items.map((item) => item.openapi()),
-      // Beyond prefixItems `items` applies to nothing here (maxItems), but OpenAPI 3.0, which has no
-      // prefixItems, and linters that ask every array for `items` read it: any of the members.
-      items: { anyOf: items.map((item) => item.openapi()) },
+      // No item past the positions: a generator then reads a tuple (orval 8 refuses a union standing
+      // for positions). The 3.0 rendering, which has no prefixItems, writes `items` as their union.
+      items: false,
       minItems: items.length,
       maxItems: items.length,
       description,

@@ -1,5 +1,5 @@
-import { exampleOf } from '../api/openapi.js';
-import { methodKey, type OpenAPIDocument, type OpenAPIPathItem } from '../api/openapi-document.js';
+import { exampleOf, RATE_LIMIT_HEADERS } from '../api/openapi.js';
+import { methodKey, type OpenAPIDocument, type OpenAPIOperation, type OpenAPIPathItem } from '../api/openapi-document.js';
 import { sseFrame, sseText } from '../core/sse.js';
 import { STARTED_EVENT_EXAMPLE } from '../scripting/json-schemas.js';
 import type { ControlRoute } from './control/route.js';
@@ -29,7 +29,7 @@ const SESSION_PARAM = { description: 'A session id; `default` always exists.', e
  * table and the same schemas its functions validate with.
  */
 export function serverOpenApi(api: OpenAPIDocument, routes: readonly ControlRoute[], url: string): OpenAPIDocument {
-  const paths: Record<string, OpenAPIPathItem> = { ...api.paths };
+  const paths: Record<string, OpenAPIPathItem> = servedV1(api);
   for (const route of routes) {
     const full = `/__sandbox${route.path}`;
     if (route.undocumented) continue;
@@ -85,7 +85,60 @@ export function serverOpenApi(api: OpenAPIDocument, routes: readonly ControlRout
       },
     ],
     paths,
+    components: { ...api.components, headers: { ...api.components?.headers, ...UNISSUED_HEADERS } },
   };
+}
+
+/** What the server adds to an answer to a key no session issued (server.ts `toldUnissued`). */
+const UNISSUED_HEADERS = {
+  'X-Sandbox-Session': {
+    description: 'Only for a key no session issued: `default`, the session that answered it (docs/server.md, "Sessions").',
+    schema: { type: 'string', const: 'default' },
+  },
+  'X-Sandbox-Hint': {
+    description: 'Only for a key no session issued: how to get a session of your own (POST /__sandbox/sessions).',
+    schema: { type: 'string' },
+  },
+};
+
+/**
+ * Statuses of `/v1` the server answers itself, before any session counts the key: a foreign
+ * Origin or Host (403) and an unexpected failure (500) carry no rate-limit headers, so there
+ * they are not `required`.
+ */
+const SERVER_OWN = new Set(['403', '500']);
+
+/** The `/v1` paths of `sandbox.openapi()` as the server answers them (see {@link UNISSUED_HEADERS}, {@link SERVER_OWN}). */
+function servedV1(api: OpenAPIDocument): Record<string, OpenAPIPathItem> {
+  const components = (api.components?.headers ?? {}) as Record<string, Record<string, unknown>>;
+  const maybeRate = Object.fromEntries(
+    RATE_LIMIT_HEADERS.map((name) => {
+      const { required: _required, description, ...rest } = components[name] ?? {};
+      return [
+        name,
+        {
+          description: `${description} Absent when the server refused the request itself (a foreign Origin or Host, or a failure).`,
+          ...rest,
+        },
+      ];
+    }),
+  );
+  const unissued = Object.fromEntries(Object.keys(UNISSUED_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+  const paths: Record<string, OpenAPIPathItem> = {};
+  for (const [path, item] of Object.entries(api.paths)) {
+    const served: OpenAPIPathItem = {};
+    for (const [method, operation] of Object.entries(item) as Array<[keyof OpenAPIPathItem, OpenAPIOperation]>) {
+      const responses = Object.fromEntries(
+        Object.entries(operation.responses).map(([status, response]) => [
+          status,
+          { ...response, headers: { ...response.headers, ...(SERVER_OWN.has(status) ? maybeRate : {}), ...unissued } },
+        ]),
+      );
+      served[method] = { ...operation, responses };
+    }
+    paths[path] = served;
+  }
+  return paths;
 }
 
 /**
@@ -165,6 +218,9 @@ function schema30(input: unknown): Json {
     else if (key === 'items' || key === 'not' || (key === 'additionalProperties' && typeof value !== 'boolean')) out[key] = schema30(value);
     else out[key] = value;
   }
+  // A tuple (`prefixItems`, `items: false`): 3.0 has no positions, so any of the members, the
+  // length kept by minItems and maxItems.
+  if (Array.isArray(input.prefixItems)) out.items = { anyOf: input.prefixItems.map(schema30) };
   if (Array.isArray(input.type)) {
     const types = input.type.filter((t) => t !== 'null');
     if (types.length !== 1) throw new Error(`openApi30: the type list ${JSON.stringify(input.type)} has no 3.0 form.`);
@@ -180,8 +236,8 @@ function schema30(input: unknown): Json {
   }
   // `anyOf: [X, {type: 'null'}]` (a nullable object): X, nullable.
   const anyOf = out.anyOf as Json[] | undefined;
-  if (anyOf?.length === 2 && anyOf.some((s) => s.type === 'null')) {
-    const inner = anyOf.find((s) => s.type !== 'null')!;
+  const inner = anyOf?.length === 2 && anyOf.some((s) => s.type === 'null') ? anyOf.find((s) => s.type !== 'null') : undefined;
+  if (inner) {
     delete out.anyOf;
     Object.assign(out, inner.$ref ? { allOf: [inner] } : inner, { nullable: true });
   }

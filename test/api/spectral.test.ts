@@ -15,7 +15,17 @@ async function lint(doc: unknown): Promise<string[]> {
   spectral.setRuleset({ extends: [[oas as never, 'recommended']] } as never);
   const results = await spectral.run(JSON.stringify(doc, null, 2));
   const severity = ['error', 'warn', 'info', 'hint'];
-  return results.map((r) => `${severity[r.severity]} ${String(r.code)}: ${r.message} at ${r.path.join('.')}`);
+  return results
+    .filter((r) => !(r.code === 'array-items' && isTuple(r.path.slice(0, -1).reduce((at: any, key) => at?.[key], doc))))
+    .map((r) => `${severity[r.severity]} ${String(r.code)}: ${r.message} at ${r.path.join('.')}`);
+}
+
+/**
+ * A tuple as JSON Schema 2020-12 writes it (`prefixItems`, `items: false`): `array-items` asks for
+ * a truthy `items`, which `false` is not, though it is exact (docs/openapi.md, "Tuples").
+ */
+function isTuple(schema: any): boolean {
+  return Array.isArray(schema?.prefixItems) && schema.items === false && schema.minItems === schema.prefixItems.length;
 }
 
 /** The served documents, read from a real server once, before any linting keeps this process (and so the server) busy. */

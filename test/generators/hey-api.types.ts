@@ -2,7 +2,7 @@
  * The type test of the @hey-api/openapi-ts client (run.sh compiles it with tsc --strict): each
  * @ts-expect-error line must be an error, or tsc fails with "Unused '@ts-expect-error' directive".
  */
-import { placeCall, provisionNumber, sendMessage, transferCall } from './generated/hey-api';
+import { type GetSnapshotResponse, placeCall, provisionNumber, sendMessage, transferCall } from './generated/hey-api';
 
 export function bodies(): void {
   // What the server takes compiles: one call, a campaign.
@@ -31,4 +31,14 @@ export function bodies(): void {
   void provisionNumber({ body: { kind: 'local', area_code: '415' } });
   // @ts-expect-error a number without a number or a criterion
   void provisionNumber({ body: { sms: { enabled: true } } });
+}
+
+/** A snapshot's request header, as openapi-ts types it: a [name, value] pair. */
+type Pair = Extract<GetSnapshotResponse['inputs'][number], { kind: 'request' }>['headers'][number];
+
+export function tuples(): void {
+  const pair: Pair = ['authorization', 'Bearer SVC_TEST_x'];
+  // @ts-expect-error a third item
+  const three: Pair = ['authorization', 'Bearer SVC_TEST_x', 'more'];
+  void [pair, three];
 }

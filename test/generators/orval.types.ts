@@ -2,7 +2,7 @@
  * The type test of the orval client (run.sh compiles it with tsc --strict): each
  * @ts-expect-error line must be an error, or tsc fails with "Unused '@ts-expect-error' directive".
  */
-import { placeCall, provisionNumber, sendMessage, transferCall } from './generated/orval/client';
+import { type GetSnapshot200InputsItem, placeCall, provisionNumber, sendMessage, transferCall } from './generated/orval/client';
 
 export function bodies(): void {
   // What the server takes compiles: one call, a campaign.
@@ -31,4 +31,14 @@ export function bodies(): void {
   void provisionNumber({ kind: 'local', area_code: '415' });
   // @ts-expect-error a number without a number or a criterion
   void provisionNumber({ sms: { enabled: true } });
+}
+
+/** A snapshot's request header, as orval types it: a [name, value] pair (orval 8 compiled no union standing for the positions). */
+type Pair = Extract<GetSnapshot200InputsItem, { kind: 'request' }>['headers'][number];
+
+export function tuples(): void {
+  const pair: Pair = ['authorization', 'Bearer SVC_TEST_x'];
+  // @ts-expect-error a third item
+  const three: Pair = ['authorization', 'Bearer SVC_TEST_x', 'more'];
+  void [pair, three];
 }

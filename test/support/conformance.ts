@@ -4,8 +4,8 @@ import addFormatsModule from 'ajv-formats';
 /**
  * Checks answers against the OpenAPI document the sandbox publishes, the way stripe-mock
  * checks its fixtures against its spec: the status is one the operation lists, the body is
- * valid against its schema (every schema forbids undocumented fields), and no header is
- * sent that the response does not document. test/setup/conformance.ts runs it on every
+ * valid against its schema (every schema forbids undocumented fields), no header is
+ * sent that the response does not document, and every header it marks `required` is sent. test/setup/conformance.ts runs it on every
  * answer the behaviour tests see.
  */
 type Json = Record<string, any>;
@@ -40,7 +40,9 @@ export class Conformance {
       // An unknown path or a method the path does not answer: the error envelope, and the common headers (plus Allow).
       if (status < 400) problems.push(`${where}: a success for an operation the document does not describe`);
       this.checkBody(where, this.resolve({ $ref: '#/components/schemas/Error' }), body, problems);
-      this.checkHeaders(where, { ...this.doc.components.headers, Allow: {} }, headers, problems, new Set(['retry-after']));
+      // Names allowed only: an unknown control path answers without the rate-limit headers /v1 marks required.
+      const allowed = Object.fromEntries(Object.keys({ ...this.doc.components.headers, Allow: {} }).map((name) => [name, {}]));
+      this.checkHeaders(where, allowed, headers, problems, new Set(['retry-after']));
       return problems;
     }
     const key =
@@ -86,6 +88,8 @@ export class Conformance {
     headers.forEach((_, name) => {
       if (!allowed.has(name)) problems.push(`${where}: header ${name} is not documented`);
     });
+    for (const [name, header] of Object.entries(documented))
+      if ((header as Json).required === true && !headers.has(name)) problems.push(`${where}: the required header ${name} is missing`);
   }
 
   /** A schema with every `$ref` to the document's components inlined. */
