@@ -49,11 +49,12 @@ control() {
 
 # --- JSON without jq ------------------------------------------------------------------------
 
-# json_values KEY: every value of KEY in the compact JSON of the last answer, one a line, in
-# document order (strings, numbers, booleans, null). Enough for ids, statuses and types, which
-# hold no commas, braces or quotes.
+# json_values KEY: every value of KEY in the JSON of the last answer (compact, or pretty-printed
+# as webhook bodies are), one a line, in document order (strings, numbers, booleans, null).
+# Enough for ids, statuses and types, which hold no commas, braces or quotes.
 json_values() {
-  tr ',{}[]' '\n\n\n\n\n' < "$WORK/body" | sed -n "s/^\"$1\":\"\{0,1\}\([^\"]*\)\"\{0,1\}\$/\1/p"
+  tr ',{}[]' '\n\n\n\n\n' < "$WORK/body" | sed -e 's/^[[:space:]]*//' -e 's/":[[:space:]]*/":/' -e 's/[[:space:]]*$//' |
+    sed -n "s/^\"$1\":\"\{0,1\}\([^\"]*\)\"\{0,1\}\$/\1/p"
 }
 json_value() { json_values "$1" | head -n 1; }
 json_count() { json_values "$1" | grep -c "^$2\$" || true; }
@@ -215,19 +216,19 @@ test_a_failing_receiver_is_dead_lettered_then_replayed() {
   expect_eq 'dead letters' "$(json_count state dead)" 1
   dead=$(json_value id)
   event=$(json_value eventId)
-  expect_eq 'failed attempts' "$(json_count ok false)" 12
-  expect_eq 'attempts answered 500' "$(json_count status 500)" 12
-  expect_eq 'webhooks received' "$(received)" 12
-  expect_eq 'attempt 12 numbered' "$(header 12 x-service-delivery-attempt)" 12
+  expect_eq 'failed attempts' "$(json_count ok false)" 13
+  expect_eq 'attempts answered 500' "$(json_count status 500)" 13
+  expect_eq 'webhooks received' "$(received)" 13
+  expect_eq 'attempt 13 numbered' "$(header 13 x-service-delivery-attempt)" 13
 
   # The receiver is fixed: replay the dead letter from the control API.
   echo 200 > "$HOOKS/status"
   control POST "/dead-letters/$dead/replay"
   expect_eq 'replay' "$STATUS" 200
   expect_eq 'replayed ok' "$(json_value ok) $(json_value status)" 'true 200'
-  expect_eq 'webhooks received' "$(received)" 13
-  expect_eq 'the same event' "$(header 13 x-service-event-id)" "$event"
-  cmp -s "$HOOKS/1.body" "$HOOKS/13.body" || expect_eq 'the same bytes' differ same
+  expect_eq 'webhooks received' "$(received)" 14
+  expect_eq 'the same event' "$(header 14 x-service-event-id)" "$event"
+  cmp -s "$HOOKS/1.body" "$HOOKS/14.body" || expect_eq 'the same bytes' differ same
   control GET /dead-letters
   expect_eq 'dead letters after the replay' "$(cat "$WORK/body")" '{"data":[],"next_cursor":null,"has_more":false}'
 }

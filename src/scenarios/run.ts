@@ -97,9 +97,9 @@ class Run {
     const step = this.scenario.steps[this.step];
     const at = step === undefined ? 'in its setup' : `${where} steps[${this.step}] (at ${step.at})`;
     throw new SandboxError(
-      `the scenario was stopped ${at}: the sandbox was ${lifecycle.closed ? 'closed (on the server: its session was deleted)' : 'reset'} ` +
+      `run: the scenario was stopped ${at}: the sandbox was ${lifecycle.closed ? 'closed (on the server: its session was deleted)' : 'reset'} ` +
         'while it ran, so the steps from there on did not run.',
-      { where: 'run', code: 'interrupted' },
+      { code: 'interrupted' },
     );
   }
 
