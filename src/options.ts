@@ -1,7 +1,7 @@
 // Longer than most files: every option of createSandbox with its schema, its default and how it resolves, in one
 // place, so the option a user reads in docs/api.md is checked and documented by the same lines.
 import { durationSchema, checkedMs, type Duration } from './core/duration.js';
-import { SandboxError } from './core/errors.js';
+import { field, SandboxError } from './core/errors.js';
 import {
   array,
   boolean,
@@ -19,6 +19,7 @@ import {
   show,
   string,
   type Infer,
+  said,
 } from './core/schema.js';
 import { processNow, SANDBOX_CLOCK_MODES, WALL_CLOCK, type ClockMode, type WallClock } from './core/clock.js';
 import { HOST_NAME } from './core/hosts.js';
@@ -313,8 +314,10 @@ function fromSnapshot(options: SandboxOptions): ResolvedOptions {
   const other = Object.keys(options).find((key) => !BESIDE_SNAPSHOT.includes(key));
   if (other !== undefined) {
     throw new SandboxError(
-      `\`${other}\` cannot be given with \`snapshot\`: the snapshot carries the options it was made with. Leave it out ` +
+      [
+        ...said`${field(other)} cannot be given with \`snapshot\`: the snapshot carries the options it was made with. Leave it out `,
         `(beside a snapshot only ${BESIDE_SNAPSHOT.slice(0, -1).join(', ')} may be given).`,
+      ],
       { where: 'createSandbox', code: 'invalid_options', param: other },
     );
   }
@@ -323,7 +326,11 @@ function fromSnapshot(options: SandboxOptions): ResolvedOptions {
     snapshot = parseSnapshot(options.snapshot);
   } catch (error) {
     if (error instanceof SandboxError)
-      throw new SandboxError(error.message, { where: 'createSandbox', code: 'invalid_options', param: error.param });
+      throw new SandboxError(error.where === undefined ? error.parts : [`${error.where}: `, ...error.parts], {
+        where: 'createSandbox',
+        code: 'invalid_options',
+        param: error.param,
+      });
     throw error;
   }
   const { snapshot: _snapshot, ...beside } = options;
@@ -335,7 +342,7 @@ function fromSnapshot(options: SandboxOptions): ResolvedOptions {
     resolved = resolveOptions({ ...(carried as SandboxOptions), ...beside });
   } catch (error) {
     if (error instanceof SandboxError && error.param !== undefined && !(error.param in beside)) {
-      throw new SandboxError(error.text, { where: error.where, code: 'invalid_options', param: `snapshot.options.${error.param}` });
+      throw new SandboxError(error.parts, { where: error.where, code: 'invalid_options', param: `snapshot.options.${error.param}` });
     }
     throw error;
   }
@@ -349,13 +356,13 @@ const baseUrl = custom<URL>({
     const url = typeof value === 'string' && URL.canParse(value) ? new URL(value) : null;
     if (!url)
       throw invalid(
-        `${name(path)} ${JSON.stringify(value)} is not a URL; use an absolute http(s) URL such as 'https://api.svc.test'.`,
+        said`${name(path)} ${JSON.stringify(value)} is not a URL; use an absolute http(s) URL such as 'https://api.svc.test'.`,
         path,
       );
     if (url.protocol !== 'https:' && url.protocol !== 'http:')
-      throw invalid(`${name(path)} must be http or https, got ${url.protocol}`, path);
-    if (url.search || url.hash) throw invalid(`${name(path)} must not have a query or fragment.`, path);
-    if (url.username || url.password) throw invalid(`${name(path)} must not carry credentials.`, path);
+      throw invalid(said`${name(path)} must be http or https, got ${url.protocol}`, path);
+    if (url.search || url.hash) throw invalid(said`${name(path)} must not have a query or fragment.`, path);
+    if (url.username || url.password) throw invalid(said`${name(path)} must not carry credentials.`, path);
     return url;
   },
   like: string({ description: 'Where the sandbox serves: an absolute http(s) URL, no query, fragment or credentials', format: 'uri' }),
@@ -365,7 +372,7 @@ const baseUrl = custom<URL>({
 const span = (max: number, hint: string) =>
   map(durationSchema, (value, path) => {
     const ms = checkedMs(value);
-    if (ms > max || (max < Infinity && ms < 1)) throw invalid(`${name(path)} must be ${hint}.`, path);
+    if (ms > max || (max < Infinity && ms < 1)) throw invalid(said`${name(path)} must be ${hint}.`, path);
     return ms;
   });
 
@@ -376,9 +383,9 @@ export const instant = custom<number>({
     const ms =
       value instanceof Date ? value.getTime() : typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : NaN;
     if (!Number.isFinite(ms))
-      throw invalid(`${name(path)} ${show(value)} is not a date; use an ISO 8601 string such as '2026-01-01T00:00:00Z'.`, path);
+      throw invalid(said`${name(path)} ${show(value)} is not a date; use an ISO 8601 string such as '2026-01-01T00:00:00Z'.`, path);
     if (Math.abs(ms) > MAX_TIME_MS)
-      throw invalid(`${name(path)} ${show(value)} is outside the range a Date can hold (±8.64e15 ms, years -271821 to 275760).`, path);
+      throw invalid(said`${name(path)} ${show(value)} is outside the range a Date can hold (±8.64e15 ms, years -271821 to 275760).`, path);
     return ms;
   },
   // A Date as well, which JSON has no form for.
@@ -397,9 +404,12 @@ const keysOption = custom<Map<string, KeyOptions>>({
     const keys = new Map<string, KeyOptions>();
     for (const [key, settings] of Object.entries(all)) {
       if (key.startsWith('SVC_LIVE_'))
-        throw invalid(`${name(path)}: ${key} is a production key; the sandbox accepts only SVC_TEST_ keys.`, `${path}.${key}`);
+        throw invalid(said`${name(path)}: ${key} is a production key; the sandbox accepts only SVC_TEST_ keys.`, `${path}.${key}`);
       if (!TEST_KEY.test(key))
-        throw invalid(`${name(path)}: '${key}' is not a test key; write SVC_TEST_ followed by letters, digits, _ or -.`, `${path}.${key}`);
+        throw invalid(
+          said`${name(path)}: '${key}' is not a test key; write SVC_TEST_ followed by letters, digits, _ or -.`,
+          `${path}.${key}`,
+        );
       keys.set(key, settings);
     }
     return keys;
@@ -422,7 +432,7 @@ const successorLink = custom<string>({
   hint: "an absolute URL such as 'https://docs.example.com/v2'",
   parse(value, path) {
     if (typeof value !== 'string' || !URL.canParse(value) || /[\s<>]/.test(value)) {
-      throw invalid(`${name(path)} ${show(value)} is not a URL; use an absolute URL such as 'https://docs.example.com/v2'.`, path);
+      throw invalid(said`${name(path)} ${show(value)} is not a URL; use an absolute URL such as 'https://docs.example.com/v2'.`, path);
     }
     return value;
   },
@@ -445,14 +455,16 @@ const allowHostsOption = custom<Array<string | RegExp>>({
   hint: "an array of host names ('localhost'), 'host:port' or RegExps, such as ['127.0.0.1', /\\.internal$/]",
   parse(value, path) {
     if (!Array.isArray(value) || value.length > 1000)
-      throw invalid(`${name(path)} must be an array of hosts, such as ['127.0.0.1', 'localhost'] ([] refuses every other host).`, path);
+      throw invalid(said`${name(path)} must be an array of hosts, such as ['127.0.0.1', 'localhost'] ([] refuses every other host).`, path);
     return value.map((host: unknown, i) => {
       if (host instanceof RegExp) return host;
       if (typeof host === 'string' && HOST_WITH_PORT.test(host) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(host))
         return host.toLowerCase().replace(/\.(?=:|$)/, '');
       throw invalid(
-        `${name(`${path}[${i}]`)} ${show(host)} is not a host; write a host name such as 'localhost', 'host:port' such as '127.0.0.1:3000', ` +
+        [
+          ...said`${name(`${path}[${i}]`)} ${show(host)} is not a host; write a host name such as 'localhost', 'host:port' such as '127.0.0.1:3000', `,
           'or a RegExp (no scheme or path).',
+        ],
         `${path}[${i}]`,
       );
     });
@@ -514,7 +526,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     o = check(optionsSchema, options, 'createSandbox');
   } catch (error) {
     if (error instanceof SandboxError)
-      throw new SandboxError(error.text, { where: error.where, code: 'invalid_options', param: error.param, unknown: error.unknown });
+      throw new SandboxError(error.parts, { where: error.where, code: 'invalid_options', param: error.param, unknown: error.unknown });
     throw error;
   }
   if (o.allowHosts && o.onUnhandledRequest === 'bypass') {

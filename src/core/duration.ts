@@ -1,5 +1,5 @@
 import { SandboxError } from './errors.js';
-import { custom, invalid, name, show, type Schema } from './schema.js';
+import { custom, invalid, name, show, type Schema, said } from './schema.js';
 import { MAX_TIME_MS } from './time.js';
 
 /**
@@ -75,7 +75,8 @@ export const DURATION_JSON_SCHEMA = {
 export const durationSchema: Schema<Duration> = custom({
   hint: DURATION_HINT,
   parse(value, path) {
-    if (parseDuration(value) === null) throw invalid(`${name(path)} is not a duration: pass ${DURATION_HINT} (got ${show(value)}).`, path);
+    if (parseDuration(value) === null)
+      throw invalid(said`${name(path)} is not a duration: pass ${DURATION_HINT} (got ${show(value)}).`, path);
     return value as Duration;
   },
   openapi: () => DURATION_JSON_SCHEMA,

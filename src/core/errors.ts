@@ -23,6 +23,66 @@ export type SandboxErrorCode =
   | 'unhandled_request'
   | 'invalid_options';
 
+/** A field named inside a message (`behavior.ring`, '' for the whole value): each boundary says it with its own word for a field. */
+export interface FieldRef {
+  readonly field: string;
+}
+
+/** A library call offered inside a message as the fix (`calls.inbound`): a boundary with another road to it names that road. */
+export interface CallRef {
+  readonly call: string;
+}
+
+/** A piece of a message: text as it is said everywhere, or a name a boundary says in its own words. */
+export type Part = string | FieldRef | CallRef;
+
+/** A message as its parts ({@link said}), rendered by {@link render}. */
+export type Said = readonly Part[];
+
+/** A {@link FieldRef}: `field('to')`. */
+export const field = (path: string): FieldRef => ({ field: path });
+
+/** A {@link CallRef}: `callRef('calls.inbound')`, said `calls.inbound()` by the library. */
+export const callRef = (name: string): CallRef => ({ call: name });
+
+/**
+ * Builds a message as parts: the text between the placeholders, and each {@link FieldRef} or
+ * {@link CallRef} kept as it is, so no boundary has to find a name again in finished text.
+ *
+ * @example
+ * said`${field('to')} must be E.164, got ${JSON.stringify(to)}.`
+ */
+export function said(strings: TemplateStringsArray, ...values: readonly (Part | number)[]): Part[] {
+  const parts: Part[] = [];
+  strings.forEach((text, i) => {
+    if (text) parts.push(text);
+    const value = values[i];
+    if (value !== undefined) parts.push(typeof value === 'number' ? String(value) : value);
+  });
+  return parts;
+}
+
+/** How a boundary says the names of a message; what it leaves out is said as the library says it. */
+export interface Naming {
+  field?(path: string): string;
+  call?(name: string): string;
+}
+
+/** The library's words: a field in backticks (the whole value "the value"), a call with its parentheses. */
+export const LIBRARY_NAMING: Required<Naming> = {
+  field: (path) => (path ? `\`${path}\`` : 'the value'),
+  call: (name) => `${name}()`,
+};
+
+/** A message said with `naming` (the library's words where it says nothing). */
+export function render(parts: Said, naming: Naming = {}): string {
+  const fieldName = naming.field ?? LIBRARY_NAMING.field;
+  const callName = naming.call ?? LIBRARY_NAMING.call;
+  let text = '';
+  for (const part of parts) text += typeof part === 'string' ? part : 'field' in part ? fieldName(part.field) : callName(part.call);
+  return text;
+}
+
 export interface SandboxErrorOptions {
   cause?: unknown;
   /** Default `invalid_parameter`. */
@@ -53,19 +113,24 @@ export class SandboxError extends Error {
   /**
    * @internal The parts the message is made of, so each boundary says it in its own words
    * without rewriting it: the call it is about ('' for a scripting refusal that names none;
-   * undefined when it is no call's refusal), the text after it, and for an unknown field its path and the fix.
+   * undefined when it is no call's refusal), the text after it as {@link Part}s, and for an unknown field its path and the fix.
    */
   readonly where: string | undefined;
-  /** @internal The message without `where: `. */
+  /** @internal The message without `where: `, in the library's words. */
   readonly text: string;
+  /** @internal {@link text} as its parts, for a boundary that names fields and calls its own way ({@link render}). */
+  readonly parts: Said;
   /** @internal See {@link SandboxErrorOptions.unknown}. */
   readonly unknown: { path: string; fix: string } | undefined;
   /**
-   * @param text what went wrong and the fix; with `options.where`, the message is `where: text`.
+   * @param told what went wrong and the fix, as text or as parts ({@link said}); with `options.where`, the message is `where: text`.
    */
-  constructor(text: string, options: SandboxErrorOptions = {}) {
+  constructor(told: string | Said, options: SandboxErrorOptions = {}) {
     const { where } = options;
+    const parts = typeof told === 'string' ? [told] : told;
+    const text = render(parts);
     super(where ? `${where}: ${text}` : text, options.cause === undefined ? undefined : { cause: options.cause });
+    this.parts = parts;
     this.code = options.code ?? 'invalid_parameter';
     this.param = options.param;
     this.where = where;
@@ -74,9 +139,18 @@ export class SandboxError extends Error {
   }
 }
 
-/** What `error` says to a caller that is itself `call` (the server is createSandbox's caller): the text without naming the call. */
-export function saidBy(error: SandboxError, call: string): string {
-  return error.where === call ? error.text : error.message;
+/**
+ * What `error` says to a caller that is itself one of `calls` (the server is createSandbox's
+ * caller): the text without naming the call, its fields and calls named with `naming`.
+ */
+export function saidBy(error: SandboxError, calls: string | readonly string[], naming: Naming = {}): string {
+  return render(partsBy(error, calls), naming);
+}
+
+/** The parts of what `error` says to a caller that is itself one of `calls` (see {@link saidBy}). */
+export function partsBy(error: SandboxError, calls: string | readonly string[]): Said {
+  const own = error.where === undefined || error.where === calls || (typeof calls !== 'string' && calls.includes(error.where));
+  return own ? error.parts : [`${error.where}: `, ...error.parts];
 }
 
 /** The codes a domain rule refuses with; the API answers them as 400 (`invalid_parameter`) or 422. */

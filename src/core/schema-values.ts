@@ -1,4 +1,4 @@
-import { invalid, missing, name, type Infer, type ObjectSchema, type Schema, type Shape, show, standard } from './schema.js';
+import { invalid, missing, name, type Infer, type ObjectSchema, type Schema, type Shape, show, standard, said } from './schema.js';
 
 /**
  * Schemas of values taken as they came rather than written by a person: a snapshot's recorded
@@ -16,7 +16,8 @@ export function tuple<const S extends readonly Schema<unknown>[]>(
   return standard({
     hint,
     parse(value, path) {
-      if (!Array.isArray(value) || value.length !== items.length) throw invalid(`${name(path)} must be ${hint}, got ${show(value)}.`, path);
+      if (!Array.isArray(value) || value.length !== items.length)
+        throw invalid(said`${name(path)} must be ${hint}, got ${show(value)}.`, path);
       return items.map((item, i) => item.parse(value[i], `${path}[${i}]`)) as { -readonly [K in keyof S]: Infer<S[K]> };
     },
     openapi: () => ({
@@ -47,12 +48,12 @@ export function tagged<K extends string, const V extends Record<string, ObjectSc
     hint: `an object whose \`${key}\` is one of ${choices}`,
     parse(value, path) {
       if (value === null || typeof value !== 'object' || Array.isArray(value))
-        throw invalid(`${name(path)} must be an object, got ${show(value)}.`, path);
+        throw invalid(said`${name(path)} must be an object, got ${show(value)}.`, path);
       const tag = (value as Record<string, unknown>)[key];
       const at = path ? `${path}.${key}` : key;
-      if (tag === undefined) throw missing(`${name(at)} is required: one of ${choices}.`, at);
+      if (tag === undefined) throw missing(said`${name(at)} is required: one of ${choices}.`, at);
       const variant = typeof tag === 'string' && Object.hasOwn(variants, tag) ? variants[tag] : undefined;
-      if (variant === undefined) throw invalid(`${name(at)} must be one of ${choices}, got ${show(tag)}.`, at);
+      if (variant === undefined) throw invalid(said`${name(at)} must be one of ${choices}, got ${show(tag)}.`, at);
       return variant.parse(value, path) as Infer<V[keyof V]>;
     },
     openapi: () => ({ description, oneOf: Object.values(variants).map((variant) => variant.openapi()) }),
@@ -71,11 +72,11 @@ export function json(description: string, maxDepth = MAX_JSON_DEPTH): Schema<unk
   const walk = (value: unknown, path: string, depth: number): unknown => {
     if (value === null || typeof value === 'boolean' || typeof value === 'string') return value;
     if (typeof value === 'number') {
-      if (!Number.isFinite(value)) throw invalid(`${name(path)} must be a finite number, got ${show(value)}.`, path);
+      if (!Number.isFinite(value)) throw invalid(said`${name(path)} must be a finite number, got ${show(value)}.`, path);
       return value;
     }
-    if (typeof value !== 'object') throw invalid(`${name(path)} must be a JSON value, got ${typeof value}.`, path);
-    if (depth >= maxDepth) throw invalid(`${name(path)} nests deeper than ${maxDepth} levels; flatten it.`, path);
+    if (typeof value !== 'object') throw invalid(said`${name(path)} must be a JSON value, got ${typeof value}.`, path);
+    if (depth >= maxDepth) throw invalid(said`${name(path)} nests deeper than ${maxDepth} levels; flatten it.`, path);
     if (Array.isArray(value)) return value.map((item, i) => walk(item, `${path}[${i}]`, depth + 1));
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) out[k] = walk(v, path ? `${path}.${k}` : k, depth + 1);
@@ -93,7 +94,7 @@ export function anyString(description: string): Schema<string> {
   return standard({
     hint: 'a string',
     parse(value, path) {
-      if (typeof value !== 'string') throw invalid(`${name(path)} must be a string, got ${show(value)}.`, path);
+      if (typeof value !== 'string') throw invalid(said`${name(path)} must be a string, got ${show(value)}.`, path);
       return value;
     },
     openapi: () => ({ type: 'string', description }),

@@ -1,6 +1,7 @@
 // Longer than most files: the kit's constructors share one Schema shape, its messages and its
 // Standard Schema face, and each builds on the others (object on optional, nullable on its inner
 // schema); split by kind they would import each other back and forth. Free-JSON values: schema-values.ts.
+import { type FieldRef, field, render, type Said, said } from './errors.js';
 import { E164 } from './phone.js';
 import type { StandardSchemaProps, StandardSchemaV1 } from './standard-schema.js';
 import { nearest } from './suggest.js';
@@ -65,18 +66,26 @@ export interface Optional<T> extends Schema<T | undefined> {
  * the kit, not the input, and capturing one on every refused request was a visible cost).
  */
 export class Invalid {
+  /** The message in the library's words. */
+  readonly message: string;
+  /** The message as its parts ({@link said}), so each boundary names the field its own way. */
+  readonly parts: Said;
   constructor(
     readonly code: 'invalid_parameter' | 'missing_parameter',
-    readonly message: string,
+    told: string | Said,
     /** The field at fault, as a path (`campaign.to[2]`); absent when it is the whole value. */
     readonly param?: string,
     /** An unknown field: its path and the fix, so a caller may name it with its own word for a field. */
     readonly unknown?: { path: string; fix: string },
-  ) {}
+  ) {
+    this.parts = typeof told === 'string' ? [told] : told;
+    this.message = render(this.parts);
+  }
 }
 
-export const invalid = (message: string, param?: string) => new Invalid('invalid_parameter', message, param || undefined);
-export const missing = (message: string, param: string) => new Invalid('missing_parameter', message, param);
+export const invalid = (told: string | Said, param?: string) => new Invalid('invalid_parameter', told, param || undefined);
+export const missing = (told: string | Said, param: string) => new Invalid('missing_parameter', told, param);
+export { said };
 
 /** Shows a rejected value briefly inside a message. */
 export function show(value: unknown): string {
@@ -87,8 +96,8 @@ export function show(value: unknown): string {
   return String(value);
 }
 
-/** How a field is named in a message: `` `to` ``, or "the value" at the top. */
-export const name = (path: string) => (path ? `\`${path}\`` : 'the value');
+/** A field named in a message, as a part ({@link said}): the library says `` `to` ``, or "the value" at the top. */
+export const name = (path: string): FieldRef => field(path);
 
 /**
  * The one rule for text (docs/errors.md, "Text"): no control characters (C0 and DEL), and
@@ -129,14 +138,14 @@ export function string(opts: {
   return standard({
     hint: opts.patternHint ?? `a string (${opts.description})`,
     parse(value, path) {
-      if (typeof value !== 'string') throw invalid(`${name(path)} must be a string, got ${show(value)}.`, path);
-      if (value.length < min) throw invalid(`${name(path)} must not be empty: ${opts.description.replace(/\.$/, '')}.`, path);
+      if (typeof value !== 'string') throw invalid(said`${name(path)} must be a string, got ${show(value)}.`, path);
+      if (value.length < min) throw invalid(said`${name(path)} must not be empty: ${opts.description.replace(/\.$/, '')}.`, path);
       if (opts.max !== undefined && value.length > opts.max)
-        throw invalid(`${name(path)} must be at most ${opts.max} characters, got ${value.length}.`, path);
+        throw invalid(said`${name(path)} must be at most ${opts.max} characters, got ${value.length}.`, path);
       const problem = textProblem(value, opts.multiline);
-      if (problem) throw invalid(`${name(path)} ${problem}.`, path);
+      if (problem) throw invalid(said`${name(path)} ${problem}.`, path);
       if (opts.pattern && !opts.pattern.test(value))
-        throw invalid(`${name(path)} must be ${opts.patternHint ?? `a string matching ${opts.pattern}`} (got ${show(value)}).`, path);
+        throw invalid(said`${name(path)} must be ${opts.patternHint ?? `a string matching ${opts.pattern}`} (got ${show(value)}).`, path);
       return value;
     },
     openapi: () => ({
@@ -164,7 +173,7 @@ export function oneOf<const V extends string>(values: readonly V[], description:
     parse(value, path) {
       if (typeof value === 'string' && (values as readonly string[]).includes(value)) return value as V;
       const guess = typeof value === 'string' ? nearest(value, values) : undefined;
-      throw invalid(`${name(path)} must be one of ${list}, got ${show(value)}${guess ? `: did you mean "${guess}"?` : '.'}`, path);
+      throw invalid(said`${name(path)} must be one of ${list}, got ${show(value)}${guess ? `: did you mean "${guess}"?` : '.'}`, path);
     },
     openapi: () => ({ type: 'string', enum: [...values], description }),
   });
@@ -175,7 +184,7 @@ export function literal<const V extends string>(value: V, description: string): 
   return standard({
     hint: JSON.stringify(value),
     parse(input, path) {
-      if (input !== value) throw invalid(`${name(path)} must be ${JSON.stringify(value)}, got ${show(input)}.`, path);
+      if (input !== value) throw invalid(said`${name(path)} must be ${JSON.stringify(value)}, got ${show(input)}.`, path);
       return value;
     },
     openapi: () => ({ type: 'string', const: value, description }),
@@ -186,7 +195,7 @@ export function boolean(description: string): Schema<boolean> {
   return standard({
     hint: 'true or false',
     parse(value, path) {
-      if (typeof value !== 'boolean') throw invalid(`${name(path)} must be a boolean (true or false), got ${show(value)}.`, path);
+      if (typeof value !== 'boolean') throw invalid(said`${name(path)} must be a boolean (true or false), got ${show(value)}.`, path);
       return value;
     },
     openapi: () => ({ type: 'boolean', description }),
@@ -201,7 +210,7 @@ export function integer(opts: { description: string; min: number; max: number; f
     parse(value, path) {
       const n = opts.fromQuery && typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
       if (typeof n !== 'number' || !Number.isInteger(n) || n < opts.min || n > opts.max)
-        throw invalid(`${name(path)} must be ${range}, got ${show(value)}.`, path);
+        throw invalid(said`${name(path)} must be ${range}, got ${show(value)}.`, path);
       return n;
     },
     openapi: () => ({ type: 'integer', minimum: opts.min, maximum: opts.max, description: opts.description }),
@@ -215,7 +224,7 @@ export function number(opts: { description: string; min: number; max?: number })
     hint: range,
     parse(value, path) {
       if (typeof value !== 'number' || !Number.isFinite(value) || value < opts.min || (opts.max !== undefined && value > opts.max))
-        throw invalid(`${name(path)} must be ${range}, got ${show(value)}.`, path);
+        throw invalid(said`${name(path)} must be ${range}, got ${show(value)}.`, path);
       return value;
     },
     openapi: () => ({
@@ -250,7 +259,7 @@ export function dateTime(description: string): Schema<number> {
       const utc = typeof value === 'string' && /T[\d:.]+$/.test(value) ? `${value}Z` : value;
       const ms = typeof value === 'string' && ISO_8601.test(value) && dayExists(value) ? Date.parse(utc as string) : NaN;
       if (Number.isNaN(ms))
-        throw invalid(`${name(path)} must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z (got ${show(value)}).`, path);
+        throw invalid(said`${name(path)} must be an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z (got ${show(value)}).`, path);
       return ms;
     },
     openapi: () => ({ type: 'string', pattern: ISO_8601.source, description, examples: ['2026-01-01', '2026-01-01T09:30:00Z'] }),
@@ -282,7 +291,7 @@ export function timestamp(description: string): Schema<string> {
     hint: 'an ISO 8601 UTC timestamp, e.g. 2026-01-01T00:00:00.000Z',
     parse(value, path) {
       if (typeof value !== 'string' || !pattern.test(value) || Number.isNaN(Date.parse(value))) {
-        throw invalid(`${name(path)} must be an ISO 8601 UTC timestamp, e.g. 2026-01-01T00:00:00.000Z (got ${show(value)}).`, path);
+        throw invalid(said`${name(path)} must be an ISO 8601 UTC timestamp, e.g. 2026-01-01T00:00:00.000Z (got ${show(value)}).`, path);
       }
       return value;
     },
@@ -296,9 +305,9 @@ export function array<T>(item: Schema<T>, opts: { description: string; min?: num
   return standard({
     hint: `an array of ${count} items, each ${item.hint}`,
     parse(value, path) {
-      if (!Array.isArray(value)) throw invalid(`${name(path)} must be an array, got ${show(value)}.`, path);
+      if (!Array.isArray(value)) throw invalid(said`${name(path)} must be an array, got ${show(value)}.`, path);
       if (value.length < min || (opts.max !== undefined && value.length > opts.max))
-        throw invalid(`${name(path)} must hold ${count} items, got ${value.length}.`, path);
+        throw invalid(said`${name(path)} must hold ${count} items, got ${value.length}.`, path);
       return value.map((v, i) => item.parse(v, `${path}[${i}]`));
     },
     openapi: () => ({
@@ -343,12 +352,12 @@ export function record<T>(value: Schema<T>, opts: { description: string; key: Re
     hint: `an object of ${opts.keyHint} → ${value.hint}`,
     parse(input, path) {
       if (input === null || typeof input !== 'object' || Array.isArray(input))
-        throw invalid(`${name(path)} must be an object of ${opts.keyHint} → ${value.hint} (got ${show(input)}).`, path);
+        throw invalid(said`${name(path)} must be an object of ${opts.keyHint} → ${value.hint} (got ${show(input)}).`, path);
       // A null prototype keeps a `__proto__` key an ordinary (and so unknown, refused) name.
       const out: Record<string, T> = Object.create(null);
       for (const [key, v] of Object.entries(input)) {
         const full = `${path}.${key}`;
-        if (!opts.key.test(key)) throw invalid(`${name(full)}: ${JSON.stringify(key)} is not ${opts.keyHint}.`, full);
+        if (!opts.key.test(key)) throw invalid(said`${name(full)}: ${JSON.stringify(key)} is not ${opts.keyHint}.`, full);
         out[key] = value.parse(v, full);
       }
       return out;
@@ -419,7 +428,7 @@ export function either<A, B>(a: Schema<A>, b: Schema<B>, hint: string): Schema<A
           return b.parse(value, path);
         } catch (second) {
           if (!(second instanceof Invalid)) throw second;
-          throw invalid(`${name(path)} must be ${hint}, got ${show(value)}.`, path);
+          throw invalid(said`${name(path)} must be ${hint}, got ${show(value)}.`, path);
         }
       }
     },
@@ -493,7 +502,7 @@ export function object<S extends Shape>(
     parse(value, path) {
       if (value === null || typeof value !== 'object' || Array.isArray(value)) {
         throw invalid(
-          path ? `${name(path)} must be an object, got ${show(value)}.` : `The body must be a JSON object, got ${show(value)}.`,
+          path ? said`${name(path)} must be an object, got ${show(value)}.` : `The body must be a JSON object, got ${show(value)}.`,
           path,
         );
       }
@@ -503,13 +512,13 @@ export function object<S extends Shape>(
         const full = path ? `${path}.${key}` : key;
         const guess = nearest(key, keys);
         const fix = guess ? `did you mean \`${guess}\`?` : `remove it. Accepted: ${keys.join(', ')}.`;
-        throw new Invalid('invalid_parameter', `Unknown ${label} ${name(full)}: ${fix}`, full, { path: full, fix });
+        throw new Invalid('invalid_parameter', said`Unknown ${label} ${name(full)}: ${fix}`, full, { path: full, fix });
       }
       const out: Record<string, unknown> = {};
       for (const [key, schema] of fields) {
         const full = path ? `${path}.${key}` : key;
         const raw = input[key];
-        if (raw === undefined && !('optional' in schema)) throw missing(`${name(full)} is required: ${schema.hint}.`, full);
+        if (raw === undefined && !('optional' in schema)) throw missing(said`${name(full)} is required: ${schema.hint}.`, full);
         const parsed = schema.parse(raw, full);
         if (parsed !== undefined) out[key] = parsed;
       }

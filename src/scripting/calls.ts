@@ -1,4 +1,4 @@
-import { SandboxError } from '../core/errors.js';
+import { callRef, SandboxError, said } from '../core/errors.js';
 import { boolean, object, oneOf, optional, phoneNumber, string, type Schema } from '../core/schema.js';
 import { ANSWERERS, type Answerer, type CallBehavior } from '../sim/carrier.js';
 import type { CallMachineEvent } from '../state/call-events.js';
@@ -89,7 +89,7 @@ export function callScripting(ctx: ControlContext, deps: CallScriptingDeps): Cal
       const call = typeof id === 'string' ? calls.store.find(id) : undefined;
       if (!call) {
         throw new SandboxError(
-          `Failed to ${verb} ${String(id)}: no such call in this sandbox. Use the id from POST /v1/calls or calls.inbound().`,
+          said`Failed to ${verb} ${String(id)}: no such call in this sandbox. Use the id from POST /v1/calls or ${callRef('calls.inbound')}.`,
           { code: 'not_found', param: 'id' },
         );
       }

@@ -1,5 +1,5 @@
 import { durationSchema, checkedMs } from '../core/duration.js';
-import { integer, invalid, map, name, number, object, optional, record, type Schema } from '../core/schema.js';
+import { integer, invalid, map, name, number, object, optional, record, type Schema, said } from '../core/schema.js';
 import { MAX_LATENCY_MS, ROUTE_KEY, type ChaosProfile } from '../state/chaos.js';
 
 /**
@@ -14,7 +14,10 @@ const probability = (description: string) => number({ description: `${descriptio
 const latencySpan = map(durationSchema, (value, path) => {
   const ms = checkedMs(value);
   if (ms < 1 || ms > MAX_LATENCY_MS)
-    throw invalid(`${name(path)} must be from 1 ms to 60 s, e.g. '300ms' or '2s' (a longer latency is a hang: use network instead).`, path);
+    throw invalid(
+      said`${name(path)} must be from 1 ms to 60 s, e.g. '300ms' or '2s' (a longer latency is a hang: use network instead).`,
+      path,
+    );
   return value;
 });
 
@@ -24,7 +27,7 @@ function oneDraw(fields: readonly string[]) {
     const sum = fields.reduce((total, field) => total + ((value[field] as number | undefined) ?? 0), 0);
     if (sum > 1 + 1e-9) {
       throw invalid(
-        `${name(path)}: ${fields.map((f) => `\`${f}\``).join(', ')} share one draw, so they add up to at most 1; they add up to ${Number(sum.toFixed(6))}.`,
+        said`${name(path)}: ${fields.map((f) => `\`${f}\``).join(', ')} share one draw, so they add up to at most 1; they add up to ${Number(sum.toFixed(6))}.`,
         path,
       );
     }
@@ -44,7 +47,7 @@ const latency = object(
     check: (value, path) => {
       if (value.max !== undefined && checkedMs(value.max) < checkedMs(value.delay)) {
         throw invalid(
-          `${name(path ? `${path}.max` : 'max')} must be at least \`delay\`: each latency is drawn from delay to max.`,
+          said`${name(path ? `${path}.max` : 'max')} must be at least \`delay\`: each latency is drawn from delay to max.`,
           path ? `${path}.max` : 'max',
         );
       }
@@ -95,7 +98,7 @@ const webhookChaos = object(
     reorderDelay: optional(
       map(durationSchema, (value, path) => {
         const ms = checkedMs(value);
-        if (ms < 1 || ms > 86_400_000) throw invalid(`${name(path)} must be from 1 ms to 1 day of virtual time, e.g. '30s'.`, path);
+        if (ms < 1 || ms > 86_400_000) throw invalid(said`${name(path)} must be from 1 ms to 1 day of virtual time, e.g. '30s'.`, path);
         return value;
       }),
     ),

@@ -1,4 +1,4 @@
-import { RuleViolation, SandboxError, type SandboxErrorOptions } from '../core/errors.js';
+import { RuleViolation, SandboxError, type SandboxErrorOptions, type Said } from '../core/errors.js';
 import { Invalid, type Schema } from '../core/schema.js';
 import type { Steps } from '../core/steps.js';
 import type { Accounts } from '../state/accounts.js';
@@ -108,7 +108,7 @@ export function act<T>(ctx: ControlContext, what: string, fn: () => T): T {
  * so the standalone server's control API can say it with its route's words (the JSON field,
  * not the library argument) without the library knowing who called.
  */
-export function refuse(where: string, text: string, options: Omit<SandboxErrorOptions, 'where'> = {}): SandboxError {
+export function refuse(where: string, text: string | Said, options: Omit<SandboxErrorOptions, 'where'> = {}): SandboxError {
   return new SandboxError(text, { ...options, where });
 }
 
@@ -125,7 +125,7 @@ export function check<T>(schema: Schema<T>, value: unknown, where: string, path 
     return schema.parse(value, path);
   } catch (error) {
     if (!(error instanceof Invalid)) throw error;
-    throw new SandboxError(error.message, { where, code: error.code, param: error.param, unknown: error.unknown });
+    throw new SandboxError(error.parts, { where, code: error.code, param: error.param, unknown: error.unknown });
   }
 }
 

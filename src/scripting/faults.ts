@@ -14,6 +14,7 @@ import {
   show,
   string,
   type Schema,
+  said,
 } from '../core/schema.js';
 import type { ActiveFault, FaultRule, Faults } from '../state/faults.js';
 import { act, check, type ControlContext, change, read } from './context.js';
@@ -22,7 +23,7 @@ const times = custom<number>({
   hint: 'a whole number of 1 or more, or Infinity',
   parse(value, path) {
     if (value === Infinity || value === 'Infinity' || (Number.isInteger(value) && (value as number) >= 1)) return Number(value);
-    throw invalid(`${name(path)} must be a whole number of 1 or more, or Infinity, got ${show(value)}.`, path);
+    throw invalid(said`${name(path)} must be a whole number of 1 or more, or Infinity, got ${show(value)}.`, path);
   },
   // JSON has no Infinity: the document offers the string, the library takes the number too.
   like: annotated(
@@ -40,7 +41,7 @@ const faultStatus = custom<number>({
   parse(value, path) {
     if (Number.isInteger(value) && (value === 429 || ((value as number) >= 500 && (value as number) <= 599))) return value as number;
     throw invalid(
-      `${name(path)} must be 429 or an integer from 500 to 599, got ${show(value)}. (A 4xx of the API itself comes from a real request: send one.)`,
+      said`${name(path)} must be 429 or an integer from 500 to 599, got ${show(value)}. (A 4xx of the API itself comes from a real request: send one.)`,
       path,
     );
   },

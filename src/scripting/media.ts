@@ -1,3 +1,4 @@
+import { callRef, said } from '../core/errors.js';
 import { durationSchema, checkedMs } from '../core/duration.js';
 import { array, invalid, map, number, object, optional, string, type Schema } from '../core/schema.js';
 import type { ConversationLine } from '../sim/conversations.js';
@@ -83,10 +84,14 @@ export interface TranscriptScripting {
 function callFor(calls: CallService, callId: unknown, where: string): CallRecord {
   const call = typeof callId === 'string' ? calls.store.find(callId) : undefined;
   if (!call) {
-    throw refuse(where, `no call ${JSON.stringify(callId)} in this sandbox. Use the id from POST /v1/calls or calls.inbound().`, {
-      code: 'not_found',
-      param: 'callId',
-    });
+    throw refuse(
+      where,
+      said`no call ${JSON.stringify(callId)} in this sandbox. Use the id from POST /v1/calls or ${callRef('calls.inbound')}.`,
+      {
+        code: 'not_found',
+        param: 'callId',
+      },
+    );
   }
   return call;
 }

@@ -1,5 +1,5 @@
 import { DURATION_HINT, DURATION_JSON_SCHEMA, parseDuration, type Duration } from '../core/duration.js';
-import { custom, invalid, name, object, oneOf, optional, phoneNumber, show, string, type Schema } from '../core/schema.js';
+import { custom, invalid, name, object, oneOf, optional, phoneNumber, show, string, type Schema, said } from '../core/schema.js';
 import { ANSWERERS, CALL_OUTCOMES, MESSAGE_OUTCOMES, type CallBehavior, type MessageBehavior } from '../sim/carrier.js';
 import type { Network } from '../state/network.js';
 import { act, check, type ControlContext, change } from './context.js';
@@ -9,7 +9,10 @@ const durationOrManual: Schema<Duration | 'manual'> = custom({
   hint: `'manual', or ${DURATION_HINT}`,
   parse(value, path) {
     if (value === 'manual' || parseDuration(value) !== null) return value as Duration | 'manual';
-    throw invalid(`${name(path)} is not a duration: pass ${DURATION_HINT}, or 'manual' to wait for the test (got ${show(value)}).`, path);
+    throw invalid(
+      said`${name(path)} is not a duration: pass ${DURATION_HINT}, or 'manual' to wait for the test (got ${show(value)}).`,
+      path,
+    );
   },
   openapi: () => ({
     anyOf: [...DURATION_JSON_SCHEMA.anyOf, { type: 'string', const: 'manual', description: 'Until the test answers or hangs up.' }],
@@ -38,7 +41,7 @@ export const messageBehavior = object(
           const outcome = oneOf(MESSAGE_OUTCOMES, 'How the delivery report ends.');
           if (value === 'unreachable') {
             throw invalid(
-              `${name(path)} must be "delivered" or "failed": an unreachable destination is set with network.setBehavior, for calls and messages alike.`,
+              said`${name(path)} must be "delivered" or "failed": an unreachable destination is set with network.setBehavior, for calls and messages alike.`,
               path,
             );
           }

@@ -1,6 +1,6 @@
 import { MAX_BODY_BYTES } from '../core/body.js';
 import { isLinkLocalOrMetadata } from '../core/hosts.js';
-import { invalid, missing, name, show } from '../core/schema.js';
+import { invalid, missing, name, show, said } from '../core/schema.js';
 import { READ_HEADERS } from '../core/read-headers.js';
 import { MAX_TIME_MS, iso } from '../core/time.js';
 
@@ -55,29 +55,38 @@ interface RecordedRequest {
 export function checkRequest(input: RecordedRequest, path: string): void {
   if (!RECEIVED_METHOD.test(input.method)) {
     throw invalid(
-      `${name(`${path}.method`)} must be a method a request to the API can have (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS or ` +
+      [
+        ...said`${name(`${path}.method`)} must be a method a request to the API can have (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS or `,
         `another HTTP token; never CONNECT, TRACE or TRACK), got ${show(input.method)}: no request with it reaches a sandbox; ${UNCHANGED}.`,
+      ],
       `${path}.method`,
     );
   }
   if (input.path !== undefined && input.url !== undefined)
     throw invalid(
-      `${name(`${path}.url`)} cannot be given with \`path\`: a request is kept by one or the other; ${UNCHANGED}.`,
+      said`${name(`${path}.url`)} cannot be given with \`path\`: a request is kept by one or the other; ${UNCHANGED}.`,
       `${path}.url`,
     );
   if (input.path === undefined && input.url === undefined)
-    throw missing(`${name(`${path}.path`)} is required (or \`url\`): the path below the base URL, such as "/v1/calls".`, `${path}.path`);
+    throw missing(
+      said`${name(`${path}.path`)} is required (or \`url\`): the path below the base URL, such as "/v1/calls".`,
+      `${path}.path`,
+    );
   if (input.path !== undefined && !(API_PATH.test(input.path) && asSerialised(input.path))) {
     throw invalid(
-      `${name(`${path}.path`)} must be a path under /v1 as a request's URL writes it ("/v1/calls?limit=5"), got ${show(input.path)}: ` +
+      [
+        ...said`${name(`${path}.path`)} must be a path under /v1 as a request's URL writes it ("/v1/calls?limit=5"), got ${show(input.path)}: `,
         `a snapshot keeps a request to any other path whole, under \`url\`; ${UNCHANGED}.`,
+      ],
       `${path}.path`,
     );
   }
   if (input.url !== undefined && !isRequestUrl(input.url)) {
     throw invalid(
-      `${name(`${path}.url`)} must be an absolute http(s) URL as a request's URL writes it, without credentials, got ` +
+      [
+        ...said`${name(`${path}.url`)} must be an absolute http(s) URL as a request's URL writes it, without credentials, got `,
         `${show(input.url)}; ${UNCHANGED}.`,
+      ],
       `${path}.url`,
     );
   }
@@ -86,16 +95,20 @@ export function checkRequest(input: RecordedRequest, path: string): void {
     const index = REPLAYED_HEADERS.indexOf(header);
     if (index <= last) {
       throw invalid(
-        `${name(`${path}.headers[${i}][0]`)} must be one of the headers a snapshot keeps (${REPLAYED_HEADERS.join(', ')}), each once ` +
+        [
+          ...said`${name(`${path}.headers[${i}][0]`)} must be one of the headers a snapshot keeps (${REPLAYED_HEADERS.join(', ')}), each once `,
           `and in that order, got ${show(header)}; ${UNCHANGED}.`,
+        ],
         `${path}.headers[${i}][0]`,
       );
     }
     last = index;
     if (/[\0\r\n]|^[\t ]|[\t ]$/.test(value)) {
       throw invalid(
-        `${name(`${path}.headers[${i}][1]`)} must be a header value as a request carries one (no line breaks or NUL, no blanks ` +
+        [
+          ...said`${name(`${path}.headers[${i}][1]`)} must be a header value as a request carries one (no line breaks or NUL, no blanks `,
           `around it), got ${show(value)}; ${UNCHANGED}.`,
+        ],
         `${path}.headers[${i}][1]`,
       );
     }
@@ -104,8 +117,10 @@ export function checkRequest(input: RecordedRequest, path: string): void {
   const hooked = subscribedUrl(input);
   if (hooked !== null) {
     throw invalid(
-      `${name(`${path}.body`)} subscribes a webhook to ${hooked}, a link-local or cloud-metadata address no sandbox sends to (a ` +
+      [
+        ...said`${name(`${path}.body`)} subscribes a webhook to ${hooked}, a link-local or cloud-metadata address no sandbox sends to (a `,
         `subscription to it is refused with 400): remove this input, or take the snapshot again.`,
+      ],
       `${path}.body`,
     );
   }
@@ -125,21 +140,23 @@ function checkBody(input: RecordedRequest, path: string): void {
   const given = (['body', 'bodyBase64', 'bodyOver'] as const).filter((field) => input[field] !== undefined);
   if (given.length > 1) {
     throw invalid(
-      `${name(`${path}.${given[1]}`)} cannot be given with \`${given[0]}\`: a request's body is kept one way; ${UNCHANGED}.`,
+      said`${name(`${path}.${given[1]}`)} cannot be given with \`${given[0] ?? ''}\`: a request's body is kept one way; ${UNCHANGED}.`,
       `${path}.${given[1]}`,
     );
   }
   const base64 = input.bodyBase64;
   if (base64 !== undefined && !(base64.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(base64))) {
-    throw invalid(`${name(`${path}.bodyBase64`)} must be base64, got ${show(base64)}; ${UNCHANGED}.`, `${path}.bodyBase64`);
+    throw invalid(said`${name(`${path}.bodyBase64`)} must be base64, got ${show(base64)}; ${UNCHANGED}.`, `${path}.bodyBase64`);
   }
   const padding = base64?.endsWith('==') ? 2 : base64?.endsWith('=') ? 1 : 0;
   const bytes = input.body !== undefined ? Buffer.byteLength(input.body) : base64 !== undefined ? (base64.length / 4) * 3 - padding : 0;
   if (bytes > MAX_BODY_BYTES) {
     const field = input.body !== undefined ? 'body' : 'bodyBase64';
     throw invalid(
-      `${name(`${path}.${field}`)} is ${bytes} bytes, more than the ${MAX_BODY_BYTES} the API reads of a body: a request whose ` +
+      [
+        ...said`${name(`${path}.${field}`)} is ${bytes} bytes, more than the ${MAX_BODY_BYTES} the API reads of a body: a request whose `,
         `body passed that is kept as \`bodyOver: true\`; ${UNCHANGED}.`,
+      ],
       `${path}.${field}`,
     );
   }
@@ -175,16 +192,20 @@ export function checkElided(
     // A 500 is kept whole: the replay must record its internal error again.
     if (status !== 0 && (status < 100 || status === 500)) {
       throw invalid(
-        `${name(`${row}[2]`)} must be a status an elided request was answered with (0 for a network fault, or 100 to 599 but ` +
+        [
+          ...said`${name(`${row}[2]`)} must be a status an elided request was answered with (0 for a network fault, or 100 to 599 but `,
           `500), got ${status}; ${UNCHANGED}.`,
+        ],
         `${row}[2]`,
       );
     }
     counted += count;
     if (counted > input.requests) {
       throw invalid(
-        `${name(`${row}[4]`)} brings the rows to ${counted} requests, more than the input's ${input.requests} (\`requests\`): ` +
+        [
+          ...said`${name(`${row}[4]`)} brings the rows to ${counted} requests, more than the input's ${input.requests} (\`requests\`): `,
           `each row counts some of those requests; ${UNCHANGED}.`,
+        ],
         `${row}[4]`,
       );
     }
@@ -195,14 +216,16 @@ export function checkElided(
 export function checkAdvance({ at, ms, stop }: { at: number; ms: number; stop?: number | undefined }, path: string): void {
   if (at + ms > MAX_TIME_MS) {
     throw invalid(
-      `${name(`${path}.ms`)} is ${ms}: an advance begun at ${iso(at)} goes at most ${MAX_TIME_MS - at} ms, to the last instant a ` +
+      [
+        ...said`${name(`${path}.ms`)} is ${ms}: an advance begun at ${iso(at)} goes at most ${MAX_TIME_MS - at} ms, to the last instant a `,
         `Date holds (+275760-09-13T00:00:00Z), and a sandbox refuses a longer one before it records it; ${UNCHANGED}.`,
+      ],
       `${path}.ms`,
     );
   }
   if (stop !== undefined && stop < at) {
     throw invalid(
-      `${name(`${path}.stop`)} is ${iso(stop)}, before the advance began (${iso(at)}): an advanceUntil stops where it got to; ${UNCHANGED}.`,
+      said`${name(`${path}.stop`)} is ${iso(stop)}, before the advance began (${iso(at)}): an advanceUntil stops where it got to; ${UNCHANGED}.`,
       `${path}.stop`,
     );
   }
@@ -232,8 +255,10 @@ export function checkCounts(
     if (counted <= MAX_SNAPSHOT_REQUESTS) return;
     const where = `${path}.inputs[${i}].${field}`;
     throw invalid(
-      `${name(where)} is ${n}, which brings the requests this snapshot counts to ${counted}, more than the ${MAX_SNAPSHOT_REQUESTS} ` +
+      [
+        ...said`${name(where)} is ${n}, which brings the requests this snapshot counts to ${counted}, more than the ${MAX_SNAPSHOT_REQUESTS} `,
         `a snapshot may count (a replay answers or draws an id for each): no sandbox records that many between two resets; ${UNCHANGED}.`,
+      ],
       where,
     );
   });
@@ -255,8 +280,10 @@ export function checkInstants(
   const start = Number.isFinite(startMs) ? startMs : null;
   if (start !== null && now < start) {
     throw invalid(
-      `${name(`${path}.now`)} is ${snapshot.now}, before the session's start (${iso(start)}): a snapshot is taken at or after its ` +
+      [
+        ...said`${name(`${path}.now`)} is ${snapshot.now}, before the session's start (${iso(start)}): a snapshot is taken at or after its `,
         `start; ${UNCHANGED}.`,
+      ],
       `${path}.now`,
     );
   }
@@ -265,16 +292,21 @@ export function checkInstants(
   snapshot.inputs.forEach((input, i) => {
     const where = `${path}.inputs[${i}].at`;
     if (previous === null && start !== null && input.at < start)
-      throw invalid(`${name(where)} is ${iso(input.at)}, before the session's start (${iso(start)}); ${UNCHANGED}.`, where);
+      throw invalid(said`${name(where)} is ${iso(input.at)}, before the session's start (${iso(start)}); ${UNCHANGED}.`, where);
     if (previous !== null && input.at < previous) {
       throw invalid(
-        `${name(where)} is ${iso(input.at)}, before the input before it (${iso(previous)}): inputs are in the order they came, and ` +
+        [
+          ...said`${name(where)} is ${iso(input.at)}, before the input before it (${iso(previous)}): inputs are in the order they came, and `,
           `the clock goes back only at a reset; ${UNCHANGED}.`,
+        ],
         where,
       );
     }
     if (i > lastReset && input.at > now) {
-      throw invalid(`${name(where)} is ${iso(input.at)}, after the instant the snapshot was taken (${snapshot.now}); ${UNCHANGED}.`, where);
+      throw invalid(
+        said`${name(where)} is ${iso(input.at)}, after the instant the snapshot was taken (${snapshot.now}); ${UNCHANGED}.`,
+        where,
+      );
     }
     // A reset takes the clock back to the start: the next input is compared with the start again.
     previous = input.kind === 'reset' ? null : input.at;

@@ -16,6 +16,7 @@ import {
   optional,
   show,
   string,
+  said,
 } from '../core/schema.js';
 import { anyString, json, tagged, tuple } from '../core/schema-values.js';
 import {
@@ -54,7 +55,7 @@ const instant = custom<number>({
   parse(value, path) {
     const ms = typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : Number.NaN;
     if (!Number.isFinite(ms) || Math.abs(ms) > MAX_TIME_MS)
-      throw invalid(`${name(path)} must be an instant (epoch milliseconds or ISO 8601), got ${show(value)}.`, path);
+      throw invalid(said`${name(path)} must be an instant (epoch milliseconds or ISO 8601), got ${show(value)}.`, path);
     return ms;
   },
   openapi: () => ({ type: 'integer', description: 'Virtual instant, epoch milliseconds.' }),
@@ -79,7 +80,7 @@ const requestInput = object(
       custom<true>({
         hint: 'true',
         parse(value, path) {
-          if (value !== true) throw invalid(`${name(path)} must be true when present, got ${show(value)}.`, path);
+          if (value !== true) throw invalid(said`${name(path)} must be true when present, got ${show(value)}.`, path);
           return true;
         },
         openapi: () => ({ const: true, description: 'The body passed the 1 MiB limit while being read (its bytes are not kept).' }),
@@ -178,8 +179,10 @@ const attemptKey = custom<string>({
     const n = typeof value === 'string' ? Number(ATTEMPT_KEY.exec(value)?.[1]) : Number.NaN;
     if (!(n >= 1 && n <= MAX_ATTEMPTS)) {
       throw invalid(
-        `${name(path)} must name an attempt as \`dlv_…/run/attempt\` ("dlv_0123456789abcdef/0/1", attempts 1 to ${MAX_ATTEMPTS}), ` +
+        [
+          ...said`${name(path)} must name an attempt as \`dlv_…/run/attempt\` ("dlv_0123456789abcdef/0/1", attempts 1 to ${MAX_ATTEMPTS}), `,
           `got ${show(value)}; ${UNCHANGED}.`,
+        ],
         path,
       );
     }
@@ -193,7 +196,7 @@ const sessionKey = custom<string>({
   hint: 'a test key (SVC_TEST_…)',
   parse(value, path) {
     if (typeof value !== 'string' || !TEST_KEY.test(value))
-      throw invalid(`${name(path)} must be a test key (SVC_TEST_…), got ${show(value)}; ${UNCHANGED}.`, path);
+      throw invalid(said`${name(path)} must be a test key (SVC_TEST_…), got ${show(value)}; ${UNCHANGED}.`, path);
     return value;
   },
   like: anyString('The server only: the session key its requests came with (a session made from it answers for the same account).'),
@@ -208,7 +211,7 @@ export const snapshotSchema = object(
       hint: 'the createSandbox options the snapshot was made with',
       parse(value, path) {
         if (value === null || typeof value !== 'object' || Array.isArray(value))
-          throw invalid(`${name(path)} must be the createSandbox options the snapshot was made with, got ${show(value)}.`, path);
+          throw invalid(said`${name(path)} must be the createSandbox options the snapshot was made with, got ${show(value)}.`, path);
         return json('The options.').parse(value, path) as Record<string, unknown>;
       },
       openapi: () => ({ type: 'object', description: 'The createSandbox options it was made with (JSON form).' }),
@@ -274,30 +277,34 @@ export function parseSnapshot(value: unknown, path = 'snapshot'): SandboxSnapsho
   try {
     if (value === undefined || value === null || typeof value !== 'object' || Array.isArray(value)) {
       throw invalid(
-        `${name(path)} must be a snapshot taken with sandbox.snapshot() (or GET /__sandbox/sessions/{s}/snapshot), got ${show(value)}.`,
+        said`${name(path)} must be a snapshot taken with sandbox.snapshot() (or GET /__sandbox/sessions/{s}/snapshot), got ${show(value)}.`,
         path,
       );
     }
     const format = (value as { format?: unknown }).format;
     if (format !== SNAPSHOT_FORMAT) {
       throw invalid(
-        `${name(`${path}.format`)} must be "${SNAPSHOT_FORMAT}", got ${show(format)}: pass the value sandbox.snapshot() returned ` +
+        [
+          ...said`${name(`${path}.format`)} must be "${SNAPSHOT_FORMAT}", got ${show(format)}: pass the value sandbox.snapshot() returned `,
           `(or GET /__sandbox/sessions/{s}/snapshot answered), unchanged.`,
+        ],
         `${path}.format`,
       );
     }
     const version = (value as { version?: unknown }).version;
     if (typeof version === 'string' && version !== packageVersion()) {
       throw invalid(
-        `${name(`${path}.version`)}: this snapshot was taken by svc-sandbox ${version}, and this is ${packageVersion()}. Another version ` +
-          `may simulate the same inputs differently, so its answers would not be the same: take the snapshot again with ` +
+        [
+          ...said`${name(`${path}.version`)}: this snapshot was taken by svc-sandbox ${version}, and this is ${packageVersion()}. Another version `,
+          `may simulate the same inputs differently, so its answers would not be the same: take the snapshot again with `,
           `${packageVersion()}, or restore it with svc-sandbox@${version}.`,
+        ],
         `${path}.version`,
       );
     }
     return snapshotSchema.parse(value, path);
   } catch (error) {
-    if (error instanceof Invalid) throw new SandboxError(error.message, { code: error.code, param: error.param });
+    if (error instanceof Invalid) throw new SandboxError(error.parts, { code: error.code, param: error.param });
     throw error;
   }
 }

@@ -1,3 +1,4 @@
+import { callRef, said } from '../core/errors.js';
 import type { Channel } from '../core/emitter.js';
 import { object, oneOf, optional, string, type Schema } from '../core/schema.js';
 import type { Deliveries } from '../webhooks/deliveries.js';
@@ -33,7 +34,7 @@ export const webhookFilter = object(
   { description: 'Narrows the deliveries.', label: 'option' },
 ) satisfies Schema<WebhookFilter>;
 
-const deadLetters = () => 'webhooks.deadLetters()';
+const deadLetters = callRef('webhooks.deadLetters');
 
 /** The `sandbox.webhooks` namespace (see {@link webhookScripting}). */
 export interface WebhookScripting {
@@ -115,17 +116,21 @@ export function webhookScripting(
   const deadLettersOf = (id: unknown): string[] => {
     ctx.assertOpen('replay a dead letter');
     if (typeof id !== 'string')
-      throw refuse('webhooks.replay', `pass a dead letter id (dlv_…) or an event id (evt_…) from ${deadLetters()}.`, {
+      throw refuse('webhooks.replay', said`pass a dead letter id (dlv_…) or an event id (evt_…) from ${deadLetters}.`, {
         param: 'id',
       });
     const dead = id.startsWith('evt_')
       ? service.deliveries({ eventId: id, state: 'dead' })
       : [service.find(id)].filter((d) => d !== undefined);
     if (dead.length === 0) {
-      throw refuse('webhooks.replay', `no dead letter ${id}. Pass a dead letter id (dlv_…) or an event id (evt_…) from ${deadLetters()}.`, {
-        code: 'not_found',
-        param: 'id',
-      });
+      throw refuse(
+        'webhooks.replay',
+        said`no dead letter ${id}. Pass a dead letter id (dlv_…) or an event id (evt_…) from ${deadLetters}.`,
+        {
+          code: 'not_found',
+          param: 'id',
+        },
+      );
     }
     for (const delivery of dead) {
       if (delivery.state !== 'dead') {

@@ -3,7 +3,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parseDuration } from '../core/duration.js';
 import { packageVersion } from '../core/package-version.js';
 import type { ClockMode } from '../core/clock.js';
-import { SandboxError, saidBy } from '../core/errors.js';
+import { LIBRARY_NAMING, SandboxError, saidBy } from '../core/errors.js';
 import { nearest } from '../core/suggest.js';
 // The library is loaded only by the commands that use it, so `--help` and a bad argument answer
 // at once (a node process that loads the whole sandbox takes some 0.2 s more to start).
@@ -320,9 +320,8 @@ async function main(argv: string[]): Promise<number> {
     if (error instanceof SandboxError && error.param?.startsWith('snapshot'))
       throw new Usage(`--import ${values.import}: ${saidBy(error, 'createSandbox')}`, command);
     if (error instanceof SandboxError && error.code === 'invalid_options') {
-      const said = error.where === 'createSandbox' || error.where === 'startServer' ? error.text : error.message;
-      const message = said.replace(/`(\w+)`|^\w+(?= must|:)/, (word, quoted?: string) => FLAGS[quoted ?? word] ?? word);
-      throw new Usage(message, command);
+      const flag = (path: string) => FLAGS[path] ?? LIBRARY_NAMING.field(path);
+      throw new Usage(saidBy(error, ['createSandbox', 'startServer'], { field: flag }), command);
     }
     console.error(`svc-sandbox: ${terminalText((error as Error).message)}`);
     return 1;

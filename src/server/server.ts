@@ -7,7 +7,7 @@ import { bearerToken } from '../api/auth.js';
 import { Answer } from '../api/answer.js';
 import { errorEnvelope, type ApiError } from '../api/errors.js';
 import type { Duration } from '../core/duration.js';
-import { SandboxError } from '../core/errors.js';
+import { field, SandboxError, said } from '../core/errors.js';
 import { WALL_CLOCK, type ClockMode, type WallClock } from '../core/clock.js';
 import { SeededRandom } from '../core/random.js';
 import { resolveOptions } from '../options.js';
@@ -378,7 +378,7 @@ export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:12111';
 /** `publicUrl` as the sessions use it (no trailing slash), or a SandboxError naming it and the fix. */
 function checkPublicUrl(value: unknown): string {
   const refuse = (why: string): never => {
-    throw new SandboxError(`\`publicUrl\` ${why}`, { where: 'startServer', code: 'invalid_options', param: 'publicUrl' });
+    throw new SandboxError(said`${field('publicUrl')} ${why}`, { where: 'startServer', code: 'invalid_options', param: 'publicUrl' });
   };
   const url = typeof value === 'string' && URL.canParse(value) ? new URL(value) : null;
   if (url === null) return refuse(`must be an absolute http(s) URL such as 'http://127.0.0.1:12111', got ${JSON.stringify(value)}.`);

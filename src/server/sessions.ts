@@ -6,7 +6,7 @@ import { customAlphabet } from 'nanoid';
 import { CLOCK_MODES, WALL_CLOCK, type ClockMode, type WallClock } from '../core/clock.js';
 import type { KeyCreateOptions } from '../scripting/keys.js';
 import { emptyCoverage, mergeCoverage, type CoverageReport } from '../scripting/coverage-report.js';
-import { SandboxError, saidBy } from '../core/errors.js';
+import { field, partsBy, SandboxError, said } from '../core/errors.js';
 import { SeededRandom } from '../core/random.js';
 import type { Duration } from '../core/duration.js';
 import type { SandboxInternals } from '../sandbox.js';
@@ -138,11 +138,11 @@ export function checkSessionDefaults({ clock, maxSessions }: { clock?: unknown; 
         ? "'global' is the in-process mode (a sandbox on the test's own Date and timers), and a server has no test's clock to " +
           "share: use 'realtime' (virtual time flows with the wall clock) or 'manual'."
         : `must be one of ${CLOCK_MODES.map((mode) => `"${mode}"`).join(', ')}, got ${JSON.stringify(clock)}.`;
-    throw new SandboxError(`\`clock\` ${why}`, { where: 'startServer', code: 'invalid_options', param: 'clock' });
+    throw new SandboxError(said`${field('clock')} ${why}`, { where: 'startServer', code: 'invalid_options', param: 'clock' });
   }
   if (maxSessions !== undefined && !(Number.isSafeInteger(maxSessions) && (maxSessions as number) >= 1)) {
     throw new SandboxError(
-      `\`maxSessions\` must be a whole number of 1 or more (the default session counts as one), got ${String(maxSessions)}.`,
+      said`${field('maxSessions')} must be a whole number of 1 or more (the default session counts as one), got ${String(maxSessions)}.`,
       { where: 'startServer', code: 'invalid_options', param: 'maxSessions' },
     );
   }
@@ -480,6 +480,6 @@ export class Sessions {
 
 /** A refused snapshot as the server says it: without the library call's name it does not make. */
 function refusedSnapshot(error: unknown): unknown {
-  if (error instanceof SandboxError) return new SandboxError(saidBy(error, 'createSandbox'), { code: error.code, param: error.param });
+  if (error instanceof SandboxError) return new SandboxError(partsBy(error, 'createSandbox'), { code: error.code, param: error.param });
   return error;
 }

@@ -3,7 +3,7 @@
 // the same records; split, each piece would reach into the others' records. Its public shapes are
 // delivery.ts.
 import { setMaxListeners } from 'node:events';
-import { SandboxError } from '../core/errors.js';
+import { callRef, SandboxError, said } from '../core/errors.js';
 import type { ClockEvents, TimerHandle, VirtualClock } from '../core/clock.js';
 import type { Channel } from '../core/emitter.js';
 import type { Service } from '../core/lifecycle.js';
@@ -327,9 +327,12 @@ export class Deliveries implements Service {
   async replay(id: string): Promise<WebhookAttempt> {
     const delivery = this.byId.get(id);
     if (!delivery)
-      throw new SandboxError(`There is no delivery ${id} to replay: pass the id of a dead letter (webhooks.deadLetters()).`, {
-        code: 'not_found',
-      });
+      throw new SandboxError(
+        said`There is no delivery ${id} to replay: pass the id of a dead letter (${callRef('webhooks.deadLetters')}).`,
+        {
+          code: 'not_found',
+        },
+      );
     delivery.replays += 1;
     const before = delivery.attempts.length;
     await this.begin(delivery);

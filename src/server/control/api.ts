@@ -7,7 +7,7 @@ import { faultRule } from '../../scripting/faults.js';
 import { check } from '../../scripting/context.js';
 import { inboundMessageOptions } from '../../scripting/messages.js';
 import { callBehavior } from '../../scripting/network.js';
-import { SandboxError } from '../../core/errors.js';
+import { LIBRARY_NAMING, render, SandboxError } from '../../core/errors.js';
 import { segmentsOf } from '../../core/path-pattern.js';
 import { object, queryObject } from '../../core/schema.js';
 import {
@@ -458,19 +458,19 @@ function declaresBody(headers: Headers): boolean {
   return Number(headers.get('content-length') ?? 0) > 0 || headers.has('transfer-encoding');
 }
 
-/** The library calls a refusal may name as the fix, and the control route that does the same for a client of the control API. */
+/** The library calls a refusal may name as the fix (its `CallRef` parts), and the control route that does the same for a client of the control API. */
 const ROUTE_OF: Readonly<Record<string, string>> = {
-  'calls.inbound()': 'POST /__sandbox/sessions/{s}/calls/inbound',
-  'webhooks.deadLetters()': 'GET /__sandbox/sessions/{s}/dead-letters',
+  'calls.inbound': 'POST /__sandbox/sessions/{s}/calls/inbound',
+  'webhooks.deadLetters': 'GET /__sandbox/sessions/{s}/dead-letters',
 };
 
 /**
  * A library refusal in a control row's words (docs/server.md, "Errors"): no library call in
  * front (`network.setBehavior: …`), the first letter capitalised, fields named as the JSON
  * body or the path names them (the row's `fields`: `behavior.outcome` → `outcome`, `callId` →
- * `id`), an unknown one called a field, and a library call offered as a fix replaced by the
- * route that does the same. Built from the parts the library kept (core/errors.ts `SandboxError`: `where`, `text`, `unknown`):
- * the row chooses the words, nothing ambient does.
+ * `id`), an unknown one called a field, and a library call offered as a fix said as the route
+ * that does the same. Said from the parts the library kept (core/errors.ts `SandboxError`:
+ * `where`, the text's field and call parts, `unknown`): the row chooses the words, nothing ambient does.
  */
 export function reworded(error: unknown, fields: Readonly<Record<string, string>>): unknown {
   if (!(error instanceof SandboxError)) return error;
@@ -478,18 +478,24 @@ export function reworded(error: unknown, fields: Readonly<Record<string, string>
     for (const [from, to] of Object.entries(fields)) {
       if (path !== from && !path.startsWith(`${from}.`) && !path.startsWith(`${from}[`)) continue;
       const rest = path.slice(from.length);
-      return to === '' ? rest.replace(/^\./, '') : `${to}${rest}`;
+      // Under a body that is the argument itself (`behavior` → ''), `behavior.ring` is `ring`.
+      return to === '' && rest.startsWith('.') ? rest.slice(1) : `${to}${rest}`;
     }
     return path;
   };
+  const call = (name: string) => ROUTE_OF[name] ?? LIBRARY_NAMING.call(name);
   // A refusal of a library call (its `where` set) is said without the call, its fields in the row's names.
   const scripted = error.where !== undefined;
+  const named = (path: string) => {
+    if (path === '') return LIBRARY_NAMING.field(path);
+    const json = field(path);
+    return json === '' ? 'the body' : LIBRARY_NAMING.field(json);
+  };
   let text = !scripted
-    ? error.message
+    ? render(error.parts, { call })
     : error.unknown
-      ? `Unknown field \`${field(error.unknown.path)}\`: ${error.unknown.fix}`
-      : error.text.replace(/`([^`]+)`/g, (_all, name: string) => (field(name) === '' ? 'the body' : `\`${field(name)}\``));
-  for (const [library, route] of Object.entries(ROUTE_OF)) text = text.replaceAll(library, route);
+      ? render(['Unknown field ', { field: field(error.unknown.path) }, `: ${error.unknown.fix}`])
+      : render(error.parts, { field: named, call });
   if (scripted) text = text.charAt(0).toUpperCase() + text.slice(1);
   return new SandboxError(text, { code: error.code, param: error.param === undefined ? undefined : field(error.param) });
 }
