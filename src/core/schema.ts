@@ -122,6 +122,9 @@ export function textProblem(text: string, multiline = false): string | null {
   return null;
 }
 
+/** A description as the middle of a sentence: without its own full stop. */
+const withoutStop = (text: string) => (text.endsWith('.') ? text.slice(0, -1) : text);
+
 export function string(opts: {
   description: string;
   min?: number;
@@ -139,7 +142,7 @@ export function string(opts: {
     hint: opts.patternHint ?? `a string (${opts.description})`,
     parse(value, path) {
       if (typeof value !== 'string') throw invalid(said`${name(path)} must be a string, got ${show(value)}.`, path);
-      if (value.length < min) throw invalid(said`${name(path)} must not be empty: ${opts.description.replace(/\.$/, '')}.`, path);
+      if (value.length < min) throw invalid(said`${name(path)} must not be empty: ${withoutStop(opts.description)}.`, path);
       if (opts.max !== undefined && value.length > opts.max)
         throw invalid(said`${name(path)} must be at most ${opts.max} characters, got ${value.length}.`, path);
       const problem = textProblem(value, opts.multiline);

@@ -303,13 +303,12 @@ function keyId(key: string): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 20);
 }
 
-/** The 404 of a path no control row serves, naming the nearest endpoint. */
+/** The 404 of a path no control row serves, naming the nearest endpoint (`near`: its method, a space, its path under the prefix). */
 function noEndpoint(method: string, path: string, near?: string): ApiError {
-  return new ApiError(
-    404,
-    'not_found',
-    `No control endpoint ${method} ${CONTROL}${path}. ${near ? `Did you mean ${near.replace(' ', ` ${CONTROL}`)}? ` : ''}See GET ${CONTROL}/openapi.json.`,
-  );
+  const space = near?.indexOf(' ') ?? -1;
+  const route = near && space > 0 ? `${near.slice(0, space)} ${CONTROL}${near.slice(space + 1)}` : near;
+  const guess = route ? `Did you mean ${route}? ` : '';
+  return new ApiError(404, 'not_found', `No control endpoint ${method} ${CONTROL}${path}. ${guess}See GET ${CONTROL}/openapi.json.`);
 }
 
 /** The control API's route table: the /v1 matcher (api/router.ts), its 404 wording the control API's. */
