@@ -77,13 +77,14 @@ def show_command(environ: Mapping[str, str], cwd: Optional[str] = None) -> List[
     """The command that opens a snapshot, as the user's shell runs it: ``svc-sandbox show FILE`` must follow it.
 
     The executable's full path when the helper found one (``SVC_SANDBOX_BIN``, PATH), else
-    ``npx svc-sandbox``, which finds the project's node_modules/.bin (a shell does not).
+    ``npx svc-sandbox``, which finds the project's node_modules/.bin (a shell does not); the
+    node_modules/.bin file's own path when there is no npx on PATH to find it.
     """
     try:
         command, source = server_command(environ, cwd)
     except ServerStartError:
         return ["npx", "svc-sandbox"]
-    if source.startswith(("node_modules/.bin", "npx")):
+    if source.startswith("npx") or (source.startswith("node_modules/.bin") and shutil.which("npx", path=environ.get("PATH"))):
         return ["npx", "svc-sandbox"]
     return command
 
