@@ -39,8 +39,12 @@ export type Part = string | FieldRef | CallRef;
 /** A message as its parts ({@link said}), rendered by {@link render}. */
 export type Said = readonly Part[];
 
-/** A {@link FieldRef}: `field('to')`. */
-export const field = (path: string): FieldRef => ({ field: path });
+/**
+ * A {@link FieldRef}: `field('to')`. Put into a plain template literal by mistake (not {@link said}),
+ * it still reads as the library says it, `` `to` ``, never `[object Object]`.
+ */
+export const field = (path: string): FieldRef =>
+  Object.defineProperty({ field: path }, 'toString', { value: () => (path === '' ? 'the value' : `\`${path}\``), enumerable: false });
 
 /** A {@link CallRef}: `callRef('calls.inbound')`, said `calls.inbound()` by the library. */
 export const callRef = (name: string): CallRef => ({ call: name });
