@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, SandboxError, type SandboxServer, type SandboxSnapshot, startServer } from '../../src/index.js';
 import { memberKind } from '../../src/scripting/context.js';
 import { serverClient } from '../server/client.js';
+import { refusal } from '../support/refusal.js';
 
 /**
  * Regression: a replay could not fail. Scripting calls were recorded before they ran and the
@@ -45,15 +46,6 @@ async function diverging(): Promise<SandboxSnapshot> {
   if (call?.kind !== 'call') throw new Error(`expected a call, got ${JSON.stringify(call)}`);
   call.args = ['+14155550111', { outcome: 'bussy' }];
   return snapshot;
-}
-
-function refusal(fn: () => unknown): SandboxError {
-  try {
-    fn();
-  } catch (error) {
-    return error as SandboxError;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('a replay that says when it diverges', () => {

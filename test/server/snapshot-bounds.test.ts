@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, SandboxError, type SandboxServer, type SandboxSnapshot, startServer } from '../../src/index.js';
 import { packageVersion } from '../../src/core/package-version.js';
 import { serverClient } from './client.js';
+import { refusal } from '../support/refusal.js';
 
 /**
  * Regression: a 221-byte snapshot froze the server for good. An `elided` input's `requests` (or a
@@ -43,15 +44,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
 });
-
-function refusal(fn: () => unknown): SandboxError {
-  try {
-    fn();
-  } catch (error) {
-    return error as SandboxError;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('a snapshot that counts more requests than any sandbox records is refused before it is replayed', () => {
   it.each([

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLinkLocalOrMetadata } from '../../src/core/hosts.js';
 import { createSandbox, SandboxError, type SandboxSnapshot, startServer, type SandboxServer } from '../../src/index.js';
 import { serverClient } from './client.js';
+import { refusal } from '../support/refusal.js';
 
 /**
  * Regression: snapshot inputs answered 500 or were accepted without a word. A call named
@@ -286,15 +287,6 @@ function spoiled(spoil: Spoil): SandboxSnapshot {
   const copy = JSON.parse(JSON.stringify(good)) as SandboxSnapshot & { inputs: any[] };
   spoil(copy);
   return copy;
-}
-
-function refusal(fn: () => unknown): SandboxError {
-  try {
-    fn();
-  } catch (error) {
-    return error as SandboxError;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('snapshot inputs that no sandbox recorded are refused, naming the input and the fix', () => {
