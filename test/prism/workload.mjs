@@ -50,7 +50,20 @@ const canaryOperation = {
     },
   },
 };
-writeFileSync(docFile, JSON.stringify({ ...doc, paths: { ...doc.paths, [CANARY]: { get: canaryOperation } } }));
+/**
+ * Prism 5.14 validates with JSON Schema before 2020-12: it ignores `prefixItems`, so a tuple's
+ * `items: false` (nothing past its positions, as the document says it for generators) would refuse
+ * every item. The copy Prism reads gives such a tuple's `items` as the union of its positions,
+ * which a 2020-12 validator also accepts within the tuple's `maxItems`: the same values pass.
+ */
+function forPrism(node) {
+  if (Array.isArray(node)) return node.map(forPrism);
+  if (node === null || typeof node !== 'object') return node;
+  const out = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, forPrism(value)]));
+  if (Array.isArray(out.prefixItems) && out.items === false) out.items = { anyOf: out.prefixItems };
+  return out;
+}
+writeFileSync(docFile, JSON.stringify(forPrism({ ...doc, paths: { ...doc.paths, [CANARY]: { get: canaryOperation } } })));
 
 const prism = await startPrism();
 const started = performance.now();
