@@ -4,9 +4,9 @@
  * bug, found at start-up, so it throws instead of building a document with a hole in it.
  *
  * @example
- * exampleOf(callSchema).id // 'call_7mQ2xK9pR4tLw8Zb'
+ * writtenExample(callSchema).id // 'call_7mQ2xK9pR4tLw8Zb'
  */
-export function exampleOf<T>(schema: { readonly example: T | undefined }): T {
-  if (schema.example === undefined) throw new Error('exampleOf: this schema was written without an example');
+export function writtenExample<T>(schema: { readonly example: T | undefined }): T {
+  if (schema.example === undefined) throw new Error('writtenExample: this schema was written without an example');
   return schema.example;
 }

@@ -1,4 +1,4 @@
-import { exampleOf } from '../core/examples.js';
+import { writtenExample } from '../core/examples.js';
 import {
   annotated,
   array,
@@ -44,8 +44,8 @@ export function dataList<T>(item: Schema<T>, description: string) {
  * (src/state/resources.ts): the call placed at the start completes at 21 s, and its
  * call.completed event reaches the subscription at the first attempt.
  */
-const call = exampleOf(callSchema);
-const recording = exampleOf(recordingSchema);
+const call = writtenExample(callSchema);
+const recording = writtenExample(recordingSchema);
 /** The example call answered by a person at 5 s, its transcript live from then. */
 const answeredCall = {
   ...call,
@@ -228,6 +228,6 @@ export const madeKeySchema = object(
   { key: testKey, plan: planSchema, scopes: scopesSchema },
   {
     description: 'The key made, with its plan and scopes (the defaults spelled out: standard, every scope).',
-    example: { key: exampleOf(apiKeySchema).key, plan: 'standard', scopes: ['calls:read', 'messages:*'] },
+    example: { key: writtenExample(apiKeySchema).key, plan: 'standard', scopes: ['calls:read', 'messages:*'] },
   },
 );

@@ -1,4 +1,4 @@
-import { exampleOf } from '../../core/examples.js';
+import { writtenExample } from '../../core/examples.js';
 import { CONSOLE_ITEM_SCHEMAS, CONSOLE_KINDS, type ConsoleKind } from '../../scripting/console-view.js';
 import { annotated, type Schema } from '../../core/schema.js';
 import {
@@ -47,14 +47,14 @@ const owned = <T extends object>(schema: Schema<T & { account: string }>, resour
 
 /** Each kind's item, its example the resource's with its account (and, for a delivery, what its event is about). */
 const ITEMS: Record<ConsoleKind, Schema<unknown>> = {
-  call: owned(CONSOLE_ITEM_SCHEMAS.call, exampleOf(callSchema)),
-  message: owned(CONSOLE_ITEM_SCHEMAS.message, exampleOf(messageSchema)),
-  number: owned(CONSOLE_ITEM_SCHEMAS.number, exampleOf(phoneNumberSchema)),
-  recording: owned(CONSOLE_ITEM_SCHEMAS.recording, exampleOf(recordingSchema)),
-  transcript: owned(CONSOLE_ITEM_SCHEMAS.transcript, exampleOf(transcriptSchema)),
-  subscription: owned(CONSOLE_ITEM_SCHEMAS.subscription, exampleOf(subscriptionSchema)),
+  call: owned(CONSOLE_ITEM_SCHEMAS.call, writtenExample(callSchema)),
+  message: owned(CONSOLE_ITEM_SCHEMAS.message, writtenExample(messageSchema)),
+  number: owned(CONSOLE_ITEM_SCHEMAS.number, writtenExample(phoneNumberSchema)),
+  recording: owned(CONSOLE_ITEM_SCHEMAS.recording, writtenExample(recordingSchema)),
+  transcript: owned(CONSOLE_ITEM_SCHEMAS.transcript, writtenExample(transcriptSchema)),
+  subscription: owned(CONSOLE_ITEM_SCHEMAS.subscription, writtenExample(subscriptionSchema)),
   delivery: annotated(CONSOLE_ITEM_SCHEMAS.delivery, {
-    example: { ...exampleOf(deliverySchema), account: ACCOUNT, about: { kind: 'call', id: CALL_ID }, call_id: CALL_ID },
+    example: { ...writtenExample(deliverySchema), account: ACCOUNT, about: { kind: 'call', id: CALL_ID }, call_id: CALL_ID },
   }),
 };
 
