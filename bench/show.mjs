@@ -116,7 +116,7 @@ export async function showBench({ quick = false, calls = 1000 } = {}) {
   lines.push(
     `index: the session at an instant (the whole state), ${samples} instants: median ${ms(median(whole))}, p95 ${ms(p95(whole))}, max ${ms(Math.max(...whole))}; at most ${(largest / 2 ** 20).toFixed(1)} MiB of JSON  (target ≤ 300 ms: ${target})`,
   );
-  const eventsAt = [...new Set(history.events.map((e) => e.at))];
+  const eventsAt = [...new Set(history.eventInstants)];
   const steps = [];
   let stepBytes = 0;
   for (let i = 1; i < eventsAt.length; i += Math.max(1, Math.floor(eventsAt.length / samples))) {

@@ -269,7 +269,7 @@ export interface ResolvedOptions {
   /** Requests the journal keeps. */
   maxJournalEntries: number;
   maxJournalBytes: number;
-  /** The snapshot to start from (checked), or null. */
+  /** The snapshot to start from (checked), or null; set to null as its replay begins (restore.ts). */
   snapshot: SandboxSnapshot | null;
   /** Closed as the snapshot's replay ends, nothing sent (the internal option {@link REPLAY_ONLY}). */
   replayOnly: boolean;

@@ -406,19 +406,20 @@ export class Pipeline {
   /**
    * Answers a request whose body was read before (`body`; the request itself carries none),
    * at once: a snapshot's replay (docs/snapshots.md). The same stages as {@link handle}, chaos's
-   * draws included; its latency is not waited (the answer goes nowhere).
+   * draws included; its latency is not waited (the answer goes nowhere, so it is no `Response`:
+   * a replay of thousands of requests would hold a body stream for each until it yields).
    */
-  handleNow(request: Request, body: ReadBody | undefined): Response {
+  answerNow(request: Request, body: ReadBody | undefined): Answer {
     const x = this.exchange(request, body ?? EMPTY);
     let answer: Answer;
     try {
       const out = travel(V1_ROAD, x);
-      if (out instanceof Promise) throw new Error('handleNow: the answer was not ready at once');
+      if (out instanceof Promise) throw new Error('answerNow: the answer was not ready at once');
       answer = out;
     } catch (error) {
       answer = this.fail(x, error);
     }
-    return toResponse(this.noted(x, answer));
+    return this.noted(x, answer);
   }
 
   /**

@@ -12,6 +12,8 @@ import type { Parts } from './parts.js';
  */
 export function restore(parts: Parts, snapshot: SandboxSnapshot): void {
   const { replayInSlices } = parts.options;
+  // Not kept once replayed: the sandbox holds all it made (a large snapshot is tens of MB parsed).
+  parts.options.snapshot = null;
   if (replayInSlices !== null) {
     replayInSlices(restoreInSlices(parts, snapshot));
     return;
@@ -58,9 +60,9 @@ function replaying(parts: Parts, snapshot: SandboxSnapshot): { target: ReplayTar
   const target: ReplayTarget = {
     now: () => clock.now(),
     request: (input) => {
-      const response = pipeline.handleNow(recordedRequest(input, prefix), recordedBody(input));
+      const { body } = pipeline.answerNow(recordedRequest(input, prefix), recordedBody(input));
       // A stream it opened (live transcript) belonged to a connection that is gone.
-      void response.body?.cancel().catch(() => undefined);
+      if (body instanceof ReadableStream) void body.cancel().catch(() => undefined);
     },
     skipRequests: (count) => pipeline.skipRequestIds(count),
     countAnswered: (rows) => coverage.fold(rows),

@@ -10,7 +10,7 @@ import type { MessageService } from '../state/messages.js';
 import type { NumberService } from '../state/numbers.js';
 import type { RecordingService } from '../state/recordings.js';
 import { callSchema, messageSchema, phoneNumberSchema, recordingSchema, transcriptSchema } from '../state/resources.js';
-import { subscriptionSchema } from '../state/events.js';
+import { callOfEvent, subscriptionSchema } from '../state/events.js';
 import type { Subscriptions } from '../state/subscriptions.js';
 import type { TranscriptService } from '../state/transcripts.js';
 import { deliverySchema } from './json-schemas.js';
@@ -84,10 +84,8 @@ export class ConsoleView {
     const { deliveries, bus } = this.deps;
     const d = deliveries.find(id);
     if (!d) return undefined;
-    const data = d.event.data as { id: string; call_id?: string };
     const kind = d.eventType.slice(0, d.eventType.indexOf('.'));
-    const callId = kind === 'call' ? data.id : (data.call_id ?? null);
-    return { ...d, account: bus.accountOf(d.eventId), about: { kind, id: data.id }, call_id: callId };
+    return { ...d, account: bus.accountOf(d.eventId), about: { kind, id: d.event.data.id }, call_id: callOfEvent(d.event) ?? null };
   }
 }
 

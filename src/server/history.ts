@@ -5,6 +5,7 @@ import type { EventPositions } from '../scripting/events.js';
 import type { SandboxSnapshot } from '../scripting/snapshots.js';
 import { type InternalOptions, REPLAY_ONLY } from '../options.js';
 import { Sandbox, type SandboxInternals } from '../sandbox.js';
+import { callOfEvent, type SandboxEvent } from '../state/events.js';
 
 /**
  * A session's history, for the console's time travel (`svc-sandbox show`, docs/debugging.md):
@@ -49,20 +50,23 @@ type Fields = Record<string, unknown>;
  * is kept whole (before a removal, or when the sandbox's last version differs); the last
  * version of an item that exists at the end is the sandbox's own item.
  */
-interface Version {
-  at: number;
+class Version {
+  // Every field is set as it is made: one shape, each field inside the object. The index holds a
+  // version per change of every item; a plain object given its fields later costs half again as much.
   /** The item is gone from `at` on. */
-  gone?: true;
+  gone = false;
   /** A live transcript: its segments follow the clock (see {@link SessionHistory.itemAt}). */
-  live?: true;
-  json?: string;
+  live = false;
+  json: string | undefined = undefined;
   /** JSON of `[fields]` or `[fields, absent names]`. */
-  undo?: string;
+  undo: string | undefined = undefined;
+
+  constructor(readonly at: number) {}
 }
 
-/** An event of the log: when, what, and the resource it is about. */
-export interface HistoryEvent {
-  at: number;
+/** A mark of the time axis: an event of the log, when, what, and the resource it is about. */
+interface Mark {
+  at: string;
   id: string;
   type: string;
   /** The resource it is about (`data.id`), and the call it belongs to (null for a message's). */
@@ -91,6 +95,9 @@ interface Source {
   events: Pick<EventPositions, 'after'>;
 }
 
+/** How many events the index reads from the log at a time. */
+const EVENT_PAGE = 10_000;
+
 export class SessionHistory {
   private metaJson: string | undefined;
 
@@ -100,8 +107,11 @@ export class SessionHistory {
     /** When the snapshot was taken. Epoch ms. */
     readonly end: number,
     private readonly kinds: ReadonlyMap<HistoryKind, KindIndex>,
-    /** The event log, oldest first (so in the order of its instants). */
-    readonly events: readonly HistoryEvent[],
+    /**
+     * The instant of each event of the log (epoch ms), oldest first: so in order. The events
+     * themselves are read from the sandbox's log, which holds them already.
+     */
+    readonly eventInstants: Float64Array,
     /** Each transcript: when its call was answered, and its segments at the end. */
     private readonly transcripts: ReadonlyMap<string, { answeredMs: number; segments: Segment[] }>,
     private readonly source: Source,
@@ -110,10 +120,10 @@ export class SessionHistory {
   /** How many events happened at or before `ms`. */
   eventsUntil(ms: number): number {
     let lo = 0;
-    let hi = this.events.length;
+    let hi = this.eventInstants.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if ((this.events[mid]?.at ?? Number.POSITIVE_INFINITY) <= ms) lo = mid + 1;
+      if ((this.eventInstants[mid] ?? Number.POSITIVE_INFINITY) <= ms) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -189,7 +199,9 @@ export class SessionHistory {
   marksJson(): string {
     if (this.metaJson === undefined) {
       const parts: string[] = [];
-      for (const e of this.events) parts.push(JSON.stringify({ at: iso(e.at), id: e.id, type: e.type, subject: e.subject, call: e.call }));
+      for (let position = 0; position < this.eventInstants.length; position += EVENT_PAGE) {
+        for (const event of this.source.events.after(position, EVENT_PAGE)) parts.push(JSON.stringify(markOf(event)));
+      }
       this.metaJson = `[${parts.join(',')}]`;
     }
     return this.metaJson;
@@ -297,6 +309,11 @@ function versionAt(versions: readonly Version[], ms: number): Version | undefine
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** An event as the time axis marks it. */
+function markOf(event: SandboxEvent): Mark {
+  return { at: event.created_at, id: event.id, type: event.type, subject: event.data.id, call: callOfEvent(event) ?? null };
+}
+
 /** What an item carries that another list holds already: a delivery's event (the log), a recording's transcript (the transcripts). */
 const HELD_ELSEWHERE: Partial<Record<HistoryKind, string>> = { delivery: 'event', recording: 'transcript' };
 
@@ -332,9 +349,9 @@ export function recordHistory(snapshot: SandboxSnapshot): { history: SessionHist
     if (!index || !lastOf) return;
     const versions = index.versions.get(id);
     const previous = lastOf.get(id);
-    const version: Version = { at };
-    if (fields === undefined) version.gone = true;
-    if (live) version.live = true;
+    const version = new Version(at);
+    version.gone = fields === undefined;
+    version.live = live;
     if (!versions) {
       index.versions.set(id, [version]);
       index.ids.push(id);
@@ -417,7 +434,10 @@ export function recordHistory(snapshot: SandboxSnapshot): { history: SessionHist
     const json = removed ? undefined : (keys.get(key) ?? JSON.stringify({ key, createdAt: iso(at) }));
     const tail = versions[versions.length - 1];
     if (tail && tail.json === json && !tail.gone === !removed) continue;
-    versions.push(removed ? { at, gone: true } : { at, json });
+    const version = new Version(at);
+    version.gone = removed;
+    version.json = json;
+    versions.push(version);
   }
   const final = (kind: HistoryKind, id: string): Fields | undefined => {
     const item = kind === 'key' ? undefined : view.get(kind, id);
@@ -433,22 +453,12 @@ export function recordHistory(snapshot: SandboxSnapshot): { history: SessionHist
     }
   }
   last.clear();
-  const events: HistoryEvent[] = [];
-  for (let position = 0; position < internals.events.length; ) {
-    const page = internals.events.after(position, 10_000);
-    if (page.length === 0) break;
-    position += page.length;
-    for (const event of page) {
-      const data = event.data as { id: string; call_id?: string };
-      events.push({
-        at: Date.parse(event.created_at),
-        id: event.id,
-        type: event.type,
-        subject: data.id,
-        call: event.type.startsWith('call.') ? data.id : (data.call_id ?? null),
-      });
-    }
+  // Each item's versions at their length: an array grown by pushes keeps room for a dozen more.
+  for (const index of kinds.values()) for (const [id, versions] of index.versions) index.versions.set(id, versions.slice());
+  const instants = new Float64Array(internals.events.length);
+  for (let position = 0; position < instants.length; position += EVENT_PAGE) {
+    internals.events.after(position, EVENT_PAGE).forEach((event, i) => (instants[position + i] = Date.parse(event.created_at)));
   }
   const source: Source = { final, events: internals.events };
-  return { history: new SessionHistory(start, end, kinds, events, transcripts, source), sandbox, internals };
+  return { history: new SessionHistory(start, end, kinds, instants, transcripts, source), sandbox, internals };
 }

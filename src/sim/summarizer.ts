@@ -190,12 +190,13 @@ export function summarize(lines: readonly SpokenLine[], durationS: number): stri
   if (machine) {
     const message = lines.slice(greeting + 1).filter((l) => l.speaker !== machine.speaker);
     const [caller] = message;
-    if (caller === undefined) return `${opening} The call reached voicemail and no message was left.`;
+    if (caller === undefined) return sentences(opening, 'The call reached voicemail and no message was left.');
     const about = matchIntent(message)?.intent.topic;
     const callBack = CALL_BACK.test(message.map((l) => l.text).join(' '));
-    return (
-      `${opening} The call reached voicemail, and ${who(caller.speaker)} left a ` +
-      `message${about ? ` about ${about}` : ''}.${callBack ? ' A call back was requested.' : ''}`
+    return sentences(
+      opening,
+      `The call reached voicemail, and ${who(caller.speaker)} left a message${about ? ` about ${about}` : ''}.`,
+      ...(callBack ? ['A call back was requested.'] : []),
     );
   }
 
@@ -203,7 +204,16 @@ export function summarize(lines: readonly SpokenLine[], durationS: number): stri
   const intent = found
     ? `${capital(who(found.line.speaker))} wanted to ${found.intent.goal}.`
     : `The call opened with "${firstSentence(first.text)}"`;
-  return `${opening} ${intent} ${outcomeOf(lines)}`;
+  return sentences(opening, intent, outcomeOf(lines));
+}
+
+/**
+ * The summary's sentences as one text. Joined rather than concatenated: a join makes one flat
+ * string, where `+` leaves a chain of pieces about three times its size, and a session keeps a
+ * summary for every call (bench/show-limits.mjs).
+ */
+function sentences(...parts: string[]): string {
+  return parts.join(' ');
 }
 
 function capital(text: string): string {

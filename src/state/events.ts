@@ -186,8 +186,13 @@ export type SandboxEvent<K extends EventType = EventType> = {
 /** The timeline line of an event, after its type, with the call it belongs to. */
 export function describeEvent(event: SandboxEvent): { text: string; subject: string; callId?: string } {
   const definition = EVENTS[event.type] as EventDefinition<{ id: string }, unknown>;
-  const callId = definition.callOf?.(event.data);
+  const callId = callOfEvent(event);
   return { text: definition.line(event.data), subject: event.data.id, ...(callId === undefined ? {} : { callId }) };
+}
+
+/** The call an event belongs to (undefined for a message's). */
+export function callOfEvent(event: SandboxEvent): string | undefined {
+  return (EVENTS[event.type] as EventDefinition<{ id: string }, unknown>).callOf?.(event.data);
 }
 
 const subscriptionFields = {

@@ -19,6 +19,19 @@ export interface TranscriptRecord extends StoredItem {
   segments: TimedSegment[];
   summary: string | null;
   readyMs: number | null;
+  /**
+   * Once the call has ended (the segments no longer change): the segments and text as the API
+   * shows them, made once and frozen. Every later JSON of the transcript (its event, the API's
+   * answers, the recording's) shares them: a session holds one copy per transcript, not one per
+   * event and read.
+   */
+  said?: Said;
+}
+
+/** A transcript's segments as the API shows them, with its text. */
+interface Said {
+  segments: readonly TranscriptSegment[];
+  text: string;
 }
 
 /** What the transcript service announces. */
@@ -46,6 +59,18 @@ export function spokenSegments(transcript: TranscriptRecord, nowMs: number): Tim
  */
 export function segmentJson(segment: TimedSegment): TranscriptSegment {
   return { speaker: segment.speaker, text: segment.text, start: segment.startMs / 1000, end: segment.endMs / 1000 };
+}
+
+/** The segments as the API shows them, and the text made of them. */
+function saidOf(segments: readonly TimedSegment[]): Said {
+  const json = segments.map(segmentJson);
+  return { segments: json, text: json.map((s) => `${s.speaker}: ${s.text}`).join('\n') };
+}
+
+/** {@link saidOf}, frozen: shared by every JSON of a transcript whose call has ended. */
+function frozenSaid(segments: readonly TimedSegment[]): Said {
+  const { segments: json, text } = saidOf(segments);
+  return Object.freeze({ segments: Object.freeze(json.map((s) => Object.freeze(s))), text });
 }
 
 interface TranscriptServiceDeps {
@@ -83,6 +108,7 @@ export class TranscriptService implements Service {
     transcript.segments = trimSegments(transcript.segments, Math.min(call.endedMs - call.answeredMs, durationS * 1000));
     transcript.status = 'processing';
     transcript.recordingId = recordingId;
+    transcript.said = frozenSaid(transcript.segments);
     // No event tells of it (transcript.ready comes later): the change feed must, or a console keeps it live.
     this.store.touched(transcript);
     this.deps.events.emit('transcript:ended', { transcript });
@@ -98,14 +124,15 @@ export class TranscriptService implements Service {
 
   /** The public JSON of a transcript, now. */
   toJson(transcript: TranscriptRecord): Transcript {
-    const segments = spokenSegments(transcript, this.deps.clock.now()).map(segmentJson);
+    const { segments, text } = transcript.said ?? saidOf(spokenSegments(transcript, this.deps.clock.now()));
     return {
       id: transcript.id,
       call_id: transcript.callId,
       recording_id: transcript.recordingId,
       status: transcript.status,
-      segments,
-      text: segments.map((s) => `${s.speaker}: ${s.text}`).join('\n'),
+      // Shared and frozen once the call has ended; the type says mutable only because the API's JSON type is one.
+      segments: segments as TranscriptSegment[],
+      text,
       summary: transcript.summary,
       created_at: transcript.createdAt,
       ready_at: isoOrNull(transcript.readyMs),

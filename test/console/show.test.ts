@@ -84,7 +84,7 @@ describe('the console over a snapshot (svc-sandbox show)', () => {
     for (const id of ['advance-by', 'create-key']) expect(($(id) as HTMLButtonElement).disabled, id).toBe(true);
     // A mark per event on the axis; those after the instant dim, the last before it current.
     const marks = document.querySelectorAll('.axis-mark');
-    expect(marks.length).toBe(show.history.events.length);
+    expect(marks.length).toBe(show.history.eventInstants.length);
     expect(document.querySelectorAll('.axis-mark:not(.after)')).toHaveLength(1);
     expect(document.querySelector('.axis-mark.current')).toBe(marks[0]);
     expect(document.querySelector(`.call-row.current`)?.getAttribute('data-id')).toBe(answered);
@@ -141,9 +141,9 @@ describe('the console over a snapshot (svc-sandbox show)', () => {
     expect($('at-status').textContent).toMatch(/\(the end, when the snapshot was taken\)/);
     // The event log holds every event by then, newest first, the last highlighted.
     const events = [...document.querySelectorAll('#events .event')];
-    expect(events).toHaveLength(show.history.events.length);
+    expect(events).toHaveLength(show.history.eventInstants.length);
     expect(events[0]!.classList.contains('current')).toBe(true);
-    expect(events[0]!.getAttribute('data-id')).toBe(show.history.events.at(-1)!.id);
+    expect(events[0]!.getAttribute('data-id')).toBe(JSON.parse(show.history.marksJson()).at(-1).id);
   });
 });
 
