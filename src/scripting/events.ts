@@ -3,6 +3,10 @@ import type { EventBus } from '../state/event-bus.js';
 import { EVENT_TYPES, type EventType, type SandboxEvent } from '../state/events.js';
 import { accountOf, check, type ControlContext, read } from './context.js';
 
+/** For the server's readers of the log (show's index): an event, and the call it belongs to (from the event registry). */
+export { callOfEvent } from '../state/events.js';
+export type { SandboxEvent } from '../state/events.js';
+
 /** Narrows the log to one type and/or one account (named by any of its keys). */
 export interface EventFilter<K extends EventType = EventType> {
   type?: K;

@@ -1,11 +1,10 @@
 // Longer than most files: `show`'s index of a snapshot (every version of every item, by instant) and the answers it
 // gives from it are one structure, read and written by the same few functions.
 import { CONSOLE_KINDS, type ConsoleKind } from '../scripting/console-view.js';
-import type { EventPositions } from '../scripting/events.js';
+import { callOfEvent, type EventPositions, type SandboxEvent } from '../scripting/events.js';
 import type { SandboxSnapshot } from '../scripting/snapshots.js';
 import { type InternalOptions, REPLAY_ONLY } from '../options.js';
 import { Sandbox, type SandboxInternals } from '../sandbox.js';
-import { callOfEvent, type SandboxEvent } from '../state/events.js';
 
 /**
  * A session's history, for the console's time travel (`svc-sandbox show`, docs/debugging.md):
@@ -457,7 +456,7 @@ export function recordHistory(snapshot: SandboxSnapshot): { history: SessionHist
   for (const index of kinds.values()) for (const [id, versions] of index.versions) index.versions.set(id, versions.slice());
   const instants = new Float64Array(internals.events.length);
   for (let position = 0; position < instants.length; position += EVENT_PAGE) {
-    internals.events.after(position, EVENT_PAGE).forEach((event, i) => (instants[position + i] = Date.parse(event.created_at)));
+    for (const [i, event] of internals.events.after(position, EVENT_PAGE).entries()) instants[position + i] = Date.parse(event.created_at);
   }
   const source: Source = { final, events: internals.events };
   return { history: new SessionHistory(start, end, kinds, instants, transcripts, source), sandbox, internals };
