@@ -89,7 +89,12 @@ export class ConsoleView {
   }
 }
 
-const withAccount = (json: object, account: string): ConsoleItem => ({ ...(json as { id: string }), account });
+/**
+ * The API's JSON, made for this read, with the account it belongs to: set on it rather than
+ * spread into a copy (show's index reads an item at every change of it; the copy was 4% of
+ * a replay's time).
+ */
+const withAccount = (json: object, account: string): ConsoleItem => Object.assign(json as { id: string }, { account });
 
 /** One kind's items: its store's records, each as the API's JSON with its account. */
 function itemsOf<R extends StoredItem>(store: Collection<R>, toJson: (record: R) => object) {

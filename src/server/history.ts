@@ -98,8 +98,6 @@ interface Source {
 const EVENT_PAGE = 10_000;
 
 export class SessionHistory {
-  private metaJson: string | undefined;
-
   constructor(
     /** The session's start: its clock's start, or its last reset. Epoch ms. */
     readonly start: number,
@@ -192,18 +190,17 @@ export class SessionHistory {
   }
 
   /**
-   * The marks of the time axis as the show server sends them (JSON text of `[{at, id, type,
-   * subject, call}]`), made once, on first use.
+   * The marks of the time axis as the show server sends them: the JSON text of `[{at, id,
+   * type, subject, call}]` in pieces, a page of events each. Made as it is read, never kept: a
+   * long session's marks are tens of MB of text.
    */
-  marksJson(): string {
-    if (this.metaJson === undefined) {
-      const parts: string[] = [];
-      for (let position = 0; position < this.eventInstants.length; position += EVENT_PAGE) {
-        for (const event of this.source.events.after(position, EVENT_PAGE)) parts.push(JSON.stringify(markOf(event)));
-      }
-      this.metaJson = `[${parts.join(',')}]`;
+  *marksJson(): Generator<string, void, void> {
+    yield '[';
+    for (let position = 0; position < this.eventInstants.length; position += EVENT_PAGE) {
+      const page = this.source.events.after(position, EVENT_PAGE).map((event) => JSON.stringify(markOf(event)));
+      yield `${position === 0 ? '' : ','}${page.join(',')}`;
     }
-    return this.metaJson;
+    yield ']';
   }
 
   private countsJson(ms: number): string {

@@ -290,7 +290,7 @@ function* jsonPieces(body: Record<string, unknown>): Generator<string, void, voi
  * `drain` comes in the same turn: without the pause the whole answer (8 MB for a 6,500-step
  * scenario) was made and written in one turn, other sessions and `/health` waiting for it.
  */
-function pieceByPiece(pieces: Generator<string, void, void>): ReadableStream<Uint8Array> {
+export function pieceByPiece(pieces: Generator<string, void, void>): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   // A slice of no length: every piece after the first starts a new turn (a piece is under a millisecond of work).
   const slices = new Slices(0);

@@ -9,7 +9,7 @@ import { checkControl, checkHost, hostPolicy, ownOrigin } from './guard.js';
 import type { Sandbox, SandboxInternals } from '../sandbox.js';
 import { pageParameters, slicePage } from './control/pages.js';
 import { DEFAULT_WINDOW, MAX_WINDOW, recordHistory, type SessionHistory } from './history.js';
-import { json, send } from './http.js';
+import { json, pieceByPiece, send } from './http.js';
 
 /**
  * `svc-sandbox show FILE`: the console over a snapshot, read-only, with a time control
@@ -66,12 +66,12 @@ export async function startShow(options: ShowOptions): Promise<ShowServer> {
   const { history, sandbox, internals } = recordHistory(options.snapshot);
   // The parsed snapshot is not kept: the sandbox and the index hold all that is shown.
   const { file, port: askedPort } = options;
-  // The marks of every event are the larger part: written once, on first ask.
-  let meta: string | undefined;
-  const metaJson = () => {
-    meta ??= `{"file":${JSON.stringify(file)},"seed":${JSON.stringify(sandbox.seed)},"start":"${iso(history.start)}","end":"${iso(history.end)}","events":${history.marksJson()}}`;
-    return meta;
-  };
+  // The marks of every event are the larger part: written as they are read, a page at a time.
+  function* metaJson(): Generator<string, void, void> {
+    yield `{"file":${JSON.stringify(file)},"seed":${JSON.stringify(sandbox.seed)},"start":"${iso(history.start)}","end":"${iso(history.end)}","events":`;
+    yield* history.marksJson();
+    yield '}';
+  }
   const policy = hostPolicy(undefined, (message) => new Error(message));
   let isOwnOrigin: (origin: string) => boolean = () => false;
 
@@ -95,7 +95,7 @@ export async function startShow(options: ShowOptions): Promise<ShowServer> {
     const asset = consoleAsset(path, method);
     if (asset) return asset.headers.get('content-type')?.startsWith('text/html') ? markShow(asset) : asset;
     if (path === '/health') return json(200, { status: 'ok' });
-    if (path === '/show') return new Response(metaJson(), { headers: JSON_TYPE });
+    if (path === '/show') return new Response(pieceByPiece(metaJson()), { headers: JSON_TYPE });
     if (path === '/show/state') return stateAnswer(history, url.searchParams);
     if (/^\/sessions\/[^/]+\/requests$/.test(path)) return requestsAnswer(sandbox, url.searchParams);
     const audio = /^\/sessions\/[^/]+\/console\/recordings\/([^/]+)\/audio$/.exec(path);

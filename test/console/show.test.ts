@@ -143,7 +143,7 @@ describe('the console over a snapshot (svc-sandbox show)', () => {
     const events = [...document.querySelectorAll('#events .event')];
     expect(events).toHaveLength(show.history.eventInstants.length);
     expect(events[0]!.classList.contains('current')).toBe(true);
-    expect(events[0]!.getAttribute('data-id')).toBe(JSON.parse(show.history.marksJson()).at(-1).id);
+    expect(events[0]!.getAttribute('data-id')).toBe(JSON.parse([...show.history.marksJson()].join('')).at(-1).id);
   });
 });
 

@@ -191,7 +191,7 @@ describe('the history of a session', () => {
 
       const { history: h, sandbox: copy } = recordHistory(inFlight);
       expect(copy.webhooks.deliveries()).toHaveLength(3);
-      expect(JSON.parse(h.marksJson()).map((e: { type: string }) => e.type)).toEqual(['call.started']);
+      expect(JSON.parse([...h.marksJson()].join('')).map((e: { type: string }) => e.type)).toEqual(['call.started']);
       // Nothing left by fetch: the global fetch is called at once when an attempt leaves.
       expect(remote.mock.calls).toHaveLength(1);
       // Nothing left by socket, shown by an event rather than by a wait: a probe sent to each receiver after the replay
