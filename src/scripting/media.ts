@@ -106,9 +106,10 @@ function callFor(calls: CallService, callId: unknown, where: string): CallRecord
  */
 export function recordingScripting(ctx: ControlContext, recordings: RecordingService, calls: CallService): RecordingScripting {
   return {
+    // The caller's own copy: a ready transcript's segments in it are shared, and frozen, inside the sandbox.
     get: read((id) => {
       const recording = recordings.store.find(id);
-      return recording && recordings.toJson(recording);
+      return recording && structuredClone(recordings.toJson(recording));
     }),
     setTiming: change(ctx, 'recordings.setTiming', (timing, callId) =>
       act(ctx, 'set recording timing', () => {
@@ -145,9 +146,10 @@ export function transcriptScripting(
   openStreams: () => number,
 ): TranscriptScripting {
   return {
+    // The caller's own copy: a finished transcript's segments are shared, and frozen, inside the sandbox.
     get: read((id) => {
       const transcript = transcripts.store.find(id);
-      return transcript && transcripts.toJson(transcript);
+      return transcript && structuredClone(transcripts.toJson(transcript));
     }),
     setScript: change(ctx, 'transcripts.setScript', (callId, lines) =>
       act(ctx, 'set a conversation script', () => {

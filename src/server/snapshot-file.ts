@@ -15,9 +15,10 @@ import { FileRefused, readRegularFile, writeRegularFile } from './files.js';
 /**
  * The largest snapshot file `svc-sandbox show` reads: some 75,000 calls (about 220 bytes of
  * input each), far past any test's session. Show replays the file into a sandbox and an index
- * of every version, which costs a live heap of some 55 times the file's size and two to three
- * seconds of CPU per MiB (bench/show-limits.mjs); past this size the replay would outgrow a laptop's memory, so the
- * file is refused up front (exit 2) rather than run out of it halfway (docs/debugging.md,
+ * of every version, which costs a live heap of some 35 times the file's size and about 1.3 s of
+ * CPU per MiB (bench/show-limits.mjs: a 12 MiB file is shown in 18 s at 750 MiB resident, one of
+ * this size in 25 s under 1 GiB); past this size the replay would outgrow a laptop's memory, so
+ * the file is refused up front (exit 2) rather than run out of it halfway (docs/debugging.md,
  * "Bad files"). `svc-sandbox serve --import` replays without the index and reads up to 64 MiB.
  */
 export const MAX_SNAPSHOT_FILE_BYTES = 16 * 1024 * 1024;

@@ -177,3 +177,36 @@ describe('GET /v1/transcripts/{id} as JSON', () => {
     expect(byRecording.body).toEqual((await api.get(`/v1/transcripts/${call.transcript_id}`)).body);
   });
 });
+
+describe('a finished transcript in the scripting API and the event log', () => {
+  it('is the same in its event, its reads and its recording, and a copy the test changes changes none of them', async ({ sandbox, api }) => {
+    const { call } = await finishedTranscript({ sandbox, api });
+    const read = sandbox.transcripts.get(call.transcript_id!)!;
+    const [event] = sandbox.events.list({ type: 'transcript.ready' });
+    const answered = (await api.get(`/v1/transcripts/${call.transcript_id}`)).body;
+    expect(read.segments.length).toBeGreaterThan(1);
+    expect(event!.data).toEqual(read);
+    expect(sandbox.recordings.get(call.recording_id!)!.transcript).toEqual(read);
+    // Inside the sandbox one frozen copy is shared by all of them; what a test is given is its own.
+    read.segments.push({ speaker: 'x', text: 'y', start: 0, end: 1 });
+    read.segments[0]!.text = 'changed';
+    sandbox.recordings.get(call.recording_id!)!.transcript!.segments.length = 0;
+    expect(sandbox.transcripts.get(call.transcript_id!)).toEqual(answered);
+    expect(sandbox.events.list({ type: 'transcript.ready' })[0]!.data).toEqual(answered);
+    expect((await api.get(`/v1/transcripts/${call.transcript_id}`)).body).toEqual(answered);
+    expect((await api.get(`/v1/recordings/${call.recording_id}`)).body.transcript).toEqual(answered);
+  });
+
+  it('while live, follows the clock at each read', async ({ sandbox, api }) => {
+    sandbox.network.setBehavior(TO, { ring: '5s', talk: '2m' });
+    const { body } = await api.placeCall();
+    await sandbox.advance('40s');
+    const transcriptId = sandbox.calls.get(body.id)!.transcript_id!;
+    const first = sandbox.transcripts.get(transcriptId)!;
+    await sandbox.advance('30s');
+    const later = sandbox.transcripts.get(transcriptId)!;
+    expect(later.status).toBe('live');
+    expect(later.segments.length).toBeGreaterThan(first.segments.length);
+    expect(later.segments.slice(0, first.segments.length)).toEqual(first.segments);
+  });
+});
