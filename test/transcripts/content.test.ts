@@ -179,7 +179,7 @@ describe('GET /v1/transcripts/{id} as JSON', () => {
 });
 
 describe('a finished transcript in the scripting API and the event log', () => {
-  it('is the same in its event, its reads and its recording, and a copy the test changes changes none of them', async ({ sandbox, api }) => {
+  it('is the same in its event, its reads and its recording; a copy the test changes changes none', async ({ sandbox, api }) => {
     const { call } = await finishedTranscript({ sandbox, api });
     const read = sandbox.transcripts.get(call.transcript_id!)!;
     const [event] = sandbox.events.list({ type: 'transcript.ready' });
