@@ -32,8 +32,12 @@ export type { Incoming, ReadBody } from './request-body.js';
 export interface RequestLog<T = unknown> {
   arrive(request: Incoming, headers: ReadHeaders): T | undefined;
   read(entry: T, body: ReadBody): void;
-  /** `record`: its journal entry, closed (absent without one); the log may keep it until it elides the request. */
-  answered(entry: T, inert: boolean, record: JournalRecord | undefined): void;
+  /**
+   * `record`: its journal entry, closed (absent without one); the log may keep it until it elides
+   * the request. `bucket`: the rate window it was counted in (null when it counted in none), which
+   * a replay of an elided request counts again while the clock stands in that second.
+   */
+  answered(entry: T, inert: boolean, record: JournalRecord | undefined, bucket: string | null): void;
 }
 
 interface PipelineDeps {
@@ -126,6 +130,8 @@ interface Trip {
   origin: string | null;
   /** Something beyond the request id, the rate window and the journal changed: a fault taken, a chaos draw, a handler that writes. */
   changed: boolean;
+  /** The rate window it was counted in (its key's, or the shared one of tokens that are no key); null before it is counted. */
+  bucket: string | null;
   /** What chaos did: said in `X-Sandbox-Chaos`, and latency spent before the answer leaves. */
   latencyMs: number;
   said: string;
@@ -229,7 +235,8 @@ const preflight: Stage<Trip, unknown, Answer> = (x) => {
 /** Every request counts against its key's window, so every answer can carry the headers. */
 const count: Stage<Trip, Counted, Answer> = (x, out) => {
   const { limiter, accounts, now } = x.pipeline.deps;
-  out.rate = limiter.take(bucketOf(x.token), accounts.limitFor(x.token), now());
+  x.bucket = bucketOf(x.token);
+  out.rate = limiter.take(x.bucket, accounts.limitFor(x.token), now());
   return undefined;
 };
 
@@ -443,6 +450,12 @@ export class Pipeline {
     };
   }
 
+  /** Counts again, now, the requests a snapshot kept only as a count in each rate window (an `elided` input's `windows`). */
+  countRate(windows: ReadonlyArray<readonly [string, number]>): void {
+    const { limiter, now } = this.deps;
+    for (const [bucket, n] of windows) limiter.count(bucket, n, now());
+  }
+
   /** Draws the request ids of `count` requests a snapshot kept only as a count (docs/snapshots.md). */
   skipRequestIds(count: number): void {
     for (let i = 0; i < count; i++) this.deps.random.id('req');
@@ -462,6 +475,7 @@ export class Pipeline {
       token: null,
       origin: null,
       changed: false,
+      bucket: null,
       latencyMs: 0,
       said: '',
       json: undefined,
@@ -492,7 +506,7 @@ export class Pipeline {
     }
     if (log && x.tape !== undefined) {
       log.read(x.tape, EMPTY); // no body was read (told once: a body read before stays)
-      log.answered(x.tape, !x.changed && answer.status !== 500, record);
+      log.answered(x.tape, !x.changed && answer.status !== 500, record, x.bucket);
     }
     return answer;
   }

@@ -59,6 +59,11 @@ export class RateLimiter implements Service {
     return this.decision(window, limit, nowMs);
   }
 
+  /** Counts `n` requests of `bucket` at `nowMs` at once: a snapshot's elided reads, replayed (docs/snapshots.md). */
+  count(bucket: string, n: number, nowMs: number): void {
+    this.window(bucket, nowMs).count += n;
+  }
+
   /** The headers a request of `bucket` would see now, counting nothing (CORS preflights). */
   peek(bucket: string, limit: number | null, nowMs: number): RateDecision {
     const start = nowMs - (nowMs % 1000);

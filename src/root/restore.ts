@@ -65,6 +65,7 @@ function replaying(parts: Parts, snapshot: SandboxSnapshot): { target: ReplayTar
       if (body instanceof ReadableStream) void body.cancel().catch(() => undefined);
     },
     skipRequests: (count) => pipeline.skipRequestIds(count),
+    countRate: (windows) => pipeline.countRate(windows),
     countAnswered: (rows) => coverage.fold(rows),
     advance: (ms, stop) => {
       try {

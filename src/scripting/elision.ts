@@ -26,42 +26,56 @@ export function answeredAlike(a: AnsweredRecord | undefined, b: AnsweredRecord |
   );
 }
 
-const keyOf = (method: string, path: string, status: number, errorCode: string | null) => `${method} ${status} ${errorCode} ${path}`;
+/** What tells answers apart as coverage counts them: one text of method, status, error code and path. */
+export const answerKey = (method: string, path: string, status: number, errorCode: string | null) =>
+  `${method} ${status} ${errorCode} ${path}`;
 
 /**
  * An `elided` input of the snapshot log as compaction gathers requests into it (scripting/recorder.ts
- * `compact`): their count, and their rows for coverage (`answered`), one per method, path, status
- * and error code, so a long run of one read is one row. It changes the log's own input in place;
- * the log hands out copies only.
+ * `compact`): their count, their rows for coverage (`answered`), one per method, path, status
+ * and error code, so a long run of one read is one row, and, for requests of the rate window
+ * that later requests share ({@link inWindow}), how many each window counted (`windows`). It
+ * changes the log's own input in place; the log hands out copies only.
  */
 export class Elision {
   /** Its rows by what they count: made when a request first joins it. */
   private rows: Map<string, AnsweredRow> | null = null;
+  /** Its windows' counts by window: made when a request first counts in one. */
+  private windows: Map<string, [string, number]> | null = null;
 
-  constructor(readonly input: ElidedInput) {}
+  constructor(
+    readonly input: ElidedInput,
+    /** Its requests share the rate window of the requests kept after them: each one's window is counted. */
+    readonly inWindow = input.windows !== undefined,
+  ) {}
 
-  static startingAt(at: number): Elision {
-    return new Elision({ kind: 'elided', at, requests: 0 });
+  static startingAt(at: number, inWindow: boolean): Elision {
+    return new Elision({ kind: 'elided', at, requests: 0 }, inWindow);
   }
 
-  /** `times` requests answered as `record` says; without a record they are counted but have no row. */
-  add(times: number, record: AnsweredRecord | undefined): void {
+  /**
+   * `times` requests answered as `record` says (without a record they are counted but have no
+   * row), counted in the rate window `bucket` (null: in none, or in a window that is over).
+   */
+  add(times: number, record: AnsweredRecord | undefined, bucket: string | null): void {
     this.input.requests += times;
     if (record) this.count(record.method, record.path, record.status, record.errorCode, times);
+    if (bucket !== null && this.inWindow) this.countIn(bucket, times);
   }
 
-  /** Another `elided` input that came next: one input counts both, their rows merged. */
+  /** Another `elided` input that came next, of the same kind ({@link inWindow} or not): one input counts both, their rows merged. */
   merge(other: ElidedInput): void {
     this.input.requests += other.requests;
     for (const [method, path, status, errorCode, n] of other.answered ?? []) this.count(method, path, status, errorCode, n);
+    for (const [bucket, n] of other.windows ?? []) this.countIn(bucket, n);
   }
 
   private count(method: string, path: string, status: number, errorCode: string | null, n: number): void {
     if (this.rows === null) {
       this.rows = new Map();
-      for (const row of this.input.answered ?? []) this.rows.set(keyOf(row[0], row[1], row[2], row[3]), row);
+      for (const row of this.input.answered ?? []) this.rows.set(answerKey(row[0], row[1], row[2], row[3]), row);
     }
-    const key = keyOf(method, path, status, errorCode);
+    const key = answerKey(method, path, status, errorCode);
     const row = this.rows.get(key);
     if (row) row[4] += n;
     else {
@@ -69,5 +83,60 @@ export class Elision {
       this.rows.set(key, added);
       (this.input.answered ??= []).push(added);
     }
+  }
+
+  private countIn(bucket: string, n: number): void {
+    if (this.windows === null) this.windows = new Map((this.input.windows ?? []).map((window) => [window[0], window]));
+    const window = this.windows.get(bucket);
+    if (window) window[1] += n;
+    else {
+      const added: [string, number] = [bucket, n];
+      this.windows.set(bucket, added);
+      (this.input.windows ??= []).push(added);
+    }
+  }
+}
+
+/**
+ * The seconds whose rate windows a replay could not count again from counts per window: those in
+ * which more windows opened than the rate limiter keeps in one second (it then drops the oldest,
+ * and a window dropped may open again, counting from nought). Reads of such a second are kept
+ * whole until it is over. Holds the seconds since the oldest the log may still elide in
+ * ({@link forgetBefore}), and the windows opened in the latest second, at most one more than the
+ * limiter keeps.
+ */
+export class CrowdedSeconds {
+  private second = Number.NaN;
+  private readonly opened = new Set<string>();
+  private readonly crowded: number[] = [];
+
+  constructor(private readonly maxWindows: number) {}
+
+  /** A request counted in `bucket`'s window in the second starting at `second` (epoch ms). */
+  note(second: number, bucket: string): void {
+    if (second !== this.second) {
+      this.second = second;
+      this.opened.clear();
+    }
+    if (this.crowded.at(-1) === second) return;
+    this.opened.add(bucket);
+    if (this.opened.size > this.maxWindows) {
+      this.crowded.push(second);
+      this.opened.clear();
+    }
+  }
+
+  has(second: number): boolean {
+    return this.crowded.includes(second);
+  }
+
+  forgetBefore(second: number): void {
+    while ((this.crowded[0] ?? Number.POSITIVE_INFINITY) < second) this.crowded.shift();
+  }
+
+  clear(): void {
+    this.second = Number.NaN;
+    this.opened.clear();
+    this.crowded.length = 0;
   }
 }

@@ -6,7 +6,7 @@ import { Slices } from '../core/slices.js';
 import { iso } from '../core/time.js';
 import type { AttemptTape } from '../webhooks/deliveries.js';
 import type { PostResult } from '../webhooks/transport.js';
-import { type AnsweredRecord, answeredAlike, Elision } from './elision.js';
+import { type AnsweredRecord, answeredAlike, answerKey, CrowdedSeconds, Elision } from './elision.js';
 import {
   type AdvanceInput,
   type AnsweredRow,
@@ -37,6 +37,8 @@ export interface ReplayTarget {
   request(input: RequestInput): void;
   /** Draws the request ids of `count` requests a snapshot kept as a count (an `elided` input). */
   skipRequests(count: number): void;
+  /** Counts again, now, the requests an `elided` input kept as counts per rate window (its `windows`). */
+  countRate(windows: ReadonlyArray<readonly [string, number]>): void;
   /** Counts in coverage what an `elided` input's requests were answered with (its `answered` rows). */
   countAnswered(rows: readonly AnsweredRow[]): void;
   /** Moves the clock by `ms` now (until `stop` is reached, for an advanceUntil). */
@@ -100,6 +102,8 @@ class LoggedRequest {
   inert = false;
   /** Of an inert request: its journal record, what coverage counts of it once it is elided (then let go). */
   record: AnsweredRecord | undefined = undefined;
+  /** The rate window it was counted in (null: none). */
+  bucket: string | null = null;
 
   constructor(
     readonly at: number,
@@ -141,6 +145,7 @@ class LoggedRequest {
       this.target === other.target &&
       this.headers === other.headers &&
       this.body === other.body &&
+      this.bucket === other.bucket &&
       answeredAlike(this.record, other.record)
     );
   }
@@ -169,6 +174,12 @@ export class Recorder implements AttemptTape {
    */
   private readonly strings = new Map<string, string>();
   private readonly headerLists = new Map<string, HeaderList>();
+  /**
+   * What the log keeps of a read's journal record until it is elided: the four fields coverage
+   * counts, one object for every request answered alike. The journal's own record holds its error
+   * message and request id as well (half a KB a read), which the journal forgets in its time.
+   */
+  private readonly answers = new Map<string, AnsweredRecord>();
   /** The URL of the last request and what the log kept of it: the next one most often sends the same. */
   private lastUrl = '';
   private lastTarget = '';
@@ -183,6 +194,8 @@ export class Recorder implements AttemptTape {
   private readonly startMs: number;
   /** The instant of the latest input since the last reset (the start before any). */
   private last: number;
+  /** The seconds in which reads counted in more rate windows than elision can count again (see {@link compact}). */
+  private readonly crowded: CrowdedSeconds;
 
   constructor(
     private readonly options: Record<string, unknown>,
@@ -193,7 +206,10 @@ export class Recorder implements AttemptTape {
     private readonly journalLimit = 10_000,
     /** How many requests the journal holds now (its byte bound may keep fewer than `journalLimit`). */
     private readonly journalHeld: () => number = () => journalLimit,
+    /** The most rate windows the rate limiter keeps in one second (api/rate-limit.ts `MAX_WINDOWS`). */
+    maxRateWindows = 10_000,
   ) {
+    this.crowded = new CrowdedSeconds(maxRateWindows);
     const start = Date.parse(String(options.startTime));
     this.startMs = Number.isFinite(start) ? start : Number.NEGATIVE_INFINITY;
     this.last = this.startMs;
@@ -294,15 +310,19 @@ export class Recorder implements AttemptTape {
   /**
    * It was answered; `inert` when it changed nothing but its request id, its rate window and its
    * journal entry, `record` its journal record (what coverage counts of it, once elided). Without
-   * a record it is kept as if it changed something. The same request again at the same instant,
-   * answered alike, counts on the one before (`times`).
+   * a record it is kept as if it changed something. `bucket`: the rate window it was counted in
+   * (null: none). The same request again at the same instant, answered alike, counts on the one
+   * before (`times`).
    */
-  answered(entry: LoggedRequest, inert: boolean, record: AnsweredRecord | undefined): void {
+  answered(entry: LoggedRequest, inert: boolean, record: AnsweredRecord | undefined, bucket: string | null): void {
+    if (bucket !== null) this.crowded.note(windowOf(entry.at), bucket);
+    entry.bucket = bucket;
     if (this.replayingNow) {
       if (!entry.inert) return;
       // One repeat that changed something, or was answered otherwise than the one before (a snapshot
       // may be older than that rule), and the whole run is kept as it is.
-      if (inert && record !== undefined && (entry.record === undefined || answeredAlike(entry.record, record))) entry.record = record;
+      if (inert && record !== undefined && (entry.record === undefined || answeredAlike(entry.record, record)))
+        entry.record = this.answerOf(record);
       else {
         entry.inert = false;
         entry.record = undefined;
@@ -311,7 +331,7 @@ export class Recorder implements AttemptTape {
     }
     if (inert && record !== undefined) {
       entry.inert = true;
-      entry.record = record;
+      entry.record = this.answerOf(record);
     }
     const { inputs } = this;
     const last = inputs.length - 1;
@@ -346,6 +366,7 @@ export class Recorder implements AttemptTape {
     this.inputs.push({ kind: 'reset', at: this.stamp() });
     this.last = this.startMs;
     this.attempts.clear();
+    this.crowded.clear();
   }
 
   put(key: string, result: PostResult): void {
@@ -434,8 +455,13 @@ export class Recorder implements AttemptTape {
   private *replaySteps(snapshot: SandboxSnapshot, target: ReplayTarget): Generator<void, void, undefined> {
     this.inputs = snapshot.inputs.map((input) => {
       if (input.kind === 'request') return this.logged(input);
-      // Compaction adds to an elided input's rows in place: the log's own, never the caller's.
-      if (input.kind === 'elided' && input.answered) return { ...input, answered: input.answered.map((row) => [...row] as AnsweredRow) };
+      // Compaction adds to an elided input's rows and windows in place: the log's own, never the caller's.
+      if (input.kind === 'elided')
+        return {
+          ...input,
+          ...(input.answered ? { answered: input.answered.map((row) => [...row] as AnsweredRow) } : {}),
+          ...(input.windows ? { windows: input.windows.map(([bucket, n]) => [bucket, n] as [string, number]) } : {}),
+        };
       return { ...input };
     });
     this.attempts = new Map(snapshot.attempts);
@@ -454,8 +480,14 @@ export class Recorder implements AttemptTape {
         if ((stop ?? end) <= endMs) target.end();
       };
       for (const [i, input] of snapshot.inputs.entries()) {
-        // Drawing request ids depends on no instant: the clock stays where it is.
+        // Drawing request ids depends on no instant: the clock stays where it is, unless the
+        // requests counted in rate windows that later requests share: they are counted again there.
         if (input.kind === 'elided') {
+          if (input.windows) {
+            if (input.at > target.now()) target.advance(input.at - target.now());
+            target.countRate(input.windows);
+            for (const [bucket] of input.windows) this.crowded.note(windowOf(input.at), bucket);
+          }
           for (let left = input.requests; left > 0; left -= SKIP_SLICE) {
             target.skipRequests(Math.min(left, SKIP_SLICE));
             yield;
@@ -499,6 +531,15 @@ export class Recorder implements AttemptTape {
       this.replayingNow = false;
       this.replayed = undefined;
     }
+  }
+
+  private answerOf({ method, path, status, errorCode }: AnsweredRecord): AnsweredRecord {
+    const key = answerKey(method, path, status, errorCode);
+    const known = this.answers.get(key);
+    if (known !== undefined) return known;
+    const kept: AnsweredRecord = { method, path, status, errorCode };
+    if (this.answers.size < INTERNED) this.answers.set(key, kept);
+    return kept;
   }
 
   private intern(text: string): string {
@@ -567,11 +608,14 @@ export class Recorder implements AttemptTape {
    * Keeps the log bounded by what the sandbox holds, not by how many requests it answered
    * (docs/snapshots.md, "Cost"). A request that changed nothing but its request id, its rate
    * window and its journal entry (a read, a refusal before any handler ran) matters to a replay
-   * only while the journal still lists it, or while a request kept after it shares its rate
-   * window. Older ones are replaced by a count (an `elided` input) with rows of what they were
-   * answered with, read from their journal records (which the log then lets go): a replay draws
-   * their request ids and counts the rows in coverage, which is all they left behind. Run every
-   * `journalLimit` requests (1,024 at least), so a request pays O(1) for it.
+   * only while the journal still lists it. Older ones are replaced by a count (an `elided` input)
+   * with rows of what they were answered with, read from their journal records (which the log
+   * then lets go): a replay draws their request ids and counts the rows in coverage, which is all
+   * they left behind. Those of the second the oldest kept request falls in share rate windows
+   * with it (the clock stood still): their count says, too, how many each window counted
+   * (`windows`), which a replay counts again at their instant; unless more windows opened in that
+   * second than the rate limiter keeps (it dropped some), when they are kept until it is over.
+   * Run every `journalLimit` requests (1,024 at least), so a request pays O(1) for it.
    */
   private compact(): void {
     this.answeredSince = 0;
@@ -587,23 +631,33 @@ export class Recorder implements AttemptTape {
     if (horizon === 0) return;
     // Requests kept from the horizon on may have counted on the windows they share with older ones.
     const window = windowOf(inputs[horizon]?.at ?? this.now());
+    this.crowded.forgetBefore(window);
+    const countsWindows = !this.crowded.has(window);
     const out: Logged[] = [];
     // Draws of request ids commute with every input but a request: a count gathers them until a kept request.
     let count: Elision | null = null;
-    for (const input of inputs.slice(0, horizon)) {
+    for (let input of inputs.slice(0, horizon)) {
       if (input instanceof LoggedRequest) {
-        if (input.inert && windowOf(input.at) < window) {
-          if (count === null) out.push((count = Elision.startingAt(input.at)).input);
-          count.add(input.times, input.record);
+        const inWindow = windowOf(input.at) >= window;
+        if (input.inert && (!inWindow || countsWindows)) {
+          // A count of the shared second starts at its first request's instant, which its replay takes the clock to.
+          if (count === null || count.inWindow !== inWindow) out.push((count = Elision.startingAt(input.at, inWindow)).input);
+          count.add(input.times, input.record, input.bucket);
           continue;
         }
         count = null;
       } else if (input.kind === 'elided') {
-        if (count !== null) {
+        // Its second is over for every request kept after it: its windows are spent.
+        if (input.windows !== undefined && windowOf(input.at) < window) {
+          const { windows: _spent, ...over } = input;
+          input = over;
+        }
+        const inWindow = input.windows !== undefined;
+        if (count !== null && count.inWindow === inWindow) {
           count.merge(input);
           continue;
         }
-        count = new Elision(input);
+        count = new Elision(input, inWindow);
       }
       out.push(input);
     }

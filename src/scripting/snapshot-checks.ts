@@ -176,6 +176,10 @@ function subscribedUrl(input: RecordedRequest): string | null {
 
 /** An `error.code` as the API writes one (`not_found`, `rate_limited`). */
 export const ERROR_CODE = /^[a-z][a-z0-9_]*$/;
+/** A rate window as the rate limiter names it: a key's, or the one shared by requests without a key or with a token that is no key. */
+export const RATE_BUCKET = /^(?:\(no key\)|\(not a key\)|SVC_(?:TEST|LIVE)_\S+)$/;
+/** The most rate windows an `elided` input names: as many as the rate limiter keeps in one second. */
+export const MAX_ELIDED_WINDOWS = 10_000;
 
 /**
  * An `elided` input's rows (`answered`) beyond what their schema says (a method, a path and an
@@ -183,9 +187,26 @@ export const ERROR_CODE = /^[a-z][a-z0-9_]*$/;
  * requests than `requests`.
  */
 export function checkElided(
-  input: { requests: number; answered?: Array<[string, string, number, string | null, number]> | undefined },
+  input: {
+    requests: number;
+    answered?: Array<[string, string, number, string | null, number]> | undefined;
+    windows?: Array<[string, number]> | undefined;
+  },
   path: string,
 ): void {
+  let windowed = 0;
+  input.windows?.forEach(([, count], i) => {
+    windowed += count;
+    if (windowed > input.requests) {
+      throw invalid(
+        [
+          ...said`${name(`${path}.windows[${i}][1]`)} brings the windows to ${windowed} requests, more than the input's ${input.requests} `,
+          `(\`requests\`): each window counts some of those requests; ${UNCHANGED}.`,
+        ],
+        `${path}.windows[${i}][1]`,
+      );
+    }
+  });
   let counted = 0;
   input.answered?.forEach(([, , status, , count], i) => {
     const row = `${path}.answered[${i}]`;

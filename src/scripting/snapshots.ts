@@ -27,6 +27,8 @@ import {
   checkRequest,
   ERROR_CODE,
   JOURNAL_PATH,
+  MAX_ELIDED_WINDOWS,
+  RATE_BUCKET,
   RECEIVED_METHOD,
   UNCHANGED,
 } from './snapshot-checks.js';
@@ -116,6 +118,19 @@ const answeredRow = tuple(
   ],
   'Requests answered alike, as coverage counts them: [method, path, status, errorCode, count].',
 );
+const rateWindow = tuple(
+  [
+    string({
+      description:
+        'The rate window: a key\'s, or "(no key)" or "(not a key)", shared by the requests without a key or with a token that is none.',
+      pattern: RATE_BUCKET,
+      patternHint: 'a key (SVC_TEST_…, SVC_LIVE_…), "(no key)" or "(not a key)"',
+      max: 8192,
+    }),
+    integer({ description: 'How many of the requests it counted.', min: 1, max: Number.MAX_SAFE_INTEGER }),
+  ],
+  'A rate window and how many of the requests it counted: [window, count].',
+);
 const elidedInput = object(
   {
     kind: literal('elided', 'Requests kept as a count.'),
@@ -128,11 +143,21 @@ const elidedInput = object(
           'the sandbox kept it: nothing to count then. Its counts add up to `requests` at most.',
       }),
     ),
+    windows: optional(
+      array(rateWindow, {
+        description:
+          'Requests counted in the rate window of the second `at` falls in, which the requests after them share (the clock stood ' +
+          'still): how many each window counted, in the order the windows opened. A replay takes the clock to `at` and counts ' +
+          'them there again. Absent when their second was over before the next kept request. Its counts add up to `requests` at most.',
+        max: MAX_ELIDED_WINDOWS,
+      }),
+    ),
   },
   {
     description:
-      'Requests that changed nothing but the request ids they drew (reads and refusals), older than the request journal keeps and ' +
-      'past their rate window: a replay draws their ids and counts their rows in coverage (docs/snapshots.md, "Cost").',
+      'Requests that changed nothing but the request ids they drew and the rate windows they counted in (reads and refusals), ' +
+      'older than the request journal keeps: a replay draws their ids, counts their rows in coverage and their `windows` ' +
+      '(docs/snapshots.md, "Cost").',
     check: checkElided,
   },
 );

@@ -144,6 +144,27 @@ describe('the snapshot log, compacted', () => {
               after: [{ kind: 'reads', n: 3, path: '/v1/calls', key: 'SVC_TEST_a' }],
             },
           ],
+          // The clock never moves: reads past the journal's window are counted, with their rate windows, while later ones share them.
+          [
+            {
+              seed: 2,
+              limit: 5,
+              before: [
+                { kind: 'post', to: '+14155550123', key: 'SVC_TEST_a' },
+                ...Array.from(
+                  { length: 9 },
+                  (_, i): Command => ({ kind: 'reads', n: 150, path: '/v1/calls', key: i % 3 ? 'SVC_TEST_a' : null }),
+                ),
+                { kind: 'options' },
+                { kind: 'get-call', which: 0, key: 'SVC_TEST_b' },
+                { kind: 'reads', n: 100, path: '/v1/nope', key: 'SVC_TEST_b' },
+              ],
+              after: [
+                { kind: 'reads', n: 3, path: '/v1/calls', key: 'SVC_TEST_a' },
+                { kind: 'reads', n: 2, path: '/v1/calls', key: null },
+              ],
+            },
+          ],
           // Counted just after reads of a past window that the journal still lists: those stay.
           [
             {
@@ -169,6 +190,60 @@ describe('the snapshot log, compacted', () => {
     );
     // The property held where counting mattered, not only where nothing was counted.
     expect(elided).toBeGreaterThan(0);
+  });
+
+  it('reads while the clock stands still are counted past the journal, and the copy goes on in the same rate windows', async () => {
+    const sandbox = make({ seed: 3, maxJournalEntries: 100 });
+    const auth = (key: string) => ({ headers: { authorization: `Bearer ${key}` } });
+    // 40 reads of one key, then a flood of another's (past its 100 a second: 429s, which change nothing either).
+    for (let i = 0; i < 40; i++) await sandbox.fetch(`/v1/calls/call_missing${i}`, auth('SVC_TEST_few'));
+    const flood = soakSize(3_000, 30_000);
+    for (let i = 0; i < flood; i++) await sandbox.fetch(`/v1/calls/call_missing${i}`, auth('SVC_TEST_flood'));
+    const snapshot = JSON.parse(JSON.stringify(sandbox.snapshot())) as SandboxSnapshot;
+    expect(represented(snapshot)).toBe(40 + flood);
+    // At most the journal's last 100 and the requests since the last compaction (every 1,024) kept; the rest
+    // counted, each count with what each rate window counted of it.
+    expect(snapshot.inputs.length).toBeLessThan(100 + 1024 + 10);
+    const windows = new Map<string, number>();
+    for (const input of snapshot.inputs)
+      if (input.kind === 'elided') for (const [bucket, n] of input.windows ?? []) windows.set(bucket, (windows.get(bucket) ?? 0) + n);
+    expect(windows.get('SVC_TEST_few')).toBe(40);
+    expect(windows.get('SVC_TEST_flood')).toBeGreaterThan(flood - 100 - 1024);
+    const copy = make({ snapshot });
+    expect(observed(copy)).toBe(observed(sandbox));
+    // The same windows on both: what is left of each key's second, and the flood's refused.
+    const next = async (s: Sandbox, key: string) => {
+      const res = await s.fetch('/v1/calls?limit=1', auth(key));
+      return [res.status, res.headers.get('x-ratelimit-remaining')];
+    };
+    expect(await next(copy, 'SVC_TEST_few')).toEqual([200, '59']);
+    expect(await next(sandbox, 'SVC_TEST_few')).toEqual([200, '59']);
+    expect(await next(copy, 'SVC_TEST_flood')).toEqual([429, '0']);
+    expect(await next(sandbox, 'SVC_TEST_flood')).toEqual([429, '0']);
+  });
+
+  it('in a second with more rate windows than the limiter keeps, reads are kept until it is over: the copy drops the same windows', async () => {
+    const sandbox = make({ seed: 4, maxJournalEntries: 100 });
+    const auth = (i: number) => ({ headers: { authorization: `Bearer SVC_TEST_k${i}` } });
+    const read = (i: number) => sandbox.fetch('/v1/calls?limit=1', auth(i));
+    // Past the 10,000 windows a second keeps: the oldest are dropped, and open again from nought.
+    const keys = 10_050;
+    for (let i = 0; i < keys; i++) await read(i);
+    // Then enough reads for two compactions, of windows dropped and windows kept.
+    for (let i = 0; i < 2_100; i++) await read(i % 200);
+    const snapshot = JSON.parse(JSON.stringify(sandbox.snapshot())) as SandboxSnapshot;
+    expect(represented(snapshot)).toBe(keys + 2_100);
+    // Counted: only reads from before the second was crowded (compacted every 1,024 requests); the rest kept whole.
+    const elided = snapshot.inputs.reduce((n, input) => n + (input.kind === 'elided' ? input.requests : 0), 0);
+    expect(elided).toBeGreaterThan(0);
+    expect(elided).toBeLessThanOrEqual(10_000);
+    const copy = make({ snapshot });
+    const next = async (s: Sandbox, i: number) => (await s.fetch('/v1/calls?limit=1', auth(i))).headers.get('x-ratelimit-remaining');
+    for (const i of [0, 1, 150, 199, 5_000, keys - 1]) expect(await next(copy, i), `SVC_TEST_k${i}`).toBe(await next(sandbox, i));
+    // Once the second is over, they are counted like any read past the journal.
+    await sandbox.advance('1s');
+    for (let i = 0; i < 1024; i++) await read(0);
+    expect(sandbox.snapshot().inputs.length).toBeLessThan(1024 + 100 + 10);
   });
 
   it('100,000 reads with one key are a handful of inputs, and the copy lists the same journal', async () => {

@@ -269,6 +269,27 @@ const CASES: Case[] = [
     message: /`snapshot\.inputs\[2\]\.answered\[0\]\[4\]` must be an integer from 1/,
   },
   {
+    what: 'elided rate windows that count more requests than the input',
+    spoil: (s) =>
+      s.inputs.splice(2, 0, {
+        kind: 'elided',
+        at: START,
+        requests: 3,
+        windows: [
+          ['SVC_TEST_a', 2],
+          ['(no key)', 2],
+        ],
+      }),
+    param: 'snapshot.inputs[2].windows[1][1]',
+    message: /`snapshot\.inputs\[2\]\.windows\[1\]\[1\]` brings the windows to 4 requests, more than the input's 3 \(`requests`\)/,
+  },
+  {
+    what: 'an elided rate window that names no window',
+    spoil: (s) => s.inputs.splice(2, 0, { kind: 'elided', at: START, requests: 3, windows: [['someone', 1]] }),
+    param: 'snapshot.inputs[2].windows[0][0]',
+    message: /`snapshot\.inputs\[2\]\.windows\[0\]\[0\]` must be a key \(SVC_TEST_…, SVC_LIVE_…\), "\(no key\)" or "\(not a key\)"/,
+  },
+  {
     what: 'an attempt named in no known form',
     spoil: (s) => s.attempts.push(['../../etc', { status: 204, ok: true, error: null, durationMs: 1 }]),
     param: 'snapshot.attempts[0][0]',
