@@ -101,6 +101,45 @@ export function happenedBy(marks, at) {
   return lo;
 }
 
+/**
+ * The axis's marks: one per event, or, past `max` events, one per run of events drawn within
+ * 100/max % of the run's first (which places it), so the axis holds about `max` marks at most
+ * whatever the session (a mark per event froze the page at hundreds of thousands). Each is the
+ * range of the events it stands for, by index.
+ * @param {number[]} positions  each event's place on the axis (%), in the order of the events (so ascending)
+ * @param {number} max
+ * @returns {Array<{ first: number, last: number }>}
+ */
+export function markGroups(positions, max) {
+  if (positions.length <= max) return positions.map((_, i) => ({ first: i, last: i }));
+  const width = 100 / max;
+  /** @type {Array<{ first: number, last: number }>} */
+  const groups = [];
+  positions.forEach((x, i) => {
+    const run = groups[groups.length - 1];
+    if (run && x - (positions[run.first] ?? 0) < width) run.last = i;
+    else groups.push({ first: i, last: i });
+  });
+  return groups;
+}
+
+/**
+ * How many of `groups` ({@link markGroups}) hold an event of the first `count`: the last of them
+ * holds the event the page highlights.
+ * @param {Array<{ first: number, last: number }>} groups
+ * @param {number} count
+ */
+export function groupsBy(groups, count) {
+  let lo = 0;
+  let hi = groups.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (groups[mid].first < count) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** A gap of the axis drawn this long (ms of time in a stretch without events), at least, shows a cut. */
 const CUT_MS = 10 * 60_000;
 

@@ -1,12 +1,13 @@
 import { h, longStamp, span, stamp } from './dom.js';
-import { addressAt, atOfSearch, axisScale, happenedBy, isoOf, parseInstant, step, stops } from './history.js';
+import { addressAt, atOfSearch, axisScale, groupsBy, happenedBy, isoOf, markGroups, parseInstant, step, stops } from './history.js';
 
 /**
  * The console's time control, when it shows a snapshot (`svc-sandbox show FILE`,
  * docs/debugging.md): the field `At`, the buttons that step from event to event, and the time
- * axis with a mark per event. The session at an instant comes from the show server
- * (`/__sandbox/show/state?at=ISO`, with `&from=` the instant on screen, so a step brings only what
- * it changed); app.js draws it as it draws a live session. The page's address keeps `?at=ISO`
+ * axis with a mark per event (past 2,000, one per run of events drawn close together). The
+ * session at an instant comes from the show server (`/__sandbox/show/state?at=ISO`, with `&from=`
+ * the instant on screen, so a step brings only what it changed); app.js draws it as it draws a
+ * live session. The page's address keeps `?at=ISO`
  * (`history.replaceState`), so a link opens the same instant.
  *
  * Keys: ↑ and ↓ in the field; `[` and `]` anywhere but a text field; Alt+← and Alt+→ anywhere.
@@ -43,8 +44,9 @@ export function timeControl(doc, page) {
   let shown = /** @type {number | null} */ (null);
   let wanted = /** @type {number | null} */ (null);
   let loading = false;
-  /** The axis's marks, in the order of the events, and how many of them are drawn as past. */
+  /** The axis's marks, in the order of the events, the events each stands for, and how many are drawn as past. */
   let marks = /** @type {HTMLElement[]} */ ([]);
+  let groups = /** @type {Array<{ first: number, last: number }>} */ ([]);
   let past = 0;
   let cursor = /** @type {HTMLElement | null} */ (null);
 
@@ -144,13 +146,17 @@ export function timeControl(doc, page) {
     if (!session) return;
     const { start, end, marks: events, instants } = session;
     scale = axisScale(start, end, instants);
-    marks = events.map((e) =>
-      h('span', {
+    const positions = events.map((e) => scale.x(Date.parse(e.at)));
+    groups = markGroups(positions, MAX_MARKS);
+    marks = groups.map(({ first, last }) => {
+      const e = events[first];
+      const n = last - first + 1;
+      return h('span', {
         class: `axis-mark fam-${family(e.type)}`,
-        title: `${e.type} ${e.subject} at ${stamp(e.at)}`,
-        vars: { '--x': `${scale.x(Date.parse(e.at)).toFixed(3)}%` },
-      }),
-    );
+        title: n === 1 ? `${e.type} ${e.subject} at ${stamp(e.at)}` : `${n} events, ${stamp(e.at)} to ${stamp(events[last].at)}`,
+        vars: { '--x': `${(positions[first] ?? 0).toFixed(3)}%` },
+      });
+    });
     past = marks.length;
     cursor = h('span', { class: 'axis-now' });
     el.axis.replaceChildren(
@@ -167,12 +173,13 @@ export function timeControl(doc, page) {
     );
   }
 
-  /** Marks the first `count` marks as past (the rest dim), the last of them current. */
+  /** Marks those of the first `count` events as past (the rest dim), the last of them current. */
   function drawPast(/** @type {number} */ count) {
-    for (let i = Math.min(past, count); i < Math.max(past, count); i++) marks[i]?.classList.toggle('after', i >= count);
+    const now = groupsBy(groups, count);
+    for (let i = Math.min(past, now); i < Math.max(past, now); i++) marks[i]?.classList.toggle('after', i >= now);
     for (const node of el.axis.querySelectorAll('.axis-mark.current')) node.classList.remove('current');
-    marks[count - 1]?.classList.add('current');
-    past = count;
+    marks[now - 1]?.classList.add('current');
+    past = now;
   }
 
   /**
@@ -255,6 +262,9 @@ export function timeControl(doc, page) {
 
   return { open, decorate };
 }
+
+/** The most marks the axis draws: past that many events, events drawn close together share one. */
+const MAX_MARKS = 2000;
 
 /** `call` of `call.completed`: the colour family of an event type. @param {string} type */
 const family = (type) => type.slice(0, type.indexOf('.'));

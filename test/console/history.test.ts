@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { addressAt, atOfSearch, axisScale, happenedBy, isoOf, parseInstant, step, stops } from '../../console/history.js';
+import {
+  addressAt,
+  atOfSearch,
+  axisScale,
+  groupsBy,
+  happenedBy,
+  isoOf,
+  markGroups,
+  parseInstant,
+  step,
+  stops,
+} from '../../console/history.js';
 
 /** The time travel's pure part (console/history.js): what `At` means, the stops, the axis. */
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -104,6 +115,44 @@ describe('the time axis', () => {
     const scale = axisScale(T0, T0, [T0]);
     expect(scale.x(T0)).toBe(0);
     expect(scale.cuts).toEqual([]);
+  });
+});
+
+describe('the axis marks', () => {
+  it('are one per event up to the most the axis draws', () => {
+    expect(markGroups([0, 0, 50, 100], 4)).toEqual([
+      { first: 0, last: 0 },
+      { first: 1, last: 1 },
+      { first: 2, last: 2 },
+      { first: 3, last: 3 },
+    ]);
+  });
+
+  it('past it, one per run of events drawn close together, every event in one, about as many as the most', () => {
+    const positions = Array.from({ length: 285_000 }, (_, i) => (i / 285_000) ** 2 * 100);
+    const groups = markGroups(positions, 2000);
+    expect(groups.length).toBeLessThanOrEqual(2001);
+    expect(groups.length).toBeGreaterThan(1000);
+    expect(groups[0]!.first).toBe(0);
+    expect(groups.at(-1)!.last).toBe(positions.length - 1);
+    for (let i = 1; i < groups.length; i++) {
+      expect(groups[i]!.first).toBe(groups[i - 1]!.last + 1);
+      expect(positions[groups[i]!.first]! - positions[groups[i - 1]!.first]!).toBeGreaterThanOrEqual(100 / 2000);
+    }
+    // A thousand events at one instant are one mark.
+    expect(markGroups([...Array(1000).fill(10), 90], 10)).toEqual([
+      { first: 0, last: 999 },
+      { first: 1000, last: 1000 },
+    ]);
+  });
+
+  it('count as past those holding one of the events that happened', () => {
+    const groups = [
+      { first: 0, last: 2 },
+      { first: 3, last: 3 },
+      { first: 4, last: 9 },
+    ];
+    expect([0, 1, 3, 4, 5, 10].map((count) => groupsBy(groups, count))).toEqual([0, 1, 1, 2, 3, 3]);
   });
 });
 
