@@ -17,6 +17,7 @@ import { hangingReceiver20 } from './hanging-receiver.mjs';
 import { showBench } from './show.mjs';
 import { showLimits } from './show-limits.mjs';
 import { binaryBench } from './binary.mjs';
+import { stillReads } from './still-reads.mjs';
 
 const quick = process.argv.includes('--quick');
 /** `node bench/run.mjs server-scale`: that section alone (its title in lower case, dashed), RESULTS.md untouched. */
@@ -42,6 +43,7 @@ await section('Sandbox CPU per request', () => sandboxCpu({ quick }));
 await section('Allocation per request', () => allocation({ quick }));
 await section('Scale', async () => (await scale(quick ? [1_000, 10_000, 100_000] : [1_000, 100_000, 1_000_000])).lines);
 await section('Memory', () => memoryPerItem(quick ? 20_000 : 100_000));
+await section('Still reads', () => stillReads({ quick }));
 await section('Virtual time', async () => [...(await lifecycles(quick ? 2_000 : 10_000)), ...(await idleAdvance())]);
 await section('Start-up', () => startup(quick ? 100 : 300));
 await section('Schema kit', () => schemaKit({ quick }));

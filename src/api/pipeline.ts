@@ -32,12 +32,19 @@ export type { Incoming, ReadBody } from './request-body.js';
 export interface RequestLog<T = unknown> {
   arrive(request: Incoming, headers: ReadHeaders): T | undefined;
   read(entry: T, body: ReadBody): void;
-  /**
-   * `record`: its journal entry, closed (absent without one); the log may keep it until it elides
-   * the request. `bucket`: the rate window it was counted in (null when it counted in none), which
-   * a replay of an elided request counts again while the clock stands in that second.
-   */
-  answered(entry: T, inert: boolean, record: JournalRecord | undefined, bucket: string | null): void;
+  answered(entry: T, answered: AnsweredRequest): void;
+}
+
+/** What the pipeline tells the snapshot's input log of an answered request. */
+export interface AnsweredRequest {
+  /** It changed nothing but its request id, its rate window and its journal entry. */
+  inert: boolean;
+  /** Its journal entry, closed (absent without one): what coverage counts of it, which the log reads when it elides it. */
+  record: JournalRecord | undefined;
+  /** It matched an operation: its record names the documented path (else the request's own, which coverage counts under its error alone). */
+  matched: boolean;
+  /** The rate window it was counted in (null: none kept), which a replay of an elided request counts again while the clock stands in that second. */
+  bucket: string | null;
 }
 
 interface PipelineDeps {
@@ -130,7 +137,7 @@ interface Trip {
   origin: string | null;
   /** Something beyond the request id, the rate window and the journal changed: a fault taken, a chaos draw, a handler that writes. */
   changed: boolean;
-  /** The rate window it was counted in (its key's, or the shared one of tokens that are no key); null before it is counted. */
+  /** The rate window it was counted in (its key's, or the shared one of tokens that are no key); null before, or when it counted in none kept. */
   bucket: string | null;
   /** What chaos did: said in `X-Sandbox-Chaos`, and latency spent before the answer leaves. */
   latencyMs: number;
@@ -235,8 +242,9 @@ const preflight: Stage<Trip, unknown, Answer> = (x) => {
 /** Every request counts against its key's window, so every answer can carry the headers. */
 const count: Stage<Trip, Counted, Answer> = (x, out) => {
   const { limiter, accounts, now } = x.pipeline.deps;
-  x.bucket = bucketOf(x.token);
-  out.rate = limiter.take(x.bucket, accounts.limitFor(x.token), now());
+  const bucket = bucketOf(x.token);
+  out.rate = limiter.take(bucket, accounts.limitFor(x.token), now());
+  x.bucket = out.rate.counted ? bucket : null;
   return undefined;
 };
 
@@ -506,7 +514,7 @@ export class Pipeline {
     }
     if (log && x.tape !== undefined) {
       log.read(x.tape, EMPTY); // no body was read (told once: a body read before stays)
-      log.answered(x.tape, !x.changed && answer.status !== 500, record, x.bucket);
+      log.answered(x.tape, { inert: !x.changed && answer.status !== 500, record, matched: x.route !== null, bucket: x.bucket });
     }
     return answer;
   }

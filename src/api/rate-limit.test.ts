@@ -17,15 +17,23 @@ describe('RateLimiter', () => {
     expect(limiter.size).toBe(1);
   });
 
-  it('regression: within one second at most MAX_WINDOWS windows are kept, the oldest dropped first', () => {
+  it('within one second keeps at most MAX_WINDOWS windows: a key without one then is not counted until the next second', () => {
     const limiter = new RateLimiter();
     limiter.take('first', 100, 5_000);
     limiter.take('first', 100, 5_000);
-    for (let i = 0; i < MAX_WINDOWS; i++) limiter.take(`key-${i}`, 100, 5_000);
+    for (let i = 1; i < MAX_WINDOWS; i++) expect(limiter.take(`key-${i}`, 100, 5_000).counted).toBe(true);
     expect(limiter.size).toBe(MAX_WINDOWS);
-    // 'first' was dropped: it starts a fresh window; the newest key kept its count.
-    expect(limiter.take('first', 100, 5_000).headers['x-ratelimit-remaining']).toBe('99');
-    expect(limiter.take(`key-${MAX_WINDOWS - 1}`, 100, 5_000).headers['x-ratelimit-remaining']).toBe('98');
+    // No window is dropped: the first key goes on counting.
+    expect(limiter.take('first', 100, 5_000).headers['x-ratelimit-remaining']).toBe('97');
+    // A key past them has no window this second: each request is its own, counted nowhere.
+    for (let i = 0; i < 3; i++) {
+      const late = limiter.take('late', 100, 5_000);
+      expect([late.counted, late.allowed, late.headers['x-ratelimit-remaining']]).toEqual([false, true, '99']);
+    }
+    expect(limiter.size).toBe(MAX_WINDOWS);
+    // The next second starts afresh, the late key with a window of its own.
+    expect(limiter.take('late', 100, 6_000).counted).toBe(true);
+    expect(limiter.take('late', 100, 6_000).headers['x-ratelimit-remaining']).toBe('98');
   });
 
   it('peek() shows the headers without counting', () => {

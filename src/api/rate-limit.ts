@@ -16,6 +16,8 @@ export class RateDecision {
     readonly reset: number,
     /** Whole seconds to the window's end (at least 1), for the 429's Retry-After. */
     readonly retryAfter: number,
+    /** The request counts in a window kept for the rest of the second (false past {@link MAX_WINDOWS} windows). */
+    readonly counted = true,
   ) {}
 
   /** The three X-RateLimit headers, for every answer. */
@@ -31,17 +33,21 @@ export class RateDecision {
 interface Window {
   start: number;
   count: number;
+  /** Kept for the rest of its second (false: made for one request, past {@link MAX_WINDOWS}). */
+  kept: boolean;
 }
 
-/** Windows kept within one second at the most; past it the oldest is dropped. */
+/** Windows kept within one second at the most; past it a key without one is not counted until the next second. */
 export const MAX_WINDOWS = 10_000;
 
 /**
  * Per-key fixed windows of one second of virtual time (docs/rate-limits.md). Every key's windows
  * share the same boundaries, so when the clock enters a new second every counter is stale
  * and all are dropped. Within one second (the virtual clock may stand still for a whole test)
- * at most MAX_WINDOWS are kept, the oldest dropped first, and tokens that are no key at all
- * share one window: a flood of distinct tokens cannot make memory grow.
+ * at most MAX_WINDOWS are kept: a key that has none then is not counted until the next second
+ * (no window is ever dropped and opened again, so a second's counts are those of its windows,
+ * which is what a snapshot keeps of reads it no longer holds, docs/snapshots.md), and tokens
+ * that are no key at all share one window: a flood of distinct tokens cannot make memory grow.
  */
 export class RateLimiter implements Service {
   private readonly windows = new Map<string, Window>();
@@ -67,7 +73,7 @@ export class RateLimiter implements Service {
   /** The headers a request of `bucket` would see now, counting nothing (CORS preflights). */
   peek(bucket: string, limit: number | null, nowMs: number): RateDecision {
     const start = nowMs - (nowMs % 1000);
-    const window = start === this.current ? (this.windows.get(bucket) ?? { start, count: 0 }) : { start, count: 0 };
+    const window = (start === this.current ? this.windows.get(bucket) : undefined) ?? { start, count: 0, kept: false };
     return this.decision(window, limit, nowMs);
   }
 
@@ -79,9 +85,8 @@ export class RateLimiter implements Service {
     }
     let window = this.windows.get(bucket);
     if (!window) {
-      if (this.windows.size >= MAX_WINDOWS) this.windows.delete(this.windows.keys().next().value!);
-      window = { start, count: 0 };
-      this.windows.set(bucket, window);
+      window = { start, count: 0, kept: this.windows.size < MAX_WINDOWS };
+      if (window.kept) this.windows.set(bucket, window);
     }
     return window;
   }
@@ -95,6 +100,7 @@ export class RateLimiter implements Service {
       Math.max(0, cap - window.count),
       end / 1000,
       Math.max(1, Math.ceil((end - nowMs) / 1000)),
+      window.kept,
     );
   }
 

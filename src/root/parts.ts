@@ -4,7 +4,7 @@ import { Cursors } from '../api/pagination.js';
 import type { Answer } from '../api/answer.js';
 import { Pipeline } from '../api/pipeline.js';
 import type { Incoming } from '../api/request-body.js';
-import { MAX_WINDOWS, RateLimiter } from '../api/rate-limit.js';
+import { RateLimiter } from '../api/rate-limit.js';
 import { Router } from '../api/router.js';
 import { ROUTES, type RouteDeps } from '../api/routes/index.js';
 import { TranscriptStreams } from '../api/transcript-stream.js';
@@ -172,7 +172,7 @@ export function makeParts(options: SandboxOptions): Parts {
   const random = add(new SeededRandom(o.seed));
   const now = () => theClock.now();
   // The journal is made below; the recorder asks it how many it holds only once requests come.
-  const recorder = new Recorder(optionsJson(o), o.origin + o.basePath, now, o.maxJournalEntries, () => journal.size, MAX_WINDOWS);
+  const recorder = new Recorder(optionsJson(o), o.origin + o.basePath, now, o.maxJournalEntries, () => journal.size);
 
   // state: stores, machines and domain services. Listeners on the emitter run in the
   // order the parts are made here: on call.completed the recording is stored, then the

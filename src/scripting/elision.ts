@@ -7,7 +7,7 @@ import type { AnsweredRow, ElidedInput } from './snapshots.js';
  */
 export interface AnsweredRecord {
   readonly method: string;
-  /** The documented path it matched (`/v1/calls/{id}`), or its own when it matched none. */
+  /** The documented path it matched (`/v1/calls/{id}`); the request's own, or `/` once the log holds it, when it matched none. */
   readonly path: string;
   readonly status: number;
   readonly errorCode: string | null;
@@ -94,49 +94,5 @@ export class Elision {
       this.windows.set(bucket, added);
       (this.input.windows ??= []).push(added);
     }
-  }
-}
-
-/**
- * The seconds whose rate windows a replay could not count again from counts per window: those in
- * which more windows opened than the rate limiter keeps in one second (it then drops the oldest,
- * and a window dropped may open again, counting from nought). Reads of such a second are kept
- * whole until it is over. Holds the seconds since the oldest the log may still elide in
- * ({@link forgetBefore}), and the windows opened in the latest second, at most one more than the
- * limiter keeps.
- */
-export class CrowdedSeconds {
-  private second = Number.NaN;
-  private readonly opened = new Set<string>();
-  private readonly crowded: number[] = [];
-
-  constructor(private readonly maxWindows: number) {}
-
-  /** A request counted in `bucket`'s window in the second starting at `second` (epoch ms). */
-  note(second: number, bucket: string): void {
-    if (second !== this.second) {
-      this.second = second;
-      this.opened.clear();
-    }
-    if (this.crowded.at(-1) === second) return;
-    this.opened.add(bucket);
-    if (this.opened.size > this.maxWindows) {
-      this.crowded.push(second);
-      this.opened.clear();
-    }
-  }
-
-  has(second: number): boolean {
-    return this.crowded.includes(second);
-  }
-
-  forgetBefore(second: number): void {
-    while ((this.crowded[0] ?? Number.POSITIVE_INFINITY) < second) this.crowded.shift();
-  }
-
-  clear(): void {
-    this.second = Number.NaN;
-    this.opened.clear();
-    this.crowded.length = 0;
   }
 }

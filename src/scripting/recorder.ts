@@ -6,7 +6,7 @@ import { Slices } from '../core/slices.js';
 import { iso } from '../core/time.js';
 import type { AttemptTape } from '../webhooks/deliveries.js';
 import type { PostResult } from '../webhooks/transport.js';
-import { type AnsweredRecord, answeredAlike, answerKey, CrowdedSeconds, Elision } from './elision.js';
+import { type AnsweredRecord, answeredAlike, answerKey, Elision } from './elision.js';
 import {
   type AdvanceInput,
   type AnsweredRow,
@@ -194,8 +194,6 @@ export class Recorder implements AttemptTape {
   private readonly startMs: number;
   /** The instant of the latest input since the last reset (the start before any). */
   private last: number;
-  /** The seconds in which reads counted in more rate windows than elision can count again (see {@link compact}). */
-  private readonly crowded: CrowdedSeconds;
 
   constructor(
     private readonly options: Record<string, unknown>,
@@ -206,10 +204,7 @@ export class Recorder implements AttemptTape {
     private readonly journalLimit = 10_000,
     /** How many requests the journal holds now (its byte bound may keep fewer than `journalLimit`). */
     private readonly journalHeld: () => number = () => journalLimit,
-    /** The most rate windows the rate limiter keeps in one second (api/rate-limit.ts `MAX_WINDOWS`). */
-    maxRateWindows = 10_000,
   ) {
-    this.crowded = new CrowdedSeconds(maxRateWindows);
     const start = Date.parse(String(options.startTime));
     this.startMs = Number.isFinite(start) ? start : Number.NEGATIVE_INFINITY;
     this.last = this.startMs;
@@ -308,30 +303,33 @@ export class Recorder implements AttemptTape {
   }
 
   /**
-   * It was answered; `inert` when it changed nothing but its request id, its rate window and its
-   * journal entry, `record` its journal record (what coverage counts of it, once elided). Without
-   * a record it is kept as if it changed something. `bucket`: the rate window it was counted in
-   * (null: none). The same request again at the same instant, answered alike, counts on the one
+   * It was answered (as api/pipeline.ts `AnsweredRequest` tells): `inert` when it changed nothing
+   * but its request id, its rate window and its journal entry, `record` its journal record (what
+   * coverage counts of it, once elided), `matched` when that names a documented path, `bucket`
+   * the rate window it was counted in (null: none). Without a record it is kept as if it changed
+   * something. The same request again at the same instant, answered alike, counts on the one
    * before (`times`).
    */
-  answered(entry: LoggedRequest, inert: boolean, record: AnsweredRecord | undefined, bucket: string | null): void {
-    if (bucket !== null) this.crowded.note(windowOf(entry.at), bucket);
+  answered(
+    entry: LoggedRequest,
+    { inert, record, matched, bucket }: { inert: boolean; record: AnsweredRecord | undefined; matched: boolean; bucket: string | null },
+  ): void {
     entry.bucket = bucket;
+    const answer = record === undefined ? undefined : this.answerOf(record, matched);
     if (this.replayingNow) {
       if (!entry.inert) return;
       // One repeat that changed something, or was answered otherwise than the one before (a snapshot
       // may be older than that rule), and the whole run is kept as it is.
-      if (inert && record !== undefined && (entry.record === undefined || answeredAlike(entry.record, record)))
-        entry.record = this.answerOf(record);
+      if (inert && answer !== undefined && (entry.record === undefined || answeredAlike(entry.record, answer))) entry.record = answer;
       else {
         entry.inert = false;
         entry.record = undefined;
       }
       return;
     }
-    if (inert && record !== undefined) {
+    if (inert && answer !== undefined) {
       entry.inert = true;
-      entry.record = this.answerOf(record);
+      entry.record = answer;
     }
     const { inputs } = this;
     const last = inputs.length - 1;
@@ -366,7 +364,6 @@ export class Recorder implements AttemptTape {
     this.inputs.push({ kind: 'reset', at: this.stamp() });
     this.last = this.startMs;
     this.attempts.clear();
-    this.crowded.clear();
   }
 
   put(key: string, result: PostResult): void {
@@ -486,7 +483,6 @@ export class Recorder implements AttemptTape {
           if (input.windows) {
             if (input.at > target.now()) target.advance(input.at - target.now());
             target.countRate(input.windows);
-            for (const [bucket] of input.windows) this.crowded.note(windowOf(input.at), bucket);
           }
           for (let left = input.requests; left > 0; left -= SKIP_SLICE) {
             target.skipRequests(Math.min(left, SKIP_SLICE));
@@ -533,7 +529,13 @@ export class Recorder implements AttemptTape {
     }
   }
 
-  private answerOf({ method, path, status, errorCode }: AnsweredRecord): AnsweredRecord {
+  /**
+   * What coverage counts of an answer, one object for every request answered alike. The path of
+   * one that matched no operation is {@link UNMATCHED}: coverage counts it under its error code
+   * alone, and a flood of made-up paths is one row, not one each.
+   */
+  private answerOf({ method, path: named, status, errorCode }: AnsweredRecord, matched: boolean): AnsweredRecord {
+    const path = matched ? named : UNMATCHED;
     const key = answerKey(method, path, status, errorCode);
     const known = this.answers.get(key);
     if (known !== undefined) return known;
@@ -613,9 +615,9 @@ export class Recorder implements AttemptTape {
    * then lets go): a replay draws their request ids and counts the rows in coverage, which is all
    * they left behind. Those of the second the oldest kept request falls in share rate windows
    * with it (the clock stood still): their count says, too, how many each window counted
-   * (`windows`), which a replay counts again at their instant; unless more windows opened in that
-   * second than the rate limiter keeps (it dropped some), when they are kept until it is over.
-   * Run every `journalLimit` requests (1,024 at least), so a request pays O(1) for it.
+   * (`windows`, in the order the windows opened), which a replay counts again at their instant (a
+   * second's windows are never dropped, so their counts are all the limiter kept of them). Run
+   * every `journalLimit` requests (1,024 at least), so a request pays O(1) for it.
    */
   private compact(): void {
     this.answeredSince = 0;
@@ -631,15 +633,13 @@ export class Recorder implements AttemptTape {
     if (horizon === 0) return;
     // Requests kept from the horizon on may have counted on the windows they share with older ones.
     const window = windowOf(inputs[horizon]?.at ?? this.now());
-    this.crowded.forgetBefore(window);
-    const countsWindows = !this.crowded.has(window);
     const out: Logged[] = [];
     // Draws of request ids commute with every input but a request: a count gathers them until a kept request.
     let count: Elision | null = null;
     for (let input of inputs.slice(0, horizon)) {
       if (input instanceof LoggedRequest) {
         const inWindow = windowOf(input.at) >= window;
-        if (input.inert && (!inWindow || countsWindows)) {
+        if (input.inert) {
           // A count of the shared second starts at its first request's instant, which its replay takes the clock to.
           if (count === null || count.inWindow !== inWindow) out.push((count = Elision.startingAt(input.at, inWindow)).input);
           count.add(input.times, input.record, input.bucket);
@@ -664,6 +664,9 @@ export class Recorder implements AttemptTape {
     this.inputs = out.concat(inputs.slice(horizon));
   }
 }
+
+/** The path an elided row names for requests that matched no operation: one no operation has. */
+const UNMATCHED = '/';
 
 /** Elided request ids drawn between two steps of a replay: some milliseconds of work. */
 const SKIP_SLICE = 10_000;

@@ -102,7 +102,8 @@ const answeredRow = tuple(
   [
     string({ description: 'The HTTP method.', pattern: RECEIVED_METHOD, patternHint: 'an HTTP method (GET, HEAD, OPTIONS...)' }),
     string({
-      description: 'The documented path it matched (`/v1/calls/{id}`), or its own path when it matched none.',
+      description:
+        'The documented path it matched (`/v1/calls/{id}`), or `/` when it matched none (coverage counts such a request under its error code alone; a snapshot taken before gives its own path).',
       pattern: JOURNAL_PATH,
       patternHint: 'a path as the request journal names one ("/v1/calls/{id}")',
     }),
