@@ -91,11 +91,21 @@ export function step(instants, at, direction) {
  * @param {number} at
  */
 export function happenedBy(marks, at) {
+  return leading(marks.length, (i) => Date.parse(marks[i].at) <= at);
+}
+
+/**
+ * How many of the first items of a list of `length` pass `passes`, when those that pass all come
+ * first (a binary search).
+ * @param {number} length
+ * @param {(index: number) => boolean} passes
+ */
+function leading(length, passes) {
   let lo = 0;
-  let hi = marks.length;
+  let hi = length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (Date.parse(marks[mid].at) <= at) lo = mid + 1;
+    if (passes(mid)) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -130,14 +140,7 @@ export function markGroups(positions, max) {
  * @param {number} count
  */
 export function groupsBy(groups, count) {
-  let lo = 0;
-  let hi = groups.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (groups[mid].first < count) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return leading(groups.length, (i) => groups[i].first < count);
 }
 
 /** A gap of the axis drawn this long (ms of time in a stretch without events), at least, shows a cut. */

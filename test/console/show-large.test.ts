@@ -1,11 +1,8 @@
 // @vitest-environment happy-dom
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fetch as nodeFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { start } from '../../console/app.js';
 import { createSandbox } from '../../src/index.js';
 import { type ShowServer, startShow } from '../../src/server/show.js';
+import { openShowPage } from './show-page.js';
 
 /**
  * The console's time axis over a session with more events than it draws marks (2,000): 450
@@ -32,15 +29,7 @@ beforeAll(async () => {
   events = sandbox.events.list().length;
   show = await startShow({ file: 'snapshots/large.json', snapshot: JSON.parse(JSON.stringify(sandbox.snapshot())), port: 0 });
   sandbox.close();
-  vi.stubGlobal('fetch', async (path: string, init?: RequestInit) => {
-    const res = await nodeFetch(`${show.url}${path}`, init as never);
-    return new Response(await res.text(), { status: res.status, headers: { 'content-type': 'application/json' } });
-  });
-  const html = readFileSync(join(import.meta.dirname, '..', '..', 'console', 'index.html'), 'utf8');
-  document.documentElement.innerHTML = html.replace(/<script[^>]*><\/script>|<link[^>]*>/g, '');
-  document.documentElement.dataset.mode = 'show';
-  (window as unknown as { happyDOM: { setURL(url: string): void } }).happyDOM.setURL(`${show.consoleUrl}?at=2026-01-01T00:01:00Z`);
-  start(document);
+  openShowPage(show, '2026-01-01T00:01:00Z');
 });
 
 afterAll(async () => {

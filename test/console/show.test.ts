@@ -1,11 +1,9 @@
 // @vitest-environment happy-dom
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fetch as nodeFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { start } from '../../console/app.js';
 import { createSandbox } from '../../src/index.js';
 import { type ShowServer, startShow } from '../../src/server/show.js';
+import { openShowPage } from './show-page.js';
 
 /**
  * The console's time control (console/show.js with app.js) under happy-dom, on a real show
@@ -42,16 +40,7 @@ beforeAll(async () => {
   show = await startShow({ file: 'snapshots/failed.json', snapshot: JSON.parse(JSON.stringify(sandbox.snapshot())), port: 0 });
   sandbox.close();
   // The page's requests go to the show server, over HTTP.
-  vi.stubGlobal('fetch', async (path: string, init?: RequestInit) => {
-    requests.push(path);
-    const res = await nodeFetch(`${show.url}${path}`, init as never);
-    return new Response(await res.text(), { status: res.status, headers: { 'content-type': 'application/json' } });
-  });
-  const html = readFileSync(join(import.meta.dirname, '..', '..', 'console', 'index.html'), 'utf8');
-  document.documentElement.innerHTML = html.replace(/<script[^>]*><\/script>|<link[^>]*>/g, '');
-  document.documentElement.dataset.mode = 'show';
-  (window as unknown as { happyDOM: { setURL(url: string): void } }).happyDOM.setURL(`${show.consoleUrl}?at=2026-01-01T00:00:02Z`);
-  start(document);
+  openShowPage(show, '2026-01-01T00:00:02Z', (path) => requests.push(path));
 });
 
 afterAll(async () => {
