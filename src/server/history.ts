@@ -15,9 +15,10 @@ import { Sandbox, type SandboxInternals } from '../sandbox.js';
  * The index costs little beside the replayed sandbox it reads from, whose stores hold each
  * item's last version and every event already: a version keeps only the fields in which it
  * differs from the next one (a call's `status` and stamps, not its numbers), an event only its
- * instant and names. So the memory grows with the snapshot's size, a few times the sandbox's
- * own, and an answer costs the items it carries: a list is windowed to its newest items
- * ({@link DEFAULT_WINDOW}), and each count said (bench/show.mjs measures both ends).
+ * instant. So the memory grows with the snapshot's size, some 40% more than the sandbox's, and an
+ * answer costs the items it carries: a list is windowed to its newest items
+ * ({@link DEFAULT_WINDOW}), and each count said (bench/show.mjs and bench/show-limits.mjs
+ * measure both ends).
  *
  * The versions come from the sandbox's own change feed (state/changes.ts), which names what each
  * step changed, timed by the clock when the step ends: the same feed that keeps the live
